@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A validated artifact loaded into memory with one read (see ``ArtifactFormat``).
+///
+/// The whole file is read into a 64-byte aligned buffer and its checksum is verified before any
+/// column is handed out; column views point into that buffer and live as long as this object.
+public final class ArtifactFile {
+    public struct ColumnInfo {
+        public var name: String
+        public var type: ColumnType
+        public var count: Int
+        public var offset: Int
+        public var length: Int
+    }
+
+    public let path: String
+    public let kind: ArtifactKind
+    public let rowCount: Int
+    public let metadata: JSONValue
+    /// XXH64 of the content, as stored in (and verified against) the trailer.
+    public let checksum: UInt64
+    public let size: Int
+    public let columns: [ColumnInfo]
+    private let storage: UnsafeMutableRawBufferPointer
+
+    /// Loads and validates an artifact.
+    ///
+    /// - Parameter expected: the kind the caller needs; any other kind is an error naming both.
+    public init(path: String, expected: ArtifactKind?) throws(ArtifactError) {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ArtifactError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw ArtifactError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        let size = Int(st.st_size)
+        self.size = size
+        guard size >= ArtifactFormat.headerSize + ArtifactFormat.trailerSize else {
+            if size >= 8 {
+                var head = [UInt8](repeating: 0, count: 8)
+                _ = read(fd, &head, 8)
+                if head != ArtifactFormat.magic { throw ArtifactError.badMagic(path: path) }
+            }
+            throw ArtifactError.truncated(path: path, detail: "\(size) bytes, shorter than header and trailer")
+        }
+        var raw: UnsafeMutableRawPointer?
+        guard posix_memalign(&raw, ArtifactFormat.alignment, size) == 0, let base = raw else {
+            throw ArtifactError.cannotOpen(path: path, reason: "out of memory for \(size) bytes")
+        }
+        let storage = UnsafeMutableRawBufferPointer(start: base, count: size)
+        var done = 0
+        while done < size {
+            let n = read(fd, base + done, size - done)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                free(base)
+                throw ArtifactError.cannotOpen(path: path, reason: n < 0 ? String(cString: strerror(errno)) : "short read")
+            }
+            done += n
+        }
+        do {
+            let parsed = try ArtifactFile.validate(storage, path: path, expected: expected)
+            self.storage = storage
+            kind = parsed.kind
+            rowCount = parsed.rowCount
+            metadata = parsed.metadata
+            checksum = parsed.checksum
+            columns = parsed.columns
+        } catch {
+            free(base)
+            throw error
+        }
+    }
+
+    deinit { free(storage.baseAddress) }
+
+    private static func validate(_ buf: UnsafeMutableRawBufferPointer, path: String, expected: ArtifactKind?)
+        throws(ArtifactError) -> (
+            kind: ArtifactKind, rowCount: Int, metadata: JSONValue, checksum: UInt64, columns: [ColumnInfo]
+        )
+    {
+        let size = buf.count
+        let base = UnsafeRawPointer(buf.baseAddress!)
+        func u64(_ at: Int) -> Int {
+            Int(truncatingIfNeeded: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
+        }
+        guard Array(UnsafeRawBufferPointer(start: base, count: 8)) == ArtifactFormat.magic else {
+            throw ArtifactError.badMagic(path: path)
+        }
+        let version = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        guard version == ArtifactFormat.version else {
+            throw ArtifactError.unsupportedVersion(path: path, found: version)
+        }
+        let declared = u64(48)
+        guard declared == size else {
+            throw ArtifactError.truncated(path: path, detail: "header declares \(declared) bytes, file has \(size)")
+        }
+        let trailer = size - ArtifactFormat.trailerSize
+        guard Array(UnsafeRawBufferPointer(start: base + trailer, count: 8)) == ArtifactFormat.trailerMagic,
+            u64(trailer + 16) == size
+        else {
+            throw ArtifactError.truncated(path: path, detail: "trailer missing or damaged")
+        }
+        let stored = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: trailer + 8, as: UInt64.self))
+        let computed = XXHash64.hash(UnsafeRawBufferPointer(start: base, count: trailer))
+        guard stored == computed else {
+            throw ArtifactError.checksumMismatch(path: path, stored: stored, computed: computed)
+        }
+        let rawKind = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 10, as: UInt16.self))
+        guard let kind = ArtifactKind(rawValue: rawKind) else {
+            throw ArtifactError.malformed(path: path, detail: "unknown artifact kind \(rawKind)")
+        }
+        if let expected, expected != kind {
+            throw ArtifactError.wrongKind(path: path, expected: expected, found: kind.description)
+        }
+        let columnCount = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
+        let rowCount = u64(16)
+        let metaOffset = u64(24), metaLength = u64(32), dirOffset = u64(40)
+        guard dirOffset >= ArtifactFormat.headerSize,
+            dirOffset + columnCount * ArtifactFormat.directoryEntrySize <= trailer,
+            metaOffset >= 0, metaLength >= 0, metaOffset + metaLength <= trailer
+        else {
+            throw ArtifactError.malformed(path: path, detail: "directory or metadata out of bounds")
+        }
+        let metadata: JSONValue
+        do {
+            metadata = try JSONParser.parse(
+                bytes: UnsafeBufferPointer(
+                    start: (base + metaOffset).assumingMemoryBound(to: UInt8.self), count: metaLength))
+        } catch {
+            throw ArtifactError.malformed(path: path, detail: "metadata is not valid JSON (\(error))")
+        }
+        var columns: [ColumnInfo] = []
+        for i in 0..<columnCount {
+            let e = dirOffset + i * ArtifactFormat.directoryEntrySize
+            let nameBytes = Array(UnsafeRawBufferPointer(start: base + e, count: ArtifactFormat.maxColumnNameBytes))
+            let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+            guard let type = ColumnType(rawValue: base.load(fromByteOffset: e + 32, as: UInt8.self)) else {
+                throw ArtifactError.malformed(path: path, detail: "column '\(name)' has an unknown type")
+            }
+            let count = u64(e + 40), offset = u64(e + 48), length = u64(e + 56)
+            guard count >= 0, offset >= 0, length == count &* type.byteWidth, offset % ArtifactFormat.alignment == 0,
+                offset + length <= trailer
+            else {
+                throw ArtifactError.malformed(path: path, detail: "column '\(name)' out of bounds")
+            }
+            columns.append(ColumnInfo(name: name, type: type, count: count, offset: offset, length: length))
+        }
+        return (kind, rowCount, metadata, stored, columns)
+    }
+
+    /// Whether a column of this name exists.
+    public func hasColumn(_ name: String) -> Bool { columns.contains { $0.name == name } }
+
+    /// A typed view of a column; valid while this object is alive.
+    public func column<T: ArtifactScalar>(_ name: String, as: T.Type = T.self) throws(ArtifactError)
+        -> UnsafeBufferPointer<T>
+    {
+        guard let info = columns.first(where: { $0.name == name }) else {
+            throw ArtifactError.missingColumn(path: path, name: name)
+        }
+        guard info.type == T.columnType else {
+            throw ArtifactError.columnType(path: path, name: name, expected: T.columnType, found: info.type)
+        }
+        let p = (storage.baseAddress! + info.offset).assumingMemoryBound(to: T.self)
+        return UnsafeBufferPointer(start: p, count: info.count)
+    }
+
+    /// A column copied into an array, checked to have `count` elements.
+    public func array<T: ArtifactScalar>(_ name: String, as: T.Type = T.self, count: Int? = nil) throws(ArtifactError)
+        -> [T]
+    {
+        let view = try column(name, as: T.self)
+        if let count, view.count != count {
+            throw ArtifactError.malformed(
+                path: path, detail: "column '\(name)' has \(view.count) entries, expected \(count)")
+        }
+        return Array(view)
+    }
+
+    /// A string column (see ``StringColumn``), validated for monotone offsets.
+    public func strings(_ name: String, count: Int? = nil) throws(ArtifactError) -> StringColumn {
+        let offsets = try array(name + ".offsets", as: UInt64.self)
+        let bytes = try array(name + ".bytes", as: UInt8.self)
+        guard let last = offsets.last, offsets.first == 0, Int(last) == bytes.count else {
+            throw ArtifactError.malformed(path: path, detail: "string column '\(name)' has inconsistent offsets")
+        }
+        for i in 1..<offsets.count where offsets[i] < offsets[i - 1] {
+            throw ArtifactError.malformed(path: path, detail: "string column '\(name)' has decreasing offsets")
+        }
+        if let count, offsets.count != count + 1 {
+            throw ArtifactError.malformed(
+                path: path, detail: "string column '\(name)' has \(offsets.count - 1) entries, expected \(count)")
+        }
+        return StringColumn(offsets: offsets, bytes: bytes)
+    }
+
+    /// A required metadata member, with an error naming the file when it is missing.
+    public func meta(_ key: String) throws(ArtifactError) -> JSONValue {
+        guard let v = metadata[key] else {
+            throw ArtifactError.malformed(path: path, detail: "metadata has no '\(key)'")
+        }
+        return v
+    }
+}

@@ -1,0 +1,136 @@
+/// Builds an artifact from in-memory columns and writes it atomically (see ``ArtifactFormat``).
+///
+/// Columns are kept by reference (Swift arrays are copy-on-write), so adding a column copies
+/// nothing; `write(to:)` streams them to disk once while computing the checksum.
+public struct ArtifactWriter {
+    private struct Column {
+        var name: String
+        var type: ColumnType
+        var count: Int
+        var withBytes: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    }
+
+    public let kind: ArtifactKind
+    public var rowCount: Int
+    public var metadata: JSONValue
+    private var columns: [Column] = []
+
+    public init(kind: ArtifactKind, rowCount: Int, metadata: JSONValue = .object([])) {
+        self.kind = kind
+        self.rowCount = rowCount
+        self.metadata = metadata
+    }
+
+    /// Adds a numeric column.
+    public mutating func add<T: ArtifactScalar>(_ name: String, _ values: [T]) {
+        precondition(name.utf8.count <= ArtifactFormat.maxColumnNameBytes, "column name too long: \(name)")
+        precondition(!columns.contains { $0.name == name }, "duplicate column \(name)")
+        columns.append(
+            Column(name: name, type: T.columnType, count: values.count) { (body) throws in
+                try values.withUnsafeBytes { (raw) throws in try body(raw) }
+            })
+    }
+
+    /// Adds a string column as `NAME.offsets` and `NAME.bytes`.
+    public mutating func add(_ name: String, _ strings: StringColumn) {
+        add(name + ".offsets", strings.offsets)
+        add(name + ".bytes", strings.bytes)
+    }
+
+    /// Size in bytes of the file `write(to:)` produces.
+    public var encodedSize: Int { layout().total }
+
+    private static func align(_ x: Int) -> Int {
+        (x + ArtifactFormat.alignment - 1) / ArtifactFormat.alignment * ArtifactFormat.alignment
+    }
+
+    private func metadataBytes() -> [UInt8] { Array(metadata.serialized(sortedKeys: true).utf8) }
+
+    private func layout() -> (directory: Int, meta: Int, metaLength: Int, columns: [Int], total: Int) {
+        let directory = ArtifactFormat.headerSize
+        let meta = directory + columns.count * ArtifactFormat.directoryEntrySize
+        let metaLength = metadataBytes().count
+        var offset = Self.align(meta + metaLength)
+        var offsets: [Int] = []
+        for c in columns {
+            offsets.append(offset)
+            offset = Self.align(offset + c.count * c.type.byteWidth)
+        }
+        return (directory, meta, metaLength, offsets, offset + ArtifactFormat.trailerSize)
+    }
+
+    /// Writes the artifact atomically and returns its size and checksum.
+    @discardableResult
+    public func write(to path: String) throws -> (size: Int, checksum: UInt64) {
+        let (directory, meta, metaLength, offsets, total) = layout()
+        let file = try AtomicFile(path: path)
+        var hasher = XXHash64(seed: 0)
+        var position = 0
+
+        func emit(_ raw: UnsafeRawBufferPointer) throws {
+            hasher.update(raw)
+            try file.write(raw)
+            position += raw.count
+        }
+        func emit(_ bytes: [UInt8]) throws {
+            try bytes.withUnsafeBytes { (raw) throws in try emit(raw) }
+        }
+        func padTo(_ target: Int) throws {
+            if target > position { try emit([UInt8](repeating: 0, count: target - position)) }
+        }
+
+        var header = ByteWriter()
+        header.append(ArtifactFormat.magic)
+        header.append(UInt16(ArtifactFormat.version))
+        header.append(kind.rawValue)
+        header.append(UInt32(columns.count))
+        header.append(UInt64(rowCount))
+        header.append(UInt64(meta))
+        header.append(UInt64(metaLength))
+        header.append(UInt64(directory))
+        header.append(UInt64(total))
+        header.append(UInt64(0))
+        for (c, offset) in zip(columns, offsets) {
+            var name = Array(c.name.utf8)
+            name += [UInt8](repeating: 0, count: ArtifactFormat.maxColumnNameBytes - name.count)
+            header.append(name)
+            header.append([c.type.rawValue, 0, 0, 0, 0, 0, 0, 0])
+            header.append(UInt64(c.count))
+            header.append(UInt64(offset))
+            header.append(UInt64(c.count * c.type.byteWidth))
+        }
+        header.append(metadataBytes())
+        do {
+            try emit(header.bytes)
+            for (c, offset) in zip(columns, offsets) {
+                try padTo(offset)
+                try c.withBytes { (raw) throws in try emit(raw) }
+            }
+            try padTo(total - ArtifactFormat.trailerSize)
+            let checksum = hasher.finalize()
+            var trailer = ByteWriter()
+            trailer.append(ArtifactFormat.trailerMagic)
+            trailer.append(checksum)
+            trailer.append(UInt64(total))
+            trailer.append(UInt64(0))
+            try file.write(trailer.bytes)
+            try file.commit()
+            return (total, checksum)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+}
+
+/// Little-endian byte accumulation for headers.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func append(_ b: [UInt8]) { bytes += b }
+
+    mutating func append<T: FixedWidthInteger>(_ v: T) {
+        var le = v.littleEndian
+        withUnsafeBytes(of: &le) { bytes.append(contentsOf: $0) }
+    }
+}

@@ -1,0 +1,142 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes a file so that readers only ever see the previous complete version or the new
+/// complete version: the bytes go to a temporary file in the same directory, are flushed with
+/// `fsync`, and the temporary file is renamed over the target; the directory is then synced so
+/// the rename survives a power cut. A crash leaves at most a `*.tmp-*` file that no stage reads.
+public final class AtomicFile {
+    public let path: String
+    public let temporaryPath: String
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+    private static let bufferLimit = 1 << 20
+    public private(set) var bytesWritten: Int = 0
+    private var finished = false
+
+    /// The temporary-file marker; `regionsearch clean` and the runner remove leftovers with it.
+    public static let temporaryMarker = ".tmp-"
+
+    /// Creates the temporary file beside `path`.
+    public init(path: String) throws {
+        self.path = path
+        let dir = AtomicFile.directory(of: path)
+        let base = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        var tmp = ""
+        var descriptor: Int32 = -1
+        for attempt in 0..<16 {
+            tmp = (dir == "." && !path.hasPrefix("./") ? "" : dir + "/") + "." + base + AtomicFile.temporaryMarker
+                + String(getpid()) + "-" + String(attempt)
+            descriptor = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor >= 0 || errno != EEXIST { break }
+        }
+        guard descriptor >= 0 else {
+            throw ArtifactError.writeFailed(path: path, reason: String(cString: strerror(errno)))
+        }
+        fd = descriptor
+        temporaryPath = tmp
+        buffer.reserveCapacity(AtomicFile.bufferLimit)
+    }
+
+    deinit {
+        if !finished { discard() }
+    }
+
+    /// The directory part of a path ("." when there is none).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let d = String(path[..<slash])
+        return d.isEmpty ? "/" : d
+    }
+
+    /// Appends bytes (buffered).
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if bytes.count >= AtomicFile.bufferLimit {
+            try flushBuffer()
+            try writeAll(bytes)
+            return
+        }
+        if buffer.count + bytes.count > AtomicFile.bufferLimit { try flushBuffer() }
+        buffer.append(contentsOf: bytes)
+    }
+
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { (raw) throws in try write(raw) }
+    }
+
+    public func write(_ string: String) throws {
+        var s = string
+        try s.withUTF8 { (buf) throws in try write(UnsafeRawBufferPointer(buf)) }
+    }
+
+    private func flushBuffer() throws {
+        if buffer.isEmpty { return }
+        try buffer.withUnsafeBytes { (raw) throws in try writeAll(raw) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ArtifactError.writeFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+            offset += n
+        }
+        bytesWritten += bytes.count
+    }
+
+    /// Flushes, syncs and renames the temporary file over the target.
+    public func commit() throws {
+        try flushBuffer()
+        if fsync(fd) != 0 {
+            throw ArtifactError.writeFailed(path: path, reason: "fsync: " + String(cString: strerror(errno)))
+        }
+        close(fd)
+        fd = -1
+        if rename(temporaryPath, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            finished = true
+            throw ArtifactError.writeFailed(path: path, reason: "rename: " + reason)
+        }
+        finished = true
+        AtomicFile.syncDirectory(AtomicFile.directory(of: path))
+    }
+
+    /// Removes the temporary file without touching the target.
+    public func discard() {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+        unlink(temporaryPath)
+        finished = true
+    }
+
+    /// Makes a completed rename durable.
+    public static func syncDirectory(_ dir: String) {
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            fsync(dfd)
+            close(dfd)
+        }
+    }
+
+    /// Writes a whole file atomically.
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let f = try AtomicFile(path: path)
+        try f.write(bytes)
+        try f.commit()
+    }
+
+    /// Writes a whole text file atomically.
+    public static func write(_ text: String, to path: String) throws {
+        try write(Array(text.utf8), to: path)
+    }
+}

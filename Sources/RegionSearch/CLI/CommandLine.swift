@@ -1,0 +1,202 @@
+import Foundation
+
+/// Declares an executable's command line: options, positionals and help text.
+///
+/// A deliberately small stand-in for swift-argument-parser (which cannot be fetched here):
+/// `--name value`, `--name=value`, boolean flags, repeated options, positionals, and `--`.
+public struct CommandSpec {
+    /// An option that is not a stage parameter (paths, switches).
+    public struct Option {
+        public enum Kind { case flag, value, repeated }
+        public var name: String
+        public var kind: Kind
+        public var placeholder: String
+        public var help: String
+        public init(_ name: String, _ kind: Kind, placeholder: String = "VALUE", help: String) {
+            self.name = name
+            self.kind = kind
+            self.placeholder = placeholder
+            self.help = help
+        }
+    }
+
+    public var name: String
+    public var abstract: String
+    public var usage: String
+    public var discussion: String
+    public var options: [Option]
+    public var parameters: [ParameterSpec]
+    /// Whether positional arguments are accepted (described in `usage`).
+    public var acceptsPositionals: Bool
+
+    public init(
+        name: String, abstract: String, usage: String, discussion: String = "", options: [Option] = [],
+        parameters: [ParameterSpec] = [], acceptsPositionals: Bool = false
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.usage = usage
+        self.discussion = discussion
+        self.options = options + [
+            Option("quiet", .flag, help: "Print only errors on stderr (no progress)."),
+            Option("help", .flag, help: "Show this help and exit."),
+        ]
+        self.parameters = parameters
+        self.acceptsPositionals = acceptsPositionals
+    }
+
+    /// The full `--help` text.
+    public var helpText: String {
+        var out = "\(name) — \(abstract)\n\nUsage: \(usage)\n"
+        if !discussion.isEmpty { out += "\n" + discussion + "\n" }
+        if !options.isEmpty {
+            out += "\nOptions:\n"
+            for o in options {
+                let head = "  --\(o.name)" + (o.kind == .flag ? "" : " \(o.placeholder)")
+                out += Self.wrapHelp(head: head, text: o.help + (o.kind == .repeated ? " (repeatable)" : ""))
+            }
+        }
+        if !parameters.isEmpty {
+            out += "\nParameters (manifest key in brackets):\n"
+            for p in parameters {
+                let head = "  \(p.optionName) \(Self.placeholder(for: p))"
+                var text = p.help + " [\(p.key); \(p.domainDescription)"
+                if let d = p.defaultValue {
+                    text += "; default \(d == .null ? "none" : d.serialized())"
+                } else {
+                    text += "; required"
+                }
+                out += Self.wrapHelp(head: head, text: text + "]")
+            }
+        }
+        out += "\n" + ExitStatus.helpText + "\n"
+        return out
+    }
+
+    static func placeholder(for p: ParameterSpec) -> String {
+        switch p.domain {
+        case .number: return "NUM"
+        case .integer: return "INT"
+        case .choice(let c): return c.joined(separator: "|")
+        case .boolean: return "true|false"
+        case .string: return "TEXT"
+        case .stringList: return "A,B,..."
+        }
+    }
+
+    static func wrapHelp(head: String, text: String, width: Int = 100) -> String {
+        let indent = 8
+        var out = head + "\n"
+        var line = String(repeating: " ", count: indent)
+        for word in text.split(separator: " ") {
+            if line.count + word.count + 1 > width && line.count > indent {
+                out += line + "\n"
+                line = String(repeating: " ", count: indent)
+            }
+            line += (line.count > indent ? " " : "") + word
+        }
+        if line.count > indent { out += line + "\n" }
+        return out
+    }
+
+    /// Parses arguments (without the program name).
+    public func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommandLine {
+        var result = ParsedCommandLine(spec: self)
+        var i = 0
+        var onlyPositionals = false
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if onlyPositionals || !arg.hasPrefix("-") || arg == "-" {
+                guard acceptsPositionals else {
+                    throw UsageError("unexpected argument '\(arg)'")
+                }
+                result.positionals.append(arg)
+                continue
+            }
+            if arg == "--" {
+                onlyPositionals = true
+                continue
+            }
+            if arg == "-h" {
+                result.flags.insert("help")
+                continue
+            }
+            guard arg.hasPrefix("--") else { throw UsageError("unknown option '\(arg)' (options are spelled --name)") }
+            var name = String(arg.dropFirst(2))
+            var inlineValue: String?
+            if let eq = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            func takeValue() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard i < arguments.count else { throw UsageError("option '--\(name)' needs a value") }
+                i += 1
+                return arguments[i - 1]
+            }
+            if let o = options.first(where: { $0.name == name }) {
+                switch o.kind {
+                case .flag:
+                    if inlineValue != nil { throw UsageError("option '--\(name)' takes no value") }
+                    result.flags.insert(name)
+                case .value, .repeated:
+                    result.values[name, default: []].append(try takeValue())
+                }
+            } else if let p = parameters.first(where: { $0.optionName == "--" + name }) {
+                result.parameterTexts[p.key, default: []].append(try takeValue())
+            } else {
+                let all = options.map { $0.name } + parameters.map { String($0.optionName.dropFirst(2)) }
+                let hint = closestMatch(name, in: all).map { " (did you mean '--\($0)'?)" } ?? ""
+                throw UsageError("unknown option '--\(name)'\(hint)")
+            }
+        }
+        for o in options where o.kind == .value {
+            if let v = result.values[o.name], v.count > 1 {
+                throw UsageError("option '--\(o.name)' given \(v.count) times")
+            }
+        }
+        return result
+    }
+}
+
+/// The result of parsing a command line.
+public struct ParsedCommandLine {
+    public let spec: CommandSpec
+    public var flags: Set<String> = []
+    public var values: [String: [String]] = [:]
+    public var parameterTexts: [String: [String]] = [:]
+    public var positionals: [String] = []
+
+    init(spec: CommandSpec) { self.spec = spec }
+
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    public func value(_ name: String) -> String? { values[name]?.last }
+
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// A required option's value.
+    public func required(_ name: String) throws(UsageError) -> String {
+        guard let v = value(name) else { throw UsageError("missing required option '--\(name)'") }
+        return v
+    }
+
+    /// Stage parameters: command-line values over defaults, validated.
+    public func parameters() throws(UsageError) -> Parameters {
+        var out: [(String, JSONValue)] = []
+        for p in spec.parameters {
+            if let texts = parameterTexts[p.key] {
+                switch p.parse(texts) {
+                case let .success(v): out.append((p.key, v))
+                case let .failure(reason): throw UsageError("\(p.optionName): \(reason)")
+                }
+            } else if let d = p.defaultValue {
+                out.append((p.key, d))
+            } else {
+                throw UsageError("missing required option '\(p.optionName)' (\(p.help))")
+            }
+        }
+        return Parameters(values: out)
+    }
+}

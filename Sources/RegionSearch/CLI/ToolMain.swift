@@ -1,0 +1,46 @@
+import Foundation
+
+/// The common `main` of every executable: parse, handle `--help`, run, map errors to exit codes.
+public enum ToolMain {
+    /// Runs `body` and exits the process with the matching ``ExitStatus``.
+    public static func run(_ spec: CommandSpec, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+        _ body: (ParsedCommandLine) throws -> Void
+    ) -> Never {
+        Log.toolName = spec.name
+        setvbuf(stdout, nil, _IOFBF, 1 << 16)
+        let parsed: ParsedCommandLine
+        do {
+            parsed = try spec.parse(arguments)
+        } catch {
+            Log.error(error.message)
+            Log.write("Run '\(spec.name) --help' for usage.\n")
+            exit(ExitStatus.usage.rawValue)
+        }
+        if parsed.flag("help") {
+            print(spec.helpText, terminator: "")
+            fflush(stdout)
+            exit(0)
+        }
+        Log.quiet = parsed.flag("quiet")
+        exit(execute { try body(parsed) }.rawValue)
+    }
+
+    /// Runs `body`, prints any error, and returns the exit status it maps to.
+    public static func execute(_ body: () throws -> Void) -> ExitStatus {
+        do {
+            try body()
+            fflush(stdout)
+            return .success
+        } catch let e as UsageError {
+            Log.error(e.message)
+            Log.write("Run '\(Log.toolName) --help' for usage.\n")
+            return .usage
+        } catch let e as ExitCoded {
+            Log.error(e.description)
+            return e.exitStatus
+        } catch {
+            Log.error("\(error)")
+            return .failure
+        }
+    }
+}

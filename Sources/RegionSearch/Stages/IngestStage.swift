@@ -1,0 +1,12 @@
+/// The `ingest` stage (placeholder until implemented).
+public enum IngestStage {
+    public static let definition = StageDefinition(
+        name: "ingest", abstract: "ingest stage", version: 1, inputs: [], outputs: [], parameters: [])
+
+    /// Entry point of `regionsearch-ingest`.
+    public static func main() -> Never {
+        ToolMain.run(definition.commandSpec()) { _ in
+            throw ToolFailure("ingest: not implemented yet")
+        }
+    }
+}

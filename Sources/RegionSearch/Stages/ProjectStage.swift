@@ -1,0 +1,12 @@
+/// The `project` stage (placeholder until implemented).
+public enum ProjectStage {
+    public static let definition = StageDefinition(
+        name: "project", abstract: "project stage", version: 1, inputs: [], outputs: [], parameters: [])
+
+    /// Entry point of `regionsearch-project`.
+    public static func main() -> Never {
+        ToolMain.run(definition.commandSpec()) { _ in
+            throw ToolFailure("project: not implemented yet")
+        }
+    }
+}

@@ -1,0 +1,539 @@
+/// A JSON value that keeps object members in document order.
+///
+/// RegionSearch parses manifests, artifact metadata and GeoJSON with its own parser so that errors
+/// can name the line and column, and writes JSON with its own serializer so that output is
+/// byte-for-byte deterministic (sorted keys when asked, shortest round-trip numbers).
+public enum JSONValue: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case let (.bool(x), .bool(y)): return x == y
+        case let (.number(x), .number(y)): return x == y
+        case let (.string(x), .string(y)): return x == y
+        case let (.array(x), .array(y)): return x == y
+        case let (.object(x), .object(y)):
+            return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: return false
+        }
+    }
+
+    /// The member named `key` of an object, or nil.
+    public subscript(key: String) -> JSONValue? {
+        if case let .object(members) = self {
+            for (k, v) in members where k == key { return v }
+        }
+        return nil
+    }
+
+    public var stringValue: String? {
+        if case let .string(s) = self { return s }
+        return nil
+    }
+
+    public var doubleValue: Double? {
+        if case let .number(d) = self { return d }
+        return nil
+    }
+
+    /// The value as an integer, when it is a number with no fractional part.
+    public var intValue: Int? {
+        if case let .number(d) = self, d.rounded() == d, abs(d) < 9.0e15 { return Int(d) }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case let .bool(b) = self { return b }
+        return nil
+    }
+
+    public var arrayValue: [JSONValue]? {
+        if case let .array(a) = self { return a }
+        return nil
+    }
+
+    public var objectValue: [(String, JSONValue)]? {
+        if case let .object(o) = self { return o }
+        return nil
+    }
+
+    /// A short name of the value's JSON type, for error messages.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}
+
+extension JSONValue {
+    /// Serializes the value.
+    ///
+    /// - Parameters:
+    ///   - sortedKeys: write object members sorted by key (canonical form for hashing).
+    ///   - pretty: indent nested values by two spaces.
+    public func serialized(sortedKeys: Bool = false, pretty: Bool = false) -> String {
+        var out = ""
+        write(to: &out, sortedKeys: sortedKeys, pretty: pretty, indent: 0)
+        return out
+    }
+
+    private func write(to out: inout String, sortedKeys: Bool, pretty: Bool, indent: Int) {
+        switch self {
+        case .null: out += "null"
+        case let .bool(b): out += b ? "true" : "false"
+        case let .number(d): out += JSONValue.formatNumber(d)
+        case let .string(s): JSONValue.writeString(s, to: &out)
+        case let .array(items):
+            if items.isEmpty {
+                out += "[]"
+                return
+            }
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                item.write(to: &out, sortedKeys: sortedKeys, pretty: pretty, indent: indent + 1)
+            }
+            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "]"
+        case let .object(members):
+            if members.isEmpty {
+                out += "{}"
+                return
+            }
+            let ordered = sortedKeys ? members.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) } : members
+            out += "{"
+            for (i, (k, v)) in ordered.enumerated() {
+                if i > 0 { out += "," }
+                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                JSONValue.writeString(k, to: &out)
+                out += pretty ? ": " : ":"
+                v.write(to: &out, sortedKeys: sortedKeys, pretty: pretty, indent: indent + 1)
+            }
+            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "}"
+        }
+    }
+
+    /// Integers up to 2^53 print without a fraction; other values use Swift's shortest
+    /// round-trip representation. Non-finite values have no JSON form and print as `null`.
+    public static func formatNumber(_ d: Double) -> String {
+        guard d.isFinite else { return "null" }
+        if d == d.rounded(), abs(d) < 9.007_199_254_740_992e15 {
+            if d == 0 { return "0" }
+            return String(Int64(d))
+        }
+        var s = "\(d)"
+        // Swift prints 1e-06 as "1e-06": valid JSON already; keep as is.
+        if s.hasPrefix(".") { s = "0" + s }
+        return s
+    }
+
+    /// Writes a JSON string literal with the minimal escapes (UTF-8 passes through).
+    public static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        var needsEscape = false
+        for b in s.utf8 where b < 0x20 || b == 0x22 || b == 0x5C {
+            needsEscape = true
+            break
+        }
+        if !needsEscape {
+            out += s
+        } else {
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                default:
+                    if scalar.value < 0x20 {
+                        let h = String(scalar.value, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+        }
+        out += "\""
+    }
+}
+
+/// A JSON syntax error with its position.
+public struct JSONParseError: Error, CustomStringConvertible, Equatable {
+    public var line: Int
+    public var column: Int
+    public var byteOffset: Int
+    public var reason: String
+    public var description: String { "line \(line), column \(column): \(reason)" }
+}
+
+/// A strict RFC 8259 parser over UTF-8 bytes that reports line and column of errors.
+public struct JSONParser {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var pos = 0
+    private var depth = 0
+    /// Nesting limit: deeper documents are rejected instead of overflowing the stack.
+    public static let maxDepth = 512
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// Parses one JSON document; trailing non-whitespace is an error.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        var copy = text
+        let result: Result<JSONValue, JSONParseError> = copy.withUTF8 { buf in
+            do throws(JSONParseError) {
+                return .success(try parse(bytes: buf))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Parses one JSON document from bytes; a UTF-8 byte-order mark is skipped.
+    public static func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
+        var p = JSONParser(bytes: bytes)
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { p.pos = 3 }
+        p.skipWhitespace()
+        let v = try p.parseValue()
+        p.skipWhitespace()
+        if p.pos != bytes.count { throw p.error("unexpected text after the JSON value") }
+        return v
+    }
+
+    /// Parses the value starting at `offset` and returns it with the offset just past it.
+    public static func parsePrefix(bytes: UnsafeBufferPointer<UInt8>, from offset: Int) throws(JSONParseError)
+        -> (JSONValue, Int)
+    {
+        var p = JSONParser(bytes: bytes)
+        p.pos = offset
+        p.skipWhitespace()
+        let v = try p.parseValue()
+        return (v, p.pos)
+    }
+
+    private func error(_ reason: String, at offset: Int? = nil) -> JSONParseError {
+        let at = min(offset ?? pos, bytes.count)
+        var line = 1
+        var lineStart = 0
+        for i in 0..<at where bytes[i] == 0x0A {
+            line += 1
+            lineStart = i + 1
+        }
+        // Column in characters (UTF-8 continuation bytes do not count).
+        var column = 1
+        var i = lineStart
+        while i < at {
+            if bytes[i] & 0xC0 != 0x80 { column += 1 }
+            i += 1
+        }
+        return JSONParseError(line: line, column: column, byteOffset: at, reason: reason)
+    }
+
+    private mutating func skipWhitespace() {
+        while pos < bytes.count {
+            let c = bytes[pos]
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { pos += 1 } else { break }
+        }
+    }
+
+    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard pos < bytes.count else { throw error("unexpected end of input, expected a value") }
+        switch bytes[pos] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): return try parseLiteral("true", .bool(true))
+        case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
+        case UInt8(ascii: "n"): return try parseLiteral("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default:
+            throw error("unexpected character '\(Self.printable(bytes[pos]))', expected a value")
+        }
+    }
+
+    private static func printable(_ b: UInt8) -> String {
+        b >= 0x20 && b < 0x7F ? String(UnicodeScalar(b)) : "\\x" + String(b, radix: 16)
+    }
+
+    private mutating func parseLiteral(_ word: StaticString, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
+        let w = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard pos + w.count <= bytes.count else { throw error("unexpected end of input in literal") }
+        for i in 0..<w.count where bytes[pos + i] != w[i] {
+            throw error("invalid literal, expected '\(word)'")
+        }
+        pos += w.count
+        return value
+    }
+
+    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        depth += 1
+        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        defer { depth -= 1 }
+        pos += 1
+        var members: [(String, JSONValue)] = []
+        skipWhitespace()
+        if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") {
+            pos += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard pos < bytes.count else { throw error("unexpected end of input in object") }
+            guard bytes[pos] == UInt8(ascii: "\"") else { throw error("expected a quoted member name") }
+            let keyStart = pos
+            let key = try parseString()
+            for (k, _) in members where k == key {
+                throw error("duplicate member name \"\(key)\"", at: keyStart)
+            }
+            skipWhitespace()
+            guard pos < bytes.count, bytes[pos] == UInt8(ascii: ":") else {
+                throw error("expected ':' after member name \"\(key)\"")
+            }
+            pos += 1
+            skipWhitespace()
+            let v = try parseValue()
+            members.append((key, v))
+            skipWhitespace()
+            guard pos < bytes.count else { throw error("unexpected end of input in object") }
+            if bytes[pos] == UInt8(ascii: ",") {
+                pos += 1
+                continue
+            }
+            if bytes[pos] == UInt8(ascii: "}") {
+                pos += 1
+                return .object(members)
+            }
+            throw error("expected ',' or '}' in object")
+        }
+    }
+
+    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        depth += 1
+        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        defer { depth -= 1 }
+        pos += 1
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if pos < bytes.count, bytes[pos] == UInt8(ascii: "]") {
+            pos += 1
+            return .array(items)
+        }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue())
+            skipWhitespace()
+            guard pos < bytes.count else { throw error("unexpected end of input in array") }
+            if bytes[pos] == UInt8(ascii: ",") {
+                pos += 1
+                continue
+            }
+            if bytes[pos] == UInt8(ascii: "]") {
+                pos += 1
+                return .array(items)
+            }
+            throw error("expected ',' or ']' in array")
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard pos + 4 <= bytes.count else { throw error("truncated \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[pos]
+            let d: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            v = v * 16 + d
+            pos += 1
+        }
+        return v
+    }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        pos += 1
+        let start = pos
+        // Fast path: no escapes.
+        while pos < bytes.count {
+            let c = bytes[pos]
+            if c == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<pos])
+                guard let s = String(validating: slice, as: UTF8.self) else {
+                    throw error("invalid UTF-8 in string", at: start)
+                }
+                pos += 1
+                return s
+            }
+            if c == UInt8(ascii: "\\") || c < 0x20 { break }
+            pos += 1
+        }
+        var out = [UInt8](bytes[start..<pos])
+        while true {
+            guard pos < bytes.count else { throw error("unterminated string", at: start - 1) }
+            let c = bytes[pos]
+            if c == UInt8(ascii: "\"") {
+                pos += 1
+                break
+            }
+            if c < 0x20 { throw error("control character in string (must be escaped)") }
+            if c != UInt8(ascii: "\\") {
+                out.append(c)
+                pos += 1
+                continue
+            }
+            pos += 1
+            guard pos < bytes.count else { throw error("unterminated escape") }
+            let e = bytes[pos]
+            pos += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var code = try parseHex4()
+                if code >= 0xD800 && code < 0xDC00 {
+                    guard pos + 6 <= bytes.count, bytes[pos] == UInt8(ascii: "\\"), bytes[pos + 1] == UInt8(ascii: "u")
+                    else { throw error("unpaired surrogate in \\u escape") }
+                    pos += 2
+                    let low = try parseHex4()
+                    guard low >= 0xDC00 && low < 0xE000 else { throw error("invalid low surrogate in \\u escape") }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                } else if code >= 0xDC00 && code < 0xE000 {
+                    throw error("unpaired surrogate in \\u escape")
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw error("invalid code point in \\u escape") }
+                out.append(contentsOf: Array(String(scalar).utf8))
+            default:
+                throw error("invalid escape '\\\(Self.printable(e))'")
+            }
+        }
+        guard let s = String(validating: out, as: UTF8.self) else { throw error("invalid UTF-8 in string", at: start) }
+        return s
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> Double {
+        let start = pos
+        if bytes[pos] == UInt8(ascii: "-") { pos += 1 }
+        guard pos < bytes.count else { throw error("truncated number") }
+        if bytes[pos] == UInt8(ascii: "0") {
+            pos += 1
+        } else if bytes[pos] >= UInt8(ascii: "1") && bytes[pos] <= UInt8(ascii: "9") {
+            while pos < bytes.count, bytes[pos] >= UInt8(ascii: "0"), bytes[pos] <= UInt8(ascii: "9") { pos += 1 }
+        } else {
+            throw error("invalid number")
+        }
+        if pos < bytes.count, bytes[pos] == UInt8(ascii: ".") {
+            pos += 1
+            let digits = pos
+            while pos < bytes.count, bytes[pos] >= UInt8(ascii: "0"), bytes[pos] <= UInt8(ascii: "9") { pos += 1 }
+            if pos == digits { throw error("expected digits after '.' in number") }
+        }
+        if pos < bytes.count, bytes[pos] == UInt8(ascii: "e") || bytes[pos] == UInt8(ascii: "E") {
+            pos += 1
+            if pos < bytes.count, bytes[pos] == UInt8(ascii: "+") || bytes[pos] == UInt8(ascii: "-") { pos += 1 }
+            let digits = pos
+            while pos < bytes.count, bytes[pos] >= UInt8(ascii: "0"), bytes[pos] <= UInt8(ascii: "9") { pos += 1 }
+            if pos == digits { throw error("expected digits in exponent") }
+        }
+        guard let d = parseDecimal(UnsafeBufferPointer(rebasing: bytes[start..<pos])), d.isFinite else {
+            throw error("number out of range", at: start)
+        }
+        return d
+    }
+}
+
+/// Parses an ASCII decimal number (as in JSON or CSV) into a Double, correctly rounded.
+///
+/// Fast path for up to 15 significant digits with a small decimal exponent (exact in binary64
+/// arithmetic); otherwise falls back to `strtod` semantics via `Double(String)`.
+@inline(__always)
+public func parseDecimal(_ s: UnsafeBufferPointer<UInt8>) -> Double? {
+    var i = 0
+    let n = s.count
+    guard n > 0 else { return nil }
+    var negative = false
+    if s[0] == UInt8(ascii: "-") {
+        negative = true
+        i = 1
+    } else if s[0] == UInt8(ascii: "+") {
+        i = 1
+    }
+    var mantissa: UInt64 = 0
+    var digits = 0
+    var exponent = 0
+    var sawDigit = false
+    while i < n, s[i] &- 48 < 10 {
+        sawDigit = true
+        if digits < 18 {
+            mantissa = mantissa &* 10 &+ UInt64(s[i] &- 48)
+            if mantissa != 0 { digits += 1 }
+        } else {
+            exponent += 1
+            digits += 1
+        }
+        i += 1
+    }
+    if i < n, s[i] == UInt8(ascii: ".") {
+        i += 1
+        while i < n, s[i] &- 48 < 10 {
+            sawDigit = true
+            if digits < 18 {
+                mantissa = mantissa &* 10 &+ UInt64(s[i] &- 48)
+                if mantissa != 0 { digits += 1 }
+                exponent -= 1
+            } else {
+                digits += 1
+            }
+            i += 1
+        }
+    }
+    guard sawDigit else { return nil }
+    var slow = false
+    if i < n {
+        guard s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E") else { return nil }
+        slow = true
+    }
+    if !slow && digits <= 15 && exponent >= -22 && exponent <= 22 {
+        let powers: [Double] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        ]
+        var d = Double(mantissa)
+        if exponent < 0 { d /= powers[-exponent] } else { d *= powers[exponent] }
+        return negative ? -d : d
+    }
+    guard let text = String(validating: s, as: UTF8.self) else { return nil }
+    // Double(String) accepts "inf"/"nan" spellings and hex floats; the scan above has already
+    // confirmed the decimal shape up to an exponent, so validate the exponent part here.
+    if i < n {
+        var j = i + 1
+        if j < n, s[j] == UInt8(ascii: "+") || s[j] == UInt8(ascii: "-") { j += 1 }
+        let expStart = j
+        while j < n, s[j] &- 48 < 10 { j += 1 }
+        guard j == n, j > expStart else { return nil }
+    }
+    return Double(text)
+}

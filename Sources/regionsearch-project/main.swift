@@ -1,0 +1,3 @@
+import RegionSearch
+
+ProjectStage.main()
