@@ -2,21 +2,34 @@
 ///
 /// Edges may be listed in any order, in either direction and more than once; self-loops are
 /// ignored. Rows come out sorted by neighbour index without repeats, with edge lengths computed
-/// as `Float(√((xᵢ − xⱼ)² + (yᵢ − yⱼ)²))` from the double coordinates. The scatter is serial;
-/// sorting rows, measuring edges and compacting run per row range on ``Parallel``, so the bytes
-/// are the same for any thread count.
+/// as `Float(√((xᵢ − xⱼ)² + (yᵢ − yⱼ)²))` from the double coordinates. Every phase runs on
+/// ``Parallel`` over node ranges whose results do not depend on the split, so the bytes are the
+/// same for any thread count.
 enum CSRBuilder {
     static func build(nodeCount n: Int, a: [UInt32], b: [UInt32], x: UnsafeBufferPointer<Double>,
         y: UnsafeBufferPointer<Double>) -> AdjacencyGraph
     {
         precondition(a.count == b.count)
+        // Rows are split into one contiguous node range per thread; each thread scans the whole
+        // edge list and handles only the endpoints in its range, so every row receives its
+        // entries in edge-list order whatever the thread count.
+        let parts = max(1, min(Parallel.threadCount, n / 4096))
+        let partSize = (n + parts - 1) / parts
         var start = [UInt64](repeating: 0, count: n + 1)
         start.withUnsafeMutableBufferPointer { start in
             a.withUnsafeBufferPointer { a in
                 b.withUnsafeBufferPointer { b in
-                    for e in 0..<a.count where a[e] != b[e] {
-                        start[Int(a[e]) + 1] += 1
-                        start[Int(b[e]) + 1] += 1
+                    let start = start
+                    Parallel.forEach(parts) { part in
+                        let lo = UInt32(truncatingIfNeeded: part * partSize)
+                        let span = UInt32(truncatingIfNeeded: min(n, (part + 1) * partSize) - part * partSize)
+                        for e in 0..<a.count {
+                            let u = a[e], v = b[e]
+                            if u == v { continue }
+                            // Unsigned wrap-around makes this a single range test.
+                            if u &- lo < span { start[Int(u) + 1] += 1 }
+                            if v &- lo < span { start[Int(v) + 1] += 1 }
+                        }
                     }
                 }
             }
@@ -29,12 +42,22 @@ enum CSRBuilder {
             fill.withUnsafeMutableBufferPointer { fill in
                 a.withUnsafeBufferPointer { a in
                     b.withUnsafeBufferPointer { b in
-                        for e in 0..<a.count where a[e] != b[e] {
-                            let u = Int(a[e]), v = Int(b[e])
-                            nb[Int(fill[u])] = b[e]
-                            fill[u] += 1
-                            nb[Int(fill[v])] = a[e]
-                            fill[v] += 1
+                        let nb = nb, fill = fill
+                        Parallel.forEach(parts) { part in
+                            let lo = UInt32(truncatingIfNeeded: part * partSize)
+                            let span = UInt32(truncatingIfNeeded: min(n, (part + 1) * partSize) - part * partSize)
+                            for e in 0..<a.count {
+                                let u = a[e], v = b[e]
+                                if u == v { continue }
+                                if u &- lo < span {
+                                    nb[Int(fill[Int(u)])] = v
+                                    fill[Int(u)] += 1
+                                }
+                                if v &- lo < span {
+                                    nb[Int(fill[Int(v)])] = u
+                                    fill[Int(v)] += 1
+                                }
+                            }
                         }
                     }
                 }

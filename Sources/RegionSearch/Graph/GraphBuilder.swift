@@ -51,7 +51,7 @@ public struct GraphStatistics: Sendable {
 
 /// Builds the neighbourhood graph of projected points: distinct locations joined by Delaunay or
 /// kNN edges, each duplicate linked to its representative by a zero-length edge, local scales
-/// σ, then pruning by an absolute cap and by local scale.
+/// σ (``LocalScale``), then pruning by an absolute cap and by local scale (``EdgePruning``).
 public enum GraphBuilder {
     /// Coordinates for which the exact predicates cannot overflow or underflow.
     @inline(__always)
@@ -93,6 +93,7 @@ public enum GraphBuilder {
         phase("duplicates")
 
         var a: [UInt32] = [], b: [UInt32] = []
+        var knnLists: NearestNeighbors?
         switch options.method {
         case .delaunay:
             let dt = ux.withUnsafeBufferPointer { ux in
@@ -114,19 +115,28 @@ public enum GraphBuilder {
                 uy.withUnsafeBufferPointer { uy in NearestNeighbors(x: ux, y: uy, k: options.k) }
             }
             phase("knn")
+            knnLists = knn
             let k = knn.k
             let count = u * k
-            a.reserveCapacity(count + groups.duplicateCount)
-            b.reserveCapacity(count + groups.duplicateCount)
-            unique.withUnsafeBufferPointer { unique in
-                knn.neighbors.withUnsafeBufferPointer { nb in
-                    for p in 0..<u {
-                        for j in 0..<k {
-                            a.append(unique[p])
-                            b.append(unique[Int(nb[p * k + j])])
+            // Directed kNN pairs in original indices (the CSR builder forms the union).
+            a = [UInt32](unsafeUninitializedCapacity: count + groups.duplicateCount) { abuf, acount in
+                b = [UInt32](unsafeUninitializedCapacity: count + groups.duplicateCount) { bbuf, bcount in
+                    unique.withUnsafeBufferPointer { unique in
+                        knn.neighbors.withUnsafeBufferPointer { nb in
+                            let abuf = abuf, bbuf = bbuf
+                            Parallel.forRanges(u, minChunk: 8192) { range in
+                                for p in range {
+                                    for j in 0..<k {
+                                        abuf[p * k + j] = unique[p]
+                                        bbuf[p * k + j] = unique[Int(nb[p * k + j])]
+                                    }
+                                }
+                            }
                         }
                     }
+                    bcount = count
                 }
+                acount = count
             }
         }
         ux = []
@@ -142,14 +152,19 @@ public enum GraphBuilder {
         b = []
         stats.edgesBeforePruning = graph.edgeCount
         phase("csr")
-        graph.scale = LocalScale.compute(graph: graph, scaleK: options.scaleK, representative: groups.representative)
+        graph.scale = LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knnLists)
+        knnLists = nil
         phase("scale")
         let (pruned, counts) = EdgePruning.prune(graph, maxEdge: options.maxEdgeMetres, factor: options.pruneFactor)
         graph = pruned
         stats.droppedByMaxEdge = counts.droppedByMaxEdge
         stats.droppedByLocalScale = counts.droppedByLocalScale
         stats.edges = graph.edgeCount
-        stats.isolatedNodes = (0..<n).reduce(0) { $0 + (graph.offsets[$1] == graph.offsets[$1 + 1] ? 1 : 0) }
+        stats.isolatedNodes = graph.offsets.withUnsafeBufferPointer { offsets in
+            var isolated = 0
+            for i in 0..<n where offsets[i] == offsets[i + 1] { isolated += 1 }
+            return isolated
+        }
         phase("prune")
         return (graph, stats)
     }

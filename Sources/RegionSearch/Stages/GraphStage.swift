@@ -10,7 +10,7 @@ public enum GraphStage {
             help: "knn only: how many nearest other locations each point is joined to (the graph keeps the union, so a point can have more)."),
         ParameterSpec(
             "scale_k", .integer(min: 1, max: 64), default: .number(5),
-            help: "The local spacing of a point is the distance to its scale_k-th nearest graph neighbour at a different location."),
+            help: "The local spacing of a point is the distance to its scale_k-th nearest other location (coincident points count once)."),
         ParameterSpec(
             "max_edge_m", .number(min: 0, max: nil, minExclusive: true), default: .null,
             help: "Drop every edge longer than this many metres, whatever the neighbourhood."),
@@ -38,10 +38,11 @@ public enum GraphStage {
           knn       each location is joined to its k nearest other locations (ties by index);
                     the union is kept, so an edge exists if either end chose the other.
 
-        Local spacing: for each point, the distance to its scale_k-th nearest graph neighbour at a
-        different location (for knn the scale_k-th nearest-neighbour distance, for delaunay the
-        scale_k-th shortest Delaunay edge). In a dense old town this is a few metres, in a suburb
-        a few hundred. It is stored in the graph for the propagate stage.
+        Local spacing: for each point, the distance to its scale_k-th nearest other location
+        (exact; coincident points count once), the same for both methods. In a dense old town
+        this is a few metres, in a suburb a few hundred. It is stored in the graph for the
+        propagate stage. (It is not taken from the Delaunay edges: a point on the bank of a river
+        has half of its Delaunay edges crossing the water, which would make the water look normal.)
 
         Pruning: an edge is dropped when it is longer than --max-edge-m (if given), or longer than
         --prune-factor times the local spacing at BOTH of its ends. So a triangulation edge that
