@@ -5,7 +5,8 @@
 /// those of every node.
 struct OSMPendingWays {
     struct Way {
-        var id: Int64
+        /// The way id as text (XML input may carry an id that is not a number; see `problem`).
+        var id: String
         var line: UInt64
         var byteOffset: UInt64
         var name: String
@@ -41,15 +42,17 @@ struct OSMPendingWays {
     /// Adds a way; `locations` are its own node coordinates (lon/lat pairs per ref) when the file
     /// stores them on ways.
     mutating func add(
-        id: Int64, line: UInt64, byteOffset: UInt64, tags: OSMTagCollector, refs wayRefs: UnsafeBufferPointer<Int64>,
-        locations: (lons: UnsafeBufferPointer<Double>, lats: UnsafeBufferPointer<Double>)?
+        id: String, line: UInt64, byteOffset: UInt64, tags: OSMTagCollector, refs wayRefs: UnsafeBufferPointer<Int64>,
+        locations: (lons: UnsafeBufferPointer<Double>, lats: UnsafeBufferPointer<Double>)?, problem knownProblem: String? = nil
     ) {
         var name = ""
         var keywords: [String] = []
-        var problem: String?
-        switch tags.nameAndKeywords() {
-        case let .success(value): (name, keywords) = value
-        case let .failure(p): problem = p.reason
+        var problem = knownProblem
+        if problem == nil {
+            switch tags.nameAndKeywords() {
+            case let .success(value): (name, keywords) = value
+            case let .failure(p): problem = p.reason
+            }
         }
         if wayRefs.isEmpty && problem == nil { problem = "way has no node refs" }
         let raw = "way/\(id) \(tags.tagDescription), \(wayRefs.count) node ref\(wayRefs.count == 1 ? "" : "s")"

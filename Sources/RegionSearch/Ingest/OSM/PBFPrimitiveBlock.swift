@@ -366,7 +366,7 @@ struct PBFPrimitiveBlock {
             state.wayLons.withUnsafeBufferPointer { lonBuf in
                 state.wayLats.withUnsafeBufferPointer { latBuf in
                     state.pending.add(
-                        id: id, line: line, byteOffset: offset, tags: state.collector, refs: refBuf,
+                        id: String(id), line: line, byteOffset: offset, tags: state.collector, refs: refBuf,
                         locations: hasLocations ? (lonBuf, latBuf) : nil)
                 }
             }
