@@ -315,8 +315,10 @@ final class XMLTokenizer {
                 throw malformed("attributes must be separated by white space")
             }
         }
-        // The tag is complete: decode values in place (decoded text is never longer than its
-        // source, and the tag is not parsed again, so this cannot decode twice).
+        // The tag is complete. Count its lines before decoding, which may turn `&#10;` into a
+        // line feed. Then decode values in place (decoded text is never longer than its source,
+        // and the tag is not parsed again, so nothing is decoded twice).
+        countLines(start, i)
         for k in attributes.indices where attributes[k].needsDecoding {
             attributes[k].valueCount = try decodeInPlace(attributes[k].valueStart, attributes[k].valueCount)
         }
@@ -332,7 +334,6 @@ final class XMLTokenizer {
             openNames.append(contentsOf: UnsafeBufferPointer(start: buffer + nameStart, count: nameCount))
             openElements.append((openNames.count, tokenLine))
         }
-        countLines(start, i)
         start = i
         return .start
     }
