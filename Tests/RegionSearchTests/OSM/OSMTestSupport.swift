@@ -12,9 +12,14 @@ struct ToolError: Error {
 enum OSMTestSupport {
     static let helsinkiPBF = "/work/shared/data/helsinki-center-osm/Helsinki.osm.pbf"
 
-    /// A fresh temporary directory, removed when the test ends.
+    /// A fresh temporary directory, removed when the test ends; in memory (/dev/shm) when
+    /// available, since the fuzz tests write thousands of small files.
     static func temporaryDirectory(_ test: XCTestCase) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("osm-tests-\(UUID().uuidString)")
+        var isDirectory: ObjCBool = false
+        let base = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+            && FileManager.default.isWritableFile(atPath: "/dev/shm")
+            ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        let url = base.appendingPathComponent("osm-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
         return url.path

@@ -16,6 +16,18 @@ public struct OSMElementCounts: Equatable, Sendable, CustomStringConvertible {
 
     public init() {}
 
+    /// Adds counts of another part of the same file.
+    mutating func add(_ other: OSMElementCounts) {
+        nodes += other.nodes
+        ways += other.ways
+        relations += other.relations
+        poiNodes += other.poiNodes
+        poiWays += other.poiWays
+        rejectedNodes += other.rejectedNodes
+        rejectedWays += other.rejectedWays
+        deleted += other.deleted
+    }
+
     /// Accepted records: POIs minus rejects.
     public var records: Int { poiNodes + poiWays - rejectedNodes - rejectedWays }
 

@@ -1,19 +1,22 @@
-/// POI ways held from the first pass over a file until the coordinates of their nodes are known.
+/// POI ways held until the coordinates of their nodes are known.
 ///
-/// Memory is bounded by the POI ways (their refs and strings) — never by the file: the second
-/// pass keeps only the coordinates of nodes that some POI way references (``neededIds``), not
-/// those of every node.
+/// Memory is bounded by the POI ways (their refs and strings) — never by the file: the node
+/// pass keeps only the coordinates of nodes that some POI way references (``lookup``), not those
+/// of every node.
 struct OSMPendingWays {
     struct Way {
         /// The way id as text (XML input may carry an id that is not a number; see `problem`).
         var id: String
+        /// Line (XML) or element ordinal within its blob (PBF; the reader adds the blob's base).
         var line: UInt64
         var byteOffset: UInt64
+        /// Index of the PBF blob holding the way (0 for XML).
+        var blob: Int
         var name: String
         var keywords: [String]
-        /// Reason to reject, when already known in the first pass (e.g. invalid UTF-8).
+        /// Reason to reject, when already known when the way is read (e.g. invalid UTF-8).
         var problem: String?
-        /// `way/ID [k=v, …]` for the `raw` text of a reject.
+        /// `way/ID [k=v, …], N node refs` for the `raw` text of a reject.
         var raw: String
         var refStart: Int
         var refCount: Int
@@ -26,23 +29,23 @@ struct OSMPendingWays {
     private var wayLons: [Double] = []
     private var wayLats: [Double] = []
 
-    /// Sorted, unique node ids referenced by pending ways without their own locations.
-    private(set) var neededIds: [Int64] = []
+    /// The node ids referenced by pending ways without their own locations (after
+    /// ``prepareLookup()``).
+    private(set) var lookup = OSMNodeLookup(ids: [])
     private var neededLons: [Double] = []
     private var neededLats: [Double] = []
     /// Per needed id: 0 not seen, 1 valid coordinates, 2 invalid coordinates.
     private var neededState: [UInt8] = []
-    private var cursor = 0
-    private var lastQuery = Int64.min
 
     var isEmpty: Bool { ways.isEmpty }
-    /// Whether a second pass over the nodes is needed.
-    var needsNodes: Bool { !neededIds.isEmpty }
+    /// Whether node coordinates must be gathered before the ways can be resolved.
+    var needsNodes: Bool { !lookup.isEmpty }
 
-    /// Adds a way; `locations` are its own node coordinates (lon/lat pairs per ref) when the file
-    /// stores them on ways.
+    /// Adds a way; `locations` are its own node coordinates (one per ref) when the file stores
+    /// them on ways.
     mutating func add(
-        id: String, line: UInt64, byteOffset: UInt64, tags: OSMTagCollector, refs wayRefs: UnsafeBufferPointer<Int64>,
+        id: String, line: UInt64, byteOffset: UInt64, blob: Int = 0, tags: OSMTagCollector,
+        refs wayRefs: UnsafeBufferPointer<Int64>,
         locations: (lons: UnsafeBufferPointer<Double>, lats: UnsafeBufferPointer<Double>)?, problem knownProblem: String? = nil
     ) {
         var name = ""
@@ -57,8 +60,8 @@ struct OSMPendingWays {
         if wayRefs.isEmpty && problem == nil { problem = "way has no node refs" }
         let raw = "way/\(id) \(tags.tagDescription), \(wayRefs.count) node ref\(wayRefs.count == 1 ? "" : "s")"
         var way = Way(
-            id: id, line: line, byteOffset: byteOffset, name: name, keywords: keywords, problem: problem, raw: raw,
-            refStart: refs.count, refCount: 0, locationStart: -1)
+            id: id, line: line, byteOffset: byteOffset, blob: blob, name: name, keywords: keywords, problem: problem,
+            raw: raw, refStart: refs.count, refCount: 0, locationStart: -1)
         if problem == nil {
             way.refCount = wayRefs.count
             refs.append(contentsOf: wayRefs)
@@ -71,7 +74,21 @@ struct OSMPendingWays {
         ways.append(way)
     }
 
-    /// Builds the needed-node lookup; call once after the first pass.
+    /// Appends the ways of `other` after these (before ``prepareLookup()``).
+    mutating func append(_ other: OSMPendingWays) {
+        let refBase = refs.count
+        let locationBase = wayLons.count
+        for var way in other.ways {
+            way.refStart += refBase
+            if way.locationStart >= 0 { way.locationStart += locationBase }
+            ways.append(way)
+        }
+        refs += other.refs
+        wayLons += other.wayLons
+        wayLats += other.wayLats
+    }
+
+    /// Builds the needed-node lookup; call once all ways are added.
     mutating func prepareLookup() {
         var ids: [Int64] = []
         for way in ways where way.problem == nil && way.locationStart < 0 {
@@ -81,30 +98,17 @@ struct OSMPendingWays {
         var unique: [Int64] = []
         unique.reserveCapacity(ids.count)
         for id in ids where unique.last != id { unique.append(id) }
-        neededIds = unique
+        lookup = OSMNodeLookup(ids: unique)
         neededLons = [Double](repeating: .nan, count: unique.count)
         neededLats = [Double](repeating: .nan, count: unique.count)
         neededState = [UInt8](repeating: 0, count: unique.count)
     }
 
-    /// Whether any needed id lies in `lo...hi` (lets the PBF reader skip whole blocks).
-    func needsAny(in lo: Int64, _ hi: Int64) -> Bool {
-        let i = lowerBound(lo)
-        return i < neededIds.count && neededIds[i] <= hi
-    }
-
-    /// Index of `id` among the needed ids, or nil. Fast for ascending queries (a merge walk, as
-    /// node ids in sorted files ascend); falls back to binary search when ids go back.
+    /// Index of `id` among the needed ids, or nil (fast for ascending ids).
     @inline(__always)
-    mutating func neededIndex(_ id: Int64) -> Int? {
-        if id < lastQuery { cursor = lowerBound(id) }
-        lastQuery = id
-        let n = neededIds.count
-        while cursor < n && neededIds[cursor] < id { cursor += 1 }
-        return cursor < n && neededIds[cursor] == id ? cursor : nil
-    }
+    mutating func neededIndex(_ id: Int64) -> Int? { lookup.index(of: id) }
 
-    /// Records the coordinates of needed node `index` (the first occurrence wins).
+    /// Records the coordinates of needed node `index`; the first occurrence in the file wins.
     mutating func setCoordinates(_ index: Int, lon: Double, lat: Double) {
         guard neededState[index] == 0 else { return }
         if OSMCoordinates.isValid(lon: lon, lat: lat) {
@@ -116,21 +120,13 @@ struct OSMPendingWays {
         }
     }
 
-    private func lowerBound(_ id: Int64) -> Int {
-        var lo = 0
-        var hi = neededIds.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if neededIds[mid] < id { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
-    }
-
-    /// The record (or reject) for pending way `index`, once all node passes are done.
-    func result(_ index: Int) -> ReadResult {
+    /// The record (or reject) for pending way `index`, once its nodes have been gathered;
+    /// `lineBase` is added to the way's line.
+    func result(_ index: Int, lineBase: UInt64 = 0) -> ReadResult {
         let way = ways[index]
+        let line = lineBase + way.line
         func reject(_ reason: String) -> ReadResult {
-            .rejected(RejectedRecord(line: way.line, byteOffset: way.byteOffset, reason: reason, raw: way.raw))
+            .rejected(RejectedRecord(line: line, byteOffset: way.byteOffset, reason: reason, raw: way.raw))
         }
         if let problem = way.problem { return reject(problem) }
         let n = way.refCount
@@ -150,7 +146,7 @@ struct OSMPendingWays {
                 }
                 continue
             }
-            let i = lowerBound(refs[way.refStart + k])
+            let i = lookup.lowerBound(refs[way.refStart + k])
             switch neededState[i] {
             case 1:
                 lons[k] = neededLons[i]
@@ -175,7 +171,7 @@ struct OSMPendingWays {
         return .record(
             RawRecord(
                 id: "way/\(way.id)", name: way.name, keywords: way.keywords, lon: point.lon, lat: point.lat,
-                line: way.line, byteOffset: way.byteOffset))
+                line: line, byteOffset: way.byteOffset))
     }
 }
 

@@ -20,6 +20,18 @@ struct PBFBlob {
     var data: [UInt8]
 }
 
+/// Where one blob lies in a PBF file.
+struct PBFBlobEntry {
+    var kind: PBFBlob.Kind
+    /// File offset of the blob's 4-byte length prefix.
+    var offset: UInt64
+    /// File offset and size of the `Blob` message.
+    var dataOffset: UInt64
+    var dataSize: Int
+    /// File offset just past the blob.
+    var nextOffset: UInt64
+}
+
 /// Random access to the blobs of an OSM PBF file: `[4-byte big-endian BlobHeader length]
 /// [BlobHeader][Blob]`, repeated (https://wiki.openstreetmap.org/wiki/PBF_Format).
 ///
@@ -78,12 +90,12 @@ final class PBFBlobFile {
         }
     }
 
-    /// The blob at `offset`, or nil at the end of the file. Blobs of unknown type are returned
-    /// undecoded so the caller can skip them.
-    func blob(at offset: UInt64) throws -> PBFBlob? {
+    /// The framing of the blob at `offset` (its header is read and checked, its data is not),
+    /// or nil at the end of the file. Not thread-safe.
+    func entry(at offset: UInt64) throws -> PBFBlobEntry? {
         if offset == fileSize { return nil }
-        guard fileSize - offset >= 4 else {
-            throw damaged(offset, "\(fileSize - offset) stray bytes at the end of the file (truncated?)")
+        guard offset < fileSize, fileSize - offset >= 4 else {
+            throw damaged(offset, "\(fileSize - min(offset, fileSize)) stray bytes at the end of the file (truncated?)")
         }
         try readExactly(4, at: offset)
         let headerSize = Int(buffer[0]) << 24 | Int(buffer[1]) << 16 | Int(buffer[2]) << 8 | Int(buffer[3])
@@ -104,18 +116,45 @@ final class PBFBlobFile {
         guard UInt64(dataSize) <= fileSize - blobStart else {
             throw damaged(offset, "blob of \(dataSize) bytes runs past the end of the file (truncated?)")
         }
-        let next = blobStart + UInt64(dataSize)
         let kind: PBFBlob.Kind = type == "OSMHeader" ? .header : (type == "OSMData" ? .data : .other(type))
         if offset == 0 && kind != .header {
             throw InputError.unsupported(
                 path: path, reason: "not an OSM PBF file: the first blob has type \"\(type)\", expected \"OSMHeader\"")
         }
-        if case .other = kind { return PBFBlob(kind: kind, offset: offset, nextOffset: next, data: []) }
-        try readExactly(dataSize, at: blobStart)
-        let data = try buffer.withUnsafeBytes { raw in
-            try decodeBlob(UnsafeRawBufferPointer(rebasing: raw[0..<dataSize]), offset: offset)
+        return PBFBlobEntry(
+            kind: kind, offset: offset, dataOffset: blobStart, dataSize: dataSize, nextOffset: blobStart + UInt64(dataSize))
+    }
+
+    /// The still-compressed `Blob` message of an entry, in a fresh array. Not thread-safe.
+    func payload(of entry: PBFBlobEntry) throws -> [UInt8] {
+        try [UInt8](unsafeUninitializedCapacity: entry.dataSize) { out, count in
+            var done = 0
+            while done < entry.dataSize {
+                let n = pread(fd, out.baseAddress! + done, entry.dataSize - done, off_t(entry.dataOffset) + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw InputError.readFailed(path: path, reason: String(cString: strerror(errno)))
+                }
+                if n == 0 {
+                    throw damaged(entry.offset, "file ends early (it may have been truncated or changed while reading)")
+                }
+                done += n
+            }
+            count = done
         }
-        return PBFBlob(kind: kind, offset: offset, nextOffset: next, data: data)
+    }
+
+    /// The decompressed data of a `Blob` message. Thread-safe (touches no reader state).
+    func decompress(_ payload: [UInt8], of entry: PBFBlobEntry) throws -> [UInt8] {
+        try payload.withUnsafeBytes { try decodeBlob($0, offset: entry.offset) }
+    }
+
+    /// The blob at `offset`, decompressed, or nil at the end of the file. Not thread-safe.
+    func blob(at offset: UInt64) throws -> PBFBlob? {
+        guard let entry = try entry(at: offset) else { return nil }
+        if case .other = entry.kind { return PBFBlob(kind: entry.kind, offset: offset, nextOffset: entry.nextOffset, data: []) }
+        let data = try decompress(try payload(of: entry), of: entry)
+        return PBFBlob(kind: entry.kind, offset: offset, nextOffset: entry.nextOffset, data: data)
     }
 
     private func notPBF() -> InputError {

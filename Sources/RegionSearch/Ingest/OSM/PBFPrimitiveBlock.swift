@@ -1,24 +1,31 @@
-/// What the first pass over a PBF file accumulates across blocks.
-struct PBFScanState {
-    let rules: OSMTagRules
-    var collector = OSMTagCollector()
-    var pending = OSMPendingWays()
-    /// Records of the current block, in file order, waiting to be handed out.
-    var output: [ReadResult] = []
-    var counts = OSMElementCounts()
-    /// Ordinal of the last element seen (1-based over all elements of the file).
-    var ordinal: UInt64 = 0
-    /// Offset of the blob being decoded.
-    var blobOffset: UInt64 = 0
-    /// Node id range of the current block (valid when `blockNodes > 0`).
-    var blockMinNode = Int64.max
-    var blockMaxNode = Int64.min
-    var blockNodes = 0
-    fileprivate var refs: [Int64] = []
-    fileprivate var wayLons: [Double] = []
-    fileprivate var wayLats: [Double] = []
+/// What decoding one block should produce (see ``OSMPBFReader`` for the passes).
+enum PBFBlockPass {
+    /// Tail of the file, read backwards: POI ways; ways and relations counted; nodes only counted
+    /// (cheaply) to find where the nodes end.
+    case tail
+    /// Node part of the file, read forwards: POI nodes, coordinates of needed nodes, and POI
+    /// ways too when `collectWays` (ways that precede nodes in unsorted files).
+    case forward(collectWays: Bool)
+    /// Coordinates of needed nodes only.
+    case gather
+}
 
-    init(rules: OSMTagRules) { self.rules = rules }
+/// The result of decoding one block. Lines are element ordinals within the block (1-based);
+/// the reader adds the number of elements in earlier blocks.
+struct PBFBlockOutput {
+    /// POI node records and rejects, in block order.
+    var results: [ReadResult] = []
+    /// POI ways of the block.
+    var ways = OSMPendingWays()
+    var counts = OSMElementCounts()
+    /// Elements (nodes, ways, relations) in the block.
+    var elements: UInt64 = 0
+    /// Nodes in the block and their id range.
+    var nodes = 0
+    var minNode = Int64.max
+    var maxNode = Int64.min
+    /// Coordinates found for needed node ids (index into the lookup), in block order.
+    var hits: [(index: Int, lon: Double, lat: Double)] = []
 }
 
 /// One decoded `PrimitiveBlock` of an OSM PBF file (a view over the decompressed blob bytes).
@@ -33,6 +40,7 @@ struct PBFScanState {
 /// Coordinates are `(offset + granularity × value)` nanodegrees, converted as
 /// `Double(nanodegrees) / 1e9` — a correctly rounded division of exact values, so a PBF
 /// coordinate equals the correctly rounded decimal that OSM XML writes for the same location.
+/// Timestamps (scaled by `date_granularity`) are not used.
 struct PBFPrimitiveBlock {
     private let bytes: UnsafeRawBufferPointer
     /// String table entries as (start, count) in `bytes`.
@@ -83,131 +91,188 @@ struct PBFPrimitiveBlock {
         }
     }
 
+    /// Decodes the block for `pass`. `lookup` holds the node ids whose coordinates are wanted.
+    func decode(
+        pass: PBFBlockPass, rules: OSMTagRules, lookup: OSMNodeLookup, blob: Int, blobOffset: UInt64
+    ) throws(ProtobufError) -> PBFBlockOutput {
+        var decoder = Decoder(block: self, pass: pass, rules: rules, lookup: lookup, blob: blob, blobOffset: blobOffset)
+        try decoder.run()
+        return decoder.output
+    }
+
     @inline(__always)
-    private func string(_ index: Int) -> UnsafeRawBufferPointer {
+    fileprivate func string(_ index: Int) -> UnsafeRawBufferPointer {
         let s = strings[index]
         return UnsafeRawBufferPointer(rebasing: bytes[s.start..<s.start + s.count])
     }
 
+    fileprivate var stringCount: Int { strings.count }
+    fileprivate var groupBytes: [UnsafeRawBufferPointer] { groups }
+
     @inline(__always)
-    private func degrees(_ value: Int64, offset: Int64) -> Double {
+    fileprivate func degrees(_ value: Int64, offset: Int64) -> Double {
         // Wrapping arithmetic: hostile values become out-of-range coordinates, not traps.
         Double(offset &+ granularity &* value) / 1e9
     }
+}
 
-    private func roles(_ rules: OSMTagRules) -> [OSMKeyRole] {
-        strings.indices.map { rules.role(of: string($0)) }
+/// The per-block decoding state.
+private struct Decoder {
+    let block: PBFPrimitiveBlock
+    let pass: PBFBlockPass
+    let rules: OSMTagRules
+    var lookup: OSMNodeLookup
+    let blob: Int
+    let blobOffset: UInt64
+    let roles: [OSMKeyRole]
+    var output = PBFBlockOutput()
+    var collector = OSMTagCollector()
+    var refs: [Int64] = []
+    var wayLons: [Double] = []
+    var wayLats: [Double] = []
+
+    let emitNodes: Bool
+    let collectWays: Bool
+    let countNodes: Bool
+    let countOthers: Bool
+
+    init(block: PBFPrimitiveBlock, pass: PBFBlockPass, rules: OSMTagRules, lookup: OSMNodeLookup, blob: Int, blobOffset: UInt64) {
+        self.block = block
+        self.pass = pass
+        self.rules = rules
+        self.lookup = lookup
+        self.blob = blob
+        self.blobOffset = blobOffset
+        switch pass {
+        case .tail:
+            (emitNodes, collectWays, countNodes, countOthers) = (false, true, false, true)
+        case let .forward(ways):
+            (emitNodes, collectWays, countNodes, countOthers) = (true, ways, true, ways)
+        case .gather:
+            (emitNodes, collectWays, countNodes, countOthers) = (false, false, false, false)
+        }
+        // Roles matter only where tags are read.
+        roles = emitNodes || collectWays ? (0..<block.stringCount).map { rules.role(of: block.string($0)) } : []
     }
 
     @inline(__always)
     private func stringIndex(_ value: UInt64, _ cursor: ProtobufCursor) throws(ProtobufError) -> Int {
-        guard value < UInt64(strings.count) else {
-            throw cursor.error("string index \(value) beyond the string table (\(strings.count) entries)")
+        guard value < UInt64(block.stringCount) else {
+            throw cursor.error("string index \(value) beyond the string table (\(block.stringCount) entries)")
         }
         return Int(value)
     }
 
-    // MARK: First pass
-
-    /// Decodes every element: counts them, queues POI node records, keeps POI ways pending.
-    func scan(_ state: inout PBFScanState) throws(ProtobufError) {
-        let roles = roles(state.rules)
-        for group in groups {
+    mutating func run() throws(ProtobufError) {
+        for group in block.groupBytes {
             var cursor = ProtobufCursor(group)
             while !cursor.isAtEnd {
                 let (field, wire) = try cursor.fieldKey()
-                switch field {
-                case 1:
-                    try cursor.expect(.lengthDelimited, wire, field: field, in: "PrimitiveGroup")
-                    try scanNode(try cursor.bytes(), roles, &state)
-                case 2:
-                    try cursor.expect(.lengthDelimited, wire, field: field, in: "PrimitiveGroup")
-                    try scanDenseNodes(try cursor.bytes(), roles, &state)
-                case 3:
-                    try cursor.expect(.lengthDelimited, wire, field: field, in: "PrimitiveGroup")
-                    try scanWay(try cursor.bytes(), roles, &state)
-                case 4:
-                    try cursor.expect(.lengthDelimited, wire, field: field, in: "PrimitiveGroup")
-                    _ = try cursor.bytes()
-                    state.ordinal += 1
-                    state.counts.relations += 1
-                default:
+                guard (1...4).contains(field) else {
                     try cursor.skip(wire)
+                    continue
+                }
+                try cursor.expect(.lengthDelimited, wire, field: field, in: "PrimitiveGroup")
+                let message = try cursor.bytes()
+                switch field {
+                case 1: try node(message)
+                case 2: try denseNodes(message)
+                case 3:
+                    output.elements += 1
+                    if countOthers { output.counts.ways += 1 }
+                    if collectWays { try way(message) }
+                default:
+                    output.elements += 1
+                    if countOthers { output.counts.relations += 1 }
                 }
             }
         }
     }
 
-    private func noteNode(_ id: Int64, _ state: inout PBFScanState) {
-        state.ordinal += 1
-        state.counts.nodes += 1
-        state.blockNodes += 1
-        if id < state.blockMinNode { state.blockMinNode = id }
-        if id > state.blockMaxNode { state.blockMaxNode = id }
+    // MARK: Nodes
+
+    @inline(__always)
+    private mutating func noteNode(_ id: Int64) {
+        output.elements += 1
+        output.nodes += 1
+        if countNodes { output.counts.nodes += 1 }
+        if id < output.minNode { output.minNode = id }
+        if id > output.maxNode { output.maxNode = id }
     }
 
-    /// Queues the record (or reject) of a POI node whose relevant tags are in the collector.
-    private func emitNode(id: Int64, lat: Int64, lon: Int64, _ state: inout PBFScanState) {
-        state.counts.poiNodes += 1
-        let latitude = degrees(lat, offset: latOffset)
-        let longitude = degrees(lon, offset: lonOffset)
-        func reject(_ reason: String) {
-            state.counts.rejectedNodes += 1
-            let raw = "node/\(id) \(state.collector.tagDescription) at lat \(latitude), lon \(longitude)"
-            state.output.append(
-                .rejected(RejectedRecord(line: state.ordinal, byteOffset: state.blobOffset, reason: reason, raw: raw)))
+    @inline(__always)
+    private mutating func offerCoordinates(id: Int64, lat: Int64, lon: Int64) {
+        if let index = lookup.index(of: id) {
+            output.hits.append(
+                (index, block.degrees(lon, offset: block.lonOffset), block.degrees(lat, offset: block.latOffset)))
+        }
+    }
+
+    /// Adds the record (or reject) of a POI node whose relevant tags are in the collector.
+    private mutating func emitNode(id: Int64, lat: Int64, lon: Int64) {
+        output.counts.poiNodes += 1
+        let latitude = block.degrees(lat, offset: block.latOffset)
+        let longitude = block.degrees(lon, offset: block.lonOffset)
+        let line = output.elements
+        func rejected(_ reason: String) -> ReadResult {
+            let raw = "node/\(id) \(collector.tagDescription) at lat \(latitude), lon \(longitude)"
+            return .rejected(RejectedRecord(line: line, byteOffset: blobOffset, reason: reason, raw: raw))
         }
         guard OSMCoordinates.isValid(lon: longitude, lat: latitude) else {
-            reject("invalid coordinates: lat \(latitude), lon \(longitude)")
+            output.counts.rejectedNodes += 1
+            output.results.append(rejected("invalid coordinates: lat \(latitude), lon \(longitude)"))
             return
         }
-        switch state.collector.nameAndKeywords() {
+        switch collector.nameAndKeywords() {
         case let .failure(problem):
-            reject(problem.reason)
+            output.counts.rejectedNodes += 1
+            output.results.append(rejected(problem.reason))
         case let .success((name, keywords)):
-            state.output.append(
+            output.results.append(
                 .record(
                     RawRecord(
-                        id: "node/\(id)", name: name, keywords: keywords, lon: longitude, lat: latitude,
-                        line: state.ordinal, byteOffset: state.blobOffset)))
+                        id: "node/\(id)", name: name, keywords: keywords, lon: longitude, lat: latitude, line: line,
+                        byteOffset: blobOffset)))
         }
     }
 
     /// `DenseNodes { repeated sint64 id = 1 [packed, delta]; optional DenseInfo denseinfo = 5;
     /// repeated sint64 lat = 8 [packed, delta]; repeated sint64 lon = 9 [packed, delta];
     /// repeated int32 keys_vals = 10 [packed]; }` — keys_vals holds `k v k v … 0` per node.
-    private func denseArrays(_ message: UnsafeRawBufferPointer) throws(ProtobufError)
-        -> (ids: ProtobufCursor, lats: ProtobufCursor, lons: ProtobufCursor, keysVals: ProtobufCursor)
-    {
+    private mutating func denseNodes(_ message: UnsafeRawBufferPointer) throws(ProtobufError) {
         var cursor = ProtobufCursor(message)
-        var ids = ProtobufCursor(UnsafeRawBufferPointer(start: nil, count: 0))
-        var lats = ids
-        var lons = ids
-        var keysVals = ids
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        var idBytes = empty, latBytes = empty, lonBytes = empty, kvBytes = empty
         while !cursor.isAtEnd {
             let (field, wire) = try cursor.fieldKey()
             switch field {
             case 1, 8, 9, 10:
                 try cursor.expect(.lengthDelimited, wire, field: field, in: "DenseNodes (packed)")
-                let packed = ProtobufCursor(try cursor.bytes())
+                let packed = try cursor.bytes()
                 switch field {
-                case 1: ids = packed
-                case 8: lats = packed
-                case 9: lons = packed
-                default: keysVals = packed
+                case 1: idBytes = packed
+                case 8: latBytes = packed
+                case 9: lonBytes = packed
+                default: kvBytes = packed
                 }
             default:
                 try cursor.skip(wire)
             }
         }
-        return (ids, lats, lons, keysVals)
-    }
-
-    private func scanDenseNodes(_ message: UnsafeRawBufferPointer, _ roles: [OSMKeyRole], _ state: inout PBFScanState)
-        throws(ProtobufError)
-    {
-        var (ids, lats, lons, keysVals) = try denseArrays(message)
-        let tagged = !keysVals.isAtEnd
+        if case .tail = pass {
+            // Only the count matters: each varint ends in exactly one byte below 0x80.
+            var count = 0
+            for byte in idBytes where byte < 0x80 { count += 1 }
+            output.elements += UInt64(count)
+            output.nodes += count
+            return
+        }
+        var ids = ProtobufCursor(idBytes)
+        var lats = ProtobufCursor(latBytes)
+        var lons = ProtobufCursor(lonBytes)
+        var keysVals = ProtobufCursor(kvBytes)
+        let readTags = emitNodes && !keysVals.isAtEnd
+        let wantCoordinates = !lookup.isEmpty
         var id: Int64 = 0
         var lat: Int64 = 0
         var lon: Int64 = 0
@@ -216,8 +281,9 @@ struct PBFPrimitiveBlock {
             id &+= try ids.signedVarint()
             lat &+= try lats.signedVarint()
             lon &+= try lons.signedVarint()
-            noteNode(id, &state)
-            guard tagged else { continue }
+            noteNode(id)
+            if wantCoordinates { offerCoordinates(id: id, lat: lat, lon: lon) }
+            guard readTags else { continue }
             let tagsStart = keysVals
             var isPOI = false
             while true {
@@ -228,26 +294,25 @@ struct PBFPrimitiveBlock {
                 if roles[key].isPOI { isPOI = true }
             }
             guard isPOI else { continue }
-            state.collector.reset()
+            collector.reset()
             var again = tagsStart
             while true {
                 let key = Int(try again.varint())
                 if key == 0 { break }
                 let value = Int(try again.varint())
-                if roles[key].isRelevant { state.collector.add(role: roles[key], key: string(key), value: string(value)) }
+                if roles[key].isRelevant { collector.add(role: roles[key], key: block.string(key), value: block.string(value)) }
             }
-            emitNode(id: id, lat: lat, lon: lon, &state)
+            emitNode(id: id, lat: lat, lon: lon)
         }
         guard lats.isAtEnd, lons.isAtEnd else { throw lats.error("DenseNodes has more lat/lon values than ids") }
-        guard keysVals.isAtEnd else { throw keysVals.error("DenseNodes keys_vals has entries beyond the last node") }
+        guard !readTags || keysVals.isAtEnd else { throw keysVals.error("DenseNodes keys_vals has entries beyond the last node") }
     }
 
     /// Reads packed `keys` and `vals` (uint32 string indices) in lockstep; returns whether any key
     /// is a POI key. With `collect`, relevant tags go into the collector.
-    private func scanTags(
-        keys: UnsafeRawBufferPointer, vals: UnsafeRawBufferPointer, _ roles: [OSMKeyRole], collect: Bool,
-        _ state: inout PBFScanState
-    ) throws(ProtobufError) -> Bool {
+    private mutating func scanTags(keys: UnsafeRawBufferPointer, vals: UnsafeRawBufferPointer, collect: Bool) throws(ProtobufError)
+        -> Bool
+    {
         var kc = ProtobufCursor(keys)
         var vc = ProtobufCursor(vals)
         var isPOI = false
@@ -256,7 +321,7 @@ struct PBFPrimitiveBlock {
             let key = try stringIndex(try kc.varint(), kc)
             let value = try stringIndex(try vc.varint(), vc)
             if roles[key].isPOI { isPOI = true }
-            if collect && roles[key].isRelevant { state.collector.add(role: roles[key], key: string(key), value: string(value)) }
+            if collect && roles[key].isRelevant { collector.add(role: roles[key], key: block.string(key), value: block.string(value)) }
         }
         guard vc.isAtEnd else { throw vc.error("more tag values than keys") }
         return isPOI
@@ -264,9 +329,12 @@ struct PBFPrimitiveBlock {
 
     /// `Node { required sint64 id = 1; repeated uint32 keys = 2 [packed]; repeated uint32 vals = 3 [packed];
     /// optional Info info = 4; required sint64 lat = 8; required sint64 lon = 9; }`
-    private func scanNode(_ message: UnsafeRawBufferPointer, _ roles: [OSMKeyRole], _ state: inout PBFScanState)
-        throws(ProtobufError)
-    {
+    private mutating func node(_ message: UnsafeRawBufferPointer) throws(ProtobufError) {
+        if case .tail = pass {
+            output.elements += 1
+            output.nodes += 1
+            return
+        }
         var cursor = ProtobufCursor(message)
         var id: Int64?
         var lat: Int64?
@@ -288,24 +356,25 @@ struct PBFPrimitiveBlock {
             }
         }
         guard let id, let lat, let lon else { throw cursor.error("Node lacks its id, lat or lon") }
-        noteNode(id, &state)
-        guard try scanTags(keys: keys, vals: vals, roles, collect: false, &state) else { return }
-        state.collector.reset()
-        _ = try scanTags(keys: keys, vals: vals, roles, collect: true, &state)
-        emitNode(id: id, lat: lat, lon: lon, &state)
+        noteNode(id)
+        if !lookup.isEmpty { offerCoordinates(id: id, lat: lat, lon: lon) }
+        guard emitNodes, try scanTags(keys: keys, vals: vals, collect: false) else { return }
+        collector.reset()
+        _ = try scanTags(keys: keys, vals: vals, collect: true)
+        emitNode(id: id, lat: lat, lon: lon)
     }
+
+    // MARK: Ways
 
     /// `Way { required int64 id = 1; repeated uint32 keys = 2 [packed]; repeated uint32 vals = 3 [packed];
     /// optional Info info = 4; repeated sint64 refs = 8 [packed, delta];
     /// repeated sint64 lat = 9 [packed, delta]; repeated sint64 lon = 10 [packed, delta]; }`
     /// (lat/lon only with the optional feature `LocationsOnWays`).
-    private func scanWay(_ message: UnsafeRawBufferPointer, _ roles: [OSMKeyRole], _ state: inout PBFScanState)
-        throws(ProtobufError)
-    {
+    private mutating func way(_ message: UnsafeRawBufferPointer) throws(ProtobufError) {
         var cursor = ProtobufCursor(message)
         var id: Int64?
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        var keys = empty, vals = empty, refs = empty, lats = empty, lons = empty
+        var keys = empty, vals = empty, refBytes = empty, latBytes = empty, lonBytes = empty
         while !cursor.isAtEnd {
             let (field, wire) = try cursor.fieldKey()
             switch field {
@@ -318,110 +387,53 @@ struct PBFPrimitiveBlock {
                 switch field {
                 case 2: keys = packed
                 case 3: vals = packed
-                case 8: refs = packed
-                case 9: lats = packed
-                default: lons = packed
+                case 8: refBytes = packed
+                case 9: latBytes = packed
+                default: lonBytes = packed
                 }
             default:
                 try cursor.skip(wire)
             }
         }
         guard let id else { throw cursor.error("Way lacks its id") }
-        state.ordinal += 1
-        state.counts.ways += 1
-        guard try scanTags(keys: keys, vals: vals, roles, collect: false, &state) else { return }
-        state.counts.poiWays += 1
-        state.collector.reset()
-        _ = try scanTags(keys: keys, vals: vals, roles, collect: true, &state)
+        guard try scanTags(keys: keys, vals: vals, collect: false) else { return }
+        output.counts.poiWays += 1
+        collector.reset()
+        _ = try scanTags(keys: keys, vals: vals, collect: true)
 
-        state.refs.removeAll(keepingCapacity: true)
-        var rc = ProtobufCursor(refs)
+        refs.removeAll(keepingCapacity: true)
+        var rc = ProtobufCursor(refBytes)
         var ref: Int64 = 0
         while !rc.isAtEnd {
             ref &+= try rc.signedVarint()
-            state.refs.append(ref)
+            refs.append(ref)
         }
         var hasLocations = false
-        if lats.count > 0 || lons.count > 0 {
-            state.wayLons.removeAll(keepingCapacity: true)
-            state.wayLats.removeAll(keepingCapacity: true)
-            var latc = ProtobufCursor(lats)
-            var lonc = ProtobufCursor(lons)
+        if latBytes.count > 0 || lonBytes.count > 0 {
+            wayLons.removeAll(keepingCapacity: true)
+            wayLats.removeAll(keepingCapacity: true)
+            var latc = ProtobufCursor(latBytes)
+            var lonc = ProtobufCursor(lonBytes)
             var lat: Int64 = 0
             var lon: Int64 = 0
             while !latc.isAtEnd && !lonc.isAtEnd {
                 lat &+= try latc.signedVarint()
                 lon &+= try lonc.signedVarint()
-                state.wayLats.append(degrees(lat, offset: latOffset))
-                state.wayLons.append(degrees(lon, offset: lonOffset))
+                wayLats.append(block.degrees(lat, offset: block.latOffset))
+                wayLons.append(block.degrees(lon, offset: block.lonOffset))
             }
-            guard latc.isAtEnd, lonc.isAtEnd, state.wayLats.count == state.refs.count else {
-                throw cursor.error("way/\(id) has \(state.refs.count) node refs but a different number of locations")
+            guard latc.isAtEnd, lonc.isAtEnd, wayLats.count == refs.count else {
+                throw cursor.error("way/\(id) has \(refs.count) node refs but a different number of locations")
             }
             hasLocations = true
         }
-        let line = state.ordinal
-        let offset = state.blobOffset
-        state.refs.withUnsafeBufferPointer { refBuf in
-            state.wayLons.withUnsafeBufferPointer { lonBuf in
-                state.wayLats.withUnsafeBufferPointer { latBuf in
-                    state.pending.add(
-                        id: String(id), line: line, byteOffset: offset, tags: state.collector, refs: refBuf,
+        let (line, offset, blob, tags) = (output.elements, blobOffset, self.blob, collector)
+        refs.withUnsafeBufferPointer { refBuf in
+            wayLons.withUnsafeBufferPointer { lonBuf in
+                wayLats.withUnsafeBufferPointer { latBuf in
+                    output.ways.add(
+                        id: String(id), line: line, byteOffset: offset, blob: blob, tags: tags, refs: refBuf,
                         locations: hasLocations ? (lonBuf, latBuf) : nil)
-                }
-            }
-        }
-    }
-
-    // MARK: Second pass
-
-    /// Records the coordinates of the nodes that pending POI ways need.
-    func gather(_ pending: inout OSMPendingWays) throws(ProtobufError) {
-        for group in groups {
-            var cursor = ProtobufCursor(group)
-            while !cursor.isAtEnd {
-                let (field, wire) = try cursor.fieldKey()
-                switch field {
-                case 1:
-                    try cursor.expect(.lengthDelimited, wire, field: field, in: "PrimitiveGroup")
-                    var node = ProtobufCursor(try cursor.bytes())
-                    var id: Int64?
-                    var lat: Int64?
-                    var lon: Int64?
-                    while !node.isAtEnd {
-                        let (f, w) = try node.fieldKey()
-                        guard f == 1 || f == 8 || f == 9 else {
-                            try node.skip(w)
-                            continue
-                        }
-                        try node.expect(.varint, w, field: f, in: "Node")
-                        let v = try node.signedVarint()
-                        if f == 1 { id = v } else if f == 8 { lat = v } else { lon = v }
-                    }
-                    guard let id, let lat, let lon else { throw node.error("Node lacks its id, lat or lon") }
-                    if let index = pending.neededIndex(id) {
-                        pending.setCoordinates(index, lon: degrees(lon, offset: lonOffset), lat: degrees(lat, offset: latOffset))
-                    }
-                case 2:
-                    try cursor.expect(.lengthDelimited, wire, field: field, in: "PrimitiveGroup")
-                    var (ids, lats, lons, _) = try denseArrays(try cursor.bytes())
-                    var id: Int64 = 0
-                    var lat: Int64 = 0
-                    var lon: Int64 = 0
-                    while !ids.isAtEnd {
-                        guard !lats.isAtEnd, !lons.isAtEnd else {
-                            throw lats.error("DenseNodes has fewer lat/lon values than ids")
-                        }
-                        id &+= try ids.signedVarint()
-                        lat &+= try lats.signedVarint()
-                        lon &+= try lons.signedVarint()
-                        if let index = pending.neededIndex(id) {
-                            pending.setCoordinates(
-                                index, lon: degrees(lon, offset: lonOffset), lat: degrees(lat, offset: latOffset))
-                        }
-                    }
-                default:
-                    try cursor.skip(wire)
                 }
             }
         }
