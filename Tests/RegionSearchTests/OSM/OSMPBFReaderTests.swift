@@ -390,4 +390,98 @@ final class OSMPBFReaderTests: XCTestCase {
         let records = OSMTestSupport.records(try OSMTestSupport.readPBF(dir + "/u.pbf").results)
         XCTAssertEqual(records.map { $0.keywords }, [["bakery"]])
     }
+
+    // MARK: Block order, threads, concatenation
+
+    private func describe(_ results: [ReadResult]) -> [String] {
+        results.map { r in
+            switch r {
+            case let .record(x): return "\(x.id) \(x.name) \(x.keywords) \(x.lon) \(x.lat) line \(x.line) at \(x.byteOffset)"
+            case let .rejected(x): return "rejected line \(x.line) at \(x.byteOffset): \(x.reason) | \(x.raw)"
+            }
+        }
+    }
+
+    private func withThreads<T>(_ n: Int, _ body: () throws -> T) rethrows -> T {
+        let saved = Parallel.threadCount
+        Parallel.threadCount = n
+        defer { Parallel.threadCount = saved }
+        return try body()
+    }
+
+    /// Ways before nodes (unsorted files) take the extra gather pass; a node id repeated later
+    /// keeps its first coordinates; output is nodes then ways, in file order, for any thread count.
+    func testUnsortedBlocks() throws {
+        let n1 = [TestNode(id: 1, lat: 0, lon: 0, tags: [("amenity", "cafe")]), TestNode(id: 2, lat: 0, lon: 2)]
+        let n2 = [
+            TestNode(id: 2, lat: 9, lon: 9), TestNode(id: 3, lat: 2, lon: 2),
+            TestNode(id: 4, lat: 5, lon: 5, tags: [("shop", "bakery")]),
+        ]
+        let w1 = TestWay(id: 50, refs: [1, 2, 3], tags: [("amenity", "parking")])
+        let w2 = TestWay(id: 51, refs: [2, 3], tags: [("leisure", "park")])
+        var w = PBFTestWriter()
+        w.header()
+        w.data([.ways([w1])])
+        w.data([.dense(n1)])
+        w.data([.ways([w2])])
+        w.data([.nodes(n2)])
+        w.data([.relations([9])])
+        let dir = try OSMTestSupport.temporaryDirectory(self)
+        try OSMTestSupport.write(w.bytes, to: dir + "/unsorted.pbf")
+        let b = w.blobOffsets
+        let expected = [
+            "node/1  [\"cafe\"] 0.0 0.0 line 2 at \(b[2])",
+            "node/4  [\"bakery\"] 5.0 5.0 line 7 at \(b[4])",
+            // 1→2→3 along the equator: 2° then 2° north; halfway is node 2 (the first copy).
+            "way/50  [\"parking\"] 2.0 0.0 line 1 at \(b[1])",
+            "way/51  [\"park\"] 2.0 1.0 line 4 at \(b[3])",
+        ]
+        for threads in [1, 2, 3, 8] {
+            let (results, counts) = try withThreads(threads) { try OSMTestSupport.readPBF(dir + "/unsorted.pbf") }
+            XCTAssertEqual(describe(results), expected, "threads \(threads)")
+            XCTAssertEqual(counts.nodes, 5)
+            XCTAssertEqual(counts.ways, 2)
+            XCTAssertEqual(counts.relations, 1)
+        }
+
+        // Ways both before and after the last node block (late ways and tail ways together).
+        var v = PBFTestWriter()
+        v.header()
+        v.data([.dense(n1)])
+        v.data([.ways([w1])])
+        v.data([.nodes(Array(n2.dropFirst()))])
+        v.data([.ways([w2]), .relations([9])])
+        try OSMTestSupport.write(v.bytes, to: dir + "/mixed.pbf")
+        let mixed = try OSMTestSupport.readPBF(dir + "/mixed.pbf").results
+        XCTAssertEqual(OSMTestSupport.records(mixed).map { "\($0.id) \($0.lon) \($0.lat) \($0.line)" },
+                       ["node/1 0.0 0.0 1", "node/4 5.0 5.0 5", "way/50 2.0 0.0 3", "way/51 2.0 1.0 6"])
+    }
+
+    /// Identical results (including lines and offsets) for any thread count.
+    func testHelsinkiThreadCountIndependence() throws {
+        let reference = describe(try withThreads(1) { try OSMTestSupport.readPBF(OSMTestSupport.helsinkiPBF).results })
+        for threads in [2, 3, 5] {
+            let other = describe(try withThreads(threads) { try OSMTestSupport.readPBF(OSMTestSupport.helsinkiPBF).results })
+            XCTAssertEqual(other, reference, "threads \(threads)")
+        }
+    }
+
+    /// `cat a.osm.pbf b.osm.pbf` repeats the header; both parts are read.
+    func testConcatenatedFiles() throws {
+        let dir = try OSMTestSupport.temporaryDirectory(self)
+        let one = OSMSmallWorld.pbf(dense: true)
+        try OSMTestSupport.write(one + one, to: dir + "/twice.pbf")
+        let (results, counts) = try OSMTestSupport.readPBF(dir + "/twice.pbf")
+        var expected = OSMSmallWorld.counts
+        expected.add(OSMSmallWorld.counts)
+        XCTAssertEqual(counts, expected)
+        XCTAssertEqual(results.count, 2 * (OSMSmallWorld.expectedRecords.count + OSMSmallWorld.expectedRejects.count))
+
+        var history = PBFTestWriter()
+        history.header(features: ["OsmSchema-V0.6", "HistoricalInformation"])
+        try OSMTestSupport.write(one + history.bytes, to: dir + "/bad.pbf")
+        XCTAssertThrowsError(try OSMTestSupport.readPBF(dir + "/bad.pbf")) { error in
+            XCTAssertTrue("\(error)".contains("HistoricalInformation"), "\(error)")
+        }
+    }
 }
