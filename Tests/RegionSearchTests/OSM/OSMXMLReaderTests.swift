@@ -96,6 +96,14 @@ final class OSMXMLReaderTests: XCTestCase {
         XCTAssertEqual(records[1].lat, 1, accuracy: 1e-12)
     }
 
+    func testEmptyFiles() throws {
+        for text in ["<osm/>", "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n</osm>\n"] {
+            let (results, counts) = try read(text)
+            XCTAssertTrue(results.isEmpty)
+            XCTAssertEqual(counts, OSMElementCounts())
+        }
+    }
+
     func testDeletedElementsAreSkipped() throws {
         let text = """
             <osm>
