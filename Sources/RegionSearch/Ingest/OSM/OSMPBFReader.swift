@@ -253,8 +253,7 @@ public final class OSMPBFReader: RecordSource {
             switch results[k] {
             case let .success(value): output = value.output
             case let .failure(error):
-                deferredError = error
-                phase = .finished
+                deferredError = error  // thrown by next() once the earlier blobs' records are out
                 return
             }
             lineBases[i] = nextBase

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What one tag key means under a set of ``OSMOptions``.
 struct OSMKeyRole: Equatable {
     /// The key marks its element as a POI.
@@ -54,7 +58,3 @@ struct OSMTagRules {
         return .none
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif
