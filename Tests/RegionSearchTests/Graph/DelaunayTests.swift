@@ -330,6 +330,50 @@ final class DelaunayTests: XCTestCase {
         assertValidDelaunay(grid, gdt)
     }
 
+    /// 180 lattice points exactly on one circle (radius 5525), with and without its centre: every
+    /// quadruple is cocircular and every distance from the centre ties.
+    func testAllPointsCocircular() {
+        var p = PointSet()
+        let r = 5525
+        for x in -r...r {
+            let y2 = r * r - x * x
+            let y = Int(Double(y2).squareRoot().rounded())
+            if y * y == y2 {
+                p.x.append(Double(x))
+                p.y.append(Double(y))
+                if y != 0 {
+                    p.x.append(Double(x))
+                    p.y.append(Double(-y))
+                }
+            }
+        }
+        XCTAssertEqual(p.count, 180)
+        p = p.shuffled(seed: 3)
+        assertValidDelaunay(p, triangulate(p), exactOracle: true)
+        var withCentre = p
+        withCentre.x.append(0)
+        withCentre.y.append(0)
+        let dt = triangulate(withCentre)
+        assertValidDelaunay(withCentre, dt, exactOracle: true)
+        // With the centre, the only Delaunay triangulation is the fan around it.
+        XCTAssertEqual(edgeSet(dt).filter { Int($0 & 0xFFFF_FFFF) == 180 }.count, 180)
+    }
+
+    /// A grid far from the origin with every coordinate moved by 0–2 ulps: nearly cocircular
+    /// everywhere, so most in-circle decisions need the exact stages.
+    func testGridWithUlpNoiseIsValid() {
+        var r = SeededRandom(seed: 14)
+        var p = PointSet.grid(120, 120, spacing: 0.5, originX: 700_000.25, originY: 5_500_000.75)
+        for i in 0..<p.count {
+            for _ in 0..<r.below(3) { p.x[i] = r.below(2) == 0 ? p.x[i].nextUp : p.x[i].nextDown }
+            for _ in 0..<r.below(3) { p.y[i] = r.below(2) == 0 ? p.y[i].nextUp : p.y[i].nextDown }
+        }
+        p = p.hilbertSorted()
+        let dt = triangulate(p)
+        assertValidDelaunay(p, dt)
+        XCTAssertGreaterThan(unambiguousEdges(p, dt).count, 0)
+    }
+
     func testLargeInputsAreValid() {
         let p = PointSet.clustered(200_000, seed: 12).hilbertSorted()
         let dt = triangulate(p.withDuplicates(0, seed: 1))
