@@ -374,6 +374,26 @@ final class DelaunayTests: XCTestCase {
         XCTAssertGreaterThan(unambiguousEdges(p, dt).count, 0)
     }
 
+    /// Points in convex position (a circle arc and a parabola): every point is on the hull when
+    /// inserted, so hull bookkeeping must stay cheap and correct.
+    func testPointsInConvexPosition() {
+        var r = SeededRandom(seed: 19)
+        var circle = PointSet(), parabola = PointSet()
+        for _ in 0..<8000 {
+            let a = r.uniform() * 2 * Double.pi
+            circle.x.append(PointSet.originX + 5000 * cos(a))
+            circle.y.append(PointSet.originY + 5000 * sin(a))
+            let t = r.uniform() * 2000 - 1000
+            parabola.x.append(t)
+            parabola.y.append(t * t / 100)
+        }
+        for p in [circle, parabola] {
+            let dt = triangulate(p)
+            assertValidDelaunay(p, dt)
+            assertMatchesGEOS(p, dt)
+        }
+    }
+
     func testLargeInputsAreValid() {
         let p = PointSet.clustered(200_000, seed: 12).hilbertSorted()
         let dt = triangulate(p.withDuplicates(0, seed: 1))
