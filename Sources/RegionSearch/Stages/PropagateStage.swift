@@ -1,19 +1,153 @@
-/// The `propagate` stage (placeholder until implemented).
-public enum PropagateStage {
-    public static let definition = StageDefinition(
-        name: "propagate", abstract: "propagate stage", version: 1,
-        inputs: [
-                .init(option: "pois", fileName: "pois.rsa", kind: .pois, producer: "ingest"),
-                .init(option: "projected", fileName: "projected.rsa", kind: .projected, producer: "project"),
-                .init(option: "graph", fileName: "graph.rsa", kind: .graph, producer: "graph"),
-            ],
-        outputs: [.init(option: "output", fileName: "scores.rsa", kind: .scores)],
-        parameters: [])
+import Foundation
 
-    /// Entry point of `regionsearch-propagate`.
+/// The `propagate` stage: keyword labels spread over the graph by label propagation.
+public enum PropagateStage {
+    public static let parameters: [ParameterSpec] = [
+        ParameterSpec(
+            "keywords", .stringList, default: nil,
+            help: "Query keywords, one score column each. Matching: NFKC + case-folded substring, with word boundaries for scripts that have them (\"bank\" does not match \"embankment\"; \"咖啡\" matches \"瑞幸咖啡\"); a trailing * asks for a prefix match."),
+        ParameterSpec(
+            "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.85),
+            help: "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.85 ≈ 7 hops ≈ the size of a street-block cluster)."),
+        ParameterSpec(
+            "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(1e-6),
+            help: "Stop a keyword when no score changes by more than this between iterations."),
+        ParameterSpec(
+            "max_iterations", .integer(min: 1, max: 100_000), default: .number(1000),
+            help: "Iteration cap per keyword; a keyword that hits it is reported as not converged."),
+    ]
+
+    public static let definition = StageDefinition(
+        name: "propagate",
+        abstract: "spread keyword labels over the POI graph by label propagation (Zhou et al. 2004)",
+        version: 1,
+        inputs: [
+            .init(option: "pois", fileName: "pois.rsa", kind: .pois, producer: "ingest"),
+            .init(option: "projected", fileName: "projected.rsa", kind: .projected, producer: "project"),
+            .init(option: "graph", fileName: "graph.rsa", kind: .graph, producer: "graph"),
+        ],
+        outputs: [.init(option: "output", fileName: "scores.rsa", kind: .scores)],
+        parameters: parameters)
+
+    static let discussion = """
+        Y = 1 on POIs whose keyword text matches a query keyword. Edge weights are Gaussian with a
+        self-tuning local scale, w_ij = exp(-d_ij^2 / (s_i s_j)) with s_i the graph's local spacing
+        (distance to the k-th nearest neighbour); S = D^-1/2 W D^-1/2; F <- alpha S F + (1 - alpha) Y
+        from F = Y until max |change| < tolerance or max_iterations. All keywords run in one pass over
+        the graph, plus one column with Y = 1 whose result normalises F into a local keyword share.
+        Iterations and the final residual of every keyword are recorded.
+        """
+
     public static func main() -> Never {
-        ToolMain.run(definition.commandSpec()) { _ in
-            throw ToolFailure("propagate: not implemented yet")
+        ToolMain.run(definition.commandSpec(discussion: discussion)) { try run($0) }
+    }
+
+    static func run(_ cl: ParsedCommandLine) throws {
+        try Parallel.configure(from: cl.value("threads"))
+        let params = try cl.parameters()
+        let output = try cl.required("output")
+        var report = StageReport(stage: "propagate")
+        let t0 = monotonicSeconds()
+        let poisFile = try ArtifactFile(path: try cl.required("pois"), expected: .pois)
+        let keywordText = try poisFile.strings("keywords", count: poisFile.rowCount)
+        let projectedFile = try ArtifactFile(path: try cl.required("projected"), expected: .projected)
+        let rows = try projectedFile.array("row", as: UInt32.self, count: projectedFile.rowCount)
+        let graphFile = try ArtifactFile(path: try cl.required("graph"), expected: .graph)
+        let graph = try AdjacencyGraph(artifact: graphFile)
+        guard graph.nodeCount == rows.count else {
+            throw ArtifactError.malformed(
+                path: graphFile.path,
+                detail: "graph has \(graph.nodeCount) nodes but the projected artifact has \(rows.count) points; rerun graph")
         }
+        for r in rows where Int(r) >= poisFile.rowCount {
+            throw ArtifactError.malformed(path: projectedFile.path, detail: "row \(r) out of range of the pois artifact; rerun project")
+        }
+        let tLoad = monotonicSeconds()
+
+        let queries = params.strings("keywords")
+        guard !queries.isEmpty else { throw UsageError("keywords: give at least one keyword") }
+        var labelColumns: [[Double]] = []
+        var matchColumns: [[UInt8]] = []
+        var keywordMeta: [JSONValue] = []
+        for q in queries {
+            let matcher = KeywordMatcher(q)
+            guard !matcher.normalized.isEmpty else { throw UsageError("keywords: \"\(q)\" is empty after normalisation") }
+            var y = [UInt8](repeating: 0, count: rows.count)
+            y.withUnsafeMutableBufferPointer { yb in
+                keywordText.bytes.withUnsafeBufferPointer { bytes in
+                    Parallel.forRanges(rows.count, minChunk: 16_384) { range in
+                        for i in range {
+                            let r = keywordText.range(Int(rows[i]))
+                            if matcher.matches(UnsafeBufferPointer(rebasing: bytes[r])) { yb[i] = 1 }
+                        }
+                    }
+                }
+            }
+            let count = y.reduce(0) { $0 + Int($1) }
+            if count == 0 {
+                Log.warning("keyword \"\(q)\" matches no POI; its scores are all 0 and it will have no regions")
+            }
+            matchColumns.append(y)
+            labelColumns.append(y.map { Double($0) })
+            keywordMeta.append(.object([
+                ("query", .string(q)),
+                ("normalized", .string(String(decoding: matcher.normalized, as: UTF8.self))),
+                ("matches", .number(Double(count))),
+            ]))
+        }
+        labelColumns.append([Double](repeating: 1, count: rows.count))
+        let tMatch = monotonicSeconds()
+
+        let propagation = LabelPropagation(graph: graph)
+        let options = LabelPropagation.Options(
+            alpha: params.double("alpha"), tolerance: params.double("tolerance"),
+            maxIterations: params.int("max_iterations"))
+        var progress = ProgressReporter("propagate")
+        let (scores, status) = propagation.run(labels: labelColumns, options: options) { it, residual in
+            progress.tick("iteration \(it), largest change \(String(format: "%.2e", residual))")
+        }
+        let tRun = monotonicSeconds()
+
+        for c in 0..<queries.count {
+            if case let .object(members) = keywordMeta[c] {
+                keywordMeta[c] = .object(members + [
+                    ("iterations", .number(Double(status[c].iterations))),
+                    ("residual", .number(status[c].residual)),
+                    ("converged", .bool(status[c].converged)),
+                ])
+            }
+            let s = status[c]
+            Log.info("\"\(queries[c])\": \(groupedCount(matchColumns[c].reduce(0) { $0 + Int($1) })) matching POIs, \(s.iterations) iterations, residual \(String(format: "%.2e", s.residual))\(s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha")")
+            if !s.converged {
+                Log.warning("keyword \"\(queries[c])\" did not reach tolerance \(options.tolerance) in \(options.maxIterations) iterations")
+            }
+        }
+        let onesStatus = status[queries.count]
+        let table = ScoreTable(keywords: queries, scores: Array(scores.prefix(queries.count)), matches: matchColumns, ones: scores[queries.count])
+        let meta: JSONValue = .object([
+            ("stage", .string("propagate")),
+            ("parameters", params.canonical),
+            ("keywords", .array(keywordMeta)),
+            ("ones", .object([
+                ("iterations", .number(Double(onesStatus.iterations))),
+                ("residual", .number(onesStatus.residual)),
+                ("converged", .bool(onesStatus.converged)),
+            ])),
+            ("nodes", .number(Double(rows.count))),
+            ("edges", .number(Double(graph.edgeCount))),
+            ("provenance", Provenance.chain(
+                inputs: [poisFile, projectedFile, graphFile], stage: "propagate", entry: Provenance.entry(definition, params))),
+        ])
+        try table.writer(metadata: meta).write(to: output)
+        let tWrite = monotonicSeconds()
+        report.set("nodes", rows.count)
+        report.set("keywords", .array(keywordMeta))
+        report.set("iterations", status.map { $0.iterations }.max() ?? 0)
+        report.set("load_seconds", tLoad - t0)
+        report.set("match_seconds", tMatch - tLoad)
+        report.set("propagate_seconds", tRun - tMatch)
+        report.set("write_seconds", tWrite - tRun)
+        Log.info("propagated \(queries.count) keyword(s) over \(groupedCount(rows.count)) POIs in \(String(format: "%.3f", tRun - tMatch)) s")
+        try report.write(to: cl.value("summary"))
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Projects WGS84 lon/lat to a metric CRS with PROJ, in bulk and in parallel (one PROJ context
+/// per thread), and orders the result along a Hilbert curve.
+public enum Projector {
+    /// The projected points in Hilbert order, the CRS used, and the input rows that failed.
+    public struct Result {
+        public var points: ProjectedPoints
+        public var choice: CRSChoice
+        public var crsName: String
+        public var extent: GeographicExtent?
+        /// Input rows whose projection was not finite (dropped, reported).
+        public var failedRows: [Int]
+    }
+
+    /// Resolves `crs` ("auto" or anything PROJ accepts) and projects all points.
+    public static func project(lon: UnsafeBufferPointer<Double>, lat: UnsafeBufferPointer<Double>, crs: String) throws -> Result {
+        let n = lon.count
+        var extent: GeographicExtent?
+        let choice: CRSChoice
+        if crs == "auto" {
+            guard n > 0 else { throw ToolFailure("no points to project", status: .inputData) }
+            let e = GeographicExtent(lon: lon, lat: lat)
+            extent = e
+            choice = CRSChoice.automatic(for: e)
+        } else {
+            choice = CRSChoice(definition: crs, explanation: "named in the parameters", isLocal: true)
+        }
+        let context = PROJContext()
+        let info: (name: String, isProjected: Bool, metresPerUnit: Double?)
+        do {
+            info = try context.describe(choice.definition)
+        } catch {
+            throw UsageError("crs: \(error.message); name a projected CRS in metres, e.g. \"EPSG:3067\" or \"+proj=utm +zone=35 +datum=WGS84\", or use \"auto\"")
+        }
+        guard info.isProjected else {
+            throw UsageError("crs: '\(choice.definition)' (\(info.name)) is not a projected CRS; distances must be in metres — name a projected CRS or use \"auto\"")
+        }
+        guard let unit = info.metresPerUnit, abs(unit - 1) < 1e-12 else {
+            throw UsageError("crs: '\(choice.definition)' (\(info.name)) does not use metres as its unit; name a CRS in metres or use \"auto\"")
+        }
+        // Validate the transformation once on the main thread so a bad definition fails early.
+        _ = try context.transformation(from: "EPSG:4326", to: choice.definition)
+
+        var x = Array(lon)
+        var y = Array(lat)
+        let workers = max(1, min(Parallel.threadCount, n / 50_000))
+        let size = (n + workers - 1) / max(workers, 1)
+        var failedPerWorker = [[Int]](repeating: [], count: workers)
+        var errors = [PROJError?](repeating: nil, count: workers)
+        x.withUnsafeMutableBufferPointer { xb in
+            y.withUnsafeMutableBufferPointer { yb in
+                failedPerWorker.withUnsafeMutableBufferPointer { fb in
+                    errors.withUnsafeMutableBufferPointer { eb in
+                        Parallel.forEach(workers) { w in
+                            let lo = w * size, hi = min(n, lo + size)
+                            guard lo < hi else { return }
+                            let ctx = PROJContext()
+                            do throws(PROJError) {
+                                let t = try ctx.transformation(from: "EPSG:4326", to: choice.definition)
+                                let failed = try t.transform(
+                                    x: UnsafeMutableBufferPointer(rebasing: xb[lo..<hi]),
+                                    y: UnsafeMutableBufferPointer(rebasing: yb[lo..<hi]))
+                                fb[w] = failed.map { $0 + lo }
+                            } catch {
+                                eb[w] = error
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let e = errors.compactMap({ $0 }).first { throw e }
+        let failed = failedPerWorker.flatMap { $0 }
+        var keep: [UInt32] = []
+        keep.reserveCapacity(n - failed.count)
+        var f = 0
+        for i in 0..<n {
+            if f < failed.count && failed[f] == i {
+                f += 1
+                continue
+            }
+            keep.append(UInt32(i))
+        }
+        let kx = keep.map { x[Int($0)] }
+        let ky = keep.map { y[Int($0)] }
+        let order = kx.withUnsafeBufferPointer { bx in ky.withUnsafeBufferPointer { by in HilbertOrder.permutation(x: bx, y: by) } }
+        var points = ProjectedPoints()
+        points.x = order.map { kx[Int($0)] }
+        points.y = order.map { ky[Int($0)] }
+        points.row = order.map { keep[Int($0)] }
+        points.lon = points.row.map { lon[Int($0)] }
+        points.lat = points.row.map { lat[Int($0)] }
+        return Result(points: points, choice: choice, crsName: info.name, extent: extent, failedRows: failed)
+    }
+}

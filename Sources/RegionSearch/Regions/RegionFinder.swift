@@ -1,0 +1,260 @@
+import Foundation
+
+/// Finds candidate dense regions of one keyword from its propagation scores.
+///
+/// 1. **Share.** `share_i = F_i / F1_i`, where F1 is propagation of Y = 1: the keyword's
+///    kernel-weighted share among the POIs around i. It is comparable across dense and sparse
+///    parts of a city and across keywords, and equals the base rate p on average where the
+///    keyword is spread evenly.
+/// 2. **Base-rate-relative cut with hysteresis.** Let m be the median share and s a robust spread
+///    (1.4826 × the median absolute deviation, at least √(p(1−p)/50) so a keyword that is absent
+///    from most places still gets a sensible cut). A POI is *core* when its share is at least
+///    `max(m, p) + z_core·s`, and *extended* when at least `max(m, p) + z_extend·s`. A candidate region
+///    is a connected set of extended POIs (in the pruned graph) that holds at least one core POI —
+///    so a hot spot is kept whole down to its fringe instead of breaking into pieces at one cut.
+/// 3. **Size in keyword terms.** A region needs at least `min_keyword_pois` matching POIs.
+/// 4. **Whole hot spots.** Regions of the same keyword whose matching-POI hulls come within
+///    `merge_distance_m` of each other (or overlap) are merged, repeatedly.
+/// 5. **Footprint counts.** The region's footprint is the convex hull of its matching POIs; n and k
+///    count all and matching POIs inside it; the significance test uses these counts.
+public struct RegionFinder {
+    public struct Options: Sendable {
+        public var zCore: Double
+        public var zExtend: Double
+        public var minKeywordPOIs: Int
+        /// Metres; nil = automatic (twice the median local spacing of the regions' members).
+        public var mergeDistance: Double?
+        public init(zCore: Double = 3, zExtend: Double = 1.5, minKeywordPOIs: Int = 5, mergeDistance: Double? = nil) {
+            self.zCore = zCore
+            self.zExtend = zExtend
+            self.minKeywordPOIs = minKeywordPOIs
+            self.mergeDistance = mergeDistance
+        }
+    }
+
+    /// What happened for one keyword (recorded in the artifact metadata).
+    public struct KeywordSummary: Sendable {
+        public var baseRate: Double = 0
+        public var medianShare: Double = 0
+        public var spread: Double = 0
+        public var coreThreshold: Double = 0
+        public var extendThreshold: Double = 0
+        public var components: Int = 0
+        public var droppedSmall: Int = 0
+        public var merged: Int = 0
+        public var mergeDistance: Double = 0
+    }
+
+    public let x: [Double]
+    public let y: [Double]
+    public let graph: AdjacencyGraph
+
+    public init(x: [Double], y: [Double], graph: AdjacencyGraph) {
+        self.x = x
+        self.y = y
+        self.graph = graph
+    }
+
+    /// Median of a copy of `values` (quickselect with a deterministic pivot).
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        var a = values
+        let n = a.count
+        let lower = select(&a, n / 2)
+        if n % 2 == 1 { return lower }
+        // The largest value of the lower half is the other middle element.
+        var m = -Double.infinity
+        for i in 0..<(n / 2) { m = max(m, a[i]) }
+        return (m + lower) / 2
+    }
+
+    /// The k-th smallest element; afterwards a[0..<k] ≤ a[k] ≤ a[k+1...].
+    static func select(_ a: inout [Double], _ k: Int) -> Double {
+        var lo = 0, hi = a.count - 1
+        return a.withUnsafeMutableBufferPointer { b in
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2
+                // Median of three as pivot.
+                if b[mid] < b[lo] { b.swapAt(mid, lo) }
+                if b[hi] < b[lo] { b.swapAt(hi, lo) }
+                if b[hi] < b[mid] { b.swapAt(hi, mid) }
+                let pivot = b[mid]
+                var i = lo, j = hi
+                while i <= j {
+                    while b[i] < pivot { i += 1 }
+                    while b[j] > pivot { j -= 1 }
+                    if i <= j {
+                        b.swapAt(i, j)
+                        i += 1
+                        j -= 1
+                    }
+                }
+                if k <= j { hi = j } else if k >= i { lo = i } else { return b[k] }
+            }
+            return b[k]
+        }
+    }
+
+    /// Candidate regions of keyword `keyword` (not yet tested for significance).
+    public func candidates(keyword: Int, scores: [Double], ones: [Double], match: [UInt8], options: Options)
+        -> (regions: [RegionTable.Region], summary: KeywordSummary)
+    {
+        let n = scores.count
+        var summary = KeywordSummary()
+        let matches = match.reduce(0) { $0 + Int($1) }
+        guard n > 0, matches > 0 else { return ([], summary) }
+        let p = Double(matches) / Double(n)
+        summary.baseRate = p
+        var share = [Double](repeating: 0, count: n)
+        for i in 0..<n { share[i] = ones[i] > 0 ? scores[i] / ones[i] : 0 }
+        let med = Self.median(share)
+        let mad = Self.median(share.map { abs($0 - med) })
+        let spread = max(1.4826 * mad, (p * (1 - p) / 50).squareRoot())
+        let center = max(med, p)
+        let core = center + options.zCore * spread
+        let extend = center + options.zExtend * spread
+        summary.medianShare = med
+        summary.spread = spread
+        summary.coreThreshold = core
+        summary.extendThreshold = extend
+
+        // Connected components of extended POIs (BFS in index order: deterministic labels).
+        var label = [Int32](repeating: -1, count: n)
+        var components: [[UInt32]] = []
+        var queue: [Int] = []
+        graph.offsets.withUnsafeBufferPointer { off in
+            graph.neighbors.withUnsafeBufferPointer { nb in
+                for s in 0..<n where share[s] >= extend && label[s] < 0 {
+                    let id = Int32(components.count)
+                    label[s] = id
+                    queue.removeAll(keepingCapacity: true)
+                    queue.append(s)
+                    var head = 0
+                    var hasCore = false
+                    while head < queue.count {
+                        let i = queue[head]
+                        head += 1
+                        if share[i] >= core { hasCore = true }
+                        for e in Int(off[i])..<Int(off[i + 1]) {
+                            let j = Int(nb[e])
+                            if label[j] < 0 && share[j] >= extend {
+                                label[j] = id
+                                queue.append(j)
+                            }
+                        }
+                    }
+                    components.append(hasCore ? queue.map { UInt32($0) }.sorted() : [])
+                }
+            }
+        }
+        var regions: [RegionTable.Region] = []
+        for comp in components where !comp.isEmpty {
+            summary.components += 1
+            let m = comp.map { match[Int($0)] }
+            let k = m.reduce(0) { $0 + Int($1) }
+            if k < options.minKeywordPOIs {
+                summary.droppedSmall += 1
+                continue
+            }
+            regions.append(RegionTable.Region(keyword: keyword, members: comp, memberMatch: m))
+        }
+
+        // Merge regions that touch or come close (whole hot spots, not fragments).
+        var spacing: [Double] = []
+        for r in regions { for v in r.members { spacing.append(Double(graph.scale[Int(v)])) } }
+        let mergeDistance = options.mergeDistance ?? 2 * Self.median(spacing)
+        summary.mergeDistance = mergeDistance
+        var hulls = regions.map { hull(of: $0) }
+        var mergedSomething = true
+        while mergedSomething && regions.count > 1 {
+            mergedSomething = false
+            outer: for a in 0..<regions.count {
+                let ba = hulls[a].bounds
+                for b in (a + 1)..<regions.count {
+                    let bb = hulls[b].bounds
+                    if bb.0 > ba.2 + mergeDistance || ba.0 > bb.2 + mergeDistance
+                        || bb.1 > ba.3 + mergeDistance || ba.1 > bb.3 + mergeDistance
+                    {
+                        continue
+                    }
+                    if hulls[a].distance(to: hulls[b]) <= mergeDistance {
+                        regions[a] = Self.union(regions[a], regions[b])
+                        regions.remove(at: b)
+                        hulls.remove(at: b)
+                        hulls[a] = hull(of: regions[a])
+                        summary.merged += 1
+                        mergedSomething = true
+                        break outer
+                    }
+                }
+            }
+        }
+
+        for i in 0..<regions.count {
+            fillStatistics(&regions[i], hull: hulls[i], scores: scores, match: match, baseRate: p)
+        }
+        return (regions, summary)
+    }
+
+    static func union(_ a: RegionTable.Region, _ b: RegionTable.Region) -> RegionTable.Region {
+        var pairs = zip(a.members, a.memberMatch).map { ($0, $1) } + zip(b.members, b.memberMatch).map { ($0, $1) }
+        pairs.sort { $0.0 < $1.0 }
+        var members: [UInt32] = []
+        var match: [UInt8] = []
+        for (v, m) in pairs where members.last != v {
+            members.append(v)
+            match.append(m)
+        }
+        return RegionTable.Region(keyword: a.keyword, members: members, memberMatch: match)
+    }
+
+    /// Convex hull of the region's matching members.
+    public func hull(of r: RegionTable.Region) -> ConvexHull2D {
+        var hx: [Double] = []
+        var hy: [Double] = []
+        for (v, m) in zip(r.members, r.memberMatch) where m != 0 {
+            hx.append(x[Int(v)])
+            hy.append(y[Int(v)])
+        }
+        return ConvexHull2D(x: hx, y: hy)
+    }
+
+    /// Footprint counts (every POI inside the matching members' hull, found by a search from the
+    /// members over graph edges that stays inside the hull), scores and area.
+    func fillStatistics(_ r: inout RegionTable.Region, hull: ConvexHull2D, scores: [Double], match: [UInt8], baseRate: Double) {
+        var visited = Set<UInt32>()
+        var stack: [UInt32] = []
+        var nFoot = 0, kFoot = 0
+        for (v, m) in zip(r.members, r.memberMatch) where m != 0 {
+            if visited.insert(v).inserted { stack.append(v) }
+        }
+        while let v = stack.popLast() {
+            nFoot += 1
+            kFoot += Int(match[Int(v)])
+            for e in graph.range(Int(v)) {
+                let w = graph.neighbors[e]
+                if !visited.contains(w) && hull.contains(x[Int(w)], y[Int(w)]) {
+                    visited.insert(w)
+                    stack.append(w)
+                }
+            }
+        }
+        r.nFootprint = nFoot
+        r.nFootprintKeyword = kFoot
+        var sum = 0.0, mx = 0.0
+        for v in r.members {
+            sum += scores[Int(v)]
+            mx = max(mx, scores[Int(v)])
+        }
+        r.scoreSum = sum
+        r.scoreMean = r.members.isEmpty ? 0 : sum / Double(r.members.count)
+        r.scoreMax = mx
+        r.share = nFoot > 0 ? Double(kFoot) / Double(nFoot) : 0
+        r.lift = baseRate > 0 ? r.share / baseRate : 0
+        r.areaM2 = hull.area
+        var spacings: [Double] = []
+        for (v, m) in zip(r.members, r.memberMatch) where m != 0 { spacings.append(Double(graph.scale[Int(v)])) }
+        r.spacing = Self.median(spacings)
+        r.density = r.areaM2 > 0 ? Double(nFoot) / (r.areaM2 / 1e6) : 0
+    }
+}

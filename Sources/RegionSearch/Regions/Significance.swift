@@ -1,0 +1,82 @@
+import Foundation
+
+/// Significance of a region's keyword concentration against the keyword's own base rate.
+///
+/// A region's footprint holds n POIs of which k match. Under the null hypothesis that the
+/// keyword is spread over POIs independently of place, k ~ Binomial(n, p) with p the keyword's
+/// base rate over the whole input. The tail P(X ≥ k) is small for every region the detector
+/// returns — it chose them for being concentrated — so the raw tail is corrected for the number of
+/// places a region of that size could have been found: with N POIs there are about N candidate
+/// windows (one centred on every POI), and the region's p-value is `min(1, N · P(X ≥ k))`
+/// (Bonferroni over windows, as scan statistics do). Across all regions of all keywords the run
+/// then controls the false discovery rate with the Benjamini–Hochberg step-up procedure (q-values).
+public enum Significance {
+    /// log P(X ≥ k) for X ~ Binomial(n, p), computed in log space (no underflow for tiny tails).
+    public static func logUpperTail(k: Int, n: Int, p: Double) -> Double {
+        if k <= 0 { return 0 }
+        if k > n { return -.infinity }
+        if p <= 0 { return -.infinity }
+        if p >= 1 { return 0 }
+        let lp = Foundation.log(p), lq = Foundation.log1p(-p)
+        func logTerm(_ j: Int) -> Double {
+            lgamma(Double(n) + 1) - lgamma(Double(j) + 1) - lgamma(Double(n - j) + 1) + Double(j) * lp + Double(n - j) * lq
+        }
+        let mode = Int((Double(n + 1) * p).rounded(.down))
+        if k <= mode {
+            // The tail holds the bulk: 1 − P(X ≤ k−1), summed from k−1 downwards.
+            var lower = -Double.infinity
+            var j = k - 1
+            var first = logTerm(j)
+            while j >= 0 {
+                let t = logTerm(j)
+                lower = logAdd(lower, t)
+                if t < first - 40 { break }
+                first = max(first, t)
+                j -= 1
+            }
+            let v = 1 - Foundation.exp(lower)
+            return v > 0 ? Foundation.log(v) : Foundation.log(Double.leastNormalMagnitude)
+        }
+        var sum = -Double.infinity
+        var j = k
+        let top = logTerm(k)
+        while j <= n {
+            let t = logTerm(j)
+            sum = logAdd(sum, t)
+            if t < top - 40 { break }  // terms fall geometrically above the mode
+            j += 1
+        }
+        return min(0, sum)
+    }
+
+    @inline(__always)
+    static func logAdd(_ a: Double, _ b: Double) -> Double {
+        if a == -.infinity { return b }
+        if b == -.infinity { return a }
+        let m = max(a, b)
+        return m + Foundation.log(Foundation.exp(a - m) + Foundation.exp(b - m))
+    }
+
+    /// The region's p-value: `min(1, windows · P(X ≥ k))`.
+    public static func pValue(k: Int, n: Int, p: Double, windows: Int) -> Double {
+        let logTail = logUpperTail(k: k, n: n, p: p)
+        let v = Foundation.exp(logTail + Foundation.log(Double(max(1, windows))))
+        return min(1, v)
+    }
+
+    /// Benjamini–Hochberg q-values for `pValues` (same order). Ties are ordered by index, so the
+    /// result is deterministic.
+    public static func benjaminiHochberg(_ pValues: [Double]) -> [Double] {
+        let m = pValues.count
+        guard m > 0 else { return [] }
+        let order = (0..<m).sorted { (pValues[$0], $0) < (pValues[$1], $1) }
+        var q = [Double](repeating: 1, count: m)
+        var running = 1.0
+        for rank in stride(from: m, through: 1, by: -1) {
+            let i = order[rank - 1]
+            running = min(running, pValues[i] * Double(m) / Double(rank))
+            q[i] = min(1, running)
+        }
+        return q
+    }
+}
