@@ -128,6 +128,8 @@ public enum GraphStage {
             ("scale_fallback_m", .number(Double(LocalScale.fallbackMetres))),
         ]
         if let crs = artifact.metadata["crs"] { metadata.append(("crs", crs)) }
+        metadata.append(("provenance", Provenance.chain(
+            inputs: [artifact], stage: "graph", entry: Provenance.entry(definition, parameters))))
         for (key, value) in counts {
             metadata.append((key, .number(Double(value))))
             report.set(key, value)

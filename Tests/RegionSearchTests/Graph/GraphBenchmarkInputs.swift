@@ -17,7 +17,7 @@ final class GraphBenchmarkInputs: XCTestCase {
         for n in sizes {
             var points: PointSet
             if circle {
-                var r = SeededRandom(seed: UInt64(n))
+                var r = GraphTestRandom(seed: UInt64(n))
                 points = PointSet()
                 for _ in 0..<n {
                     let a = r.uniform() * 2 * Double.pi

@@ -188,7 +188,7 @@ final class GraphBuilderTests: XCTestCase {
     /// Two dense blobs (spacing ~10–20 m) separated by an empty band 150 m wide: the
     /// triangulation bridges the band, pruning by local scale cuts every bridge.
     func testPruningCutsEdgesAcrossAnEmptyBand() throws {
-        var r = SeededRandom(seed: 15)
+        var r = GraphTestRandom(seed: 15)
         var p = PointSet()
         for blob in 0..<2 {
             let x0 = blob == 0 ? 0.0 : 600 + 150
@@ -219,7 +219,7 @@ final class GraphBuilderTests: XCTestCase {
 
     /// A dense core next to a sparse suburb keeps its connecting edges (normal at the sparse end).
     func testPruningKeepsEdgesIntoSparseSurroundings() throws {
-        var r = SeededRandom(seed: 16)
+        var r = GraphTestRandom(seed: 16)
         var p = PointSet()
         for _ in 0..<2000 {
             p.x.append(PointSet.originX + r.uniform() * 300)
