@@ -37,49 +37,63 @@ public enum LocalScale {
                         let out = out
                         Parallel.forEach(workers) { w in
                             // seen[m] == i + 1 marks location m as reached from i (no clearing needed).
-                            var seen = [UInt32](repeating: 0, count: n)
-                            var frontierD: [Double] = [], frontierI: [Int] = []
-                            frontierD.reserveCapacity(64)
-                            frontierI.reserveCapacity(64)
-                            seen.withUnsafeMutableBufferPointer { seen in
-                                for i in (w * share)..<min(n, (w + 1) * share) where Int(rep[i]) == i {
-                                    let mark = UInt32(truncatingIfNeeded: i + 1)
-                                    seen[i] = mark
-                                    frontierD.removeAll(keepingCapacity: true)
-                                    frontierI.removeAll(keepingCapacity: true)
-                                    let xi = x[i], yi = y[i]
-                                    var from = i
-                                    var popped = 0
-                                    var last = 0.0
-                                    while true {
-                                        for e in Int(offsets[from])..<Int(offsets[from + 1]) {
-                                            let m = Int(nb[e])
-                                            // Only other locations: duplicates are not.
-                                            if Int(rep[m]) != m || seen[m] == mark { continue }
-                                            seen[m] = mark
-                                            let dx = xi - x[m], dy = yi - y[m]
-                                            frontierD.append(dx * dx + dy * dy)
-                                            frontierI.append(m)
-                                        }
-                                        if frontierD.isEmpty { break }
-                                        var best = 0
-                                        for c in 1..<frontierD.count
-                                        where frontierD[c] < frontierD[best]
-                                            || (frontierD[c] == frontierD[best] && frontierI[c] < frontierI[best])
-                                        {
-                                            best = c
-                                        }
-                                        last = frontierD[best]
-                                        from = frontierI[best]
-                                        frontierD.swapAt(best, frontierD.count - 1)
-                                        frontierI.swapAt(best, frontierI.count - 1)
-                                        frontierD.removeLast()
-                                        frontierI.removeLast()
-                                        popped += 1
-                                        if popped == k { break }
+                            let seen = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+                            seen.initialize(repeating: 0, count: n)
+                            var capacity = 256
+                            var fd = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+                            var fi = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+                            defer {
+                                seen.deallocate()
+                                fd.deallocate()
+                                fi.deallocate()
+                            }
+                            for i in (w * share)..<min(n, (w + 1) * share) where Int(rep[i]) == i {
+                                let mark = UInt32(truncatingIfNeeded: i + 1)
+                                seen[i] = mark
+                                let xi = x[i], yi = y[i]
+                                var count = 0
+                                var from = i
+                                var popped = 0
+                                var last = 0.0
+                                while true {
+                                    let lo = Int(offsets[from]), hi = Int(offsets[from + 1])
+                                    if count + (hi - lo) > capacity {
+                                        // A hub (e.g. the centre of a ring of points): grow the frontier.
+                                        let bigger = max(2 * capacity, count + hi - lo)
+                                        let nd = UnsafeMutablePointer<Double>.allocate(capacity: bigger)
+                                        let ni = UnsafeMutablePointer<Int32>.allocate(capacity: bigger)
+                                        nd.update(from: fd, count: count)
+                                        ni.update(from: fi, count: count)
+                                        fd.deallocate()
+                                        fi.deallocate()
+                                        (fd, fi, capacity) = (nd, ni, bigger)
                                     }
-                                    if popped > 0 { out[i] = Float(last.squareRoot()) }
+                                    for e in lo..<hi {
+                                        let m = Int(nb[e])
+                                        // Only other locations: duplicates are not.
+                                        if Int(rep[m]) != m || seen[m] == mark { continue }
+                                        seen[m] = mark
+                                        let dx = xi - x[m], dy = yi - y[m]
+                                        fd[count] = dx * dx + dy * dy
+                                        fi[count] = Int32(truncatingIfNeeded: m)
+                                        count += 1
+                                    }
+                                    if count == 0 { break }
+                                    var best = 0
+                                    var c = 1
+                                    while c < count {
+                                        if fd[c] < fd[best] || (fd[c] == fd[best] && fi[c] < fi[best]) { best = c }
+                                        c += 1
+                                    }
+                                    last = fd[best]
+                                    from = Int(fi[best])
+                                    count -= 1
+                                    fd[best] = fd[count]
+                                    fi[best] = fi[count]
+                                    popped += 1
+                                    if popped == k { break }
                                 }
+                                if popped > 0 { out[i] = Float(last.squareRoot()) }
                             }
                         }
                         for i in 0..<n where Int(rep[i]) != i { out[i] = out[Int(rep[i])] }
