@@ -41,12 +41,8 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
     public init(reader: ByteReader, spec: InputSpec) throws {
         parser = DelimitedParser(reader: reader, spec: spec)
         splitter = KeywordSplitter(missingValues: spec.missingValues)
-        do {
-            try parser.prepare()
-        } catch {
-            parser.deallocate()
-            throw error
-        }
+        // On failure the object is fully initialised, so deinit frees the buffers.
+        try parser.prepare()
     }
 
     deinit { parser.deallocate() }
