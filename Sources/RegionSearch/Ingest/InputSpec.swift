@@ -171,7 +171,7 @@ public struct InputSpec: Sendable {
         try Self.checkKeys(members, known: Self.keys, context: context)
         guard let pathValue = json["path"] else { throw UsageError("\(context).path: required (the input file)") }
         guard let path = pathValue.stringValue, !path.isEmpty else {
-            throw UsageError("\(context).path: expected a non-empty string, got \(pathValue.typeName)")
+            throw UsageError("\(context).path: expected a non-empty string, got \(pathValue.serialized())")
         }
         self.init(path: path, context: context)
         for (key, value) in members where value != .null {
