@@ -26,8 +26,24 @@ final class IngestScratch {
     func write(_ bytes: [UInt8], name: String? = nil) -> String {
         counter += 1
         let p = path(name ?? "input-\(counter).txt")
-        FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        Self.writeFile(p, bytes)
         return p
+    }
+
+    /// Plain open/write/close: FileManager's atomic writes fsync, which makes thousands of
+    /// small test files slow.
+    static func writeFile(_ path: String, _ bytes: [UInt8]) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        precondition(fd >= 0, "cannot create \(path)")
+        bytes.withUnsafeBytes { raw in
+            var off = 0
+            while off < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + off, raw.count - off)
+                precondition(n > 0, "write failed")
+                off += n
+            }
+        }
+        close(fd)
     }
 
     @discardableResult
