@@ -103,7 +103,7 @@ final class IngestFuzzTests: XCTestCase {
     func testStageSurvivesMutatedInput() throws {
         var rng = SeededRandom(seed: 77)
         let corpus = Self.seeds.map { Array($0.utf8) }
-        for iteration in 0..<150 {
+        for iteration in 0..<80 {
             let bytes = mutate(corpus.randomElement(using: &rng)!, &rng)
             let path = scratch.write(bytes, name: "stage-\(iteration)")
             for threads in ["1", "2"] {

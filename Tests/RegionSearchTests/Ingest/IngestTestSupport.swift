@@ -30,10 +30,11 @@ final class IngestScratch {
         return p
     }
 
-    /// Plain open/write/close: FileManager's atomic writes fsync, which makes thousands of
-    /// small test files slow.
+    /// Plain unlink/create/write: FileManager's atomic writes fsync, and rewriting a file by
+    /// truncation makes ext4 flush it on close; either makes thousands of small files slow.
     static func writeFile(_ path: String, _ bytes: [UInt8]) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        unlink(path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         precondition(fd >= 0, "cannot create \(path)")
         bytes.withUnsafeBytes { raw in
             var off = 0
