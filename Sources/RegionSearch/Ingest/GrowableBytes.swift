@@ -47,6 +47,11 @@ struct GrowableBytes {
         count += 1
     }
 
+    /// Makes room for `total` bytes in all.
+    mutating func reserve(_ total: Int) {
+        if total > capacity { grow(total) }
+    }
+
     /// Drops the bytes from `n` on.
     @inline(__always)
     mutating func truncate(to n: Int) { count = min(count, n) }

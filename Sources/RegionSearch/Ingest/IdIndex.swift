@@ -42,6 +42,11 @@ struct IdIndex {
         }
     }
 
+    /// Makes room for `n` ids without rehashing on the way.
+    mutating func reserve(_ n: Int) {
+        while slots.count < n * 2 + 2 { grow() }
+    }
+
     private mutating func grow() {
         let oldSlots = slots
         let oldHashes = hashes

@@ -110,6 +110,7 @@ public final class IngestDriver {
         var progress = ProgressReporter("ingest")
         let started = monotonicSeconds()
 
+        var reserved = false
         func consume(_ batch: Batch) throws {
             let records = batch.records
             try records.withBytes { fields in
@@ -123,6 +124,14 @@ public final class IngestDriver {
                     } else {
                         builder.add(records, k, fields, source: sourceIndex, counts: &counts)
                     }
+                }
+            }
+            if !reserved && counts.accepted > 0 {
+                // Size the table from the first batch: rows per input byte × input size.
+                reserved = true
+                if !input.isGzip && batch.bytesRead > 0 {
+                    let estimate = Double(input.fileSize) / Double(batch.bytesRead) * Double(counts.read)
+                    builder.reserve(rows: Int(min(estimate, 1e9)) - counts.read)
                 }
             }
             progress.tick(

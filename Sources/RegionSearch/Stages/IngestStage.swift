@@ -84,6 +84,7 @@ public enum IngestStage {
         let settings = try makeSettings(parameters)
         let specs = try inputSpecs(parsed)
         var report = StageReport(stage: "ingest")
+        let openStart = monotonicSeconds()
 
         var inputs: [OpenedInput] = []
         for s in specs {
@@ -91,6 +92,7 @@ public enum IngestStage {
             Log.info("\(s.path): \(describe(input))")
             inputs.append(input)
         }
+        let openSeconds = monotonicSeconds() - openStart
         let rejects = try RejectsWriter(path: rejectsPath, style: RejectsWriter.style(for: inputs))
         let result: IngestResult
         do {
@@ -131,7 +133,14 @@ public enum IngestStage {
             ("inputs", .array(zip(inputs, result.perInput).map { input, counts in metadataEntry(input, counts) })),
             ("counts", result.total.json),
         ])
+        let writeStart = monotonicSeconds()
         let (size, _) = try result.table.writer(metadata: metadata).write(to: output)
+        let writeSeconds = monotonicSeconds() - writeStart
+        report.set("phase_seconds", .object([
+            ("open_and_hash", .number((openSeconds * 1000).rounded() / 1000)),
+            ("read_and_build", .number((result.seconds * 1000).rounded() / 1000)),
+            ("write_artifact", .number((writeSeconds * 1000).rounded() / 1000)),
+        ]))
         Log.info(
             "wrote \(groupedCount(result.table.count)) POIs to \(output) (\(groupedCount(size)) bytes); "
                 + "read \(String(format: "%.1f", Double(totalBytes) / 1_000_000)) MB in \(String(format: "%.2f", result.seconds)) s (\(String(format: "%.0f", rate)) MB/s)")
