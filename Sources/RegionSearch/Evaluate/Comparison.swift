@@ -97,9 +97,10 @@ public struct Comparison: Sendable {
             t.add(["POI Jaccard"] + keywords.map { fixed4($0.poi?.jaccard) })
         }
         out += t.render()
-        if !notes.isEmpty {
+        let allNotes = inputs.flatMap { i in i.notes.map { "\(i.role): " + $0 } } + notes
+        if !allNotes.isEmpty {
             out += "\nNotes:\n"
-            for n in notes { out += "  - " + n + "\n" }
+            for n in allNotes { out += "  - " + n + "\n" }
         }
         return out
     }

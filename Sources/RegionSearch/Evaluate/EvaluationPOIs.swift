@@ -1,3 +1,5 @@
+import Foundation
+
 /// The POIs an evaluation tests against region polygons: position, id, and the normalised
 /// keyword text that ``KeywordMatcher`` runs on.
 ///
@@ -14,6 +16,8 @@ public struct EvaluationPOIs: Sendable {
     /// Records left out (bad or missing coordinates, reader rejects), with the first reasons.
     public var skipped = 0
     public var skipNotes: [String] = []
+    /// How the input's columns were mapped (for reports).
+    public var columnNotes: [String] = []
 
     public init(path: String) { self.path = path }
 
@@ -36,38 +40,36 @@ public struct EvaluationPOIs: Sendable {
         keywordText = table.keywords
     }
 
-    /// Reads every record of a reader; records with a missing or out-of-range position and
-    /// records the reader rejects are skipped, counted, and the first few reasons kept.
-    public init(source: RecordSource, path: String) throws {
-        self.path = path
-        var normalizer = KeywordNormalizer()
-        while let result = try source.next() {
-            switch result {
-            case let .record(r):
-                guard r.lon.isFinite, r.lat.isFinite, abs(r.lon) <= 180, abs(r.lat) <= 90 else {
-                    skip("line \(r.line): longitude/latitude missing or out of range (\(r.lon), \(r.lat))")
-                    continue
-                }
-                append(id: r.id, keywordText: normalizer.join(r.keywords), lon: r.lon, lat: r.lat)
-            case let .rejected(r):
-                skip("line \(r.line): \(r.reason)")
-            }
-        }
-    }
-
-    private mutating func skip(_ note: String) {
-        skipped += 1
-        if skipNotes.count < 5 { skipNotes.append(note) }
-    }
-
-    /// Loads POIs from a `pois.rsa` artifact or from delimited text / GeoJSON through the
-    /// ingest readers (recognised by content, not by name).
+    /// Loads POIs from a `pois.rsa` artifact, or from any input the ingest stage reads (the
+    /// generator's CSV, other delimited text, GeoJSON, OSM), recognised by content, not by name.
+    ///
+    /// Inputs other than artifacts go through ingest itself (``OpenedInput``, ``IngestDriver``)
+    /// with its default column guesses (for the generator's CSV: keywords from `category`), its
+    /// coordinate rules and keyword normalisation, so the keyword text is exactly what the
+    /// pipeline matches. Every record is kept as its own POI (duplicate ids included, as
+    /// evaluate.py does); rejected records are counted with their most common reasons.
     public static func load(path: String) throws -> EvaluationPOIs {
         if try isArtifact(path) {
             let file = try ArtifactFile(path: path, expected: .pois)
             return EvaluationPOIs(table: try POITable(artifact: file), path: path)
         }
-        return try EvaluationPOIs(source: openRecordSource(path), path: path)
+        let input = try OpenedInput.open(InputSpec(path: path))
+        var settings = IngestSettings()
+        settings.duplicates = .keepAll
+        // The rejects file is scratch: evaluation reports counts and reasons, not the records.
+        let scratch = NSTemporaryDirectory() + "regionsearch-evaluate-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let rejects = try RejectsWriter(path: scratch + "/rejects.txt", style: RejectsWriter.style(for: [input]))
+        defer { rejects.discard() }
+        let result = try IngestDriver(settings: settings).run([input], rejects: rejects)
+        var pois = EvaluationPOIs(table: result.table, path: path)
+        pois.skipped = result.total.rejected
+        pois.skipNotes = result.total.sortedReasons.prefix(5).map { "\(groupedCount($0.1)) record(s): \($0.0)" }
+        if let reader = input.source as? DelimitedReader, !reader.guessedColumns.isEmpty {
+            pois.columnNotes.append("columns guessed from the header: " + reader.guessedColumns.joined(separator: ", "))
+        }
+        return pois
     }
 
     /// Whether the file starts with the artifact magic bytes.
@@ -83,12 +85,8 @@ public struct EvaluationPOIs: Sendable {
     var input: EvaluationInput {
         var i = EvaluationInput(role: "pois", path: path, count: count)
         i.skipped = skipped
-        i.notes = skipNotes.map { "skipped " + $0 }
+        i.notes = columnNotes + skipNotes.map { "skipped " + $0 }
         return i
     }
 }
 
-/// Interim until the ingest readers are merged.
-func openRecordSource(_ path: String) throws -> RecordSource {
-    throw ToolFailure("\(path): POI text input needs the ingest readers", status: .inputData)
-}

@@ -149,9 +149,10 @@ public struct TruthScore: Sendable {
             }
             out += d.render()
         }
-        if !notes.isEmpty {
+        let allNotes = inputs.flatMap { i in i.notes.map { "\(i.role): " + $0 } } + notes
+        if !allNotes.isEmpty {
             out += "\nNotes:\n"
-            for n in notes { out += "  - " + n + "\n" }
+            for n in allNotes { out += "  - " + n + "\n" }
         }
         return out
     }

@@ -91,6 +91,32 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertEqual(pois.lon, [15, 15.001])
     }
 
+    func testPOIsFromTheGeneratorsCSVGoThroughIngest() throws {
+        let dir = TestSupport.temporaryDirectory()
+        let csv = """
+            id,name,category,lon,lat
+            1,"Wang's ""Best"" Dumplings, Sanlitun",restaurant,116.4000000,39.9000000
+            2,Bank Street Inn,hotel,116.4010000,39.9010000
+            3,Bank of Beijing 12,Bank,116.4020000,39.9020000
+            4,瑞幸咖啡 7,咖啡,116.4030000,39.9030000
+            5,Broken,bank,116.4040000,139.9
+            3,Bank of Beijing 12 again,bank,116.4050000,39.9050000
+
+            """
+        try csv.write(toFile: dir + "/p.csv", atomically: true, encoding: .utf8)
+        let pois = try EvaluationPOIs.load(path: dir + "/p.csv")
+        // Every valid record is its own POI (the duplicate id 3 too); the bad latitude is counted.
+        XCTAssertEqual(pois.count, 5)
+        XCTAssertEqual(pois.skipped, 1)
+        XCTAssertTrue(pois.skipNotes[0].contains("latitude out of range"), "\(pois.skipNotes)")
+        XCTAssertEqual((0..<pois.count).map { pois.ids[$0] }, ["1", "2", "3", "4", "3"])
+        // The keyword text is the normalised category, not the name.
+        XCTAssertEqual((0..<pois.count).map { pois.keywordText[$0] }, ["restaurant", "hotel", "bank", "咖啡", "bank"])
+        let bank = KeywordMatcher("bank")
+        XCTAssertEqual((0..<pois.count).filter { pois.keywordText.withUTF8($0) { bank.matches($0) } }, [2, 4])
+        XCTAssertEqual(pois.lon[3], 116.403)
+    }
+
     // MARK: - Command line
 
     private func run(_ args: [String]) -> ExitStatus {
@@ -130,5 +156,17 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertEqual(v["mean_best_iou"], .number(0.3333))
         XCTAssertEqual(v["crs"], .string("EPSG:32633"))
         XCTAssertEqual(run(["compare", regions, truth, "--json", dir + "/c.json", "--quiet"]), .success)
+        // POI level through the CLI: one planted bank POI inside the region, one outside.
+        let pois = write("id,name,category,lon,lat\n", "p.csv", in: dir)
+        let inside = F.pois([("1", "bank", 700, 500), ("2", "bank", 100, 500)])
+        var lines = "id,name,category,lon,lat\n"
+        for i in 0..<inside.count { lines += "\(inside.ids[i]),x,bank,\(inside.lon[i]),\(inside.lat[i])\n" }
+        try lines.write(toFile: pois, atomically: true, encoding: .utf8)
+        let members = write("id,cluster_id\n1,0\n2,0\n", "m.csv", in: dir)
+        XCTAssertEqual(run(["truth", regions, truth, "--pois", pois, "--members", members, "--json", out1, "--quiet"]), .success)
+        let p = try JSONParser.parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: out1)), as: UTF8.self))
+        XCTAssertEqual(p["poi_recall"], .number(0.5))
+        XCTAssertEqual(p["poi_precision"], .number(1))
+        XCTAssertEqual(run(["truth", regions, truth, "--pois", dir + "/nothing.csv", "--members", members]), .inputData)
     }
 }
