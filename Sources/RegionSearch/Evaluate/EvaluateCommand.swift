@@ -39,6 +39,7 @@ public enum EvaluateCommand {
             .init("thresholds", .value, placeholder: "T1,T2", help: "IoU thresholds for recall/precision/F1 (default 0.3,0.5)."),
             .init("match-iou", .value, placeholder: "T", help: "IoU needed to match two regions in compare mode (default 0.5)."),
             .init("crs", .value, placeholder: "CRS", help: "Measure in this projected CRS (metres) instead of the automatic choice."),
+            .init("threads", .value, placeholder: "N", help: "Threads for reading the POI file (default: all cores); results do not depend on it."),
         ],
         acceptsPositionals: true)
 
@@ -56,6 +57,7 @@ public enum EvaluateCommand {
             let names = mode == "truth" ? "REGIONS.geojson TRUTH.geojson" : "A.geojson B.geojson"
             throw UsageError("\(mode) needs two files, \(names); got \(cl.positionals.count - 1)")
         }
+        try Parallel.configure(from: cl.value("threads"))
         var evaluator = Evaluator()
         if let text = cl.value("thresholds") { evaluator.thresholds = try parseThresholds(text, option: "thresholds") }
         if let text = cl.value("match-iou") {
