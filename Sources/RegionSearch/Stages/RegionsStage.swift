@@ -133,7 +133,7 @@ public enum RegionExtraction {
                 summary.baseRate = p
                 summary.components = clusters.count
                 for members in clusters {
-                    var r = RegionTable.Region(keyword: c, members: members, memberMatch: [UInt8](repeating: 1, count: members.count))
+                    var r = RegionTable.Region(keyword: c, members: members, memberMatch: [UInt8](repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: members.count))
                     finder.fillStatistics(&r, hull: finder.hull(of: r), scores: table.scores[c], match: match, baseRate: p)
                     all.append(r)
                 }
