@@ -76,6 +76,7 @@ public enum GraphStage {
             pruneFactor: parameters.double("prune_factor"))
         var report = StageReport(stage: "graph")
 
+        let loadStart = monotonicSeconds()
         let artifact = try ArtifactFile(path: input, expected: .projected)
         let x = try artifact.column("x", as: Double.self)
         let y = try artifact.column("y", as: Double.self)
@@ -86,6 +87,7 @@ public enum GraphStage {
         guard artifact.rowCount < Int(UInt32.max) else {
             throw ArtifactError.malformed(path: input, detail: "\(artifact.rowCount) points exceed the graph's 32-bit node indices")
         }
+        report.set("seconds_load", ((monotonicSeconds() - loadStart) * 1000).rounded() / 1000)
         Log.info("\(groupedCount(artifact.rowCount)) points from \(input); method \(options.method.rawValue)")
 
         let built: (graph: AdjacencyGraph, statistics: GraphStatistics)

@@ -89,6 +89,7 @@ public enum RegionsStage {
                 inputs: [projectedFile, graphFile, scoresFile], stage: "regions", entry: Provenance.entry(definition, params))),
         ])
         try result.table.writer(metadata: meta).write(to: output)
+        let tWrite = monotonicSeconds()
         for (c, q) in table.keywords.enumerated() {
             let count = result.table.regions.filter { $0.keyword == c }.count
             Log.info("\"\(q)\": \(count) region(s)")
@@ -98,6 +99,7 @@ public enum RegionsStage {
         report.set("keywords", .array(result.keywordMeta))
         report.set("load_seconds", tLoad - t0)
         report.set("regions_seconds", tRun - tLoad)
+        report.set("write_seconds", tWrite - tRun)
         Log.info("\(result.table.regions.count) region(s) from \(result.candidates) candidate(s) in \(String(format: "%.3f", tRun - tLoad)) s")
         try report.write(to: cl.value("summary"))
     }

@@ -1,0 +1,115 @@
+import Foundation
+
+/// One measured run of a child process: started with `posix_spawn`, reaped with `wait4`, so the
+/// wall time covers process start to exit and the resource usage is that child's alone.
+///
+/// Peak RSS: Linux carries the spawning process's own high-water mark into a child started with
+/// vfork semantics (glibc's `posix_spawn`), so `ru_maxrss` from our own `wait4` is never below the
+/// benchmark's own peak. When GNU time is installed (`/usr/bin/time`), the child is therefore
+/// started through it: time forks from its own small address space, so its `%M` is the child's
+/// true peak. Without it, `ru_maxrss` is used and the floor (``ChildProcess/rssFloor()``) is
+/// reported next to the numbers. Wall and CPU time always come from our `posix_spawn`/`wait4`
+/// (CPU includes the grandchild that time reaps).
+public struct ChildProcess {
+    /// What a finished child used.
+    public struct Usage: Sendable {
+        /// Seconds from spawn to reap.
+        public var wall: Double
+        /// User plus system CPU seconds (all threads).
+        public var cpu: Double
+        /// Peak resident set size in bytes.
+        public var peakRSS: Int
+        /// Exit status, or 128 + signal number when the child was killed.
+        public var status: Int32
+    }
+
+    /// Why a child could not be run.
+    public struct SpawnError: ExitCoded {
+        public var message: String
+        public var description: String { message }
+        public var exitStatus: ExitStatus { .failure }
+    }
+
+    /// Runs `executable` with `arguments`, stdout to `stdoutPath` (or /dev/null) and stderr to
+    /// `stderrPath`, and waits for it.
+    public static func run(_ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
+        stderrPath: String) throws(SpawnError) -> Usage
+    {
+        guard let time = gnuTime else { return try spawn(executable, arguments, stdoutPath: stdoutPath, stderrPath: stderrPath) }
+        let rssFile = stderrPath == "/dev/null" ? "/dev/null" : stderrPath + ".maxrss"
+        var usage = try spawn(time, ["-f", "%M", "-o", rssFile, "--", executable] + arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        // GNU time exits with the child's status (or 128 + signal); %M is in KiB.
+        if let text = try? String(contentsOfFile: rssFile, encoding: .utf8),
+            let kib = text.split(separator: "\n").last(where: { Int($0) != nil }).flatMap({ Int($0) })
+        {
+            usage.peakRSS = kib * 1024
+        }
+        return usage
+    }
+
+    /// GNU time, when installed (it accepts -f and -o).
+    static let gnuTime: String? = {
+        let path = "/usr/bin/time"
+        guard access(path, X_OK) == 0 else { return nil }
+        guard let probe = try? spawn(path, ["-f", "%M", "-o", "/dev/null", "--", "/bin/true"], stderrPath: "/dev/null"),
+            probe.status == 0
+        else { return nil }
+        return path
+    }()
+
+    /// How peak RSS is measured, for the report.
+    public static var rssMethod: String {
+        gnuTime != nil
+            ? "GNU time's %M (maximum resident set size of the stage process; /usr/bin/time forks it from its own small address space)"
+            : "ru_maxrss from wait4 (never below the benchmark's own footprint at spawn time, see the floor)"
+    }
+
+    static func spawn(_ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
+        stderrPath: String) throws(SpawnError) -> Usage
+    {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let start = monotonicSeconds()
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard rc == 0 else {
+            throw SpawnError(message: "cannot start \(executable): \(String(cString: strerror(rc)))")
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            if errno != EINTR {
+                throw SpawnError(message: "waiting for \(executable) failed: \(String(cString: strerror(errno)))")
+            }
+        }
+        let wall = monotonicSeconds() - start
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG spelled out (the C macros are not imported).
+        let signal = status & 0x7f
+        let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        return Usage(
+            wall: wall, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime), peakRSS: Int(usage.ru_maxrss) * 1024,
+            status: code)
+    }
+
+    /// The smallest peak RSS a spawned child can report: that of `/bin/true` started the same way.
+    public static func rssFloor() -> Int {
+        let probe = NSTemporaryDirectory() + "/regionsearch-bench-floor-\(getpid())"
+        defer { unlink(probe + ".maxrss"); unlink(probe) }
+        return (try? run("/bin/true", [], stderrPath: probe).peakRSS) ?? 0
+    }
+
+    /// The absolute path of the running executable.
+    public static func currentExecutable() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
