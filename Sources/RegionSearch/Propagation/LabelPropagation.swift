@@ -132,9 +132,7 @@ public struct LabelPropagation {
             }
             return (scores, status)
         }
-        if options.solver == .chebyshev {
-            return solve(labels, options, progress, lanes: SIMD4<Double>.self, width: k == 1 ? 1 : (k + 3) / 4 * 4)
-        }
+        if options.solver == .chebyshev { return solveChebyshev(labels, options, progress) }
         switch k {
         case 1: return solve(labels, options, progress, lanes: SIMD2<Double>.self, width: 1)
         case 2: return solve(labels, options, progress, lanes: SIMD2<Double>.self, width: 2)
@@ -142,49 +140,64 @@ public struct LabelPropagation {
         }
     }
 
-    private func solve<V: SIMD>(_ labels: [[Double]], _ options: Options, _ progress: ((Int, Double) -> Void)?,
-        lanes: V.Type, width: Int
-    ) -> (scores: [[Double]], status: [ColumnStatus]) where V.Scalar == Double {
+    /// Chebyshev semi-iteration for `(I − αS)F = (1 − α)Y` on all columns at once.
+    private func solveChebyshev(_ labels: [[Double]], _ options: Options, _ progress: ((Int, Double) -> Void)?)
+        -> (scores: [[Double]], status: [ColumnStatus])
+    {
         let n = nodeCount
         let k = labels.count
-        let w = width
+        // Row-major n × w; one or two columns stay unpadded, more are padded to 4-column groups.
+        let w = k <= 2 ? k : (k + 3) / 4 * 4
+        let groupWidth = min(w, 4)
         let alpha = options.alpha
-        let chebyshev = options.solver == .chebyshev
-        // Row-major n × w layouts: one pass over a row's neighbours updates every column.
-        var x = [Double](repeating: 0, count: n * w)
-        var base = [Double](repeating: 0, count: n * w)
-        for c in 0..<k {
-            let y = labels[c]
-            for i in 0..<n {
-                x[i * w + c] = y[i]
-                base[i * w + c] = (1 - alpha) * y[i]
-            }
-        }
-        // Chebyshev state: residual r and search step d (double-buffered).
-        var r = [Double]()
+        // Rows per work item: small enough that a block's part of S stays in cache while every
+        // band of columns sweeps it, many enough to balance threads.
+        let blockCount = max(1, min((n + 4095) / 4096, max(Parallel.threadCount * 16, n / 8192)))
+        let blockSize = (n + blockCount - 1) / blockCount
+
+        // x0 = Y; r0 = b − (I − αS)x0 with b = (1 − α)Y; d0 = r0 (θ = 1, the spectrum's centre).
         // The step d is what every row gathers from its neighbours: Float32 halves that traffic.
         // x and r stay Float64 and r is updated with the rounded step, so r = b − Ax holds for
         // the x actually accumulated and the fixed point is unchanged.
-        var d = [Float]()
-        var dNext = [Float]()
-        var xNext = [Double]()
-        if chebyshev {
-            // r0 = b − (I − αS) x0; d0 = r0 / θ with θ = 1 (the centre of the spectrum).
-            var sx = [Double](repeating: 0, count: n * w)
-            multiply(x, into: &sx, width: w, lanes: V.self)
-            r = [Double](repeating: 0, count: n * w)
-            for t in 0..<(n * w) { r[t] = base[t] - (x[t] - alpha * sx[t]) }
-            d = r.map { Float($0) }
-            dNext = [Float](repeating: 0, count: n * w)
-        } else {
-            xNext = x
+        var x = [Double](repeating: 0, count: n * w)
+        var r = [Double](repeating: 0, count: n * w)
+        var d = [Float](repeating: 0, count: n * w)
+        var dNext = [Float](repeating: 0, count: n * w)
+        withMatrix { m in
+            x.withUnsafeMutableBufferPointer { xb in
+                r.withUnsafeMutableBufferPointer { rb in
+                    d.withUnsafeMutableBufferPointer { db in
+                        let xp = xb.baseAddress!, rp = rb.baseAddress!, dp = db.baseAddress!
+                        Parallel.forRanges(n, minChunk: 8192) { rows in
+                            for c in 0..<k {
+                                labels[c].withUnsafeBufferPointer { y in
+                                    for i in rows { xp[i &* w &+ c] = y[i] }
+                                }
+                            }
+                        }
+                        // r temporarily holds S·x0.
+                        let all = ChebyshevKernel.bands(width: w, activeGroups: [Bool](repeating: true, count: w / groupWidth))
+                        Parallel.forEach(blockCount) { block in
+                            let rows = (block * blockSize)..<min(n, (block + 1) * blockSize)
+                            guard !rows.isEmpty else { return }
+                            for band in all {
+                                ChebyshevKernel.multiply(
+                                    lanes: band.lanes, offset: band.offset, rows: rows, m, v: xp, out: rp, width: w)
+                            }
+                            for t in (rows.lowerBound &* w)..<(rows.upperBound &* w) {
+                                let xt = xp[t]
+                                let rt = (1 - alpha) * xt - (xt - alpha * rp[t])
+                                rp[t] = rt
+                                dp[t] = Float(rt)
+                            }
+                        }
+                    }
+                }
+            }
         }
-        base = chebyshev ? [] : base
         var active = [Bool](repeating: true, count: k)
         var status = [ColumnStatus](repeating: ColumnStatus(iterations: 0, residual: .infinity, converged: false), count: k)
-        let chunkCount = max(1, min(n / 2048, Parallel.threadCount * 16))
-        let chunkSize = (n + chunkCount - 1) / chunkCount
-        var chunkMax = [Double](repeating: 0, count: chunkCount * w)
+        var blockMax = [Double](repeating: 0, count: blockCount * w)
         var mask = [Double](repeating: 0, count: w)
         for c in 0..<k { mask[c] = 1 }
         // Chebyshev scalars (Saad, Iterative Methods, Alg. 12.1) for spectrum [1−α, 1+α].
@@ -196,40 +209,29 @@ public struct LabelPropagation {
             iteration += 1
             let rho1 = 1 / (2 * sigma1 - rho0)
             let c1 = rho1 * rho0, c2 = 2 * rho1 / delta
-            let maskVector = mask
-            offsets.withUnsafeBufferPointer { off in
-                neighbors.withUnsafeBufferPointer { nb in
-                    values.withUnsafeBufferPointer { sv in
-                        maskVector.withUnsafeBufferPointer { mk in
-                            chunkMax.withUnsafeMutableBufferPointer { cm in
-                                if chebyshev {
-                                    x.withUnsafeMutableBufferPointer { xb in
-                                        r.withUnsafeMutableBufferPointer { rb in
-                                            d.withUnsafeBufferPointer { db in
-                                                dNext.withUnsafeMutableBufferPointer { dn in
-                                                    Parallel.forEach(chunkCount) { chunk in
-                                                        let lo = chunk * chunkSize, hi = min(n, lo + chunkSize)
-                                                        Self.chebyshevRows(
-                                                            lo..<hi, width: w, alpha: alpha, c1: c1, c2: c2, off: off, nb: nb, sv: sv,
-                                                            mask: mk, x: xb, r: rb, d: db, dNext: dn,
-                                                            maxOut: UnsafeMutableBufferPointer(rebasing: cm[(chunk * w)..<(chunk * w + w)]))
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                } else {
-                                    x.withUnsafeBufferPointer { xb in
-                                        base.withUnsafeBufferPointer { bb in
-                                            xNext.withUnsafeMutableBufferPointer { xn in
-                                                Parallel.forEach(chunkCount) { chunk in
-                                                    let lo = chunk * chunkSize, hi = min(n, lo + chunkSize)
-                                                    Self.jacobiRows(
-                                                        lo..<hi, width: w, alpha: alpha, off: off, nb: nb, sv: sv, mask: mk,
-                                                        x: xb, base: bb, xNext: xn,
-                                                        maxOut: UnsafeMutableBufferPointer(rebasing: cm[(chunk * w)..<(chunk * w + w)]),
-                                                        lanes: V.self)
-                                                }
+            // A group whose columns have all converged keeps a zero step: x and r would not
+            // change by a single bit, so it is skipped.
+            var activeGroups = [Bool](repeating: false, count: w / groupWidth)
+            for c in 0..<k where active[c] { activeGroups[c / groupWidth] = true }
+            let bands = ChebyshevKernel.bands(width: w, activeGroups: activeGroups)
+            withMatrix { m in
+                x.withUnsafeMutableBufferPointer { xb in
+                    r.withUnsafeMutableBufferPointer { rb in
+                        d.withUnsafeBufferPointer { db in
+                            dNext.withUnsafeMutableBufferPointer { dn in
+                                mask.withUnsafeBufferPointer { mk in
+                                    blockMax.withUnsafeMutableBufferPointer { bm in
+                                        let state = ChebyshevKernel.State(
+                                            x: xb.baseAddress!, r: rb.baseAddress!, d: db.baseAddress!,
+                                            dNext: dn.baseAddress!, mask: mk.baseAddress!, width: w)
+                                        let bm = bm
+                                        Parallel.forEach(blockCount) { block in
+                                            let rows = (block * blockSize)..<min(n, (block + 1) * blockSize)
+                                            guard !rows.isEmpty else { return }
+                                            for band in bands {
+                                                ChebyshevKernel.step(
+                                                    lanes: band.lanes, offset: band.offset, rows: rows, alpha: alpha, c1: c1, c2: c2,
+                                                    m, state, maxOut: bm.baseAddress! + (block * w + band.offset))
                                             }
                                         }
                                     }
@@ -239,12 +241,114 @@ public struct LabelPropagation {
                     }
                 }
             }
-            if chebyshev {
-                swap(&d, &dNext)
-                rho0 = rho1
-            } else {
-                swap(&x, &xNext)
+            swap(&d, &dNext)
+            rho0 = rho1
+            var worst = 0.0
+            for c in 0..<k where active[c] {
+                var change = 0.0
+                for block in 0..<blockCount { change = max(change, blockMax[block * w + c]) }
+                status[c].iterations = iteration
+                status[c].residual = change
+                if change < options.tolerance {
+                    status[c].converged = true
+                    active[c] = false
+                    mask[c] = 0
+                    // Freeze: a zero step leaves x and r of this column unchanged from now on.
+                    d.withUnsafeMutableBufferPointer { db in
+                        for i in 0..<n { db[i &* w &+ c] = 0 }
+                    }
+                }
+                worst = max(worst, change)
             }
+            progress?(iteration, worst)
+        }
+        return (columns(of: x, width: w, count: k), status)
+    }
+
+    /// Calls `body` with raw views of S.
+    private func withMatrix<R>(_ body: (ChebyshevKernel.Matrix) -> R) -> R {
+        offsets.withUnsafeBufferPointer { off in
+            neighbors.withUnsafeBufferPointer { nb in
+                values.withUnsafeBufferPointer { sv in
+                    body(ChebyshevKernel.Matrix(offsets: off.baseAddress!, neighbors: nb.baseAddress!, values: sv.baseAddress!))
+                }
+            }
+        }
+    }
+
+    /// Columns 0..<k of a row-major n × w matrix, as separate arrays.
+    private func columns(of x: [Double], width w: Int, count k: Int) -> [[Double]] {
+        let n = nodeCount
+        var scores = [[Double]](repeating: [], count: k)
+        x.withUnsafeBufferPointer { xb in
+            for c in 0..<k {
+                scores[c] = [Double](unsafeUninitializedCapacity: n) { out, count in
+                    let out = out
+                    Parallel.forRanges(n, minChunk: 1 << 16) { rows in
+                        for i in rows { out[i] = xb[i &* w &+ c] }
+                    }
+                    count = n
+                }
+            }
+        }
+        return scores
+    }
+
+    /// Zhou's iteration (`jacobi`), columns in SIMD registers of `V`.
+    private func solve<V: SIMD>(_ labels: [[Double]], _ options: Options, _ progress: ((Int, Double) -> Void)?,
+        lanes: V.Type, width: Int
+    ) -> (scores: [[Double]], status: [ColumnStatus]) where V.Scalar == Double {
+        let n = nodeCount
+        let k = labels.count
+        let w = width
+        let alpha = options.alpha
+        // Row-major n × w layouts: one pass over a row's neighbours updates every column.
+        var x = [Double](repeating: 0, count: n * w)
+        var base = [Double](repeating: 0, count: n * w)
+        for c in 0..<k {
+            let y = labels[c]
+            for i in 0..<n {
+                x[i * w + c] = y[i]
+                base[i * w + c] = (1 - alpha) * y[i]
+            }
+        }
+        var xNext = x
+        var active = [Bool](repeating: true, count: k)
+        var status = [ColumnStatus](repeating: ColumnStatus(iterations: 0, residual: .infinity, converged: false), count: k)
+        let chunkCount = max(1, min(n / 2048, Parallel.threadCount * 16))
+        let chunkSize = (n + chunkCount - 1) / chunkCount
+        var chunkMax = [Double](repeating: 0, count: chunkCount * w)
+        var mask = [Double](repeating: 0, count: w)
+        for c in 0..<k { mask[c] = 1 }
+        var iteration = 0
+        while iteration < options.maxIterations && active.contains(true) {
+            iteration += 1
+            let maskVector = mask
+            offsets.withUnsafeBufferPointer { off in
+                neighbors.withUnsafeBufferPointer { nb in
+                    values.withUnsafeBufferPointer { sv in
+                        maskVector.withUnsafeBufferPointer { mk in
+                            chunkMax.withUnsafeMutableBufferPointer { cm in
+                                x.withUnsafeBufferPointer { xb in
+                                    base.withUnsafeBufferPointer { bb in
+                                        xNext.withUnsafeMutableBufferPointer { xn in
+                                            Parallel.forEach(chunkCount) { chunk in
+                                                let lo = chunk * chunkSize, hi = min(n, lo + chunkSize)
+                                                Self.jacobiRows(
+                                                    lo..<hi, width: w, alpha: alpha, off: off, nb: nb, sv: sv, mask: mk,
+                                                    x: xb, base: bb, xNext: xn,
+                                                    maxOut: UnsafeMutableBufferPointer(rebasing: cm[(chunk * w)..<(chunk * w + w)]),
+                                                    lanes: V.self)
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            swap(&x, &xNext)
             var worst = 0.0
             for c in 0..<k where active[c] {
                 var change = 0.0
@@ -255,23 +359,12 @@ public struct LabelPropagation {
                     status[c].converged = true
                     active[c] = false
                     mask[c] = 0
-                    if chebyshev {
-                        // Freeze: a zero step leaves x and r of this column unchanged from now on.
-                        for i in 0..<n { d[i * w + c] = 0 }
-                    }
                 }
                 worst = max(worst, change)
             }
             progress?(iteration, worst)
         }
-        var scores = [[Double]](repeating: [], count: k)
-        for c in 0..<k {
-            scores[c] = [Double](unsafeUninitializedCapacity: n) { out, count in
-                for i in 0..<n { out[i] = x[i * w + c] }
-                count = n
-            }
-        }
-        return (scores, status)
+        return (columns(of: x, width: w, count: k), status)
     }
 
     @inline(__always)
@@ -282,58 +375,6 @@ public struct LabelPropagation {
     @inline(__always)
     private static func store<V: SIMD>(_ v: V, _ p: UnsafeMutablePointer<Double>, _ offset: Int) where V.Scalar == Double {
         UnsafeMutableRawPointer(p + offset).storeBytes(of: v, as: V.self)
-    }
-
-    /// One Chebyshev step for rows `rows`: x += d; r −= (I − αS)d; d' = mask·(c1·d + c2·r).
-    private static func chebyshevRows(
-        _ rows: Range<Int>, width w: Int, alpha: Double, c1: Double, c2: Double,
-        off: UnsafeBufferPointer<UInt64>, nb: UnsafeBufferPointer<UInt32>, sv: UnsafeBufferPointer<Float>,
-        mask: UnsafeBufferPointer<Double>, x: UnsafeMutableBufferPointer<Double>, r: UnsafeMutableBufferPointer<Double>,
-        d: UnsafeBufferPointer<Float>, dNext: UnsafeMutableBufferPointer<Float>,
-        maxOut: UnsafeMutableBufferPointer<Double>
-    ) {
-        let dp = d.baseAddress!, xp = x.baseAddress!, rp = r.baseAddress!, dn = dNext.baseAddress!
-        if w == 1 {
-            let m0 = mask[0]
-            var m = 0.0
-            for i in rows {
-                var acc = 0.0
-                for e in Int(off[i])..<Int(off[i + 1]) { acc += Double(sv[e]) * Double(dp[Int(nb[e])]) }
-                let di = Double(dp[i])
-                xp[i] += di
-                let ri = rp[i] - (di - alpha * acc)
-                rp[i] = ri
-                dn[i] = Float(m0 * (c1 * di + c2 * ri))
-                m = max(m, abs(di))
-            }
-            maxOut[0] = m
-            return
-        }
-        // Columns in passes of 4: each pass re-reads the row structure but keeps its
-        // accumulator in one register.
-        typealias V = SIMD4<Double>
-        typealias VF = SIMD4<Float>
-        let c1v = V(repeating: c1), c2v = V(repeating: c2), av = V(repeating: alpha)
-        for o in stride(from: 0, to: w, by: 4) {
-            let mv = UnsafeRawPointer(mask.baseAddress! + o).loadUnaligned(as: V.self)
-            var mx = V(repeating: 0)
-            for i in rows {
-                var acc = V(repeating: 0)
-                for e in Int(off[i])..<Int(off[i + 1]) {
-                    let dj = UnsafeRawPointer(dp + Int(nb[e]) * w + o).loadUnaligned(as: VF.self)
-                    acc += V(repeating: Double(sv[e])) * V(dj)
-                }
-                let at = i * w + o
-                let di = V(UnsafeRawPointer(dp + at).loadUnaligned(as: VF.self))
-                let xi = UnsafeRawPointer(xp + at).loadUnaligned(as: V.self) + di
-                UnsafeMutableRawPointer(xp + at).storeBytes(of: xi, as: V.self)
-                let ri = UnsafeRawPointer(rp + at).loadUnaligned(as: V.self) - (di - av * acc)
-                UnsafeMutableRawPointer(rp + at).storeBytes(of: ri, as: V.self)
-                UnsafeMutableRawPointer(dn + at).storeBytes(of: VF(mv * (c1v * di + c2v * ri)), as: VF.self)
-                mx = pointwiseMax(mx, pointwiseMax(di, -di))
-            }
-            for t in 0..<4 { maxOut[o + t] = mx[t] }
-        }
     }
 
     /// One Zhou step for rows `rows`: x' = x + mask·(αSx + (1−α)Y − x).
@@ -375,30 +416,6 @@ public struct LabelPropagation {
                 mx = pointwiseMax(mx, pointwiseMax(change, -change))
             }
             for t in 0..<step { maxOut[o + t] = mx[t] }
-        }
-    }
-
-    /// `out = S · v` for a row-major n × w matrix.
-    private func multiply<V: SIMD>(_ v: [Double], into out: inout [Double], width w: Int, lanes: V.Type) where V.Scalar == Double {
-        let n = nodeCount
-        offsets.withUnsafeBufferPointer { off in
-            neighbors.withUnsafeBufferPointer { nb in
-                values.withUnsafeBufferPointer { sv in
-                    v.withUnsafeBufferPointer { vb in
-                        out.withUnsafeMutableBufferPointer { ob in
-                            Parallel.forRanges(n, minChunk: 4096) { rows in
-                                for i in rows {
-                                    for c in 0..<w {
-                                        var acc = 0.0
-                                        for e in Int(off[i])..<Int(off[i + 1]) { acc += Double(sv[e]) * vb[Int(nb[e]) * w + c] }
-                                        ob[i * w + c] = acc
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
         }
     }
 }

@@ -1,0 +1,170 @@
+/// The inner loops of the Chebyshev solver (see ``LabelPropagation``): one sweep over a block of
+/// rows for a band of adjacent columns held in one SIMD vector.
+///
+/// Matrices are row-major `n × w` (row i's columns at `i·w ..< i·w + w`), `S` is CSR. A band of
+/// L = 1, 2, 4, 8 or 16 columns is processed in one pass over the row structure, so the index and
+/// weight loads and the loop overhead are shared by all of its columns. Each lane performs the
+/// scalar formula's operations in the scalar order (`acc += s·d` over the row's entries, then the
+/// row update), so results do not depend on how columns are banded or rows are split.
+enum ChebyshevKernel {
+    /// Raw views of `S` in CSR form.
+    struct Matrix {
+        var offsets: UnsafePointer<UInt64>
+        var neighbors: UnsafePointer<UInt32>
+        var values: UnsafePointer<Float>
+    }
+
+    /// The step's state: iterate x, residual r, step d (read) and the next step (written).
+    struct State {
+        var x: UnsafeMutablePointer<Double>
+        var r: UnsafeMutablePointer<Double>
+        var d: UnsafePointer<Float>
+        var dNext: UnsafeMutablePointer<Float>
+        var mask: UnsafePointer<Double>
+        var width: Int
+    }
+
+    /// Columns `offset ..< offset + lanes` of rows `rows`: x += d; r −= (I − αS)d;
+    /// d' = mask·(c1·d + c2·r). Writes max |d| per lane to `maxOut[0 ..< lanes]`.
+    static func step(lanes: Int, offset: Int, rows: Range<Int>, alpha: Double, c1: Double, c2: Double, _ m: Matrix,
+        _ s: State, maxOut: UnsafeMutablePointer<Double>)
+    {
+        switch lanes {
+        case 1: stepScalar(offset, rows, alpha, c1, c2, m, s, maxOut)
+        case 2: store(stepLanes(SIMD2<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
+        case 4: store(stepLanes(SIMD4<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
+        case 8: store(stepLanes(SIMD8<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
+        case 16: store(stepLanes(SIMD16<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
+        default: preconditionFailure("unsupported band width \(lanes)")
+        }
+    }
+
+    /// `out = S · v` on columns `offset ..< offset + lanes` of rows `rows` (v and out n × width).
+    static func multiply(lanes: Int, offset: Int, rows: Range<Int>, _ m: Matrix, v: UnsafePointer<Double>,
+        out: UnsafeMutablePointer<Double>, width: Int)
+    {
+        switch lanes {
+        case 1: multiplyLanes(SIMD2<Double>.self, scalar: true, offset, rows, m, v, out, width)
+        case 2: multiplyLanes(SIMD2<Double>.self, scalar: false, offset, rows, m, v, out, width)
+        case 4: multiplyLanes(SIMD4<Double>.self, scalar: false, offset, rows, m, v, out, width)
+        case 8: multiplyLanes(SIMD8<Double>.self, scalar: false, offset, rows, m, v, out, width)
+        case 16: multiplyLanes(SIMD16<Double>.self, scalar: false, offset, rows, m, v, out, width)
+        default: preconditionFailure("unsupported band width \(lanes)")
+        }
+    }
+
+    /// Splits the columns of active 4-column groups (or the whole width when it is 1 or 2) into
+    /// bands of 16, 8 or 4 adjacent columns: (offset, lanes) pairs.
+    static func bands(width: Int, activeGroups: [Bool]) -> [(offset: Int, lanes: Int)] {
+        if width < 4 { return activeGroups.contains(true) ? [(0, width)] : [] }
+        var out: [(Int, Int)] = []
+        var g = 0
+        while g < activeGroups.count {
+            guard activeGroups[g] else {
+                g += 1
+                continue
+            }
+            var run = 0
+            while g + run < activeGroups.count && activeGroups[g + run] { run += 1 }
+            var at = g
+            while run > 0 {
+                let take = run >= 4 ? 4 : (run >= 2 ? 2 : 1)
+                out.append((at * 4, take * 4))
+                at += take
+                run -= take
+            }
+            g = at
+        }
+        return out
+    }
+
+    @inline(__always)
+    private static func store<V: ChebyshevLanes>(_ v: V, _ out: UnsafeMutablePointer<Double>) {
+        UnsafeMutableRawPointer(out).storeBytes(of: v, as: V.self)
+    }
+
+    @inline(__always)
+    private static func stepLanes<V: ChebyshevLanes>(_: V.Type, _ o: Int, _ rows: Range<Int>, _ alpha: Double,
+        _ c1: Double, _ c2: Double, _ m: Matrix, _ s: State) -> V
+    {
+        let w = s.width
+        let c1v = V(repeating: c1), c2v = V(repeating: c2), av = V(repeating: alpha)
+        let mv = UnsafeRawPointer(s.mask + o).loadUnaligned(as: V.self)
+        let d = UnsafeRawPointer(s.d + o)
+        var mx = V(repeating: 0)
+        var e = Int(m.offsets[rows.lowerBound])
+        for i in rows {
+            let end = Int(m.offsets[i + 1])
+            var acc = V(repeating: 0)
+            while e < end {
+                let dj = V(widening: d.loadUnaligned(fromByteOffset: Int(m.neighbors[e]) &* w &* 4, as: V.Narrow.self))
+                acc += V(repeating: Double(m.values[e])) * dj
+                e += 1
+            }
+            let at = i &* w &+ o
+            let di = V(widening: d.loadUnaligned(fromByteOffset: i &* w &* 4, as: V.Narrow.self))
+            let xi = UnsafeRawPointer(s.x + at).loadUnaligned(as: V.self) + di
+            UnsafeMutableRawPointer(s.x + at).storeBytes(of: xi, as: V.self)
+            let ri = UnsafeRawPointer(s.r + at).loadUnaligned(as: V.self) - (di - av * acc)
+            UnsafeMutableRawPointer(s.r + at).storeBytes(of: ri, as: V.self)
+            UnsafeMutableRawPointer(s.dNext + at).storeBytes(of: (mv * (c1v * di + c2v * ri)).narrowed, as: V.Narrow.self)
+            // A constant-count lane loop: LLVM turns it into and/compare/blend (SIMD masks would not be).
+            for t in 0..<V.scalarCount { mx[t] = max(mx[t], abs(di[t])) }
+        }
+        return mx
+    }
+
+    private static func stepScalar(_ o: Int, _ rows: Range<Int>, _ alpha: Double, _ c1: Double, _ c2: Double,
+        _ m: Matrix, _ s: State, _ maxOut: UnsafeMutablePointer<Double>)
+    {
+        let w = s.width
+        let m0 = s.mask[o]
+        var mx = 0.0
+        var e = Int(m.offsets[rows.lowerBound])
+        for i in rows {
+            let end = Int(m.offsets[i + 1])
+            var acc = 0.0
+            while e < end {
+                acc += Double(m.values[e]) * Double(s.d[Int(m.neighbors[e]) &* w &+ o])
+                e += 1
+            }
+            let at = i &* w &+ o
+            let di = Double(s.d[at])
+            s.x[at] += di
+            let ri = s.r[at] - (di - alpha * acc)
+            s.r[at] = ri
+            s.dNext[at] = Float(m0 * (c1 * di + c2 * ri))
+            mx = max(mx, abs(di))
+        }
+        maxOut[0] = mx
+    }
+
+    @inline(__always)
+    private static func multiplyLanes<V: ChebyshevLanes>(_: V.Type, scalar: Bool, _ o: Int, _ rows: Range<Int>,
+        _ m: Matrix, _ v: UnsafePointer<Double>, _ out: UnsafeMutablePointer<Double>, _ w: Int)
+    {
+        var e = Int(m.offsets[rows.lowerBound])
+        if scalar {
+            for i in rows {
+                let end = Int(m.offsets[i + 1])
+                var acc = 0.0
+                while e < end {
+                    acc += Double(m.values[e]) * v[Int(m.neighbors[e]) &* w &+ o]
+                    e += 1
+                }
+                out[i &* w &+ o] = acc
+            }
+            return
+        }
+        let base = UnsafeRawPointer(v + o)
+        for i in rows {
+            let end = Int(m.offsets[i + 1])
+            var acc = V(repeating: 0)
+            while e < end {
+                acc += V(repeating: Double(m.values[e])) * base.loadUnaligned(fromByteOffset: Int(m.neighbors[e]) &* w &* 8, as: V.self)
+                e += 1
+            }
+            UnsafeMutableRawPointer(out + (i &* w &+ o)).storeBytes(of: acc, as: V.self)
+        }
+    }
+}
