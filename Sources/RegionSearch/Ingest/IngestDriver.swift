@@ -114,15 +114,17 @@ public final class IngestDriver {
         func consume(_ batch: Batch) throws {
             let records = batch.records
             try records.withBytes { fields in
-                for k in 0..<records.count {
-                    counts.read += 1
-                    let slot = records.entries[k].rejectSlot
-                    if slot >= 0 {
-                        let r = records.rejected[Int(slot)]
-                        counts.countReject(r.reason)
-                        try rejects.write(sourceFile: path, r)
-                    } else {
-                        builder.add(records, k, fields, source: sourceIndex, counts: &counts)
+                try builder.withContext { builder, context in
+                    for k in 0..<records.count {
+                        counts.read += 1
+                        let slot = records.entries[k].rejectSlot
+                        if slot >= 0 {
+                            let r = records.rejected[Int(slot)]
+                            counts.countReject(r.reason)
+                            try rejects.write(sourceFile: path, r)
+                        } else {
+                            builder.add(records, k, fields, source: sourceIndex, counts: &counts, context: context)
+                        }
                     }
                 }
             }

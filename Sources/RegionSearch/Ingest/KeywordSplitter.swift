@@ -26,6 +26,16 @@ public struct KeywordSplitter: Sendable {
         _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8],
         _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) {
+        separator.withUnsafeBufferPointer { forEachValue(field, mode: mode, separator: $0, body) }
+    }
+
+    /// ``forEachValue(_:mode:separator:_:)`` with the separator as raw bytes (no reference
+    /// counting in per-record loops).
+    @inline(__always)
+    public func forEachValue(
+        _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         let value = field.trimmingASCIIWhitespace()
         if value.isEmpty { return }
         switch mode {
@@ -61,7 +71,7 @@ public struct KeywordSplitter: Sendable {
     }
 
     @inline(__always)
-    private func splitAtSeparator(_ value: UnsafeBufferPointer<UInt8>, separator: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    private func splitAtSeparator(_ value: UnsafeBufferPointer<UInt8>, separator: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard let first = separator.first else {
             emit(value, body)
             return

@@ -19,6 +19,8 @@ struct TableBuilder {
     private var index = IdIndex()
     private var splitter = KeywordSplitter(missingValues: [])
     private var rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] = []
+    /// `rules` with the separators as raw bytes, for the per-record loop (see ``Context``).
+    private var rawRules = RawRules()
     /// Normalised keyword values merged into earlier rows (policy `merge`), by row.
     private var extras: [Int: [[UInt8]]] = [:]
     /// Keyword text of the row being built and the ranges of its values.
@@ -37,7 +39,55 @@ struct TableBuilder {
     mutating func startInput(rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])], missingValues: [String]) {
         index = IdIndex()
         self.rules = rules
+        rawRules = RawRules(rules)
         splitter = KeywordSplitter(missingValues: missingValues)
+    }
+
+    /// Split rules with their separators in one stable allocation (freed with the builder).
+    final class RawRules {
+        let modes: [InputSpec.KeywordSplit]
+        let bytes: UnsafeMutablePointer<UInt8>
+        let ranges: [Range<Int>]
+
+        init(_ rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] = []) {
+            modes = rules.map { $0.split }
+            let total = rules.reduce(0) { $0 + $1.separator.count }
+            bytes = .allocate(capacity: max(total, 1))
+            var ranges: [Range<Int>] = []
+            var at = 0
+            for r in rules {
+                (bytes + at).initialize(from: r.separator, count: r.separator.count)
+                ranges.append(at..<(at + r.separator.count))
+                at += r.separator.count
+            }
+            self.ranges = ranges
+        }
+
+        deinit { bytes.deallocate() }
+    }
+
+    /// What the per-record work reads but never changes, copied out of the builder once per
+    /// batch: copying a struct with arrays per record costs a retain and a release each time.
+    struct Context {
+        let splitter: KeywordSplitter
+        let modes: UnsafeBufferPointer<InputSpec.KeywordSplit>
+        let separators: UnsafeBufferPointer<UInt8>
+        let ranges: UnsafeBufferPointer<Range<Int>>
+    }
+
+    /// Calls `body` with the context for adding records (see ``add(_:_:_:source:counts:context:)``).
+    mutating func withContext<R>(_ body: (inout TableBuilder, Context) throws -> R) rethrows -> R {
+        let splitter = self.splitter
+        let raw = rawRules
+        return try raw.modes.withUnsafeBufferPointer { modes in
+            try raw.ranges.withUnsafeBufferPointer { ranges in
+                let total = ranges.last?.upperBound ?? 0
+                let context = Context(
+                    splitter: splitter, modes: modes, separators: UnsafeBufferPointer(start: raw.bytes, count: total),
+                    ranges: ranges)
+                return try withExtendedLifetime(raw) { try body(&self, context) }
+            }
+        }
     }
 
     /// Reserves room for about `rows` more rows, with string sizes like the rows so far
@@ -63,10 +113,18 @@ struct TableBuilder {
     /// the policy.
     @inline(__always)
     mutating func add(_ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, source sourceIndex: UInt32, counts: inout IngestCounts) {
+        withContext { builder, context in builder.add(batch, k, fields, source: sourceIndex, counts: &counts, context: context) }
+    }
+
+    /// ``add(_:_:_:source:counts:)`` with the context made once per batch by ``withContext(_:)``.
+    @inline(__always)
+    mutating func add(_ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, source sourceIndex: UInt32,
+        counts: inout IngestCounts, context: Context)
+    {
         let entry = batch.entries[k]
         let row = lon.count
         var id = fields[entry.id].trimmingASCIIWhitespace()
-        if splitter.isMissing(id) { id = UnsafeBufferPointer(start: nil, count: 0) }
+        if context.splitter.isMissing(id) { id = UnsafeBufferPointer(start: nil, count: 0) }
         if !id.isEmpty {
             let first = idOffsets.withUnsafeBufferPointer { offsets in
                 index.firstRow(for: id, row: row, bytes: ids.base, offsets: offsets)
@@ -74,7 +132,7 @@ struct TableBuilder {
             if let first {
                 switch duplicates {
                 case .merge:
-                    buildText(batch, k, fields)
+                    buildText(batch, k, fields, context)
                     merge(into: first)
                     counts.mergedDuplicates += 1
                     return
@@ -87,8 +145,8 @@ struct TableBuilder {
             }
         }
         var name = fields[entry.name].trimmingASCIIWhitespace()
-        if splitter.isMissing(name) { name = UnsafeBufferPointer(start: nil, count: 0) }
-        buildText(batch, k, fields, name: name)
+        if context.splitter.isMissing(name) { name = UnsafeBufferPointer(start: nil, count: 0) }
+        buildText(batch, k, fields, context, name: name)
         lon.append(entry.lon)
         lat.append(entry.lat)
         ids.append(id)
@@ -105,7 +163,8 @@ struct TableBuilder {
     /// Record k's normalised keyword values, without repeats, joined into `text`.
     @inline(__always)
     private mutating func buildText(
-        _ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, name: UnsafeBufferPointer<UInt8>? = nil
+        _ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, _ context: Context,
+        name: UnsafeBufferPointer<UInt8>? = nil
     ) {
         text.truncate(to: 0)
         valueRanges.removeAll(keepingCapacity: true)
@@ -115,14 +174,16 @@ struct TableBuilder {
             if kf.column < 0 {
                 appendValue(bytes, cache: true)
             } else {
-                let rule = rules[Int(kf.column)]
-                let splitter = self.splitter
-                splitter.forEachValue(bytes, mode: rule.split, separator: rule.separator) { appendValue($0, cache: true) }
+                let c = Int(kf.column)
+                let separator = UnsafeBufferPointer(rebasing: context.separators[context.ranges[c]])
+                context.splitter.forEachValue(bytes, mode: context.modes[c], separator: separator) {
+                    appendValue($0, cache: true)
+                }
             }
         }
         if nameAsKeyword {
             var n = name ?? fields[batch.entries[k].name].trimmingASCIIWhitespace()
-            if splitter.isMissing(n) { n = UnsafeBufferPointer(start: nil, count: 0) }
+            if context.splitter.isMissing(n) { n = UnsafeBufferPointer(start: nil, count: 0) }
             // Names are nearly all distinct: normalise without filling the cache.
             appendValue(n, cache: false)
         }

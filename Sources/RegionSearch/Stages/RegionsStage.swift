@@ -148,10 +148,10 @@ public enum RegionExtraction {
             }
         }
         // Significance: p-values per candidate, BH q-values across all keywords.
+        let matchCounts = table.matches.map { m in m.reduce(0) { $0 + Int($1) } }
         for i in 0..<all.count {
             let c = all[i].keyword
-            let matches = table.matches[c].reduce(0) { $0 + Int($1) }
-            let p = Double(matches) / Double(max(n, 1))
+            let p = Double(matchCounts[c]) / Double(max(n, 1))
             all[i].pValue = Significance.pValue(k: all[i].nKeyword, n: all[i].nPOIs, p: p, windows: n)
         }
         let q = Significance.benjaminiHochberg(all.map { $0.pValue })
