@@ -3,7 +3,7 @@
 /// Columns are kept by reference (Swift arrays are copy-on-write), so adding a column copies
 /// nothing; `write(to:)` streams them to disk once while computing the checksum.
 public struct ArtifactWriter {
-    private struct Column {
+    private struct Entry {
         var name: String
         var type: ColumnType
         var count: Int
@@ -13,7 +13,7 @@ public struct ArtifactWriter {
     public let kind: ArtifactKind
     public var rowCount: Int
     public var metadata: JSONValue
-    private var columns: [Column] = []
+    private var columns: [Entry] = []
 
     public init(kind: ArtifactKind, rowCount: Int, metadata: JSONValue = .object([])) {
         self.kind = kind
@@ -26,8 +26,18 @@ public struct ArtifactWriter {
         precondition(name.utf8.count <= ArtifactFormat.maxColumnNameBytes, "column name too long: \(name)")
         precondition(!columns.contains { $0.name == name }, "duplicate column \(name)")
         columns.append(
-            Column(name: name, type: T.columnType, count: values.count) { (body) throws in
+            Entry(name: name, type: T.columnType, count: values.count) { (body) throws in
                 try values.withUnsafeBytes { (raw) throws in try body(raw) }
+            })
+    }
+
+    /// Adds a numeric column from memory that `owner` keeps valid (a mapped artifact's column).
+    public mutating func add<T: ArtifactScalar>(_ name: String, _ values: UnsafeBufferPointer<T>, keepingAlive owner: Any) {
+        precondition(name.utf8.count <= ArtifactFormat.maxColumnNameBytes, "column name too long: \(name)")
+        precondition(!columns.contains { $0.name == name }, "duplicate column \(name)")
+        columns.append(
+            Entry(name: name, type: T.columnType, count: values.count) { (body) throws in
+                try withExtendedLifetime(owner) { try body(UnsafeRawBufferPointer(values)) }
             })
     }
 

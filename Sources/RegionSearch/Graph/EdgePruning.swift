@@ -99,6 +99,6 @@ enum EdgePruning {
                 }
             }
         }
-        return (AdjacencyGraph(offsets: keptPerRow, neighbors: neighbors, length: length, scale: graph.scale), counts)
+        return (AdjacencyGraph(offsets: Column(keptPerRow), neighbors: Column(neighbors), length: Column(length), scale: graph.scale), counts)
     }
 }

@@ -156,9 +156,9 @@ public enum GraphBuilder {
         phase("csr")
         switch options.method {
         case .delaunay:
-            graph.scale = LocalScale.compute(delaunay: graph, x: x, y: y, groups: groups, scaleK: options.scaleK)
+            graph.scale = Column(LocalScale.compute(delaunay: graph, x: x, y: y, groups: groups, scaleK: options.scaleK))
         case .knn:
-            graph.scale = LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knnLists)
+            graph.scale = Column(LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knnLists))
         }
         knnLists = nil
         phase("scale")

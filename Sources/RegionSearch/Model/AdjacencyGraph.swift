@@ -6,17 +6,23 @@
 /// `neighbors` (u32), `length` (f32, edge length in metres, parallel to `neighbors`) and `scale`
 /// (f32, n: the point's local spacing σᵢ, the distance to its k-th nearest other location — see
 /// `LocalScale` — used for local-scale pruning and the self-tuning propagation kernel).
+///
+/// Read from an artifact, the columns are used in place (see ``Column``).
 public struct AdjacencyGraph: Sendable {
-    public var offsets: [UInt64]
-    public var neighbors: [UInt32]
-    public var length: [Float]
-    public var scale: [Float]
+    public var offsets: Column<UInt64>
+    public var neighbors: Column<UInt32>
+    public var length: Column<Float>
+    public var scale: Column<Float>
 
-    public init(offsets: [UInt64], neighbors: [UInt32], length: [Float], scale: [Float]) {
+    public init(offsets: Column<UInt64>, neighbors: Column<UInt32>, length: Column<Float>, scale: Column<Float>) {
         self.offsets = offsets
         self.neighbors = neighbors
         self.length = length
         self.scale = scale
+    }
+
+    public init(offsets: [UInt64], neighbors: [UInt32], length: [Float], scale: [Float]) {
+        self.init(offsets: Column(offsets), neighbors: Column(neighbors), length: Column(length), scale: Column(scale))
     }
 
     public var nodeCount: Int { offsets.count - 1 }
@@ -66,27 +72,34 @@ public struct AdjacencyGraph: Sendable {
                 len[k] = Float(((x[i] - x[j]) * (x[i] - x[j]) + (y[i] - y[j]) * (y[i] - y[j])).squareRoot())
             }
         }
-        self.offsets = offsets
-        neighbors = nb
-        length = len
-        scale = [Float](repeating: 0, count: n)
+        self.offsets = Column(offsets)
+        neighbors = Column(nb)
+        length = Column(len)
+        scale = Column([Float](repeating: 0, count: n))
     }
 
     public init(artifact: ArtifactFile) throws(ArtifactError) {
         let n = artifact.rowCount
-        offsets = try artifact.array("offsets", count: n + 1)
-        neighbors = try artifact.array("neighbors")
-        length = try artifact.array("length", count: neighbors.count)
-        scale = try artifact.array("scale", count: n)
+        let offsets = try artifact.view("offsets", as: UInt64.self, count: n + 1)
+        let neighbors = try artifact.view("neighbors", as: UInt32.self)
+        length = try artifact.view("length", count: neighbors.count)
+        scale = try artifact.view("scale", count: n)
         guard offsets.first == 0, offsets.last.map({ Int($0) }) == neighbors.count else {
             throw ArtifactError.malformed(path: artifact.path, detail: "CSR offsets do not match the neighbour count")
         }
-        for i in 0..<n where offsets[i + 1] < offsets[i] {
+        let off = offsets.buffer, nb = neighbors.buffer
+        for i in 0..<n where off[i + 1] < off[i] {
             throw ArtifactError.malformed(path: artifact.path, detail: "CSR offsets decrease at row \(i)")
         }
-        for v in neighbors where Int(v) >= n {
+        // One pass with a running maximum, then the exact culprit only when there is one.
+        var largest: UInt32 = 0
+        for v in nb { largest = max(largest, v) }
+        if !nb.isEmpty && Int(largest) >= n {
+            let v = nb.first { Int($0) >= n }!
             throw ArtifactError.malformed(path: artifact.path, detail: "neighbour index \(v) out of range (n = \(n))")
         }
+        self.offsets = offsets
+        self.neighbors = neighbors
     }
 
     public func writer(metadata: JSONValue) -> ArtifactWriter {

@@ -61,12 +61,14 @@ public struct POITable: Sendable {
 /// Points are stored in spatial (Hilbert-curve) order so that graph building and propagation
 /// touch memory locally. Columns: `x`, `y` (f64, metres in the CRS named by `metadata.crs`),
 /// `lon`, `lat` (f64, the WGS84 input), `row` (u32, the POI's row in the `pois` artifact).
+///
+/// Read from an artifact, the columns are used in place (see ``Column``).
 public struct ProjectedPoints: Sendable {
-    public var x: [Double] = []
-    public var y: [Double] = []
-    public var lon: [Double] = []
-    public var lat: [Double] = []
-    public var row: [UInt32] = []
+    public var x = Column<Double>()
+    public var y = Column<Double>()
+    public var lon = Column<Double>()
+    public var lat = Column<Double>()
+    public var row = Column<UInt32>()
 
     public init() {}
 
@@ -74,11 +76,11 @@ public struct ProjectedPoints: Sendable {
 
     public init(artifact: ArtifactFile) throws(ArtifactError) {
         let n = artifact.rowCount
-        x = try artifact.array("x", count: n)
-        y = try artifact.array("y", count: n)
-        lon = try artifact.array("lon", count: n)
-        lat = try artifact.array("lat", count: n)
-        row = try artifact.array("row", count: n)
+        x = try artifact.view("x", count: n)
+        y = try artifact.view("y", count: n)
+        lon = try artifact.view("lon", count: n)
+        lat = try artifact.view("lat", count: n)
+        row = try artifact.view("row", count: n)
     }
 
     public func writer(metadata: JSONValue) -> ArtifactWriter {

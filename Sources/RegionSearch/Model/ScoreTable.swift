@@ -5,17 +5,23 @@
 /// text matches). `ones` (f64) is F for Y = 1 everywhere: dividing `score.c` by it gives the
 /// keyword's smoothed local *share* around each POI (a weighted average of Y with the same
 /// kernel), which the regions stage compares with the keyword's base rate.
+///
+/// Read from an artifact, the columns are used in place (see ``Column``).
 public struct ScoreTable: Sendable {
     public var keywords: [String]
-    public var scores: [[Double]]
-    public var matches: [[UInt8]]
-    public var ones: [Double]
+    public var scores: [Column<Double>]
+    public var matches: [Column<UInt8>]
+    public var ones: Column<Double>
 
-    public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double]) {
+    public init(keywords: [String], scores: [Column<Double>], matches: [Column<UInt8>], ones: Column<Double>) {
         self.keywords = keywords
         self.scores = scores
         self.matches = matches
         self.ones = ones
+    }
+
+    public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double]) {
+        self.init(keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) }, ones: Column(ones))
     }
 
     public var count: Int { ones.count }
@@ -36,10 +42,10 @@ public struct ScoreTable: Sendable {
         scores = []
         matches = []
         for c in 0..<kws.count {
-            scores.append(try artifact.array("score.\(c)", count: n))
-            matches.append(try artifact.array("match.\(c)", count: n))
+            scores.append(try artifact.view("score.\(c)", count: n))
+            matches.append(try artifact.view("match.\(c)", count: n))
         }
-        ones = try artifact.array("ones", count: n)
+        ones = try artifact.view("ones", count: n)
     }
 
     public func writer(metadata: JSONValue) -> ArtifactWriter {

@@ -86,11 +86,12 @@ public enum Projector {
         let ky = keep.map { y[Int($0)] }
         let order = kx.withUnsafeBufferPointer { bx in ky.withUnsafeBufferPointer { by in HilbertOrder.permutation(x: bx, y: by) } }
         var points = ProjectedPoints()
-        points.x = order.map { kx[Int($0)] }
-        points.y = order.map { ky[Int($0)] }
-        points.row = order.map { keep[Int($0)] }
-        points.lon = points.row.map { lon[Int($0)] }
-        points.lat = points.row.map { lat[Int($0)] }
+        let rows = order.map { keep[Int($0)] }
+        points.x = Column(order.map { kx[Int($0)] })
+        points.y = Column(order.map { ky[Int($0)] })
+        points.row = Column(rows)
+        points.lon = Column(rows.map { lon[Int($0)] })
+        points.lat = Column(rows.map { lat[Int($0)] })
         return Result(points: points, choice: choice, crsName: info.name, extent: extent, failedRows: failed)
     }
 }

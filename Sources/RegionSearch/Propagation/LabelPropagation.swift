@@ -21,8 +21,8 @@ import Foundation
 ///   sum is computed in a fixed order, so results are identical for any thread count.
 public struct LabelPropagation {
     /// `S` in CSR form sharing the graph's row structure.
-    public let offsets: [UInt64]
-    public let neighbors: [UInt32]
+    public let offsets: Column<UInt64>
+    public let neighbors: Column<UInt32>
     public let values: [Float]
     public var nodeCount: Int { offsets.count - 1 }
 
@@ -104,8 +104,8 @@ public struct LabelPropagation {
 
     /// Builds directly from CSR arrays of S (tests).
     public init(offsets: [UInt64], neighbors: [UInt32], values: [Float]) {
-        self.offsets = offsets
-        self.neighbors = neighbors
+        self.offsets = Column(offsets)
+        self.neighbors = Column(neighbors)
         self.values = values
     }
 

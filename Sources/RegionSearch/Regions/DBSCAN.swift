@@ -6,7 +6,7 @@ public enum DBSCAN {
     /// Clusters of `points` (indices into x/y), each sorted ascending; noise is left out.
     /// Points are visited in index order and a border point joins the first cluster that reaches
     /// it, so the result is deterministic.
-    public static func clusters(points: [Int], x: [Double], y: [Double], eps: Double, minSamples: Int) -> [[UInt32]] {
+    public static func clusters(points: [Int], x: Column<Double>, y: Column<Double>, eps: Double, minSamples: Int) -> [[UInt32]] {
         guard !points.isEmpty, eps > 0 else { return [] }
         var minX = Double.infinity, minY = Double.infinity
         for p in points {

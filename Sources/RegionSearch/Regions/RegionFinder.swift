@@ -51,11 +51,11 @@ public struct RegionFinder {
         public var mergeDistance: Double = 0
     }
 
-    public let x: [Double]
-    public let y: [Double]
+    public let x: Column<Double>
+    public let y: Column<Double>
     public let graph: AdjacencyGraph
 
-    public init(x: [Double], y: [Double], graph: AdjacencyGraph) {
+    public init(x: Column<Double>, y: Column<Double>, graph: AdjacencyGraph) {
         self.x = x
         self.y = y
         self.graph = graph
@@ -102,7 +102,7 @@ public struct RegionFinder {
     }
 
     /// Candidate regions of keyword `keyword` (not yet tested for significance).
-    public func candidates(keyword: Int, scores: [Double], ones: [Double], match: [UInt8], options: Options)
+    public func candidates(keyword: Int, scores: Column<Double>, ones: Column<Double>, match: Column<UInt8>, options: Options)
         -> (regions: [RegionTable.Region], summary: KeywordSummary)
     {
         let n = scores.count
@@ -219,7 +219,7 @@ public struct RegionFinder {
 
     /// Whether matching POI `v` has a keyword-dense neighbourhood: the share of matches among the
     /// POIs within two graph hops (v excluded) is at least p + 2·√(p(1−p)/m).
-    func isShapePOI(_ v: Int, match: [UInt8], baseRate p: Double) -> Bool {
+    func isShapePOI(_ v: Int, match: Column<UInt8>, baseRate p: Double) -> Bool {
         var ring: [Int] = []
         for e in graph.range(v) {
             let j = Int(graph.neighbors[e])
@@ -246,7 +246,7 @@ public struct RegionFinder {
 
     /// Footprint counts (every POI inside the matching members' hull, found by a search from the
     /// members over graph edges that stays inside the hull), scores and area.
-    func fillStatistics(_ r: inout RegionTable.Region, hull: ConvexHull2D, scores: [Double], match: [UInt8], baseRate: Double) {
+    func fillStatistics(_ r: inout RegionTable.Region, hull: ConvexHull2D, scores: Column<Double>, match: Column<UInt8>, baseRate: Double) {
         var visited = Set<UInt32>()
         var stack: [UInt32] = []
         var nFoot = 0, kFoot = 0

@@ -49,9 +49,9 @@ public enum PropagateStage {
         var report = StageReport(stage: "propagate")
         let t0 = monotonicSeconds()
         let poisFile = try ArtifactFile(path: try cl.required("pois"), expected: .pois)
-        let keywordText = try poisFile.strings("keywords", count: poisFile.rowCount)
+        let keywordText = try poisFile.stringView("keywords", count: poisFile.rowCount)
         let projectedFile = try ArtifactFile(path: try cl.required("projected"), expected: .projected)
-        let rows = try projectedFile.array("row", as: UInt32.self, count: projectedFile.rowCount)
+        let rows = try projectedFile.view("row", as: UInt32.self, count: projectedFile.rowCount)
         let graphFile = try ArtifactFile(path: try cl.required("graph"), expected: .graph)
         let graph = try AdjacencyGraph(artifact: graphFile)
         guard graph.nodeCount == rows.count else {
@@ -74,12 +74,12 @@ public enum PropagateStage {
             guard !matcher.normalized.isEmpty else { throw UsageError("keywords: \"\(q)\" is empty after normalisation") }
             var y = [UInt8](repeating: 0, count: rows.count)
             y.withUnsafeMutableBufferPointer { yb in
-                keywordText.bytes.withUnsafeBufferPointer { bytes in
-                    Parallel.forRanges(rows.count, minChunk: 16_384) { range in
-                        for i in range {
-                            let r = keywordText.range(Int(rows[i]))
-                            if matcher.matches(UnsafeBufferPointer(rebasing: bytes[r])) { yb[i] = 1 }
-                        }
+                let bytes = keywordText.bytes.buffer, offsets = keywordText.offsets.buffer, rows = rows.buffer
+                Parallel.forRanges(rows.count, minChunk: 16_384) { range in
+                    for i in range {
+                        let r = Int(rows[i])
+                        let text = UnsafeBufferPointer(rebasing: bytes[Int(offsets[r])..<Int(offsets[r + 1])])
+                        if matcher.matches(text) { yb[i] = 1 }
                     }
                 }
             }
