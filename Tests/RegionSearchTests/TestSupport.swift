@@ -27,7 +27,7 @@ enum TestSupport {
             if !positive.isEmpty { scale[i] = Float(positive[min(scaleK, positive.count) - 1].0.squareRoot()) }
         }
         var g = AdjacencyGraph(nodeCount: n, edges: edges, x: x, y: y)
-        g.scale = scale
+        g.scale = Column(scale)
         return g
     }
 

@@ -96,6 +96,7 @@ public enum GraphBuilder {
 
         var a: [UInt32] = [], b: [UInt32] = []
         var knnLists: NearestNeighbors?
+        var direct: AdjacencyGraph?
         switch options.method {
         case .delaunay:
             let dt = ux.withUnsafeBufferPointer { ux in
@@ -118,6 +119,11 @@ public enum GraphBuilder {
             }
             phase("knn")
             knnLists = knn
+            if groups.duplicateCount == 0 {
+                // Distinct points: the union of the lists straight into CSR (same rows).
+                direct = CSRBuilder.buildKNNUnion(knn, x: x, y: y)
+                break
+            }
             let k = knn.k
             let count = u * k
             // Directed kNN pairs in original indices (the CSR builder forms the union).
@@ -149,7 +155,7 @@ public enum GraphBuilder {
                 b.append(rep[i])
             }
         }
-        var graph = CSRBuilder.build(nodeCount: n, a: a, b: b, x: x, y: y)
+        var graph = direct ?? CSRBuilder.build(nodeCount: n, a: a, b: b, x: x, y: y)
         a = []
         b = []
         stats.edgesBeforePruning = graph.edgeCount

@@ -158,11 +158,11 @@ struct PointSet {
     /// Writes a `projected` artifact of these points (rows = indices, lon/lat left 0).
     func writeProjected(to path: String) throws {
         var p = ProjectedPoints()
-        p.x = x
-        p.y = y
-        p.lon = [Double](repeating: 0, count: count)
-        p.lat = [Double](repeating: 0, count: count)
-        p.row = (0..<UInt32(count)).map { $0 }
+        p.x = Column(x)
+        p.y = Column(y)
+        p.lon = Column([Double](repeating: 0, count: count))
+        p.lat = Column([Double](repeating: 0, count: count))
+        p.row = Column((0..<UInt32(count)).map { $0 })
         let provenance = JSONValue.object([("project", .object([("version", .number(1))]))])
         try p.writer(metadata: .object([("crs", .string("EPSG:32633")), ("synthetic", .bool(true)), ("provenance", provenance)]))
             .write(to: path)
