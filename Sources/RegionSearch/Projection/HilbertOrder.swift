@@ -7,9 +7,53 @@ public enum HilbertOrder {
     /// Bits per axis of the curve's grid (65,536 cells per side).
     public static let bits = 16
 
-    /// Hilbert index of cell (x, y) on a 2^bits grid.
+    /// Hilbert index of cell (x, y) on a 2^bits grid: four levels per table lookup.
+    ///
+    /// At each level the quadrant digit depends on the cell's two bits after the orientation the
+    /// levels above imposed, and that orientation is one of four (identity, swap, complement,
+    /// both — they commute), so the curve is a four-state machine; the table runs it four
+    /// levels (8 input bits) at a time. Equal to ``indexByLevels(x:y:)`` for every input.
     @inline(__always)
     public static func index(x: UInt32, y: UInt32) -> UInt32 {
+        var d: UInt32 = 0
+        var state = 0
+        var shift = bits - 4
+        while shift >= 0 {
+            let e = fourLevels[state << 8 | Int((x >> UInt32(shift)) & 15) << 4 | Int((y >> UInt32(shift)) & 15)]
+            d = d << 8 | UInt32(e & 0xFF)
+            state = Int(e >> 8)
+            shift -= 4
+        }
+        return d
+    }
+
+    /// (state, 4 bits of x, 4 bits of y) → 8 bits of index | next state << 8.
+    private static let fourLevels: [UInt16] = {
+        var table = [UInt16](repeating: 0, count: 4 * 256)
+        for state in 0..<4 {
+            for xb in 0..<16 {
+                for yb in 0..<16 {
+                    var s = state  // bit 0: swap, bit 1: complement
+                    var out = 0
+                    for level in stride(from: 3, through: 0, by: -1) {
+                        var rx = (xb >> level) & 1, ry = (yb >> level) & 1
+                        if s & 1 != 0 { swap(&rx, &ry) }
+                        if s & 2 != 0 {
+                            rx ^= 1
+                            ry ^= 1
+                        }
+                        out = out << 2 | ((3 * rx) ^ ry)
+                        if ry == 0 { s ^= rx == 1 ? 3 : 1 }
+                    }
+                    table[state << 8 | xb << 4 | yb] = UInt16(out | s << 8)
+                }
+            }
+        }
+        return table
+    }()
+
+    /// Hilbert index of cell (x, y), one level at a time (the definition ``index(x:y:)`` follows).
+    public static func indexByLevels(x: UInt32, y: UInt32) -> UInt32 {
         var rx: UInt32 = 0, ry: UInt32 = 0, d: UInt32 = 0
         var x = x, y = y
         var s: UInt32 = 1 << (bits - 1)
@@ -54,33 +98,61 @@ public enum HilbertOrder {
         return radixSortedIndices(keys)
     }
 
-    /// Indices 0..<n sorted by key, stable (LSD radix sort, two 16-bit passes).
+    /// Indices 0..<n sorted by key, stable (ties keep index order).
+    ///
+    /// LSD radix sort in three 11-bit passes over (key, index) pairs, so every pass reads its
+    /// input in order and histograms stay in cache; all three histograms come from one pass.
     public static func radixSortedIndices(_ keys: [UInt32]) -> [UInt32] {
         let n = keys.count
-        var order = [UInt32](unsafeUninitializedCapacity: n) { b, c in
-            for i in 0..<n { b[i] = UInt32(i) }
+        let bits = 11, buckets = 1 << 11, mask = UInt32(buckets - 1)
+        var keyA = keys, keyB = [UInt32](repeating: 0, count: n)
+        var idA = [UInt32](unsafeUninitializedCapacity: n) { b, c in
+            for i in 0..<n { b[i] = UInt32(truncatingIfNeeded: i) }
             c = n
         }
-        var tmp = [UInt32](repeating: 0, count: n)
+        var idB = [UInt32](repeating: 0, count: n)
+        var counts = [Int](repeating: 0, count: 3 * buckets)
         keys.withUnsafeBufferPointer { k in
-            for shift in [0, 16] {
-                var counts = [Int](repeating: 0, count: 65_537)
-                order.withUnsafeBufferPointer { o in
-                    for i in 0..<n { counts[Int((k[Int(o[i])] >> UInt32(shift)) & 0xFFFF) + 1] += 1 }
+            counts.withUnsafeMutableBufferPointer { c in
+                for v in k {
+                    c[Int(v & mask)] += 1
+                    c[buckets + Int((v >> UInt32(bits)) & mask)] += 1
+                    c[2 * buckets + Int(v >> UInt32(2 * bits))] += 1
                 }
-                for i in 0..<65_536 { counts[i + 1] += counts[i] }
-                order.withUnsafeBufferPointer { o in
-                    tmp.withUnsafeMutableBufferPointer { t in
-                        for i in 0..<n {
-                            let d = Int((k[Int(o[i])] >> UInt32(shift)) & 0xFFFF)
-                            t[counts[d]] = o[i]
-                            counts[d] += 1
+            }
+        }
+        for pass in 0..<3 {
+            let base = pass * buckets
+            // A digit shared by every key leaves the order as it is.
+            if counts[base..<(base + buckets)].contains(n) { continue }
+            var sum = 0
+            for b in 0..<buckets {
+                let c = counts[base + b]
+                counts[base + b] = sum
+                sum += c
+            }
+            let shift = UInt32(pass * bits)
+            counts.withUnsafeMutableBufferPointer { c in
+                keyA.withUnsafeBufferPointer { ka in
+                    idA.withUnsafeBufferPointer { ia in
+                        keyB.withUnsafeMutableBufferPointer { kb in
+                            idB.withUnsafeMutableBufferPointer { ib in
+                                for i in 0..<n {
+                                    let v = ka[i]
+                                    let slot = base + Int((v >> shift) & mask)
+                                    let to = c[slot]
+                                    c[slot] = to + 1
+                                    kb[to] = v
+                                    ib[to] = ia[i]
+                                }
+                            }
                         }
                     }
                 }
-                swap(&order, &tmp)
             }
+            swap(&keyA, &keyB)
+            swap(&idA, &idB)
         }
-        return order
+        return idA
     }
 }

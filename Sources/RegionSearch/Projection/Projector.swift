@@ -39,8 +39,9 @@ public enum Projector {
         guard let unit = info.metresPerUnit, abs(unit - 1) < 1e-12 else {
             throw UsageError("crs: '\(choice.definition)' (\(info.name)) does not use metres as its unit; name a CRS in metres or use \"auto\"")
         }
-        // Validate the transformation once on the main thread so a bad definition fails early.
-        _ = try context.transformation(from: "EPSG:4326", to: choice.definition)
+        // Validate the transformation once on the main thread so a bad definition fails early;
+        // the first worker then uses it.
+        let first = try context.transformation(from: "EPSG:4326", to: choice.definition)
 
         var x = Array(lon)
         var y = Array(lat)
@@ -55,9 +56,8 @@ public enum Projector {
                         Parallel.forEach(workers) { w in
                             let lo = w * size, hi = min(n, lo + size)
                             guard lo < hi else { return }
-                            let ctx = PROJContext()
                             do throws(PROJError) {
-                                let t = try ctx.transformation(from: "EPSG:4326", to: choice.definition)
+                                let t = w == 0 ? first : try PROJContext().transformation(from: "EPSG:4326", to: choice.definition)
                                 let failed = try t.transform(
                                     x: UnsafeMutableBufferPointer(rebasing: xb[lo..<hi]),
                                     y: UnsafeMutableBufferPointer(rebasing: yb[lo..<hi]))
@@ -72,26 +72,64 @@ public enum Projector {
         }
         if let e = errors.compactMap({ $0 }).first { throw e }
         let failed = failedPerWorker.flatMap { $0 }
+        // Points that failed are left out (usually none: then nothing is copied).
         var keep: [UInt32] = []
-        keep.reserveCapacity(n - failed.count)
-        var f = 0
-        for i in 0..<n {
-            if f < failed.count && failed[f] == i {
-                f += 1
-                continue
+        if !failed.isEmpty {
+            keep.reserveCapacity(n - failed.count)
+            var f = 0
+            for i in 0..<n {
+                if f < failed.count && failed[f] == i {
+                    f += 1
+                    continue
+                }
+                keep.append(UInt32(i))
             }
-            keep.append(UInt32(i))
+            x = keep.map { x[Int($0)] }
+            y = keep.map { y[Int($0)] }
         }
-        let kx = keep.map { x[Int($0)] }
-        let ky = keep.map { y[Int($0)] }
-        let order = kx.withUnsafeBufferPointer { bx in ky.withUnsafeBufferPointer { by in HilbertOrder.permutation(x: bx, y: by) } }
+        let order = x.withUnsafeBufferPointer { bx in y.withUnsafeBufferPointer { by in HilbertOrder.permutation(x: bx, y: by) } }
+        let m = order.count
+        // Five gathers in Hilbert order, split over threads by output range.
+        var rows = [UInt32](repeating: 0, count: m)
+        var px = [Double](repeating: 0, count: m), py = [Double](repeating: 0, count: m)
+        var plon = [Double](repeating: 0, count: m), plat = [Double](repeating: 0, count: m)
+        order.withUnsafeBufferPointer { order in
+            keep.withUnsafeBufferPointer { keep in
+                x.withUnsafeBufferPointer { x in
+                    y.withUnsafeBufferPointer { y in
+                        rows.withUnsafeMutableBufferPointer { rows in
+                            px.withUnsafeMutableBufferPointer { px in
+                                py.withUnsafeMutableBufferPointer { py in
+                                    plon.withUnsafeMutableBufferPointer { plon in
+                                        plat.withUnsafeMutableBufferPointer { plat in
+                                            let (rows, px, py, plon, plat) = (rows, px, py, plon, plat)
+                                            let kept = !keep.isEmpty
+                                            Parallel.forRanges(m, minChunk: 1 << 16) { range in
+                                                for t in range {
+                                                    let k = Int(order[t])
+                                                    let r = kept ? Int(keep[k]) : k
+                                                    rows[t] = UInt32(truncatingIfNeeded: r)
+                                                    px[t] = x[k]
+                                                    py[t] = y[k]
+                                                    plon[t] = lon[r]
+                                                    plat[t] = lat[r]
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
         var points = ProjectedPoints()
-        let rows = order.map { keep[Int($0)] }
-        points.x = Column(order.map { kx[Int($0)] })
-        points.y = Column(order.map { ky[Int($0)] })
+        points.x = Column(px)
+        points.y = Column(py)
         points.row = Column(rows)
-        points.lon = Column(rows.map { lon[Int($0)] })
-        points.lat = Column(rows.map { lat[Int($0)] })
+        points.lon = Column(plon)
+        points.lat = Column(plat)
         return Result(points: points, choice: choice, crsName: info.name, extent: extent, failedRows: failed)
     }
 }

@@ -98,6 +98,31 @@ final class ProjectionTests: XCTestCase {
         XCTAssertEqual(HilbertOrder.radixSortedIndices(keys), [3, 1, 4, 0, 2, 6, 5])
     }
 
+    func testRadixOrderMatchesAStableSortOnRandomKeys() {
+        var rng = SeededRandom(seed: 11)
+        for spread in [UInt32(3), 2048, 1 << 22, UInt32.max] {
+            let keys = (0..<20_000).map { _ in UInt32(rng.below(Int(min(spread, UInt32(Int32.max))) + 1)) &* (spread == UInt32.max ? 2_654_435_761 : 1) }
+            let expected = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }.map { UInt32($0) }
+            XCTAssertEqual(HilbertOrder.radixSortedIndices(keys), expected, "spread \(spread)")
+        }
+    }
+
+    func testTableHilbertIndexEqualsTheLevelByLevelDefinition() {
+        var rng = SeededRandom(seed: 5)
+        for _ in 0..<200_000 {
+            let x = UInt32(rng.below(1 << HilbertOrder.bits)), y = UInt32(rng.below(1 << HilbertOrder.bits))
+            XCTAssertEqual(HilbertOrder.index(x: x, y: y), HilbertOrder.indexByLevels(x: x, y: y), "(\(x), \(y))")
+        }
+        // Every 8-bit pair in the top, middle and bottom bits.
+        for a in UInt32(0)..<256 {
+            for b in UInt32(0)..<256 {
+                for shift in [UInt32(0), 4, 8] {
+                    XCTAssertEqual(HilbertOrder.index(x: a << shift, y: b << shift), HilbertOrder.indexByLevels(x: a << shift, y: b << shift))
+                }
+            }
+        }
+    }
+
     func testGeodesicAreaOfOneDegreeCell() {
         // 1° × 1° at the equator on WGS84: 12,308.778 km² (GeographicLib Planimeter).
         let a = Geodesic.area(lon: [0, 1, 1, 0, 0], lat: [0, 0, 1, 1, 0])
