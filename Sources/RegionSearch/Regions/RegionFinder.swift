@@ -30,7 +30,7 @@ public struct RegionFinder {
         public var minKeywordPOIs: Int
         /// Metres; nil = automatic (twice the median local spacing of the regions' members).
         public var mergeDistance: Double?
-        public init(zCore: Double = 3, zExtend: Double = 1.5, minKeywordPOIs: Int = 5, mergeDistance: Double? = nil) {
+        public init(zCore: Double = 2.5, zExtend: Double = 1.5, minKeywordPOIs: Int = 5, mergeDistance: Double? = nil) {
             self.zCore = zCore
             self.zExtend = zExtend
             self.minKeywordPOIs = minKeywordPOIs

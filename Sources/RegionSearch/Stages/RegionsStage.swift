@@ -7,7 +7,7 @@ public enum RegionsStage {
             "method", .choice(["propagation", "dbscan"]), default: .string("propagation"),
             help: "\"propagation\": regions where the keyword's local share (from propagate) stands out from its base rate, tested for significance; \"dbscan\": DBSCAN over the keyword's POIs only, a baseline for experiments."),
         ParameterSpec(
-            "z_core", .number(min: 0, max: 50), default: .number(3),
+            "z_core", .number(min: 0, max: 50), default: .number(2.5),
             help: "A region's core POIs have a local keyword share at least this many robust standard deviations above the keyword's typical share (or its base rate, whichever is higher)."),
         ParameterSpec(
             "z_extend", .number(min: 0, max: 50), default: .number(1.5),
@@ -150,7 +150,11 @@ public enum RegionExtraction {
             let c = all[i].keyword
             let matches = table.matches[c].reduce(0) { $0 + Int($1) }
             let p = Double(matches) / Double(max(n, 1))
-            all[i].pValue = Significance.pValue(k: all[i].nKeyword, n: all[i].nPOIs, p: p, windows: n)
+            // Intersection–union test: the region's POIs and the POIs inside its polygon must both
+            // show the concentration; the larger p-value counts.
+            let members = Significance.pValue(k: all[i].nKeyword, n: all[i].nPOIs, p: p, windows: n)
+            let footprint = Significance.pValue(k: all[i].nFootprintKeyword, n: all[i].nFootprint, p: p, windows: n)
+            all[i].pValue = max(members, footprint)
         }
         let q = Significance.benjaminiHochberg(all.map { $0.pValue })
         for i in 0..<all.count { all[i].qValue = q[i] }
