@@ -103,7 +103,7 @@ public final class ArtifactFile {
         }
         let trailer = size - ArtifactFormat.trailerSize
         guard Array(UnsafeRawBufferPointer(start: base + trailer, count: 8)) == ArtifactFormat.trailerMagic,
-            u64(trailer + 16) == size
+            u64(trailer + 16) == size, u64(trailer + 24) == 0
         else {
             throw ArtifactError.truncated(path: path, detail: "trailer missing or damaged")
         }

@@ -1,0 +1,32 @@
+import XCTest
+@testable import RegionSearch
+
+final class GeoJSONWriterTests: XCTestCase {
+    func testCoordinatesHaveAtMostSevenDecimals() {
+        XCTAssertEqual(GeoJSONWriter.coordinate(24.94), "24.94")
+        XCTAssertEqual(GeoJSONWriter.coordinate(-0.000000049), "0")
+        XCTAssertEqual(GeoJSONWriter.coordinate(-0.00000005), "-0.0000001")
+        XCTAssertEqual(GeoJSONWriter.coordinate(120.18641349), "120.1864135")
+        XCTAssertEqual(GeoJSONWriter.coordinate(-179.9999999), "-179.9999999")
+        XCTAssertEqual(GeoJSONWriter.coordinate(60), "60")
+    }
+
+    func testRingsAreClosedAndCounterClockwise() {
+        let cw = GeoJSONWriter.normalizedRing(lon: [0, 0, 1, 1], lat: [0, 1, 1, 0])!
+        XCTAssertEqual(cw.lon.first, cw.lon.last)
+        XCTAssertGreaterThan(GeoJSONWriter.signedArea(lon: cw.lon, lat: cw.lat), 0)
+        XCTAssertNil(GeoJSONWriter.normalizedRing(lon: [0, 0, 0], lat: [0, 0, 0]))
+    }
+
+    func testDocumentParsesAndKeepsForeignMembers() throws {
+        let ring = GeoJSONWriter.normalizedRing(lon: [0, 1, 1], lat: [0, 0, 1])!
+        let doc = GeoJSONWriter.document(
+            features: [.init(rings: [ring], properties: [("name", .string("a \"b\"")), ("n", .number(3))])],
+            foreignMembers: [("regionsearch", .object([("version", .string("x"))]))])
+        let v = try JSONParser.parse(doc)
+        XCTAssertEqual(v["type"], .string("FeatureCollection"))
+        XCTAssertEqual(v["regionsearch"]?["version"], .string("x"))
+        XCTAssertEqual(v["features"]?.arrayValue?.first?["properties"]?["name"], .string("a \"b\""))
+        XCTAssertNil(v["crs"])
+    }
+}

@@ -1,0 +1,36 @@
+import XCTest
+@testable import RegionSearch
+
+final class JSONParserTests: XCTestCase {
+    func testRoundTripIsDeterministic() throws {
+        let text = #"{"b":[1,2.5,-3e-7,true,null],"a":{"s":"x\"y\\z\n","u":"ünï 咖啡"}}"#
+        let v = try JSONParser.parse(text)
+        XCTAssertEqual(v.serialized(sortedKeys: true), #"{"a":{"s":"x\"y\\z\n","u":"ünï 咖啡"},"b":[1,2.5,-3e-07,true,null]}"#)
+        XCTAssertEqual(try JSONParser.parse(v.serialized()), v)
+    }
+
+    func testErrorsNameLineAndColumn() {
+        XCTAssertThrowsError(try JSONParser.parse("{\n  \"a\": 1,\n  \"b\": tru\n}")) { error in
+            let e = error as! JSONParseError
+            XCTAssertEqual(e.line, 3)
+            XCTAssertEqual(e.column, 8)
+        }
+        XCTAssertThrowsError(try JSONParser.parse(#"{"a":1,"a":2}"#)) { XCTAssertTrue("\($0)".contains("duplicate")) }
+        XCTAssertThrowsError(try JSONParser.parse("[1,]"))
+        XCTAssertThrowsError(try JSONParser.parse(String(repeating: "[", count: 1000)))
+    }
+
+    func testDecimalParsingIsCorrectlyRounded() {
+        for s in ["120.186413", "0.1", "-30.247994", "1e-7", "123456789012345678", "2.2250738585072014e-308", "+5", "7."] {
+            let got = Array(s.utf8).withUnsafeBufferPointer { parseDecimal($0) }
+            if s == "7." {
+                XCTAssertEqual(got, 7)
+            } else {
+                XCTAssertEqual(got, Double(s), s)
+            }
+        }
+        for bad in ["", "-", "1e", "abc", "1.2.3", "nan", "inf", "0x10"] {
+            XCTAssertNil(Array(bad.utf8).withUnsafeBufferPointer { parseDecimal($0) }, bad)
+        }
+    }
+}
