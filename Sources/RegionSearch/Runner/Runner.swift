@@ -127,7 +127,7 @@ public final class Runner {
             state[stage.name].seconds = record.seconds
             outcome.stages.append((stage.name, .ran, hash))
             let counts = Self.countsText(record.summary)
-            Log.info("\(label): done in \(String(format: "%.1f", record.seconds)) s\(counts.isEmpty ? "" : " — " + counts)")
+            Log.info("\(label): done in \(Self.seconds(record.seconds))\(counts.isEmpty ? "" : " — " + counts)")
             try state.write(work)
         }
 
@@ -257,10 +257,13 @@ public final class Runner {
         return (true, recorded.digest)
     }
 
+    /// "0.42 s", "12.3 s".
+    static func seconds(_ s: Double) -> String { String(format: s < 10 ? "%.2f s" : "%.1f s", s) }
+
     /// "12,345 POIs, 40,000 edges" from a stage summary (the counts it has).
     static func countsText(_ summary: JSONValue) -> String {
         let labels: [(String, String)] = [
-            ("pois", "POIs"), ("rejected", "rejected"), ("rejects", "rejected"), ("projected_points", "points"),
+            ("accepted", "POIs"), ("rejected", "rejected"), ("projected_points", "points"),
             ("edges", "edges"), ("iterations", "iterations"), ("candidates", "candidates"), ("regions", "regions"),
         ]
         var parts: [String] = []
