@@ -14,16 +14,25 @@ final class CrashTests: XCTestCase {
         var objects: [String: Data]
         var work: String
         var seconds: Double
+        /// Every crash point the run reached, as `scope:point:n`.
+        var points: [String]
     }
 
     private func reference(_ f: PipelineFixture) throws -> Reference {
+        let trace = f.root + "/crash-trace.txt"
         let t0 = monotonicSeconds()
-        let result = try f.run()
+        let result = try f.run([], environment: [CrashPoint.traceVariable: trace])
         let seconds = monotonicSeconds() - t0
-        XCTAssertEqual(result.status, 0, result.output)
+        guard result.status == 0 else { throw Failure("reference run failed: \(result.output)") }
         let copy = f.root + "/reference-work"
         try FileManager.default.copyItem(atPath: f.workPath, toPath: copy)
-        return Reference(output: try f.output(), objects: try f.objectFiles(), work: copy, seconds: seconds)
+        let points = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        return Reference(output: try f.output(), objects: try f.objectFiles(), work: copy, seconds: seconds, points: points)
+    }
+
+    private struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ d: String) { description = d }
     }
 
     /// Resets the fixture's work directory: empty, or the reference with the records and objects
@@ -42,91 +51,106 @@ final class CrashTests: XCTestCase {
         }
     }
 
-    /// The next run must succeed and reproduce the reference exactly.
-    private func assertRecovers(_ f: PipelineFixture, _ reference: Reference, _ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    /// What is wrong after the next run, which must succeed and reproduce the reference exactly.
+    private func recoveryProblems(_ f: PipelineFixture, _ reference: Reference) throws -> [String] {
+        var problems: [String] = []
         let recovery = try f.run()
-        XCTAssertEqual(recovery.status, 0, "\(context): \(recovery.output)", file: file, line: line)
-        XCTAssertFalse(recovery.output.contains("error"), "\(context): \(recovery.output)", file: file, line: line)
-        XCTAssertEqual(try f.output(), reference.output, context, file: file, line: line)
-        XCTAssertEqual(try f.objectFiles(), reference.objects, context, file: file, line: line)
-        XCTAssertEqual(f.temporaries(), [], context, file: file, line: line)
-        XCTAssertEqual(try f.runState().status, "ok", context, file: file, line: line)
+        if recovery.status != 0 || recovery.output.contains("error") { problems.append("recovery run: \(recovery.termination): \(recovery.output)") }
+        if (try? f.output()) != reference.output { problems.append("output differs from the uninterrupted run") }
+        let objects = try f.objectFiles()
+        if objects != reference.objects {
+            let differing = Set(objects.keys).union(reference.objects.keys).filter { objects[$0] != reference.objects[$0] }
+            problems.append("objects differ: \(differing.sorted())")
+        }
+        if !f.temporaries().isEmpty { problems.append("temporary files left: \(f.temporaries())") }
+        if (try? f.runState().status) != "ok" { problems.append("run.json does not say ok") }
+        return problems
     }
 
-    /// Runs with `REGIONSEARCH_CRASH_AT=spec`; true when the run was killed there, false when it
-    /// finished without reaching the point.
-    private func crash(_ f: PipelineFixture, _ spec: String, options: [String] = []) throws -> Bool {
-        let result = try f.run(options, environment: [CrashPoint.environmentVariable: spec])
-        if result.termination == .signaled(SIGKILL) { return true }
-        XCTAssertEqual(result.status, 0, "\(spec) neither crashed nor succeeded: \(result.output)")
-        return false
+    private func assertRecovers(_ f: PipelineFixture, _ reference: Reference, _ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for problem in try recoveryProblems(f, reference) { XCTFail("\(context): \(problem)", file: file, line: line) }
+    }
+
+    /// One deterministic kill: where, and how the work directory starts.
+    private struct Trial {
+        var spec: String
+        /// nil: empty work directory; otherwise the reference minus the stages from this index on
+        /// (or, with `replace`, the complete reference and `--from` that stage).
+        var fromStage: Int?
+        var replace = false
+    }
+
+    /// Every point an uninterrupted run reaches inside the stages' writes and the runner's steps,
+    /// and the runner's own atomic writes (each commit, and a third of them at the other moments).
+    private func trials(_ points: [String]) -> [Trial] {
+        let stageNames = Pipeline.stages.map { $0.name }
+        var out: [Trial] = []
+        for spec in points {
+            let parts = spec.split(separator: ":").map(String.init)
+            guard parts.count == 3, let n = Int(parts[2]) else { continue }
+            let (scope, point) = (parts[0], parts[1])
+            if let k = stageNames.firstIndex(of: scope) {
+                // Inside a stage: resume with the earlier stages done, or replace a complete object.
+                out.append(Trial(spec: spec, fromStage: k, replace: (n + k + point.count) % 2 == 0))
+            } else if ["spawn", "stage-done", "promote", "promoted", "output"].contains(point) {
+                out.append(Trial(spec: spec, fromStage: nil))
+            } else if point == "rename" || n % 3 == ["write", "fsync", "renamed"].firstIndex(of: point).map({ $0 % 3 }) {
+                out.append(Trial(spec: spec, fromStage: nil))
+            }
+        }
+        return out
     }
 
     func testKillsAtDeterministicPointsAreRecovered() throws {
-        let f = try PipelineFixture()
-        defer { f.remove() }
-        let ref = try reference(f)
+        // Two workers with their own fixtures share the trials (each trial is two short runs).
+        let workers = 2
+        let fixtures = try (0..<workers).map { _ in try PipelineFixture() }
+        defer { for f in fixtures { f.remove() } }
+        let references = try fixtures.map { try reference($0) }
+        XCTAssertEqual(references[0].points, references[1].points, "the same points in every run")
+        let all = trials(references[0].points)
         let stageNames = Pipeline.stages.map { $0.name }
-        var tried = 0
+        let lock = NSLock()
+        var failures: [String] = []
         var killed = 0
-
-        // Inside each stage's own writes (artifact, rejects, summary): half-written block, before
-        // fsync, before rename, after rename. The work directory holds the results of the stages
-        // before it (resume path), or every stage with --from (replacing a complete object).
-        for (k, stage) in stageNames.enumerated() {
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            let f = fixtures[w], ref = references[w]
+            for trial in all.enumerated().filter({ $0.offset % workers == w }).map({ $0.element }) {
+                do {
+                    try prepare(f, ref, keep: trial.fromStage != nil, removing: trial.replace ? [] : stageNames[(trial.fromStage ?? 0)...])
+                    let options = trial.replace ? ["--from", stageNames[trial.fromStage!]] : []
+                    let result = try f.run(options, environment: [CrashPoint.environmentVariable: trial.spec])
+                    var problems: [String] = []
+                    if result.termination == .signaled(SIGKILL) {
+                        problems = try recoveryProblems(f, ref)
+                    } else {
+                        problems = ["not killed: \(result.termination): \(result.output)"]
+                    }
+                    lock.lock()
+                    if result.termination == .signaled(SIGKILL) { killed += 1 }
+                    failures += problems.map { "\(trial.spec)\(trial.replace ? " (--from)" : ""): \($0)" }
+                    lock.unlock()
+                } catch {
+                    lock.lock()
+                    failures.append("\(trial.spec): \(error)")
+                    lock.unlock()
+                }
+            }
+        }
+        for failure in failures { XCTFail(failure) }
+        // Every stage writes its artifact and summary; the runner passes each of its points.
+        for stage in stageNames {
             for point in ["write", "fsync", "rename", "renamed"] {
-                var n = 1
-                while true {
-                    let replace = (n + k) % 2 == 0
-                    try prepare(f, ref, keep: true, removing: replace ? [] : stageNames[k...])
-                    tried += 1
-                    let options = replace ? ["--from", stage] : []
-                    guard try crash(f, "\(stage):\(point):\(n)", options: options) else { break }
-                    killed += 1
-                    try assertRecovers(f, ref, "\(stage):\(point):\(n)\(replace ? " --from" : "")")
-                    n += 1
-                }
-                XCTAssertGreaterThan(n, 1, "\(stage):\(point) was never reached")
+                XCTAssertTrue(all.contains { $0.spec == "\(stage):\(point):2" }, "\(stage):\(point)")
             }
         }
-
-        // Inside the runner, from an empty work directory: before starting the n-th stage, after
-        // it exited, before promoting its staging directory, after promoting it (before its record
-        // is written), and before publishing the GeoJSON.
-        for point in ["spawn", "stage-done", "promote", "promoted", "output"] {
-            for n in 1...(point == "output" ? 1 : stageNames.count) {
-                try prepare(f, ref, keep: false)
-                tried += 1
-                XCTAssertTrue(try crash(f, "run:\(point):\(n)"), "run:\(point):\(n) was not reached")
-                killed += 1
-                try assertRecovers(f, ref, "run:\(point):\(n)")
-            }
+        for point in ["spawn", "stage-done", "promote", "promoted"] {
+            XCTAssertTrue(all.contains { $0.spec == "run:\(point):6" }, point)
         }
-
-        // The runner's own atomic writes (run.json, records, the published GeoJSON): the commit
-        // moment (rename) of every one of them, and a third of them, in turn, mid-write, before
-        // fsync and after the rename (a full sweep of those takes minutes and adds nothing the
-        // stage-level sweep above does not already cover for the same code).
-        var writes = 0
-        for (offset, point) in ["rename", "write", "fsync", "renamed"].enumerated() {
-            var n = 1
-            while true {
-                if point != "rename" && n % 3 != offset % 3 {
-                    n += 1
-                    if writes > 0 && n > writes { break }
-                    continue
-                }
-                try prepare(f, ref, keep: false)
-                tried += 1
-                guard try crash(f, "run:\(point):\(n)") else { break }
-                killed += 1
-                try assertRecovers(f, ref, "run:\(point):\(n)")
-                n += 1
-            }
-            if point == "rename" { writes = n - 1 }
-        }
-        XCTAssertGreaterThan(writes, 6 * 2 + 2, "the runner writes run.json around every stage and a record per stage")
-        print("CrashTests: \(killed) deterministic kill points hit (\(tried) tried), all recovered byte-identically")
+        XCTAssertTrue(all.contains { $0.spec == "run:output:1" })
+        XCTAssertGreaterThan(all.filter { $0.spec.hasPrefix("run:rename:") }.count, 6 * 2 + 2)
+        print("CrashTests: \(killed) deterministic kill points, all recovered byte-identically (of \(references[0].points.count) points an uninterrupted run passes)")
+        XCTAssertEqual(killed, all.count)
         XCTAssertGreaterThan(killed, 100)
     }
 

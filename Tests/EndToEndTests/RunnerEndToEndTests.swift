@@ -421,7 +421,7 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(FileSystem.list(f.work.objects).count, 7)
         // Leftovers of an interrupted write in every place the runner cleans.
         for path in [f.work.objects + "/.graph-0123.tmp-99999", f.work.records + "/.x.json.tmp-1-0", f.root + "/out/.test.geojson.tmp-5-0"] {
-            FileManager.default.createFile(atPath: path, contents: Data("partial".utf8))
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8)))
         }
         var result = try f.tool(["clean", f.manifestPath, "--unused"])
         XCTAssertEqual(result.status, 0, result.output)

@@ -11,12 +11,17 @@ import Foundation
 /// file), `fsync` (before the flush), `rename` (flushed, before the rename), `renamed` (after the
 /// rename, before the directory sync). Points of the driver are listed in docs/RUNNING.md.
 ///
+/// With `REGIONSEARCH_CRASH_TRACE=<file>`, every arrival is instead appended to that file as
+/// `<scope>:<point>:<n>`, so a test can enumerate the points an uninterrupted run reaches.
+///
 /// Killing the process group (not only the process) takes the driver down together with the
 /// stage it is running, so only use this on a run started in its own process group (as a shell
 /// job or the test harness starts it). Without the variable every check is a single load.
 public enum CrashPoint {
     /// The environment variable read once at start-up.
     public static let environmentVariable = "REGIONSEARCH_CRASH_AT"
+    /// The environment variable naming a file that records every point reached.
+    public static let traceVariable = "REGIONSEARCH_CRASH_TRACE"
 
     private struct Target {
         var scope: String
@@ -34,11 +39,16 @@ public enum CrashPoint {
         return Target(scope: parts[0], point: parts[1], occurrence: n)
     }()
 
+    private static let traceFile: String? = {
+        guard let path = ProcessInfo.processInfo.environment[traceVariable], !path.isEmpty else { return nil }
+        return path
+    }()
+
     nonisolated(unsafe) private static var counts: [String: Int] = [:]
     private static let lock = NSLock()
 
-    /// Whether crash injection is configured at all (so callers can skip bookkeeping).
-    public static var isArmed: Bool { target != nil }
+    /// Whether crash injection or tracing is configured at all (so callers can skip bookkeeping).
+    public static var isArmed: Bool { target != nil || traceFile != nil }
 
     /// The scope of this process: the stage name in `regionsearch-<stage>`, `run` in the driver.
     public static var scope: String {
@@ -50,12 +60,23 @@ public enum CrashPoint {
     /// Counts one arrival at `point` and reports whether this is the arrival to crash at.
     /// Callers that must do something first (write half a block) call ``crash()`` themselves.
     public static func isDue(_ point: String) -> Bool {
-        guard let target, target.point == point, target.scope == scope else { return false }
+        guard isArmed else { return false }
+        let scope = self.scope
+        if let target, target.point != point || target.scope != scope { return false }
         lock.lock()
         defer { lock.unlock() }
         let n = (counts[point] ?? 0) + 1
         counts[point] = n
-        return n == target.occurrence
+        if let traceFile {
+            // One short O_APPEND write per line, so lines of concurrent processes never interleave.
+            let fd = open(traceFile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            if fd >= 0 {
+                let line = "\(scope):\(point):\(n)\n"
+                _ = line.withCString { write(fd, $0, strlen($0)) }
+                close(fd)
+            }
+        }
+        return n == target?.occurrence
     }
 
     /// Counts one arrival at `point` and crashes when it is the configured one.

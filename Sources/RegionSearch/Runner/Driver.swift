@@ -163,7 +163,7 @@ public enum Driver {
         let outcome = try runner.run(options)
         let ran = outcome.stages.filter { $0.status == .ran }.count
         let skipped = outcome.stages.filter { $0.status == .upToDate }.count
-        Log.info("finished in \(String(format: "%.1f", monotonicSeconds() - t0)) s: \(ran) stage(s) ran, \(skipped) up to date")
+        Log.info("finished in \(Runner.seconds(monotonicSeconds() - t0)): \(ran) stage(s) ran, \(skipped) up to date (hashing and verification \(Runner.seconds(runner.hashingSeconds)))")
     }
 
     static func statusCommand(_ cl: ParsedCommandLine) throws {

@@ -41,6 +41,8 @@ public struct RunState {
     public var status: String
     public var options: JSONValue
     public var stages: [Stage]
+    /// Time the runner spent hashing and verifying files.
+    public var hashingSeconds: Double?
     /// The manifest output written by the run, with its digest.
     public var output: (path: String, digest: FileDigest)?
 
@@ -79,6 +81,7 @@ public struct RunState {
                 return .object(m)
             })),
         ]
+        if let hashingSeconds { members.append(("hashing_seconds", .number((hashingSeconds * 1000).rounded() / 1000))) }
         if let output {
             members.append(("output", .object([("path", .string(output.path))] + output.digest.jsonMembers)))
         }
@@ -101,6 +104,7 @@ public struct RunState {
                 stage: stage, status: s, key: item["key"]?.stringValue.flatMap(ContentHash.init(hex:)),
                 seconds: item["seconds"]?.doubleValue, error: item["error"]?.stringValue)
         }
+        hashingSeconds = json["hashing_seconds"]?.doubleValue
         if let out = json["output"], let p = out["path"]?.stringValue, let d = FileDigest(json: out) {
             output = (p, d)
         }

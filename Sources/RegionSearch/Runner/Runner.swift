@@ -21,6 +21,15 @@ public final class Runner {
     public let toolDirectory: String
     public var launcher: StageLauncher
     private let planner: StagePlanner
+    /// Wall time this runner spent hashing inputs and outputs and verifying recorded outputs:
+    /// the price of content keys, reported at the end of a run and in run.json.
+    public private(set) var hashingSeconds = 0.0
+
+    private func timed<T>(_ body: () throws -> T) rethrows -> T {
+        let t0 = monotonicSeconds()
+        defer { hashingSeconds += monotonicSeconds() - t0 }
+        return try body()
+    }
 
     /// What one run did.
     public struct Outcome {
@@ -84,7 +93,7 @@ public final class Runner {
             let inputs: [StageKey.Input]
             if stage.inputs.isEmpty {
                 do {
-                    inputs = try planner.rawInputs()
+                    inputs = try timed { try planner.rawInputs() }
                 } catch {
                     throw fail(stage.name, error)
                 }
@@ -99,7 +108,7 @@ public final class Runner {
             state[stage.name].key = hash
             let forced = window.forcedFrom.map { i >= $0 } ?? false
             if !forced {
-                switch planner.check(stage, key: hash) {
+                switch timed({ planner.check(stage, key: hash) }) {
                 case let .upToDate(record):
                     completed[stage.name] = .init(key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
                     state[stage.name].status = .upToDate
@@ -142,6 +151,7 @@ public final class Runner {
             }
         }
         state.status = "ok"
+        state.hashingSeconds = hashingSeconds
         state.finished = Timestamp.now()
         try state.write(work)
         return outcome
@@ -186,7 +196,7 @@ public final class Runner {
         // The outputs are only as good as the inputs the stage read: hash them again.
         for input in key.inputs {
             let path = planner.absolute(input.path)
-            if (try? FileDigest.of(path: path)) != input.digest {
+            if timed({ try? FileDigest.of(path: path) }) != input.digest {
                 throw RunnerError.inputChanged(stage: stage.name, input: input.name, path: path)
             }
         }
@@ -201,9 +211,9 @@ public final class Runner {
         var outputs: [StageRecord.Output] = []
         for port in stage.outputs {
             do {
-                outputs.append(.init(name: port.option, file: port.fileName, digest: try FileDigest.of(path: staging + "/" + port.fileName)))
+                outputs.append(.init(name: port.option, file: port.fileName, digest: try timed { try FileDigest.of(path: staging + "/" + port.fileName) }))
             } catch {
-                try failed("\(stage.executable) exited successfully but did not write its output \(port.fileName) (\(error.reason))")
+                try failed("\(stage.executable) exited successfully but did not write its output \(port.fileName) (\((error as? FileDigest.Failure)?.reason ?? "\(error)"))")
             }
         }
         let record = StageRecord(
@@ -236,7 +246,7 @@ public final class Runner {
         guard let port = stage.outputs.first, let recorded = done.output(port.fileName) else {
             throw ToolFailure("internal error: \(stage.name) has no output to publish", status: .internalError)
         }
-        if (try? FileDigest.of(path: manifest.output)) == recorded.digest { return (false, recorded.digest) }
+        if timed({ try? FileDigest.of(path: manifest.output) }) == recorded.digest { return (false, recorded.digest) }
         CrashPoint.reached("output")
         let source = planner.absolute(done.objectPath + "/" + port.fileName)
         do {
@@ -244,7 +254,7 @@ public final class Runner {
             let bytes = try FileSystem.read(source)
             // The copy must be the verified object, not whatever the file became since.
             var hasher = ContentHasher()
-            bytes.withUnsafeBytes { hasher.update($0) }
+            timed { bytes.withUnsafeBytes { hasher.update($0) } }
             guard FileDigest(hash: hasher.finalize(), size: bytes.count) == recorded.digest else {
                 throw RunnerError.inputChanged(stage: stage.name, input: port.fileName, path: source)
             }

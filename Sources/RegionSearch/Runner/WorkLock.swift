@@ -56,7 +56,7 @@ public final class WorkLock {
                 close(fd)
                 throw RunnerError.fileSystem(.init(path: path, operation: "lock", reason: reason))
             }
-            let holder = readHolder(fd)
+            let holder = readLiveHolder(fd)
             guard wait else {
                 close(fd)
                 throw RunnerError.busy(workDirectory: work.path, holder: holder)
@@ -102,7 +102,17 @@ public final class WorkLock {
             flock(fd, LOCK_UN)
             return .free
         }
-        return .held(readHolder(fd))
+        return .held(readLiveHolder(fd))
+    }
+
+    /// The holder of a lock that is held: it writes its pid right after taking the lock, so an
+    /// empty file or a dead pid (its predecessor's) only means we looked in between; look again.
+    private static func readLiveHolder(_ fd: Int32) -> Holder? {
+        for _ in 0..<100 {
+            if let holder = readHolder(fd), kill(holder.pid, 0) == 0 || errno == EPERM { return holder }
+            usleep(5_000)
+        }
+        return readHolder(fd)
     }
 
     private static func readHolder(_ fd: Int32) -> Holder? {
