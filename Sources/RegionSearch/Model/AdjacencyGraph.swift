@@ -4,8 +4,8 @@
 /// Every undirected edge {i, j} appears twice, as j in row i and as i in row j; rows are sorted by
 /// neighbour index and hold no self-loops or repeats. Columns: `offsets` (u64, n + 1),
 /// `neighbors` (u32), `length` (f32, edge length in metres, parallel to `neighbors`) and `scale`
-/// (f32, n: the point's local spacing σᵢ, the distance to its k-th nearest graph neighbour, used for
-/// local-scale pruning and the self-tuning propagation kernel).
+/// (f32, n: the point's local spacing σᵢ, the distance to its k-th nearest other location — see
+/// `LocalScale` — used for local-scale pruning and the self-tuning propagation kernel).
 public struct AdjacencyGraph: Sendable {
     public var offsets: [UInt64]
     public var neighbors: [UInt32]

@@ -1,0 +1,118 @@
+/// Gathers the relevant tags of one OSM element (copied, because reader buffers move between
+/// tags) and turns them into a name and keywords by the rules of ``OSMOptions``.
+///
+/// One collector is reused for every element, so steady-state reading allocates only for the
+/// strings of accepted POIs.
+struct OSMTagCollector {
+    private struct Tag {
+        var role: OSMKeyRole
+        var keyStart: Int
+        var keyCount: Int
+        var valueStart: Int
+        var valueCount: Int
+    }
+
+    private var bytes: [UInt8] = []
+    private var tags: [Tag] = []
+    /// Whether a POI key has been added since the last reset.
+    private(set) var isPOI = false
+
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        tags.removeAll(keepingCapacity: true)
+        isPOI = false
+    }
+
+    /// Adds a tag whose key has a relevant role (callers skip irrelevant keys).
+    mutating func add(role: OSMKeyRole, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        let keyStart = bytes.count
+        bytes.append(contentsOf: key)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value)
+        tags.append(Tag(role: role, keyStart: keyStart, keyCount: key.count, valueStart: valueStart, valueCount: value.count))
+        if role.isPOI { isPOI = true }
+    }
+
+    /// Name and keywords of the element, or the reason they cannot be read.
+    func nameAndKeywords() -> Result<(name: String, keywords: [String]), OSMTagProblem> {
+        bytes.withUnsafeBufferPointer { buf -> Result<(name: String, keywords: [String]), OSMTagProblem> in
+            func text(_ start: Int, _ count: Int) -> String? {
+                String(validating: UnsafeBufferPointer(rebasing: buf[start..<start + count]), as: UTF8.self)
+            }
+            var name = ""
+            if let tag = tags.first(where: { $0.role.isName }) {
+                guard let s = text(tag.valueStart, tag.valueCount) else {
+                    return .failure(.invalidUTF8(key: lossy(buf, tag.keyStart, tag.keyCount)))
+                }
+                name = s
+            }
+            // Keyword tags by rank, ties in file order (insertion sort: an element has few tags).
+            var order: [Int] = []
+            for (i, tag) in tags.enumerated() where tag.role.keywordRank >= 0 {
+                var j = order.count
+                order.append(i)
+                while j > 0, tags[order[j - 1]].role.keywordRank > tag.role.keywordRank {
+                    order[j] = order[j - 1]
+                    j -= 1
+                }
+                order[j] = i
+            }
+            var keywords: [String] = []
+            for i in order {
+                let tag = tags[i]
+                var start = tag.valueStart
+                let end = tag.valueStart + tag.valueCount
+                while start <= end {
+                    var stop = start
+                    while stop < end, buf[stop] != UInt8(ascii: ";") { stop += 1 }
+                    var lo = start
+                    var hi = stop
+                    while lo < hi, buf[lo] == UInt8(ascii: " ") { lo += 1 }
+                    while hi > lo, buf[hi - 1] == UInt8(ascii: " ") { hi -= 1 }
+                    if hi > lo {
+                        let isYes = hi - lo == 3 && buf[lo] == UInt8(ascii: "y") && buf[lo + 1] == UInt8(ascii: "e")
+                            && buf[lo + 2] == UInt8(ascii: "s")
+                        let partStart = isYes ? tag.keyStart : lo
+                        let partCount = isYes ? tag.keyCount : hi - lo
+                        guard let word = text(partStart, partCount) else {
+                            return .failure(.invalidUTF8(key: lossy(buf, tag.keyStart, tag.keyCount)))
+                        }
+                        if !keywords.contains(word) { keywords.append(word) }
+                    }
+                    start = stop + 1
+                }
+            }
+            return .success((name, keywords))
+        }
+    }
+
+    /// The collected tags as `[k=v, k=v]` in file order (invalid UTF-8 shown as U+FFFD), for
+    /// the `raw` text of rejected records.
+    var tagDescription: String {
+        bytes.withUnsafeBufferPointer { buf in
+            var out = "["
+            for (i, tag) in tags.enumerated() {
+                if i > 0 { out += ", " }
+                out += lossy(buf, tag.keyStart, tag.keyCount)
+                out += "="
+                out += lossy(buf, tag.valueStart, tag.valueCount)
+            }
+            return out + "]"
+        }
+    }
+}
+
+/// Why the tags of a POI could not be used.
+enum OSMTagProblem: Error, Equatable {
+    case invalidUTF8(key: String)
+
+    var reason: String {
+        switch self {
+        case let .invalidUTF8(key): return "invalid UTF-8 in the value of tag '\(key)'"
+        }
+    }
+}
+
+private func lossy(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> String {
+    String(decoding: UnsafeBufferPointer(rebasing: buf[start..<start + count]), as: UTF8.self)
+}

@@ -1,0 +1,23 @@
+import Foundation
+import XCTest
+
+/// Writes `projected` artifacts for benchmarking `regionsearch-graph` when
+/// `RS_GRAPH_BENCH_DIR` is set (skipped otherwise): clustered city-like points with 5%
+/// duplicates, in Hilbert order, at the sizes listed in `RS_GRAPH_BENCH_SIZES` (default
+/// 100000,1000000), as `DIR/projected-N.rsa`.
+final class GraphBenchmarkInputs: XCTestCase {
+    func testWriteBenchmarkInputs() throws {
+        guard let dir = ProcessInfo.processInfo.environment["RS_GRAPH_BENCH_DIR"] else {
+            throw XCTSkip("set RS_GRAPH_BENCH_DIR to write benchmark inputs")
+        }
+        let sizes = (ProcessInfo.processInfo.environment["RS_GRAPH_BENCH_SIZES"] ?? "100000,1000000")
+            .split(separator: ",").compactMap { Int($0) }
+        for n in sizes {
+            let base = PointSet.clustered(n - n / 20, seed: UInt64(n), side: 40_000)
+            let points = base.withDuplicates(n / 20, seed: 7).hilbertSorted()
+            let path = dir + "/projected-\(n).rsa"
+            try points.writeProjected(to: path)
+            XCTAssertEqual(points.count, n)
+        }
+    }
+}
