@@ -132,16 +132,12 @@ public enum Driver {
         return ToolMain.execute { try body(parsed) }
     }
 
-    private static func manifestArgument(_ cl: ParsedCommandLine) throws(UsageError) -> Manifest {
+    private static func manifestArgument(_ cl: ParsedCommandLine) throws -> Manifest {
         guard cl.positionals.count == 1 else {
             throw UsageError(cl.positionals.isEmpty ? "give the manifest file: \(cl.spec.usage)" : "expected one manifest file, got \(cl.positionals.count) arguments")
         }
-        do {
-            return try Manifest.load(path: cl.positionals[0])
-        } catch {
-            // A manifest error is a usage error whose message already names file, key and position.
-            throw UsageError(error.description)
-        }
+        // A ManifestError exits with status 2 and already names file, key and position.
+        return try Manifest.load(path: cl.positionals[0])
     }
 
     static func runCommand(_ cl: ParsedCommandLine) throws {
