@@ -150,7 +150,7 @@ public enum RegionExtraction {
             let c = all[i].keyword
             let matches = table.matches[c].reduce(0) { $0 + Int($1) }
             let p = Double(matches) / Double(max(n, 1))
-            all[i].pValue = Significance.pValue(k: all[i].nFootprintKeyword, n: all[i].nFootprint, p: p, windows: n)
+            all[i].pValue = Significance.pValue(k: all[i].nKeyword, n: all[i].nPOIs, p: p, windows: n)
         }
         let q = Significance.benjaminiHochberg(all.map { $0.pValue })
         for i in 0..<all.count { all[i].qValue = q[i] }

@@ -30,19 +30,19 @@ public struct SeededRandom: RandomNumberGenerator {
     }
 
     /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
+    public mutating func uniform() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 
     /// Uniform in [a, b).
-    public mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * unit() }
+    public mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * uniform() }
 
     /// Uniform integer in [0, n).
-    public mutating func int(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
+    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
 
     /// Standard normal (Box–Muller; one value per call, deterministic).
     public mutating func normal() -> Double {
-        var u = unit()
-        while u <= 0 { u = unit() }
-        let v = unit()
+        var u = uniform()
+        while u <= 0 { u = uniform() }
+        let v = uniform()
         return (-2 * Foundation.log(u)).squareRoot() * cos(2 * .pi * v)
     }
 }

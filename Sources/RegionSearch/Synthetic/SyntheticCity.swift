@@ -155,7 +155,7 @@ public struct SyntheticCity {
                 ys.append(y)
                 cats.append(c.keyword)
                 let stems = Self.categories.first { $0.0 == c.keyword }?.2 ?? [c.keyword]
-                nms.append("\(stems[rng.int(stems.count)]) \(1 + rng.int(998))")
+                nms.append("\(stems[rng.below(stems.count)]) \(1 + rng.below(998))")
                 cid.append(ci)
                 placed += 1
             }
@@ -175,13 +175,13 @@ public struct SyntheticCity {
                     x = rng.uniform(-half, half)
                     y = rng.uniform(-half, half)
                 } else {
-                    let d = downtown[rng.int(5)]
+                    let d = downtown[rng.below(5)]
                     x = d.0 + rng.normal() * d.2
                     y = d.1 + rng.normal() * d.2
                 }
             } while abs(x) > half || abs(y) > half || !free(x, y)
             var category = ""
-            var u = rng.unit()
+            var u = rng.uniform()
             for kw in overridden {
                 let r = config.backgroundRates[kw] ?? 0
                 if u < r {
@@ -191,7 +191,7 @@ public struct SyntheticCity {
                 u -= r
             }
             if category.isEmpty {
-                var w = rng.unit() * totalWeight
+                var w = rng.uniform() * totalWeight
                 category = weights.last!.0
                 for (name, weight, _) in weights {
                     if w < weight {
@@ -205,14 +205,14 @@ public struct SyntheticCity {
             xs.append(x)
             ys.append(y)
             cats.append(category)
-            nms.append("\(stems[rng.int(stems.count)]) \(1 + rng.int(998))")
+            nms.append("\(stems[rng.below(stems.count)]) \(1 + rng.below(998))")
             cid.append(-1)
         }
         // Shuffle (Fisher–Yates) so planted POIs are spread through the file.
         let total = xs.count
         var perm = Array(0..<total)
         if total > 1 {
-            for i in stride(from: total - 1, to: 0, by: -1) { perm.swapAt(i, rng.int(i + 1)) }
+            for i in stride(from: total - 1, to: 0, by: -1) { perm.swapAt(i, rng.below(i + 1)) }
         }
         var px = perm.map { xs[$0] }
         var py = perm.map { ys[$0] }

@@ -15,7 +15,7 @@ final class LabelPropagationTests: XCTestCase {
         let n = p.nodeCount
         var s = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
         for i in 0..<n {
-            for e in Int(p.offsets[i])..<Int(p.offsets[i + 1]) { s[i][Int(p.neighbors[e])] = p.values[e] }
+            for e in Int(p.offsets[i])..<Int(p.offsets[i + 1]) { s[i][Int(p.neighbors[e])] = Double(p.values[e]) }
         }
         return s
     }
@@ -25,19 +25,22 @@ final class LabelPropagationTests: XCTestCase {
         let prop = LabelPropagation(graph: graph)
         let s = denseS(prop)
         var rng = SeededRandom(seed: 3)
-        let y1 = (0..<60).map { _ in rng.unit() < 0.2 ? 1.0 : 0.0 }
-        let y2 = (0..<60).map { _ in rng.unit() < 0.5 ? 1.0 : 0.0 }
+        let y1 = (0..<60).map { _ in rng.uniform() < 0.2 ? 1.0 : 0.0 }
+        let y2 = (0..<60).map { _ in rng.uniform() < 0.5 ? 1.0 : 0.0 }
         for alpha in [0.5, 0.85, 0.99] {
             // F* = (1 − α)(I − αS)⁻¹ Y
             var a = s.map { row in row.map { -alpha * $0 } }
             for i in 0..<60 { a[i][i] += 1 }
             let exact1 = TestSupport.solve(a, y1.map { (1 - alpha) * $0 })
             let exact2 = TestSupport.solve(a, y2.map { (1 - alpha) * $0 })
-            let (f, status) = prop.run(labels: [y1, y2], options: .init(alpha: alpha, tolerance: 1e-13, maxIterations: 100_000))
-            XCTAssertTrue(status.allSatisfy { $0.converged }, "alpha \(alpha)")
-            for i in 0..<60 {
-                XCTAssertEqual(f[0][i], exact1[i], accuracy: 1e-9, "alpha \(alpha) node \(i)")
-                XCTAssertEqual(f[1][i], exact2[i], accuracy: 1e-9, "alpha \(alpha) node \(i)")
+            for solver in LabelPropagation.Solver.allCases {
+                let (f, status) = prop.run(
+                    labels: [y1, y2], options: .init(alpha: alpha, tolerance: 1e-13, maxIterations: 100_000, solver: solver))
+                XCTAssertTrue(status.allSatisfy { $0.converged }, "alpha \(alpha) \(solver)")
+                for i in 0..<60 {
+                    XCTAssertEqual(f[0][i], exact1[i], accuracy: 1e-9, "alpha \(alpha) \(solver) node \(i)")
+                    XCTAssertEqual(f[1][i], exact2[i], accuracy: 1e-9, "alpha \(alpha) \(solver) node \(i)")
+                }
             }
         }
     }
@@ -68,8 +71,8 @@ final class LabelPropagationTests: XCTestCase {
         let (graph, _, _) = randomGraph(n: 600, seed: 5)
         let prop = LabelPropagation(graph: graph)
         var rng = SeededRandom(seed: 9)
-        let ya = (0..<600).map { _ in rng.unit() < 0.05 ? 1.0 : 0.0 }
-        let yb = (0..<600).map { _ in rng.unit() < 0.4 ? 1.0 : 0.0 }
+        let ya = (0..<600).map { _ in rng.uniform() < 0.05 ? 1.0 : 0.0 }
+        let yb = (0..<600).map { _ in rng.uniform() < 0.4 ? 1.0 : 0.0 }
         let saved = Parallel.threadCount
         defer { Parallel.threadCount = saved }
         Parallel.threadCount = 1
@@ -81,9 +84,33 @@ final class LabelPropagationTests: XCTestCase {
         XCTAssertLessThan(s1[0].residual, 1e-6)
     }
 
+    func testChebyshevNeedsFewerIterationsForTheSameAnswer() {
+        let (graph, _, _) = randomGraph(n: 400, seed: 13)
+        let prop = LabelPropagation(graph: graph)
+        let y = (0..<400).map { $0 % 9 == 0 ? 1.0 : 0.0 }
+        let (fj, sj) = prop.run(labels: [y], options: .init(solver: .jacobi))
+        let (fc, sc) = prop.run(labels: [y], options: .init(solver: .chebyshev))
+        XCTAssertLessThan(Double(sc[0].iterations), 0.75 * Double(sj[0].iterations), "chebyshev \(sc[0].iterations) vs jacobi \(sj[0].iterations)")
+        // Both stop within tolerance-scale error of the fixed point: at most tol/(1−α) each.
+        for i in 0..<400 { XCTAssertEqual(fj[0][i], fc[0][i], accuracy: 2e-5) }
+    }
+
+    func testManyColumnsMatchOneByOne() {
+        let (graph, _, _) = randomGraph(n: 300, seed: 17)
+        let prop = LabelPropagation(graph: graph)
+        var rng = SeededRandom(seed: 1)
+        let labels = (0..<70).map { c in (0..<300).map { _ in rng.uniform() < 0.02 + Double(c) * 0.01 ? 1.0 : 0.0 } }
+        let (all, allStatus) = prop.run(labels: labels, options: .init())
+        for c in [0, 5, 31, 64, 69] {
+            let (one, oneStatus) = prop.run(labels: [labels[c]], options: .init())
+            XCTAssertEqual(one[0], all[c], "column \(c)")
+            XCTAssertEqual(oneStatus[0], allStatus[c])
+        }
+    }
+
     func testIsolatedNodesKeepTheirOwnLabel() {
         let prop = LabelPropagation(offsets: [0, 0, 0], neighbors: [], values: [])
-        let (f, status) = prop.run(labels: [[1, 0]], options: .init(alpha: 0.85))
+        let (f, status) = prop.run(labels: [[1, 0]], options: .init(alpha: 0.85, solver: .jacobi))
         XCTAssertEqual(f[0][0], 0.15, accuracy: 1e-12)
         XCTAssertEqual(f[0][1], 0, accuracy: 1e-12)
         XCTAssertTrue(status[0].converged)
