@@ -27,7 +27,8 @@ public enum RunnerError: ExitCoded {
         case let .spawnFailed(executable, reason):
             return "cannot start \(executable): \(reason)"
         case let .stageFailed(stage, exit, detail):
-            return "stage \(stage) failed (\(exit))\(detail.map { ": \($0)" } ?? "; its message is above"). Earlier stages are kept; after fixing the cause, 'regionsearch run' resumes at \(stage)"
+            let what = detail.map { "stage \(stage) failed: \($0)" } ?? "stage \(stage) failed (\(exit)); its message is above"
+            return what + ". Earlier stages are kept; after fixing the cause, 'regionsearch run' resumes at \(stage)"
         case let .inputChanged(stage, input, path):
             return "input \(input) of stage \(stage) (\(path)) changed while the stage ran, so its result was not recorded; run again once the input is stable"
         case let .fileSystem(failure):
