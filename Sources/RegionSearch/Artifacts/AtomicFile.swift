@@ -60,7 +60,8 @@ public final class AtomicFile {
             return
         }
         if buffer.count + bytes.count > AtomicFile.bufferLimit { try flushBuffer() }
-        buffer.append(contentsOf: bytes)
+        // Typed view: appending a raw buffer would copy byte by byte; this is one memcpy.
+        buffer.append(contentsOf: UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
     }
 
     public func write(_ bytes: [UInt8]) throws {

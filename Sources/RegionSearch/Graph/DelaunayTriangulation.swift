@@ -322,15 +322,11 @@ private struct Sweep {
                 tri[b] = UInt32(truncatingIfNeeded: p0)
                 let hbl = Int(half[bl])
                 if hbl == -1 && maintainHull {
-                    // The flip moved a hull edge to another halfedge: fix the hull's reference.
-                    var e = hullStart
-                    repeat {
-                        if Int(hullTri[e]) == bl {
-                            hullTri[e] = Int32(truncatingIfNeeded: a)
-                            break
-                        }
-                        e = Int(hullPrev[e])
-                    } while e != hullStart
+                    // The flip moved hull edge p1→pl from halfedge bl to a. The hull vertex whose
+                    // edge it is starts it: p1 = tri[bl]. (Delaunator walks the whole hull to find
+                    // it, which is quadratic for points in convex position.)
+                    let v = Int(tri[bl])
+                    if Int(hullTri[v]) == bl { hullTri[v] = Int32(truncatingIfNeeded: a) }
                 }
                 link(a, hbl)
                 link(b, Int(half[ar]))

@@ -68,9 +68,11 @@ public enum GraphBuilder {
         var stats = GraphStatistics()
         stats.nodes = n
         var clock = monotonicSeconds()
+        // Each finished phase is reported at once (progress on stderr for long runs).
         func phase(_ name: String) {
             let now = monotonicSeconds()
             stats.phaseSeconds.append((name, now - clock))
+            Log.info("\(name): \(String(format: "%.3f", now - clock)) s")
             clock = now
         }
         for i in 0..<n {
@@ -152,7 +154,12 @@ public enum GraphBuilder {
         b = []
         stats.edgesBeforePruning = graph.edgeCount
         phase("csr")
-        graph.scale = LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knnLists)
+        switch options.method {
+        case .delaunay:
+            graph.scale = LocalScale.compute(delaunay: graph, x: x, y: y, groups: groups, scaleK: options.scaleK)
+        case .knn:
+            graph.scale = LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knnLists)
+        }
         knnLists = nil
         phase("scale")
         let (pruned, counts) = EdgePruning.prune(graph, maxEdge: options.maxEdgeMetres, factor: options.pruneFactor)

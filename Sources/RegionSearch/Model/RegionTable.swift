@@ -38,7 +38,20 @@ public struct RegionTable: Sendable {
         }
 
         public var nPOIs: Int { members.count }
-        public var nKeyword: Int { memberMatch.reduce(0) { $0 + Int($1) } }
+        public var nKeyword: Int { memberMatch.reduce(0) { $0 + Int($1 & 1) } }
+
+        /// Flag bits of `memberMatch`.
+        public static let matchesFlag: UInt8 = 1
+        public static let shapeFlag: UInt8 = 2
+
+        /// Members whose position defines the polygon: shape members, else matching members,
+        /// else all members.
+        public var shapeMembers: [UInt32] {
+            let shape = zip(members, memberMatch).filter { $0.1 & Self.shapeFlag != 0 }.map { $0.0 }
+            if !shape.isEmpty { return shape }
+            let matching = zip(members, memberMatch).filter { $0.1 & Self.matchesFlag != 0 }.map { $0.0 }
+            return matching.isEmpty ? members : matching
+        }
     }
 
     public var regions: [Region]

@@ -1,14 +1,15 @@
 import Foundation
 
-/// Turns regions into polygons with GEOS: the hull of each region's *matching* POIs (the POIs of
-/// other categories around a cluster do not widen it), grown by a margin, never thinner than a
+/// Turns regions into polygons with GEOS: the hull of each region's *shape* POIs — matching POIs
+/// whose own neighbourhood is keyword-dense (the POIs of other categories around a cluster, and
+/// stray matching POIs at its fringe, do not widen it), grown by a margin, never thinner than a
 /// minimum extent, valid, and not overlapping another region of the same keyword.
 ///
 /// Rules, in order:
 /// 1. Plane: the projected CRS when it is local (UTM or a named CRS); otherwise (equal-area
 ///    continental or world projections, whose shapes are distorted) a Lambert azimuthal
 ///    equal-area projection centred on the region, so shapes and areas are true everywhere.
-/// 2. Hull: GEOS convex hull of the matching POIs, or GEOS concave hull with `concave_ratio`
+/// 2. Hull: GEOS convex hull of the shape POIs, or GEOS concave hull with `concave_ratio`
 ///    (1 = convex, smaller = tighter; keeps street-shaped clusters street-shaped).
 /// 3. Margin: the hull is buffered by `margin_m`, by default half the region's median POI spacing,
 ///    so the polygon covers the surroundings of its edge POIs rather than passing through them.
@@ -66,20 +67,12 @@ public struct RegionPolygonBuilder {
             var py: [Double] = []
             var lons: [Double] = []
             var lats: [Double] = []
-            for (v, m) in zip(region.members, region.memberMatch) where m != 0 {
+            for v in region.shapeMembers {
                 let i = Int(v)
                 px.append(points.x[i])
                 py.append(points.y[i])
                 lons.append(points.lon[i])
                 lats.append(points.lat[i])
-            }
-            if px.isEmpty {
-                for v in region.members {
-                    px.append(points.x[Int(v)])
-                    py.append(points.y[Int(v)])
-                    lons.append(points.lon[Int(v)])
-                    lats.append(points.lat[Int(v)])
-                }
             }
             // The plane the hull is built in.
             let plane: PROJTransform

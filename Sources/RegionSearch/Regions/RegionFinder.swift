@@ -15,8 +15,14 @@ import Foundation
 /// 3. **Size in keyword terms.** A region needs at least `min_keyword_pois` matching POIs.
 /// 4. **Whole hot spots.** Regions of the same keyword whose matching-POI hulls come within
 ///    `merge_distance_m` of each other (or overlap) are merged, repeatedly.
-/// 5. **Footprint counts.** The region's footprint is the convex hull of its matching POIs; n and k
-///    count all and matching POIs inside it; the significance test uses these counts.
+/// 5. **Honest shape.** Not every matching POI of a region belongs to the hot spot: the smoothing
+///    of propagation extends a region a few POIs beyond the cluster, and the keyword's background
+///    POIs in that fringe would stretch its hull. A matching member is a *shape* POI when the POIs
+///    within two graph hops of it (itself excluded) match at a share of at least
+///    `p + 2·√(p(1−p)/m)` for m such POIs — its own neighbourhood is keyword-dense, not just near
+///    one. The polygon is built from shape POIs (all matching members if none qualifies).
+/// 6. **Footprint counts.** The footprint is the convex hull of the shape POIs; n and k count all
+///    and matching POIs inside it (reported as `n_footprint` and `share`).
 public struct RegionFinder {
     public struct Options: Sendable {
         public var zCore: Double
@@ -150,8 +156,11 @@ public struct RegionFinder {
         var regions: [RegionTable.Region] = []
         for comp in components where !comp.isEmpty {
             summary.components += 1
-            let m = comp.map { match[Int($0)] }
-            let k = m.reduce(0) { $0 + Int($1) }
+            let m = comp.map { v -> UInt8 in
+                guard match[Int(v)] != 0 else { return 0 }
+                return RegionTable.Region.matchesFlag | (isShapePOI(Int(v), match: match, baseRate: p) ? RegionTable.Region.shapeFlag : 0)
+            }
+            let k = m.reduce(0) { $0 + Int($1 & RegionTable.Region.matchesFlag) }
             if k < options.minKeywordPOIs {
                 summary.droppedSmall += 1
                 continue
@@ -208,15 +217,31 @@ public struct RegionFinder {
         return RegionTable.Region(keyword: a.keyword, members: members, memberMatch: match)
     }
 
-    /// Convex hull of the region's matching members.
-    public func hull(of r: RegionTable.Region) -> ConvexHull2D {
-        var hx: [Double] = []
-        var hy: [Double] = []
-        for (v, m) in zip(r.members, r.memberMatch) where m != 0 {
-            hx.append(x[Int(v)])
-            hy.append(y[Int(v)])
+    /// Whether matching POI `v` has a keyword-dense neighbourhood: the share of matches among the
+    /// POIs within two graph hops (v excluded) is at least p + 2·√(p(1−p)/m).
+    func isShapePOI(_ v: Int, match: [UInt8], baseRate p: Double) -> Bool {
+        var ring: [Int] = []
+        for e in graph.range(v) {
+            let j = Int(graph.neighbors[e])
+            if !ring.contains(j) { ring.append(j) }
         }
-        return ConvexHull2D(x: hx, y: hy)
+        let first = ring.count
+        for t in 0..<first {
+            for e in graph.range(ring[t]) {
+                let j = Int(graph.neighbors[e])
+                if j != v && !ring.contains(j) { ring.append(j) }
+            }
+        }
+        guard !ring.isEmpty else { return false }
+        let k = ring.reduce(0) { $0 + (match[$1] != 0 ? 1 : 0) }
+        let m = Double(ring.count)
+        return Double(k) / m >= p + 2 * (p * (1 - p) / m).squareRoot()
+    }
+
+    /// Convex hull of the region's shape members (see ``RegionTable/Region/shapeMembers``).
+    public func hull(of r: RegionTable.Region) -> ConvexHull2D {
+        let s = r.shapeMembers
+        return ConvexHull2D(x: s.map { x[Int($0)] }, y: s.map { y[Int($0)] })
     }
 
     /// Footprint counts (every POI inside the matching members' hull, found by a search from the
@@ -225,9 +250,7 @@ public struct RegionFinder {
         var visited = Set<UInt32>()
         var stack: [UInt32] = []
         var nFoot = 0, kFoot = 0
-        for (v, m) in zip(r.members, r.memberMatch) where m != 0 {
-            if visited.insert(v).inserted { stack.append(v) }
-        }
+        for v in r.shapeMembers where visited.insert(v).inserted { stack.append(v) }
         while let v = stack.popLast() {
             nFoot += 1
             kFoot += Int(match[Int(v)])
@@ -253,7 +276,7 @@ public struct RegionFinder {
         r.lift = baseRate > 0 ? r.share / baseRate : 0
         r.areaM2 = hull.area
         var spacings: [Double] = []
-        for (v, m) in zip(r.members, r.memberMatch) where m != 0 { spacings.append(Double(graph.scale[Int(v)])) }
+        for v in r.shapeMembers { spacings.append(Double(graph.scale[Int(v)])) }
         r.spacing = Self.median(spacings)
         r.density = r.areaM2 > 0 ? Double(nFoot) / (r.areaM2 / 1e6) : 0
     }

@@ -57,7 +57,9 @@ public enum GraphStage {
 
     /// Entry point of `regionsearch-graph`.
     public static func main() -> Never {
-        ToolMain.run(definition.commandSpec(discussion: discussion)) { parsed in try run(parsed) }
+        let usage = "regionsearch-graph --input projected.rsa --output graph.rsa [--method delaunay|knn] [--k N] "
+            + "[--scale-k N] [--max-edge-m M] [--prune-factor F] [--summary S.json] [--threads N] [--quiet]"
+        ToolMain.run(definition.commandSpec(usage: usage, discussion: discussion)) { parsed in try run(parsed) }
     }
 
     /// Runs the stage for a parsed command line (also used by tests).
@@ -93,9 +95,6 @@ public enum GraphStage {
             throw ArtifactError.malformed(path: input, detail: error.description)
         }
         let stats = built.statistics
-        for (name, seconds) in stats.phaseSeconds {
-            Log.info("\(name): \(String(format: "%.3f", seconds)) s")
-        }
         Log.info(
             "\(groupedCount(stats.nodes)) nodes at \(groupedCount(stats.locations)) locations, "
                 + "\(groupedCount(stats.duplicatesLinked)) duplicates linked")
@@ -129,6 +128,8 @@ public enum GraphStage {
             ("scale_fallback_m", .number(Double(LocalScale.fallbackMetres))),
         ]
         if let crs = artifact.metadata["crs"] { metadata.append(("crs", crs)) }
+        metadata.append(("provenance", Provenance.chain(
+            inputs: [artifact], stage: "graph", entry: Provenance.entry(definition, parameters))))
         for (key, value) in counts {
             metadata.append((key, .number(Double(value))))
             report.set(key, value)

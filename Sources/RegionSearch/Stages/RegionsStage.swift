@@ -47,8 +47,8 @@ public enum RegionsStage {
         whose share stands out (z_extend) and that include a clearly hot core (z_core) form a
         candidate; candidates with too few matching POIs are dropped and nearby ones of the same
         keyword merged. Each candidate's footprint (the hull of its matching POIs) holds n POIs of
-        which k match; its p-value is N · P(Binomial(n, base rate) >= k) for N POIs in the data
-        (one candidate window per POI), and Benjamini-Hochberg q-values over all candidates of all
+        which k match; its p-value is N · 1000 · P(Binomial(n, base rate) >= k) for N POIs in the data
+        (candidate windows: one per POI times 1000 shapes, calibrated on cities without clusters), and Benjamini-Hochberg q-values over all candidates of all
         keywords keep the false discovery rate at `fdr`. Regions are ranked within their keyword by
         score sum (the keyword mass they hold).
         """
@@ -133,7 +133,7 @@ public enum RegionExtraction {
                 summary.baseRate = p
                 summary.components = clusters.count
                 for members in clusters {
-                    var r = RegionTable.Region(keyword: c, members: members, memberMatch: [UInt8](repeating: 1, count: members.count))
+                    var r = RegionTable.Region(keyword: c, members: members, memberMatch: [UInt8](repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: members.count))
                     finder.fillStatistics(&r, hull: finder.hull(of: r), scores: table.scores[c], match: match, baseRate: p)
                     all.append(r)
                 }

@@ -5,6 +5,9 @@ import Foundation
 public struct SeededRandom: RandomNumberGenerator {
     private var s: (UInt64, UInt64, UInt64, UInt64)
 
+    /// Starts from an explicit state (for checking against the reference implementation).
+    init(state: (UInt64, UInt64, UInt64, UInt64)) { s = state }
+
     public init(seed: UInt64) {
         var z = seed
         func splitmix() -> UInt64 {
@@ -18,7 +21,8 @@ public struct SeededRandom: RandomNumberGenerator {
     }
 
     public mutating func next() -> UInt64 {
-        let result = ((s.1 &* 5) << 7 | (s.1 &* 5) >> 57) &* 9
+        let m = s.1 &* 5
+        let result = ((m << 7) | (m >> 57)) &* 9
         let t = s.1 << 17
         s.2 ^= s.0
         s.3 ^= s.1

@@ -184,7 +184,7 @@ final class DelaunayTests: XCTestCase {
 
     // MARK: Against GEOS
 
-    func testRandomPointsMatchGEOSExactly() {
+    func testRandomPointsMatchGEOS() {
         for (n, seed) in [(10, 1), (100, 2), (1000, 3), (20_000, 4)] {
             let p = PointSet.uniform(n, seed: UInt64(seed))
             let dt = triangulate(p)
@@ -193,7 +193,7 @@ final class DelaunayTests: XCTestCase {
         }
     }
 
-    func testClusteredPointsMatchGEOSExactly() {
+    func testClusteredPointsMatchGEOS() {
         let p = PointSet.clustered(20_000, seed: 8).hilbertSorted()
         let dt = triangulate(p)
         assertValidDelaunay(p, dt)
@@ -222,7 +222,7 @@ final class DelaunayTests: XCTestCase {
     // MARK: Against brute force
 
     func testTinyRandomInputsMatchBruteForce() {
-        var r = SeededRandom(seed: 21)
+        var r = GraphTestRandom(seed: 21)
         for trial in 0..<300 {
             let n = 3 + r.below(10)
             var p = PointSet()
@@ -328,6 +328,70 @@ final class DelaunayTests: XCTestCase {
         let gdt = triangulate(grid, withheld: gw)
         XCTAssertGreaterThan(gdt.lateInsertions, 100)
         assertValidDelaunay(grid, gdt)
+    }
+
+    /// 180 lattice points exactly on one circle (radius 5525), with and without its centre: every
+    /// quadruple is cocircular and every distance from the centre ties.
+    func testAllPointsCocircular() {
+        var p = PointSet()
+        let r = 5525
+        for x in -r...r {
+            let y2 = r * r - x * x
+            let y = Int(Double(y2).squareRoot().rounded())
+            if y * y == y2 {
+                p.x.append(Double(x))
+                p.y.append(Double(y))
+                if y != 0 {
+                    p.x.append(Double(x))
+                    p.y.append(Double(-y))
+                }
+            }
+        }
+        XCTAssertEqual(p.count, 180)
+        p = p.shuffled(seed: 3)
+        assertValidDelaunay(p, triangulate(p), exactOracle: true)
+        var withCentre = p
+        withCentre.x.append(0)
+        withCentre.y.append(0)
+        let dt = triangulate(withCentre)
+        assertValidDelaunay(withCentre, dt, exactOracle: true)
+        // With the centre, the only Delaunay triangulation is the fan around it.
+        XCTAssertEqual(edgeSet(dt).filter { Int($0 & 0xFFFF_FFFF) == 180 }.count, 180)
+    }
+
+    /// A grid far from the origin with every coordinate moved by 0–2 ulps: nearly cocircular
+    /// everywhere, so most in-circle decisions need the exact stages.
+    func testGridWithUlpNoiseIsValid() {
+        var r = GraphTestRandom(seed: 14)
+        var p = PointSet.grid(120, 120, spacing: 0.5, originX: 700_000.25, originY: 5_500_000.75)
+        for i in 0..<p.count {
+            for _ in 0..<r.below(3) { p.x[i] = r.below(2) == 0 ? p.x[i].nextUp : p.x[i].nextDown }
+            for _ in 0..<r.below(3) { p.y[i] = r.below(2) == 0 ? p.y[i].nextUp : p.y[i].nextDown }
+        }
+        p = p.hilbertSorted()
+        let dt = triangulate(p)
+        assertValidDelaunay(p, dt)
+        XCTAssertGreaterThan(unambiguousEdges(p, dt).count, 0)
+    }
+
+    /// Points in convex position (a circle arc and a parabola): every point is on the hull when
+    /// inserted, so hull bookkeeping must stay cheap and correct.
+    func testPointsInConvexPosition() {
+        var r = GraphTestRandom(seed: 19)
+        var circle = PointSet(), parabola = PointSet()
+        for _ in 0..<8000 {
+            let a = r.uniform() * 2 * Double.pi
+            circle.x.append(PointSet.originX + 5000 * cos(a))
+            circle.y.append(PointSet.originY + 5000 * sin(a))
+            let t = r.uniform() * 2000 - 1000
+            parabola.x.append(t)
+            parabola.y.append(t * t / 100)
+        }
+        for p in [circle, parabola] {
+            let dt = triangulate(p)
+            assertValidDelaunay(p, dt)
+            assertMatchesGEOS(p, dt)
+        }
     }
 
     func testLargeInputsAreValid() {

@@ -166,10 +166,29 @@ final class GraphBuilderTests: XCTestCase {
         }
     }
 
+    /// σ by best-first search on the Delaunay graph is exact also with ties and cocircular points
+    /// (grids) and when scale_k exceeds the number of Delaunay neighbours.
+    func testDelaunayScaleIsExactOnGridsAndCollinearPoints() throws {
+        let cases = [PointSet.grid(25, 20, spacing: 10).shuffled(seed: 1), PointSet.collinear(200, seed: 2),
+            PointSet.grid(15, 15, spacing: 3, originX: 0.1, originY: 0.7).withDuplicates(40, seed: 3)]
+        for p in cases {
+            let rep = representatives(p)
+            let locations = (0..<p.count).filter { rep[$0] == $0 }
+            for scaleK in [1, 4, 9, 20] {
+                let g = try build(p, GraphOptions(method: .delaunay, scaleK: scaleK, pruneFactor: 0)).graph
+                for i in 0..<p.count {
+                    let r = rep[i]
+                    let sorted = locations.filter { $0 != r }.map { Float(d2(p, r, $0).squareRoot()) }.sorted()
+                    XCTAssertEqual(g.scale[i], sorted[min(scaleK, sorted.count) - 1], "σ of \(i), scale_k \(scaleK)")
+                }
+            }
+        }
+    }
+
     /// Two dense blobs (spacing ~10–20 m) separated by an empty band 150 m wide: the
     /// triangulation bridges the band, pruning by local scale cuts every bridge.
     func testPruningCutsEdgesAcrossAnEmptyBand() throws {
-        var r = SeededRandom(seed: 15)
+        var r = GraphTestRandom(seed: 15)
         var p = PointSet()
         for blob in 0..<2 {
             let x0 = blob == 0 ? 0.0 : 600 + 150
@@ -200,7 +219,7 @@ final class GraphBuilderTests: XCTestCase {
 
     /// A dense core next to a sparse suburb keeps its connecting edges (normal at the sparse end).
     func testPruningKeepsEdgesIntoSparseSurroundings() throws {
-        var r = SeededRandom(seed: 16)
+        var r = GraphTestRandom(seed: 16)
         var p = PointSet()
         for _ in 0..<2000 {
             p.x.append(PointSet.originX + r.uniform() * 300)

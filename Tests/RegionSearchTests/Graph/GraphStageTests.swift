@@ -55,6 +55,9 @@ final class GraphStageTests: XCTestCase {
             XCTAssertEqual(meta["parameters"]?["max_edge_m"], .number(800))
             XCTAssertEqual(meta["parameters"]?["prune_factor"], .number(3))
             XCTAssertEqual(meta["crs"], .string("EPSG:32633"))
+            // Provenance: the upstream chain plus this stage's version and parameters.
+            XCTAssertEqual(meta["provenance"]?["project"]?["version"], .number(1))
+            XCTAssertEqual(meta["provenance"]?["graph"]?["parameters"]?["method"], .string(method))
             let source = try ArtifactFile(path: input, expected: .projected)
             XCTAssertEqual(meta["input_checksum"], .string(hex64(source.checksum)))
             let report = try JSONParser.parse(String(decoding: try bytes(summary), as: UTF8.self))

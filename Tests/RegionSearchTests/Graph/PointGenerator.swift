@@ -1,8 +1,9 @@
 import Foundation
 @testable import RegionSearch
 
-/// Seeded, deterministic pseudo-random numbers (SplitMix64).
-struct SeededRandom {
+/// Seeded, deterministic pseudo-random numbers (SplitMix64) for the graph tests; their fixed
+/// sequences are part of the test cases (the library's `SeededRandom` is a different generator).
+struct GraphTestRandom {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
 
@@ -37,7 +38,7 @@ struct PointSet {
 
     /// n points uniform in a square of side `side` metres.
     static func uniform(_ n: Int, seed: UInt64, side: Double = 10_000) -> PointSet {
-        var r = SeededRandom(seed: seed)
+        var r = GraphTestRandom(seed: seed)
         var p = PointSet()
         for _ in 0..<n {
             p.x.append(originX + r.uniform() * side)
@@ -49,7 +50,7 @@ struct PointSet {
     /// City-like: a sparse uniform background plus Gaussian clusters of very different spread,
     /// so point density varies by well over 30×.
     static func clustered(_ n: Int, seed: UInt64, side: Double = 20_000) -> PointSet {
-        var r = SeededRandom(seed: seed)
+        var r = GraphTestRandom(seed: seed)
         var p = PointSet()
         let clusters = max(1, n / 5000 + 3)
         var centres: [(Double, Double, Double)] = []
@@ -86,7 +87,7 @@ struct PointSet {
 
     /// n points on one line (direction (dx, dy)), at irregular distances, in random order.
     static func collinear(_ n: Int, seed: UInt64, dx: Double = 3, dy: Double = 4) -> PointSet {
-        var r = SeededRandom(seed: seed)
+        var r = GraphTestRandom(seed: seed)
         var p = PointSet()
         var used = Set<Int>()
         while p.count < n {
@@ -100,7 +101,7 @@ struct PointSet {
 
     /// Appends `extra` copies of randomly chosen existing points, some several times.
     func withDuplicates(_ extra: Int, seed: UInt64) -> PointSet {
-        var r = SeededRandom(seed: seed)
+        var r = GraphTestRandom(seed: seed)
         var p = self
         for _ in 0..<extra {
             let i = r.below(p.count)
@@ -112,7 +113,7 @@ struct PointSet {
 
     /// Points shuffled deterministically.
     func shuffled(seed: UInt64) -> PointSet {
-        var r = SeededRandom(seed: seed)
+        var r = GraphTestRandom(seed: seed)
         var order = Array(0..<count)
         for i in stride(from: count - 1, to: 0, by: -1) { order.swapAt(i, r.below(i + 1)) }
         return PointSet(x: order.map { x[$0] }, y: order.map { y[$0] })
@@ -162,6 +163,8 @@ struct PointSet {
         p.lon = [Double](repeating: 0, count: count)
         p.lat = [Double](repeating: 0, count: count)
         p.row = (0..<UInt32(count)).map { $0 }
-        try p.writer(metadata: .object([("crs", .string("EPSG:32633")), ("synthetic", .bool(true))])).write(to: path)
+        let provenance = JSONValue.object([("project", .object([("version", .number(1))]))])
+        try p.writer(metadata: .object([("crs", .string("EPSG:32633")), ("synthetic", .bool(true)), ("provenance", provenance)]))
+            .write(to: path)
     }
 }

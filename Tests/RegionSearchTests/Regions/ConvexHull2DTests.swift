@@ -7,7 +7,7 @@ final class ConvexHull2DTests: XCTestCase {
         var rng = SeededRandom(seed: 4)
         let geos = GEOSContext()
         for _ in 0..<50 {
-            let n = 3 + rng.int(60)
+            let n = 3 + rng.below(60)
             let x = (0..<n).map { _ in rng.uniform(0, 100) }
             let y = (0..<n).map { _ in rng.uniform(0, 100) }
             let h = ConvexHull2D(x: x, y: y)

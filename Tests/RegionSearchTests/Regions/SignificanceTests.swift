@@ -32,7 +32,8 @@ final class SignificanceTests: XCTestCase {
     func testWindowsCorrectionAndCap() {
         XCTAssertEqual(Significance.pValue(k: 0, n: 10, p: 0.1, windows: 100), 1)
         let raw = exp(Significance.logUpperTail(k: 5, n: 10, p: 0.1))
-        XCTAssertEqual(Significance.pValue(k: 5, n: 10, p: 0.1, windows: 10), raw * 10, accuracy: 1e-15)
+        XCTAssertEqual(Significance.pValue(k: 5, n: 10, p: 0.001, windows: 10), exp(Significance.logUpperTail(k: 5, n: 10, p: 0.001)) * 10 * Significance.shapesPerWindow, accuracy: 1e-15)
+        XCTAssertEqual(Significance.pValue(k: 5, n: 10, p: 0.1, windows: 10), min(1, raw * 10 * Significance.shapesPerWindow))
     }
 
     func testBenjaminiHochbergMatchesReferenceValues() {

@@ -1,0 +1,231 @@
+import Foundation
+
+/// Why ingest refused its inputs as a whole.
+public enum IngestError: Error, CustomStringConvertible, ExitCoded {
+    case emptyInput(path: String, blankLines: Int)
+    case noUsableRows(total: IngestCounts)
+    case tooManyRejects(path: String, counts: IngestCounts, limit: Double, rejectsPath: String)
+    case invariantBroken(String)
+
+    public var description: String {
+        switch self {
+        case let .emptyInput(path, blank):
+            return "\(path): no records (the input is empty\(blank > 0 ? " apart from \(blank) blank lines" : ""))"
+        case let .noUsableRows(total):
+            let top = total.sortedReasons.prefix(3).map { "\($0.0) \(groupedCount($0.1))" }.joined(separator: ", ")
+            return "no usable rows: all \(groupedCount(total.read)) records were rejected or duplicates" + (top.isEmpty ? "" : " (\(top))")
+        case let .tooManyRejects(path, c, limit, rejectsPath):
+            let share = Double(c.rejected) / Double(max(1, c.read))
+            let top = c.sortedReasons.prefix(3).map { "\($0.0) \(groupedCount($0.1))" }.joined(separator: ", ")
+            return "\(path): \(groupedCount(c.rejected)) of \(groupedCount(c.read)) records rejected "
+                + "(\(String(format: "%.1f", share * 100)) %, more than max_reject_ratio \(JSONValue.formatNumber(limit))): \(top). "
+                + "See \(rejectsPath); fix the column mapping or the data, or raise --max-reject-ratio"
+        case let .invariantBroken(what): return "internal error: record counts do not add up: \(what)"
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        if case .invariantBroken = self { return .internalError }
+        return .inputData
+    }
+}
+
+/// The result of an ingest run.
+public struct IngestResult {
+    public var table: POITable
+    public var perInput: [IngestCounts]
+    public var total: IngestCounts
+    /// Input bytes read (decompressed), per input.
+    public var bytesRead: [UInt64]
+    public var seconds: Double
+}
+
+/// Reads every input, validates coordinates, applies the duplicate policy, normalises keywords
+/// and builds the POI table; rejected records go to the rejects file.
+///
+/// With two or more threads, reading and validating (one thread) overlap with de-duplication,
+/// keyword normalisation and the table (the calling thread); records keep their order, so the
+/// output is the same for any thread count.
+public final class IngestDriver {
+    public let settings: IngestSettings
+
+    private struct Batch {
+        var records: RecordBatch
+        var bytesRead: UInt64
+    }
+
+    private static let batchSize = 4096
+
+    public init(settings: IngestSettings) {
+        self.settings = settings
+    }
+
+    /// Ingests `inputs` in order, writing rejects to `rejects` (which the caller commits).
+    public func run(_ inputs: [OpenedInput], rejects: RejectsWriter) throws -> IngestResult {
+        let start = monotonicSeconds()
+        var builder = TableBuilder(settings: settings)
+        var perInput: [IngestCounts] = []
+        var bytes: [UInt64] = []
+        var total = IngestCounts()
+        for (k, input) in inputs.enumerated() {
+            let counts = try ingest(input, sourceIndex: UInt32(k), builder: &builder, rejects: rejects)
+            guard counts.invariantHolds else {
+                throw IngestError.invariantBroken("\(input.spec.path): \(counts.json.serialized())")
+            }
+            Log.info("\(input.spec.path): \(counts.summary)")
+            perInput.append(counts)
+            bytes.append(input.source.bytesRead)
+            total.add(counts)
+        }
+        let table = builder.finish()
+        guard total.invariantHolds, total.accepted == table.count else {
+            throw IngestError.invariantBroken("total \(total.json.serialized()), table rows \(table.count)")
+        }
+        return IngestResult(table: table, perInput: perInput, total: total, bytesRead: bytes, seconds: monotonicSeconds() - start)
+    }
+
+    /// Checks the outcome: every input had records, no input had too many rejects, and some
+    /// rows are usable.
+    public static func check(_ result: IngestResult, inputs: [OpenedInput], settings: IngestSettings, rejectsPath: String) throws {
+        for (input, c) in zip(inputs, result.perInput) where c.read == 0 {
+            throw IngestError.emptyInput(path: input.spec.path, blankLines: c.blankLines)
+        }
+        for (input, c) in zip(inputs, result.perInput) where Double(c.rejected) > settings.maxRejectRatio * Double(c.read) {
+            throw IngestError.tooManyRejects(path: input.spec.path, counts: c, limit: settings.maxRejectRatio, rejectsPath: rejectsPath)
+        }
+        if result.total.accepted == 0 { throw IngestError.noUsableRows(total: result.total) }
+    }
+
+    // MARK: - One input
+
+    private func ingest(_ input: OpenedInput, sourceIndex: UInt32, builder: inout TableBuilder, rejects: RejectsWriter) throws
+        -> IngestCounts
+    {
+        var counts = IngestCounts()
+        let path = input.spec.path
+        let validator = RecordValidator(crs: input.spec.crs, bbox: settings.bbox, rejectNullIsland: settings.rejectNullIsland)
+        let source = input.source
+        let batchSource = source as? RecordBatchSource
+        builder.startInput(rules: batchSource?.keywordSplitRules ?? [], missingValues: batchSource?.missingValues ?? [])
+        var progress = ProgressReporter("ingest")
+        let started = monotonicSeconds()
+
+        var reserved = false
+        func consume(_ batch: Batch) throws {
+            let records = batch.records
+            try records.withBytes { fields in
+                for k in 0..<records.count {
+                    counts.read += 1
+                    let slot = records.entries[k].rejectSlot
+                    if slot >= 0 {
+                        let r = records.rejected[Int(slot)]
+                        counts.countReject(r.reason)
+                        try rejects.write(sourceFile: path, r)
+                    } else {
+                        builder.add(records, k, fields, source: sourceIndex, counts: &counts)
+                    }
+                }
+            }
+            if !reserved && counts.accepted > 0 {
+                // Size the table from the first batch: rows per input byte × input size.
+                reserved = true
+                if !input.isGzip && batch.bytesRead > 0 {
+                    let estimate = Double(input.fileSize) / Double(batch.bytesRead) * Double(counts.read)
+                    builder.reserve(rows: Int(min(estimate, 1e9)) - counts.read)
+                }
+            }
+            progress.tick(
+                "\(path): \(groupedCount(counts.read)) records, \(Self.megabytes(batch.bytesRead)) MB, "
+                    + "\(Self.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) MB/s")
+        }
+
+        if Parallel.threadCount >= 2 {
+            let queue = BatchQueue<Batch>(limit: 8)
+            let done = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                do {
+                    try Self.produce(source, validator) { queue.push($0) }
+                    queue.finish(error: nil)
+                } catch {
+                    queue.finish(error: error)
+                }
+                done.signal()
+            }
+            thread.stackSize = 16 << 20
+            thread.start()
+            do {
+                while let batch = try queue.pop() { try consume(batch) }
+            } catch {
+                queue.cancel()
+                while (try? queue.pop()) ?? nil != nil {}
+                done.wait()
+                throw error
+            }
+            done.wait()
+        } else {
+            try Self.produce(source, validator) { batch in
+                try consume(batch)
+                return true
+            }
+        }
+        if let d = source as? DelimitedReader { counts.blankLines = d.blankLines }
+        if let g = source as? GeoJSONReader {
+            for w in g.warnings { Log.warning("\(path): \(w)") }
+        }
+        return counts
+    }
+
+    /// Reads all records of `source`, applies the coordinate rules, and hands them over in
+    /// batches. Runs on the reading thread and touches nothing but the source.
+    private static func produce(_ source: RecordSource, _ validator: RecordValidator, _ emit: (Batch) throws -> Bool) throws {
+        if let batchSource = source as? RecordBatchSource {
+            var batch = RecordBatch()
+            while try batchSource.nextBatch(&batch, limit: batchSize) {
+                validate(&batch, validator) { batchSource.recordText(inLastBatch: $0) }
+                guard try emit(Batch(records: batch, bytesRead: source.bytesRead)) else { return }
+                batch = RecordBatch()
+            }
+            return
+        }
+        // Record-at-a-time readers: validate each record while its text is still available.
+        let diagnostics = source as? RecordSourceDiagnostics
+        var batch = RecordBatch()
+        while let result = try source.next() {
+            switch result {
+            case let .rejected(r):
+                batch.append(rejected: r)
+            case var .record(record):
+                if let reason = validator.check(lon: &record.lon, lat: &record.lat, coordinateText: diagnostics?.lastCoordinateText()) {
+                    let raw = diagnostics?.lastRecordText() ?? record.descriptionForRejects
+                    batch.append(rejected: RejectedRecord(line: record.line, byteOffset: record.byteOffset, reason: reason, raw: raw))
+                } else {
+                    batch.append(record)
+                }
+            }
+            if batch.count == batchSize {
+                guard try emit(Batch(records: batch, bytesRead: source.bytesRead)) else { return }
+                batch = RecordBatch()
+            }
+        }
+        if batch.count > 0 { _ = try emit(Batch(records: batch, bytesRead: source.bytesRead)) }
+    }
+
+    /// Applies the coordinate rules to every record of a batch that the reader accepted.
+    private static func validate(_ batch: inout RecordBatch, _ validator: RecordValidator, text: (Int) -> String) {
+        for k in 0..<batch.count where !batch.isRejected(k) {
+            var lon = batch.entries[k].lon
+            var lat = batch.entries[k].lat
+            if let reason = validator.check(lon: &lon, lat: &lat, coordinateText: batch.coordinateText(k)) {
+                let e = batch.entries[k]
+                batch.reject(k, RejectedRecord(line: e.line, byteOffset: e.byteOffset, reason: reason, raw: text(k)))
+            } else {
+                batch.entries[k].lon = lon
+                batch.entries[k].lat = lat
+            }
+        }
+    }
+
+    private static func megabytes(_ bytes: UInt64) -> String {
+        String(format: "%.1f", Double(bytes) / 1_000_000)
+    }
+}

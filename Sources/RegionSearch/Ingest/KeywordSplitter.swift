@@ -1,0 +1,265 @@
+import Foundation
+
+/// Splits one keyword field into keyword values, dropping missing-value markers.
+///
+/// Rules (see ``InputSpec/KeywordSplit``):
+/// - `plain`: the trimmed value is one keyword.
+/// - `hierarchy`: split at the separator; every non-empty trimmed part is a keyword.
+/// - `list`: a Python or JSON list literal. Items are single- or double-quoted strings with
+///   backslash escapes (`\\ \' \" \n \t \r \b \f \/ \xHH \uHHHH \UHHHHHHHH`, JSON surrogate pairs;
+///   an unknown escape keeps its backslash, as Python does; a `u` prefix is allowed) or bare
+///   tokens (numbers, `None`, `null`; `None`/`null` are missing). Whitespace and a trailing comma
+///   are allowed. A value that is not a well-formed flat list is kept whole, as `plain`.
+/// - `auto`: `list` when the trimmed value starts with `[` and ends with `]`, else `hierarchy`.
+///
+/// Every resulting value is trimmed and dropped when empty or equal to a missing-value marker.
+public struct KeywordSplitter: Sendable {
+    private let missing: MissingValues
+
+    public init(missingValues: [String]) {
+        missing = MissingValues(missingValues)
+    }
+
+    /// Calls `body` with each keyword value of `field`, in order.
+    @inline(__always)
+    public func forEachValue(
+        _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8],
+        _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        let value = field.trimmingASCIIWhitespace()
+        if value.isEmpty { return }
+        switch mode {
+        case .plain:
+            emit(value, body)
+        case .hierarchy:
+            splitAtSeparator(value, separator: separator, body)
+        case .list:
+            if !parseList(value, body) { emit(value, body) }
+        case .auto:
+            if value[0] == UInt8(ascii: "["), value[value.count - 1] == UInt8(ascii: "]"), parseList(value, body) {
+                return
+            }
+            splitAtSeparator(value, separator: separator, body)
+        }
+    }
+
+    /// Appends the keyword values of `field` to `out` as strings.
+    public func split(_ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8], into out: inout [String]) {
+        forEachValue(field, mode: mode, separator: separator) { out.append(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Whether a whole field is a missing-value marker (or empty after trimming).
+    @inline(__always)
+    public func isMissing(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+        missing.contains(field.trimmingASCIIWhitespace())
+    }
+
+    @inline(__always)
+    private func emit(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        let v = value.trimmingASCIIWhitespace()
+        if !missing.contains(v) { body(v) }
+    }
+
+    @inline(__always)
+    private func splitAtSeparator(_ value: UnsafeBufferPointer<UInt8>, separator: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard let first = separator.first else {
+            emit(value, body)
+            return
+        }
+        let n = value.count
+        let m = separator.count
+        if m == 1 && memchr(value.baseAddress!, Int32(first), n) == nil {
+            emit(value, body)
+            return
+        }
+        var start = 0
+        var i = 0
+        while i < n {
+            if value[i] == first, i + m <= n, m == 1 || separator.indices.allSatisfy({ value[i + $0] == separator[$0] }) {
+                emit(UnsafeBufferPointer(rebasing: value[start..<i]), body)
+                i += m
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        emit(UnsafeBufferPointer(rebasing: value[start..<n]), body)
+    }
+
+    /// Parses a flat list literal; on success calls `body` for its items and returns true. On
+    /// failure `body` is not called.
+    private func parseList(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        let n = value.count
+        guard n >= 2, value[0] == UInt8(ascii: "["), value[n - 1] == UInt8(ascii: "]") else { return false }
+        // Items are collected first so that a malformed list produces nothing.
+        var items: [UInt8] = []
+        var ends: [Int] = []
+        var i = 1
+        let end = n - 1  // index of the closing bracket
+        func skipSpace() {
+            while i < end, value[i] == 0x20 || value[i] == 0x09 || value[i] == 0x0A || value[i] == 0x0D { i += 1 }
+        }
+        func keep(_ v: UnsafeBufferPointer<UInt8>) {
+            let t = v.trimmingASCIIWhitespace()
+            if missing.contains(t) { return }
+            items.append(contentsOf: t)
+            ends.append(items.count)
+        }
+        while true {
+            skipSpace()
+            if i >= end { break }
+            var c = value[i]
+            if (c == UInt8(ascii: "u") || c == UInt8(ascii: "U")), i + 1 < end, value[i + 1] == 0x27 || value[i + 1] == 0x22 {
+                i += 1
+                c = value[i]
+            }
+            if c == 0x27 || c == 0x22 {  // ' or "
+                var scratch: [UInt8] = []
+                guard let after = Self.parseQuoted(value, from: i, end: end, into: &scratch) else { return false }
+                i = after
+                scratch.withUnsafeBufferPointer { keep($0) }
+            } else if c == UInt8(ascii: ",") || c == UInt8(ascii: "[") || c == UInt8(ascii: "]") || c == UInt8(ascii: "{") {
+                return false
+            } else {
+                let start = i
+                while i < end, value[i] != UInt8(ascii: ","), value[i] != 0x27, value[i] != 0x22, value[i] != UInt8(ascii: "[") {
+                    i += 1
+                }
+                if i < end, value[i] != UInt8(ascii: ",") { return false }
+                let token = UnsafeBufferPointer(rebasing: value[start..<i]).trimmingASCIIWhitespace()
+                if !(token.elementsEqual("None".utf8) || token.elementsEqual("null".utf8)) { keep(token) }
+            }
+            skipSpace()
+            if i >= end { break }
+            guard value[i] == UInt8(ascii: ",") else { return false }
+            i += 1
+        }
+        items.withUnsafeBufferPointer { b in
+            var s = 0
+            for e in ends {
+                body(UnsafeBufferPointer(rebasing: b[s..<e]))
+                s = e
+            }
+        }
+        return true
+    }
+
+    /// Parses a quoted string starting at `start` (the quote) into `out`; returns the index
+    /// after the closing quote, or nil when it is unterminated.
+    private static func parseQuoted(_ v: UnsafeBufferPointer<UInt8>, from start: Int, end: Int, into out: inout [UInt8]) -> Int? {
+        let q = v[start]
+        var i = start + 1
+        while i < end {
+            let c = v[i]
+            if c == q { return i + 1 }
+            if c != UInt8(ascii: "\\") {
+                out.append(c)
+                i += 1
+                continue
+            }
+            guard i + 1 < end else { return nil }
+            let e = v[i + 1]
+            i += 2
+            switch e {
+            case UInt8(ascii: "\\"), 0x27, 0x22, UInt8(ascii: "/"): out.append(e)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "x"), UInt8(ascii: "u"), UInt8(ascii: "U"):
+                let digits = e == UInt8(ascii: "x") ? 2 : (e == UInt8(ascii: "u") ? 4 : 8)
+                guard var code = hexValue(v, at: i, digits: digits, end: end) else {
+                    out.append(UInt8(ascii: "\\"))
+                    out.append(e)
+                    continue
+                }
+                i += digits
+                if e == UInt8(ascii: "u"), code >= 0xD800, code < 0xDC00, i + 6 <= end, v[i] == UInt8(ascii: "\\"),
+                    v[i + 1] == UInt8(ascii: "u"), let low = hexValue(v, at: i + 2, digits: 4, end: end), low >= 0xDC00,
+                    low < 0xE000
+                {
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
+                }
+                let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
+                out.append(contentsOf: String(scalar).utf8)
+            default:
+                out.append(UInt8(ascii: "\\"))
+                out.append(e)
+            }
+        }
+        return nil
+    }
+
+    private static func hexValue(_ v: UnsafeBufferPointer<UInt8>, at i: Int, digits: Int, end: Int) -> UInt32? {
+        guard i + digits <= end else { return nil }
+        var code: UInt32 = 0
+        for k in 0..<digits {
+            let c = v[i + k]
+            let d: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            code = code << 4 | d
+        }
+        return code
+    }
+}
+
+/// A set of missing-value markers, compared byte for byte. The empty value is always missing.
+struct MissingValues: Sendable {
+    private let values: [[UInt8]]
+    /// Bit i set when some marker has i bytes (i < 64), and the markers' first bytes: cheap
+    /// pre-checks, since most values are not markers.
+    private let lengths: UInt64
+    private let firstBytes: (UInt64, UInt64, UInt64, UInt64)
+
+    init(_ markers: [String]) {
+        values = markers.map { Array($0.utf8) }.filter { !$0.isEmpty }
+        var mask: UInt64 = 0
+        var first: [UInt64] = [0, 0, 0, 0]
+        for v in values {
+            if v.count < 64 { mask |= 1 << UInt64(v.count) } else { mask |= 1 << 63 }
+            first[Int(v[0] >> 6)] |= 1 << UInt64(v[0] & 63)
+        }
+        lengths = mask
+        firstBytes = (first[0], first[1], first[2], first[3])
+    }
+
+    @inline(__always)
+    func contains(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = v.count
+        if n == 0 { return true }
+        if lengths & (1 << UInt64(min(n, 63))) == 0 { return false }
+        let c = v[0]
+        let word: UInt64
+        switch c >> 6 {
+        case 0: word = firstBytes.0
+        case 1: word = firstBytes.1
+        case 2: word = firstBytes.2
+        default: word = firstBytes.3
+        }
+        if word & (1 << UInt64(c & 63)) == 0 { return false }
+        for m in values where m.count == n {
+            if m.withUnsafeBufferPointer({ memcmp($0.baseAddress!, v.baseAddress!, n) == 0 }) { return true }
+        }
+        return false
+    }
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// The slice without leading and trailing ASCII spaces, tabs, CR and LF.
+    @inline(__always)
+    func trimmingASCIIWhitespace() -> UnsafeBufferPointer<UInt8> {
+        var lo = 0
+        var hi = count
+        while lo < hi, self[lo] == 0x20 || self[lo] == 0x09 || self[lo] == 0x0A || self[lo] == 0x0D { lo += 1 }
+        while hi > lo, self[hi - 1] == 0x20 || self[hi - 1] == 0x09 || self[hi - 1] == 0x0A || self[hi - 1] == 0x0D { hi -= 1 }
+        if lo == 0 && hi == count { return self }
+        return UnsafeBufferPointer(start: baseAddress.map { $0 + lo }, count: hi - lo)
+    }
+}

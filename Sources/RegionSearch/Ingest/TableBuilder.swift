@@ -1,0 +1,209 @@
+/// Builds the POI table from validated records: extracts ids and names (missing markers
+/// become empty), applies the duplicate policy per input file, splits and normalises keyword
+/// values and joins them (without repeats) into the keyword text.
+struct TableBuilder {
+    private var lon: [Double] = []
+    private var lat: [Double] = []
+    private var source: [UInt32] = []
+    private var line: [UInt64] = []
+    private var ids = GrowableBytes()
+    private var idOffsets: [UInt64] = [0]
+    private var names = GrowableBytes()
+    private var nameOffsets: [UInt64] = [0]
+    private var keywords = GrowableBytes()
+    private var keywordOffsets: [UInt64] = [0]
+
+    private let duplicates: IngestSettings.DuplicatePolicy
+    private let nameAsKeyword: Bool
+    private var cache = KeywordCache()
+    private var index = IdIndex()
+    private var splitter = KeywordSplitter(missingValues: [])
+    private var rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] = []
+    /// Normalised keyword values merged into earlier rows (policy `merge`), by row.
+    private var extras: [Int: [[UInt8]]] = [:]
+    /// Keyword text of the row being built and the ranges of its values.
+    private var text = GrowableBytes(capacity: 1024)
+    private var valueRanges: [Range<Int>] = []
+
+    init(settings: IngestSettings) {
+        duplicates = settings.duplicates
+        nameAsKeyword = settings.nameAsKeyword
+    }
+
+    var count: Int { lon.count }
+
+    /// Starts an input: ids repeat only within one input file; split rules and missing-value
+    /// markers are the input's.
+    mutating func startInput(rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])], missingValues: [String]) {
+        index = IdIndex()
+        self.rules = rules
+        splitter = KeywordSplitter(missingValues: missingValues)
+    }
+
+    /// Reserves room for about `rows` more rows, with string sizes like the rows so far
+    /// (avoids regrowing large columns; the estimate only affects speed).
+    mutating func reserve(rows: Int) {
+        guard rows > 0, count > 0 else { return }
+        let n = count + rows
+        func scaled(_ bytes: Int) -> Int { Int(Double(bytes) / Double(count) * Double(n) * 1.1) + 1024 }
+        lon.reserveCapacity(n)
+        lat.reserveCapacity(n)
+        source.reserveCapacity(n)
+        line.reserveCapacity(n)
+        idOffsets.reserveCapacity(n + 1)
+        nameOffsets.reserveCapacity(n + 1)
+        keywordOffsets.reserveCapacity(n + 1)
+        ids.reserve(scaled(ids.count))
+        names.reserve(scaled(names.count))
+        keywords.reserve(scaled(keywords.count))
+        index.reserve(n)
+    }
+
+    /// Adds record `k` of `batch` (valid, not rejected): a new row, or a duplicate handled by
+    /// the policy.
+    @inline(__always)
+    mutating func add(_ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, source sourceIndex: UInt32, counts: inout IngestCounts) {
+        let entry = batch.entries[k]
+        let row = lon.count
+        var id = fields[entry.id].trimmingASCIIWhitespace()
+        if splitter.isMissing(id) { id = UnsafeBufferPointer(start: nil, count: 0) }
+        if !id.isEmpty {
+            let first = idOffsets.withUnsafeBufferPointer { offsets in
+                index.firstRow(for: id, row: row, bytes: ids.base, offsets: offsets)
+            }
+            if let first {
+                switch duplicates {
+                case .merge:
+                    buildText(batch, k, fields)
+                    merge(into: first)
+                    counts.mergedDuplicates += 1
+                    return
+                case .keepFirst:
+                    counts.droppedDuplicates += 1
+                    return
+                case .keepAll:
+                    counts.keptDuplicates += 1
+                }
+            }
+        }
+        var name = fields[entry.name].trimmingASCIIWhitespace()
+        if splitter.isMissing(name) { name = UnsafeBufferPointer(start: nil, count: 0) }
+        buildText(batch, k, fields, name: name)
+        lon.append(entry.lon)
+        lat.append(entry.lat)
+        ids.append(id)
+        idOffsets.append(UInt64(ids.count))
+        names.append(name)
+        nameOffsets.append(UInt64(names.count))
+        keywords.append(text.bytes)
+        keywordOffsets.append(UInt64(keywords.count))
+        source.append(sourceIndex)
+        line.append(entry.line)
+        counts.accepted += 1
+    }
+
+    /// Record k's normalised keyword values, without repeats, joined into `text`.
+    @inline(__always)
+    private mutating func buildText(
+        _ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, name: UnsafeBufferPointer<UInt8>? = nil
+    ) {
+        text.truncate(to: 0)
+        valueRanges.removeAll(keepingCapacity: true)
+        for f in batch.keywordRange(k) {
+            let kf = batch.keywordFields[f]
+            let bytes = fields[kf.ref]
+            if kf.column < 0 {
+                appendValue(bytes, cache: true)
+            } else {
+                let rule = rules[Int(kf.column)]
+                let splitter = self.splitter
+                splitter.forEachValue(bytes, mode: rule.split, separator: rule.separator) { appendValue($0, cache: true) }
+            }
+        }
+        if nameAsKeyword {
+            var n = name ?? fields[batch.entries[k].name].trimmingASCIIWhitespace()
+            if splitter.isMissing(n) { n = UnsafeBufferPointer(start: nil, count: 0) }
+            // Names are nearly all distinct: normalise without filling the cache.
+            appendValue(n, cache: false)
+        }
+    }
+
+    /// Normalises one raw value onto `text` unless it is empty or already there (`normalize:
+    /// false` for values that are normalised already).
+    @inline(__always)
+    private mutating func appendValue(_ raw: UnsafeBufferPointer<UInt8>, cache useCache: Bool, normalize: Bool = true) {
+        if raw.isEmpty { return }
+        let before = text.count
+        if before > 0 { text.append(KeywordText.separatorByte) }
+        let start = text.count
+        if normalize {
+            cache.appendNormalized(raw, to: &text, cache: useCache)
+        } else {
+            text.append(raw)
+        }
+        let n = text.count - start
+        var repeated = n == 0
+        if !repeated {
+            let value = text[start..<(start + n)]
+            for r in valueRanges where r.count == n && text[r].elementsEqual(value) {
+                repeated = true
+                break
+            }
+        }
+        if repeated {
+            text.truncate(to: before)
+        } else {
+            valueRanges.append(start..<(start + n))
+        }
+    }
+
+    /// Keeps the values now in `text` for `row` (policy `merge`).
+    private mutating func merge(into row: Int) {
+        guard !valueRanges.isEmpty else { return }
+        var list = extras[row] ?? []
+        for r in valueRanges {
+            let v = Array(text[r])
+            if !list.contains(v) { list.append(v) }
+        }
+        extras[row] = list
+    }
+
+    /// The finished table: merged keyword values are added to their rows (in row order).
+    mutating func finish() -> POITable {
+        var table = POITable()
+        table.lon = lon
+        table.lat = lat
+        table.source = source
+        table.line = line
+        table.ids = StringColumn(offsets: idOffsets, bytes: ids.array())
+        table.names = StringColumn(offsets: nameOffsets, bytes: names.array())
+        var kw = StringColumn(offsets: keywordOffsets, bytes: keywords.array())
+        if !extras.isEmpty {
+            let rows = extras.keys.sorted()
+            var out = StringColumn()
+            out.reserve(strings: kw.count, bytes: kw.bytes.count + rows.count * 32)
+            var next = 0
+            kw.bytes.withUnsafeBufferPointer { bytes in
+                for row in 0..<kw.count {
+                    let r = kw.range(row)
+                    guard next < rows.count && rows[next] == row else {
+                        out.append(utf8: UnsafeBufferPointer(rebasing: bytes[r]))
+                        continue
+                    }
+                    text.truncate(to: 0)
+                    valueRanges.removeAll(keepingCapacity: true)
+                    for part in UnsafeBufferPointer(rebasing: bytes[r]).split(separator: KeywordText.separatorByte) {
+                        appendValue(UnsafeBufferPointer(rebasing: part), cache: false, normalize: false)
+                    }
+                    for v in extras[row]! { v.withUnsafeBufferPointer { appendValue($0, cache: false, normalize: false) } }
+                    out.append(utf8: text.bytes)
+                    next += 1
+                }
+            }
+            kw = out
+            extras = [:]
+        }
+        table.keywords = kw
+        return table
+    }
+}
