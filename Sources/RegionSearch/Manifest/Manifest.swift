@@ -154,6 +154,14 @@ public struct Manifest {
             }
             let absolute = PathResolver.absolute(raw, relativeTo: directory)
             let spec = JSONValue.object(object.map { $0.0 == "path" ? ("path", .string(absolute)) : $0 })
+            // Ingest's own validation, now rather than when ingest starts, so the message can
+            // point into the manifest.
+            do {
+                _ = try InputSpec(json: spec, context: at)
+            } catch {
+                let (key, reason) = Manifest.splitKey(error.message, default: at)
+                throw invalid(key, reason)
+            }
             inputs.append(Input(index: i, path: absolute, spec: spec))
         }
 
@@ -176,13 +184,7 @@ public struct Manifest {
             do {
                 parameters = try Parameters.resolve(section, specs: stage.parameters, context: stage.name)
             } catch {
-                // Messages read "<stage>.<key>: reason"; split off the key to locate it.
-                var key = stage.name
-                var reason = error.message
-                if let colon = error.message.range(of: ": ") {
-                    key = String(error.message[..<colon.lowerBound])
-                    reason = String(error.message[colon.upperBound...])
-                }
+                var (key, reason) = Manifest.splitKey(error.message, default: stage.name)
                 if keywordsFromTop && key == stage.name + ".keywords" { key = "keywords" }
                 if key == stage.name && section?.objectValue == nil {
                     reason = "expected an object of \(stage.name) parameters, got \(section?.typeName ?? "nothing")"
@@ -205,6 +207,15 @@ public struct Manifest {
                 throw invalid("\(key)[\(i)]", "\"\(k)\" contains a comma, which separates keywords on the stage command line; give each keyword separately")
             }
         }
+    }
+
+    /// Splits a validation message "<key path>: reason" into the key path (to locate it in the
+    /// document) and the reason.
+    static func splitKey(_ message: String, default key: String) -> (String, String) {
+        guard let colon = message.range(of: ": ") else { return (key, message) }
+        let head = String(message[..<colon.lowerBound])
+        guard head.hasPrefix(key) else { return (key, message) }
+        return (head, String(message[colon.upperBound...]))
     }
 
     static func help(for key: String) -> String {

@@ -182,6 +182,23 @@ final class ManifestTests: XCTestCase {
             "pipelines/x.json:1:61: name: expected a string, got array")
     }
 
+    /// Input objects are validated by ingest's rules when the manifest is loaded.
+    func testInputObjectsAreValidatedWithTheirPosition() {
+        let known = InputSpec.keys.joined(separator: ", ")
+        XCTAssertEqual(
+            message("""
+                {"keywords": ["a"], "work_dir": "w", "output": "o",
+                 "inputs": [
+                   {"path": "a.csv"},
+                   {"path": "b.csv", "delimter": ";"}
+                 ]}
+                """),
+            "pipelines/x.json:4:22: inputs[1].delimter: unknown key (did you mean 'delimiter'?); known keys: \(known)")
+        XCTAssertEqual(
+            message(#"{"keywords": ["a"], "work_dir": "w", "output": "o", "inputs": [{"path": "a.csv", "header": 3}]}"#),
+            #"pipelines/x.json:1:82: inputs[0].header: expected true, false or "auto", got 3"#)
+    }
+
     func testKeywords() {
         let head = #"{"inputs": [{"path": "a"}], "work_dir": "w", "output": "o""#
         XCTAssertTrue(
@@ -220,6 +237,19 @@ final class ManifestTests: XCTestCase {
             message(#"{"a": 1, "a": 2}"#),
             #"pipelines/x.json:1:10: invalid JSON: duplicate member name "a""#)
         XCTAssertEqual(message("[1, 2]"), "pipelines/x.json:1:1: expected a JSON object at the top level, got array")
+    }
+
+    /// Every manifest shipped in pipelines/ is valid and names inputs that exist.
+    func testShippedManifestsLoad() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().path
+        let names = FileSystem.list(root + "/pipelines").filter { $0.hasSuffix(".json") }
+        XCTAssertTrue(names.contains("default.json"))
+        for name in names {
+            let m = try Manifest.load(path: root + "/pipelines/" + name)
+            for input in m.inputs { XCTAssertTrue(FileSystem.exists(input.path), "\(name): \(input.path)") }
+            XCTAssertTrue(m.workDirectory.hasPrefix(root + "/"), "\(name) keeps its work directory inside the checkout")
+        }
     }
 
     func testUnreadableFile() {
