@@ -127,15 +127,3 @@ func metres(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Double) -> D
     return 2 * r * asin(min(1, sqrt(a)))
 }
 
-/// A deterministic pseudo-random generator (SplitMix64) for reproducible tests.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,0 +1,113 @@
+import CGEOS
+
+/// Polygons with holes, multipolygons, unions of many geometries: what evaluating region files
+/// (holes, MultiPolygons, overlapping regions) needs beyond the hull builder's single rings.
+extension GEOSContext {
+    /// A polygon from an exterior ring and holes (each ring closed automatically).
+    public func polygon(rings: [(x: [Double], y: [Double])]) throws(GEOSError) -> GEOSGeometry {
+        guard let exterior = rings.first else { return try emptyPolygon() }
+        func ring(_ r: (x: [Double], y: [Double])) throws(GEOSError) -> OpaquePointer {
+            var xs = r.x, ys = r.y
+            if let fx = xs.first, let fy = ys.first, fx != xs.last || fy != ys.last {
+                xs.append(fx)
+                ys.append(fy)
+            }
+            let seq = try sequence(x: xs, y: ys)
+            guard let g = GEOSGeom_createLinearRing_r(handle, seq) else { throw error("GEOS linear ring") }
+            return g
+        }
+        let shell = try ring(exterior)
+        var holes: [OpaquePointer?] = []
+        for r in rings.dropFirst() {
+            do {
+                holes.append(try ring(r))
+            } catch {
+                GEOSGeom_destroy_r(handle, shell)
+                for h in holes { GEOSGeom_destroy_r(handle, h) }
+                throw error
+            }
+        }
+        let g = holes.withUnsafeMutableBufferPointer { buf in
+            GEOSGeom_createPolygon_r(handle, shell, buf.baseAddress, UInt32(buf.count))
+        }
+        return try wrap(g, "polygon")
+    }
+
+    /// An empty polygon (the union of nothing).
+    public func emptyPolygon() throws(GEOSError) -> GEOSGeometry {
+        try wrap(GEOSGeom_createEmptyPolygon_r(handle), "empty polygon")
+    }
+
+    /// A collection of the given type (e.g. `GEOS_MULTIPOLYGON`) holding clones of `parts`.
+    public func collection(_ type: GEOSGeomTypes, of parts: [GEOSGeometry]) throws(GEOSError) -> GEOSGeometry {
+        var clones: [OpaquePointer?] = []
+        clones.reserveCapacity(parts.count)
+        for p in parts {
+            guard let c = GEOSGeom_clone_r(handle, p.pointer) else {
+                for c in clones { GEOSGeom_destroy_r(handle, c) }
+                throw error("GEOS clone")
+            }
+            clones.append(c)
+        }
+        let g = clones.withUnsafeMutableBufferPointer { buf in
+            GEOSGeom_createCollection_r(handle, Int32(type.rawValue), buf.baseAddress, UInt32(buf.count))
+        }
+        return try wrap(g, "collection")
+    }
+
+    /// The union of many polygonal geometries in one cascaded operation (empty polygon for none).
+    public func unionAll(_ geometries: [GEOSGeometry]) throws(GEOSError) -> GEOSGeometry {
+        if geometries.isEmpty { return try emptyPolygon() }
+        let bag = try collection(GEOS_GEOMETRYCOLLECTION, of: geometries)
+        return try bag.unaryUnion()
+    }
+}
+
+extension GEOSGeometry {
+    /// The bounding box, or nil for an empty geometry.
+    public var envelope: GEOSEnvelope? {
+        if isEmpty { return nil }
+        let h = context.handle
+        var e = GEOSEnvelope(minX: 0, minY: 0, maxX: 0, maxY: 0)
+        guard GEOSGeom_getXMin_r(h, pointer, &e.minX) == 1, GEOSGeom_getYMin_r(h, pointer, &e.minY) == 1,
+            GEOSGeom_getXMax_r(h, pointer, &e.maxX) == 1, GEOSGeom_getYMax_r(h, pointer, &e.maxY) == 1
+        else { return nil }
+        return e
+    }
+
+    /// GEOS's unary union: dissolves overlaps between the parts of a collection.
+    public func unaryUnion() throws(GEOSError) -> GEOSGeometry {
+        try context.wrap(GEOSUnaryUnion_r(context.handle, pointer), "unary union")
+    }
+
+    /// The polygons of this geometry (recursing into collections), as a Polygon or MultiPolygon;
+    /// points and lines, which have no area, are left out. An empty polygon when there are none.
+    ///
+    /// `MakeValid` can turn a degenerate polygon into a collection with lines; overlay operations in
+    /// GEOS 3.11 reject such mixed collections, and the lines carry no area anyway.
+    public func polygonalParts() throws(GEOSError) -> GEOSGeometry {
+        let type = typeID
+        if type == Int32(GEOS_POLYGON.rawValue) || type == Int32(GEOS_MULTIPOLYGON.rawValue) { return self }
+        var polygons: [GEOSGeometry] = []
+        try collectPolygons(into: &polygons)
+        if polygons.isEmpty { return try context.emptyPolygon() }
+        if polygons.count == 1 { return polygons[0] }
+        return try context.collection(GEOS_MULTIPOLYGON, of: polygons)
+    }
+
+    private func collectPolygons(into out: inout [GEOSGeometry]) throws(GEOSError) {
+        let type = typeID
+        if type == Int32(GEOS_POLYGON.rawValue) {
+            if !isEmpty { out.append(self) }
+            return
+        }
+        guard type == Int32(GEOS_MULTIPOLYGON.rawValue) || type == Int32(GEOS_GEOMETRYCOLLECTION.rawValue) else { return }
+        for i in 0..<geometryCount { try part(i).collectPolygons(into: &out) }
+    }
+
+    /// A prepared version for fast repeated point tests (keeps `self` alive).
+    public func prepared() throws(GEOSError) -> GEOSPreparedGeometry {
+        guard let p = GEOSPrepare_r(context.handle, pointer) else { throw context.error("GEOS prepare") }
+        return GEOSPreparedGeometry(geometry: self, pointer: p)
+    }
+}
