@@ -5,6 +5,7 @@ import XCTest
 final class WorkDirectoryTests: XCTestCase {
     func testFileDigestMatchesAOneShotHashAcrossChunkBoundaries() throws {
         let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         // 9 MiB + 17 bytes: crosses the 4 MiB read chunks and the 32-byte hash stripes unevenly.
         var bytes = [UInt8](repeating: 0, count: 9 << 20 + 17)
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
