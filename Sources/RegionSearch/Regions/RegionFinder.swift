@@ -244,16 +244,16 @@ public struct RegionFinder {
         return ConvexHull2D(x: s.map { x[Int($0)] }, y: s.map { y[Int($0)] })
     }
 
-    /// Footprint counts (every POI inside the matching members' hull, found by a search from the
-    /// members over graph edges that stays inside the hull), scores and area.
-    func fillStatistics(_ r: inout RegionTable.Region, hull: ConvexHull2D, scores: [Double], match: [UInt8], baseRate: Double) {
+    /// All and matching POIs inside `hull`, found by a search from `seeds` over graph edges that
+    /// stays inside the hull.
+    public func footprint(seeds: [UInt32], hull: ConvexHull2D, match: [UInt8]) -> (n: Int, k: Int) {
         var visited = Set<UInt32>()
         var stack: [UInt32] = []
-        var nFoot = 0, kFoot = 0
-        for v in r.shapeMembers where visited.insert(v).inserted { stack.append(v) }
+        var n = 0, k = 0
+        for v in seeds where visited.insert(v).inserted { stack.append(v) }
         while let v = stack.popLast() {
-            nFoot += 1
-            kFoot += Int(match[Int(v)])
+            n += 1
+            k += Int(match[Int(v)])
             for e in graph.range(Int(v)) {
                 let w = graph.neighbors[e]
                 if !visited.contains(w) && hull.contains(x[Int(w)], y[Int(w)]) {
@@ -262,6 +262,22 @@ public struct RegionFinder {
                 }
             }
         }
+        return (n, k)
+    }
+
+    /// The counts the significance test uses for the region's area: all and matching POIs inside
+    /// the convex hull of *all* its matching members (the shape hull leaves out fringe POIs and
+    /// would understate the area the region was found in).
+    public func testFootprint(_ r: RegionTable.Region, match: [UInt8]) -> (n: Int, k: Int) {
+        let matching = zip(r.members, r.memberMatch).filter { $0.1 & RegionTable.Region.matchesFlag != 0 }.map { $0.0 }
+        let seeds = matching.isEmpty ? r.members : matching
+        return footprint(seeds: seeds, hull: ConvexHull2D(x: seeds.map { x[Int($0)] }, y: seeds.map { y[Int($0)] }), match: match)
+    }
+
+    /// Footprint counts (every POI inside the matching members' hull, found by a search from the
+    /// members over graph edges that stays inside the hull), scores and area.
+    func fillStatistics(_ r: inout RegionTable.Region, hull: ConvexHull2D, scores: [Double], match: [UInt8], baseRate: Double) {
+        let (nFoot, kFoot) = footprint(seeds: r.shapeMembers, hull: hull, match: match)
         r.nFootprint = nFoot
         r.nFootprintKeyword = kFoot
         var sum = 0.0, mx = 0.0

@@ -47,8 +47,8 @@ public enum RegionsStage {
         whose share stands out (z_extend) and that include a clearly hot core (z_core) form a
         candidate; candidates with too few matching POIs are dropped and nearby ones of the same
         keyword merged. Each candidate's footprint (the hull of its matching POIs) holds n POIs of
-        which k match; its p-value is N · 1000 · P(Binomial(n, base rate) >= k) for N POIs in the data
-        (candidate windows: one per POI times 1000 shapes, calibrated on cities without clusters), and Benjamini-Hochberg q-values over all candidates of all
+        which k match; its p-value is N · 100 · P(Binomial(n, base rate) >= k) for N POIs in the data
+        (candidate windows: one per POI times 100 shapes, calibrated on cities without clusters), and Benjamini-Hochberg q-values over all candidates of all
         keywords keep the false discovery rate at `fdr`. Regions are ranked within their keyword by
         score sum (the keyword mass they hold).
         """
@@ -150,10 +150,11 @@ public enum RegionExtraction {
             let c = all[i].keyword
             let matches = table.matches[c].reduce(0) { $0 + Int($1) }
             let p = Double(matches) / Double(max(n, 1))
-            // Intersection–union test: the region's POIs and the POIs inside its polygon must both
-            // show the concentration; the larger p-value counts.
+            // Intersection–union test: the region's POIs and all POIs inside the hull of its
+            // matching POIs must both show the concentration; the larger p-value counts.
             let members = Significance.pValue(k: all[i].nKeyword, n: all[i].nPOIs, p: p, windows: n)
-            let footprint = Significance.pValue(k: all[i].nFootprintKeyword, n: all[i].nFootprint, p: p, windows: n)
+            let area = finder.testFootprint(all[i], match: table.matches[c])
+            let footprint = Significance.pValue(k: area.k, n: area.n, p: p, windows: n)
             all[i].pValue = max(members, footprint)
         }
         let q = Significance.benjaminiHochberg(all.map { $0.pValue })
