@@ -226,6 +226,7 @@ public final class IngestDriver {
             builder.prepare(entries, fields)
             var start = 0
             for k in 0..<entries.count {
+                if k % 256 == 0 { builder.touchSlots(k..<min(entries.count, k + 256)) }
                 let e = entries[k]
                 let end = Int(e.keywordEnd)
                 counts.read += 1

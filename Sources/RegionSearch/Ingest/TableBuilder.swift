@@ -88,7 +88,12 @@ struct TableBuilder {
         for e in entries {
             idHashes.append(e.rejectSlot >= 0 ? 0 : ShortHash.hash(idBytes(e, fields)))
         }
-        touched &+= idHashes.withUnsafeBufferPointer { index.touch($0) }
+    }
+
+    /// Loads the id-table slots of records `range` of the prepared batch (call shortly
+    /// before adding them: a few hundred at a time stay in the cache).
+    mutating func touchSlots(_ range: Range<Int>) {
+        touched &+= idHashes.withUnsafeBufferPointer { index.touch(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// Adds record `k` (valid, not rejected) of a batch prepared with ``prepare(_:_:)``: a
