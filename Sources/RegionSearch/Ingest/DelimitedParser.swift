@@ -572,6 +572,20 @@ struct DelimitedParser {
         return batch.addExtra(unescape(s, e))
     }
 
+    /// A reference to field `i` trimmed (empty when it is a missing-value marker) and, when
+    /// asked, the hash of its bytes (for the id table, computed on the reading thread).
+    @inline(__always)
+    private mutating func valueRef(_ i: Int, _ batch: inout RecordBatch, hash: Bool) -> (RecordBatch.FieldRef, UInt64) {
+        let v = field(i).trimmingASCIIWhitespace()
+        if splitter.isMissing(v) { return (.empty, 0) }
+        let h = hash ? ShortHash.hash(v) : 0
+        if fieldKind[i] != Self.kindEscaped {
+            let s = v.baseAddress! - UnsafePointer(buf) - chunkStart
+            return (RecordBatch.FieldRef(start: Int32(s), end: Int32(s + v.count)), h)
+        }
+        return (batch.addExtra(v), h)
+    }
+
     // MARK: - Coordinates
 
     /// Reads lon/lat from the mapped coordinate fields. NaN marks a missing or unreadable
@@ -784,14 +798,14 @@ struct DelimitedParser {
         }
         rawStart.append(start)
         rawEnd.append(recordEnd)
-        let id = idColumn >= 0 ? fieldRef(idColumn, &batch) : .empty
-        let name = nameColumn >= 0 ? fieldRef(nameColumn, &batch) : .empty
+        let (id, idHash) = idColumn >= 0 ? valueRef(idColumn, &batch, hash: true) : (.empty, 0)
+        let name = nameColumn >= 0 ? valueRef(nameColumn, &batch, hash: false).0 : .empty
         for c in 0..<keywordColumns.count {
             batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
         }
         let (lon, lat, bad) = readCoordinates()
         if let bad { batch.coordinateTexts.append((batch.count, bad)) }
         batch.entries.append(RecordBatch.Entry(
-            id: id, name: name, keywordEnd: Int32(batch.keywordFields.count), rejectSlot: -1, lon: lon, lat: lat,
+            id: id, name: name, idHash: idHash, keywordEnd: Int32(batch.keywordFields.count), rejectSlot: -1, lon: lon, lat: lat,
             line: recordLine, byteOffset: offset))
     }}

@@ -74,20 +74,10 @@ struct TableBuilder {
         index.reserve(n)
     }
 
-    /// The record's id as stored: trimmed, empty when it is a missing-value marker.
-    @inline(__always)
-    private func idBytes(_ entry: RecordBatch.Entry, _ fields: RecordBatch.FieldResolver) -> UnsafeBufferPointer<UInt8> {
-        let id = fields[entry.id].trimmingASCIIWhitespace()
-        return splitter.isMissing(id) ? UnsafeBufferPointer(start: nil, count: 0) : id
-    }
-
-    /// Hashes the ids of a batch and loads their slots of the id table: the loads are
-    /// independent, so their cache misses overlap instead of stalling ``add`` one by one.
+    /// Collects the batch's id hashes (computed by the reading side).
     mutating func prepare(_ entries: UnsafeBufferPointer<RecordBatch.Entry>, _ fields: RecordBatch.FieldResolver) {
         idHashes.removeAll(keepingCapacity: true)
-        for e in entries {
-            idHashes.append(e.rejectSlot >= 0 ? 0 : ShortHash.hash(idBytes(e, fields)))
-        }
+        for e in entries { idHashes.append(e.idHash) }
     }
 
     /// Loads the id-table slots of records `range` of the prepared batch (call shortly
@@ -104,7 +94,7 @@ struct TableBuilder {
         _ fields: RecordBatch.FieldResolver, source sourceIndex: UInt32, counts: inout IngestCounts
     ) {
         let row = lon.count
-        let id = idBytes(entry, fields)
+        let id = fields[entry.id]
         if !id.isEmpty {
             let hash = idHashes[k]
             let first = idOffsets.withUnsafeBufferPointer { offsets in
@@ -113,7 +103,7 @@ struct TableBuilder {
             if let first {
                 switch duplicates {
                 case .merge:
-                    buildText(keywordFields, fields, name: nameBytes(entry, fields))
+                    buildText(keywordFields, fields, name: fields[entry.name])
                     merge(into: first)
                     counts.mergedDuplicates += 1
                     return
@@ -125,7 +115,7 @@ struct TableBuilder {
                 }
             }
         }
-        let name = nameBytes(entry, fields)
+        let name = fields[entry.name]
         buildText(keywordFields, fields, name: name)
         lon.append(entry.lon)
         lat.append(entry.lat)
@@ -138,12 +128,6 @@ struct TableBuilder {
         source.append(sourceIndex)
         line.append(entry.line)
         counts.accepted += 1
-    }
-
-    @inline(__always)
-    private func nameBytes(_ entry: RecordBatch.Entry, _ fields: RecordBatch.FieldResolver) -> UnsafeBufferPointer<UInt8> {
-        let name = fields[entry.name].trimmingASCIIWhitespace()
-        return splitter.isMissing(name) ? UnsafeBufferPointer(start: nil, count: 0) : name
     }
 
     /// The record's normalised keyword values, without repeats, joined into `text`.
