@@ -14,4 +14,14 @@ enum HugePages {
         guard end > start, let p = UnsafeMutableRawPointer(bitPattern: start) else { return }
         _ = madvise(p, end - start, MADV_HUGEPAGE)
     }
+
+    /// Reserves room for `capacity` elements and advises huge pages for the (still untouched)
+    /// new storage, so that filling a large column costs few page faults.
+    static func reserve<T>(_ array: inout [T], _ capacity: Int) {
+        array.reserveCapacity(capacity)
+        let bytes = array.capacity * MemoryLayout<T>.stride
+        array.withUnsafeMutableBufferPointer { b in
+            if let base = b.baseAddress { advise(UnsafeMutableRawPointer(base), bytes: bytes) }
+        }
+    }
 }

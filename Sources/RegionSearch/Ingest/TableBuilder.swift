@@ -61,13 +61,13 @@ struct TableBuilder {
         guard rows > 0, count > 0 else { return }
         let n = count + rows
         func scaled(_ bytes: Int) -> Int { Int(Double(bytes) / Double(count) * Double(n) * 1.1) + 1024 }
-        lon.reserveCapacity(n)
-        lat.reserveCapacity(n)
-        source.reserveCapacity(n)
-        line.reserveCapacity(n)
-        idOffsets.reserveCapacity(n + 1)
-        nameOffsets.reserveCapacity(n + 1)
-        keywordOffsets.reserveCapacity(n + 1)
+        HugePages.reserve(&lon, n)
+        HugePages.reserve(&lat, n)
+        HugePages.reserve(&source, n)
+        HugePages.reserve(&line, n)
+        HugePages.reserve(&idOffsets, n + 1)
+        HugePages.reserve(&nameOffsets, n + 1)
+        HugePages.reserve(&keywordOffsets, n + 1)
         ids.reserve(scaled(ids.count))
         names.reserve(scaled(names.count))
         keywords.reserve(scaled(keywords.count))
