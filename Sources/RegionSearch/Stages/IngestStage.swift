@@ -140,6 +140,8 @@ public enum IngestStage {
             ("open_and_hash", .number((openSeconds * 1000).rounded() / 1000)),
             ("read_and_build", .number((result.seconds * 1000).rounded() / 1000)),
             ("write_artifact", .number((writeSeconds * 1000).rounded() / 1000)),
+            ("reader_thread_cpu", .number((result.readerCPUSeconds * 1000).rounded() / 1000)),
+            ("builder_thread_cpu", .number((result.builderCPUSeconds * 1000).rounded() / 1000)),
         ]))
         Log.info(
             "wrote \(groupedCount(result.table.count)) POIs to \(output) (\(groupedCount(size)) bytes); "
