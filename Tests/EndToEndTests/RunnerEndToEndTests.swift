@@ -96,7 +96,7 @@ final class RunnerEndToEndTests: XCTestCase {
             ("project", "crs", .string("EPSG:32650")),
             ("graph", "k", .number(10)),
             ("propagate", "alpha", .number(0.8)),
-            ("regions", "z_core", .number(2.5)),
+            ("regions", "z_core", .number(3)),
             ("hulls", "min_extent_m", .number(25)),
         ]
         var sections: [(String, JSONValue)] = []

@@ -132,19 +132,20 @@ final class StageKeyTests: XCTestCase {
         let propagate = StageCommand.arguments(
             stage: PropagateStage.definition,
             parameters: Parameters(values: [("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
-                                            ("tolerance", .number(1e-6)), ("max_iterations", .number(1000))]),
+                                            ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)),
+                                            ("solver", .string("jacobi"))]),
             inputPaths: ["/w/p.rsa", "/w/x.rsa", "/w/g.rsa"], rawInputs: [], outputDirectory: "/w/stage",
             threads: 2, quiet: true)
         XCTAssertEqual(propagate, [
             "--pois", "/w/p.rsa", "--projected", "/w/x.rsa", "--graph", "/w/g.rsa", "--output", "/w/stage/scores.rsa",
             "--keywords", "cafe", "--keywords", "咖啡", "--alpha", "0.85", "--tolerance", "1e-06", "--max-iterations", "1000",
-            "--summary", "/w/stage/.summary.json", "--threads", "2", "--quiet",
+            "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--threads", "2", "--quiet",
         ])
         // Every value survives the round trip through the stage's own option parser.
         let parsed = try? PropagateStage.definition.commandSpec().parse(propagate).parameters()
         XCTAssertEqual(parsed?.canonical, Parameters(values: [
             ("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
-            ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)),
+            ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)), ("solver", .string("jacobi")),
         ]).canonical)
         let ingest = StageCommand.arguments(
             stage: IngestStage.definition, parameters: Parameters(values: []), inputPaths: [],
