@@ -1,1 +1,3 @@
-print("placeholder")
+import RegionSearch
+
+Driver.main()

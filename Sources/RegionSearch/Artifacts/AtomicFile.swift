@@ -80,6 +80,14 @@ public final class AtomicFile {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var bytes = bytes
+        var crashAfterWrite = false
+        if CrashPoint.isArmed && CrashPoint.isDue("write") {
+            // Crash test: leave a half-written temporary file behind.
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)])
+            crashAfterWrite = true
+        }
+        defer { if crashAfterWrite { CrashPoint.crash() } }
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -95,11 +103,13 @@ public final class AtomicFile {
     /// Flushes, syncs and renames the temporary file over the target.
     public func commit() throws {
         try flushBuffer()
+        CrashPoint.reached("fsync")
         if fsync(fd) != 0 {
             throw ArtifactError.writeFailed(path: path, reason: "fsync: " + String(cString: strerror(errno)))
         }
         close(fd)
         fd = -1
+        CrashPoint.reached("rename")
         if rename(temporaryPath, path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
@@ -107,6 +117,7 @@ public final class AtomicFile {
             throw ArtifactError.writeFailed(path: path, reason: "rename: " + reason)
         }
         finished = true
+        CrashPoint.reached("renamed")
         AtomicFile.syncDirectory(AtomicFile.directory(of: path))
     }
 

@@ -103,7 +103,7 @@ public enum BenchmarkCommand {
             options.seed = s
         }
         options.workDirectory = cl.value("work") ?? "bench-work"
-        options.binDirectory = cl.value("bin") ?? AtomicFile.directory(of: ChildProcess.currentExecutable())
+        options.binDirectory = cl.value("bin") ?? AtomicFile.directory(of: MeasuredProcess.currentExecutable())
         options.threads = try integer(cl, "threads")
         options.verifyThreads = cl.flag("verify-threads")
         options.referencePython = cl.value("reference-python")
@@ -123,7 +123,7 @@ public enum BenchmarkCommand {
         try FileManager.default.createDirectory(atPath: options.workDirectory, withIntermediateDirectories: true)
         let markdownPath = cl.value("markdown") ?? options.workDirectory + "/benchmark.md"
         let jsonPath = cl.value("json") ?? options.workDirectory + "/benchmark.json"
-        let floor = ChildProcess.rssFloor()
+        let floor = MeasuredProcess.rssFloor()
         let commandLine = (["regionsearch-bench"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
         var done: [BenchmarkResults] = []
         _ = try BenchmarkRunner(options: options).run { result in

@@ -65,7 +65,7 @@ public struct BenchmarkReport {
         var out = "## Machine and build\n\n"
         out += machineDescription().map { "- " + $0 + "\n" }.joined()
         out += "- Threads per stage: \(threads); repeats: \(repeats) (medians; peak RSS is the largest of the repeats)\n"
-        out += "- Peak RSS: \(ChildProcess.rssMethod); floor (a child started the same way that does nothing): \(Self.mb(rssFloor)) MB\n"
+        out += "- Peak RSS: \(MeasuredProcess.rssMethod); floor (a child started the same way that does nothing): \(Self.mb(rssFloor)) MB\n"
         out += "\nCommand:\n\n```sh\n\(commandLine)\n```\n"
         for r in results { out += sizeSection(r) }
         if results.count >= 2 { out += growthSection() }

@@ -33,7 +33,7 @@ public struct BenchmarkRunner {
         let files = [".csv", ".truth.geojson", ".truth_members.csv"].map { prefix + $0 }
         if files.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) { return files[0] }
         Log.info("generating \(groupedCount(n)) POIs (seed \(options.seed)) into \(prefix).csv")
-        let usage = try ChildProcess.run(
+        let usage = try MeasuredProcess.run(
             options.binDirectory + "/regionsearch-generate",
             ["--out", prefix, "--n", String(n), "--seed", String(options.seed)], stderrPath: prefix + ".log")
         guard usage.status == 0 else {
@@ -94,7 +94,7 @@ public struct BenchmarkRunner {
     /// Runs one stage process and collects its measurements.
     func measure(_ step: BenchmarkPlan.Step) throws -> BenchmarkResults.Measurement {
         let log = step.summaryPath.replacingOccurrences(of: ".summary.json", with: ".log")
-        let usage = try ChildProcess.run(options.binDirectory + "/regionsearch-" + step.stage, step.arguments, stderrPath: log)
+        let usage = try MeasuredProcess.run(options.binDirectory + "/regionsearch-" + step.stage, step.arguments, stderrPath: log)
         guard usage.status == 0 else {
             let tail = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
             throw ToolFailure("\(step.id) failed with exit status \(usage.status):\n\(tail)\n(full log: \(log))")
@@ -127,7 +127,7 @@ public struct BenchmarkRunner {
         let out = directory + "/proj-baseline.json"
         var args = ["--proj-baseline", pois, "--crs", crs, "--repeats", String(max(3, options.repeats))]
         if let t = options.threads { args += ["--threads", String(t)] }
-        let usage = try ChildProcess.run(ChildProcess.currentExecutable(), args, stdoutPath: out, stderrPath: directory + "/proj-baseline.log")
+        let usage = try MeasuredProcess.run(MeasuredProcess.currentExecutable(), args, stdoutPath: out, stderrPath: directory + "/proj-baseline.log")
         guard usage.status == 0 else { throw ToolFailure("PROJ baseline failed; see \(directory)/proj-baseline.log") }
         return try JSONParser.parse(String(contentsOfFile: out, encoding: .utf8))
     }
@@ -155,7 +155,7 @@ public struct BenchmarkRunner {
         let timings = "\(directory)/reference.\(method).json"
         var args = [script, csv, "--keywords", "咖啡,bank", "--graph", method, "-o", "\(directory)/reference.\(method).geojson", "--timings", timings]
         if method == "knn" { args += ["--k", String(options.k)] }
-        let usage = try ChildProcess.run(python, args, stderrPath: "\(directory)/reference.\(method).log")
+        let usage = try MeasuredProcess.run(python, args, stderrPath: "\(directory)/reference.\(method).log")
         guard usage.status == 0 else {
             throw ToolFailure("reference pipeline (\(method)) failed with exit status \(usage.status); see \(directory)/reference.\(method).log")
         }

@@ -7,7 +7,7 @@ import CPROJ
 /// copied fresh before each timed call, so the figure is PROJ's transform rate alone — the
 /// yardstick for "project ≥ 80 % of PROJ's own throughput". It runs in a child process of the
 /// benchmark (`regionsearch-bench --proj-baseline POIS.rsa --crs CRS`) so the benchmark's own
-/// memory stays small (see ``ChildProcess``).
+/// memory stays small (see ``MeasuredProcess``).
 public enum PROJBaseline {
     public struct Result {
         public var points: Int

@@ -25,10 +25,14 @@ final class BatchQueue<T>: @unchecked Sendable {
         return true
     }
 
-    func finish(error: Error?) {
+    /// CPU seconds the producer reported with ``finish(error:producerCPUSeconds:)``.
+    private(set) var producerCPUSeconds = 0.0
+
+    func finish(error: Error?, producerCPUSeconds: Double = 0) {
         condition.lock()
         finished = true
         failure = error
+        self.producerCPUSeconds = producerCPUSeconds
         condition.broadcast()
         condition.unlock()
     }

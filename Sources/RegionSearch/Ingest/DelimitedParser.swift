@@ -13,6 +13,14 @@ struct DelimitedParser {
     var headerText: String?
     var expectedFieldCount = 0
     var columns = DelimitedReader.ResolvedColumns()
+    // The same as plain integers (-1: none), read per record without copying `columns`.
+    private var idColumn = -1
+    private var nameColumn = -1
+    private var keywordColumns: [Int] = []
+    private var lonColumn = -1
+    private var latColumn = -1
+    private var coordinatesColumn = -1
+    private var wktColumn = -1
     var guessedColumns: [String] = []
     var blankLines = 0
 
@@ -286,6 +294,13 @@ struct DelimitedParser {
         }
         columns = r
         guessedColumns = guessed
+        idColumn = r.id ?? -1
+        nameColumn = r.name ?? -1
+        keywordColumns = r.keywords.map { $0.index }
+        lonColumn = r.lon ?? -1
+        latColumn = r.lat ?? -1
+        coordinatesColumn = r.coordinates ?? -1
+        wktColumn = r.wkt ?? -1
     }
 
     // MARK: - Buffer
@@ -557,13 +572,28 @@ struct DelimitedParser {
         return batch.addExtra(unescape(s, e))
     }
 
+    /// A reference to field `i` trimmed (empty when it is a missing-value marker) and, when
+    /// asked, the hash of its bytes (for the id table, computed on the reading thread).
+    @inline(__always)
+    private mutating func valueRef(_ i: Int, _ batch: inout RecordBatch, hash: Bool) -> (RecordBatch.FieldRef, UInt64) {
+        let v = field(i).trimmingASCIIWhitespace()
+        if splitter.isMissing(v) { return (.empty, 0) }
+        let h = hash ? ShortHash.hash(v) : 0
+        if fieldKind[i] != Self.kindEscaped {
+            let s = v.baseAddress! - UnsafePointer(buf) - chunkStart
+            return (RecordBatch.FieldRef(start: Int32(s), end: Int32(s + v.count)), h)
+        }
+        return (batch.addExtra(v), h)
+    }
+
     // MARK: - Coordinates
 
     /// Reads lon/lat from the mapped coordinate fields. NaN marks a missing or unreadable
     /// value; the text of unreadable ones is returned for the reject reason.
     private mutating func readCoordinates() -> (Double, Double, String?) {
-        let c = columns
-        if let lonField = c.lon, let latField = c.lat {
+        if lonColumn >= 0 && latColumn >= 0 {
+            let lonField = lonColumn
+            let latField = latColumn
             var lon = Double.nan
             var lat = Double.nan
             var bad: String?
@@ -587,14 +617,14 @@ struct DelimitedParser {
             }
             return (lon, lat, bad)
         }
-        if let i = c.coordinates {
-            let v = field(i).trimmingASCIIWhitespace()
+        if coordinatesColumn >= 0 {
+            let v = field(coordinatesColumn).trimmingASCIIWhitespace()
             if splitter.isMissing(v) { return (.nan, .nan, nil) }
             guard let (x, y) = Self.parsePair(v) else { return (.nan, .nan, "coordinates=\"\(Self.excerpt(v))\"") }
             return order == .lonLat ? (x, y, nil) : (y, x, nil)
         }
-        if let i = c.wkt {
-            let v = field(i).trimmingASCIIWhitespace()
+        if wktColumn >= 0 {
+            let v = field(wktColumn).trimmingASCIIWhitespace()
             if splitter.isMissing(v) { return (.nan, .nan, nil) }
             switch WKTPoint.parse(v) {
             case let .point(x, y): return (x, y, nil)
@@ -768,16 +798,14 @@ struct DelimitedParser {
         }
         rawStart.append(start)
         rawEnd.append(recordEnd)
-        let id = columns.id.map { fieldRef($0, &batch) } ?? .empty
-        let name = columns.name.map { fieldRef($0, &batch) } ?? .empty
-        var c = 0
-        for k in columns.keywords {
-            batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(k.index, &batch), column: Int32(c)))
-            c += 1
+        let (id, idHash) = idColumn >= 0 ? valueRef(idColumn, &batch, hash: true) : (.empty, 0)
+        let name = nameColumn >= 0 ? valueRef(nameColumn, &batch, hash: false).0 : .empty
+        for c in 0..<keywordColumns.count {
+            batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
         }
         let (lon, lat, bad) = readCoordinates()
         if let bad { batch.coordinateTexts.append((batch.count, bad)) }
         batch.entries.append(RecordBatch.Entry(
-            id: id, name: name, keywordEnd: Int32(batch.keywordFields.count), rejectSlot: -1, lon: lon, lat: lat,
+            id: id, name: name, idHash: idHash, keywordEnd: Int32(batch.keywordFields.count), rejectSlot: -1, lon: lon, lat: lat,
             line: recordLine, byteOffset: offset))
     }}

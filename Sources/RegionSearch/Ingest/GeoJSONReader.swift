@@ -32,6 +32,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private let nameKey: String
     private let keywordKeys: [(key: String, split: InputSpec.KeywordSplit, separator: [UInt8])]?
     private let guessedKeywordKeys: [String]
+    private let separator: [UInt8]
 
     private var buf: UnsafeMutablePointer<UInt8>
     private var capacity = 1 << 20
@@ -75,6 +76,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             }
         }
         guessedKeywordKeys = DelimitedParser.guessNames.first { $0.key == "keywords" }!.names
+        separator = Array(spec.keywordSeparator.utf8)
         buf = .allocate(capacity: capacity)
     }
 
@@ -464,12 +466,14 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         if let keywordKeys {
             for k in keywordKeys { appendKeywords(properties[k.key], split: k.split, separator: k.separator, to: &keywords) }
         } else if let members = properties.objectValue {
-            for candidate in guessedKeywordKeys {
-                if let v = members.first(where: { $0.0.lowercased() == candidate })?.1, v != .null {
-                    appendKeywords(v, split: spec.keywordSplit, separator: Array(spec.keywordSeparator.utf8), to: &keywords)
-                    break
-                }
+            // The first guessed key present (by the guess list's order), case-insensitively.
+            var best: (rank: Int, value: JSONValue)?
+            for (key, value) in members where value != .null {
+                let rank = guessedKeywordKeys.firstIndex(of: key)
+                    ?? (key.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? guessedKeywordKeys.firstIndex(of: key.lowercased()) : nil)
+                if let rank, best == nil || rank < best!.rank { best = (rank, value) }
             }
+            if let best { appendKeywords(best.value, split: spec.keywordSplit, separator: separator, to: &keywords) }
         }
         return .record(RawRecord(id: id, name: name, keywords: keywords, lon: point.0, lat: point.1, line: line, byteOffset: offset))
     }
@@ -481,8 +485,13 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         switch v {
         case .null: return ""
         case var .string(s):
-            let missing = s.withUTF8 { splitter.isMissing($0) }
-            return missing ? "" : s.trimmingCharacters(in: .whitespaces)
+            // nil: keep the string as it is (nothing to trim).
+            let trimmed: String? = s.withUTF8 { b in
+                let t = b.trimmingASCIIWhitespace()
+                if splitter.isMissing(t) { return "" }
+                return t.count == b.count ? nil : String(decoding: t, as: UTF8.self)
+            }
+            return trimmed ?? s
         case let .number(d): return JSONValue.formatNumber(d)
         case let .bool(b): return b ? "true" : "false"
         default: return v.serialized()

@@ -67,6 +67,7 @@ struct GrowableBytes {
         var c = capacity * 2
         while c < needed { c *= 2 }
         let p = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+        HugePages.advise(UnsafeMutableRawPointer(p), bytes: c)
         p.update(from: base, count: count)
         storage.pointer.deallocate()
         storage.pointer = p

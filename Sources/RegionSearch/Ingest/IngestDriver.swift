@@ -1,35 +1,5 @@
 import Foundation
 
-/// Why ingest refused its inputs as a whole.
-public enum IngestError: Error, CustomStringConvertible, ExitCoded {
-    case emptyInput(path: String, blankLines: Int)
-    case noUsableRows(total: IngestCounts)
-    case tooManyRejects(path: String, counts: IngestCounts, limit: Double, rejectsPath: String)
-    case invariantBroken(String)
-
-    public var description: String {
-        switch self {
-        case let .emptyInput(path, blank):
-            return "\(path): no records (the input is empty\(blank > 0 ? " apart from \(blank) blank lines" : ""))"
-        case let .noUsableRows(total):
-            let top = total.sortedReasons.prefix(3).map { "\($0.0) \(groupedCount($0.1))" }.joined(separator: ", ")
-            return "no usable rows: all \(groupedCount(total.read)) records were rejected or duplicates" + (top.isEmpty ? "" : " (\(top))")
-        case let .tooManyRejects(path, c, limit, rejectsPath):
-            let share = Double(c.rejected) / Double(max(1, c.read))
-            let top = c.sortedReasons.prefix(3).map { "\($0.0) \(groupedCount($0.1))" }.joined(separator: ", ")
-            return "\(path): \(groupedCount(c.rejected)) of \(groupedCount(c.read)) records rejected "
-                + "(\(String(format: "%.1f", share * 100)) %, more than max_reject_ratio \(JSONValue.formatNumber(limit))): \(top). "
-                + "See \(rejectsPath); fix the column mapping or the data, or raise --max-reject-ratio"
-        case let .invariantBroken(what): return "internal error: record counts do not add up: \(what)"
-        }
-    }
-
-    public var exitStatus: ExitStatus {
-        if case .invariantBroken = self { return .internalError }
-        return .inputData
-    }
-}
-
 /// The result of an ingest run.
 public struct IngestResult {
     public var table: POITable
@@ -38,6 +8,18 @@ public struct IngestResult {
     /// Input bytes read (decompressed), per input.
     public var bytesRead: [UInt64]
     public var seconds: Double
+    /// CPU seconds of the reading thread (read, parse, validate) and of the building thread
+    /// (de-duplicate, keywords, table) when they ran apart (`--threads` ≥ 2); both sum the
+    /// inputs. Wall time is about the larger one when two cores are free.
+    public var readerCPUSeconds = 0.0
+    public var builderCPUSeconds = 0.0
+}
+
+/// CPU time of the calling thread, in seconds.
+func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
 /// Reads every input, validates coordinates, applies the duplicate policy, normalises keywords
@@ -60,6 +42,9 @@ public final class IngestDriver {
         self.settings = settings
     }
 
+    private var readerCPU = 0.0
+    private var builderCPU = 0.0
+
     /// Ingests `inputs` in order, writing rejects to `rejects` (which the caller commits).
     public func run(_ inputs: [OpenedInput], rejects: RejectsWriter) throws -> IngestResult {
         let start = monotonicSeconds()
@@ -81,7 +66,10 @@ public final class IngestDriver {
         guard total.invariantHolds, total.accepted == table.count else {
             throw IngestError.invariantBroken("total \(total.json.serialized()), table rows \(table.count)")
         }
-        return IngestResult(table: table, perInput: perInput, total: total, bytesRead: bytes, seconds: monotonicSeconds() - start)
+        var result = IngestResult(table: table, perInput: perInput, total: total, bytesRead: bytes, seconds: monotonicSeconds() - start)
+        result.readerCPUSeconds = readerCPU
+        result.builderCPUSeconds = builderCPU
+        return result
     }
 
     /// Checks the outcome: every input had records, no input had too many rejects, and some
@@ -101,30 +89,87 @@ public final class IngestDriver {
     private func ingest(_ input: OpenedInput, sourceIndex: UInt32, builder: inout TableBuilder, rejects: RejectsWriter) throws
         -> IngestCounts
     {
-        var counts = IngestCounts()
         let path = input.spec.path
         let validator = RecordValidator(crs: input.spec.crs, bbox: settings.bbox, rejectNullIsland: settings.rejectNullIsland)
         let source = input.source
         let batchSource = source as? RecordBatchSource
         builder.startInput(rules: batchSource?.keywordSplitRules ?? [], missingValues: batchSource?.missingValues ?? [])
+        // The builder moves into the consumer (swap: no copy of its columns) and back.
+        var consumer = BatchConsumer(builder: TableBuilder(settings: settings), input: input, sourceIndex: sourceIndex, rejects: rejects)
+        swap(&consumer.builder, &builder)
+        defer { swap(&consumer.builder, &builder) }
+
+        if Parallel.threadCount >= 2 {
+            let queue = BatchQueue<Batch>(limit: 8)
+            let done = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                let t0 = threadCPUSeconds()
+                do {
+                    try Self.produce(source, validator) { queue.push($0) }
+                    queue.finish(error: nil, producerCPUSeconds: threadCPUSeconds() - t0)
+                } catch {
+                    queue.finish(error: error, producerCPUSeconds: threadCPUSeconds() - t0)
+                }
+                done.signal()
+            }
+            thread.stackSize = 16 << 20
+            thread.start()
+            let b0 = threadCPUSeconds()
+            defer { builderCPU += threadCPUSeconds() - b0 }
+            do {
+                while let batch = try queue.pop() { try consumer.consume(batch) }
+            } catch {
+                queue.cancel()
+                while (try? queue.pop()) ?? nil != nil {}
+                done.wait()
+                throw error
+            }
+            done.wait()
+            readerCPU += queue.producerCPUSeconds
+        } else {
+            try Self.produce(source, validator) { batch in
+                try consumer.consume(batch)
+                return true
+            }
+        }
+        var counts = consumer.counts
+        if let d = source as? DelimitedReader { counts.blankLines = d.blankLines }
+        if let g = source as? GeoJSONReader {
+            for w in g.warnings { Log.warning("\(path): \(w)") }
+        }
+        return counts
+    }
+
+    /// The building side of one input: takes batches in order and adds them to the table.
+    /// A struct with mutating methods, so the per-record work runs without the dynamic
+    /// exclusivity checks and boxes that captured local variables would need.
+    private struct BatchConsumer {
+        var builder: TableBuilder
+        var counts = IngestCounts()
+        let input: OpenedInput
+        let path: String
+        let sourceIndex: UInt32
+        let rejects: RejectsWriter
         var progress = ProgressReporter("ingest")
         let started = monotonicSeconds()
-
         var reserved = false
-        func consume(_ batch: Batch) throws {
+
+        init(builder: TableBuilder, input: OpenedInput, sourceIndex: UInt32, rejects: RejectsWriter) {
+            self.builder = builder
+            self.input = input
+            path = input.spec.path
+            self.sourceIndex = sourceIndex
+            self.rejects = rejects
+        }
+
+        mutating func consume(_ batch: Batch) throws {
             let records = batch.records
+            // Unsafe views for the whole batch: no reference counting per record (the batch's
+            // arrays are shared with the reading thread, so each count is a contended atomic).
             try records.withBytes { fields in
-                try builder.withContext { builder, context in
-                    for k in 0..<records.count {
-                        counts.read += 1
-                        let slot = records.entries[k].rejectSlot
-                        if slot >= 0 {
-                            let r = records.rejected[Int(slot)]
-                            counts.countReject(r.reason)
-                            try rejects.write(sourceFile: path, r)
-                        } else {
-                            builder.add(records, k, fields, source: sourceIndex, counts: &counts, context: context)
-                        }
+                try records.entries.withUnsafeBufferPointer { entries in
+                    try records.keywordFields.withUnsafeBufferPointer { keywordFields in
+                        try add(records, entries, keywordFields, fields)
                     }
                 }
             }
@@ -136,45 +181,37 @@ public final class IngestDriver {
                     builder.reserve(rows: Int(min(estimate, 1e9)) - counts.read)
                 }
             }
+            let read = counts.read
+            let path = self.path
+            let started = self.started
             progress.tick(
-                "\(path): \(groupedCount(counts.read)) records, \(Self.megabytes(batch.bytesRead)) MB, "
-                    + "\(Self.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) MB/s")
+                "\(path): \(groupedCount(read)) records, \(IngestDriver.megabytes(batch.bytesRead)) MB, "
+                    + "\(IngestDriver.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) MB/s")
         }
 
-        if Parallel.threadCount >= 2 {
-            let queue = BatchQueue<Batch>(limit: 8)
-            let done = DispatchSemaphore(value: 0)
-            let thread = Thread {
-                do {
-                    try Self.produce(source, validator) { queue.push($0) }
-                    queue.finish(error: nil)
-                } catch {
-                    queue.finish(error: error)
+        private mutating func add(
+            _ records: RecordBatch, _ entries: UnsafeBufferPointer<RecordBatch.Entry>,
+            _ keywordFields: UnsafeBufferPointer<RecordBatch.KeywordField>, _ fields: RecordBatch.FieldResolver
+        ) throws {
+            builder.prepare(entries, fields)
+            var start = 0
+            for k in 0..<entries.count {
+                if k % 256 == 0 { builder.touchSlots(k..<min(entries.count, k + 256)) }
+                let e = entries[k]
+                let end = Int(e.keywordEnd)
+                counts.read += 1
+                if e.rejectSlot >= 0 {
+                    let r = records.rejected[Int(e.rejectSlot)]
+                    counts.countReject(r.reason)
+                    try rejects.write(sourceFile: path, r)
+                } else {
+                    builder.add(
+                        e, k, keywordFields: UnsafeBufferPointer(rebasing: keywordFields[start..<end]), fields,
+                        source: sourceIndex, counts: &counts)
                 }
-                done.signal()
-            }
-            thread.stackSize = 16 << 20
-            thread.start()
-            do {
-                while let batch = try queue.pop() { try consume(batch) }
-            } catch {
-                queue.cancel()
-                while (try? queue.pop()) ?? nil != nil {}
-                done.wait()
-                throw error
-            }
-            done.wait()
-        } else {
-            try Self.produce(source, validator) { batch in
-                try consume(batch)
-                return true
+                start = end
             }
         }
-        if let d = source as? DelimitedReader { counts.blankLines = d.blankLines }
-        if let g = source as? GeoJSONReader {
-            for w in g.warnings { Log.warning("\(path): \(w)") }
-        }
-        return counts
     }
 
     /// Reads all records of `source`, applies the coordinate rules, and hands them over in
@@ -227,7 +264,7 @@ public final class IngestDriver {
         }
     }
 
-    private static func megabytes(_ bytes: UInt64) -> String {
+    fileprivate static func megabytes(_ bytes: UInt64) -> String {
         String(format: "%.1f", Double(bytes) / 1_000_000)
     }
 }

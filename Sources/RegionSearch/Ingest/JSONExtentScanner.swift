@@ -19,6 +19,17 @@ struct JSONExtentScanner {
         case interrupted(Int)
     }
 
+    /// Bytes that matter inside a string, and outside one.
+    private static let stringStops = table("\"\\\u{1E}")
+    private static let structureStops = table("\"{}[]\u{1E}")
+
+    private static func table(_ bytes: String) -> UnsafePointer<UInt8> {
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        t.initialize(repeating: 0, count: 256)
+        for b in bytes.utf8 { t[Int(b)] = 1 }
+        return UnsafePointer(t)
+    }
+
     private var started = false
     private var scalar = false
     private var depth = 0
@@ -57,27 +68,41 @@ struct JSONExtentScanner {
             }
             return atEOF ? .complete(i) : .needMore(i)
         }
+        let stringStops = Self.stringStops
+        let structureStops = Self.structureStops
         while i < to {
-            let c = b[i]
-            if c == 0x1E { return .interrupted(i) }
-            i += 1
             if inString {
                 if escape {
+                    if b[i] == 0x1E { return .interrupted(i) }
                     escape = false
-                } else if c == UInt8(ascii: "\\") {
+                    i += 1
+                    continue
+                }
+                // Skip ordinary string bytes in a tight loop.
+                while i < to && stringStops[Int(b[i])] == 0 { i += 1 }
+                if i >= to { break }
+                let c = b[i]
+                if c == 0x1E { return .interrupted(i) }
+                i += 1
+                if c == UInt8(ascii: "\\") {
                     escape = true
-                } else if c == UInt8(ascii: "\"") {
+                } else {
                     inString = false
                     if depth == 0 { return .complete(i) }
                 }
                 continue
             }
+            while i < to && structureStops[Int(b[i])] == 0 { i += 1 }
+            if i >= to { break }
+            let c = b[i]
+            i += 1
             switch c {
             case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
                 if depth == 0 { return .complete(i) }
+            case 0x1E: return .interrupted(i - 1)
             default: break
             }
         }

@@ -20,42 +20,64 @@ public struct KeywordSplitter: Sendable {
         missing = MissingValues(missingValues)
     }
 
-    /// Calls `body` with each keyword value of `field`, in order.
-    @inline(__always)
-    public func forEachValue(
-        _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8],
-        _ body: (UnsafeBufferPointer<UInt8>) -> Void
-    ) {
-        separator.withUnsafeBufferPointer { forEachValue(field, mode: mode, separator: $0, body) }
+    /// A keyword value found by ``collect(_:mode:separator:into:scratch:)``: a byte range of the
+    /// field, or of `scratch` (list items that had escapes).
+    public struct ValueSlice: Sendable {
+        public var start: Int32
+        public var count: Int32
+        public var inScratch: Bool
     }
 
-    /// ``forEachValue(_:mode:separator:_:)`` with the separator as raw bytes (no reference
-    /// counting in per-record loops).
+    /// Appends the keyword values of `field` to `values` (without a closure, so hot callers
+    /// need not copy anything); unescaped list items are stored in `scratch`.
     @inline(__always)
+    public func collect(
+        _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: UnsafeBufferPointer<UInt8>,
+        into values: inout [ValueSlice], scratch: inout [UInt8]
+    ) {
+        let value = field.trimmingASCIIWhitespace()
+        if value.isEmpty { return }
+        let base = field.baseAddress!
+        switch mode {
+        case .plain:
+            emit(value, base, &values)
+        case .hierarchy:
+            splitAtSeparator(value, base, separator: separator, &values)
+        case .list:
+            if !parseList(value, base, &values, &scratch) { emit(value, base, &values) }
+        case .auto:
+            if value[0] == UInt8(ascii: "["), value[value.count - 1] == UInt8(ascii: "]"), parseList(value, base, &values, &scratch) {
+                return
+            }
+            splitAtSeparator(value, base, separator: separator, &values)
+        }
+    }
+
+    /// Calls `body` with each keyword value of `field`, in order.
     public func forEachValue(
         _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: UnsafeBufferPointer<UInt8>,
         _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) {
-        let value = field.trimmingASCIIWhitespace()
-        if value.isEmpty { return }
-        switch mode {
-        case .plain:
-            emit(value, body)
-        case .hierarchy:
-            splitAtSeparator(value, separator: separator, body)
-        case .list:
-            if !parseList(value, body) { emit(value, body) }
-        case .auto:
-            if value[0] == UInt8(ascii: "["), value[value.count - 1] == UInt8(ascii: "]"), parseList(value, body) {
-                return
-            }
-            splitAtSeparator(value, separator: separator, body)
+        var values: [ValueSlice] = []
+        var scratch: [UInt8] = []
+        collect(field, mode: mode, separator: separator, into: &values, scratch: &scratch)
+        scratch.withUnsafeBufferPointer { s in
+            for v in values { body(Self.bytes(v, field: field, scratch: s)) }
         }
+    }
+
+    /// The bytes of a collected value.
+    @inline(__always)
+    public static func bytes(_ v: ValueSlice, field: UnsafeBufferPointer<UInt8>, scratch: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let base = v.inScratch ? scratch.baseAddress : field.baseAddress
+        return UnsafeBufferPointer(start: base.map { $0 + Int(v.start) }, count: Int(v.count))
     }
 
     /// Appends the keyword values of `field` to `out` as strings.
     public func split(_ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8], into out: inout [String]) {
-        forEachValue(field, mode: mode, separator: separator) { out.append(String(decoding: $0, as: UTF8.self)) }
+        separator.withUnsafeBufferPointer { sep in
+            forEachValue(field, mode: mode, separator: sep) { out.append(String(decoding: $0, as: UTF8.self)) }
+        }
     }
 
     /// Whether a whole field is a missing-value marker (or empty after trimming).
@@ -65,55 +87,59 @@ public struct KeywordSplitter: Sendable {
     }
 
     @inline(__always)
-    private func emit(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    private func emit(_ value: UnsafeBufferPointer<UInt8>, _ base: UnsafePointer<UInt8>, _ values: inout [ValueSlice]) {
         let v = value.trimmingASCIIWhitespace()
-        if !missing.contains(v) { body(v) }
+        if missing.contains(v) { return }
+        values.append(ValueSlice(start: Int32(v.baseAddress! - base), count: Int32(v.count), inScratch: false))
     }
 
     @inline(__always)
-    private func splitAtSeparator(_ value: UnsafeBufferPointer<UInt8>, separator: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    private func splitAtSeparator(
+        _ value: UnsafeBufferPointer<UInt8>, _ base: UnsafePointer<UInt8>, separator: UnsafeBufferPointer<UInt8>,
+        _ values: inout [ValueSlice]
+    ) {
         guard let first = separator.first else {
-            emit(value, body)
+            emit(value, base, &values)
             return
         }
         let n = value.count
         let m = separator.count
         if m == 1 && memchr(value.baseAddress!, Int32(first), n) == nil {
-            emit(value, body)
+            emit(value, base, &values)
             return
         }
         var start = 0
         var i = 0
         while i < n {
             if value[i] == first, i + m <= n, m == 1 || separator.indices.allSatisfy({ value[i + $0] == separator[$0] }) {
-                emit(UnsafeBufferPointer(rebasing: value[start..<i]), body)
+                emit(UnsafeBufferPointer(rebasing: value[start..<i]), base, &values)
                 i += m
                 start = i
             } else {
                 i += 1
             }
         }
-        emit(UnsafeBufferPointer(rebasing: value[start..<n]), body)
+        emit(UnsafeBufferPointer(rebasing: value[start..<n]), base, &values)
     }
 
-    /// Parses a flat list literal; on success calls `body` for its items and returns true. On
-    /// failure `body` is not called.
-    private func parseList(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+    /// Parses a flat list literal; on success appends its items and returns true. On failure
+    /// nothing is appended.
+    private func parseList(
+        _ value: UnsafeBufferPointer<UInt8>, _ base: UnsafePointer<UInt8>, _ values: inout [ValueSlice], _ scratch: inout [UInt8]
+    ) -> Bool {
         let n = value.count
         guard n >= 2, value[0] == UInt8(ascii: "["), value[n - 1] == UInt8(ascii: "]") else { return false }
-        // Items are collected first so that a malformed list produces nothing.
-        var items: [UInt8] = []
-        var ends: [Int] = []
+        let savedValues = values.count
+        let savedScratch = scratch.count
+        func fail() -> Bool {
+            values.removeSubrange(savedValues...)
+            scratch.removeSubrange(savedScratch...)
+            return false
+        }
         var i = 1
         let end = n - 1  // index of the closing bracket
         func skipSpace() {
             while i < end, value[i] == 0x20 || value[i] == 0x09 || value[i] == 0x0A || value[i] == 0x0D { i += 1 }
-        }
-        func keep(_ v: UnsafeBufferPointer<UInt8>) {
-            let t = v.trimmingASCIIWhitespace()
-            if missing.contains(t) { return }
-            items.append(contentsOf: t)
-            ends.append(items.count)
         }
         while true {
             skipSpace()
@@ -124,32 +150,35 @@ public struct KeywordSplitter: Sendable {
                 c = value[i]
             }
             if c == 0x27 || c == 0x22 {  // ' or "
-                var scratch: [UInt8] = []
-                guard let after = Self.parseQuoted(value, from: i, end: end, into: &scratch) else { return false }
+                let itemStart = scratch.count
+                guard let after = Self.parseQuoted(value, from: i, end: end, into: &scratch) else { return fail() }
                 i = after
-                scratch.withUnsafeBufferPointer { keep($0) }
+                // Trim and drop markers within scratch.
+                var lo = itemStart
+                var hi = scratch.count
+                while lo < hi, scratch[lo] == 0x20 || scratch[lo] == 0x09 || scratch[lo] == 0x0A || scratch[lo] == 0x0D { lo += 1 }
+                while hi > lo, scratch[hi - 1] == 0x20 || scratch[hi - 1] == 0x09 || scratch[hi - 1] == 0x0A || scratch[hi - 1] == 0x0D { hi -= 1 }
+                let isMarker = scratch.withUnsafeBufferPointer { missing.contains(UnsafeBufferPointer(rebasing: $0[lo..<hi])) }
+                if isMarker {
+                    scratch.removeSubrange(itemStart...)
+                } else {
+                    values.append(ValueSlice(start: Int32(lo), count: Int32(hi - lo), inScratch: true))
+                }
             } else if c == UInt8(ascii: ",") || c == UInt8(ascii: "[") || c == UInt8(ascii: "]") || c == UInt8(ascii: "{") {
-                return false
+                return fail()
             } else {
                 let start = i
                 while i < end, value[i] != UInt8(ascii: ","), value[i] != 0x27, value[i] != 0x22, value[i] != UInt8(ascii: "[") {
                     i += 1
                 }
-                if i < end, value[i] != UInt8(ascii: ",") { return false }
+                if i < end, value[i] != UInt8(ascii: ",") { return fail() }
                 let token = UnsafeBufferPointer(rebasing: value[start..<i]).trimmingASCIIWhitespace()
-                if !(token.elementsEqual("None".utf8) || token.elementsEqual("null".utf8)) { keep(token) }
+                if !(token.elementsEqual("None".utf8) || token.elementsEqual("null".utf8)) { emit(token, base, &values) }
             }
             skipSpace()
             if i >= end { break }
-            guard value[i] == UInt8(ascii: ",") else { return false }
+            guard value[i] == UInt8(ascii: ",") else { return fail() }
             i += 1
-        }
-        items.withUnsafeBufferPointer { b in
-            var s = 0
-            for e in ends {
-                body(UnsafeBufferPointer(rebasing: b[s..<e]))
-                s = e
-            }
         }
         return true
     }

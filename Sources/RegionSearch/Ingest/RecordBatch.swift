@@ -21,8 +21,11 @@ public struct RecordBatch {
     }
 
     public struct Entry: Sendable {
+        /// The id and name, trimmed; empty when missing.
         public var id: FieldRef
         public var name: FieldRef
+        /// ``ShortHash`` of the id bytes (0 for an empty id), computed by the reading side.
+        public var idHash: UInt64
         /// End of this record's fields in `keywordFields` (start: the previous entry's end).
         public var keywordEnd: Int32
         /// -1 for a usable record, else the index of its entry in `rejected`.
@@ -68,20 +71,26 @@ public struct RecordBatch {
         return s.withUTF8 { addExtra($0) }
     }
 
-    /// Appends a record given as a ``RawRecord`` (its keyword values are final).
+    /// Appends a record given as a ``RawRecord`` (its keyword values are final; id and name
+    /// are trimmed).
     public mutating func append(_ r: RawRecord) {
-        let id = addExtra(r.id)
-        let name = addExtra(r.name)
+        var idText = r.id
+        var nameText = r.name
+        let (id, hash) = idText.withUTF8 { b -> (FieldRef, UInt64) in
+            let t = b.trimmingASCIIWhitespace()
+            return (addExtra(t), t.isEmpty ? 0 : ShortHash.hash(t))
+        }
+        let name = nameText.withUTF8 { addExtra($0.trimmingASCIIWhitespace()) }
         for k in r.keywords { keywordFields.append(KeywordField(ref: addExtra(k), column: -1)) }
         entries.append(Entry(
-            id: id, name: name, keywordEnd: Int32(keywordFields.count), rejectSlot: -1, lon: r.lon, lat: r.lat,
+            id: id, name: name, idHash: hash, keywordEnd: Int32(keywordFields.count), rejectSlot: -1, lon: r.lon, lat: r.lat,
             line: r.line, byteOffset: r.byteOffset))
     }
 
     /// Appends a record the reader rejected.
     public mutating func append(rejected r: RejectedRecord) {
         entries.append(Entry(
-            id: .empty, name: .empty, keywordEnd: Int32(keywordFields.count), rejectSlot: Int32(rejected.count),
+            id: .empty, name: .empty, idHash: 0, keywordEnd: Int32(keywordFields.count), rejectSlot: Int32(rejected.count),
             lon: .nan, lat: .nan, line: r.line, byteOffset: r.byteOffset))
         rejected.append(r)
     }

@@ -18,9 +18,16 @@ struct TableBuilder {
     private var cache = KeywordCache()
     private var index = IdIndex()
     private var splitter = KeywordSplitter(missingValues: [])
-    private var rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] = []
-    /// `rules` with the separators as raw bytes, for the per-record loop (see ``Context``).
-    private var rawRules = RawRules()
+    private var ruleSplits: [InputSpec.KeywordSplit] = []
+    /// All rules' separators, one after another; rule c's is `separatorRanges[c]`.
+    private var separators: [UInt8] = []
+    private var separatorRanges: [Range<Int>] = []
+    /// Id hashes of the batch being added (see ``prepare(_:_:)``).
+    private var idHashes: [UInt64] = []
+    /// Keyword values of one field, and unescaped list items.
+    private var slices: [KeywordSplitter.ValueSlice] = []
+    private var listScratch: [UInt8] = []
+    private var touched: UInt64 = 0
     /// Normalised keyword values merged into earlier rows (policy `merge`), by row.
     private var extras: [Int: [[UInt8]]] = [:]
     /// Keyword text of the row being built and the ranges of its values.
@@ -38,56 +45,14 @@ struct TableBuilder {
     /// markers are the input's.
     mutating func startInput(rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])], missingValues: [String]) {
         index = IdIndex()
-        self.rules = rules
-        rawRules = RawRules(rules)
+        ruleSplits = rules.map { $0.split }
+        separators = []
+        separatorRanges = []
+        for r in rules {
+            separatorRanges.append(separators.count..<(separators.count + r.separator.count))
+            separators += r.separator
+        }
         splitter = KeywordSplitter(missingValues: missingValues)
-    }
-
-    /// Split rules with their separators in one stable allocation (freed with the builder).
-    final class RawRules {
-        let modes: [InputSpec.KeywordSplit]
-        let bytes: UnsafeMutablePointer<UInt8>
-        let ranges: [Range<Int>]
-
-        init(_ rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] = []) {
-            modes = rules.map { $0.split }
-            let total = rules.reduce(0) { $0 + $1.separator.count }
-            bytes = .allocate(capacity: max(total, 1))
-            var ranges: [Range<Int>] = []
-            var at = 0
-            for r in rules {
-                (bytes + at).initialize(from: r.separator, count: r.separator.count)
-                ranges.append(at..<(at + r.separator.count))
-                at += r.separator.count
-            }
-            self.ranges = ranges
-        }
-
-        deinit { bytes.deallocate() }
-    }
-
-    /// What the per-record work reads but never changes, copied out of the builder once per
-    /// batch: copying a struct with arrays per record costs a retain and a release each time.
-    struct Context {
-        let splitter: KeywordSplitter
-        let modes: UnsafeBufferPointer<InputSpec.KeywordSplit>
-        let separators: UnsafeBufferPointer<UInt8>
-        let ranges: UnsafeBufferPointer<Range<Int>>
-    }
-
-    /// Calls `body` with the context for adding records (see ``add(_:_:_:source:counts:context:)``).
-    mutating func withContext<R>(_ body: (inout TableBuilder, Context) throws -> R) rethrows -> R {
-        let splitter = self.splitter
-        let raw = rawRules
-        return try raw.modes.withUnsafeBufferPointer { modes in
-            try raw.ranges.withUnsafeBufferPointer { ranges in
-                let total = ranges.last?.upperBound ?? 0
-                let context = Context(
-                    splitter: splitter, modes: modes, separators: UnsafeBufferPointer(start: raw.bytes, count: total),
-                    ranges: ranges)
-                return try withExtendedLifetime(raw) { try body(&self, context) }
-            }
-        }
     }
 
     /// Reserves room for about `rows` more rows, with string sizes like the rows so far
@@ -96,43 +61,49 @@ struct TableBuilder {
         guard rows > 0, count > 0 else { return }
         let n = count + rows
         func scaled(_ bytes: Int) -> Int { Int(Double(bytes) / Double(count) * Double(n) * 1.1) + 1024 }
-        lon.reserveCapacity(n)
-        lat.reserveCapacity(n)
-        source.reserveCapacity(n)
-        line.reserveCapacity(n)
-        idOffsets.reserveCapacity(n + 1)
-        nameOffsets.reserveCapacity(n + 1)
-        keywordOffsets.reserveCapacity(n + 1)
+        HugePages.reserve(&lon, n)
+        HugePages.reserve(&lat, n)
+        HugePages.reserve(&source, n)
+        HugePages.reserve(&line, n)
+        HugePages.reserve(&idOffsets, n + 1)
+        HugePages.reserve(&nameOffsets, n + 1)
+        HugePages.reserve(&keywordOffsets, n + 1)
         ids.reserve(scaled(ids.count))
         names.reserve(scaled(names.count))
         keywords.reserve(scaled(keywords.count))
         index.reserve(n)
     }
 
-    /// Adds record `k` of `batch` (valid, not rejected): a new row, or a duplicate handled by
-    /// the policy.
-    @inline(__always)
-    mutating func add(_ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, source sourceIndex: UInt32, counts: inout IngestCounts) {
-        withContext { builder, context in builder.add(batch, k, fields, source: sourceIndex, counts: &counts, context: context) }
+    /// Collects the batch's id hashes (computed by the reading side).
+    mutating func prepare(_ entries: UnsafeBufferPointer<RecordBatch.Entry>, _ fields: RecordBatch.FieldResolver) {
+        idHashes.removeAll(keepingCapacity: true)
+        for e in entries { idHashes.append(e.idHash) }
     }
 
-    /// ``add(_:_:_:source:counts:)`` with the context made once per batch by ``withContext(_:)``.
+    /// Loads the id-table slots of records `range` of the prepared batch (call shortly
+    /// before adding them: a few hundred at a time stay in the cache).
+    mutating func touchSlots(_ range: Range<Int>) {
+        touched &+= idHashes.withUnsafeBufferPointer { index.touch(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Adds record `k` (valid, not rejected) of a batch prepared with ``prepare(_:_:)``: a
+    /// new row, or a duplicate handled by the policy.
     @inline(__always)
-    mutating func add(_ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, source sourceIndex: UInt32,
-        counts: inout IngestCounts, context: Context)
-    {
-        let entry = batch.entries[k]
+    mutating func add(
+        _ entry: RecordBatch.Entry, _ k: Int, keywordFields: UnsafeBufferPointer<RecordBatch.KeywordField>,
+        _ fields: RecordBatch.FieldResolver, source sourceIndex: UInt32, counts: inout IngestCounts
+    ) {
         let row = lon.count
-        var id = fields[entry.id].trimmingASCIIWhitespace()
-        if context.splitter.isMissing(id) { id = UnsafeBufferPointer(start: nil, count: 0) }
+        let id = fields[entry.id]
         if !id.isEmpty {
+            let hash = idHashes[k]
             let first = idOffsets.withUnsafeBufferPointer { offsets in
-                index.firstRow(for: id, row: row, bytes: ids.base, offsets: offsets)
+                index.firstRow(for: id, hash: hash, row: row, bytes: ids.base, offsets: offsets)
             }
             if let first {
                 switch duplicates {
                 case .merge:
-                    buildText(batch, k, fields, context)
+                    buildText(keywordFields, fields, name: fields[entry.name])
                     merge(into: first)
                     counts.mergedDuplicates += 1
                     return
@@ -144,9 +115,8 @@ struct TableBuilder {
                 }
             }
         }
-        var name = fields[entry.name].trimmingASCIIWhitespace()
-        if context.splitter.isMissing(name) { name = UnsafeBufferPointer(start: nil, count: 0) }
-        buildText(batch, k, fields, context, name: name)
+        let name = fields[entry.name]
+        buildText(keywordFields, fields, name: name)
         lon.append(entry.lon)
         lat.append(entry.lat)
         ids.append(id)
@@ -160,32 +130,42 @@ struct TableBuilder {
         counts.accepted += 1
     }
 
-    /// Record k's normalised keyword values, without repeats, joined into `text`.
+    /// The record's normalised keyword values, without repeats, joined into `text`.
     @inline(__always)
     private mutating func buildText(
-        _ batch: RecordBatch, _ k: Int, _ fields: RecordBatch.FieldResolver, _ context: Context,
-        name: UnsafeBufferPointer<UInt8>? = nil
+        _ keywordFields: UnsafeBufferPointer<RecordBatch.KeywordField>, _ fields: RecordBatch.FieldResolver,
+        name: UnsafeBufferPointer<UInt8>
     ) {
         text.truncate(to: 0)
         valueRanges.removeAll(keepingCapacity: true)
-        for f in batch.keywordRange(k) {
-            let kf = batch.keywordFields[f]
+        for kf in keywordFields {
             let bytes = fields[kf.ref]
             if kf.column < 0 {
                 appendValue(bytes, cache: true)
-            } else {
-                let c = Int(kf.column)
-                let separator = UnsafeBufferPointer(rebasing: context.separators[context.ranges[c]])
-                context.splitter.forEachValue(bytes, mode: context.modes[c], separator: separator) {
-                    appendValue($0, cache: true)
+                continue
+            }
+            let c = Int(kf.column)
+            let range = separatorRanges[c]
+            slices.removeAll(keepingCapacity: true)
+            listScratch.removeAll(keepingCapacity: true)
+            separators.withUnsafeBufferPointer { all in
+                splitter.collect(
+                    bytes, mode: ruleSplits[c], separator: UnsafeBufferPointer(rebasing: all[range]), into: &slices, scratch: &listScratch)
+            }
+            for i in 0..<slices.count {
+                let v = slices[i]
+                if v.inScratch {
+                    // Copied out: appendValue may not run while listScratch is borrowed.
+                    let item = Array(listScratch[Int(v.start)..<Int(v.start + v.count)])
+                    item.withUnsafeBufferPointer { appendValue($0, cache: true) }
+                } else {
+                    appendValue(KeywordSplitter.bytes(v, field: bytes, scratch: UnsafeBufferPointer(start: nil, count: 0)), cache: true)
                 }
             }
         }
         if nameAsKeyword {
-            var n = name ?? fields[batch.entries[k].name].trimmingASCIIWhitespace()
-            if context.splitter.isMissing(n) { n = UnsafeBufferPointer(start: nil, count: 0) }
             // Names are nearly all distinct: normalise without filling the cache.
-            appendValue(n, cache: false)
+            appendValue(name, cache: false)
         }
     }
 

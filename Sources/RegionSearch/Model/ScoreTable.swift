@@ -4,7 +4,8 @@
 /// `metadata.keywords`): `score.c` (f64, Zhou's F), `match.c` (u8, Y: 1 when the POI's keyword
 /// text matches). `ones` (f64) is F for Y = 1 everywhere: dividing `score.c` by it gives the
 /// keyword's smoothed local *share* around each POI (a weighted average of Y with the same
-/// kernel), which the regions stage compares with the keyword's base rate.
+/// kernel), which the regions stage compares with the keyword's base rate. `probe` (f64) is F
+/// for random ±1 labels (``NoiseProbe``): it measures how noisy those shares are on this graph.
 ///
 /// Read from an artifact, the columns are used in place (see ``Column``).
 public struct ScoreTable: Sendable {
@@ -12,16 +13,20 @@ public struct ScoreTable: Sendable {
     public var scores: [Column<Double>]
     public var matches: [Column<UInt8>]
     public var ones: Column<Double>
+    public var probe: Column<Double>
 
-    public init(keywords: [String], scores: [Column<Double>], matches: [Column<UInt8>], ones: Column<Double>) {
+    public init(keywords: [String], scores: [Column<Double>], matches: [Column<UInt8>], ones: Column<Double>, probe: Column<Double>) {
         self.keywords = keywords
         self.scores = scores
         self.matches = matches
         self.ones = ones
+        self.probe = probe
     }
 
-    public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double]) {
-        self.init(keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) }, ones: Column(ones))
+    public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double], probe: [Double]) {
+        self.init(
+            keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) }, ones: Column(ones),
+            probe: Column(probe))
     }
 
     public var count: Int { ones.count }
@@ -46,6 +51,7 @@ public struct ScoreTable: Sendable {
             matches.append(try artifact.view("match.\(c)", count: n))
         }
         ones = try artifact.view("ones", count: n)
+        probe = try artifact.view("probe", count: n)
     }
 
     public func writer(metadata: JSONValue) -> ArtifactWriter {
@@ -55,6 +61,7 @@ public struct ScoreTable: Sendable {
             w.add("match.\(c)", matches[c])
         }
         w.add("ones", ones)
+        w.add("probe", probe)
         return w
     }
 }

@@ -82,7 +82,7 @@ public struct RegionPolygonBuilder {
                 let (clon, clat) = Self.centre(lon: lons, lat: lats)
                 plane = try proj.transformation(
                     from: "EPSG:4326",
-                    to: "+proj=laea +lat_0=\(clat) +lon_0=\(clon) +datum=WGS84 +units=m +no_defs")
+                    to: "+proj=laea +lat_0=\(clat) +lon_0=\(clon) +datum=WGS84 +units=m +no_defs +type=crs")
                 px = lons
                 py = lats
                 _ = try plane.transform(x: &px, y: &py)

@@ -9,11 +9,14 @@ public struct CRSChoice: Sendable, Equatable {
     /// Whether distances and shapes are near-true only locally (UTM: true everywhere it is used;
     /// equal-area continental/world projections: areas true, shapes distorted far from the centre).
     public var isLocal: Bool
+    /// The central meridian when the choice is a UTM zone.
+    public var utmCentralMeridian: Double?
 
-    public init(definition: String, explanation: String, isLocal: Bool) {
+    public init(definition: String, explanation: String, isLocal: Bool, utmCentralMeridian: Double? = nil) {
         self.definition = definition
         self.explanation = explanation
         self.isLocal = isLocal
+        self.utmCentralMeridian = utmCentralMeridian
     }
 }
 
@@ -68,6 +71,29 @@ public struct GeographicExtent: Sendable, Equatable {
         north = nth
     }
 
+    /// The extent of the central part of the data: the arc and latitude range between the
+    /// `share`/2 and 1 − `share`/2 quantiles, so a handful of stray points (a mistyped coordinate,
+    /// one branch office abroad) do not decide the projection of a city.
+    public func trimmed(lon: UnsafeBufferPointer<Double>, lat: UnsafeBufferPointer<Double>, share: Double) -> GeographicExtent {
+        let n = lon.count
+        guard n > 0, share > 0 else { return self }
+        var offsets = [Double](unsafeUninitializedCapacity: n) { b, c in
+            for i in 0..<n {
+                var o = normalizeLongitude(lon[i]) - west
+                if o < 0 { o += 360 }
+                b[i] = o
+            }
+            c = n
+        }
+        var lats = Array(lat)
+        offsets.sort()
+        lats.sort()
+        let lo = Int((Double(n - 1) * share / 2).rounded(.down))
+        let hi = n - 1 - lo
+        return GeographicExtent(
+            west: normalizeLongitude(west + offsets[lo]), width: offsets[hi] - offsets[lo], south: lats[lo], north: lats[hi])
+    }
+
     public init(west: Double, width: Double, south: Double, north: Double) {
         self.west = west
         self.width = width
@@ -88,6 +114,9 @@ extension CRSChoice {
     /// Greatest distance in degrees of longitude from a UTM zone's central meridian that `auto`
     /// still accepts: at 4.5° the UTM scale error is under 0.3 % (areas under 0.6 %).
     public static let utmHalfWidth = 4.5
+
+    /// Share of points `auto` may leave out when it measures the data's extent (0.5 %).
+    public static let outlierShare = 0.005
 
     /// Chooses a metric CRS for data with this extent.
     ///
@@ -113,29 +142,29 @@ extension CRSChoice {
             return CRSChoice(
                 definition: "EPSG:\(code)",
                 explanation: "UTM zone \(zone)\(north ? "N" : "S") (EPSG:\(code)): the data spans \(span), all within \(utmHalfWidth)° of the zone's central meridian \(Int(cm))°",
-                isLocal: true)
+                isLocal: true, utmCentralMeridian: cm)
         }
         let fmt = { (x: Double) in String(format: "%.4f", x) }
         if e.south >= 60 && (e.width > 90 || e.north > 84) {
             return CRSChoice(
-                definition: "+proj=laea +lat_0=90 +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs",
+                definition: "+proj=laea +lat_0=90 +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
                 explanation: "north polar Lambert azimuthal equal-area: the data spans \(span) around the North Pole, beyond UTM's reach",
                 isLocal: false)
         }
         if e.north <= -60 && (e.width > 90 || e.south < -80) {
             return CRSChoice(
-                definition: "+proj=laea +lat_0=-90 +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs",
+                definition: "+proj=laea +lat_0=-90 +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
                 explanation: "south polar Lambert azimuthal equal-area: the data spans \(span) around the South Pole, beyond UTM's reach",
                 isLocal: false)
         }
         if e.width <= 120 && e.north - e.south <= 90 {
             return CRSChoice(
-                definition: "+proj=laea +lat_0=\(fmt(e.centerLatitude)) +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs",
+                definition: "+proj=laea +lat_0=\(fmt(e.centerLatitude)) +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
                 explanation: "Lambert azimuthal equal-area centred on the data (\(fmt(lon0)), \(fmt(e.centerLatitude))): the data spans \(span), wider than one UTM zone; areas stay true",
                 isLocal: false)
         }
         return CRSChoice(
-            definition: "+proj=eqearth +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs",
+            definition: "+proj=eqearth +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
             explanation: "Equal Earth world projection with central meridian \(fmt(lon0))° (its cut at \(fmt(normalizeLongitude(lon0 + 180)))° falls in the largest gap between points): the data spans \(span); areas stay true, shapes far from the centre are distorted, so hulls are re-projected per region",
             isLocal: false)
     }

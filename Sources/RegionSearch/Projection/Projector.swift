@@ -20,11 +20,24 @@ public enum Projector {
         let choice: CRSChoice
         if crs == "auto" {
             guard n > 0 else { throw ToolFailure("no points to project", status: .inputData) }
-            let e = GeographicExtent(lon: lon, lat: lat)
+            let e = GeographicExtent(lon: lon, lat: lat).trimmed(lon: lon, lat: lat, share: CRSChoice.outlierShare)
             extent = e
-            choice = CRSChoice.automatic(for: e)
+            var auto = CRSChoice.automatic(for: e)
+            if auto.isLocal, let zone = auto.utmCentralMeridian {
+                // Points the chosen UTM zone cannot represent well (far outliers).
+                var outside = 0
+                for i in 0..<n where abs(normalizeLongitude(lon[i] - zone)) > CRSChoice.utmHalfWidth || lat[i] < -80 || lat[i] > 84 {
+                    outside += 1
+                }
+                if outside > 0 {
+                    auto.explanation += "; \(outside) outlying point\(outside == 1 ? " lies" : "s lie") beyond the zone's reach (far from the rest of the data) and will be isolated in the graph"
+                }
+            }
+            choice = auto
         } else {
-            choice = CRSChoice(definition: crs, explanation: "named in the parameters", isLocal: true)
+            // PROJ reads a bare "+proj=…" string as an operation, not a CRS, without +type=crs.
+            let definition = crs.hasPrefix("+proj=") && !crs.contains("+type=crs") ? crs + " +type=crs" : crs
+            choice = CRSChoice(definition: definition, explanation: "named in the parameters", isLocal: true)
         }
         let context = PROJContext()
         let info: (name: String, isProjected: Bool, metresPerUnit: Double?)

@@ -132,6 +132,17 @@ public enum IngestStage {
             ("parameters", parameters.canonical),
             ("inputs", .array(zip(inputs, result.perInput).map { input, counts in metadataEntry(input, counts) })),
             ("counts", result.total.json),
+            ("provenance", Provenance.chain(
+                inputs: [], stage: definition.name,
+                entry: Provenance.entry(definition, parameters, extra: [
+                    ("inputs", .array(inputs.map { input in
+                        .object([
+                            ("file", .string(fileName(input.spec.path))),
+                            ("content_hash", .string(input.contentHash.description)),
+                            ("format", .string(input.format.rawValue)),
+                        ])
+                    }))
+                ]))),
         ])
         let writeStart = monotonicSeconds()
         let (size, _) = try result.table.writer(metadata: metadata).write(to: output)
@@ -140,6 +151,8 @@ public enum IngestStage {
             ("open_and_hash", .number((openSeconds * 1000).rounded() / 1000)),
             ("read_and_build", .number((result.seconds * 1000).rounded() / 1000)),
             ("write_artifact", .number((writeSeconds * 1000).rounded() / 1000)),
+            ("reader_thread_cpu", .number((result.readerCPUSeconds * 1000).rounded() / 1000)),
+            ("builder_thread_cpu", .number((result.builderCPUSeconds * 1000).rounded() / 1000)),
         ]))
         Log.info(
             "wrote \(groupedCount(result.table.count)) POIs to \(output) (\(groupedCount(size)) bytes); "
@@ -147,9 +160,17 @@ public enum IngestStage {
         try report.write(to: parsed.value("summary"))
     }
 
+    /// The last path component: artifacts record input file names, not machine-specific paths,
+    /// so the same input gives the same artifact bytes wherever it lives.
+    static func fileName(_ path: String) -> String {
+        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path))
+    }
+
     static func metadataEntry(_ input: OpenedInput, _ counts: IngestCounts) -> JSONValue {
+        var spec = input.spec.json.objectValue ?? []
+        if let i = spec.firstIndex(where: { $0.0 == "path" }) { spec[i].1 = .string(fileName(input.spec.path)) }
         var m: [(String, JSONValue)] = [
-            ("path", .string(input.spec.path)),
+            ("file", .string(fileName(input.spec.path))),
             ("content_hash", .string(input.contentHash.description)),
             ("file_bytes", .number(Double(input.fileSize))),
             ("gzip", .bool(input.isGzip)),
@@ -159,7 +180,7 @@ public enum IngestStage {
             m.append(("delimiter", .string(String(UnicodeScalar(d.delimiter)))))
             m.append(("header", .bool(d.hasHeader)))
         }
-        m.append(("spec", input.spec.json))
+        m.append(("spec", .object(spec)))
         m.append(("counts", counts.json))
         return .object(m)
     }

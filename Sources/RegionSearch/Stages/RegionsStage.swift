@@ -7,11 +7,11 @@ public enum RegionsStage {
             "method", .choice(["propagation", "dbscan"]), default: .string("propagation"),
             help: "\"propagation\": regions where the keyword's local share (from propagate) stands out from its base rate, tested for significance; \"dbscan\": DBSCAN over the keyword's POIs only, a baseline for experiments."),
         ParameterSpec(
-            "z_core", .number(min: 0, max: 50), default: .number(3),
-            help: "A region's core POIs have a local keyword share at least this many robust standard deviations above the keyword's typical share (or its base rate, whichever is higher)."),
+            "z_core", .number(min: 0, max: 50), default: .number(2.5),
+            help: "A region's core POIs have a local keyword share at least this many standard deviations above the keyword's base rate (the deviation chance alone would give the share there)."),
         ParameterSpec(
             "z_extend", .number(min: 0, max: 50), default: .number(1.5),
-            help: "A region extends from its core through connected POIs whose share is at least this many robust standard deviations above typical, so a hot spot is kept whole down to its fringe."),
+            help: "A region extends from its core through connected POIs whose share is at least this many standard deviations above the base rate, so a hot spot is kept whole down to its fringe."),
         ParameterSpec(
             "min_keyword_pois", .integer(min: 1, max: 1_000_000), default: .number(5),
             help: "A region needs at least this many POIs matching the keyword."),
@@ -47,8 +47,8 @@ public enum RegionsStage {
         whose share stands out (z_extend) and that include a clearly hot core (z_core) form a
         candidate; candidates with too few matching POIs are dropped and nearby ones of the same
         keyword merged. Each candidate's footprint (the hull of its matching POIs) holds n POIs of
-        which k match; its p-value is N · 1000 · P(Binomial(n, base rate) >= k) for N POIs in the data
-        (candidate windows: one per POI times 1000 shapes, calibrated on cities without clusters), and Benjamini-Hochberg q-values over all candidates of all
+        which k match; its p-value is N · 100 · P(Binomial(n, base rate) >= k) for N POIs in the data
+        (candidate windows: one per POI times 100 shapes, calibrated on cities without clusters), and Benjamini-Hochberg q-values over all candidates of all
         keywords keep the false discovery rate at `fdr`. Regions are ranked within their keyword by
         score sum (the keyword mass they hold).
         """
@@ -142,7 +142,7 @@ public enum RegionExtraction {
                 summaries.append(summary)
             } else {
                 let (regions, summary) = finder.candidates(
-                    keyword: c, scores: table.scores[c], ones: table.ones, match: match, options: options)
+                    keyword: c, scores: table.scores[c], ones: table.ones, probe: table.probe, match: match, options: options)
                 all += regions
                 summaries.append(summary)
             }
@@ -152,7 +152,12 @@ public enum RegionExtraction {
         for i in 0..<all.count {
             let c = all[i].keyword
             let p = Double(matchCounts[c]) / Double(max(n, 1))
-            all[i].pValue = Significance.pValue(k: all[i].nKeyword, n: all[i].nPOIs, p: p, windows: n)
+            // Intersection–union test: the region's POIs and all POIs inside the hull of its
+            // matching POIs must both show the concentration; the larger p-value counts.
+            let members = Significance.pValue(k: all[i].nKeyword, n: all[i].nPOIs, p: p, windows: n)
+            let area = finder.testFootprint(all[i], match: table.matches[c])
+            let footprint = Significance.pValue(k: area.k, n: area.n, p: p, windows: n)
+            all[i].pValue = max(members, footprint)
         }
         let q = Significance.benjaminiHochberg(all.map { $0.pValue })
         for i in 0..<all.count { all[i].qValue = q[i] }
@@ -177,7 +182,7 @@ public enum RegionExtraction {
             meta.append(.object([
                 ("query", .string(table.keywords[c])),
                 ("base_rate", .number(s.baseRate)),
-                ("median_share", .number(s.medianShare)),
+                ("effective_kernel_pois", .number(s.effectiveKernelSize)),
                 ("spread", .number(s.spread)),
                 ("core_threshold", .number(s.coreThreshold)),
                 ("extend_threshold", .number(s.extendThreshold)),

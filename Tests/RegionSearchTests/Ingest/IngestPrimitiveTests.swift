@@ -85,3 +85,16 @@ final class IngestPrimitiveTests: XCTestCase {
         XCTAssertEqual(g.array(), reference)
     }
 }
+
+/// JSONParser's strings now go through UTF8Check: still strict.
+final class JSONStringUTF8Tests: XCTestCase {
+    func testInvalidUTF8InStringsIsStillAnError() {
+        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22]] {
+            XCTAssertThrowsError(try bytes.withUnsafeBufferPointer { try JSONParser.parse(bytes: $0) }) { error in
+                XCTAssertEqual((error as? JSONParseError)?.reason, "invalid UTF-8 in string", "\(bytes)")
+            }
+        }
+        XCTAssertEqual(try JSONParser.parse("\"héllo \\u00e9 咖啡 😀\""), .string("héllo é 咖啡 😀"))
+        XCTAssertEqual(try JSONParser.parse("\"\""), .string(""))
+    }
+}

@@ -202,3 +202,44 @@ final class IngestStageTests: XCTestCase {
         XCTAssertEqual(t.count, seen.count)
     }
 }
+
+/// The same POIs as CSV and as GeoJSON give the same table (two readers, one answer).
+final class IngestFormatEquivalenceTests: XCTestCase {
+    let scratch = IngestScratch()
+
+    func testCSVAndGeoJSONOfTheSameDataGiveTheSameTable() throws {
+        var rng = SeededRandom(seed: 99)
+        var csv = "id,name,category,lon,lat\n"
+        var features: [String] = []
+        let names = ["Golden Dragon", "Wang's \"Best\" Dumplings, Sanlitun", "瑞幸咖啡", "Café  Müller", "Ｂａｎｋ"]
+        let categories = ["restaurant", "咖啡", "bank;atm", "Cafe"]
+        for k in 0..<3000 {
+            let name = names.randomElement(using: &rng)! + " \(k % 97)"
+            let category = categories.randomElement(using: &rng)!
+            let lon = (Double(Int.random(in: -1_799_999_999...1_799_999_999, using: &rng)) / 1e7)
+            let lat = (Double(Int.random(in: -899_999_999...899_999_999, using: &rng)) / 1e7)
+            let id = String(Int.random(in: 0..<2500, using: &rng))
+            csv += "\(id),\"\(name.replacingOccurrences(of: "\"", with: "\"\""))\",\(category),\(lon),\(lat)\n"
+            let props = JSONValue.object([("name", .string(name)), ("category", .string(category))])
+            features.append(
+                #"{"type":"Feature","id":\#(id),"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":\#(props.serialized())}"#)
+        }
+        let geo = "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "\n]}\n"
+        let c = scratch.write(csv, name: "same.csv")
+        let g = scratch.write(geo, name: "same.geojson")
+        func table(_ path: String, _ name: String) throws -> POITable {
+            try runIngest([path, "--output", scratch.path(name), "--rejects", scratch.path(name + ".rej")])
+            return try POITable(artifact: ArtifactFile(path: scratch.path(name), expected: .pois))
+        }
+        let a = try table(c, "c.rsa")
+        let b = try table(g, "g.rsa")
+        XCTAssertGreaterThan(a.count, 1500)
+        XCTAssertEqual(a.count, b.count)
+        XCTAssertEqual(a.lon, b.lon)
+        XCTAssertEqual(a.lat, b.lat)
+        XCTAssertEqual(a.ids, b.ids)
+        XCTAssertEqual(a.names, b.names)
+        XCTAssertEqual(a.keywords, b.keywords)
+        XCTAssertEqual(a.line, b.line, "both put feature k on line k + 2")
+    }
+}

@@ -7,10 +7,10 @@ import Foundation
 /// vfork semantics (glibc's `posix_spawn`), so `ru_maxrss` from our own `wait4` is never below the
 /// benchmark's own peak. When GNU time is installed (`/usr/bin/time`), the child is therefore
 /// started through it: time forks from its own small address space, so its `%M` is the child's
-/// true peak. Without it, `ru_maxrss` is used and the floor (``ChildProcess/rssFloor()``) is
+/// true peak. Without it, `ru_maxrss` is used and the floor (``MeasuredProcess/rssFloor()``) is
 /// reported next to the numbers. Wall and CPU time always come from our `posix_spawn`/`wait4`
 /// (CPU includes the grandchild that time reaps).
-public struct ChildProcess {
+public struct MeasuredProcess {
     /// What a finished child used.
     public struct Usage: Sendable {
         /// Seconds from spawn to reap.

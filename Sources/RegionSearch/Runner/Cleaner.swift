@@ -1,0 +1,56 @@
+/// `regionsearch clean`: empties a work directory, or with `--unused` removes only the stage
+/// runs the latest run did not use (the object store otherwise keeps every parameter setting
+/// ever run). Leftover `*.tmp-*` files of interrupted runs go either way. The manifest output
+/// is the product and is never removed; the lock file stays, because deleting a lock file
+/// that another process may have open would let two runs hold "the" lock at once.
+public enum Cleaner {
+    public struct Result {
+        /// Object directories removed.
+        public var objects = 0
+        /// Record files removed.
+        public var records = 0
+        /// Temporary files and staging directories removed.
+        public var temporaries = 0
+    }
+
+    public static func clean(_ manifest: Manifest, unusedOnly: Bool, wait: Bool) throws(RunnerError) -> Result {
+        let work = WorkDirectory(path: manifest.workDirectory)
+        guard FileSystem.isDirectory(work.path) else { return Result() }
+        let lock = try WorkLock.acquire(work, wait: wait) { holder in
+            Log.info("\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish")
+        }
+        defer { lock.release() }
+        var result = Result()
+        do {
+            result.temporaries = try work.removeTemporaries().count
+            result.temporaries += try WorkDirectory.removeTemporaries(besides: manifest.output).count
+            var keep: Set<String> = []
+            if unusedOnly, let state = RunState.load(work) {
+                for s in state.stages {
+                    if let key = s.key { keep.insert(WorkDirectory.entryName(stage: s.stage, key: key)) }
+                }
+            }
+            for name in FileSystem.list(work.objects) {
+                guard let entry = WorkDirectory.parseEntry(name) else { continue }
+                if unusedOnly && keep.contains(WorkDirectory.entryName(stage: entry.stage, key: entry.key)) { continue }
+                try FileSystem.removeTree(work.objects + "/" + name)
+                result.objects += 1
+            }
+            for name in FileSystem.list(work.records) {
+                guard let entry = WorkDirectory.parseEntry(name) else { continue }
+                if unusedOnly && keep.contains(WorkDirectory.entryName(stage: entry.stage, key: entry.key)) { continue }
+                try FileSystem.removeTree(work.records + "/" + name)
+                result.records += 1
+            }
+            if !unusedOnly {
+                try FileSystem.removeTree(work.runState)
+                for dir in [work.objects, work.records] where FileSystem.list(dir).isEmpty {
+                    try FileSystem.removeTree(dir)
+                }
+            }
+        } catch {
+            throw RunnerError.fileSystem(error)
+        }
+        return result
+    }
+}

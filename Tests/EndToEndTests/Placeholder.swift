@@ -1,2 +1,0 @@
-import XCTest
-final class EndToEndPlaceholderTests: XCTestCase { func testNothingYet() {} }
