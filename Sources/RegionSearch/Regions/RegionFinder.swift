@@ -173,28 +173,36 @@ public struct RegionFinder {
         let mergeDistance = options.mergeDistance ?? 2 * Self.median(spacing)
         summary.mergeDistance = mergeDistance
         var hulls = regions.map { hull(of: $0) }
-        var mergedSomething = true
-        while mergedSomething && regions.count > 1 {
-            mergedSomething = false
-            outer: for a in 0..<regions.count {
-                let ba = hulls[a].bounds
-                for b in (a + 1)..<regions.count {
-                    let bb = hulls[b].bounds
-                    if bb.0 > ba.2 + mergeDistance || ba.0 > bb.2 + mergeDistance
-                        || bb.1 > ba.3 + mergeDistance || ba.1 > bb.3 + mergeDistance
-                    {
-                        continue
-                    }
-                    if hulls[a].distance(to: hulls[b]) <= mergeDistance {
-                        regions[a] = Self.union(regions[a], regions[b])
-                        regions.remove(at: b)
-                        hulls.remove(at: b)
-                        hulls[a] = hull(of: regions[a])
-                        summary.merged += 1
-                        mergedSomething = true
-                        break outer
-                    }
-                }
+        func close(_ a: Int, _ b: Int) -> Bool {
+            let ba = hulls[a].bounds, bb = hulls[b].bounds
+            if bb.0 > ba.2 + mergeDistance || ba.0 > bb.2 + mergeDistance
+                || bb.1 > ba.3 + mergeDistance || ba.1 > bb.3 + mergeDistance
+            {
+                return false
+            }
+            return hulls[a].distance(to: hulls[b]) <= mergeDistance
+        }
+        func merge(_ a: Int, _ b: Int) {
+            regions[a] = Self.union(regions[a], regions[b])
+            regions.remove(at: b)
+            hulls.remove(at: b)
+            hulls[a] = hull(of: regions[a])
+            summary.merged += 1
+        }
+        // Always merge the first close pair (a < b) in (a, b) order, until none is left. A merge
+        // changes only region a, so every pair before it stays as it was: the next first pair is
+        // (x, a) for the smallest x < a close to the grown a, else the first (a, b) after it.
+        // Scanning resumes there instead of from the start (one scan, not one per merge).
+        var a = 0
+        while a < regions.count {
+            guard let b = ((a + 1)..<regions.count).first(where: { close(a, $0) }) else {
+                a += 1
+                continue
+            }
+            merge(a, b)
+            while let x = (0..<a).first(where: { close($0, a) }) {
+                merge(x, a)
+                a = x
             }
         }
 
