@@ -120,80 +120,112 @@ enum CSRBuilder {
             scale: [Float](repeating: 0, count: n))
     }
 
-    /// The undirected union of kNN lists over distinct points (no duplicates): row i holds i's
-    /// own k neighbours and every point that chose i, sorted, without repeats — exactly what
-    /// ``build(nodeCount:a:b:x:y:)`` makes of the directed pairs, without its edge lists and row
-    /// sorts. Each row is the merge of two sorted lists without repeats (i's own list, sorted,
-    /// and the points that chose i, which come out sorted because they are filled in point
-    /// order), so a value in both is taken once.
-    static func buildKNNUnion(_ knn: NearestNeighbors, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>)
-        -> AdjacencyGraph
+    /// The CSR graph of kNN lists over distinct locations plus the duplicate links, exactly as
+    /// ``build(nodeCount:a:b:x:y:)`` makes it from the directed pairs, without the edge lists and
+    /// row sorts.
+    ///
+    /// `lists` (k per location, any order; sorted here in place) are over the locations
+    /// `groups.unique` (ascending point indices). A representative's
+    /// row merges three sorted lists without repeats — its own k neighbours (sorted), the
+    /// locations that chose it (sorted because they are filled in location order) and its
+    /// duplicates (ascending) — taking a neighbour that is in both of the first two once; the
+    /// duplicates are other points, so they never repeat one of those. A duplicate's row is its
+    /// representative.
+    static func buildKNNUnion(lists: inout [UInt32], k: Int, groups: CoincidentPoints, x: UnsafeBufferPointer<Double>,
+        y: UnsafeBufferPointer<Double>) -> AdjacencyGraph
     {
         let n = x.count
-        let k = knn.k
-        precondition(knn.neighbors.count == n * k)
-        // Own lists in index order (the kNN lists are in distance order, which LocalScale needs).
-        var own = [UInt32](repeating: 0, count: n * k)
-        own.withUnsafeMutableBufferPointer { own in
-            knn.neighbors.withUnsafeBufferPointer { nb in
-                let own = own
-                Parallel.forRanges(n, minChunk: 16_384) { range in
-                    for i in range {
-                        let row = own.baseAddress! + i * k
-                        for t in 0..<k { row[t] = nb[i * k + t] }
-                        var t = 1
-                        while t < k {
-                            let v = row[t]
-                            var s = t
-                            while s > 0 && row[s - 1] > v {
-                                row[s] = row[s - 1]
-                                s -= 1
-                            }
-                            row[s] = v
-                            t += 1
+        let u = groups.unique.count
+        precondition(lists.count == u * k)
+        // Each list in location order, in place.
+        lists.withUnsafeMutableBufferPointer { own in
+            let own = own
+            Parallel.forRanges(u, minChunk: 16_384) { range in
+                for p in range {
+                    let row = own.baseAddress! + p * k
+                    var t = 1
+                    while t < k {
+                        let v = row[t]
+                        var s = t
+                        while s > 0 && row[s - 1] > v {
+                            row[s] = row[s - 1]
+                            s -= 1
                         }
+                        row[s] = v
+                        t += 1
                     }
                 }
             }
         }
-        // Who chose i, in increasing order; `offsets` first counts, then holds row starts.
-        var inStart = [UInt64](repeating: 0, count: n + 1)
-        var inList = [UInt32](repeating: 0, count: n * k)
+        let own = lists
+        // Locations that chose p, in increasing order; then duplicates per representative.
+        var inStart = [UInt64](repeating: 0, count: u + 1)
+        var inList = [UInt32](repeating: 0, count: u * k)
+        var dupStart = [UInt64](repeating: 0, count: n + 1)
+        var dupList = [UInt32](repeating: 0, count: n - u)
         var offsets = [UInt64](repeating: 0, count: n + 1)
         own.withUnsafeBufferPointer { own in
             inStart.withUnsafeMutableBufferPointer { start in
-                for e in 0..<(n * k) { start[Int(own[e]) + 1] += 1 }
-                for i in 0..<n { start[i + 1] += start[i] }
-                offsets.withUnsafeMutableBufferPointer { fill in
-                    for i in 0..<n { fill[i] = start[i] }
+                for e in 0..<(u * k) { start[Int(own[e]) + 1] += 1 }
+                for p in 0..<u { start[p + 1] += start[p] }
+                var fill = [UInt64](start)
+                fill.withUnsafeMutableBufferPointer { fill in
                     inList.withUnsafeMutableBufferPointer { list in
-                        for p in 0..<n {
+                        for p in 0..<u {
                             for e in (p * k)..<(p * k + k) {
-                                let j = Int(own[e])
-                                list[Int(fill[j])] = UInt32(truncatingIfNeeded: p)
-                                fill[j] += 1
+                                let q = Int(own[e])
+                                list[Int(fill[q])] = UInt32(truncatingIfNeeded: p)
+                                fill[q] += 1
                             }
                         }
                     }
                 }
             }
-            // Row sizes: k + |in| − |both|.
+            groups.representative.withUnsafeBufferPointer { rep in
+                dupStart.withUnsafeMutableBufferPointer { start in
+                    if u < n {
+                        for d in 0..<n where Int(rep[d]) != d { start[Int(rep[d]) + 1] += 1 }
+                        for i in 0..<n { start[i + 1] += start[i] }
+                        var fill = [UInt64](start)
+                        dupList.withUnsafeMutableBufferPointer { list in
+                            for d in 0..<n where Int(rep[d]) != d {
+                                let r = Int(rep[d])
+                                list[Int(fill[r])] = UInt32(truncatingIfNeeded: d)
+                                fill[r] += 1
+                            }
+                        }
+                    }
+                }
+            }
+            // Row sizes: k + |in| − |both| + duplicates for a representative, 1 for a duplicate.
             inStart.withUnsafeBufferPointer { start in
                 inList.withUnsafeBufferPointer { list in
-                    offsets.withUnsafeMutableBufferPointer { degree in
-                        let degree = degree
-                        Parallel.forRanges(n, minChunk: 8192) { range in
-                            for i in range {
-                                var a = i * k, b = Int(start[i])
-                                let aEnd = a + k, bEnd = Int(start[i + 1])
-                                var both = 0
-                                while a < aEnd && b < bEnd {
-                                    let u = own[a], v = list[b]
-                                    if u == v { both += 1 }
-                                    a += u <= v ? 1 : 0
-                                    b += v <= u ? 1 : 0
+                    dupStart.withUnsafeBufferPointer { dups in
+                        groups.unique.withUnsafeBufferPointer { unique in
+                            offsets.withUnsafeMutableBufferPointer { degree in
+                                let degree = degree
+                                if u < n {
+                                    groups.representative.withUnsafeBufferPointer { rep in
+                                        Parallel.forRanges(n, minChunk: 16_384) { range in
+                                            for i in range where Int(rep[i]) != i { degree[i + 1] = 1 }
+                                        }
+                                    }
                                 }
-                                degree[i + 1] = UInt64(k + (bEnd - Int(start[i])) - both)
+                                Parallel.forRanges(u, minChunk: 8192) { range in
+                                    for p in range {
+                                        var a = p * k, b = Int(start[p])
+                                        let aEnd = a + k, bEnd = Int(start[p + 1])
+                                        var both = 0
+                                        while a < aEnd && b < bEnd {
+                                            let v = own[a], w = list[b]
+                                            if v == w { both += 1 }
+                                            a += v <= w ? 1 : 0
+                                            b += w <= v ? 1 : 0
+                                        }
+                                        let i = Int(unique[p])
+                                        degree[i + 1] = UInt64(k + (bEnd - Int(start[p])) - both) + (dups[i + 1] - dups[i])
+                                    }
+                                }
                             }
                         }
                     }
@@ -208,37 +240,72 @@ enum CSRBuilder {
         own.withUnsafeBufferPointer { own in
             inStart.withUnsafeBufferPointer { start in
                 inList.withUnsafeBufferPointer { list in
-                    offsets.withUnsafeBufferPointer { offsets in
-                        neighbors.withUnsafeMutableBufferPointer { outNb in
-                            length.withUnsafeMutableBufferPointer { outLen in
-                                let outNb = outNb, outLen = outLen
-                                Parallel.forRanges(n, minChunk: 8192) { range in
-                                    for i in range {
-                                        var w = Int(offsets[i])
-                                        var a = i * k, b = Int(start[i])
-                                        let aEnd = a + k, bEnd = Int(start[i + 1])
-                                        while a < aEnd && b < bEnd {
-                                            let u = own[a], v = list[b]
-                                            outNb[w] = min(u, v)
-                                            w += 1
-                                            a += u <= v ? 1 : 0
-                                            b += v <= u ? 1 : 0
-                                        }
-                                        while a < aEnd {
-                                            outNb[w] = own[a]
-                                            w += 1
-                                            a += 1
-                                        }
-                                        while b < bEnd {
-                                            outNb[w] = list[b]
-                                            w += 1
-                                            b += 1
-                                        }
-                                        let xi = x[i], yi = y[i]
-                                        for e in Int(offsets[i])..<w {
-                                            let j = Int(outNb[e])
-                                            let dx = xi - x[j], dy = yi - y[j]
-                                            outLen[e] = Float((dx * dx + dy * dy).squareRoot())
+                    dupStart.withUnsafeBufferPointer { dupStart in
+                        dupList.withUnsafeBufferPointer { dupList in
+                            groups.unique.withUnsafeBufferPointer { unique in
+                                groups.representative.withUnsafeBufferPointer { rep in
+                                    offsets.withUnsafeBufferPointer { offsets in
+                                        neighbors.withUnsafeMutableBufferPointer { outNb in
+                                            length.withUnsafeMutableBufferPointer { outLen in
+                                                let outNb = outNb, outLen = outLen
+                                                if u < n {
+                                                    Parallel.forRanges(n, minChunk: 16_384) { range in
+                                                        for d in range where Int(rep[d]) != d {
+                                                            outNb[Int(offsets[d])] = rep[d]
+                                                            let r = Int(rep[d])
+                                                            let dx = x[d] - x[r], dy = y[d] - y[r]
+                                                            outLen[Int(offsets[d])] = Float((dx * dx + dy * dy).squareRoot())
+                                                        }
+                                                    }
+                                                }
+                                                Parallel.forRanges(u, minChunk: 8192) { range in
+                                                    for p in range {
+                                                        let i = Int(unique[p])
+                                                        var w = Int(offsets[i])
+                                                        var a = p * k, b = Int(start[p])
+                                                        let aEnd = a + k, bEnd = Int(start[p + 1])
+                                                        var c = Int(dupStart[i])
+                                                        let cEnd = Int(dupStart[i + 1])
+                                                        // Next of the merged own/in lists (as a point index), or nil.
+                                                        @inline(__always) func nextLocation() -> UInt32? {
+                                                            if a < aEnd && b < bEnd {
+                                                                let v = own[a], t = list[b]
+                                                                a += v <= t ? 1 : 0
+                                                                b += t <= v ? 1 : 0
+                                                                return unique[Int(min(v, t))]
+                                                            }
+                                                            if a < aEnd {
+                                                                a += 1
+                                                                return unique[Int(own[a - 1])]
+                                                            }
+                                                            if b < bEnd {
+                                                                b += 1
+                                                                return unique[Int(list[b - 1])]
+                                                            }
+                                                            return nil
+                                                        }
+                                                        var next = nextLocation()
+                                                        while next != nil || c < cEnd {
+                                                            let j: UInt32
+                                                            if let v = next, c >= cEnd || v < dupList[c] {
+                                                                j = v
+                                                                next = nextLocation()
+                                                            } else {
+                                                                j = dupList[c]
+                                                                c += 1
+                                                            }
+                                                            outNb[w] = j
+                                                            w += 1
+                                                        }
+                                                        let xi = x[i], yi = y[i]
+                                                        for e in Int(offsets[i])..<w {
+                                                            let j = Int(outNb[e])
+                                                            let dx = xi - x[j], dy = yi - y[j]
+                                                            outLen[e] = Float((dx * dx + dy * dy).squareRoot())
+                                                        }
+                                                    }
+                                                }
+                                            }
                                         }
                                     }
                                 }

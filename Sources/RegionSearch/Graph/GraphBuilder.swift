@@ -87,15 +87,20 @@ public enum GraphBuilder {
         let u = unique.count
         stats.locations = u
         stats.duplicatesLinked = groups.duplicateCount
-        var ux = [Double](repeating: 0, count: u), uy = [Double](repeating: 0, count: u)
-        for (k, i) in unique.enumerated() {
-            ux[k] = x[Int(i)]
-            uy[k] = y[Int(i)]
+        // Delaunay works on the distinct locations' coordinates; kNN reads them through `unique`.
+        var ux: [Double] = [], uy: [Double] = []
+        if options.method == .delaunay {
+            ux = [Double](repeating: 0, count: u)
+            uy = [Double](repeating: 0, count: u)
+            for (k, i) in unique.enumerated() {
+                ux[k] = x[Int(i)]
+                uy[k] = y[Int(i)]
+            }
         }
         phase("duplicates")
 
         var a: [UInt32] = [], b: [UInt32] = []
-        var knnLists: NearestNeighbors?
+        var knnScale: [Float] = []
         var direct: AdjacencyGraph?
         switch options.method {
         case .delaunay:
@@ -114,45 +119,26 @@ public enum GraphBuilder {
                 }
             }
         case .knn:
-            let knn = ux.withUnsafeBufferPointer { ux in
-                uy.withUnsafeBufferPointer { uy in NearestNeighbors(x: ux, y: uy, k: options.k) }
-            }
+            var knn = unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: options.k) }
             phase("knn")
-            knnLists = knn
-            if groups.duplicateCount == 0 {
-                // Distinct points: the union of the lists straight into CSR (same rows).
-                direct = CSRBuilder.buildKNNUnion(knn, x: x, y: y)
-                break
-            }
+            // Local scales first: they read the lists in distance order, which the union then
+            // gives up (it sorts each list by index, in place).
+            knnScale = LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knn)
+            phase("scale")
             let k = knn.k
-            let count = u * k
-            // Directed kNN pairs in original indices (the CSR builder forms the union).
-            a = [UInt32](unsafeUninitializedCapacity: count + groups.duplicateCount) { abuf, acount in
-                b = [UInt32](unsafeUninitializedCapacity: count + groups.duplicateCount) { bbuf, bcount in
-                    unique.withUnsafeBufferPointer { unique in
-                        knn.neighbors.withUnsafeBufferPointer { nb in
-                            let abuf = abuf, bbuf = bbuf
-                            Parallel.forRanges(u, minChunk: 8192) { range in
-                                for p in range {
-                                    for j in 0..<k {
-                                        abuf[p * k + j] = unique[p]
-                                        bbuf[p * k + j] = unique[Int(nb[p * k + j])]
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    bcount = count
-                }
-                acount = count
-            }
+            var lists = knn.takeNeighbors()
+            // The union of the lists and the duplicate links straight into CSR (the same rows as
+            // the generic builder makes of the directed pairs; tests compare the two).
+            direct = CSRBuilder.buildKNNUnion(lists: &lists, k: k, groups: groups, x: x, y: y)
         }
         ux = []
         uy = []
-        groups.representative.withUnsafeBufferPointer { rep in
-            for i in 0..<n where Int(rep[i]) != i {
-                a.append(UInt32(truncatingIfNeeded: i))
-                b.append(rep[i])
+        if direct == nil {
+            groups.representative.withUnsafeBufferPointer { rep in
+                for i in 0..<n where Int(rep[i]) != i {
+                    a.append(UInt32(truncatingIfNeeded: i))
+                    b.append(rep[i])
+                }
             }
         }
         var graph = direct ?? CSRBuilder.build(nodeCount: n, a: a, b: b, x: x, y: y)
@@ -163,11 +149,11 @@ public enum GraphBuilder {
         switch options.method {
         case .delaunay:
             graph.scale = Column(LocalScale.compute(delaunay: graph, x: x, y: y, groups: groups, scaleK: options.scaleK))
+            phase("scale")
         case .knn:
-            graph.scale = Column(LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knnLists))
+            graph.scale = Column(knnScale)
+            knnScale = []
         }
-        knnLists = nil
-        phase("scale")
         let (pruned, counts) = EdgePruning.prune(graph, maxEdge: options.maxEdgeMetres, factor: options.pruneFactor)
         graph = pruned
         stats.droppedByMaxEdge = counts.droppedByMaxEdge

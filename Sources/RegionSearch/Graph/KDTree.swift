@@ -28,8 +28,9 @@ struct KDTree: @unchecked Sendable {
         }
     }
 
-    init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, leafSize: Int) {
-        let n = x.count
+    /// A tree over the points `subset` of x, y (all points when nil), indexed by position in it.
+    init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, subset: UnsafeBufferPointer<UInt32>? = nil, leafSize: Int) {
+        let n = subset?.count ?? x.count
         self.n = n
         self.leafSize = leafSize
         var depth = 0
@@ -39,7 +40,14 @@ struct KDTree: @unchecked Sendable {
             depth += 1
         }
         let nodeCount = (1 << (depth + 1)) - 1
-        var tx = Array(x), ty = Array(y)
+        var tx: [Double], ty: [Double]
+        if let subset {
+            tx = subset.map { x[Int($0)] }
+            ty = subset.map { y[Int($0)] }
+        } else {
+            tx = Array(x)
+            ty = Array(y)
+        }
         var id = [UInt32](unsafeUninitializedCapacity: n) { b, cnt in
             for i in 0..<n { b[i] = UInt32(truncatingIfNeeded: i) }
             cnt = n
