@@ -41,6 +41,8 @@ public enum BenchmarkCommand {
             .init("reference-python", .value, placeholder: "PATH", help: "Python interpreter with the reference's requirements (optional)."),
             .init("reference-script", .value, placeholder: "PATH", help: "The reference's refpipe.py (optional; with --reference-python)."),
             .init("reference-max-n", .value, placeholder: "N", help: "Largest size the reference runs at (default 1000000)."),
+            .init("large-n", .value, placeholder: "N", help: "Sizes above N run --large-repeats times, with at most 2 keywords and no thread check (default 1000000)."),
+            .init("large-repeats", .value, placeholder: "N", help: "Repeats for sizes above --large-n (default 1)."),
             .init("verify-threads", .flag, help: "Also run every stage once with --threads 1 and check that all outputs are byte-identical."),
             .init("proj-baseline", .value, placeholder: "POIS.rsa", help: "Internal: only measure PROJ's bulk rate on this pois artifact (with --crs) and print JSON."),
             .init("crs", .value, placeholder: "CRS", help: "Internal: target CRS for --proj-baseline."),
@@ -112,6 +114,8 @@ public enum BenchmarkCommand {
             throw UsageError("--reference-python and --reference-script go together")
         }
         if let v = try integer(cl, "reference-max-n") { options.referenceMaxN = v }
+        if let v = try integer(cl, "large-n") { options.largeN = v }
+        if let v = try integer(cl, "large-repeats") { options.largeRepeats = v }
         if options.referencePython != nil && !options.keywordCounts.contains(2) {
             options.keywordCounts.append(2)  // the reference's keywords, 咖啡,bank
         }

@@ -64,7 +64,7 @@ public struct BenchmarkReport {
     public func markdown() -> String {
         var out = "## Machine and build\n\n"
         out += machineDescription().map { "- " + $0 + "\n" }.joined()
-        out += "- Threads per stage: \(threads); repeats: \(repeats) (medians; peak RSS is the largest of the repeats)\n"
+        out += "- Threads per stage: \(threads); repeats as stated per size (medians; peak RSS is the largest of the repeats)\n"
         out += "- Peak RSS: \(MeasuredProcess.rssMethod); floor (a child started the same way that does nothing): \(Self.mb(rssFloor)) MB\n"
         out += "\nCommand:\n\n```sh\n\(commandLine)\n```\n"
         for r in results { out += sizeSection(r) }
@@ -91,7 +91,8 @@ public struct BenchmarkReport {
 
     func sizeSection(_ r: BenchmarkResults) -> String {
         var out = "\n## \(groupedCount(r.n)) POIs\n\n"
-        out += "Input: `\(r.inputPath)` (\(Self.mb(r.inputBytes)) MB CSV). Load average (1 min) \(Self.f(r.loadBefore, 2)) before, \(Self.f(r.loadAfter, 2)) after.\n\n"
+        out += "Input: `\(r.inputPath)` (\(Self.mb(r.inputBytes)) MB CSV). Median of \(r.steps.first?.runs.count ?? 0) run(s) per stage. "
+            + "Load average (1 min) \(Self.f(r.loadBefore, 2)) before, \(Self.f(r.loadAfter, 2)) after.\n\n"
         out += "| stage | wall s | CPU s | POIs/s | edges/s | MB/s | peak RSS MB | output MB | input load | output write | same bytes |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
         for s in r.steps {

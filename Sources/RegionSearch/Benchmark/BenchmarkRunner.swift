@@ -17,6 +17,10 @@ public struct BenchmarkRunner {
         public var referenceScript: String?
         /// Largest size the reference runs at (it needs ~1.2 GB per million POIs).
         public var referenceMaxN = 1_000_000
+        /// Sizes above this run `largeRepeats` times, with at most two keywords and no thread check
+        /// (a 10M pipeline takes about a minute per method; 16 keywords there need several GB).
+        public var largeN = 1_000_000
+        public var largeRepeats = 1
         public var verifyThreads = false
         public init() {}
     }
@@ -57,15 +61,18 @@ public struct BenchmarkRunner {
         let csv = try input(n: n)
         let directory = "\(options.workDirectory)/runs/\(label)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let large = n > options.largeN
+        let keywordCounts = large ? options.keywordCounts.filter { $0 <= 2 } : options.keywordCounts
+        let repeats = large ? options.largeRepeats : options.repeats
         let plan = BenchmarkPlan(
-            csv: csv, directory: directory, methods: options.methods, k: options.k, keywordCounts: options.keywordCounts,
+            csv: csv, directory: directory, methods: options.methods, k: options.k, keywordCounts: keywordCounts,
             threads: options.threads)
         var result = BenchmarkResults(
             label: label, n: n, inputPath: csv, inputBytes: Self.fileSize(csv),
             steps: plan.steps.map { BenchmarkResults.StepResult(step: $0) }, pipelines: plan.pipelines,
             loadBefore: Self.loadAverage())
-        for r in 0..<options.repeats {
-            Log.info("\(label): repeat \(r + 1) of \(options.repeats)")
+        for r in 0..<repeats {
+            Log.info("\(label): repeat \(r + 1) of \(repeats)")
             for i in 0..<plan.steps.count {
                 let m = try measure(plan.steps[i])
                 result.steps[i].runs.append(m)
@@ -75,7 +82,7 @@ public struct BenchmarkRunner {
                 }
             }
         }
-        if options.verifyThreads {
+        if options.verifyThreads && !large {
             result.threadMismatches = try verifyOneThread(csv: csv, directory: directory, reference: result)
         }
         if let python = options.referencePython, let script = options.referenceScript, n <= options.referenceMaxN {
