@@ -71,6 +71,31 @@ extension ArtifactFile {
 }
 
 extension ArtifactFile {
+    /// Opens and verifies several artifacts at once, one per thread (checksums are the bulk of
+    /// the load and each file's is a single sequential pass). The first failure in list order
+    /// is thrown, as opening them one by one would.
+    public static func openAll(_ files: [(path: String, expected: ArtifactKind?)]) throws(ArtifactError) -> [ArtifactFile] {
+        var results = [Result<ArtifactFile, ArtifactError>?](repeating: nil, count: files.count)
+        results.withUnsafeMutableBufferPointer { out in
+            let out = out
+            Parallel.forEach(files.count) { i in
+                do throws(ArtifactError) {
+                    out[i] = .success(try ArtifactFile(path: files[i].path, expected: files[i].expected))
+                } catch {
+                    out[i] = .failure(error)
+                }
+            }
+        }
+        var opened: [ArtifactFile] = []
+        for r in results {
+            switch r! {
+            case let .success(f): opened.append(f)
+            case let .failure(e): throw e
+            }
+        }
+        return opened
+    }
+
     /// A string column used in place: `offsets` (count + 1) and UTF-8 `bytes`, validated like
     /// ``strings(_:count:)`` (starts at 0, never decreases, ends at the byte count).
     public func stringView(_ name: String, count: Int? = nil) throws(ArtifactError) -> (offsets: Column<UInt64>, bytes: Column<UInt8>) {

@@ -86,12 +86,13 @@ public struct GeographicExtent: Sendable, Equatable {
             c = n
         }
         var lats = Array(lat)
-        offsets.sort()
-        lats.sort()
         let lo = Int((Double(n - 1) * share / 2).rounded(.down))
         let hi = n - 1 - lo
+        // Two order statistics each (the values a full sort would put there, without sorting).
+        let offsetLo = Selection.kthSmallest(&offsets, lo), offsetHi = Selection.kthSmallest(&offsets, hi)
+        let latLo = Selection.kthSmallest(&lats, lo), latHi = Selection.kthSmallest(&lats, hi)
         return GeographicExtent(
-            west: normalizeLongitude(west + offsets[lo]), width: offsets[hi] - offsets[lo], south: lats[lo], north: lats[hi])
+            west: normalizeLongitude(west + offsetLo), width: offsetHi - offsetLo, south: latLo, north: latHi)
     }
 
     public init(west: Double, width: Double, south: Double, north: Double) {
@@ -104,6 +105,8 @@ public struct GeographicExtent: Sendable, Equatable {
 
 /// Wraps a longitude into [-180, 180).
 public func normalizeLongitude(_ l: Double) -> Double {
+    // Already in range (nearly always): the remainder would return it unchanged.
+    if l >= -180 && l < 180 { return l }
     var x = l.truncatingRemainder(dividingBy: 360)
     if x < -180 { x += 360 }
     if x >= 180 { x -= 360 }

@@ -50,9 +50,9 @@ public enum HullsStage {
         let output = try cl.required("output")
         var report = StageReport(stage: "hulls")
         let t0 = monotonicSeconds()
-        let projectedFile = try ArtifactFile(path: try cl.required("projected"), expected: .projected)
+        let files = try ArtifactFile.openAll([(try cl.required("projected"), .projected), (try cl.required("regions"), .regions)])
+        let (projectedFile, regionsFile) = (files[0], files[1])
         let points = try ProjectedPoints(artifact: projectedFile)
-        let regionsFile = try ArtifactFile(path: try cl.required("regions"), expected: .regions)
         let table = try RegionTable(artifact: regionsFile)
         guard let crs = try projectedFile.meta("crs").stringValue else {
             throw ArtifactError.malformed(path: projectedFile.path, detail: "metadata 'crs' is not a string")

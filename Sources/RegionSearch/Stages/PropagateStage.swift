@@ -51,11 +51,12 @@ public enum PropagateStage {
         let output = try cl.required("output")
         var report = StageReport(stage: "propagate")
         let t0 = monotonicSeconds()
-        let poisFile = try ArtifactFile(path: try cl.required("pois"), expected: .pois)
+        let files = try ArtifactFile.openAll([
+            (try cl.required("pois"), .pois), (try cl.required("projected"), .projected), (try cl.required("graph"), .graph),
+        ])
+        let (poisFile, projectedFile, graphFile) = (files[0], files[1], files[2])
         let keywordText = try poisFile.stringView("keywords", count: poisFile.rowCount)
-        let projectedFile = try ArtifactFile(path: try cl.required("projected"), expected: .projected)
         let rows = try projectedFile.view("row", as: UInt32.self, count: projectedFile.rowCount)
-        let graphFile = try ArtifactFile(path: try cl.required("graph"), expected: .graph)
         let graph = try AdjacencyGraph(artifact: graphFile)
         guard graph.nodeCount == rows.count else {
             throw ArtifactError.malformed(

@@ -63,11 +63,12 @@ public enum RegionsStage {
         let output = try cl.required("output")
         var report = StageReport(stage: "regions")
         let t0 = monotonicSeconds()
-        let projectedFile = try ArtifactFile(path: try cl.required("projected"), expected: .projected)
+        let files = try ArtifactFile.openAll([
+            (try cl.required("projected"), .projected), (try cl.required("graph"), .graph), (try cl.required("scores"), .scores),
+        ])
+        let (projectedFile, graphFile, scoresFile) = (files[0], files[1], files[2])
         let points = try ProjectedPoints(artifact: projectedFile)
-        let graphFile = try ArtifactFile(path: try cl.required("graph"), expected: .graph)
         let graph = try AdjacencyGraph(artifact: graphFile)
-        let scoresFile = try ArtifactFile(path: try cl.required("scores"), expected: .scores)
         let table = try ScoreTable(artifact: scoresFile)
         guard graph.nodeCount == points.count, table.count == points.count else {
             throw ToolFailure(

@@ -1,0 +1,30 @@
+/// Order statistics without sorting.
+public enum Selection {
+    /// The k-th smallest value of `a` (0-based), by quickselect with a median-of-three pivot:
+    /// the same value `a.sorted()[k]` gives, in linear expected time. Reorders `a`.
+    public static func kthSmallest(_ a: inout [Double], _ k: Int) -> Double {
+        precondition(k >= 0 && k < a.count)
+        return a.withUnsafeMutableBufferPointer { b in
+            var lo = 0, hi = b.count - 1
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2
+                if b[mid] < b[lo] { b.swapAt(mid, lo) }
+                if b[hi] < b[lo] { b.swapAt(hi, lo) }
+                if b[hi] < b[mid] { b.swapAt(hi, mid) }
+                let pivot = b[mid]
+                var i = lo, j = hi
+                while i <= j {
+                    while b[i] < pivot { i += 1 }
+                    while b[j] > pivot { j -= 1 }
+                    if i <= j {
+                        b.swapAt(i, j)
+                        i += 1
+                        j -= 1
+                    }
+                }
+                if k <= j { hi = j } else if k >= i { lo = i } else { return b[k] }
+            }
+            return b[k]
+        }
+    }
+}
