@@ -129,7 +129,8 @@ public struct BenchmarkReport {
         if let (single, all) = Self.projRate(r), let p = r.step("project") {
             let phase = p.summary["project_seconds"]?.doubleValue
             out += "\nPROJ bulk baseline (`proj_trans_generic`, same points, same CRS \(r.projBaseline?["crs"]?.stringValue ?? "?"), "
-                + "in process, nothing else timed): \(Self.rate(single)) points/s on one thread, \(Self.rate(all)) points/s on all threads. "
+                + "in process, nothing else timed): \(Self.rate(single)) points/s on one thread, \(Self.rate(all)) points/s on all threads "
+                + "(\(Self.f(all / single, 2))× — about \(threads)× when every core is free, about 1× when other work holds the rest). "
                 + "The project stage: \(Self.rate(Double(r.n) / p.wall)) POIs/s over its whole process (\(Self.f(100 * Double(r.n) / p.wall / all, 0)) % of PROJ)"
             if let phase, phase > 0 {
                 out += ", \(Self.rate(Double(r.n) / phase)) POIs/s in its transform-and-order phase (\(Self.f(100 * Double(r.n) / phase / all, 0)) % of PROJ)"
