@@ -45,14 +45,11 @@ public enum HullsStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value("threads"))
-        let params = try cl.parameters()
-        let output = try cl.required("output")
-        var report = StageReport(stage: "hulls")
-        let t0 = monotonicSeconds()
-        let projectedFile = try ArtifactFile(path: try cl.required("projected"), expected: .projected)
+        var stage = try StageInvocation(cl, definition)
+        let params = stage.parameters, output = stage.output, t0 = stage.start
+        let projectedFile = try stage.input("projected")
         let points = try ProjectedPoints(artifact: projectedFile)
-        let regionsFile = try ArtifactFile(path: try cl.required("regions"), expected: .regions)
+        let regionsFile = try stage.input("regions")
         let table = try RegionTable(artifact: regionsFile)
         guard let crs = try projectedFile.meta("crs").stringValue else {
             throw ArtifactError.malformed(path: projectedFile.path, detail: "metadata 'crs' is not a string")
@@ -125,13 +122,13 @@ public enum HullsStage {
         ]
         try AtomicFile.write(GeoJSONWriter.document(features: features, foreignMembers: foreign), to: output)
         let tWrite = monotonicSeconds()
-        report.set("regions", features.count)
-        report.set("dropped_covered", dropped)
-        report.set("load_seconds", tLoad - t0)
-        report.set("hulls_seconds", tBuild - tLoad)
-        report.set("write_seconds", tWrite - tBuild)
+        stage.report.set("regions", features.count)
+        stage.report.set("dropped_covered", dropped)
+        stage.report.set("load_seconds", tLoad - t0)
+        stage.report.set("hulls_seconds", tBuild - tLoad)
+        stage.report.set("write_seconds", tWrite - tBuild)
         Log.info("wrote \(features.count) region polygon(s) to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")")
-        try report.write(to: cl.value("summary"))
+        try stage.finish()
     }
 
     /// Rounds to 6 significant digits (p-values span hundreds of orders of magnitude).

@@ -46,16 +46,13 @@ public enum PropagateStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value("threads"))
-        let params = try cl.parameters()
-        let output = try cl.required("output")
-        var report = StageReport(stage: "propagate")
-        let t0 = monotonicSeconds()
-        let poisFile = try ArtifactFile(path: try cl.required("pois"), expected: .pois)
+        var stage = try StageInvocation(cl, definition)
+        let params = stage.parameters, output = stage.output, t0 = stage.start
+        let poisFile = try stage.input("pois")
         let keywordText = try poisFile.strings("keywords", count: poisFile.rowCount)
-        let projectedFile = try ArtifactFile(path: try cl.required("projected"), expected: .projected)
+        let projectedFile = try stage.input("projected")
         let rows = try projectedFile.array("row", as: UInt32.self, count: projectedFile.rowCount)
-        let graphFile = try ArtifactFile(path: try cl.required("graph"), expected: .graph)
+        let graphFile = try stage.input("graph")
         let graph = try AdjacencyGraph(artifact: graphFile)
         guard graph.nodeCount == rows.count else {
             throw ArtifactError.malformed(
@@ -147,14 +144,14 @@ public enum PropagateStage {
         ])
         try table.writer(metadata: meta).write(to: output)
         let tWrite = monotonicSeconds()
-        report.set("nodes", rows.count)
-        report.set("keywords", .array(keywordMeta))
-        report.set("iterations", status.map { $0.iterations }.max() ?? 0)
-        report.set("load_seconds", tLoad - t0)
-        report.set("match_seconds", tMatch - tLoad)
-        report.set("propagate_seconds", tRun - tMatch)
-        report.set("write_seconds", tWrite - tRun)
+        stage.report.set("nodes", rows.count)
+        stage.report.set("keywords", .array(keywordMeta))
+        stage.report.set("iterations", status.map { $0.iterations }.max() ?? 0)
+        stage.report.set("load_seconds", tLoad - t0)
+        stage.report.set("match_seconds", tMatch - tLoad)
+        stage.report.set("propagate_seconds", tRun - tMatch)
+        stage.report.set("write_seconds", tWrite - tRun)
         Log.info("propagated \(queries.count) keyword(s) over \(groupedCount(rows.count)) POIs in \(String(format: "%.3f", tRun - tMatch)) s")
-        try report.write(to: cl.value("summary"))
+        try stage.finish()
     }
 }

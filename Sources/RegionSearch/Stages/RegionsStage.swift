@@ -58,16 +58,13 @@ public enum RegionsStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value("threads"))
-        let params = try cl.parameters()
-        let output = try cl.required("output")
-        var report = StageReport(stage: "regions")
-        let t0 = monotonicSeconds()
-        let projectedFile = try ArtifactFile(path: try cl.required("projected"), expected: .projected)
+        var stage = try StageInvocation(cl, definition)
+        let params = stage.parameters, output = stage.output, t0 = stage.start
+        let projectedFile = try stage.input("projected")
         let points = try ProjectedPoints(artifact: projectedFile)
-        let graphFile = try ArtifactFile(path: try cl.required("graph"), expected: .graph)
+        let graphFile = try stage.input("graph")
         let graph = try AdjacencyGraph(artifact: graphFile)
-        let scoresFile = try ArtifactFile(path: try cl.required("scores"), expected: .scores)
+        let scoresFile = try stage.input("scores")
         let table = try ScoreTable(artifact: scoresFile)
         guard graph.nodeCount == points.count, table.count == points.count else {
             throw ToolFailure(
@@ -93,13 +90,13 @@ public enum RegionsStage {
             let count = result.table.regions.filter { $0.keyword == c }.count
             Log.info("\"\(q)\": \(count) region(s)")
         }
-        report.set("candidates", result.candidates)
-        report.set("regions", result.table.regions.count)
-        report.set("keywords", .array(result.keywordMeta))
-        report.set("load_seconds", tLoad - t0)
-        report.set("regions_seconds", tRun - tLoad)
+        stage.report.set("candidates", result.candidates)
+        stage.report.set("regions", result.table.regions.count)
+        stage.report.set("keywords", .array(result.keywordMeta))
+        stage.report.set("load_seconds", tLoad - t0)
+        stage.report.set("regions_seconds", tRun - tLoad)
         Log.info("\(result.table.regions.count) region(s) from \(result.candidates) candidate(s) in \(String(format: "%.3f", tRun - tLoad)) s")
-        try report.write(to: cl.value("summary"))
+        try stage.finish()
     }
 }
 
