@@ -179,7 +179,7 @@ public struct Experiment {
         var owner: [String: String] = [:]
 
         func parameter(_ name: String, at key: String, axis: String) throws(ManifestError) -> (String, ParameterSpec) {
-            guard let dot = name.firstIndex(of: "."), dot != name.startIndex else {
+            guard let dot = name.firstIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex else {
                 throw invalid(key, "expected STAGE.PARAMETER, e.g. graph.method")
             }
             let stageName = String(name[..<dot])
