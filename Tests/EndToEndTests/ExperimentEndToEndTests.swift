@@ -57,7 +57,9 @@ final class ExperimentEndToEndTests: XCTestCase {
         func manifest() throws -> Manifest { try Manifest.load(path: manifestPath) }
 
         @discardableResult
-        func run(_ options: [String] = []) throws -> PipelineFixture.Result { try base.run(options) }
+        func run(_ options: [String] = [], environment: [String: String]? = nil) throws -> PipelineFixture.Result {
+            try base.run(options, environment: environment)
+        }
 
         func tool(_ arguments: [String]) throws -> PipelineFixture.Result { try base.tool(arguments) }
 
@@ -345,5 +347,42 @@ final class ExperimentEndToEndTests: XCTestCase {
         let notDirectory = try f.run()
         XCTAssertEqual(notDirectory.status, 6, notDirectory.output)
         XCTAssertTrue(notDirectory.output.contains("\(f.outDir): the output of an experiment is a directory"), notDirectory.output)
+    }
+
+    /// Kills at the driver's atomic commits of an experiment run (run.json, combination states,
+    /// records, GeoJSONs, scores, results tables): the next run completes with the results of an
+    /// uninterrupted run and leaves no temporary file.
+    func testKillsDuringAnExperimentAreRecovered() throws {
+        let f = try Fixture(grid: #""regions.z_core": [2.5, 3]"#, inputSets: 1)
+        defer { f.remove() }
+        let trace = f.root + "/trace.txt"
+        let reference = try f.run([], environment: [CrashPoint.traceVariable: trace])
+        XCTAssertEqual(reference.status, 0, reference.output)
+        func outputs() throws -> [String: Data] {
+            var out: [String: Data] = [:]
+            for name in FileSystem.list(f.outDir) where name.hasSuffix(".geojson") { out[name] = try f.read(f.outDir + "/" + name) }
+            return out
+        }
+        let expectedFiles = try outputs()
+        let expectedResults = try f.deterministicResults()
+        let renames = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("run:rename:") || $0.hasPrefix("run:output:") }
+        // Every output copy, the last commits (scores, results, run.json), and every fifth other commit.
+        let trials = renames.enumerated().filter { i, spec in spec.hasPrefix("run:output:") || i >= renames.count - 5 || i % 5 == 0 }.map(\.element)
+        XCTAssertGreaterThan(trials.count, 8, "\(trials)")
+        for spec in trials {
+            try FileManager.default.removeItem(atPath: f.work.path)
+            try FileManager.default.removeItem(atPath: f.outDir)
+            let killed = try f.run([], environment: [CrashPoint.environmentVariable: spec])
+            XCTAssertEqual(killed.termination, .signaled(SIGKILL), spec)
+            let recovery = try f.run()
+            XCTAssertEqual(recovery.status, 0, "\(spec): \(recovery.output)")
+            XCTAssertEqual(try outputs(), expectedFiles, spec)
+            let results = try f.deterministicResults()
+            XCTAssertEqual(results.0, expectedResults.0, spec)
+            XCTAssertEqual(results.1, expectedResults.1, spec)
+            XCTAssertEqual(f.base.temporaries(), [], spec)
+            XCTAssertEqual(RunState.load(f.work)?.status, "ok", spec)
+        }
     }
 }
