@@ -20,7 +20,9 @@
 /// ```
 /// Relative paths are relative to the manifest's directory. `keywords` is shorthand for
 /// `propagate.keywords`. Input objects go to `regionsearch-ingest --input-spec` unchanged except
-/// for `path`, which is made absolute; ingest validates their other keys.
+/// for `path`, which is made absolute; ingest validates their other keys. An `experiment`
+/// section (``Experiment``) declares input sets, truth and a parameter grid; `output` is then a
+/// directory.
 public struct Manifest {
     /// One raw input: the manifest's object with `path` made absolute.
     public struct Input {
