@@ -4,18 +4,21 @@
 /// `metadata.keywords`): `score.c` (f64, Zhou's F), `match.c` (u8, Y: 1 when the POI's keyword
 /// text matches). `ones` (f64) is F for Y = 1 everywhere: dividing `score.c` by it gives the
 /// keyword's smoothed local *share* around each POI (a weighted average of Y with the same
-/// kernel), which the regions stage compares with the keyword's base rate.
+/// kernel), which the regions stage compares with the keyword's base rate. `probe` (f64) is F
+/// for random ±1 labels (``NoiseProbe``): it measures how noisy those shares are on this graph.
 public struct ScoreTable: Sendable {
     public var keywords: [String]
     public var scores: [[Double]]
     public var matches: [[UInt8]]
     public var ones: [Double]
+    public var probe: [Double]
 
-    public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double]) {
+    public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double], probe: [Double]) {
         self.keywords = keywords
         self.scores = scores
         self.matches = matches
         self.ones = ones
+        self.probe = probe
     }
 
     public var count: Int { ones.count }
@@ -40,6 +43,7 @@ public struct ScoreTable: Sendable {
             matches.append(try artifact.array("match.\(c)", count: n))
         }
         ones = try artifact.array("ones", count: n)
+        probe = try artifact.array("probe", count: n)
     }
 
     public func writer(metadata: JSONValue) -> ArtifactWriter {
@@ -49,6 +53,7 @@ public struct ScoreTable: Sendable {
             w.add("match.\(c)", matches[c])
         }
         w.add("ones", ones)
+        w.add("probe", probe)
         return w
     }
 }

@@ -163,6 +163,16 @@ public enum Geodesic {
         return abs(area)
     }
 
+    /// The point reached from (lon, lat) going `distance` metres along azimuth `azimuth` (degrees
+    /// clockwise from north).
+    public static func destination(lon: Double, lat: Double, azimuth: Double, distance: Double) -> (lon: Double, lat: Double) {
+        var lat2 = 0.0, lon2 = 0.0
+        withUnsafePointer(to: &wgs84) { g in
+            geod_direct(g, lat, lon, azimuth, distance, &lat2, &lon2, nil)
+        }
+        return (normalizeLongitude(lon2), lat2)
+    }
+
     /// Distance in metres between two lon/lat points.
     public static func distance(lon1: Double, lat1: Double, lon2: Double, lat2: Double) -> Double {
         var s12 = 0.0

@@ -6,12 +6,13 @@ import Foundation
 ///    kernel-weighted share among the POIs around i. It is comparable across dense and sparse
 ///    parts of a city and across keywords, and equals the base rate p on average where the
 ///    keyword is spread evenly.
-/// 2. **Base-rate-relative cut with hysteresis.** Let m be the median share and s a robust spread
-///    (1.4826 × the median absolute deviation, at least √(p(1−p)/50) so a keyword that is absent
-///    from most places still gets a sensible cut). A POI is *core* when its share is at least
-///    `max(m, p) + z_core·s`, and *extended* when at least `max(m, p) + z_extend·s`. A candidate region
-///    is a connected set of extended POIs (in the pruned graph) that holds at least one core POI —
-///    so a hot spot is kept whole down to its fringe instead of breaking into pieces at one cut.
+/// 2. **Base-rate-relative cut with hysteresis.** Where the keyword is spread evenly, a share
+///    fluctuates around the base rate p with standard deviation `s = √(p(1−p)/n_eff)`, n_eff being
+///    the kernel's effective number of POIs (measured on this graph by ``NoiseProbe``). A POI is
+///    *core* when its share is at least `p + z_core·s` and *extended* when at least `p + z_extend·s`.
+///    A candidate region is a connected set of extended POIs (in the pruned graph) that holds at
+///    least one core POI — so a hot spot is kept whole down to its fringe instead of breaking into
+///    pieces at one cut. The same z means the same surprise for a 0.5 % and a 50 % keyword.
 /// 3. **Size in keyword terms.** A region needs at least `min_keyword_pois` matching POIs.
 /// 4. **Whole hot spots.** Regions of the same keyword whose matching-POI hulls come within
 ///    `merge_distance_m` of each other (or overlap) are merged, repeatedly.
@@ -41,7 +42,7 @@ public struct RegionFinder {
     /// What happened for one keyword (recorded in the artifact metadata).
     public struct KeywordSummary: Sendable {
         public var baseRate: Double = 0
-        public var medianShare: Double = 0
+        public var effectiveKernelSize: Double = 0
         public var spread: Double = 0
         public var coreThreshold: Double = 0
         public var extendThreshold: Double = 0
@@ -102,7 +103,7 @@ public struct RegionFinder {
     }
 
     /// Candidate regions of keyword `keyword` (not yet tested for significance).
-    public func candidates(keyword: Int, scores: [Double], ones: [Double], match: [UInt8], options: Options)
+    public func candidates(keyword: Int, scores: [Double], ones: [Double], probe: [Double], match: [UInt8], options: Options)
         -> (regions: [RegionTable.Region], summary: KeywordSummary)
     {
         let n = scores.count
@@ -113,13 +114,11 @@ public struct RegionFinder {
         summary.baseRate = p
         var share = [Double](repeating: 0, count: n)
         for i in 0..<n { share[i] = ones[i] > 0 ? scores[i] / ones[i] : 0 }
-        let med = Self.median(share)
-        let mad = Self.median(share.map { abs($0 - med) })
-        let spread = max(1.4826 * mad, (p * (1 - p) / 50).squareRoot())
-        let center = max(med, p)
-        let core = center + options.zCore * spread
-        let extend = center + options.zExtend * spread
-        summary.medianShare = med
+        let meanSquare = NoiseProbe.meanSquaredWeight(probe: probe, ones: ones)
+        let spread = (p * (1 - p) * meanSquare).squareRoot()
+        let core = p + options.zCore * spread
+        let extend = p + options.zExtend * spread
+        summary.effectiveKernelSize = 1 / meanSquare
         summary.spread = spread
         summary.coreThreshold = core
         summary.extendThreshold = extend

@@ -99,6 +99,7 @@ public enum PropagateStage {
             ]))
         }
         labelColumns.append([Double](repeating: 1, count: rows.count))
+        labelColumns.append(NoiseProbe.labels(count: rows.count))
         let tMatch = monotonicSeconds()
 
         let propagation = LabelPropagation(graph: graph)
@@ -127,7 +128,9 @@ public enum PropagateStage {
             }
         }
         let onesStatus = status[queries.count]
-        let table = ScoreTable(keywords: queries, scores: Array(scores.prefix(queries.count)), matches: matchColumns, ones: scores[queries.count])
+        let table = ScoreTable(
+            keywords: queries, scores: Array(scores.prefix(queries.count)), matches: matchColumns,
+            ones: scores[queries.count], probe: scores[queries.count + 1])
         let meta: JSONValue = .object([
             ("stage", .string("propagate")),
             ("parameters", params.canonical),

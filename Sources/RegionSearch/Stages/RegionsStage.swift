@@ -8,10 +8,10 @@ public enum RegionsStage {
             help: "\"propagation\": regions where the keyword's local share (from propagate) stands out from its base rate, tested for significance; \"dbscan\": DBSCAN over the keyword's POIs only, a baseline for experiments."),
         ParameterSpec(
             "z_core", .number(min: 0, max: 50), default: .number(2.5),
-            help: "A region's core POIs have a local keyword share at least this many robust standard deviations above the keyword's typical share (or its base rate, whichever is higher)."),
+            help: "A region's core POIs have a local keyword share at least this many standard deviations above the keyword's base rate (the deviation chance alone would give the share there)."),
         ParameterSpec(
             "z_extend", .number(min: 0, max: 50), default: .number(1.5),
-            help: "A region extends from its core through connected POIs whose share is at least this many robust standard deviations above typical, so a hot spot is kept whole down to its fringe."),
+            help: "A region extends from its core through connected POIs whose share is at least this many standard deviations above the base rate, so a hot spot is kept whole down to its fringe."),
         ParameterSpec(
             "min_keyword_pois", .integer(min: 1, max: 1_000_000), default: .number(5),
             help: "A region needs at least this many POIs matching the keyword."),
@@ -140,7 +140,7 @@ public enum RegionExtraction {
                 summaries.append(summary)
             } else {
                 let (regions, summary) = finder.candidates(
-                    keyword: c, scores: table.scores[c], ones: table.ones, match: match, options: options)
+                    keyword: c, scores: table.scores[c], ones: table.ones, probe: table.probe, match: match, options: options)
                 all += regions
                 summaries.append(summary)
             }
@@ -180,7 +180,7 @@ public enum RegionExtraction {
             meta.append(.object([
                 ("query", .string(table.keywords[c])),
                 ("base_rate", .number(s.baseRate)),
-                ("median_share", .number(s.medianShare)),
+                ("effective_kernel_pois", .number(s.effectiveKernelSize)),
                 ("spread", .number(s.spread)),
                 ("core_threshold", .number(s.coreThreshold)),
                 ("extend_threshold", .number(s.extendThreshold)),

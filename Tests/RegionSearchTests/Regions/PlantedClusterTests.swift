@@ -33,8 +33,9 @@ final class PlantedClusterTests: XCTestCase {
             labels.append(y.map { Double($0) })
         }
         labels.append([Double](repeating: 1, count: p.count))
+        labels.append(NoiseProbe.labels(count: p.count))
         let (scores, _) = LabelPropagation(graph: graph).run(labels: labels, options: .init())
-        let table = ScoreTable(keywords: keywords, scores: Array(scores.prefix(keywords.count)), matches: matches, ones: scores.last!)
+        let table = ScoreTable(keywords: keywords, scores: Array(scores.prefix(keywords.count)), matches: matches, ones: scores[keywords.count], probe: scores[keywords.count + 1])
         var params = try Parameters.resolve(nil, specs: RegionsStage.parameters, context: "regions")
         for (k, v) in overrides { params.set(k, v) }
         let result = RegionExtraction.run(points: p, graph: graph, table: table, parameters: params)

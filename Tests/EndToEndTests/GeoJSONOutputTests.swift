@@ -1,0 +1,138 @@
+import CGEOS
+import Foundation
+import XCTest
+@testable import RegionSearch
+
+/// The shipped manifests — the embedded default and the four real datasets in ../shared/data —
+/// run with the built executables, and their GeoJSON obeys RFC 7946 and opens in GDAL.
+final class GeoJSONOutputTests: XCTestCase {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let sharedData = URL(fileURLWithPath: repository).deletingLastPathComponent().path + "/shared/data"
+
+    /// Runs a shipped manifest with its work directory and output moved into a fixture directory.
+    private func runShipped(_ name: String) throws -> (fixture: PipelineFixture, document: JSONValue, text: String) {
+        let f = try PipelineFixture()
+        let manifestDir = Self.repository + "/pipelines"
+        var text = try String(contentsOfFile: manifestDir + "/\(name).json", encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"../../shared/data/", with: "\"\(Self.sharedData)/")
+            .replacingOccurrences(of: "\"../data/", with: "\"\(Self.repository)/data/")
+        let parsed = try JSONParser.parse(text)
+        guard case var .object(members) = parsed else { throw XCTSkip("not an object") }
+        for i in members.indices where members[i].0 == "work_dir" { members[i].1 = .string("../work") }
+        for i in members.indices where members[i].0 == "output" { members[i].1 = .string("../out/test.geojson") }
+        try JSONValue.object(members).serialized(pretty: true).write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
+        let result = try f.run(["--quiet"])
+        XCTAssertEqual(result.status, 0, "\(name): \(result.output)")
+        let out = String(decoding: try Data(contentsOf: URL(fileURLWithPath: f.outputPath)), as: UTF8.self)
+        return (f, try JSONParser.parse(out), out)
+    }
+
+    /// RFC 7946 and the project's own promises about every output file.
+    private func checkDocument(_ doc: JSONValue, text: String, path: String, name: String) throws {
+        XCTAssertEqual(doc["type"], .string("FeatureCollection"))
+        XCTAssertNil(doc["crs"], "RFC 7946 has no crs member")
+        XCTAssertEqual(doc["regionsearch"]?["version"], .string(RegionSearchVersion.current))
+        XCTAssertNotNil(doc["regionsearch"]?["provenance"]?["ingest"]?["inputs"], "provenance names the inputs")
+        let features = try XCTUnwrap(doc["features"]?.arrayValue)
+        // At most 7 decimals in every coordinate.
+        let decimals = try NSRegularExpression(pattern: "\\d\\.\\d{8,}[,\\]]")
+        let coordinatesText = text.components(separatedBy: "\"coordinates\":").dropFirst()
+            .map { $0.components(separatedBy: "\"properties\"").first ?? "" }.joined()
+        XCTAssertFalse(coordinatesText.isEmpty && !(doc["features"]?.arrayValue?.isEmpty ?? true))
+        XCTAssertNil(decimals.firstMatch(in: coordinatesText, range: NSRange(coordinatesText.startIndex..., in: coordinatesText)),
+            "\(name): a coordinate has more than 7 decimals")
+        var schema: [(String, String)]?
+        let geos = GEOSContext()
+        for (i, feature) in features.enumerated() {
+            let geometry = try XCTUnwrap(feature["geometry"])
+            let type = geometry["type"]?.stringValue
+            XCTAssertTrue(type == "Polygon" || type == "MultiPolygon", "\(name) feature \(i): \(type ?? "nil")")
+            let polygons: [JSONValue] = type == "Polygon" ? [geometry["coordinates"]!] : geometry["coordinates"]?.arrayValue ?? []
+            for polygon in polygons {
+                let ring = try XCTUnwrap(polygon.arrayValue?.first?.arrayValue)
+                let lon = ring.map { $0.arrayValue?[0].doubleValue ?? .nan }
+                let lat = ring.map { $0.arrayValue?[1].doubleValue ?? .nan }
+                XCTAssertGreaterThanOrEqual(ring.count, 4)
+                XCTAssertEqual(lon.first, lon.last, "ring closed")
+                XCTAssertEqual(lat.first, lat.last, "ring closed")
+                XCTAssertTrue(lon.allSatisfy { $0 >= -180 && $0 <= 180 } && lat.allSatisfy { $0 >= -90 && $0 <= 90 }, "lon, lat order and range")
+                XCTAssertGreaterThan(GeoJSONWriter.signedArea(lon: lon, lat: lat), 0, "\(name) feature \(i): exterior ring counter-clockwise")
+                let g = try geos.polygon(x: lon, y: lat)
+                XCTAssertTrue(g.isValid, "\(name) feature \(i): \(g.validityReason)")
+            }
+            // The same properties, with the same JSON types, in every feature.
+            let props = try XCTUnwrap(feature["properties"]?.objectValue)
+            let kinds = props.map { ($0.0, $0.1.typeName) }
+            if let schema { XCTAssertTrue(schema.elementsEqual(kinds, by: { $0 == $1 }), "\(name) feature \(i) properties differ") } else { schema = kinds }
+            let fill = try XCTUnwrap(feature["properties"]?["fill"]?.stringValue)
+            XCTAssertNotNil(fill.range(of: "^#[0-9a-f]{6}$", options: .regularExpression))
+            let opacity = try XCTUnwrap(feature["properties"]?["fill-opacity"]?.doubleValue)
+            XCTAssertTrue(opacity > 0 && opacity <= 1)
+        }
+        // Denser is darker: within a keyword, a higher mean score never gets a fainter fill.
+        var byKeyword: [String: [(Double, Double)]] = [:]
+        for f in features {
+            byKeyword[f["properties"]?["keyword"]?.stringValue ?? "", default: []].append(
+                (f["properties"]?["score_mean"]?.doubleValue ?? 0, f["properties"]?["fill-opacity"]?.doubleValue ?? 0))
+        }
+        for (_, list) in byKeyword {
+            let sorted = list.sorted { $0.0 < $1.0 }
+            for k in 1..<max(sorted.count, 1) { XCTAssertLessThanOrEqual(sorted[k - 1].1, sorted[k].1) }
+        }
+        try checkWithGDAL(path: path, features: features.count, name: name)
+    }
+
+    /// `ogrinfo` (GDAL) opens the file as one polygon layer with every feature.
+    private func checkWithGDAL(path: String, features: Int, name: String) throws {
+        let ogrinfo = ["/usr/bin/ogrinfo", "/usr/local/bin/ogrinfo"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let ogrinfo else {
+            XCTFail("ogrinfo not found: install gdal-bin (scripts/setup does)")
+            return
+        }
+        let log = NSTemporaryDirectory() + "ogrinfo-" + UUID().uuidString
+        defer { unlink(log) }
+        let termination = try ChildProcess(executable: ogrinfo, arguments: ["-ro", "-so", "-al", path], output: .file(log)).wait()
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        XCTAssertEqual(termination, .exited(0), output)
+        XCTAssertTrue(output.contains("Feature Count: \(features)"), "\(name): \(output)")
+        if features > 0 {
+            XCTAssertTrue(output.contains("Geometry: Polygon") || output.contains("Geometry: Multi Polygon")
+                || output.contains("Geometry: Unknown (any)"), "\(name): \(output)")
+        }
+    }
+
+    func testDefaultPipelineWritesValidGeoJSONThatGDALOpens() throws {
+        let (f, doc, text) = try runShipped("default")
+        defer { f.remove() }
+        XCTAssertGreaterThan(doc["features"]?.arrayValue?.count ?? 0, 0, "the default job finds regions")
+        try checkDocument(doc, text: text, path: f.outputPath, name: "default")
+    }
+
+    func testRealDatasetsRunEndToEnd() throws {
+        // name → a keyword that must get at least one region.
+        let expectations = [
+            ("helsinki-osm", "clothes"), ("hangzhou-amap", "餐饮服务"), ("spb-2gis", "Бары"), ("ourairports-world", "heliport"),
+        ]
+        for (name, keyword) in expectations {
+            let (f, doc, text) = try runShipped(name)
+            defer { f.remove() }
+            let features = doc["features"]?.arrayValue ?? []
+            XCTAssertTrue(features.contains { $0["properties"]?["keyword"] == .string(keyword) }, "\(name): no region for \(keyword)")
+            try checkDocument(doc, text: text, path: f.outputPath, name: name)
+        }
+    }
+
+    func testStPetersburgRejectsAndDuplicatesAreCounted() throws {
+        let (f, _, _) = try runShipped("spb-2gis")
+        defer { f.remove() }
+        let state = try f.runState()
+        let key = try XCTUnwrap(state["ingest"].key)
+        let record = try XCTUnwrap(try StageRecord.load(f.work.recordPath(stage: "ingest", key: key)))
+        let counts = Optional(record.summary)
+        XCTAssertEqual(counts?["read"]?.intValue, 12_204, "\(String(describing: counts))")
+        XCTAssertEqual(counts?["rejected"]?.intValue, 151)
+        XCTAssertEqual(counts?["merged_duplicates"]?.intValue, 1_163)
+        XCTAssertEqual(counts?["accepted"]?.intValue, 10_890)
+    }
+}

@@ -1,0 +1,181 @@
+import XCTest
+@testable import RegionSearch
+
+/// The failure modes of the obvious version of the method, each on a synthetic city with a
+/// known answer (issue 6): chance regions, base rates, rivers, fringes, stacked POIs, shapes.
+final class RegionQualityTests: XCTestCase {
+    typealias Pipeline = PlantedClusterTests
+
+    /// Best IoU of every planted cluster with a region of its keyword.
+    private func bestIoUs(_ city: SyntheticCity, _ out: PlantedClusterTests.Outcome) throws -> [Double] {
+        let geos = GEOSContext()
+        return try city.clusters.enumerated().map { ci, c in
+            var best = 0.0
+            for p in out.polygons where out.keywords[out.table.regions[p.region].keyword] == c.keyword {
+                best = max(best, try Pipeline.iou(p.rings[0], city.truthLon[ci], city.truthLat[ci], geos: geos))
+            }
+            return best
+        }
+    }
+
+    /// Share of each region's area that lies inside a planted cluster of its keyword.
+    private func insideShares(_ city: SyntheticCity, _ out: PlantedClusterTests.Outcome) throws -> [Double] {
+        let geos = GEOSContext()
+        return try out.polygons.map { p in
+            let kw = out.keywords[out.table.regions[p.region].keyword]
+            var best = 0.0
+            for (ci, c) in city.clusters.enumerated() where c.keyword == kw {
+                best = max(best, try Pipeline.insideShare(p.rings[0], city.truthLon[ci], city.truthLat[ci], geos: geos))
+            }
+            return best
+        }
+    }
+
+    func testNoClustersGivesAtMostTwoRegions() throws {
+        for seed in [21, 22] {
+            var config = SyntheticCity.Config()
+            config.n = 15_000
+            config.seed = UInt64(seed)
+            config.clusters = 0
+            config.extentKm = 8
+            config.backgroundRates = ["rare": 0.005, "common": 0.5]
+            let city = try SyntheticCity(config)
+            let out = try Pipeline.runPipeline(city: city, keywords: ["rare", "咖啡", "common"])
+            XCTAssertLessThanOrEqual(out.polygons.count, 2, "seed \(seed): \(out.table.regions.map { ($0.keyword, $0.nPOIs, $0.nKeyword, $0.pValue) })")
+        }
+    }
+
+    func testRareAndCommonKeywordsBothGiveRegionsOnTheirClusters() throws {
+        for (keyword, rate) in [("rare", 0.005), ("common", 0.5)] {
+            var config = SyntheticCity.Config()
+            config.n = 15_000
+            config.seed = 31
+            config.extentKm = 8
+            config.backgroundRates = [keyword: rate]
+            let spots: [(Double, Double)] = [(-2500, -2000), (0, 2200), (2500, -2000), (-2000, 2000)]
+            config.explicitClusters = spots.map { SyntheticCity.Cluster(keyword: keyword, x: $0.0, y: $0.1, radius: 200, count: 90) }
+            let city = try SyntheticCity(config)
+            let out = try Pipeline.runPipeline(city: city, keywords: [keyword])
+            let ious = try bestIoUs(city, out)
+            XCTAssertGreaterThanOrEqual(ious.filter { $0 >= 0.3 }.count, 3, "\(keyword) at \(rate): best IoUs \(ious)")
+            for (i, share) in try insideShares(city, out).enumerated() {
+                XCTAssertGreaterThan(share, 0.5, "\(keyword): region \(i) does not sit on a planted cluster")
+            }
+        }
+    }
+
+    func testClustersAcrossAnEmptyBandStayTwoRegions() throws {
+        // A 150 m river with nothing in it; two bar districts 200 m apart on its banks.
+        var config = SyntheticCity.Config()
+        config.n = 15_000
+        config.seed = 41
+        config.extentKm = 6
+        config.emptyBands = [.init(minX: -75, minY: -3000, maxX: 75, maxY: 3000)]
+        config.explicitClusters = [
+            SyntheticCity.Cluster(keyword: "bar", x: -250, y: 0, radius: 150, count: 70),
+            SyntheticCity.Cluster(keyword: "bar", x: 250, y: 0, radius: 150, count: 70),
+        ]
+        let city = try SyntheticCity(config)
+        let out = try Pipeline.runPipeline(city: city, keywords: ["bar"])
+        XCTAssertEqual(out.polygons.count, 2, "one region per bank")
+        let ious = try bestIoUs(city, out)
+        XCTAssertTrue(ious.allSatisfy { $0 >= 0.5 }, "best IoUs \(ious)")
+        // No region crosses the river.
+        for p in out.polygons {
+            let ring = p.rings[0]
+            let x = try xs(of: ring, city: city)
+            XCTAssertTrue(x.allSatisfy { $0 < 0 } || x.allSatisfy { $0 > 0 }, "a region crosses the river: \(x.min()!)…\(x.max()!) m")
+        }
+    }
+
+    /// Ring x coordinates in the city's local plane (metres east of its centre).
+    private func xs(of ring: GeoJSONWriter.Ring, city: SyntheticCity) throws -> [Double] {
+        let t = try PROJContext().transformation(
+            from: "EPSG:4326",
+            to: "+proj=aeqd +lat_0=\(city.config.centerLat) +lon_0=\(city.config.centerLon) +datum=WGS84 +units=m +no_defs")
+        var x = ring.lon, y = ring.lat
+        _ = try t.transform(x: &x, y: &y)
+        return x
+    }
+
+    func testOneWideSparseHotSpotIsOneRegion() throws {
+        // A large district (r = 900 m) of a keyword: it must come back whole, not in fragments.
+        var config = SyntheticCity.Config()
+        config.n = 15_000
+        config.seed = 51
+        config.extentKm = 8
+        config.explicitClusters = [SyntheticCity.Cluster(keyword: "bar", x: 0, y: 0, radius: 900, count: 220)]
+        let city = try SyntheticCity(config)
+        let out = try Pipeline.runPipeline(city: city, keywords: ["bar"])
+        XCTAssertEqual(out.polygons.count, 1, "regions: \(out.table.regions.map { ($0.nPOIs, $0.nKeyword) })")
+        XCTAssertGreaterThan(try bestIoUs(city, out)[0], 0.5)
+    }
+
+    func testPolygonsAreValidAndDoNotOverlapWithinAKeyword() throws {
+        var config = SyntheticCity.Config()
+        config.n = 15_000
+        config.seed = 61
+        config.extentKm = 8
+        config.clusters = 10
+        config.keywords = ["咖啡"]
+        config.minRadius = 150
+        config.maxRadius = 400
+        let city = try SyntheticCity(config)
+        for hull in [RegionPolygonBuilder.Options(), RegionPolygonBuilder.Options(concave: true, concaveRatio: 0.2)] {
+            let out = try Pipeline.runPipeline(city: city, keywords: ["咖啡"], hull: hull)
+            XCTAssertGreaterThan(out.polygons.count, 5)
+            let geos = GEOSContext()
+            let polys = try out.polygons.map { try geos.polygon(x: $0.rings[0].lon, y: $0.rings[0].lat) }
+            for (i, p) in polys.enumerated() {
+                XCTAssertTrue(p.isValid, "polygon \(i): \(p.validityReason)")
+                for j in (i + 1)..<polys.count {
+                    XCTAssertLessThan(try p.intersection(polys[j]).area, 1e-12, "polygons \(i) and \(j) overlap")
+                }
+            }
+        }
+    }
+
+    func testStackedPOIsGetAMinimumExtent() throws {
+        // 40 shops geocoded to one mall entrance, in an ordinary neighbourhood.
+        var config = SyntheticCity.Config()
+        config.n = 8_000
+        config.seed = 71
+        config.extentKm = 5
+        config.clusters = 0
+        let city0 = try SyntheticCity(config)
+        var city = city0
+        for k in 0..<40 {
+            city.ids.append(100_000 + k)
+            city.names.append("Mall shop \(k)")
+            city.categoryOf.append("mall")
+            city.lon.append(config.centerLon + 0.001)
+            city.lat.append(config.centerLat + 0.001)
+            city.clusterOf.append(-1)
+        }
+        let out = try Pipeline.runPipeline(city: city, keywords: ["mall"])
+        XCTAssertEqual(out.polygons.count, 1)
+        let p = try XCTUnwrap(out.polygons.first)
+        // A point hull becomes a disc: radius = the margin (half the local POI spacing), at least
+        // half of min_extent_m (20 m). The buffer is a 32-gon: its area is 0.994 of the disc's.
+        let radius = max(0.5 * out.table.regions[p.region].spacing, 10)
+        let expected = Double.pi * radius * radius
+        XCTAssertEqual(p.areaM2, expected, accuracy: expected * 0.02)
+        let geos = GEOSContext()
+        XCTAssertTrue(try geos.polygon(x: p.rings[0].lon, y: p.rings[0].lat).isValid)
+    }
+
+    func testCompatibilityFormsOfKeywordsAreMatched() throws {
+        // Fullwidth ＣＡＦＥ and the Kangxi radical ⽕ in the data match cafe and 火锅 queries.
+        var config = SyntheticCity.Config()
+        config.n = 8_000
+        config.seed = 81
+        config.extentKm = 5
+        config.explicitClusters = [
+            SyntheticCity.Cluster(keyword: "ＣＡＦＥ", x: -1000, y: 0, radius: 200, count: 60),
+            SyntheticCity.Cluster(keyword: "⽕锅", x: 1000, y: 0, radius: 200, count: 60),
+        ]
+        let city = try SyntheticCity(config)
+        let out = try Pipeline.runPipeline(city: city, keywords: ["cafe", "火锅"])
+        XCTAssertEqual(Set(out.table.regions.map { $0.keyword }), [0, 1])
+    }
+}
