@@ -74,8 +74,10 @@ public enum Driver {
         case "clean":
             return execute(cleanSpec, rest) { cl in try cleanCommand(cl) }
         default:
-            if Pipeline.stage(named: command) != nil { return dispatch(stage: command, arguments: rest) }
-            let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name } + ["help"]
+            if Pipeline.stage(named: command) != nil || tools.contains(where: { $0.0 == command }) {
+                return dispatch(stage: command, arguments: rest)
+            }
+            let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name } + tools.map { $0.0 } + ["help"]
             let hint = closestMatch(command, in: names).map { " (did you mean '\($0)'?)" } ?? ""
             Log.error("'\(command)' is not a command or stage\(hint)")
             Log.write("Run 'regionsearch --help' for the list.\n")
@@ -105,6 +107,10 @@ public enum Driver {
         out += "\nStages (in pipeline order; 'regionsearch help STAGE' shows each one's options and parameters):\n"
         for stage in Pipeline.stages {
             out += "  " + stage.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + stage.abstract + "\n"
+        }
+        out += "\nTools (regionsearch TOOL … runs regionsearch-TOOL):\n"
+        for (name, abstract) in tools {
+            out += "  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + abstract + "\n"
         }
         out += """
 
@@ -208,12 +214,21 @@ public enum Driver {
             print(spec.helpText, terminator: "")
             return .success
         }
-        if Pipeline.stage(named: topic) != nil { return dispatch(stage: topic, arguments: ["--help"]) }
-        let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name }
+        if Pipeline.stage(named: topic) != nil || tools.contains(where: { $0.0 == topic }) {
+            return dispatch(stage: topic, arguments: ["--help"])
+        }
+        let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name } + tools.map { $0.0 }
         let hint = closestMatch(topic, in: names).map { " (did you mean '\($0)'?)" } ?? ""
         Log.error("no help for '\(topic)'\(hint); topics: \(names.joined(separator: ", "))")
         return .usage
     }
+
+    /// Executables beside the stages that `regionsearch NAME` also dispatches to.
+    static let tools: [(String, String)] = [
+        ("evaluate", "score region GeoJSON against ground truth, or compare two region files"),
+        ("generate", "write a synthetic city with planted keyword clusters and its truth"),
+        ("bench", "time every stage and the whole pipeline at several sizes"),
+    ]
 
     /// Replaces this process with `regionsearch-STAGE` (so its exit status is ours).
     static func dispatch(stage: String, arguments: [String]) -> ExitStatus {

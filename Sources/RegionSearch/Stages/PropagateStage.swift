@@ -7,8 +7,8 @@ public enum PropagateStage {
             "keywords", .stringList, default: nil,
             help: "Query keywords, one score column each. Matching: NFKC + case-folded substring, with word boundaries for scripts that have them (\"bank\" does not match \"embankment\"; \"咖啡\" matches \"瑞幸咖啡\"); a trailing * asks for a prefix match."),
         ParameterSpec(
-            "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.85),
-            help: "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.85 ≈ 7 hops ≈ the size of a street-block cluster)."),
+            "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.9),
+            help: "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.9 ≈ 10 hops: a street-block cluster; higher finds broader districts, lower tighter cores)."),
         ParameterSpec(
             "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(1e-6),
             help: "Stop a keyword when no score changes by more than this between iterations."),
