@@ -95,7 +95,13 @@ final class ExperimentManifestTests: XCTestCase {
         XCTAssertEqual(v.inputs.map(\.spec), plain.inputs.map(\.spec))
     }
 
+    /// The default of propagate.alpha, as the manifest spells it.
+    private var defaultAlpha: String {
+        JSONValue.formatNumber(PropagateStage.parameters.first { $0.key == "alpha" }!.defaultValue!.doubleValue!)
+    }
+
     func testTopLevelInputsFormOneInputSet() throws {
+        XCTAssertNotEqual(defaultAlpha, "0.7")
         let m = try parse(grid(#""propagate.alpha": [0.7, null], "graph.max_edge_m": [null, 500]"#))
         let e = try XCTUnwrap(m.experiment)
         XCTAssertEqual(e.inputSets.map(\.name), ["input"])
@@ -103,17 +109,20 @@ final class ExperimentManifestTests: XCTestCase {
         // null is the parameter's default, spelled out; a null default is "default" in names.
         XCTAssertEqual(e.combinations.map(\.name), [
             "input__propagate.alpha=0.7__graph.max_edge_m=default", "input__propagate.alpha=0.7__graph.max_edge_m=500",
-            "input__propagate.alpha=0.85__graph.max_edge_m=default", "input__propagate.alpha=0.85__graph.max_edge_m=500",
+            "input__propagate.alpha=\(defaultAlpha)__graph.max_edge_m=default", "input__propagate.alpha=\(defaultAlpha)__graph.max_edge_m=500",
         ])
-        XCTAssertEqual(e.combinations[2].value(of: "propagate.alpha"), .number(0.85))
+        XCTAssertEqual(e.combinations[2].value(of: "propagate.alpha"), .number(Double(defaultAlpha)!))
         XCTAssertEqual(e.combinations[2].value(of: "graph.max_edge_m"), .null)
         XCTAssertEqual(m.variant(for: e.combinations[2]).parameters(for: "graph").canonical, m.parameters(for: "graph").canonical)
+        XCTAssertEqual(m.variant(for: e.combinations[2]).parameters(for: "propagate").canonical, m.parameters(for: "propagate").canonical)
     }
 
     func testNullIsTheDefaultAndCountsAsADuplicate() {
+        // `[` is at column 24, so null comes at 32 + the length of the default's spelling.
+        let column = 32 + defaultAlpha.count
         XCTAssertEqual(
-            message(grid(#""propagate.alpha": [0.7, 0.85, null]"#)),
-            "pipelines/x.json:3:36: experiment.grid.propagate.alpha[2]: 0.85 is listed twice (also experiment.grid.propagate.alpha[1])")
+            message(grid(#""propagate.alpha": [0.7, \#(defaultAlpha), null]"#)),
+            "pipelines/x.json:3:\(column): experiment.grid.propagate.alpha[2]: \(defaultAlpha) is listed twice (also experiment.grid.propagate.alpha[1])")
     }
 
     func testNoGridIsOneCombinationPerInputSet() throws {
