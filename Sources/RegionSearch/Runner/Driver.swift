@@ -11,7 +11,9 @@ public enum Driver {
             Stages whose inputs (by content hash), parameters and versions match their last successful
             run, and whose outputs still verify, are skipped; the others run in order, each into a
             staging directory that replaces the work directory's object only when complete. An
-            interrupted or failed run resumes where it stopped. See docs/RUNNING.md.
+            interrupted or failed run resumes where it stopped. An experiment manifest runs every
+            combination of its input sets and parameter grid, computing shared stages once, and writes
+            one GeoJSON per combination and results.csv/results.md. See docs/RUNNING.md.
             """,
         options: [
             .init("force", .flag, help: "Rerun every stage (up to --until) even when up to date."),
@@ -160,6 +162,16 @@ public enum Driver {
             }
             options.threads = n
         }
+        if manifest.experiment != nil {
+            let runner = ExperimentRunner(manifest: manifest, toolDirectory: toolDirectory())
+            let t0 = monotonicSeconds()
+            let outcome = try runner.run(options)
+            let all = outcome.combinations.flatMap { $0.outcome.stages }
+            let ran = all.filter { $0.status == .ran }.count
+            let skipped = all.filter { $0.status == .upToDate }.count
+            Log.info("finished in \(Runner.seconds(monotonicSeconds() - t0)): \(outcome.combinations.count) combination(s), \(ran) stage run(s), \(skipped) up to date or shared (hashing and verification \(Runner.seconds(runner.hashingSeconds)))")
+            return
+        }
         let runner = Runner(manifest: manifest, toolDirectory: toolDirectory())
         let t0 = monotonicSeconds()
         let outcome = try runner.run(options)
@@ -170,6 +182,15 @@ public enum Driver {
 
     static func statusCommand(_ cl: ParsedCommandLine) throws {
         let manifest = try manifestArgument(cl)
+        if manifest.experiment != nil {
+            let report = ExperimentStatus(manifest: manifest)
+            if cl.flag("json") {
+                print(report.json.serialized(pretty: true))
+            } else {
+                print(report.text, terminator: "")
+            }
+            return
+        }
         let report = StatusReport(manifest: manifest)
         if cl.flag("json") {
             print(report.json.serialized(pretty: true))
