@@ -8,7 +8,8 @@ import XCTest
 final class GeoJSONOutputTests: XCTestCase {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-    static let sharedData = URL(fileURLWithPath: repository).deletingLastPathComponent().path + "/shared/data"
+    static let sharedData = ProcessInfo.processInfo.environment["REGIONSEARCH_SHARED_DATA"]
+        ?? URL(fileURLWithPath: repository).deletingLastPathComponent().path + "/shared/data"
 
     /// Runs a shipped manifest with its work directory and output moved into a fixture directory.
     private func runShipped(_ name: String) throws -> (fixture: PipelineFixture, document: JSONValue, text: String) {

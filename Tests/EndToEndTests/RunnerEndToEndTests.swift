@@ -131,7 +131,7 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(try f.run().status, 0)
         XCTAssertEqual(try f.ranStages(), [])
         // Spelling out a default, reordering and reformatting change nothing either.
-        try f.writeManifest(sections: [("graph", .object([])), ("propagate", .object([("alpha", .number(0.85))]))])
+        try f.writeManifest(sections: [("graph", .object([])), ("propagate", .object([("alpha", .number(0.9))]))])
         XCTAssertEqual(try f.run().status, 0)
         XCTAssertEqual(try f.ranStages(), [])
     }

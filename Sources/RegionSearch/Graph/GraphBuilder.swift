@@ -20,7 +20,7 @@ public struct GraphOptions: Sendable {
     public var pruneFactor: Double
 
     public init(method: GraphMethod = .delaunay, k: Int = 8, scaleK: Int = 5, maxEdgeMetres: Double? = nil,
-        pruneFactor: Double = 2.5)
+        pruneFactor: Double = 2)
     {
         self.method = method
         self.k = k

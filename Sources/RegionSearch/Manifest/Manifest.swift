@@ -20,12 +20,16 @@
 /// ```
 /// Relative paths are relative to the manifest's directory. `keywords` is shorthand for
 /// `propagate.keywords`. Input objects go to `regionsearch-ingest --input-spec` unchanged except
-/// for `path`, which is made absolute; ingest validates their other keys.
+/// for `path`, which is made absolute; ingest validates their other keys. An `experiment`
+/// section (``Experiment``) declares input sets, truth and a parameter grid; `output` is then a
+/// directory.
 public struct Manifest {
     /// One raw input: the manifest's object with `path` made absolute.
     public struct Input {
-        /// Position in `inputs`, for messages (`inputs[0]`).
+        /// Position in its list (`inputs`, or an experiment input set).
         public var index: Int
+        /// Where it is in the manifest, for messages: `inputs[0]`, `experiment.inputs.seed7[0]`.
+        public var key: String
         /// Absolute path of the input file.
         public var path: String
         /// The input object as written, except for the absolute `path`; passed to ingest.
@@ -43,6 +47,10 @@ public struct Manifest {
     public var workDirectory: String
     /// Absolute path of the final GeoJSON.
     public var output: String
+    /// The `experiment` section, when the manifest declares input sets and a parameter grid; its
+    /// `output` is then a directory (one GeoJSON per combination and the results tables) and
+    /// ``inputs`` holds the first input set. ``variant(for:)`` gives each combination's pipeline.
+    public private(set) var experiment: Experiment?
     /// Resolved parameters of every stage, in pipeline order (defaults filled in).
     public private(set) var stageParameters: [(stage: String, parameters: Parameters)]
 
@@ -54,13 +62,29 @@ public struct Manifest {
         stageParameters.first { $0.stage == stage }?.parameters ?? Parameters(values: [])
     }
 
-    /// Replaces the parameters of one stage (used by tests and, later, experiment grids).
+    /// Replaces the parameters of one stage (used by tests and experiment grids).
     public mutating func setParameters(_ parameters: Parameters, for stage: String) {
         if let i = stageParameters.firstIndex(where: { $0.stage == stage }) {
             stageParameters[i].parameters = parameters
         } else {
             stageParameters.append((stage, parameters))
         }
+    }
+
+    /// The pipeline of one experiment combination: its input set, the grid's parameter values over
+    /// the manifest's, and `OUTPUT/<combination>.geojson` as output; no experiment section.
+    public func variant(for combination: ExperimentCombination) -> Manifest {
+        var m = self
+        m.experiment = nil
+        m.name = name + "/" + combination.name
+        m.inputs = combination.inputs
+        m.output = output + "/" + combination.fileName
+        for a in combination.assignments {
+            var p = m.parameters(for: a.stage)
+            p.set(a.parameter, a.value)
+            m.setParameters(p, for: a.stage)
+        }
+        return m
     }
 
     /// Reads and validates a manifest file.
@@ -103,15 +127,6 @@ public struct Manifest {
             let hint = closestMatch(key, in: known).map { " (did you mean '\($0)'?)" } ?? ""
             throw invalid(key, "unknown key\(hint); known keys: \(known.joined(separator: ", "))")
         }
-        if document["experiment"] != nil {
-            // Extension point: experiment grids (parameter grid × inputs × truth) get their own
-            // section type; until then the key is reserved rather than silently ignored.
-            throw invalid(
-                "experiment",
-                "experiment sections (parameter grids over several inputs with ground truth) are not supported by this version of regionsearch; remove the section to run the pipeline once"
-            )
-        }
-
         func string(_ key: String, required: Bool) throws(ManifestError) -> String? {
             guard let value = document[key], value != .null else {
                 if required { throw invalid(key, "required (\(Manifest.help(for: key)))") }
@@ -134,35 +149,16 @@ public struct Manifest {
         inputs = []
         stageParameters = []
 
-        guard let inputsValue = document["inputs"], inputsValue != .null else {
-            throw invalid("inputs", "required (\(Manifest.help(for: "inputs")))")
-        }
-        guard let inputList = inputsValue.arrayValue else {
-            throw invalid("inputs", "expected an array of input objects, got \(inputsValue.typeName)")
-        }
-        guard !inputList.isEmpty else { throw invalid("inputs", "give at least one input file") }
-        for (i, item) in inputList.enumerated() {
-            let at = "inputs[\(i)]"
-            guard let object = item.objectValue else {
-                throw invalid(at, "expected an object with at least \"path\", got \(item.typeName)")
+        let experimentValue = document["experiment"].flatMap { $0 == .null ? nil : $0 }
+        let experimentInputs = experimentValue?["inputs"].flatMap { $0 == .null ? nil : $0 }
+        if let given = document["inputs"], given != .null {
+            if experimentInputs != nil {
+                throw invalid("experiment.inputs", "given both as \"inputs\" and \"experiment.inputs\"; keep one")
             }
-            guard let pathValue = item["path"], pathValue != .null else {
-                throw invalid(at, "\"path\" is required (the input file, relative to the manifest)")
-            }
-            guard let raw = pathValue.stringValue, !raw.isEmpty else {
-                throw invalid(at + ".path", "expected a non-empty string, got \(pathValue.typeName)")
-            }
-            let absolute = PathResolver.absolute(raw, relativeTo: directory)
-            let spec = JSONValue.object(object.map { $0.0 == "path" ? ("path", .string(absolute)) : $0 })
-            // Ingest's own validation, now rather than when ingest starts, so the message can
-            // point into the manifest.
-            do {
-                _ = try InputSpec(json: spec, context: at)
-            } catch {
-                let (key, reason) = Manifest.splitKey(error.message, default: at)
-                throw invalid(key, reason)
-            }
-            inputs.append(Input(index: i, path: absolute, spec: spec))
+            inputs = try Manifest.parseInputs(given, key: "inputs", directory: directory, invalid: invalid)
+        } else if experimentInputs == nil {
+            let alternative = experimentValue == nil ? "" : "; or name input sets in \"experiment.inputs\""
+            throw invalid("inputs", "required (\(Manifest.help(for: "inputs"))\(alternative))")
         }
 
         for stage in Pipeline.stages {
@@ -194,6 +190,50 @@ public struct Manifest {
             stageParameters.append((stage.name, parameters))
         }
         try validateKeywords(invalid: invalid, fromTop: document["keywords"] != nil)
+        if let experimentValue {
+            let parsed = try Experiment(
+                experimentValue, directory: directory, topLevelInputs: inputs, document: document, invalid: invalid,
+                parseInputs: { (value, key) throws(ManifestError) -> [Input] in
+                    try Manifest.parseInputs(value, key: key, directory: directory, invalid: invalid)
+                })
+            experiment = parsed
+            if inputs.isEmpty { inputs = parsed.inputSets[0].inputs }
+        }
+    }
+
+    /// Parses a list of input objects (`inputs`, or one set of `experiment.inputs`): `path` made
+    /// absolute against `directory`, every other key validated by ingest's rules now, so that a
+    /// typo is reported with its position in the manifest.
+    static func parseInputs(
+        _ value: JSONValue, key: String, directory: String, invalid: (String, String) -> ManifestError
+    ) throws(ManifestError) -> [Input] {
+        guard let inputList = value.arrayValue else {
+            throw invalid(key, "expected an array of input objects, got \(value.typeName)")
+        }
+        guard !inputList.isEmpty else { throw invalid(key, "give at least one input file") }
+        var inputs: [Input] = []
+        for (i, item) in inputList.enumerated() {
+            let at = "\(key)[\(i)]"
+            guard let object = item.objectValue else {
+                throw invalid(at, "expected an object with at least \"path\", got \(item.typeName)")
+            }
+            guard let pathValue = item["path"], pathValue != .null else {
+                throw invalid(at, "\"path\" is required (the input file, relative to the manifest)")
+            }
+            guard let raw = pathValue.stringValue, !raw.isEmpty else {
+                throw invalid(at + ".path", "expected a non-empty string, got \(pathValue.typeName)")
+            }
+            let absolute = PathResolver.absolute(raw, relativeTo: directory)
+            let spec = JSONValue.object(object.map { $0.0 == "path" ? ("path", .string(absolute)) : $0 })
+            do {
+                _ = try InputSpec(json: spec, context: at)
+            } catch {
+                let (errorKey, reason) = Manifest.splitKey(error.message, default: at)
+                throw invalid(errorKey, reason)
+            }
+            inputs.append(Input(index: i, key: at, path: absolute, spec: spec))
+        }
+        return inputs
     }
 
     /// The stage command line splits keyword lists at commas; a keyword must therefore not hold one.

@@ -35,7 +35,7 @@ public struct LabelPropagation {
         public var tolerance: Double
         public var maxIterations: Int
         public var solver: Solver
-        public init(alpha: Double = 0.85, tolerance: Double = 1e-6, maxIterations: Int = 1000, solver: Solver = .chebyshev) {
+        public init(alpha: Double = 0.9, tolerance: Double = 1e-6, maxIterations: Int = 1000, solver: Solver = .chebyshev) {
             self.alpha = alpha
             self.tolerance = tolerance
             self.maxIterations = maxIterations

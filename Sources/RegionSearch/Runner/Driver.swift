@@ -11,7 +11,9 @@ public enum Driver {
             Stages whose inputs (by content hash), parameters and versions match their last successful
             run, and whose outputs still verify, are skipped; the others run in order, each into a
             staging directory that replaces the work directory's object only when complete. An
-            interrupted or failed run resumes where it stopped. See docs/RUNNING.md.
+            interrupted or failed run resumes where it stopped. An experiment manifest runs every
+            combination of its input sets and parameter grid, computing shared stages once, and writes
+            one GeoJSON per combination and results.csv/results.md. See docs/RUNNING.md.
             """,
         options: [
             .init("force", .flag, help: "Rerun every stage (up to --until) even when up to date."),
@@ -72,8 +74,10 @@ public enum Driver {
         case "clean":
             return execute(cleanSpec, rest) { cl in try cleanCommand(cl) }
         default:
-            if Pipeline.stage(named: command) != nil { return dispatch(stage: command, arguments: rest) }
-            let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name } + ["help"]
+            if Pipeline.stage(named: command) != nil || tools.contains(where: { $0.0 == command }) {
+                return dispatch(stage: command, arguments: rest)
+            }
+            let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name } + tools.map { $0.0 } + ["help"]
             let hint = closestMatch(command, in: names).map { " (did you mean '\($0)'?)" } ?? ""
             Log.error("'\(command)' is not a command or stage\(hint)")
             Log.write("Run 'regionsearch --help' for the list.\n")
@@ -103,6 +107,10 @@ public enum Driver {
         out += "\nStages (in pipeline order; 'regionsearch help STAGE' shows each one's options and parameters):\n"
         for stage in Pipeline.stages {
             out += "  " + stage.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + stage.abstract + "\n"
+        }
+        out += "\nTools (regionsearch TOOL … runs regionsearch-TOOL):\n"
+        for (name, abstract) in tools {
+            out += "  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + abstract + "\n"
         }
         out += """
 
@@ -154,6 +162,16 @@ public enum Driver {
             }
             options.threads = n
         }
+        if manifest.experiment != nil {
+            let runner = ExperimentRunner(manifest: manifest, toolDirectory: toolDirectory())
+            let t0 = monotonicSeconds()
+            let outcome = try runner.run(options)
+            let all = outcome.combinations.flatMap { $0.outcome.stages }
+            let ran = all.filter { $0.status == .ran }.count
+            let skipped = all.filter { $0.status == .upToDate }.count
+            Log.info("finished in \(Runner.seconds(monotonicSeconds() - t0)): \(outcome.combinations.count) combination(s), \(ran) stage run(s), \(skipped) up to date or shared (hashing and verification \(Runner.seconds(runner.hashingSeconds)))")
+            return
+        }
         let runner = Runner(manifest: manifest, toolDirectory: toolDirectory())
         let t0 = monotonicSeconds()
         let outcome = try runner.run(options)
@@ -164,6 +182,15 @@ public enum Driver {
 
     static func statusCommand(_ cl: ParsedCommandLine) throws {
         let manifest = try manifestArgument(cl)
+        if manifest.experiment != nil {
+            let report = ExperimentStatus(manifest: manifest)
+            if cl.flag("json") {
+                print(report.json.serialized(pretty: true))
+            } else {
+                print(report.text, terminator: "")
+            }
+            return
+        }
         let report = StatusReport(manifest: manifest)
         if cl.flag("json") {
             print(report.json.serialized(pretty: true))
@@ -187,12 +214,21 @@ public enum Driver {
             print(spec.helpText, terminator: "")
             return .success
         }
-        if Pipeline.stage(named: topic) != nil { return dispatch(stage: topic, arguments: ["--help"]) }
-        let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name }
+        if Pipeline.stage(named: topic) != nil || tools.contains(where: { $0.0 == topic }) {
+            return dispatch(stage: topic, arguments: ["--help"])
+        }
+        let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name } + tools.map { $0.0 }
         let hint = closestMatch(topic, in: names).map { " (did you mean '\($0)'?)" } ?? ""
         Log.error("no help for '\(topic)'\(hint); topics: \(names.joined(separator: ", "))")
         return .usage
     }
+
+    /// Executables beside the stages that `regionsearch NAME` also dispatches to.
+    static let tools: [(String, String)] = [
+        ("evaluate", "score region GeoJSON against ground truth, or compare two region files"),
+        ("generate", "write a synthetic city with planted keyword clusters and its truth"),
+        ("bench", "time every stage and the whole pipeline at several sizes"),
+    ]
 
     /// Replaces this process with `regionsearch-STAGE` (so its exit status is ours).
     static func dispatch(stage: String, arguments: [String]) -> ExitStatus {

@@ -32,6 +32,24 @@ public struct RunState {
         public var error: String?
     }
 
+    /// One combination of an experiment run (`run.json` of an experiment lists them; each one's
+    /// stages are in its own state file, ``WorkDirectory/combinationState(_:)``).
+    public struct Combination {
+        public var name: String
+        /// `pending`, `running`, `ok` or `failed`.
+        public var status: String
+        /// The key of its cached scores, when it was scored.
+        public var scoreKey: ContentHash?
+        public var error: String?
+
+        public init(name: String, status: String, scoreKey: ContentHash? = nil, error: String? = nil) {
+            self.name = name
+            self.status = status
+            self.scoreKey = scoreKey
+            self.error = error
+        }
+    }
+
     public var manifest: String
     public var name: String
     public var pid: Int32
@@ -45,6 +63,8 @@ public struct RunState {
     public var hashingSeconds: Double?
     /// The manifest output written by the run, with its digest.
     public var output: (path: String, digest: FileDigest)?
+    /// Experiments: the combinations in order (``stages`` is then empty).
+    public var combinations: [Combination]?
 
     public init(manifest: String, name: String, options: JSONValue) {
         self.manifest = manifest
@@ -85,6 +105,14 @@ public struct RunState {
         if let output {
             members.append(("output", .object([("path", .string(output.path))] + output.digest.jsonMembers)))
         }
+        if let combinations {
+            members.append(("combinations", .array(combinations.map { c in
+                var m: [(String, JSONValue)] = [("name", .string(c.name)), ("status", .string(c.status))]
+                if let k = c.scoreKey { m.append(("score_key", .string(k.description))) }
+                if let e = c.error { m.append(("error", .string(e))) }
+                return .object(m)
+            })))
+        }
         return .object(members)
     }
 
@@ -108,6 +136,12 @@ public struct RunState {
         if let out = json["output"], let p = out["path"]?.stringValue, let d = FileDigest(json: out) {
             output = (p, d)
         }
+        combinations = json["combinations"]?.arrayValue?.compactMap { item in
+            guard let name = item["name"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
+            return Combination(
+                name: name, status: status, scoreKey: item["score_key"]?.stringValue.flatMap(ContentHash.init(hex:)),
+                error: item["error"]?.stringValue)
+        }
     }
 
     /// Reads `run.json`; nil when absent or unreadable (it is informative only: keys and records
@@ -120,11 +154,14 @@ public struct RunState {
     }
 
     /// Writes `run.json` atomically.
-    public func write(_ work: WorkDirectory) throws(RunnerError) {
+    public func write(_ work: WorkDirectory) throws(RunnerError) { try write(to: work.runState) }
+
+    /// Writes the state atomically to `path` (`run.json`, or a combination's state file).
+    public func write(to path: String) throws(RunnerError) {
         do {
-            try AtomicFile.write(json.serialized(pretty: true) + "\n", to: work.runState)
+            try AtomicFile.write(json.serialized(pretty: true) + "\n", to: path)
         } catch {
-            throw RunnerError.fileSystem(.init(path: work.runState, operation: "write", reason: "\(error)"))
+            throw RunnerError.fileSystem(.init(path: path, operation: "write", reason: "\(error)"))
         }
     }
 }

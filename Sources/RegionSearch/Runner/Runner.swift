@@ -20,6 +20,8 @@ public final class Runner {
     /// Directory holding the `regionsearch-<stage>` executables.
     public let toolDirectory: String
     public var launcher: StageLauncher
+    /// Shared with the other pipelines of the same invocation (an experiment's combinations).
+    public let session: RunSession
     private let planner: StagePlanner
     /// Wall time this runner spent hashing inputs and outputs and verifying recorded outputs:
     /// the price of content keys, reported at the end of a run and in run.json.
@@ -37,39 +39,64 @@ public final class Runner {
         public var stages: [(stage: String, status: RunState.Status, key: ContentHash?)]
         /// Whether the manifest output was (re)written by this run.
         public var outputWritten: Bool
+        /// The record of every completed stage (ran or up to date), by stage name.
+        public var records: [String: StageRecord] = [:]
     }
 
-    public init(manifest: Manifest, toolDirectory: String, launcher: StageLauncher = ProcessStageLauncher()) {
+    public init(
+        manifest: Manifest, toolDirectory: String, launcher: StageLauncher = ProcessStageLauncher(),
+        session: RunSession = RunSession()
+    ) {
         self.manifest = manifest
         work = WorkDirectory(path: manifest.workDirectory)
         self.toolDirectory = toolDirectory
         self.launcher = launcher
+        self.session = session
         planner = StagePlanner(manifest: manifest, work: work)
     }
 
     /// Runs the pipeline. Throws ``RunnerError`` (stage failures: exit status 7) or ``UsageError``.
     @discardableResult
     public func run(_ options: RunOptions) throws -> Outcome {
-        let window = try options.window()
-        let lock = try WorkLock.acquire(work, wait: options.wait) { holder in
+        _ = try options.window()
+        let lock = try Self.lock(work, wait: options.wait)
+        defer { lock.release() }
+        try Self.prepare(work, outputs: [manifest.output])
+        return try runLocked(options, statePath: work.runState)
+    }
+
+    /// Takes the work directory's lock for a run, saying so when it waits or resumes.
+    static func lock(_ work: WorkDirectory, wait: Bool) throws -> WorkLock {
+        let lock = try WorkLock.acquire(work, wait: wait) { holder in
             Log.info("\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish")
         }
-        defer { lock.release() }
         if let previous = lock.interruptedHolder {
             Log.info("the previous run on this work directory (pid \(previous.pid)) was interrupted; resuming")
         }
+        return lock
+    }
+
+    /// Creates the work directory and removes what interrupted runs left there and beside the
+    /// output files. Only call this holding the lock.
+    static func prepare(_ work: WorkDirectory, outputs: [String]) throws {
         do {
             try work.create()
-            let removed = try work.removeTemporaries() + WorkDirectory.removeTemporaries(besides: manifest.output)
+            var removed = try work.removeTemporaries()
+            for output in outputs { removed += try WorkDirectory.removeTemporaries(besides: output) }
             if !removed.isEmpty {
                 Log.info("removed \(removed.count) temporary file(s) left by an interrupted run")
             }
         } catch {
             throw RunnerError.fileSystem(error)
         }
+    }
 
+    /// Runs the pipeline while the caller holds the work directory's lock, recording its state
+    /// in `statePath` (`run.json`, or an experiment combination's state file).
+    func runLocked(_ options: RunOptions, statePath: String) throws -> Outcome {
+        let window = try options.window()
         var state = RunState(manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()), name: manifest.name, options: options.json)
-        try state.write(work)
+        try state.write(to: statePath)
         var completed: [String: StagePlanner.Completed] = [:]
         let stages = Pipeline.stages
         var outcome = Outcome(stages: [], outputWritten: false)
@@ -79,7 +106,7 @@ public final class Runner {
             state[stage].error = "\(error)"
             state.status = "failed"
             state.finished = Timestamp.now()
-            try? state.write(work)
+            try? state.write(to: statePath)
             return error
         }
 
@@ -93,7 +120,7 @@ public final class Runner {
             let inputs: [StageKey.Input]
             if stage.inputs.isEmpty {
                 do {
-                    inputs = try timed { try planner.rawInputs() }
+                    inputs = try timed { try planner.rawInputs(session: session) }
                 } catch {
                     throw fail(stage.name, error)
                 }
@@ -106,11 +133,16 @@ public final class Runner {
             let key = StageKey(stage: stage, parameters: manifest.parameters(for: stage.name), inputs: inputs)
             let hash = key.hash
             state[stage.name].key = hash
-            let forced = window.forcedFrom.map { i >= $0 } ?? false
+            let entry = WorkDirectory.entryName(stage: stage.name, key: hash)
+            // A forced stage runs once per session, however many pipelines use it.
+            let forced = (window.forcedFrom.map { i >= $0 } ?? false) && !session.executed.contains(entry)
             if !forced {
-                switch timed({ planner.check(stage, key: hash) }) {
+                let check = session.completed[entry].map { StagePlanner.Check.upToDate($0) } ?? timed({ planner.check(stage, key: hash) })
+                switch check {
                 case let .upToDate(record):
+                    session.completed[entry] = record
                     completed[stage.name] = .init(key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
+                    outcome.records[stage.name] = record
                     state[stage.name].status = .upToDate
                     outcome.stages.append((stage.name, .upToDate, hash))
                     Log.info("\(label): up to date, skipped")
@@ -123,7 +155,7 @@ public final class Runner {
                 }
             }
             state[stage.name].status = .running
-            try state.write(work)
+            try state.write(to: statePath)
             Log.info("\(label) …")
             let record: StageRecord
             do {
@@ -131,13 +163,16 @@ public final class Runner {
             } catch {
                 throw fail(stage.name, error)
             }
+            session.executed.insert(entry)
+            session.completed[entry] = record
             completed[stage.name] = .init(key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
+            outcome.records[stage.name] = record
             state[stage.name].status = .ran
             state[stage.name].seconds = record.seconds
             outcome.stages.append((stage.name, .ran, hash))
             let counts = Self.countsText(record.summary)
             Log.info("\(label): done in \(Self.seconds(record.seconds))\(counts.isEmpty ? "" : " — " + counts)")
-            try state.write(work)
+            try state.write(to: statePath)
         }
 
         if let last = stages.last, window.until == stages.count - 1, let done = completed[last.name] {
@@ -153,7 +188,7 @@ public final class Runner {
         state.status = "ok"
         state.hashingSeconds = hashingSeconds
         state.finished = Timestamp.now()
-        try state.write(work)
+        try state.write(to: statePath)
         return outcome
     }
 

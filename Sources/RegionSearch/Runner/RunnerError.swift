@@ -3,7 +3,7 @@ public enum RunnerError: ExitCoded {
     /// Another run holds the work directory's lock (exit status 5).
     case busy(workDirectory: String, holder: WorkLock.Holder?)
     /// A raw input named in the manifest cannot be read (exit status 3).
-    case inputUnreadable(manifest: String, index: Int, failure: FileDigest.Failure)
+    case inputUnreadable(manifest: String, key: String, failure: FileDigest.Failure)
     /// A stage executable is not installed next to `regionsearch`.
     case executableMissing(path: String)
     /// A stage executable could not be started.
@@ -20,8 +20,8 @@ public enum RunnerError: ExitCoded {
         case let .busy(work, holder):
             let who = holder.map { "another run (\($0))" } ?? "another run"
             return "work directory \(work) is in use by \(who); wait for it to finish, or pass --wait to queue behind it"
-        case let .inputUnreadable(manifest, index, failure):
-            return "\(manifest): inputs[\(index)].path: cannot read \(failure.path): \(failure.reason)"
+        case let .inputUnreadable(manifest, key, failure):
+            return "\(manifest): \(key).path: cannot read \(failure.path): \(failure.reason)"
         case let .executableMissing(path):
             return "stage executable \(path) not found or not executable; the stage tools must be installed in the same directory as regionsearch"
         case let .spawnFailed(executable, reason):

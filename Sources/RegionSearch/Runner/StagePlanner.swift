@@ -38,15 +38,21 @@ public struct StagePlanner {
         "objects/" + WorkDirectory.entryName(stage: stage, key: key)
     }
 
-    /// Hashes the manifest's raw inputs (ingest's key inputs).
-    public func rawInputs() throws(RunnerError) -> [StageKey.Input] {
+    /// Hashes the manifest's raw inputs (ingest's key inputs); a file already hashed in
+    /// `session` is not hashed again.
+    public func rawInputs(session: RunSession? = nil) throws(RunnerError) -> [StageKey.Input] {
         var out: [StageKey.Input] = []
         for input in manifest.inputs {
             let digest: FileDigest
-            do {
-                digest = try FileDigest.of(path: input.path)
-            } catch {
-                throw RunnerError.inputUnreadable(manifest: manifest.file, index: input.index, failure: error)
+            if let known = session?.rawDigests[input.path] {
+                digest = known
+            } else {
+                do {
+                    digest = try FileDigest.of(path: input.path)
+                } catch {
+                    throw RunnerError.inputUnreadable(manifest: manifest.file, key: input.key, failure: error)
+                }
+                session?.rawDigests[input.path] = digest
             }
             out.append(.init(
                 name: "inputs[\(input.index)]", producer: nil, path: input.path, digest: digest,

@@ -116,10 +116,12 @@ public struct StatusReport {
         switch state.status {
         case "ok": return "ok, started \(state.started), finished \(state.finished ?? "?")"
         case "failed":
-            let stage = state.stages.first { $0.status == .failed }?.stage ?? "?"
+            let stage = state.stages.first { $0.status == .failed }?.stage
+                ?? state.combinations?.first { $0.status == "failed" }.map { "combination \($0.name)" } ?? "?"
             return "failed at \(stage), started \(state.started)"
         default:
             let stage = state.stages.first { $0.status == .running }?.stage
+                ?? state.combinations?.first { $0.status == "running" }.map { "combination \($0.name)" }
             return "interrupted (pid \(state.pid) ended without finishing)\(stage.map { " during \($0)" } ?? ""), started \(state.started)"
         }
     }

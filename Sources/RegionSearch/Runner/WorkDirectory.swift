@@ -6,6 +6,8 @@
 /// WORK/objects/<stage>-<key>/        one completed stage run's outputs (content-addressed)
 /// WORK/records/<stage>-<key>.json    that run's record: hashes, sizes, parameters, times, counts
 /// WORK/records/<stage>-<key>.failed.json   the last failed attempt at that key
+/// WORK/runs/<combination>.json       experiments: the latest run of each combination
+/// WORK/scores/<key>.json             experiments: a combination's scores, keyed by content
 /// ```
 /// A stage runs into `objects/.<stage>-<key>.tmp-<pid>/`, which is renamed into place once the
 /// stage has succeeded, so `objects/<stage>-<key>/` only ever holds complete outputs. Because the
@@ -21,6 +23,16 @@ public struct WorkDirectory {
     public var records: String { path + "/records" }
     public var runState: String { path + "/run.json" }
     public var lockFile: String { path + "/lock" }
+    /// Experiments: one run state per combination (`run.json` lists the combinations).
+    public var runs: String { path + "/runs" }
+    /// Experiments: evaluation results, content-keyed.
+    public var scores: String { path + "/scores" }
+
+    /// The run state of one experiment combination.
+    public func combinationState(_ name: String) -> String { runs + "/" + name + ".json" }
+
+    /// The cached scores with this key.
+    public func scorePath(_ key: ContentHash) -> String { scores + "/\(key).json" }
 
     /// The directory name of one stage run: `<stage>-<key>`.
     public static func entryName(stage: String, key: ContentHash) -> String { "\(stage)-\(key)" }
@@ -54,12 +66,12 @@ public struct WorkDirectory {
     }
 
     /// Removes what interrupted runs left behind: `*.tmp-*` files and staging directories in the
-    /// work directory, `objects/` and `records/`. Only call this while holding the lock: the
+    /// work directory, `objects/`, `records/`, `runs/` and `scores/`. Only call this while holding the lock: the
     /// files of a live run look the same. Returns the removed paths.
     @discardableResult
     public func removeTemporaries() throws(FileSystem.Failure) -> [String] {
         var removed: [String] = []
-        for dir in [path, objects, records] {
+        for dir in [path, objects, records, runs, scores] {
             for name in FileSystem.list(dir) where name.contains(AtomicFile.temporaryMarker) {
                 try FileSystem.removeTree(dir + "/" + name)
                 removed.append(dir + "/" + name)

@@ -15,7 +15,7 @@ public enum GraphStage {
             "max_edge_m", .number(min: 0, max: nil, minExclusive: true), default: .null,
             help: "Drop every edge longer than this many metres, whatever the neighbourhood."),
         ParameterSpec(
-            "prune_factor", .number(min: 0, max: nil), default: .number(2.5),
+            "prune_factor", .number(min: 0, max: nil), default: .number(2),
             help: "Drop an edge longer than prune_factor times the local spacing at both of its ends; 0 keeps all edges."),
     ]
 

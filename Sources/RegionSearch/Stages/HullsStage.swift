@@ -45,12 +45,9 @@ public enum HullsStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value("threads"))
-        let params = try cl.parameters()
-        let output = try cl.required("output")
-        var report = StageReport(stage: "hulls")
-        let t0 = monotonicSeconds()
-        let files = try ArtifactFile.openAll([(try cl.required("projected"), .projected), (try cl.required("regions"), .regions)])
+        var stage = try StageInvocation(cl, definition)
+        let params = stage.parameters, output = stage.output, t0 = stage.start
+        let files = try stage.inputs(["projected", "regions"])
         let (projectedFile, regionsFile) = (files[0], files[1])
         let points = try ProjectedPoints(artifact: projectedFile)
         let table = try RegionTable(artifact: regionsFile)
@@ -125,13 +122,13 @@ public enum HullsStage {
         ]
         try AtomicFile.write(GeoJSONWriter.document(features: features, foreignMembers: foreign), to: output)
         let tWrite = monotonicSeconds()
-        report.set("regions", features.count)
-        report.set("dropped_covered", dropped)
-        report.set("load_seconds", tLoad - t0)
-        report.set("hulls_seconds", tBuild - tLoad)
-        report.set("write_seconds", tWrite - tBuild)
+        stage.report.set("regions", features.count)
+        stage.report.set("dropped_covered", dropped)
+        stage.report.set("load_seconds", tLoad - t0)
+        stage.report.set("hulls_seconds", tBuild - tLoad)
+        stage.report.set("write_seconds", tWrite - tBuild)
         Log.info("wrote \(features.count) region polygon(s) to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")")
-        try report.write(to: cl.value("summary"))
+        try stage.finish()
     }
 
     /// Rounds to 6 significant digits (p-values span hundreds of orders of magnitude).

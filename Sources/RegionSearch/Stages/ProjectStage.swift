@@ -28,13 +28,10 @@ public enum ProjectStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value("threads"))
-        let params = try cl.parameters()
-        let input = try cl.required("input")
-        let output = try cl.required("output")
-        var report = StageReport(stage: "project")
-        let t0 = monotonicSeconds()
-        let pois = try ArtifactFile(path: input, expected: .pois)
+        var stage = try StageInvocation(cl, definition)
+        let params = stage.parameters, output = stage.output, t0 = stage.start
+        let pois = try stage.input("input")
+        let input = pois.path
         let lon = try pois.column("lon", as: Double.self)
         let lat = try pois.column("lat", as: Double.self)
         guard lon.count == pois.rowCount, lat.count == pois.rowCount else {
@@ -81,14 +78,14 @@ public enum ProjectStage {
         }
         try result.points.writer(metadata: .object(meta)).write(to: output)
         let tWrite = monotonicSeconds()
-        report.set("input_points", pois.rowCount)
-        report.set("projected_points", result.points.count)
-        report.set("failed_points", result.failedRows.count)
-        report.set("crs", result.choice.definition)
-        report.set("load_seconds", tLoad - t0)
-        report.set("project_seconds", tProject - tLoad)
-        report.set("write_seconds", tWrite - tProject)
+        stage.report.set("input_points", pois.rowCount)
+        stage.report.set("projected_points", result.points.count)
+        stage.report.set("failed_points", result.failedRows.count)
+        stage.report.set("crs", result.choice.definition)
+        stage.report.set("load_seconds", tLoad - t0)
+        stage.report.set("project_seconds", tProject - tLoad)
+        stage.report.set("write_seconds", tWrite - tProject)
         Log.info("projected \(groupedCount(result.points.count)) points in \(String(format: "%.3f", tProject - tLoad)) s (load \(String(format: "%.3f", tLoad - t0)) s, write \(String(format: "%.3f", tWrite - tProject)) s)")
-        try report.write(to: cl.value("summary"))
+        try stage.finish()
     }
 }

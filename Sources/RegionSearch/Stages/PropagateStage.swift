@@ -7,8 +7,8 @@ public enum PropagateStage {
             "keywords", .stringList, default: nil,
             help: "Query keywords, one score column each. Matching: NFKC + case-folded substring, with word boundaries for scripts that have them (\"bank\" does not match \"embankment\"; \"咖啡\" matches \"瑞幸咖啡\"); a trailing * asks for a prefix match."),
         ParameterSpec(
-            "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.85),
-            help: "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.85 ≈ 7 hops ≈ the size of a street-block cluster)."),
+            "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.9),
+            help: "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.9 ≈ 10 hops: a street-block cluster; higher finds broader districts, lower tighter cores)."),
         ParameterSpec(
             "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(1e-6),
             help: "Stop a keyword when no score changes by more than this between iterations."),
@@ -46,14 +46,9 @@ public enum PropagateStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value("threads"))
-        let params = try cl.parameters()
-        let output = try cl.required("output")
-        var report = StageReport(stage: "propagate")
-        let t0 = monotonicSeconds()
-        let files = try ArtifactFile.openAll([
-            (try cl.required("pois"), .pois), (try cl.required("projected"), .projected), (try cl.required("graph"), .graph),
-        ])
+        var stage = try StageInvocation(cl, definition)
+        let params = stage.parameters, output = stage.output, t0 = stage.start
+        let files = try stage.inputs(["pois", "projected", "graph"])
         let (poisFile, projectedFile, graphFile) = (files[0], files[1], files[2])
         let keywordText = try poisFile.stringView("keywords", count: poisFile.rowCount)
         let rows = try projectedFile.view("row", as: UInt32.self, count: projectedFile.rowCount)
@@ -148,14 +143,14 @@ public enum PropagateStage {
         ])
         try table.writer(metadata: meta).write(to: output)
         let tWrite = monotonicSeconds()
-        report.set("nodes", rows.count)
-        report.set("keywords", .array(keywordMeta))
-        report.set("iterations", status.map { $0.iterations }.max() ?? 0)
-        report.set("load_seconds", tLoad - t0)
-        report.set("match_seconds", tMatch - tLoad)
-        report.set("propagate_seconds", tRun - tMatch)
-        report.set("write_seconds", tWrite - tRun)
+        stage.report.set("nodes", rows.count)
+        stage.report.set("keywords", .array(keywordMeta))
+        stage.report.set("iterations", status.map { $0.iterations }.max() ?? 0)
+        stage.report.set("load_seconds", tLoad - t0)
+        stage.report.set("match_seconds", tMatch - tLoad)
+        stage.report.set("propagate_seconds", tRun - tMatch)
+        stage.report.set("write_seconds", tWrite - tRun)
         Log.info("propagated \(queries.count) keyword(s) over \(groupedCount(rows.count)) POIs in \(String(format: "%.3f", tRun - tMatch)) s")
-        try report.write(to: cl.value("summary"))
+        try stage.finish()
     }
 }

@@ -58,14 +58,9 @@ public enum RegionsStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value("threads"))
-        let params = try cl.parameters()
-        let output = try cl.required("output")
-        var report = StageReport(stage: "regions")
-        let t0 = monotonicSeconds()
-        let files = try ArtifactFile.openAll([
-            (try cl.required("projected"), .projected), (try cl.required("graph"), .graph), (try cl.required("scores"), .scores),
-        ])
+        var stage = try StageInvocation(cl, definition)
+        let params = stage.parameters, output = stage.output, t0 = stage.start
+        let files = try stage.inputs(["projected", "graph", "scores"])
         let (projectedFile, graphFile, scoresFile) = (files[0], files[1], files[2])
         let points = try ProjectedPoints(artifact: projectedFile)
         let graph = try AdjacencyGraph(artifact: graphFile)
@@ -95,14 +90,14 @@ public enum RegionsStage {
             let count = result.table.regions.filter { $0.keyword == c }.count
             Log.info("\"\(q)\": \(count) region(s)")
         }
-        report.set("candidates", result.candidates)
-        report.set("regions", result.table.regions.count)
-        report.set("keywords", .array(result.keywordMeta))
-        report.set("load_seconds", tLoad - t0)
-        report.set("regions_seconds", tRun - tLoad)
-        report.set("write_seconds", tWrite - tRun)
+        stage.report.set("candidates", result.candidates)
+        stage.report.set("regions", result.table.regions.count)
+        stage.report.set("keywords", .array(result.keywordMeta))
+        stage.report.set("load_seconds", tLoad - t0)
+        stage.report.set("regions_seconds", tRun - tLoad)
+        stage.report.set("write_seconds", tWrite - tRun)
         Log.info("\(result.table.regions.count) region(s) from \(result.candidates) candidate(s) in \(String(format: "%.3f", tRun - tLoad)) s")
-        try report.write(to: cl.value("summary"))
+        try stage.finish()
     }
 }
 

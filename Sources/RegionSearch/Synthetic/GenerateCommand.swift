@@ -22,6 +22,8 @@ public enum GenerateCommand {
             .init("center", .value, placeholder: "LON,LAT", help: "Centre of the city (default 116.40,39.90)."),
             .init("extent-km", .value, placeholder: "KM", help: "Side of the square city (default 30)."),
             .init("aspect", .value, placeholder: "R", help: "Cluster elongation, major/minor axis (default 1 = discs)."),
+            .init("min-radius-m", .value, placeholder: "M", help: "Smallest planted cluster radius (semi-major axis) in metres (default 150)."),
+            .init("max-radius-m", .value, placeholder: "M", help: "Largest planted cluster radius in metres (default 800)."),
             .init("background-rate", .repeated, placeholder: "KEYWORD=SHARE", help: "Share of background POIs with this category, e.g. bank=0.5."),
             .init("empty-band", .repeated, placeholder: "X0,Y0,X1,Y1", help: "A rectangle in metres from the centre kept free of POIs."),
             .init("format", .value, placeholder: "csv|geojson", help: "POI file format (default csv)."),
@@ -40,6 +42,11 @@ public enum GenerateCommand {
             if let v = try number("clusters") { config.clusters = Int(v) }
             if let v = try number("extent-km") { config.extentKm = v }
             if let v = try number("aspect") { config.aspect = max(1, v) }
+            if let v = try number("min-radius-m") { config.minRadius = v }
+            if let v = try number("max-radius-m") { config.maxRadius = v }
+            guard config.minRadius > 0, config.minRadius <= config.maxRadius else {
+                throw UsageError("--min-radius-m and --max-radius-m: need 0 < min ≤ max, got \(config.minRadius) and \(config.maxRadius)")
+            }
             if let v = cl.value("keywords") { config.keywords = v.split(separator: ",").map(String.init) }
             if let v = cl.value("center") {
                 let parts = v.split(separator: ",").compactMap { Double($0) }

@@ -53,7 +53,7 @@ final class GraphStageTests: XCTestCase {
             XCTAssertEqual(meta["dropped_max_edge"]?.intValue, expected.statistics.droppedByMaxEdge)
             XCTAssertEqual(meta["dropped_local_scale"]?.intValue, expected.statistics.droppedByLocalScale)
             XCTAssertEqual(meta["parameters"]?["max_edge_m"], .number(800))
-            XCTAssertEqual(meta["parameters"]?["prune_factor"], .number(2.5))
+            XCTAssertEqual(meta["parameters"]?["prune_factor"], .number(2))
             XCTAssertEqual(meta["crs"], .string("EPSG:32633"))
             // Provenance: the upstream chain plus this stage's version and parameters.
             XCTAssertEqual(meta["provenance"]?["project"]?["version"], .number(1))

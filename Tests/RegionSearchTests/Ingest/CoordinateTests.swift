@@ -4,7 +4,7 @@ import XCTest
 @testable import RegionSearch
 
 final class CoordinateTests: XCTestCase {
-    static let hangzhou = "/work/shared/data/hangzhou-shangcheng-poi86/poi.csv"
+    static let hangzhou = SharedData.path("hangzhou-shangcheng-poi86/poi.csv")
 
     /// The three coordinate columns of the Hangzhou file (wgs84, gcj02, bd09), per row.
     private func hangzhouColumns() throws -> [(w: (Double, Double), g: (Double, Double), b: (Double, Double))] {

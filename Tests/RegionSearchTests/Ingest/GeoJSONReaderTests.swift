@@ -160,7 +160,7 @@ final class GeoJSONReaderTests: XCTestCase {
         let pbf: [UInt8] = [0, 0, 0, 0x0D, 0x0A, 0x09] + Array("OSMHeader".utf8) + [0x18]
         XCTAssertEqual(InputFormatDetector.detect(pbf), .osmPBF)
         // The real PBF extract is recognised.
-        let helsinki = "/work/shared/data/helsinki-center-osm/Helsinki.osm.pbf"
+        let helsinki = SharedData.path("helsinki-center-osm/Helsinki.osm.pbf")
         if let data = FileManager.default.contents(atPath: helsinki) {
             XCTAssertEqual(InputFormatDetector.detect(Array(data.prefix(64))), .osmPBF)
         }

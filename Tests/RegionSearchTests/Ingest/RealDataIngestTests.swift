@@ -7,9 +7,9 @@ import XCTest
 /// csv module) and records checked by value.
 final class RealDataIngestTests: XCTestCase {
     let scratch = IngestScratch()
-    static let spb = "/work/shared/data/spb-2gis-geomarketing/poi.csv"
-    static let hangzhou = "/work/shared/data/hangzhou-shangcheng-poi86/poi.csv"
-    static let airports = "/work/shared/data/ourairports-world/airports.csv.gz"
+    static let spb = SharedData.path("spb-2gis-geomarketing/poi.csv")
+    static let hangzhou = SharedData.path("hangzhou-shangcheng-poi86/poi.csv")
+    static let airports = SharedData.path("ourairports-world/airports.csv.gz")
 
     private func ingest(_ args: [String], name: String) throws -> (POITable, JSONValue) {
         let out = scratch.path(name + ".rsa")

@@ -219,12 +219,6 @@ final class ManifestTests: XCTestCase {
             "pipelines/x.json:1:88: propagate.keywords[0]: empty keyword")
     }
 
-    func testExperimentSectionIsReservedWithAClearMessage() {
-        XCTAssertEqual(
-            message(#"{"inputs": [{"path": "a"}], "work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"grid": {}}}"#),
-            "pipelines/x.json:1:80: experiment: experiment sections (parameter grids over several inputs with ground truth) are not supported by this version of regionsearch; remove the section to run the pipeline once")
-    }
-
     func testBadJSONNamesLineAndColumn() {
         XCTAssertEqual(
             message("{\n  \"work_dir\": \"w\",\n}\n"),

@@ -10,7 +10,7 @@ struct ToolError: Error {
 
 /// Shared helpers of the OSM reader tests.
 enum OSMTestSupport {
-    static let helsinkiPBF = "/work/shared/data/helsinki-center-osm/Helsinki.osm.pbf"
+    static let helsinkiPBF = SharedData.path("helsinki-center-osm/Helsinki.osm.pbf")
 
     /// A fresh temporary directory, removed when the test ends; in memory (/dev/shm) when
     /// available, since the fuzz tests write thousands of small files.

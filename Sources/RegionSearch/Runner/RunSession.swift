@@ -1,0 +1,15 @@
+/// What the pipelines of one `regionsearch run` invocation share while it holds the work
+/// directory's lock: an experiment runs one pipeline per combination, and a stage run that
+/// several combinations use is verified (or, with `--force`, rerun) once, not once per
+/// combination. Nothing else writes to the work directory while the lock is held, so what was
+/// verified stays verified until the lock is released.
+public final class RunSession {
+    /// Stage runs verified or produced in this session: entry name (`<stage>-<key>`) → record.
+    var completed: [String: StageRecord] = [:]
+    /// Stage runs executed in this session (a forced stage is executed once per key).
+    var executed: Set<String> = []
+    /// Content digests of raw input files hashed in this session, by absolute path.
+    var rawDigests: [String: FileDigest] = [:]
+
+    public init() {}
+}
