@@ -27,3 +27,10 @@ public enum NoiseProbe {
         return count > 0 ? sum / Double(count) : 1
     }
 }
+
+extension NoiseProbe {
+    /// ``meanSquaredWeight(probe:ones:)`` with the columns in arrays.
+    public static func meanSquaredWeight(probe: [Double], ones: [Double]) -> Double {
+        meanSquaredWeight(probe: Column(probe), ones: Column(ones))
+    }
+}

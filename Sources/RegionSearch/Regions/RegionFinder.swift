@@ -304,3 +304,20 @@ public struct RegionFinder {
         r.density = r.areaM2 > 0 ? Double(nFoot) / (r.areaM2 / 1e6) : 0
     }
 }
+
+extension RegionFinder {
+    /// ``init(x:y:graph:)`` from arrays.
+    public init(x: [Double], y: [Double], graph: AdjacencyGraph) { self.init(x: Column(x), y: Column(y), graph: graph) }
+
+    /// ``testFootprint(_:match:)`` with the match flags in an array.
+    public func testFootprint(_ r: RegionTable.Region, match: [UInt8]) -> (n: Int, k: Int) {
+        testFootprint(r, match: Column(match))
+    }
+
+    /// ``candidates(keyword:scores:ones:probe:match:options:)`` with the columns in arrays.
+    public func candidates(keyword: Int, scores: [Double], ones: [Double], probe: [Double], match: [UInt8], options: Options)
+        -> (regions: [RegionTable.Region], summary: KeywordSummary)
+    {
+        candidates(keyword: keyword, scores: Column(scores), ones: Column(ones), probe: Column(probe), match: Column(match), options: options)
+    }
+}
