@@ -42,15 +42,20 @@ public enum RegionsStage {
         parameters: parameters)
 
     static let discussion = """
-        For each keyword: the local share of the keyword around every POI (propagation score divided
-        by the score of an all-ones labelling) is compared with the keyword's base rate; connected POIs
-        whose share stands out (z_extend) and that include a clearly hot core (z_core) form a
-        candidate; candidates with too few matching POIs are dropped and nearby ones of the same
-        keyword merged. Each candidate's footprint (the hull of its matching POIs) holds n POIs of
-        which k match; its p-value is N · 100 · P(Binomial(n, base rate) >= k) for N POIs in the data
-        (candidate windows: one per POI times 100 shapes, calibrated on cities without clusters), and Benjamini-Hochberg q-values over all candidates of all
-        keywords keep the false discovery rate at `fdr`. Regions are ranked within their keyword by
-        score sum (the keyword mass they hold).
+        For each keyword: the keyword's local share around every POI (its propagation score divided
+        by the score of an all-ones labelling) is compared with the keyword's base rate p, in units of
+        s = sqrt(p(1-p)/n_eff), the chance deviation of a share on this graph (n_eff is measured by the
+        random-label probe column of propagate). Connected POIs at least z_extend·s above p that
+        include a core at least z_core·s above p form a candidate; candidates with fewer than
+        min_keyword_pois matching POIs are dropped and those of one keyword within merge_distance_m of
+        each other merged. Significance: with N POIs, a candidate's p-value is
+        N · 100 · P(Binomial(n, p) >= k), computed for its own POIs and for all POIs inside the hull of
+        its matching POIs; the larger counts (the factor 100, candidate shapes per POI, was calibrated
+        on cities without clusters). Benjamini-Hochberg q-values over all candidates of all keywords
+        keep the false discovery rate at `fdr`. A region's shape POIs are its matching POIs whose own
+        two-hop neighbourhood is keyword-dense; the hulls stage draws them. Regions are ranked within
+        their keyword by score sum (the keyword mass they hold). Method "dbscan" instead clusters the
+        keyword's POIs with DBSCAN (a baseline; its clusters get the same statistics but no filter).
         """
 
     public static func main() -> Never {
