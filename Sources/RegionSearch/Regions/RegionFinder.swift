@@ -62,46 +62,6 @@ public struct RegionFinder {
         self.graph = graph
     }
 
-    /// Median of a copy of `values` (quickselect with a deterministic pivot).
-    static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return 0 }
-        var a = values
-        let n = a.count
-        let lower = select(&a, n / 2)
-        if n % 2 == 1 { return lower }
-        // The largest value of the lower half is the other middle element.
-        var m = -Double.infinity
-        for i in 0..<(n / 2) { m = max(m, a[i]) }
-        return (m + lower) / 2
-    }
-
-    /// The k-th smallest element; afterwards a[0..<k] ≤ a[k] ≤ a[k+1...].
-    static func select(_ a: inout [Double], _ k: Int) -> Double {
-        var lo = 0, hi = a.count - 1
-        return a.withUnsafeMutableBufferPointer { b in
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2
-                // Median of three as pivot.
-                if b[mid] < b[lo] { b.swapAt(mid, lo) }
-                if b[hi] < b[lo] { b.swapAt(hi, lo) }
-                if b[hi] < b[mid] { b.swapAt(hi, mid) }
-                let pivot = b[mid]
-                var i = lo, j = hi
-                while i <= j {
-                    while b[i] < pivot { i += 1 }
-                    while b[j] > pivot { j -= 1 }
-                    if i <= j {
-                        b.swapAt(i, j)
-                        i += 1
-                        j -= 1
-                    }
-                }
-                if k <= j { hi = j } else if k >= i { lo = i } else { return b[k] }
-            }
-            return b[k]
-        }
-    }
-
     /// Candidate regions of keyword `keyword` (not yet tested for significance).
     public func candidates(keyword: Int, scores: Column<Double>, ones: Column<Double>, probe: Column<Double>, match: Column<UInt8>, options: Options)
         -> (regions: [RegionTable.Region], summary: KeywordSummary)
@@ -170,7 +130,7 @@ public struct RegionFinder {
         // Merge regions that touch or come close (whole hot spots, not fragments).
         var spacing: [Double] = []
         for r in regions { for v in r.members { spacing.append(Double(graph.scale[Int(v)])) } }
-        let mergeDistance = options.mergeDistance ?? 2 * Self.median(spacing)
+        let mergeDistance = options.mergeDistance ?? 2 * Selection.median(spacing)
         summary.mergeDistance = mergeDistance
         var hulls = regions.map { hull(of: $0) }
         func close(_ a: Int, _ b: Int) -> Bool {
@@ -300,7 +260,7 @@ public struct RegionFinder {
         r.areaM2 = hull.area
         var spacings: [Double] = []
         for v in r.shapeMembers { spacings.append(Double(graph.scale[Int(v)])) }
-        r.spacing = Self.median(spacings)
+        r.spacing = Selection.median(spacings)
         r.density = r.areaM2 > 0 ? Double(nFoot) / (r.areaM2 / 1e6) : 0
     }
 }

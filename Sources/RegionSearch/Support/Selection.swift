@@ -27,4 +27,17 @@ public enum Selection {
             return b[k]
         }
     }
+
+    /// The median of `values` (the mean of the two middle values for an even count; 0 when empty).
+    public static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        var a = values
+        let n = a.count
+        let upper = kthSmallest(&a, n / 2)
+        if n % 2 == 1 { return upper }
+        // After the selection a[0..<n/2] holds the lower half: its largest is the other middle value.
+        var lower = -Double.infinity
+        for i in 0..<(n / 2) { lower = max(lower, a[i]) }
+        return (lower + upper) / 2
+    }
 }
