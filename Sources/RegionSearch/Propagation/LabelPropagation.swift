@@ -243,22 +243,14 @@ public struct LabelPropagation {
             }
             swap(&d, &dNext)
             rho0 = rho1
-            var worst = 0.0
-            for c in 0..<k where active[c] {
-                var change = 0.0
-                for block in 0..<blockCount { change = max(change, blockMax[block * w + c]) }
-                status[c].iterations = iteration
-                status[c].residual = change
-                if change < options.tolerance {
-                    status[c].converged = true
-                    active[c] = false
-                    mask[c] = 0
-                    // Freeze: a zero step leaves x and r of this column unchanged from now on.
-                    d.withUnsafeMutableBufferPointer { db in
-                        for i in 0..<n { db[i &* w &+ c] = 0 }
-                    }
+            let (worst, converged) = Self.recordIteration(
+                iteration, partMax: blockMax, parts: blockCount, width: w, tolerance: options.tolerance,
+                status: &status, active: &active, mask: &mask)
+            for c in converged {
+                // Freeze: a zero step leaves x and r of this column unchanged from now on.
+                d.withUnsafeMutableBufferPointer { db in
+                    for i in 0..<n { db[i &* w &+ c] = 0 }
                 }
-                worst = max(worst, change)
             }
             progress?(iteration, worst)
         }
@@ -277,6 +269,32 @@ public struct LabelPropagation {
     }
 
     /// Columns 0..<k of a row-major n × w matrix, as separate arrays.
+    /// Folds one iteration's per-part maxima (`parts` rows of `width` lanes) into the status of
+    /// every active column. A column whose largest change is below `tolerance` is converged: it
+    /// becomes inactive and its mask lane 0. Returns the largest change over the columns that were
+    /// active and the columns that converged in this iteration.
+    private static func recordIteration(
+        _ iteration: Int, partMax: [Double], parts: Int, width w: Int, tolerance: Double,
+        status: inout [ColumnStatus], active: inout [Bool], mask: inout [Double]
+    ) -> (worst: Double, converged: [Int]) {
+        var worst = 0.0
+        var converged: [Int] = []
+        for c in 0..<status.count where active[c] {
+            var change = 0.0
+            for part in 0..<parts { change = max(change, partMax[part * w + c]) }
+            status[c].iterations = iteration
+            status[c].residual = change
+            if change < tolerance {
+                status[c].converged = true
+                active[c] = false
+                mask[c] = 0
+                converged.append(c)
+            }
+            worst = max(worst, change)
+        }
+        return (worst, converged)
+    }
+
     private func columns(of x: [Double], width w: Int, count k: Int) -> [[Double]] {
         let n = nodeCount
         var scores = [[Double]](repeating: [], count: k)
@@ -349,19 +367,9 @@ public struct LabelPropagation {
                 }
             }
             swap(&x, &xNext)
-            var worst = 0.0
-            for c in 0..<k where active[c] {
-                var change = 0.0
-                for chunk in 0..<chunkCount { change = max(change, chunkMax[chunk * w + c]) }
-                status[c].iterations = iteration
-                status[c].residual = change
-                if change < options.tolerance {
-                    status[c].converged = true
-                    active[c] = false
-                    mask[c] = 0
-                }
-                worst = max(worst, change)
-            }
+            let (worst, _) = Self.recordIteration(
+                iteration, partMax: chunkMax, parts: chunkCount, width: w, tolerance: options.tolerance,
+                status: &status, active: &active, mask: &mask)
             progress?(iteration, worst)
         }
         return (columns(of: x, width: w, count: k), status)
