@@ -2,24 +2,7 @@ import XCTest
 @testable import RegionSearch
 
 /// Parsing and validation of the manifest's `experiment` section.
-final class ExperimentManifestTests: XCTestCase {
-    private let file = "pipelines/x.json"
-    private let base = "/base/pipelines"
-
-    private func parse(_ text: String) throws(ManifestError) -> Manifest {
-        try Manifest(bytes: Array(text.utf8), file: file, directory: base)
-    }
-
-    private func message(_ text: String, line: UInt = #line) -> String {
-        do throws(ManifestError) {
-            _ = try parse(text)
-            XCTFail("manifest was accepted", line: line)
-            return ""
-        } catch {
-            XCTAssertEqual(error.exitStatus, .usage, line: line)
-            return error.description
-        }
-    }
+final class ExperimentManifestTests: XCTestCase, ManifestParsing {
 
     /// A manifest whose grid holds `entry` on line 3, starting at column 5.
     private func grid(_ entry: String, sections: String = "") -> String {

@@ -1,26 +1,7 @@
 import XCTest
 @testable import RegionSearch
 
-final class ManifestTests: XCTestCase {
-    private let file = "pipelines/x.json"
-    private let base = "/base/pipelines"
-
-    private func parse(_ text: String) throws(ManifestError) -> Manifest {
-        try Manifest(bytes: Array(text.utf8), file: file, directory: base)
-    }
-
-    /// The message of the error `text` fails with.
-    private func message(_ text: String, line: UInt = #line) -> String {
-        do throws(ManifestError) {
-            _ = try parse(text)
-            XCTFail("manifest was accepted", line: line)
-            return ""
-        } catch {
-            XCTAssertEqual(error.exitStatus, .usage, line: line)
-            return error.description
-        }
-    }
-
+final class ManifestTests: XCTestCase, ManifestParsing {
     private let minimal = """
         {
           "inputs": [ { "path": "../data/pois.csv", "format": "csv" } ],
