@@ -1,7 +1,32 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// The stage executables; each is a thin `main.swift` over the `RegionSearch` library.
+// The layers, bottom up (docs/ARCHITECTURE.md says what each may import and where new code goes).
+// A target depends only on targets above it in this list; the compiler rejects a cycle.
+
+/// Support, diagnostics (log, exit codes, errors), command-line and parameter parsing, artifact
+/// storage, the process spawner.
+let core = "RegionSearchCore"
+/// POIs, projected points, the adjacency graph, scores and regions, with their artifact codecs.
+let model = "RegionSearchModel"
+/// One target per stage concern: pure domain code over the model.
+let ingest = "RegionSearchIngest"
+let projection = "RegionSearchProjection"
+let graph = "RegionSearchGraph"
+let propagation = "RegionSearchPropagation"
+let regions = "RegionSearchRegions"
+let output = "RegionSearchOutput"
+/// Scoring regions against truth, and synthetic cities with planted truth.
+let evaluation = "RegionSearchEvaluation"
+let synthetic = "RegionSearchSynthetic"
+/// The stage definitions (ports, typed options, versions) and the stage executables' wiring.
+let stages = "RegionSearchStages"
+/// Manifests, the content-keyed runner, experiments and the benchmark.
+let pipeline = "RegionSearchPipeline"
+/// The `regionsearch` driver and the tool commands (evaluate, generate, bench).
+let cli = "RegionSearchCLI"
+
+/// The stage executables; each is a thin `main.swift` over `RegionSearchStages`.
 let stageExecutables = [
     "regionsearch-ingest",
     "regionsearch-project",
@@ -11,8 +36,8 @@ let stageExecutables = [
     "regionsearch-hulls",
 ]
 
-/// Tools beside the stages: the driver (`run`, `status`, `clean`, dispatch), the evaluator,
-/// the synthetic POI generator and the benchmark command.
+/// Tools beside the stages, thin `main.swift`s over `RegionSearchCLI`: the driver (`run`, `status`,
+/// `clean`, dispatch), the evaluator, the synthetic POI generator and the benchmark command.
 let toolExecutables = [
     "regionsearch",
     "regionsearch-evaluate",
@@ -20,42 +45,52 @@ let toolExecutables = [
     "regionsearch-bench",
 ]
 
+let domain = [ingest, projection, graph, propagation, regions, output]
+let libraries = [core, model] + domain + [evaluation, synthetic, stages, pipeline, cli]
+
+func deps(_ names: [String]) -> [Target.Dependency] { names.map { .target(name: $0) } }
+
 var targets: [Target] = [
-    .systemLibrary(
-        name: "CGEOS",
-        pkgConfig: "geos",
-        providers: [.apt(["libgeos-dev"])]
-    ),
-    .systemLibrary(
-        name: "CPROJ",
-        pkgConfig: "proj",
-        providers: [.apt(["libproj-dev", "proj-data"])]
-    ),
-    .systemLibrary(
-        name: "CZlib",
-        pkgConfig: "zlib",
-        providers: [.apt(["zlib1g-dev"])]
-    ),
-    .target(
-        name: "RegionSearch",
-        dependencies: ["CGEOS", "CPROJ", "CZlib"]
-    ),
+    .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+    .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+    .target(name: core),
+    .target(name: model, dependencies: deps([core])),
+
+    .target(name: ingest, dependencies: deps([core, model, "CZlib"])),
+    .target(name: projection, dependencies: deps([core, model, "CPROJ"])),
+    .target(name: graph, dependencies: deps([core, model])),
+    .target(name: propagation, dependencies: deps([core, model])),
+    .target(name: regions, dependencies: deps([core, model])),
+    .target(name: output, dependencies: deps([core, model, projection, "CGEOS"])),
+
+    .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output, "CGEOS"])),
+    .target(name: synthetic, dependencies: deps([core, model, projection, output])),
+
+    .target(name: stages, dependencies: deps([core, model] + domain)),
+    .target(name: pipeline, dependencies: deps([core, model] + domain + [evaluation, synthetic, stages])),
+    .target(name: cli, dependencies: deps([core, model] + domain + [evaluation, synthetic, stages, pipeline])),
+
     .testTarget(
         name: "RegionSearchTests",
-        dependencies: ["RegionSearch", "CGEOS", "CPROJ"]
+        dependencies: deps(libraries + ["CGEOS", "CPROJ"])
     ),
     .testTarget(
         name: "EndToEndTests",
-        dependencies: ["RegionSearch"] + (stageExecutables + toolExecutables).map { .target(name: $0) }
+        dependencies: deps(libraries + stageExecutables + toolExecutables)
     ),
 ]
-for name in stageExecutables + toolExecutables {
-    targets.append(.executableTarget(name: name, dependencies: ["RegionSearch"]))
+for name in stageExecutables {
+    targets.append(.executableTarget(name: name, dependencies: deps([stages])))
+}
+for name in toolExecutables {
+    targets.append(.executableTarget(name: name, dependencies: deps([cli])))
 }
 
 let package = Package(
     name: "RegionSearch",
-    products: [.library(name: "RegionSearch", targets: ["RegionSearch"])]
+    products: libraries.map { .library(name: $0, targets: [$0]) }
         + (stageExecutables + toolExecutables).map { .executable(name: $0, targets: [$0]) },
     targets: targets,
     swiftLanguageModes: [.v5]

@@ -1,3 +1,3 @@
-import RegionSearch
+import RegionSearchCLI
 
 Driver.main()

@@ -1,7 +1,19 @@
 import CGEOS
 import Foundation
 import XCTest
-@testable import RegionSearch
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchIngest
+@testable import RegionSearchProjection
+@testable import RegionSearchGraph
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchOutput
+@testable import RegionSearchEvaluation
+@testable import RegionSearchSynthetic
+@testable import RegionSearchStages
+@testable import RegionSearchPipeline
+@testable import RegionSearchCLI
 
 /// The shipped manifests — the embedded default and the four real datasets in ../shared/data —
 /// run with the built executables, and their GeoJSON obeys RFC 7946 and opens in GDAL.

@@ -1,5 +1,17 @@
 import Foundation
-@testable import RegionSearch
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchIngest
+@testable import RegionSearchProjection
+@testable import RegionSearchGraph
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchOutput
+@testable import RegionSearchEvaluation
+@testable import RegionSearchSynthetic
+@testable import RegionSearchStages
+@testable import RegionSearchPipeline
+@testable import RegionSearchCLI
 
 /// Builds region/truth files from shapes drawn in UTM zone 33N metres, so that areas and IoUs in
 /// that CRS have closed forms (vertices round-trip through lon/lat to nanometres, and edges are

@@ -1,6 +1,18 @@
 import Foundation
 import XCTest
-@testable import RegionSearch
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchIngest
+@testable import RegionSearchProjection
+@testable import RegionSearchGraph
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchOutput
+@testable import RegionSearchEvaluation
+@testable import RegionSearchSynthetic
+@testable import RegionSearchStages
+@testable import RegionSearchPipeline
+@testable import RegionSearchCLI
 
 /// Reading region GeoJSON, members and POI files; command-line errors and exit codes.
 final class EvaluateInputTests: XCTestCase {

@@ -1,5 +1,17 @@
 import XCTest
-@testable import RegionSearch
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchIngest
+@testable import RegionSearchProjection
+@testable import RegionSearchGraph
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchOutput
+@testable import RegionSearchEvaluation
+@testable import RegionSearchSynthetic
+@testable import RegionSearchStages
+@testable import RegionSearchPipeline
+@testable import RegionSearchCLI
 
 /// The adaptive predicates against exact big-integer evaluation on inputs built to defeat plain
 /// floating point: nearly collinear and nearly cocircular points, near and far from the origin.

@@ -1,5 +1,17 @@
 import Foundation
-@testable import RegionSearch
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchIngest
+@testable import RegionSearchProjection
+@testable import RegionSearchGraph
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchOutput
+@testable import RegionSearchEvaluation
+@testable import RegionSearchSynthetic
+@testable import RegionSearchStages
+@testable import RegionSearchPipeline
+@testable import RegionSearchCLI
 
 /// Seeded, deterministic pseudo-random numbers (SplitMix64) for the graph tests; their fixed
 /// sequences are part of the test cases (the library's `SeededRandom` is a different generator).

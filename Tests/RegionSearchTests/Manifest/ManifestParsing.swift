@@ -1,5 +1,17 @@
 import XCTest
-@testable import RegionSearch
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchIngest
+@testable import RegionSearchProjection
+@testable import RegionSearchGraph
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchOutput
+@testable import RegionSearchEvaluation
+@testable import RegionSearchSynthetic
+@testable import RegionSearchStages
+@testable import RegionSearchPipeline
+@testable import RegionSearchCLI
 
 /// Manifest text parsed as if read from `pipelines/x.json` in `/base/pipelines`, so that
 /// expected messages and resolved paths are the same in every manifest test.

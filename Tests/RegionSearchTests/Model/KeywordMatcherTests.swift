@@ -1,5 +1,17 @@
 import XCTest
-@testable import RegionSearch
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchIngest
+@testable import RegionSearchProjection
+@testable import RegionSearchGraph
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchOutput
+@testable import RegionSearchEvaluation
+@testable import RegionSearchSynthetic
+@testable import RegionSearchStages
+@testable import RegionSearchPipeline
+@testable import RegionSearchCLI
 
 final class KeywordMatcherTests: XCTestCase {
     private func text(_ values: String...) -> String {

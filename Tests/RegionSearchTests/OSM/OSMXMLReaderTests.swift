@@ -1,7 +1,19 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearch
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchIngest
+@testable import RegionSearchProjection
+@testable import RegionSearchGraph
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchOutput
+@testable import RegionSearchEvaluation
+@testable import RegionSearchSynthetic
+@testable import RegionSearchStages
+@testable import RegionSearchPipeline
+@testable import RegionSearchCLI
 
 final class OSMXMLReaderTests: XCTestCase {
     private func read(_ text: String, options: OSMOptions = OSMOptions()) throws -> (results: [ReadResult], counts: OSMElementCounts) {

@@ -1,0 +1,266 @@
+import Foundation
+import RegionSearchCore
+import RegionSearchPipeline
+import RegionSearchStages
+
+/// The `regionsearch` executable: `run`, `status` and `clean` over a manifest, `help`, and
+/// dispatch of `regionsearch STAGE ARGS…` to `regionsearch-STAGE` in the same directory (as git
+/// does with its subcommands), passing the exit status through.
+public enum Driver {
+    static let runSpec = CommandSpec(
+        name: "regionsearch run", abstract: "bring every stage of a pipeline manifest up to date and write its GeoJSON",
+        usage: "regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--quiet]",
+        discussion: """
+            Stages whose inputs (by content hash), parameters and versions match their last successful
+            run, and whose outputs still verify, are skipped; the others run in order, each into a
+            staging directory that replaces the work directory's object only when complete. An
+            interrupted or failed run resumes where it stopped. An experiment manifest runs every
+            combination of its input sets and parameter grid, computing shared stages once, and writes
+            one GeoJSON per combination and results.csv/results.md. See docs/RUNNING.md.
+            """,
+        options: [
+            .init("force", .flag, help: "Rerun every stage (up to --until) even when up to date."),
+            .init("from", .value, placeholder: "STAGE", help: "Rerun STAGE and every later stage even when up to date."),
+            .init("until", .value, placeholder: "STAGE", help: "Stop after STAGE (the output GeoJSON is written only when hulls is reached)."),
+            .init("threads", .value, placeholder: "N", help: "Worker threads for every stage (default: all cores). Results are identical for any N."),
+            .init("wait", .flag, help: "If another run holds the work directory, wait for it instead of exiting with status 5."),
+        ],
+        acceptsPositionals: true)
+
+    static let statusSpec = CommandSpec(
+        name: "regionsearch status", abstract: "show which stages of a manifest are up to date, stale (and why), missing or failed",
+        usage: "regionsearch status MANIFEST [--json]",
+        options: [.init("json", .flag, help: "Print the report as JSON on stdout.")],
+        acceptsPositionals: true)
+
+    static let cleanSpec = CommandSpec(
+        name: "regionsearch clean", abstract: "remove a manifest's intermediate artifacts, run records and leftover temporary files",
+        usage: "regionsearch clean MANIFEST [--unused] [--wait]",
+        discussion: "The output GeoJSON is kept. With --unused, only the stage runs that the latest run did not use are removed.",
+        options: [
+            .init("unused", .flag, help: "Keep what the latest run used; remove other stage runs (older parameter settings)."),
+            .init("wait", .flag, help: "Wait for a running run on the work directory instead of exiting with status 5."),
+        ],
+        acceptsPositionals: true)
+
+    static var commands: [(String, CommandSpec)] { [("run", runSpec), ("status", statusSpec), ("clean", cleanSpec)] }
+
+    /// Entry point of `regionsearch`.
+    public static func main() -> Never {
+        Log.toolName = "regionsearch"
+        setvbuf(stdout, nil, _IOFBF, 1 << 16)
+        let status = run(Array(CommandLine.arguments.dropFirst()))
+        fflush(stdout)
+        exit(status.rawValue)
+    }
+
+    /// Runs one command line (without the program name) and returns its exit status.
+    public static func run(_ arguments: [String]) -> ExitStatus {
+        guard let command = arguments.first else {
+            print(overview, terminator: "")
+            return .usage
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "--help", "-h":
+            print(overview, terminator: "")
+            return .success
+        case "--version", "version":
+            print("regionsearch \(RegionSearchVersion.current)")
+            return .success
+        case "help":
+            return help(rest)
+        case "run":
+            return execute(runSpec, rest) { cl in try runCommand(cl) }
+        case "status":
+            return execute(statusSpec, rest) { cl in try statusCommand(cl) }
+        case "clean":
+            return execute(cleanSpec, rest) { cl in try cleanCommand(cl) }
+        default:
+            if Pipeline.stage(named: command) != nil || tools.contains(where: { $0.0 == command }) {
+                return dispatch(stage: command, arguments: rest)
+            }
+            let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name } + tools.map { $0.0 } + ["help"]
+            let hint = closestMatch(command, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+            Log.error("'\(command)' is not a command or stage\(hint)")
+            Log.write("Run 'regionsearch --help' for the list.\n")
+            return .usage
+        }
+    }
+
+    static var overview: String {
+        let width = Pipeline.stages.map { $0.name.count }.max() ?? 9
+        var out = """
+            regionsearch \(RegionSearchVersion.current) — find the regions where keywords are dense, from POI files to GeoJSON
+
+            Usage:
+              regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--quiet]
+              regionsearch status MANIFEST [--json]
+              regionsearch clean MANIFEST [--unused] [--wait]
+              regionsearch STAGE [ARGS...]     run the stage executable regionsearch-STAGE directly
+              regionsearch help [COMMAND|STAGE]
+
+            Commands:
+
+            """
+        for (name, spec) in commands {
+            out += "  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + spec.abstract + "\n"
+        }
+        out += "  " + "help".padding(toLength: width + 2, withPad: " ", startingAt: 0) + "show a command's or a stage's help\n"
+        out += "\nStages (in pipeline order; 'regionsearch help STAGE' shows each one's options and parameters):\n"
+        for stage in Pipeline.stages {
+            out += "  " + stage.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + stage.abstract + "\n"
+        }
+        out += "\nTools (regionsearch TOOL … runs regionsearch-TOOL):\n"
+        for (name, abstract) in tools {
+            out += "  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + abstract + "\n"
+        }
+        out += """
+
+            A manifest (JSON, see pipelines/) names the inputs, the work directory, the output and each
+            stage's parameters. The run model (content-keyed resumable runs, crash safety) is described in
+            docs/RUNNING.md.
+
+            """
+        out += "\n" + ExitStatus.helpText + "\n"
+        return out
+    }
+
+    private static func execute(_ spec: CommandSpec, _ arguments: [String], _ body: (ParsedCommandLine) throws -> Void) -> ExitStatus {
+        let parsed: ParsedCommandLine
+        do {
+            parsed = try spec.parse(arguments)
+        } catch {
+            Log.error(error.message)
+            Log.write("Run '\(spec.name) --help' for usage.\n")
+            return .usage
+        }
+        if parsed.flag("help") {
+            print(spec.helpText, terminator: "")
+            return .success
+        }
+        Log.quiet = parsed.flag("quiet")
+        return ToolMain.execute { try body(parsed) }
+    }
+
+    private static func manifestArgument(_ cl: ParsedCommandLine) throws -> Manifest {
+        guard cl.positionals.count == 1 else {
+            throw UsageError(cl.positionals.isEmpty ? "give the manifest file: \(cl.spec.usage)" : "expected one manifest file, got \(cl.positionals.count) arguments")
+        }
+        // A ManifestError exits with status 2 and already names file, key and position.
+        return try Manifest.load(path: cl.positionals[0])
+    }
+
+    static func runCommand(_ cl: ParsedCommandLine) throws {
+        let manifest = try manifestArgument(cl)
+        var options = RunOptions()
+        options.force = cl.flag("force")
+        options.from = cl.value("from")
+        options.until = cl.value("until")
+        options.wait = cl.flag("wait")
+        options.quiet = cl.flag("quiet")
+        if let text = cl.value("threads") {
+            guard let n = Int(text), n >= 1, n <= 1024 else {
+                throw UsageError("--threads: expected an integer in [1, 1024], got \"\(text)\"")
+            }
+            options.threads = n
+        }
+        if manifest.experiment != nil {
+            let runner = ExperimentRunner(manifest: manifest, toolDirectory: toolDirectory())
+            let t0 = monotonicSeconds()
+            let outcome = try runner.run(options)
+            let all = outcome.combinations.flatMap { $0.outcome.stages }
+            let ran = all.filter { $0.status == .ran }.count
+            let skipped = all.filter { $0.status == .upToDate }.count
+            Log.info("finished in \(Runner.seconds(monotonicSeconds() - t0)): \(outcome.combinations.count) combination(s), \(ran) stage run(s), \(skipped) up to date or shared (hashing and verification \(Runner.seconds(runner.hashingSeconds)))")
+            return
+        }
+        let runner = Runner(manifest: manifest, toolDirectory: toolDirectory())
+        let t0 = monotonicSeconds()
+        let outcome = try runner.run(options)
+        let ran = outcome.stages.filter { $0.status == .ran }.count
+        let skipped = outcome.stages.filter { $0.status == .upToDate }.count
+        Log.info("finished in \(Runner.seconds(monotonicSeconds() - t0)): \(ran) stage(s) ran, \(skipped) up to date (hashing and verification \(Runner.seconds(runner.hashingSeconds)))")
+    }
+
+    static func statusCommand(_ cl: ParsedCommandLine) throws {
+        let manifest = try manifestArgument(cl)
+        if manifest.experiment != nil {
+            let report = ExperimentStatus(manifest: manifest)
+            if cl.flag("json") {
+                print(report.json.serialized(pretty: true))
+            } else {
+                print(report.text, terminator: "")
+            }
+            return
+        }
+        let report = StatusReport(manifest: manifest)
+        if cl.flag("json") {
+            print(report.json.serialized(pretty: true))
+        } else {
+            print(report.text, terminator: "")
+        }
+    }
+
+    static func cleanCommand(_ cl: ParsedCommandLine) throws {
+        let manifest = try manifestArgument(cl)
+        let result = try Cleaner.clean(manifest, unusedOnly: cl.flag("unused"), wait: cl.flag("wait"))
+        Log.info("removed \(result.objects) stage output(s), \(result.records) record(s) and \(result.temporaries) temporary file(s) from \(manifest.workDirectory)")
+    }
+
+    static func help(_ arguments: [String]) -> ExitStatus {
+        guard let topic = arguments.first else {
+            print(overview, terminator: "")
+            return .success
+        }
+        if let spec = commands.first(where: { $0.0 == topic })?.1 {
+            print(spec.helpText, terminator: "")
+            return .success
+        }
+        if Pipeline.stage(named: topic) != nil || tools.contains(where: { $0.0 == topic }) {
+            return dispatch(stage: topic, arguments: ["--help"])
+        }
+        let names = commands.map { $0.0 } + Pipeline.stages.map { $0.name } + tools.map { $0.0 }
+        let hint = closestMatch(topic, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+        Log.error("no help for '\(topic)'\(hint); topics: \(names.joined(separator: ", "))")
+        return .usage
+    }
+
+    /// Executables beside the stages that `regionsearch NAME` also dispatches to.
+    static let tools: [(String, String)] = [
+        ("evaluate", "score region GeoJSON against ground truth, or compare two region files"),
+        ("generate", "write a synthetic city with planted keyword clusters and its truth"),
+        ("bench", "time every stage and the whole pipeline at several sizes"),
+    ]
+
+    /// Replaces this process with `regionsearch-STAGE` (so its exit status is ours).
+    static func dispatch(stage: String, arguments: [String]) -> ExitStatus {
+        let executable = toolDirectory() + "/regionsearch-" + stage
+        guard FileSystem.isExecutable(executable) else {
+            Log.error(RunnerError.executableMissing(path: executable).description)
+            return .failure
+        }
+        fflush(stdout)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        execv(executable, argv)
+        Log.error("cannot run \(executable): \(String(cString: strerror(errno)))")
+        return .failure
+    }
+
+    /// The directory of the running executable (where the stage executables live).
+    public static func toolDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 {
+            return AtomicFile.directory(of: String(cString: buffer))
+        }
+        let argv0 = CommandLine.arguments.first ?? "regionsearch"
+        if argv0.contains("/") {
+            return AtomicFile.directory(of: PathResolver.absolute(argv0, relativeTo: PathResolver.currentDirectory()))
+        }
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            if FileSystem.isExecutable("\(dir)/\(argv0)") { return String(dir) }
+        }
+        return "."
+    }
+}

@@ -1,0 +1,28 @@
+import RegionSearchCore
+
+/// Why an evaluation could not run; each case names the file and, where known, the position.
+public enum EvaluateError: Error, CustomStringConvertible, ExitCoded {
+    /// The file cannot be opened or read.
+    case unreadable(path: String, reason: String)
+    /// The file is not valid JSON (line and column from ``JSONParser``).
+    case badJSON(path: String, error: JSONParseError)
+    /// The JSON is not usable GeoJSON; `location` says where (e.g. "feature 12, ring 0, position 3").
+    case badGeoJSON(path: String, location: String, reason: String)
+    /// A POI or members file has a bad record.
+    case badRecord(path: String, line: UInt64, reason: String)
+    /// Coordinates that the chosen CRS cannot represent.
+    case projection(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): return "\(path): cannot read: \(reason)"
+        case let .badJSON(path, error): return "\(path): not valid JSON: \(error)"
+        case let .badGeoJSON(path, location, reason):
+            return "\(path): not usable GeoJSON: \(location.isEmpty ? "" : location + ": ")\(reason)"
+        case let .badRecord(path, line, reason): return "\(path): line \(line): \(reason)"
+        case let .projection(path, reason): return "\(path): \(reason)"
+        }
+    }
+
+    public var exitStatus: ExitStatus { .inputData }
+}

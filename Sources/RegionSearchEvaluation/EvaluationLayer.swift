@@ -1,0 +1,111 @@
+import CGEOS
+import RegionSearchCore
+import RegionSearchOutput
+import RegionSearchProjection
+
+/// The features of one region or truth file as GEOS geometries in a metric CRS, repaired where
+/// invalid, with their areas (m²) and envelopes.
+///
+/// Every feature keeps its place: an invalid polygon is repaired with GEOS `MakeValid` (and
+/// counted, with GEOS's reason), and its polygonal part is kept — lines and points that
+/// `MakeValid` may produce from a collapsed polygon have no area. A feature that has no area at
+/// all after repair stays in the layer with area 0 (it cannot match anything) and is counted as
+/// degenerate.
+public final class EvaluationLayer {
+    /// One feature, projected.
+    public struct Item {
+        public var id: JSONValue
+        public var keyword: String?
+        public var geometry: GEOSGeometry
+        /// Area in m² of the CRS's plane.
+        public var area: Double
+        /// Nil when the geometry is empty.
+        public var envelope: GEOSEnvelope?
+        public var repaired: Bool
+        public var keywordLabel: String { keyword ?? "*" }
+    }
+
+    public let path: String
+    public let items: [Item]
+    /// Features that were invalid and repaired with MakeValid.
+    public let repairedCount: Int
+    /// GEOS's reason for the first few repairs ("feature 3: Self-intersection[…]").
+    public let repairNotes: [String]
+    /// Features with zero area after repair.
+    public let degenerateCount: Int
+    /// Features without geometry in the file (skipped when reading).
+    public let nullGeometries: Int
+
+    /// Projects `file` with `transform` (WGS84 lon/lat → metric CRS) and builds its geometries.
+    public init(file: RegionFeatureFile, transform: PROJTransform, context: GEOSContext) throws {
+        path = file.path
+        nullGeometries = file.nullGeometries
+        // One bulk PROJ call for all coordinates of the file.
+        var xs: [Double] = []
+        var ys: [Double] = []
+        for f in file.features {
+            for polygon in f.polygons {
+                for ring in polygon {
+                    xs.append(contentsOf: ring.lon)
+                    ys.append(contentsOf: ring.lat)
+                }
+            }
+        }
+        let failed = try transform.transform(x: &xs, y: &ys)
+        var items: [Item] = []
+        items.reserveCapacity(file.features.count)
+        var repaired = 0
+        var notes: [String] = []
+        var degenerate = 0
+        var offset = 0
+        let firstFailure = failed.min()
+        for f in file.features {
+            var polygons: [GEOSGeometry] = []
+            for polygon in f.polygons {
+                var rings: [(x: [Double], y: [Double])] = []
+                for ring in polygon {
+                    let range = offset..<(offset + ring.lon.count)
+                    if let bad = firstFailure, range.contains(bad) {
+                        let k = bad - offset
+                        throw EvaluateError.projection(
+                            path: path,
+                            reason: "feature \(f.index): position [\(ring.lon[k]), \(ring.lat[k])] cannot be projected to \(transform.target)")
+                    }
+                    rings.append((Array(xs[range]), Array(ys[range])))
+                    offset = range.upperBound
+                }
+                polygons.append(try context.polygon(rings: rings))
+            }
+            var geometry = polygons.count == 1 ? polygons[0] : try context.collection(GEOS_MULTIPOLYGON, of: polygons)
+            var wasRepaired = false
+            if !geometry.isValid {
+                if notes.count < 5 { notes.append("feature \(f.index) (id \(f.id.serialized())): \(geometry.validityReason)") }
+                geometry = try geometry.makeValid().polygonalParts()
+                repaired += 1
+                wasRepaired = true
+            }
+            let area = geometry.area
+            if !(area > 0) { degenerate += 1 }
+            items.append(Item(
+                id: f.id, keyword: f.keyword, geometry: geometry, area: area > 0 ? area : 0, envelope: geometry.envelope,
+                repaired: wasRepaired))
+        }
+        self.items = items
+        repairedCount = repaired
+        repairNotes = notes
+        degenerateCount = degenerate
+    }
+
+    public var count: Int { items.count }
+
+    /// Distinct keyword labels (`*` for features without keyword), in code-point order.
+    public var keywordLabels: [String] {
+        var labels: [String] = []
+        for item in items where !labels.contains(item.keywordLabel) { labels.append(item.keywordLabel) }
+        return labels.sorted(by: codePointOrder)
+    }
+}
+
+/// Orders strings by Unicode code points (UTF-8 byte order), as Python's `sorted` does; Swift's
+/// `<` on String also orders by code points of the NFC form, which can differ for unnormalised text.
+public func codePointOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }

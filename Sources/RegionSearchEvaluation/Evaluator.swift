@@ -1,0 +1,336 @@
+import CGEOS
+import RegionSearchCore
+import RegionSearchModel
+import RegionSearchOutput
+import RegionSearchProjection
+
+/// Scores region polygons against ground truth and compares two region files, with the metric
+/// definitions of the Python reference's `evaluate.py` (see docs/EVALUATE.md), measured with GEOS
+/// in a metric CRS (areas in m²).
+///
+/// Keyword rule: a region and a truth (or two regions) are paired only when they carry the same
+/// `keyword` property. A feature without keyword is a wildcard that pairs with every keyword.
+///
+/// Not thread-safe (one GEOS and one PROJ context per call); independent calls may run in parallel.
+public struct Evaluator: Sendable {
+    /// IoU thresholds for recall@t, precision@t and F1@t.
+    public var thresholds: [Double]
+    /// A CRS definition to measure in; nil chooses one from the extent (``CRSChoice/automatic(for:)``)
+    /// of the truth file (truth mode) or of A (compare mode).
+    public var crs: String?
+    /// The IoU a pair of regions needs to be matched one-to-one in compare mode.
+    public var matchThreshold: Double
+
+    public init(thresholds: [Double] = [0.3, 0.5], crs: String? = nil, matchThreshold: Double = 0.5) {
+        self.thresholds = thresholds
+        self.crs = crs
+        self.matchThreshold = matchThreshold
+    }
+
+    // MARK: - Truth mode
+
+    /// Scores `regions` against `truth`; with `pois` and `members`, also at POI level.
+    public func scoreTruth(
+        regions regionFile: RegionFeatureFile, truth truthFile: RegionFeatureFile, pois: EvaluationPOIs? = nil,
+        members: PlantedMembers? = nil
+    ) throws -> TruthScore {
+        let geos = GEOSContext()
+        let proj = PROJContext()
+        let crsChoice = try chooseCRS([truthFile, regionFile], proj: proj)
+        let transform = try crsChoice.map { try proj.transformation(from: "EPSG:4326", to: $0.definition) }
+        // Both files empty: nothing to project, every count is 0.
+        let truthLayer = try transform.map { try EvaluationLayer(file: truthFile, transform: $0, context: geos) }
+        let regionLayer = try transform.map { try EvaluationLayer(file: regionFile, transform: $0, context: geos) }
+        let T = truthLayer?.items ?? []
+        let R = regionLayer?.items ?? []
+        var inputs = [
+            truthLayer.map { EvaluationInput(role: "truth", layer: $0) } ?? EvaluationInput(role: "truth", path: truthFile.path, count: 0),
+            regionLayer.map { EvaluationInput(role: "regions", layer: $0) }
+                ?? EvaluationInput(role: "regions", path: regionFile.path, count: 0),
+        ]
+        var notes: [String] = []
+
+        // Best IoU of every truth over compatible regions, and of every region over compatible truths.
+        var truthBest = [Double](repeating: 0, count: T.count)
+        var truthMatch = [Int?](repeating: nil, count: T.count)
+        var regionBest = [Double](repeating: 0, count: R.count)
+        let scored = R.map { r in T.contains { Self.compatible($0.keyword, r.keyword) } }
+        for (i, t) in T.enumerated() {
+            for (j, r) in R.enumerated() where Self.compatible(t.keyword, r.keyword) {
+                let v = try Self.iou(t, r)
+                if v > truthBest[i] {
+                    truthBest[i] = v
+                    truthMatch[i] = j
+                }
+                regionBest[j] = max(regionBest[j], v)
+            }
+        }
+
+        // Share of each scored region's area inside the union of its compatible truths.
+        var inside = [Double](repeating: 0, count: R.count)
+        var truthUnions: [String: GEOSGeometry] = [:]
+        for (j, r) in R.enumerated() where scored[j] && r.area > 0 {
+            let key = r.keywordLabel
+            if truthUnions[key] == nil {
+                truthUnions[key] = try geos.unionAll(T.filter { Self.compatible($0.keyword, r.keyword) }.map(\.geometry))
+            }
+            let u = truthUnions[key]!
+            guard let eu = u.envelope, let er = r.envelope, eu.intersects(er) else { continue }
+            inside[j] = try r.geometry.intersection(u).area / r.area
+        }
+
+        // POI level.
+        var poiCounts: [String: TruthScore.POICounts]?
+        if let pois, let members, let transform {
+            let located = try LocatedPOIs(pois, transform: transform)
+            let planted = located.plantedFlags(members)
+            var membersInput = EvaluationInput(role: "members", path: members.path, count: members.count)
+            if planted.missing > 0 {
+                membersInput.skipped = planted.missing
+                membersInput.notes.append("\(planted.missing) member id(s) not found among the POIs")
+            }
+            inputs.append(located.input)
+            inputs.append(membersInput)
+            poiCounts = try Self.poiCounts(truths: T, regions: R, pois: located, planted: planted.flags, context: geos)
+            notes.append(
+                "POI keyword match: KeywordMatcher (NFKC + case fold, word boundaries outside CJK) on the POI's keyword text — "
+                    + "the category column of a CSV, the keywords column of pois.rsa — not the name (evaluate.py: substring of name+category)")
+        }
+
+        func metrics(truths: [Int], regions: [Int], poi: TruthScore.POICounts?) -> TruthScore.Metrics {
+            let scoredRegions = regions.filter { scored[$0] }
+            let nt = Double(truths.count), nr = Double(scoredRegions.count)
+            var recall: [Double] = [], precision: [Double] = [], f1: [Double] = []
+            for t in thresholds {
+                let r = truths.isEmpty ? 0 : Double(truths.filter { truthBest[$0] >= t }.count) / nt
+                let p = scoredRegions.isEmpty ? 0 : Double(scoredRegions.filter { regionBest[$0] >= t }.count) / nr
+                recall.append(r)
+                precision.append(p)
+                f1.append(r + p > 0 ? 2 * r * p / (r + p) : 0)
+            }
+            return TruthScore.Metrics(
+                truthCount: truths.count, regionCount: regions.count, scoredRegionCount: scoredRegions.count,
+                meanBestIoU: truths.isEmpty ? nil : truths.reduce(0) { $0 + truthBest[$1] } / nt,
+                recall: recall, precision: precision, f1: f1,
+                precisionInside: scoredRegions.isEmpty ? 0 : Double(scoredRegions.filter { inside[$0] >= 0.5 }.count) / nr,
+                poi: poi)
+        }
+
+        let labels = Set(T.map(\.keywordLabel) + R.map(\.keywordLabel)).sorted(by: codePointOrder)
+        let overall = metrics(
+            truths: Array(T.indices), regions: Array(R.indices),
+            poi: poiCounts.map { counts in counts.keys.sorted(by: codePointOrder).reduce(TruthScore.POICounts()) { s, k in s + counts[k]! } })
+        let byKeyword = labels.map { label in
+            (keyword: label, metrics: metrics(
+                truths: T.indices.filter { T[$0].keywordLabel == label }, regions: R.indices.filter { R[$0].keywordLabel == label },
+                poi: poiCounts.map { $0[label] ?? TruthScore.POICounts() }))
+        }
+        let truths = T.indices.map { i in
+            TruthScore.TruthMatch(
+                truthID: T[i].id, keyword: T[i].keywordLabel, bestIoU: truthBest[i], regionID: truthMatch[i].map { R[$0].id },
+                area: T[i].area)
+        }
+
+        if T.isEmpty { notes.append("the truth file has no features: recall is reported as 0 and mean best IoU as null") }
+        if overall.scoredRegionCount == 0 {
+            notes.append("no region has a same-keyword truth: precision@t and precision_inside are undefined and reported as 0")
+        }
+        let unscored = R.indices.filter { !scored[$0] }
+        if !unscored.isEmpty {
+            let kw = Set(unscored.map { R[$0].keywordLabel }).sorted(by: codePointOrder).joined(separator: ", ")
+            notes.append("\(unscored.count) region(s) with keyword(s) that have no truth (\(kw)) are left out of precision")
+        }
+        if T.contains(where: { $0.keyword == nil }) || R.contains(where: { $0.keyword == nil }) {
+            notes.append("features without a keyword property are wildcards: they pair with every keyword")
+        }
+        return TruthScore(
+            thresholds: thresholds, overall: overall, byKeyword: byKeyword, truths: truths, crs: crsChoice, inputs: inputs,
+            notes: notes)
+    }
+
+    // MARK: - Compare mode
+
+    /// Compares region files `a` and `b` keyword by keyword; with `pois`, also the POIs inside.
+    public func compare(_ aFile: RegionFeatureFile, _ bFile: RegionFeatureFile, pois: EvaluationPOIs? = nil) throws -> Comparison {
+        let geos = GEOSContext()
+        let proj = PROJContext()
+        let crsChoice = try chooseCRS([aFile, bFile], proj: proj)
+        let transform = try crsChoice.map { try proj.transformation(from: "EPSG:4326", to: $0.definition) }
+        let aLayer = try transform.map { try EvaluationLayer(file: aFile, transform: $0, context: geos) }
+        let bLayer = try transform.map { try EvaluationLayer(file: bFile, transform: $0, context: geos) }
+        let A = aLayer?.items ?? []
+        let B = bLayer?.items ?? []
+        var inputs = [
+            aLayer.map { EvaluationInput(role: "a", layer: $0) } ?? EvaluationInput(role: "a", path: aFile.path, count: 0),
+            bLayer.map { EvaluationInput(role: "b", layer: $0) } ?? EvaluationInput(role: "b", path: bFile.path, count: 0),
+        ]
+        var notes: [String] = []
+        var located: LocatedPOIs?
+        if let pois, let transform {
+            located = try LocatedPOIs(pois, transform: transform)
+            inputs.append(located!.input)
+        }
+
+        // Keyword pairs as evaluate.py's pair(): a wildcard-only file against each keyword of the
+        // other, otherwise same keyword with same keyword.
+        let la = Set(A.map(\.keywordLabel)).sorted(by: codePointOrder)
+        let lb = Set(B.map(\.keywordLabel)).sorted(by: codePointOrder)
+        var pairs: [(String, String)]
+        if (la == ["*"] && !lb.isEmpty) || (lb == ["*"] && !la.isEmpty) {
+            pairs = la.flatMap { ka in lb.map { (ka, $0) } }
+            notes.append("a file without keyword property is compared with every keyword of the other (labels a|b)")
+        } else {
+            pairs = Set(la + lb).sorted(by: codePointOrder).map { ($0, $0) }
+        }
+
+        var out: [Comparison.KeywordComparison] = []
+        for (ka, kb) in pairs {
+            let a = A.filter { $0.keywordLabel == ka }
+            let b = B.filter { $0.keywordLabel == kb }
+            let ua = try geos.unionAll(a.map(\.geometry))
+            let ub = try geos.unionAll(b.map(\.geometry))
+            let areaA = ua.area, areaB = ub.area
+            var inter = 0.0
+            if let ea = ua.envelope, let eb = ub.envelope, ea.intersects(eb) { inter = try ua.intersection(ub).area }
+            let un = areaA + areaB - inter
+            var rowBest = [Double](repeating: 0, count: a.count)
+            var colBest = [Double](repeating: 0, count: b.count)
+            var candidates: [(iou: Double, i: Int, j: Int)] = []
+            for i in a.indices {
+                for j in b.indices {
+                    let v = try Self.iou(a[i], b[j])
+                    rowBest[i] = max(rowBest[i], v)
+                    colBest[j] = max(colBest[j], v)
+                    if v >= matchThreshold && v > 0 { candidates.append((v, i, j)) }
+                }
+            }
+            // Greedy one-to-one: highest IoU first, ties by A's then B's position (deterministic).
+            candidates.sort { ($0.iou, -$0.i, -$0.j) > ($1.iou, -$1.i, -$1.j) }
+            var usedA = [Bool](repeating: false, count: a.count)
+            var usedB = [Bool](repeating: false, count: b.count)
+            var matches: [Comparison.Match] = []
+            for c in candidates where !usedA[c.i] && !usedB[c.j] {
+                usedA[c.i] = true
+                usedB[c.j] = true
+                matches.append(Comparison.Match(aID: a[c.i].id, bID: b[c.j].id, iou: c.iou))
+            }
+            let both = !a.isEmpty && !b.isEmpty
+            var poi: Comparison.POIOverlap?
+            if let located {
+                let inA = try located.covered(by: PointCoverIndex(ua), where: nil)
+                let inB = try located.covered(by: PointCoverIndex(ub), where: nil)
+                var nA = 0, nB = 0, nBoth = 0
+                for p in 0..<inA.count {
+                    if inA[p] { nA += 1 }
+                    if inB[p] { nB += 1 }
+                    if inA[p] && inB[p] { nBoth += 1 }
+                }
+                poi = Comparison.POIOverlap(insideA: nA, insideB: nB, insideBoth: nBoth)
+            }
+            out.append(Comparison.KeywordComparison(
+                label: ka == kb ? ka : "\(ka)|\(kb)", keywordA: ka, keywordB: kb, countA: a.count, countB: b.count,
+                areaA: areaA, areaB: areaB, areaIoU: un > 0 ? inter / un : 1,
+                meanBestIoUAInB: both ? rowBest.reduce(0, +) / Double(a.count) : 0,
+                meanBestIoUBInA: both ? colBest.reduce(0, +) / Double(b.count) : 0, matches: matches, poi: poi))
+        }
+        if A.isEmpty || B.isEmpty {
+            notes.append("\(A.isEmpty ? "A" : "B") has no features: mean best IoUs are reported as 0")
+        }
+        return Comparison(keywords: out, matchThreshold: matchThreshold, crs: crsChoice, inputs: inputs, notes: notes)
+    }
+
+    // MARK: - Pieces
+
+    /// Whether two keyword properties pair (equal, or either is a wildcard).
+    static func compatible(_ a: String?, _ b: String?) -> Bool { a == nil || b == nil || a == b }
+
+    /// Intersection over union of the areas of two items (0 when they do not overlap).
+    static func iou(_ a: EvaluationLayer.Item, _ b: EvaluationLayer.Item) throws -> Double {
+        guard a.area > 0, b.area > 0, let ea = a.envelope, let eb = b.envelope, ea.intersects(eb) else { return 0 }
+        let inter: Double
+        do {
+            inter = try a.geometry.intersection(b.geometry).area
+        } catch {
+            throw GEOSError(message: "\(error.message) (intersecting feature \(a.id.serialized()) with \(b.id.serialized()))")
+        }
+        let union = a.area + b.area - inter
+        return union > 0 ? min(1, inter / union) : 0
+    }
+
+    /// The metric CRS: the given one, or the automatic choice for the first non-empty file's extent.
+    func chooseCRS(_ files: [RegionFeatureFile], proj: PROJContext) throws -> CRSChoice? {
+        if let crs {
+            let d = try proj.describe(crs)
+            guard d.isProjected, let unit = d.metresPerUnit, abs(unit - 1) < 1e-12 else {
+                throw UsageError("--crs \(crs): \(d.name) is not a projected CRS in metres (areas are reported in m²)")
+            }
+            return CRSChoice(definition: crs, explanation: "\(d.name) (\(crs)), as given", isLocal: true)
+        }
+        for file in files where !file.features.isEmpty {
+            var lon: [Double] = []
+            var lat: [Double] = []
+            for f in file.features {
+                for p in f.polygons {
+                    for r in p {
+                        lon.append(contentsOf: r.lon)
+                        lat.append(contentsOf: r.lat)
+                    }
+                }
+            }
+            let extent = lon.withUnsafeBufferPointer { lo in lat.withUnsafeBufferPointer { GeographicExtent(lon: lo, lat: $0) } }
+            var choice = CRSChoice.automatic(for: extent)
+            choice.explanation += " (chosen for the extent of \(file.path))"
+            return choice
+        }
+        return nil
+    }
+
+    /// POI-level counts per truth keyword label.
+    ///
+    /// For a truth keyword k: the POIs whose keyword text matches k (``KeywordMatcher``); "inside"
+    /// means covered by a region of keyword k or a wildcard region. For wildcard truths (no
+    /// keyword): every planted POI counts, "inside" is inside any region, and a keyword POI inside
+    /// is a POI that lies in a region whose keyword it matches (any POI for wildcard regions).
+    static func poiCounts(
+        truths T: [EvaluationLayer.Item], regions R: [EvaluationLayer.Item], pois: LocatedPOIs, planted: [Bool],
+        context: GEOSContext
+    ) throws -> [String: TruthScore.POICounts] {
+        var out: [String: TruthScore.POICounts] = [:]
+        let regionLabels = Set(R.map(\.keywordLabel)).sorted(by: codePointOrder)
+        for label in Set(T.map(\.keywordLabel)).sorted(by: codePointOrder) {
+            var c = TruthScore.POICounts()
+            if label != "*" {
+                let keyword: String? = label
+                let union = try context.unionAll(R.filter { compatible($0.keyword, keyword) }.map(\.geometry))
+                let matcher = KeywordMatcher(label)
+                let matching = pois.matching(matcher)
+                let inside = try pois.covered(by: PointCoverIndex(union), where: matching)
+                for p in 0..<pois.count where matching[p] {
+                    if planted[p] {
+                        c.planted += 1
+                        if inside[p] { c.plantedInside += 1 }
+                    }
+                    if inside[p] { c.keywordInside += 1 }
+                }
+            } else {
+                let anyRegion = try pois.covered(by: PointCoverIndex(context.unionAll(R.map(\.geometry))), where: nil)
+                var keywordInside = [Bool](repeating: false, count: pois.count)
+                for k in regionLabels {
+                    let group = R.filter { $0.keywordLabel == k }.map(\.geometry)
+                    let matching = k == "*" ? nil : pois.matching(KeywordMatcher(k))
+                    let inside = try pois.covered(by: PointCoverIndex(context.unionAll(group)), where: matching)
+                    for p in 0..<pois.count where inside[p] { keywordInside[p] = true }
+                }
+                for p in 0..<pois.count where pois.valid[p] {
+                    if planted[p] {
+                        c.planted += 1
+                        if anyRegion[p] { c.plantedInside += 1 }
+                    }
+                    if keywordInside[p] { c.keywordInside += 1 }
+                }
+            }
+            out[label] = c
+        }
+        return out
+    }
+}

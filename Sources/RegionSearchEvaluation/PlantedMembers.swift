@@ -1,0 +1,55 @@
+import Foundation
+import RegionSearchIngest
+
+/// The planted POIs of a synthetic city: the generator's `truth_members.csv` (`id,cluster_id`
+/// with a header, RFC 4180 quoting), as read for POI-level recall and precision.
+public struct PlantedMembers: Sendable {
+    public var path: String
+    /// POI ids, in file order.
+    public var ids: [String]
+    /// The cluster of each id (as text; only reported).
+    public var clusterIDs: [String]
+
+    public init(path: String, ids: [String], clusterIDs: [String]) {
+        self.path = path
+        self.ids = ids
+        self.clusterIDs = clusterIDs
+    }
+
+    /// Reads a members file (gzip recognised by its magic bytes).
+    public static func read(path: String) throws -> PlantedMembers {
+        let bytes = try ByteReader(path: path).readAll()
+        return try PlantedMembers(path: path, bytes: bytes)
+    }
+
+    /// Parses members CSV text. The header must name an `id` column (a `cluster_id` column is
+    /// optional); every record needs as many fields as the header and a non-empty id.
+    public init(path: String, bytes: [UInt8]) throws(EvaluateError) {
+        self.path = path
+        ids = []
+        clusterIDs = []
+        var records = CSVRecordSplitter(bytes: bytes)
+        guard let (headerLine, header) = try records.next(path: path) else {
+            throw EvaluateError.badRecord(path: path, line: 1, reason: "empty file; expected a header line 'id,cluster_id'")
+        }
+        let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let idColumn = names.firstIndex(of: "id") else {
+            throw EvaluateError.badRecord(
+                path: path, line: headerLine, reason: "the header has no 'id' column (found: \(header.joined(separator: ",")))")
+        }
+        let clusterColumn = names.firstIndex(of: "cluster_id")
+        while let (line, fields) = try records.next(path: path) {
+            if fields.count == 1 && fields[0].isEmpty { continue }  // blank line
+            guard fields.count == header.count else {
+                throw EvaluateError.badRecord(
+                    path: path, line: line, reason: "\(fields.count) fields, expected \(header.count) as in the header")
+            }
+            let id = fields[idColumn].trimmingCharacters(in: .whitespaces)
+            guard !id.isEmpty else { throw EvaluateError.badRecord(path: path, line: line, reason: "empty id") }
+            ids.append(id)
+            clusterIDs.append(clusterColumn.map { fields[$0] } ?? "")
+        }
+    }
+
+    public var count: Int { ids.count }
+}

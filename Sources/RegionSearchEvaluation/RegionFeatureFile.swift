@@ -1,0 +1,181 @@
+import RegionSearchCore
+import RegionSearchIngest
+import RegionSearchOutput
+
+/// One polygonal feature of a region or truth GeoJSON file, in WGS84 degrees.
+public struct RegionFeature {
+    /// The feature's identifier: the `region_id`, `cluster_id` or `id` property, else the
+    /// Feature's `id` member, else its 0-based position in the file.
+    public var id: JSONValue
+    /// The `keyword` property; nil when absent, null or `"*"` (then the feature matches every keyword).
+    public var keyword: String?
+    /// Polygons, each as rings (first the exterior, then holes), lon/lat degrees.
+    public var polygons: [[GeoJSONWriter.Ring]]
+    /// 0-based position among the file's features.
+    public var index: Int
+
+    public init(id: JSONValue, keyword: String?, polygons: [[GeoJSONWriter.Ring]], index: Int) {
+        self.id = id
+        self.keyword = keyword
+        self.polygons = polygons
+        self.index = index
+    }
+
+    /// The keyword as shown in reports: the keyword, or `*` for a wildcard feature.
+    public var keywordLabel: String { keyword ?? "*" }
+}
+
+/// The polygonal features of a GeoJSON file (a FeatureCollection, a single Feature or a bare
+/// Polygon/MultiPolygon), as read for evaluation.
+///
+/// Polygon and MultiPolygon geometries are accepted, with holes. Features whose geometry is
+/// `null` (allowed by RFC 7946 for unlocated features) are skipped and counted in
+/// ``nullGeometries``; any other geometry type is an error, as are malformed coordinates.
+/// Unclosed rings are closed. Validity is not checked here (see ``EvaluationLayer``).
+public struct RegionFeatureFile {
+    public var path: String
+    public var features: [RegionFeature]
+    /// Features without geometry, skipped.
+    public var nullGeometries: Int
+
+    public init(path: String, features: [RegionFeature], nullGeometries: Int = 0) {
+        self.path = path
+        self.features = features
+        self.nullGeometries = nullGeometries
+    }
+
+    /// Reads and parses a file (gzip-compressed files are recognised by their magic bytes).
+    public static func read(path: String) throws -> RegionFeatureFile {
+        let bytes = try ByteReader(path: path).readAll()
+        return try bytes.withUnsafeBufferPointer { buf throws(EvaluateError) in try RegionFeatureFile(path: path, bytes: buf) }
+    }
+
+    /// Parses GeoJSON text; `path` names the source in errors.
+    public init(path: String, text: String) throws(EvaluateError) {
+        var copy = text
+        let result: Result<RegionFeatureFile, EvaluateError> = copy.withUTF8 { buf in
+            do throws(EvaluateError) {
+                return .success(try RegionFeatureFile(path: path, bytes: buf))
+            } catch {
+                return .failure(error)
+            }
+        }
+        self = try result.get()
+    }
+
+    /// Parses GeoJSON bytes; `path` names the source in errors.
+    public init(path: String, bytes: UnsafeBufferPointer<UInt8>) throws(EvaluateError) {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes: bytes)
+        } catch {
+            throw EvaluateError.badJSON(path: path, error: error)
+        }
+        self.path = path
+        features = []
+        nullGeometries = 0
+        func fail(_ location: String, _ reason: String) -> EvaluateError {
+            EvaluateError.badGeoJSON(path: path, location: location, reason: reason)
+        }
+        guard let type = root["type"]?.stringValue else { throw fail("", "the top level has no \"type\" member") }
+        let featureValues: [JSONValue]
+        switch type {
+        case "FeatureCollection":
+            guard let list = root["features"]?.arrayValue else {
+                throw fail("", "a FeatureCollection needs a \"features\" array")
+            }
+            featureValues = list
+        case "Feature":
+            featureValues = [root]
+        case "Polygon", "MultiPolygon":
+            featureValues = [.object([("type", .string("Feature")), ("geometry", root), ("properties", .null)])]
+        default:
+            throw fail("", "expected a FeatureCollection, Feature, Polygon or MultiPolygon, found type \"\(type)\"")
+        }
+        for (index, f) in featureValues.enumerated() {
+            let at = "feature \(index)"
+            guard f["type"]?.stringValue == "Feature" else { throw fail(at, "not a Feature object") }
+            let properties = f["properties"]
+            if let p = properties, p != .null, p.objectValue == nil {
+                throw fail(at, "\"properties\" must be an object or null, found \(p.typeName)")
+            }
+            guard let geometry = f["geometry"], geometry != .null else {
+                nullGeometries += 1
+                continue
+            }
+            guard let gtype = geometry["type"]?.stringValue else { throw fail(at, "the geometry has no \"type\"") }
+            guard let coordinates = geometry["coordinates"]?.arrayValue else {
+                throw fail(at, "the \(gtype) geometry has no \"coordinates\" array")
+            }
+            var polygons: [[GeoJSONWriter.Ring]] = []
+            switch gtype {
+            case "Polygon":
+                polygons.append(try Self.polygon(coordinates, at: at, fail))
+            case "MultiPolygon":
+                for (k, p) in coordinates.enumerated() {
+                    guard let rings = p.arrayValue else { throw fail(at + ", polygon \(k)", "expected an array of rings") }
+                    polygons.append(try Self.polygon(rings, at: at + ", polygon \(k)", fail))
+                }
+            default:
+                throw fail(at, "geometry type \"\(gtype)\" is not supported (regions must be Polygon or MultiPolygon)")
+            }
+            features.append(RegionFeature(
+                id: Self.identifier(f, properties: properties, index: index),
+                keyword: try Self.keyword(properties, at: at, fail), polygons: polygons, index: index))
+        }
+    }
+
+    private static func identifier(_ feature: JSONValue, properties: JSONValue?, index: Int) -> JSONValue {
+        for key in ["region_id", "cluster_id", "id"] {
+            if let v = properties?[key], v.stringValue != nil || v.doubleValue != nil { return v }
+        }
+        if let v = feature["id"], v.stringValue != nil || v.doubleValue != nil { return v }
+        return .number(Double(index))
+    }
+
+    private static func keyword(_ properties: JSONValue?, at: String, _ fail: (String, String) -> EvaluateError)
+        throws(EvaluateError) -> String?
+    {
+        guard let v = properties?["keyword"] else { return nil }
+        switch v {
+        case .null: return nil
+        case let .string(s): return s == "*" ? nil : s
+        case let .number(d): return JSONValue.formatNumber(d)
+        default: throw fail(at, "the \"keyword\" property must be a string, found \(v.typeName)")
+        }
+    }
+
+    private static func polygon(_ rings: [JSONValue], at: String, _ fail: (String, String) -> EvaluateError)
+        throws(EvaluateError) -> [GeoJSONWriter.Ring]
+    {
+        guard !rings.isEmpty else { throw fail(at, "a polygon needs at least one ring") }
+        var out: [GeoJSONWriter.Ring] = []
+        for (r, ringValue) in rings.enumerated() {
+            let where_ = at + ", ring \(r)"
+            guard let positions = ringValue.arrayValue else { throw fail(where_, "expected an array of positions") }
+            var lon: [Double] = []
+            var lat: [Double] = []
+            lon.reserveCapacity(positions.count + 1)
+            lat.reserveCapacity(positions.count + 1)
+            for (k, p) in positions.enumerated() {
+                guard let a = p.arrayValue, a.count >= 2, let x = a[0].doubleValue, let y = a[1].doubleValue else {
+                    throw fail(where_ + ", position \(k)", "expected [longitude, latitude], found \(p.serialized())")
+                }
+                guard abs(y) <= 90, abs(x) <= 360 else {
+                    throw fail(where_ + ", position \(k)", "longitude/latitude out of range: [\(a[0].serialized()), \(a[1].serialized())]")
+                }
+                lon.append(x)
+                lat.append(y)
+            }
+            if let fx = lon.first, let fy = lat.first, fx != lon.last || fy != lat.last {
+                lon.append(fx)
+                lat.append(fy)
+            }
+            guard lon.count >= 4 else {
+                throw fail(where_, "a ring needs at least 4 positions (3 distinct corners), found \(positions.count)")
+            }
+            out.append(GeoJSONWriter.Ring(lon: lon, lat: lat))
+        }
+        return out
+    }
+}

@@ -1,0 +1,173 @@
+import RegionSearchCore
+import RegionSearchModel
+
+/// How the neighbourhood graph is built.
+public enum GraphMethod: String, CaseIterable, Sendable {
+    /// Delaunay triangulation edges: a planar graph that joins natural neighbours in every
+    /// direction, adapting to density without a parameter.
+    case delaunay
+    /// The union of every point's k nearest neighbours.
+    case knn
+}
+
+/// Parameters of ``GraphBuilder``.
+public struct GraphOptions: Sendable {
+    public var method: GraphMethod
+    /// Neighbours per point for ``GraphMethod/knn``.
+    public var k: Int
+    /// Which neighbour's distance defines the local scale σ (see ``LocalScale``).
+    public var scaleK: Int
+    /// Absolute edge-length cap in metres, or nil for none.
+    public var maxEdgeMetres: Double?
+    /// Local-scale pruning factor; 0 disables (see ``EdgePruning``).
+    public var pruneFactor: Double
+
+    public init(method: GraphMethod = .delaunay, k: Int = 8, scaleK: Int = 5, maxEdgeMetres: Double? = nil,
+        pruneFactor: Double = 2)
+    {
+        self.method = method
+        self.k = k
+        self.scaleK = scaleK
+        self.maxEdgeMetres = maxEdgeMetres
+        self.pruneFactor = pruneFactor
+    }
+}
+
+/// Counts and timings of one graph build.
+public struct GraphStatistics: Sendable {
+    public var nodes = 0
+    /// Distinct locations.
+    public var locations = 0
+    /// Points linked by a zero-length edge to a coincident representative.
+    public var duplicatesLinked = 0
+    public var edgesBeforePruning = 0
+    public var droppedByMaxEdge = 0
+    public var droppedByLocalScale = 0
+    public var edges = 0
+    /// Nodes without any edge after pruning.
+    public var isolatedNodes = 0
+    /// Delaunay only: points inserted after the sweep (near-degenerate input; normally 0).
+    public var lateInsertions = 0
+    /// Seconds per phase, in run order.
+    public var phaseSeconds: [(String, Double)] = []
+}
+
+/// Builds the neighbourhood graph of projected points: distinct locations joined by Delaunay or
+/// kNN edges, each duplicate linked to its representative by a zero-length edge, local scales
+/// σ (``LocalScale``), then pruning by an absolute cap and by local scale (``EdgePruning``).
+public enum GraphBuilder {
+    /// Coordinates for which the exact predicates cannot overflow or underflow.
+    @inline(__always)
+    static func inPredicateRange(_ v: Double) -> Bool {
+        let m = abs(v)
+        return m == 0 || (m >= 1e-30 && m <= 1e30)
+    }
+
+    public static func build(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, options: GraphOptions)
+        throws(GraphError) -> (graph: AdjacencyGraph, statistics: GraphStatistics)
+    {
+        precondition(x.count == y.count)
+        let n = x.count
+        var stats = GraphStatistics()
+        stats.nodes = n
+        var clock = monotonicSeconds()
+        // Each finished phase is reported at once (progress on stderr for long runs).
+        func phase(_ name: String) {
+            let now = monotonicSeconds()
+            stats.phaseSeconds.append((name, now - clock))
+            Log.info("\(name): \(String(format: "%.3f", now - clock)) s")
+            clock = now
+        }
+        for i in 0..<n {
+            let xi = x[i], yi = y[i]
+            guard xi.isFinite && yi.isFinite else { throw .nonFiniteCoordinate(index: i, x: xi, y: yi) }
+            guard Self.inPredicateRange(xi) && Self.inPredicateRange(yi) else {
+                throw .coordinateOutOfRange(index: i, x: xi, y: yi)
+            }
+        }
+        let groups = CoincidentPoints(x: x, y: y)
+        let unique = groups.unique
+        let u = unique.count
+        stats.locations = u
+        stats.duplicatesLinked = groups.duplicateCount
+        // Delaunay works on the distinct locations' coordinates; kNN reads them through `unique`.
+        var ux: [Double] = [], uy: [Double] = []
+        if options.method == .delaunay {
+            ux = [Double](repeating: 0, count: u)
+            uy = [Double](repeating: 0, count: u)
+            for (k, i) in unique.enumerated() {
+                ux[k] = x[Int(i)]
+                uy[k] = y[Int(i)]
+            }
+        }
+        phase("duplicates")
+
+        var a: [UInt32] = [], b: [UInt32] = []
+        var knnScale: [Float] = []
+        var direct: AdjacencyGraph?
+        switch options.method {
+        case .delaunay:
+            let dt = ux.withUnsafeBufferPointer { ux in
+                uy.withUnsafeBufferPointer { uy in DelaunayTriangulation(x: ux, y: uy) }
+            }
+            stats.lateInsertions = dt.lateInsertions
+            phase("triangulate")
+            (a, b) = dt.edges()
+            a.reserveCapacity(a.count + groups.duplicateCount)
+            b.reserveCapacity(b.count + groups.duplicateCount)
+            unique.withUnsafeBufferPointer { unique in
+                for e in 0..<a.count {
+                    a[e] = unique[Int(a[e])]
+                    b[e] = unique[Int(b[e])]
+                }
+            }
+        case .knn:
+            var knn = unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: options.k) }
+            phase("knn")
+            // Local scales first: they read the lists in distance order, which the union then
+            // gives up (it sorts each list by index, in place).
+            knnScale = LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knn)
+            phase("scale")
+            let k = knn.k
+            var lists = knn.takeNeighbors()
+            // The union of the lists and the duplicate links straight into CSR (the same rows as
+            // the generic builder makes of the directed pairs; tests compare the two).
+            direct = CSRBuilder.buildKNNUnion(lists: &lists, k: k, groups: groups, x: x, y: y)
+        }
+        ux = []
+        uy = []
+        if direct == nil {
+            groups.representative.withUnsafeBufferPointer { rep in
+                for i in 0..<n where Int(rep[i]) != i {
+                    a.append(UInt32(truncatingIfNeeded: i))
+                    b.append(rep[i])
+                }
+            }
+        }
+        var graph = direct ?? CSRBuilder.build(nodeCount: n, a: a, b: b, x: x, y: y)
+        a = []
+        b = []
+        stats.edgesBeforePruning = graph.edgeCount
+        phase("csr")
+        switch options.method {
+        case .delaunay:
+            graph.scale = Column(LocalScale.compute(delaunay: graph, x: x, y: y, groups: groups, scaleK: options.scaleK))
+            phase("scale")
+        case .knn:
+            graph.scale = Column(knnScale)
+            knnScale = []
+        }
+        let (pruned, counts) = EdgePruning.prune(graph, maxEdge: options.maxEdgeMetres, factor: options.pruneFactor)
+        graph = pruned
+        stats.droppedByMaxEdge = counts.droppedByMaxEdge
+        stats.droppedByLocalScale = counts.droppedByLocalScale
+        stats.edges = graph.edgeCount
+        stats.isolatedNodes = graph.offsets.withUnsafeBufferPointer { offsets in
+            var isolated = 0
+            for i in 0..<n where offsets[i] == offsets[i + 1] { isolated += 1 }
+            return isolated
+        }
+        phase("prune")
+        return (graph, stats)
+    }
+}

@@ -1,0 +1,534 @@
+import Foundation
+import RegionSearchCore
+
+/// Streams features from GeoJSON: a FeatureCollection (read feature by feature, never whole), a
+/// top-level array of features, a single Feature, GeoJSON text sequences (RFC 8142, each text
+/// after an RS byte) and newline-delimited GeoJSON (one feature per line). These are one reader:
+/// the input is read as a series of top-level JSON values, and each value is a collection
+/// (whose `features` array is streamed), an array of features, or a feature.
+///
+/// Each feature becomes a record: its geometry gives the point (see ``RepresentativePoint``),
+/// its properties the name and keywords (see ``InputSpec/Columns``: property names; the id
+/// defaults to the feature's `id` member, then to the `id` property). A feature that is not
+/// valid JSON, not a Feature, or whose geometry has no usable point is rejected with its text.
+///
+/// Malformed input outside features: at the top level, the text up to the end of the line is
+/// rejected and reading resumes on the next line (so a truncated line of newline-delimited
+/// GeoJSON costs one record); a text cut short by an RS byte is rejected up to the RS; a broken
+/// FeatureCollection envelope (after its features began) stops the file with an error that
+/// gives the line.
+public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
+    public let path: String
+    public let spec: InputSpec
+    /// Top-level values read, by kind, for the log ("1 FeatureCollection", "1200 Features").
+    public private(set) var collectionsSeen = 0
+    public private(set) var topLevelFeatures = 0
+    /// Non-fatal oddities (a `crs` member naming another CRS), for the log.
+    public private(set) var warnings: [String] = []
+
+    private let reader: ByteReader
+    private let maxRecordBytes: Int
+    private var splitter: KeywordSplitter
+    private let idKey: String?
+    private let nameKey: String
+    private let keywordKeys: [(key: String, split: InputSpec.KeywordSplit, separator: [UInt8])]?
+    private let guessedKeywordKeys: [String]
+    private let separator: [UInt8]
+
+    private var buf: UnsafeMutablePointer<UInt8>
+    private var capacity = 1 << 20
+    private var base: UInt64 = 0
+    private var pos = 0
+    private var end = 0
+    private var eof = false
+    /// Bytes from this absolute offset on are kept in the buffer on refills.
+    private var keepAbs: UInt64 = 0
+    private var countedAbs: UInt64 = 0
+    private var countedLine: UInt64 = 1
+
+    private enum State { case top, members, array, finished }
+    private var state = State.top
+    private var objectStartAbs: UInt64 = 0
+    private var objectLine: UInt64 = 1
+    private var members: [(String, JSONValue)] = []
+    private var firstMember = true
+    private var sawFeatures = false
+    private var arrayInObject = false
+    private var firstElement = true
+
+    private var lastStartAbs: UInt64 = 0
+    private var lastEndAbs: UInt64 = 0
+
+    public init(reader: ByteReader, spec: InputSpec) throws {
+        self.reader = reader
+        self.spec = spec
+        path = reader.path
+        maxRecordBytes = spec.maxRecordBytes ?? InputSpec.defaultMaxRecordBytesGeoJSON
+        splitter = KeywordSplitter(missingValues: spec.missingValues)
+        func key(_ ref: InputSpec.ColumnRef?) -> String? {
+            if case let .name(n)? = ref { return n }
+            return nil
+        }
+        idKey = key(spec.columns.id)
+        nameKey = key(spec.columns.name) ?? "name"
+        keywordKeys = spec.columns.keywords.map { cols in
+            cols.compactMap { k in
+                key(k.column).map { ($0, k.split ?? spec.keywordSplit, Array((k.separator ?? spec.keywordSeparator).utf8)) }
+            }
+        }
+        guessedKeywordKeys = DelimitedParser.guessNames.first { $0.key == "keywords" }!.names
+        separator = Array(spec.keywordSeparator.utf8)
+        buf = .allocate(capacity: capacity)
+    }
+
+    deinit { buf.deallocate() }
+
+    public var bytesRead: UInt64 { base + UInt64(pos) }
+
+    private var absPos: UInt64 { base + UInt64(pos) }
+
+    // MARK: - Buffer
+
+    private func refill() throws {
+        if eof { return }
+        let keep = Int(min(keepAbs, absPos) - base)
+        if keep > 0 {
+            lineNumber(at: base + UInt64(keep))  // count lines in the bytes about to go
+            let n = end - keep
+            if n > 0 { memmove(buf, buf + keep, n) }
+            base += UInt64(keep)
+            pos -= keep
+            end = n
+        }
+        if end == capacity {
+            let newCapacity = capacity * 2
+            let nb = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            nb.update(from: buf, count: end)
+            buf.deallocate()
+            buf = nb
+            capacity = newCapacity
+        }
+        let n = try reader.read(into: UnsafeMutableRawBufferPointer(start: buf + end, count: capacity - end))
+        if n == 0 { eof = true }
+        end += n
+        if base == 0 && n > 0 && pos == 0 && end >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF { pos = 3 }
+    }
+
+    /// Whether at least one byte is available at `pos`.
+    private func have() throws -> Bool {
+        while pos >= end {
+            if eof { return false }
+            try refill()
+        }
+        return true
+    }
+
+    /// Skips JSON white space (and, at the top level, RS bytes).
+    private func skipSpace(recordSeparators: Bool) throws {
+        while try have() {
+            let c = buf[pos]
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || (recordSeparators && c == 0x1E) {
+                pos += 1
+            } else {
+                return
+            }
+        }
+    }
+
+    /// The 1-based line of an absolute offset (offsets must be asked in increasing order).
+    @discardableResult
+    private func lineNumber(at a: UInt64) -> UInt64 {
+        if a > countedAbs {
+            let from = Int(countedAbs - base)
+            let to = Int(a - base)
+            var n: UInt64 = 0
+            var p = buf + from
+            var left = to - from
+            while left > 0, let hit = memchr(p, 0x0A, left) {
+                let h = hit.assumingMemoryBound(to: UInt8.self)
+                n += 1
+                left -= h - p + 1
+                p = h + 1
+            }
+            countedLine += n
+            countedAbs = a
+        }
+        return countedLine
+    }
+
+    private func text(_ from: UInt64, _ to: UInt64) -> String {
+        let s = Int(from - base)
+        let e = Int(to - base)
+        return String(decoding: UnsafeBufferPointer(start: buf + s, count: e - s), as: UTF8.self)
+    }
+
+    // MARK: - Values
+
+    private enum ValueProblem: Error {
+        /// The value's extent is known but it is not valid JSON.
+        case bad(reason: String, end: UInt64)
+        /// The input ended inside the value.
+        case truncated
+        /// An RS byte cut the value short at this offset.
+        case interrupted(at: UInt64)
+        /// No JSON value starts here.
+        case notAValue
+    }
+
+    /// Finds the extent of the value at `pos` and parses it; advances past it.
+    private func readValue() throws -> Result<JSONValue, ValueProblem> {
+        let startAbs = absPos
+        let savedKeep = keepAbs
+        keepAbs = min(keepAbs, startAbs)
+        defer { keepAbs = savedKeep }
+        var scanner = JSONExtentScanner()
+        var from = pos
+        while true {
+            switch scanner.scan(buf, from: from, to: end, atEOF: eof) {
+            case let .complete(e):
+                let s = Int(startAbs - base)
+                pos = e
+                let bytes = UnsafeBufferPointer(start: buf + s, count: e - s)
+                do {
+                    return .success(try JSONParser.parse(bytes: bytes))
+                } catch {
+                    let line = lineNumber(at: startAbs) + UInt64(error.line - 1)
+                    return .failure(.bad(reason: "invalid JSON at line \(line), column \(error.column): \(error.reason)", end: base + UInt64(e)))
+                }
+            case let .needMore(resume):
+                if base + UInt64(end) - startAbs > UInt64(maxRecordBytes) {
+                    throw InputError.unsupported(
+                        path: path,
+                        reason: "a JSON value starting at line \(lineNumber(at: startAbs)) (byte \(startAbs)) is longer than max_record_bytes (\(maxRecordBytes)); raise max_record_bytes if the file is valid")
+                }
+                let before = base
+                try refill()
+                from = resume - Int(base - before)
+            case .truncated:
+                pos = end
+                return .failure(.truncated)
+            case let .interrupted(at):
+                pos = at
+                return .failure(.interrupted(at: base + UInt64(at)))
+            case .invalid:
+                return .failure(.notAValue)
+            }
+        }
+    }
+
+    // MARK: - Records
+
+    public func next() throws -> ReadResult? {
+        while true {
+            switch state {
+            case .finished:
+                if let f = fatal {
+                    fatal = nil
+                    throw f
+                }
+                return nil
+            case .top:
+                keepAbs = absPos
+                try skipSpace(recordSeparators: true)
+                keepAbs = absPos
+                guard try have() else {
+                    state = .finished
+                    return nil
+                }
+                let c = buf[pos]
+                if c == UInt8(ascii: "{") {
+                    objectStartAbs = absPos
+                    objectLine = lineNumber(at: objectStartAbs)
+                    members.removeAll(keepingCapacity: true)
+                    firstMember = true
+                    sawFeatures = false
+                    pos += 1
+                    state = .members
+                } else if c == UInt8(ascii: "[") {
+                    pos += 1
+                    arrayInObject = false
+                    firstElement = true
+                    state = .array
+                } else {
+                    return try rejectRestOfLine(from: absPos, reason: "expected a GeoJSON object, found '\(Self.printable(c))'")
+                }
+            case .members:
+                if let result = try nextMember() { return result }
+            case .array:
+                if let result = try nextElement() { return result }
+            }
+        }
+    }
+
+    /// Handles one member of a top-level object; returns a result when the object was a
+    /// feature (or had to be rejected).
+    private func nextMember() throws -> ReadResult? {
+        keepAbs = sawFeatures ? absPos : objectStartAbs
+        try skipSpace(recordSeparators: false)
+        guard try have() else { return try envelopeProblem("the file ends inside a JSON object") }
+        var c = buf[pos]
+        if c == UInt8(ascii: "}") {
+            pos += 1
+            state = .top
+            return finishObject()
+        }
+        if !firstMember {
+            guard c == UInt8(ascii: ",") else { return try envelopeProblem("expected ',' or '}' after a member") }
+            pos += 1
+            try skipSpace(recordSeparators: false)
+            guard try have() else { return try envelopeProblem("the file ends inside a JSON object") }
+            c = buf[pos]
+        }
+        firstMember = false
+        guard c == UInt8(ascii: "\"") else { return try envelopeProblem("expected a member name") }
+        guard case let .success(keyValue) = try readValue(), let key = keyValue.stringValue else {
+            return try envelopeProblem("invalid member name")
+        }
+        try skipSpace(recordSeparators: false)
+        guard try have(), buf[pos] == UInt8(ascii: ":") else { return try envelopeProblem("expected ':' after \"\(key)\"") }
+        pos += 1
+        try skipSpace(recordSeparators: false)
+        guard try have() else { return try envelopeProblem("the file ends inside a JSON object") }
+        if key == "features" && buf[pos] == UInt8(ascii: "[") && !sawFeatures {
+            pos += 1
+            sawFeatures = true
+            collectionsSeen += 1
+            arrayInObject = true
+            firstElement = true
+            state = .array
+            return nil
+        }
+        switch try readValue() {
+        case let .success(v):
+            if key == "crs" { checkCRS(v) }
+            if !sawFeatures || key == "type" { members.append((key, v)) }
+            return nil
+        case let .failure(problem):
+            switch problem {
+            case let .bad(reason, _): return try envelopeProblem("member \"\(key)\": \(reason)")
+            default: return try envelopeProblem("invalid value of member \"\(key)\"")
+            }
+        }
+    }
+
+    /// A syntax error in a top-level object. Before a `features` array was found the object
+    /// is taken for a feature: its text up to the end of its first line is rejected and reading
+    /// resumes on the next line. Inside a FeatureCollection's envelope it is fatal.
+    private func envelopeProblem(_ reason: String) throws -> ReadResult? {
+        if sawFeatures {
+            fatal = InputError.unsupported(
+                path: path, reason: "malformed GeoJSON FeatureCollection at line \(lineNumber(at: absPos)) (byte \(absPos)): \(reason)")
+            state = .finished
+            return nil
+        }
+        state = .top
+        pos = Int(objectStartAbs - base)
+        countedAbs = objectStartAbs  // line counting restarts from the object
+        countedLine = objectLine
+        return try rejectRestOfLine(from: objectStartAbs, reason: "malformed GeoJSON: \(reason)", line: objectLine)
+    }
+
+    private var fatal: InputError?
+
+    /// The end of a top-level object: a collection is done; anything else is a feature.
+    private func finishObject() -> ReadResult? {
+        if sawFeatures {
+            if let t = members.first(where: { $0.0 == "type" })?.1.stringValue, t != "FeatureCollection" {
+                warnings.append("a top-level object of type \"\(t)\" has a features array; its features were read")
+            }
+            return nil
+        }
+        topLevelFeatures += 1
+        lastStartAbs = objectStartAbs
+        lastEndAbs = absPos
+        return makeRecord(.object(members), line: objectLine, offset: objectStartAbs)
+    }
+
+    /// The next element of a features array (or of a top-level array).
+    private func nextElement() throws -> ReadResult? {
+        keepAbs = absPos
+        try skipSpace(recordSeparators: false)
+        guard try have() else { return arrayProblem("the file ends inside the features array") }
+        var c = buf[pos]
+        if c == UInt8(ascii: "]") {
+            pos += 1
+            if arrayInObject {
+                state = .members
+                firstMember = false
+            } else {
+                state = .top
+            }
+            return nil
+        }
+        if !firstElement {
+            guard c == UInt8(ascii: ",") else { return arrayProblem("expected ',' or ']' between features") }
+            pos += 1
+            try skipSpace(recordSeparators: false)
+            guard try have() else { return arrayProblem("the file ends inside the features array") }
+            c = buf[pos]
+        }
+        firstElement = false
+        let startAbs = absPos
+        let line = lineNumber(at: startAbs)
+        keepAbs = startAbs
+        lastStartAbs = startAbs
+        switch try readValue() {
+        case let .success(v):
+            lastEndAbs = absPos
+            return makeRecord(v, line: line, offset: startAbs)
+        case let .failure(problem):
+            switch problem {
+            case let .bad(reason, e):
+                lastEndAbs = e
+                return .rejected(RejectedRecord(line: line, byteOffset: startAbs, reason: reason, raw: text(startAbs, e)))
+            case .truncated:
+                lastEndAbs = absPos
+                state = .finished
+                return .rejected(RejectedRecord(
+                    line: line, byteOffset: startAbs, reason: "truncated feature: the file ends inside it",
+                    raw: text(startAbs, min(absPos, startAbs + 100_000))))
+            case let .interrupted(at):
+                lastEndAbs = at
+                state = .top
+                return .rejected(RejectedRecord(
+                    line: line, byteOffset: startAbs, reason: "truncated feature: cut short by a record separator (RS)",
+                    raw: text(startAbs, at)))
+            case .notAValue:
+                return arrayProblem("expected a feature, found '\(Self.printable(c))'")
+            }
+        }
+    }
+
+    private func arrayProblem(_ reason: String) -> ReadResult? {
+        fatal = InputError.unsupported(
+            path: path, reason: "malformed GeoJSON at line \(lineNumber(at: absPos)) (byte \(absPos)): \(reason)")
+        state = .finished
+        return nil
+    }
+
+    /// Rejects the text from `startAbs` to the end of its line (or the next RS) and resumes after it.
+    private func rejectRestOfLine(from startAbs: UInt64, reason: String, line: UInt64? = nil) throws -> ReadResult {
+        let recordLine = line ?? lineNumber(at: startAbs)
+        keepAbs = startAbs
+        var i = Int(startAbs - base)
+        while true {
+            while i < end && buf[i] != 0x0A && buf[i] != 0x1E { i += 1 }
+            if i < end || eof { break }
+            if base + UInt64(end) - startAbs > UInt64(maxRecordBytes) { break }
+            let before = base
+            try refill()
+            i -= Int(base - before)
+        }
+        let stop = base + UInt64(i)
+        lastStartAbs = startAbs
+        lastEndAbs = stop
+        pos = i
+        state = .top
+        return .rejected(RejectedRecord(line: recordLine, byteOffset: startAbs, reason: reason, raw: text(startAbs, stop)))
+    }
+
+    private func checkCRS(_ v: JSONValue) {
+        guard let name = v["properties"]?["name"]?.stringValue else { return }
+        let ok = ["urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326"]
+        if !ok.contains(name) {
+            warnings.append("the file declares crs \"\(name)\"; coordinates are read as lon/lat in the input's crs setting (\(spec.crs.rawValue))")
+        }
+    }
+
+    private static func printable(_ c: UInt8) -> String {
+        c >= 0x20 && c < 0x7F ? String(UnicodeScalar(c)) : "\\x" + String(c, radix: 16)
+    }
+
+    // MARK: - Feature → record
+
+    private func makeRecord(_ feature: JSONValue, line: UInt64, offset: UInt64) -> ReadResult {
+        func reject(_ reason: String) -> ReadResult {
+            .rejected(RejectedRecord(line: line, byteOffset: offset, reason: reason, raw: lastRecordText()))
+        }
+        guard feature.objectValue != nil else { return reject("expected a GeoJSON Feature object, found \(feature.typeName)") }
+        guard let type = feature["type"]?.stringValue else { return reject("not a GeoJSON Feature: no \"type\"") }
+        guard type == "Feature" else { return reject("not a GeoJSON Feature: type \"\(type)\"") }
+        guard let geometry = feature["geometry"], geometry != .null else { return reject("feature has no geometry") }
+        let point: (Double, Double)
+        switch RepresentativePoint.of(geometry) {
+        case let .point(lon, lat): point = (lon, lat)
+        case let .failure(reason): return reject(reason)
+        }
+        let properties = feature["properties"] ?? .null
+        var id = ""
+        if let idKey {
+            id = scalarText(properties[idKey])
+        } else {
+            id = scalarText(feature["id"])
+            if id.isEmpty { id = scalarText(properties["id"]) }
+        }
+        let name = scalarText(properties[nameKey])
+        var keywords: [String] = []
+        if let keywordKeys {
+            for k in keywordKeys { appendKeywords(properties[k.key], split: k.split, separator: k.separator, to: &keywords) }
+        } else if let members = properties.objectValue {
+            // The first guessed key present (by the guess list's order), case-insensitively.
+            var best: (rank: Int, value: JSONValue)?
+            for (key, value) in members where value != .null {
+                let rank = guessedKeywordKeys.firstIndex(of: key)
+                    ?? (key.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? guessedKeywordKeys.firstIndex(of: key.lowercased()) : nil)
+                if let rank, best == nil || rank < best!.rank { best = (rank, value) }
+            }
+            if let best { appendKeywords(best.value, split: spec.keywordSplit, separator: separator, to: &keywords) }
+        }
+        return .record(RawRecord(id: id, name: name, keywords: keywords, lon: point.0, lat: point.1, line: line, byteOffset: offset))
+    }
+
+    /// A property value as text: strings as they are (missing markers → ""), numbers in
+    /// shortest form, booleans as true/false, arrays and objects as compact JSON.
+    private func scalarText(_ v: JSONValue?) -> String {
+        guard let v else { return "" }
+        switch v {
+        case .null: return ""
+        case var .string(s):
+            // nil: keep the string as it is (nothing to trim).
+            let trimmed: String? = s.withUTF8 { b in
+                let t = b.trimmingASCIIWhitespace()
+                if splitter.isMissing(t) { return "" }
+                return t.count == b.count ? nil : String(decoding: t, as: UTF8.self)
+            }
+            return trimmed ?? s
+        case let .number(d): return JSONValue.formatNumber(d)
+        case let .bool(b): return b ? "true" : "false"
+        default: return v.serialized()
+        }
+    }
+
+    /// Keyword values of one property: a string is split like a delimited field; each string
+    /// or number of an array is one keyword; numbers and booleans give their text; objects and
+    /// nested arrays are not keywords.
+    private func appendKeywords(_ v: JSONValue?, split: InputSpec.KeywordSplit, separator: [UInt8], to out: inout [String]) {
+        guard let v else { return }
+        switch v {
+        case var .string(s):
+            s.withUTF8 { splitter.split($0, mode: split, separator: separator, into: &out) }
+        case .number, .bool:
+            out.append(scalarText(v))
+        case let .array(items):
+            for item in items {
+                switch item {
+                case var .string(s): s.withUTF8 { splitter.split($0, mode: .plain, separator: separator, into: &out) }
+                case .number, .bool: out.append(scalarText(item))
+                default: continue
+                }
+            }
+        default:
+            return
+        }
+    }
+
+    // MARK: - Diagnostics
+
+    public func lastRecordText() -> String {
+        guard lastStartAbs >= base, lastEndAbs >= lastStartAbs, lastEndAbs <= base + UInt64(end) else { return "" }
+        return text(lastStartAbs, lastEndAbs)
+    }
+
+    public func lastCoordinateText() -> String? { nil }
+
+}

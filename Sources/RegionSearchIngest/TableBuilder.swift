@@ -1,0 +1,253 @@
+import RegionSearchCore
+import RegionSearchModel
+
+/// Builds the POI table from validated records: extracts ids and names (missing markers
+/// become empty), applies the duplicate policy per input file, splits and normalises keyword
+/// values and joins them (without repeats) into the keyword text.
+struct TableBuilder {
+    private var lon: [Double] = []
+    private var lat: [Double] = []
+    private var source: [UInt32] = []
+    private var line: [UInt64] = []
+    private var ids = GrowableBytes()
+    private var idOffsets: [UInt64] = [0]
+    private var names = GrowableBytes()
+    private var nameOffsets: [UInt64] = [0]
+    private var keywords = GrowableBytes()
+    private var keywordOffsets: [UInt64] = [0]
+
+    private let duplicates: IngestSettings.DuplicatePolicy
+    private let nameAsKeyword: Bool
+    private var cache = KeywordCache()
+    private var index = IdIndex()
+    private var splitter = KeywordSplitter(missingValues: [])
+    private var ruleSplits: [InputSpec.KeywordSplit] = []
+    /// All rules' separators, one after another; rule c's is `separatorRanges[c]`.
+    private var separators: [UInt8] = []
+    private var separatorRanges: [Range<Int>] = []
+    /// Id hashes of the batch being added (see ``prepare(_:_:)``).
+    private var idHashes: [UInt64] = []
+    /// Keyword values of one field, and unescaped list items.
+    private var slices: [KeywordSplitter.ValueSlice] = []
+    private var listScratch: [UInt8] = []
+    private var touched: UInt64 = 0
+    /// Normalised keyword values merged into earlier rows (policy `merge`), by row.
+    private var extras: [Int: [[UInt8]]] = [:]
+    /// Keyword text of the row being built and the ranges of its values.
+    private var text = GrowableBytes(capacity: 1024)
+    private var valueRanges: [Range<Int>] = []
+
+    init(settings: IngestSettings) {
+        duplicates = settings.duplicates
+        nameAsKeyword = settings.nameAsKeyword
+    }
+
+    var count: Int { lon.count }
+
+    /// Starts an input: ids repeat only within one input file; split rules and missing-value
+    /// markers are the input's.
+    mutating func startInput(rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])], missingValues: [String]) {
+        index = IdIndex()
+        ruleSplits = rules.map { $0.split }
+        separators = []
+        separatorRanges = []
+        for r in rules {
+            separatorRanges.append(separators.count..<(separators.count + r.separator.count))
+            separators += r.separator
+        }
+        splitter = KeywordSplitter(missingValues: missingValues)
+    }
+
+    /// Reserves room for about `rows` more rows, with string sizes like the rows so far
+    /// (avoids regrowing large columns; the estimate only affects speed).
+    mutating func reserve(rows: Int) {
+        guard rows > 0, count > 0 else { return }
+        let n = count + rows
+        func scaled(_ bytes: Int) -> Int { Int(Double(bytes) / Double(count) * Double(n) * 1.1) + 1024 }
+        HugePages.reserve(&lon, n)
+        HugePages.reserve(&lat, n)
+        HugePages.reserve(&source, n)
+        HugePages.reserve(&line, n)
+        HugePages.reserve(&idOffsets, n + 1)
+        HugePages.reserve(&nameOffsets, n + 1)
+        HugePages.reserve(&keywordOffsets, n + 1)
+        ids.reserve(scaled(ids.count))
+        names.reserve(scaled(names.count))
+        keywords.reserve(scaled(keywords.count))
+        index.reserve(n)
+    }
+
+    /// Collects the batch's id hashes (computed by the reading side).
+    mutating func prepare(_ entries: UnsafeBufferPointer<RecordBatch.Entry>, _ fields: RecordBatch.FieldResolver) {
+        idHashes.removeAll(keepingCapacity: true)
+        for e in entries { idHashes.append(e.idHash) }
+    }
+
+    /// Loads the id-table slots of records `range` of the prepared batch (call shortly
+    /// before adding them: a few hundred at a time stay in the cache).
+    mutating func touchSlots(_ range: Range<Int>) {
+        touched &+= idHashes.withUnsafeBufferPointer { index.touch(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Adds record `k` (valid, not rejected) of a batch prepared with ``prepare(_:_:)``: a
+    /// new row, or a duplicate handled by the policy.
+    @inline(__always)
+    mutating func add(
+        _ entry: RecordBatch.Entry, _ k: Int, keywordFields: UnsafeBufferPointer<RecordBatch.KeywordField>,
+        _ fields: RecordBatch.FieldResolver, source sourceIndex: UInt32, counts: inout IngestCounts
+    ) {
+        let row = lon.count
+        let id = fields[entry.id]
+        if !id.isEmpty {
+            let hash = idHashes[k]
+            let first = idOffsets.withUnsafeBufferPointer { offsets in
+                index.firstRow(for: id, hash: hash, row: row, bytes: ids.base, offsets: offsets)
+            }
+            if let first {
+                switch duplicates {
+                case .merge:
+                    buildText(keywordFields, fields, name: fields[entry.name])
+                    merge(into: first)
+                    counts.mergedDuplicates += 1
+                    return
+                case .keepFirst:
+                    counts.droppedDuplicates += 1
+                    return
+                case .keepAll:
+                    counts.keptDuplicates += 1
+                }
+            }
+        }
+        let name = fields[entry.name]
+        buildText(keywordFields, fields, name: name)
+        lon.append(entry.lon)
+        lat.append(entry.lat)
+        ids.append(id)
+        idOffsets.append(UInt64(ids.count))
+        names.append(name)
+        nameOffsets.append(UInt64(names.count))
+        keywords.append(text.bytes)
+        keywordOffsets.append(UInt64(keywords.count))
+        source.append(sourceIndex)
+        line.append(entry.line)
+        counts.accepted += 1
+    }
+
+    /// The record's normalised keyword values, without repeats, joined into `text`.
+    @inline(__always)
+    private mutating func buildText(
+        _ keywordFields: UnsafeBufferPointer<RecordBatch.KeywordField>, _ fields: RecordBatch.FieldResolver,
+        name: UnsafeBufferPointer<UInt8>
+    ) {
+        text.truncate(to: 0)
+        valueRanges.removeAll(keepingCapacity: true)
+        for kf in keywordFields {
+            let bytes = fields[kf.ref]
+            if kf.column < 0 {
+                appendValue(bytes, cache: true)
+                continue
+            }
+            let c = Int(kf.column)
+            let range = separatorRanges[c]
+            slices.removeAll(keepingCapacity: true)
+            listScratch.removeAll(keepingCapacity: true)
+            separators.withUnsafeBufferPointer { all in
+                splitter.collect(
+                    bytes, mode: ruleSplits[c], separator: UnsafeBufferPointer(rebasing: all[range]), into: &slices, scratch: &listScratch)
+            }
+            for i in 0..<slices.count {
+                let v = slices[i]
+                if v.inScratch {
+                    // Copied out: appendValue may not run while listScratch is borrowed.
+                    let item = Array(listScratch[Int(v.start)..<Int(v.start + v.count)])
+                    item.withUnsafeBufferPointer { appendValue($0, cache: true) }
+                } else {
+                    appendValue(KeywordSplitter.bytes(v, field: bytes, scratch: UnsafeBufferPointer(start: nil, count: 0)), cache: true)
+                }
+            }
+        }
+        if nameAsKeyword {
+            // Names are nearly all distinct: normalise without filling the cache.
+            appendValue(name, cache: false)
+        }
+    }
+
+    /// Normalises one raw value onto `text` unless it is empty or already there (`normalize:
+    /// false` for values that are normalised already).
+    @inline(__always)
+    private mutating func appendValue(_ raw: UnsafeBufferPointer<UInt8>, cache useCache: Bool, normalize: Bool = true) {
+        if raw.isEmpty { return }
+        let before = text.count
+        if before > 0 { text.append(KeywordText.separatorByte) }
+        let start = text.count
+        if normalize {
+            cache.appendNormalized(raw, to: &text, cache: useCache)
+        } else {
+            text.append(raw)
+        }
+        let n = text.count - start
+        var repeated = n == 0
+        if !repeated {
+            let value = text[start..<(start + n)]
+            for r in valueRanges where r.count == n && text[r].elementsEqual(value) {
+                repeated = true
+                break
+            }
+        }
+        if repeated {
+            text.truncate(to: before)
+        } else {
+            valueRanges.append(start..<(start + n))
+        }
+    }
+
+    /// Keeps the values now in `text` for `row` (policy `merge`).
+    private mutating func merge(into row: Int) {
+        guard !valueRanges.isEmpty else { return }
+        var list = extras[row] ?? []
+        for r in valueRanges {
+            let v = Array(text[r])
+            if !list.contains(v) { list.append(v) }
+        }
+        extras[row] = list
+    }
+
+    /// The finished table: merged keyword values are added to their rows (in row order).
+    mutating func finish() -> POITable {
+        var table = POITable()
+        table.lon = lon
+        table.lat = lat
+        table.source = source
+        table.line = line
+        table.ids = StringColumn(offsets: idOffsets, bytes: ids.array())
+        table.names = StringColumn(offsets: nameOffsets, bytes: names.array())
+        var kw = StringColumn(offsets: keywordOffsets, bytes: keywords.array())
+        if !extras.isEmpty {
+            let rows = extras.keys.sorted()
+            var out = StringColumn()
+            out.reserve(strings: kw.count, bytes: kw.bytes.count + rows.count * 32)
+            var next = 0
+            kw.bytes.withUnsafeBufferPointer { bytes in
+                for row in 0..<kw.count {
+                    let r = kw.range(row)
+                    guard next < rows.count && rows[next] == row else {
+                        out.append(utf8: UnsafeBufferPointer(rebasing: bytes[r]))
+                        continue
+                    }
+                    text.truncate(to: 0)
+                    valueRanges.removeAll(keepingCapacity: true)
+                    for part in UnsafeBufferPointer(rebasing: bytes[r]).split(separator: KeywordText.separatorByte) {
+                        appendValue(UnsafeBufferPointer(rebasing: part), cache: false, normalize: false)
+                    }
+                    for v in extras[row]! { v.withUnsafeBufferPointer { appendValue($0, cache: false, normalize: false) } }
+                    out.append(utf8: text.bytes)
+                    next += 1
+                }
+            }
+            kw = out
+            extras = [:]
+        }
+        table.keywords = kw
+        return table
+    }
+}

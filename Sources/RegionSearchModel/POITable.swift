@@ -1,0 +1,97 @@
+import RegionSearchCore
+
+/// Normalised POIs, the output of `ingest` and the `pois` artifact.
+///
+/// Columns: `lon`, `lat` (f64, WGS84 degrees), `id`, `name`, `keywords` (strings), `source` (u32,
+/// index of the input file in `metadata.inputs`), `line` (u64, 1-based line or record number in
+/// that file). `keywords` holds the POI's keyword values, each Unicode NFKC + case-folded, joined
+/// by `\n` (see ``KeywordText``).
+public struct POITable: Sendable {
+    public var lon: [Double] = []
+    public var lat: [Double] = []
+    public var ids = StringColumn()
+    public var names = StringColumn()
+    public var keywords = StringColumn()
+    public var source: [UInt32] = []
+    public var line: [UInt64] = []
+
+    public init() {}
+
+    public var count: Int { lon.count }
+
+    /// Appends one POI. `keywordText` must already be normalised.
+    public mutating func append(
+        id: String, name: String, keywordText: String, lon: Double, lat: Double, source: UInt32, line: UInt64
+    ) {
+        self.lon.append(lon)
+        self.lat.append(lat)
+        ids.append(id)
+        names.append(name)
+        keywords.append(keywordText)
+        self.source.append(source)
+        self.line.append(line)
+    }
+
+    /// Reads a `pois` artifact.
+    public init(artifact: ArtifactFile) throws(ArtifactError) {
+        let n = artifact.rowCount
+        lon = try artifact.array("lon", count: n)
+        lat = try artifact.array("lat", count: n)
+        ids = try artifact.strings("id", count: n)
+        names = try artifact.strings("name", count: n)
+        keywords = try artifact.strings("keywords", count: n)
+        source = try artifact.array("source", count: n)
+        line = try artifact.array("line", count: n)
+    }
+
+    /// An artifact writer holding these columns and `metadata`.
+    public func writer(metadata: JSONValue) -> ArtifactWriter {
+        var w = ArtifactWriter(kind: .pois, rowCount: count, metadata: metadata)
+        w.add("lon", lon)
+        w.add("lat", lat)
+        w.add("id", ids)
+        w.add("name", names)
+        w.add("keywords", keywords)
+        w.add("source", source)
+        w.add("line", line)
+        return w
+    }
+}
+
+/// Projected points, the output of `project` and the `projected` artifact.
+///
+/// Points are stored in spatial (Hilbert-curve) order so that graph building and propagation
+/// touch memory locally. Columns: `x`, `y` (f64, metres in the CRS named by `metadata.crs`),
+/// `lon`, `lat` (f64, the WGS84 input), `row` (u32, the POI's row in the `pois` artifact).
+///
+/// Read from an artifact, the columns are used in place (see ``Column``).
+public struct ProjectedPoints: Sendable {
+    public var x = Column<Double>()
+    public var y = Column<Double>()
+    public var lon = Column<Double>()
+    public var lat = Column<Double>()
+    public var row = Column<UInt32>()
+
+    public init() {}
+
+    public var count: Int { x.count }
+
+    public init(artifact: ArtifactFile) throws(ArtifactError) {
+        let n = artifact.rowCount
+        x = try artifact.view("x", count: n)
+        y = try artifact.view("y", count: n)
+        lon = try artifact.view("lon", count: n)
+        lat = try artifact.view("lat", count: n)
+        row = try artifact.view("row", count: n)
+    }
+
+    public func writer(metadata: JSONValue) -> ArtifactWriter {
+        var w = ArtifactWriter(kind: .projected, rowCount: count, metadata: metadata)
+        w.add("x", x)
+        w.add("y", y)
+        w.add("lon", lon)
+        w.add("lat", lat)
+        w.add("row", row)
+        return w
+    }
+}

@@ -1,0 +1,133 @@
+import RegionSearchCore
+
+/// Dense regions, the output of `regions` and the `regions` artifact.
+///
+/// One row per region, grouped by keyword and ordered by rank within the keyword. Columns:
+/// `keyword` (u32, index into `metadata.keywords`), `rank` (u32, 1 = strongest), counts
+/// `n_pois` (members), `n_keyword` (matching members), `n_footprint` / `n_footprint_keyword`
+/// (all / matching POIs inside the hull of the matching members — what the significance test
+/// counts), scores `score_sum`, `score_mean`, `score_max` (Zhou's F over members), `share` and
+/// `lift` (matching share in the footprint, and that share over the keyword's base rate),
+/// `p_value` and `q_value` (significance, see `Significance`), `area_m2` and `density` (POIs per
+/// km²) of the matching members' convex hull in the projected CRS, `spacing_m` (median local POI
+/// spacing of the matching members). Membership is CSR:
+/// `member_offsets` (u64, regions + 1), `members` (u32, projected point indices, ascending) and
+/// `member_match` (u8, 1 when the member matches the keyword).
+public struct RegionTable: Sendable {
+    public struct Region: Sendable {
+        public var keyword: Int
+        public var rank: Int = 0
+        public var members: [UInt32]
+        public var memberMatch: [UInt8]
+        public var nFootprint: Int = 0
+        public var nFootprintKeyword: Int = 0
+        public var scoreSum: Double = 0
+        public var scoreMean: Double = 0
+        public var scoreMax: Double = 0
+        public var share: Double = 0
+        public var lift: Double = 0
+        public var pValue: Double = 1
+        public var qValue: Double = 1
+        public var areaM2: Double = 0
+        public var density: Double = 0
+        /// Median local POI spacing (graph scale) of the matching members, metres.
+        public var spacing: Double = 0
+
+        public init(keyword: Int, members: [UInt32], memberMatch: [UInt8]) {
+            self.keyword = keyword
+            self.members = members
+            self.memberMatch = memberMatch
+        }
+
+        public var nPOIs: Int { members.count }
+        public var nKeyword: Int { memberMatch.reduce(0) { $0 + Int($1 & 1) } }
+
+        /// Flag bits of `memberMatch`.
+        public static let matchesFlag: UInt8 = 1
+        public static let shapeFlag: UInt8 = 2
+
+        /// Members whose position defines the polygon: shape members, else matching members,
+        /// else all members.
+        public var shapeMembers: [UInt32] {
+            let shape = zip(members, memberMatch).filter { $0.1 & Self.shapeFlag != 0 }.map { $0.0 }
+            if !shape.isEmpty { return shape }
+            let matching = zip(members, memberMatch).filter { $0.1 & Self.matchesFlag != 0 }.map { $0.0 }
+            return matching.isEmpty ? members : matching
+        }
+    }
+
+    public var regions: [Region]
+
+    public init(regions: [Region]) { self.regions = regions }
+
+    public init(artifact: ArtifactFile) throws(ArtifactError) {
+        let r = artifact.rowCount
+        let keyword: [UInt32] = try artifact.array("keyword", count: r)
+        let rank: [UInt32] = try artifact.array("rank", count: r)
+        let nFoot: [UInt32] = try artifact.array("n_footprint", count: r)
+        let nFootK: [UInt32] = try artifact.array("n_footprint_keyword", count: r)
+        let doubles = try ["score_sum", "score_mean", "score_max", "share", "lift", "p_value", "q_value", "area_m2", "density", "spacing_m"]
+            .map { (name) throws(ArtifactError) -> [Double] in try artifact.array(name, as: Double.self, count: r) }
+        let offsets: [UInt64] = try artifact.array("member_offsets", count: r + 1)
+        let members: [UInt32] = try artifact.array("members")
+        let match: [UInt8] = try artifact.array("member_match", count: members.count)
+        guard offsets.first == 0, offsets.last.map({ Int($0) }) == members.count else {
+            throw ArtifactError.malformed(path: artifact.path, detail: "member offsets do not match the member count")
+        }
+        var out: [Region] = []
+        for i in 0..<r {
+            guard offsets[i] <= offsets[i + 1] else {
+                throw ArtifactError.malformed(path: artifact.path, detail: "member offsets decrease at region \(i)")
+            }
+            let range = Int(offsets[i])..<Int(offsets[i + 1])
+            var reg = Region(keyword: Int(keyword[i]), members: Array(members[range]), memberMatch: Array(match[range]))
+            reg.rank = Int(rank[i])
+            reg.nFootprint = Int(nFoot[i])
+            reg.nFootprintKeyword = Int(nFootK[i])
+            reg.scoreSum = doubles[0][i]
+            reg.scoreMean = doubles[1][i]
+            reg.scoreMax = doubles[2][i]
+            reg.share = doubles[3][i]
+            reg.lift = doubles[4][i]
+            reg.pValue = doubles[5][i]
+            reg.qValue = doubles[6][i]
+            reg.areaM2 = doubles[7][i]
+            reg.density = doubles[8][i]
+            reg.spacing = doubles[9][i]
+            out.append(reg)
+        }
+        regions = out
+    }
+
+    public func writer(metadata: JSONValue) -> ArtifactWriter {
+        var w = ArtifactWriter(kind: .regions, rowCount: regions.count, metadata: metadata)
+        w.add("keyword", regions.map { UInt32($0.keyword) })
+        w.add("rank", regions.map { UInt32($0.rank) })
+        w.add("n_pois", regions.map { UInt32($0.nPOIs) })
+        w.add("n_keyword", regions.map { UInt32($0.nKeyword) })
+        w.add("n_footprint", regions.map { UInt32($0.nFootprint) })
+        w.add("n_footprint_keyword", regions.map { UInt32($0.nFootprintKeyword) })
+        w.add("score_sum", regions.map { $0.scoreSum })
+        w.add("score_mean", regions.map { $0.scoreMean })
+        w.add("score_max", regions.map { $0.scoreMax })
+        w.add("share", regions.map { $0.share })
+        w.add("lift", regions.map { $0.lift })
+        w.add("p_value", regions.map { $0.pValue })
+        w.add("q_value", regions.map { $0.qValue })
+        w.add("area_m2", regions.map { $0.areaM2 })
+        w.add("density", regions.map { $0.density })
+        w.add("spacing_m", regions.map { $0.spacing })
+        var offsets: [UInt64] = [0]
+        var members: [UInt32] = []
+        var match: [UInt8] = []
+        for r in regions {
+            members += r.members
+            match += r.memberMatch
+            offsets.append(UInt64(members.count))
+        }
+        w.add("member_offsets", offsets)
+        w.add("members", members)
+        w.add("member_match", match)
+        return w
+    }
+}

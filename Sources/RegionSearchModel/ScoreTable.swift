@@ -1,0 +1,69 @@
+import RegionSearchCore
+
+/// Label-propagation scores, the output of `propagate` and the `scores` artifact.
+///
+/// Rows are the projected points (Hilbert order). Per keyword `c` (in the order of
+/// `metadata.keywords`): `score.c` (f64, Zhou's F), `match.c` (u8, Y: 1 when the POI's keyword
+/// text matches). `ones` (f64) is F for Y = 1 everywhere: dividing `score.c` by it gives the
+/// keyword's smoothed local *share* around each POI (a weighted average of Y with the same
+/// kernel), which the regions stage compares with the keyword's base rate. `probe` (f64) is F
+/// for random ±1 labels (``NoiseProbe``): it measures how noisy those shares are on this graph.
+///
+/// Read from an artifact, the columns are used in place (see ``Column``).
+public struct ScoreTable: Sendable {
+    public var keywords: [String]
+    public var scores: [Column<Double>]
+    public var matches: [Column<UInt8>]
+    public var ones: Column<Double>
+    public var probe: Column<Double>
+
+    public init(keywords: [String], scores: [Column<Double>], matches: [Column<UInt8>], ones: Column<Double>, probe: Column<Double>) {
+        self.keywords = keywords
+        self.scores = scores
+        self.matches = matches
+        self.ones = ones
+        self.probe = probe
+    }
+
+    public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double], probe: [Double]) {
+        self.init(
+            keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) }, ones: Column(ones),
+            probe: Column(probe))
+    }
+
+    public var count: Int { ones.count }
+
+    public init(artifact: ArtifactFile) throws(ArtifactError) {
+        let n = artifact.rowCount
+        guard let list = try artifact.meta("keywords").arrayValue else {
+            throw ArtifactError.malformed(path: artifact.path, detail: "metadata 'keywords' is not a list")
+        }
+        var kws: [String] = []
+        for item in list {
+            guard let q = item["query"]?.stringValue else {
+                throw ArtifactError.malformed(path: artifact.path, detail: "a keyword entry has no 'query'")
+            }
+            kws.append(q)
+        }
+        keywords = kws
+        scores = []
+        matches = []
+        for c in 0..<kws.count {
+            scores.append(try artifact.view("score.\(c)", count: n))
+            matches.append(try artifact.view("match.\(c)", count: n))
+        }
+        ones = try artifact.view("ones", count: n)
+        probe = try artifact.view("probe", count: n)
+    }
+
+    public func writer(metadata: JSONValue) -> ArtifactWriter {
+        var w = ArtifactWriter(kind: .scores, rowCount: count, metadata: metadata)
+        for c in 0..<keywords.count {
+            w.add("score.\(c)", scores[c])
+            w.add("match.\(c)", matches[c])
+        }
+        w.add("ones", ones)
+        w.add("probe", probe)
+        return w
+    }
+}

@@ -1,0 +1,311 @@
+import CGEOS
+import CPROJ
+import Foundation
+import RegionSearchCore
+
+/// Turns benchmark results into the Markdown tables of BENCHMARKS.md and a JSON record.
+public struct BenchmarkReport {
+    public var results: [BenchmarkResults]
+    public var commandLine: String
+    public var threads: Int
+    public var rssFloor: Int
+    public var repeats: Int
+
+    public init(results: [BenchmarkResults], commandLine: String, threads: Int, rssFloor: Int, repeats: Int) {
+        self.results = results
+        self.commandLine = commandLine
+        self.threads = threads
+        self.rssFloor = rssFloor
+        self.repeats = repeats
+    }
+
+    // MARK: Formatting
+
+    static func f(_ v: Double, _ digits: Int) -> String {
+        v.isFinite ? String(format: "%.\(digits)f", v) : "–"
+    }
+
+    /// 1234567 → "1.23 M", 45678 → "45.7 k".
+    static func rate(_ v: Double) -> String {
+        guard v.isFinite, v > 0 else { return "–" }
+        if v >= 1e9 { return f(v / 1e9, 2) + " G" }
+        if v >= 1e6 { return f(v / 1e6, 2) + " M" }
+        if v >= 1e3 { return f(v / 1e3, 1) + " k" }
+        return f(v, 0)
+    }
+
+    static func mb(_ bytes: Int) -> String { f(Double(bytes) / 1e6, 1) }
+
+    static func percent(_ part: Double?, _ whole: Double) -> String {
+        guard let part, whole > 0 else { return "–" }
+        return f(100 * part / whole, 1) + " %"
+    }
+
+    // MARK: Derived figures
+
+    /// Undirected edges of the graph a step works on (from the graph step's summary).
+    static func edges(_ r: BenchmarkResults, method: String?) -> Double? {
+        guard let method else { return nil }
+        return r.step("graph.\(method)")?.summary["edges"]?.doubleValue
+    }
+
+    /// Bytes of the artifacts a step reads plus what it writes (for MB/s).
+    static func artifactBytes(_ r: BenchmarkResults, _ s: BenchmarkResults.StepResult) -> Int {
+        var total = s.outputBytes
+        for input in s.step.inputs {
+            if let producer = r.steps.first(where: { $0.step.outputs.contains(input) }) {
+                total += producer.outputBytes / max(producer.step.outputs.count, 1)
+            }
+        }
+        return total
+    }
+
+    /// PROJ's all-thread bulk rate at this size (points/s).
+    static func projRate(_ r: BenchmarkResults) -> (single: Double, all: Double)? {
+        guard let b = r.projBaseline, let s = b["single_thread_points_per_s"]?.doubleValue,
+            let a = b["all_threads_points_per_s"]?.doubleValue
+        else { return nil }
+        return (s, a)
+    }
+
+    // MARK: Markdown
+
+    public func markdown() -> String {
+        var out = "## Machine and build\n\n"
+        out += machineDescription().map { "- " + $0 + "\n" }.joined()
+        out += "- Threads per stage: \(threads); repeats as stated per size (medians; peak RSS is the largest of the repeats)\n"
+        out += "- Peak RSS: \(MeasuredProcess.rssMethod); floor (a child started the same way that does nothing): \(Self.mb(rssFloor)) MB\n"
+        out += "\nCommand:\n\n```sh\n\(commandLine)\n```\n"
+        for r in results { out += sizeSection(r) }
+        if results.count >= 2 { out += growthSection() }
+        out += targetSection()
+        return out
+    }
+
+    func machineDescription() -> [String] {
+        var lines: [String] = []
+        if let cpu = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let model = cpu.split(separator: "\n").first(where: { $0.hasPrefix("model name") })?.split(separator: ":").last
+        {
+            lines.append("CPU: \(model.trimmingCharacters(in: .whitespaces)), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        }
+        lines.append("Memory: \(Self.f(Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30), 1)) GiB")
+        var u = utsname()
+        uname(&u)
+        let release = withUnsafeBytes(of: &u.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        lines.append("Kernel: Linux \(release); \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        lines.append("PROJ \(String(cString: proj_info().release)), GEOS \(String(cString: GEOSversion()))")
+        return lines
+    }
+
+    func sizeSection(_ r: BenchmarkResults) -> String {
+        var out = "\n## \(groupedCount(r.n)) POIs\n\n"
+        out += "Input: `\(r.inputPath)` (\(Self.mb(r.inputBytes)) MB CSV). Median of \(r.steps.first?.runs.count ?? 0) run(s) per stage. "
+            + "Load average (1 min) \(Self.f(r.loadBefore, 2)) before, \(Self.f(r.loadAfter, 2)) after.\n\n"
+        out += "| stage | wall s | CPU s | POIs/s | edges/s | MB/s | peak RSS MB | output MB | input load | output write | same bytes |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
+        for s in r.steps {
+            let wall = s.wall
+            let edges = ["graph", "propagate", "regions"].contains(s.step.stage) ? Self.edges(r, method: s.step.method) : nil
+            let mbps = s.step.stage == "ingest"
+                ? Double(r.inputBytes) / wall / 1e6 : Double(Self.artifactBytes(r, s)) / wall / 1e6
+            let load: String = s.step.stage == "ingest" ? "(text)" : Self.percent(s.loadSeconds, wall)
+            var same = s.deterministic ? "yes" : "**NO**"
+            if let mismatches = r.threadMismatches { same += mismatches.contains(s.step.id) ? ", **threads 1 differs**" : ", = threads 1" }
+            out += "| \(s.step.id) | \(Self.f(wall, 3)) | \(Self.f(s.cpu, 2)) | \(Self.rate(Double(r.n) / wall)) | "
+                + "\(edges.map { Self.rate($0 / wall) } ?? "–") | \(Self.f(mbps, 0)) | \(Self.mb(s.peakRSS)) | "
+                + "\(Self.mb(s.outputBytes)) | \(load) | \(Self.percent(s.writeSeconds, wall)) | \(same) |\n"
+        }
+        out += "\nEnd to end (sum of the six process walls of one repeat, median over repeats; peak RSS of the largest stage):\n\n"
+        out += "| pipeline | wall s | CPU s | POIs/s | peak RSS MB | reference wall s | reference peak MB | reference / ours |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+        for p in r.pipelines {
+            guard let e = r.endToEnd(p) else { continue }
+            var ref = "| – | – | –"
+            if p.keywordCount == 2, let rs = r.referenceSummary(p.method) {
+                ref = "| \(Self.f(rs.wall, 2)) | \(Self.mb(rs.peakRSS)) | **\(Self.f(rs.wall / e.wall, 1)) ×**"
+            }
+            out += "| \(p.name) | \(Self.f(e.wall, 3)) | \(Self.f(e.cpu, 2)) | \(Self.rate(Double(r.n) / e.wall)) | \(Self.mb(e.peakRSS)) \(ref) |\n"
+        }
+        if !r.reference.isEmpty {
+            out += "\nReference (`refpipe.py`, same CSV, keywords 咖啡,bank; kNN with k = the benchmark's k), stage seconds measured inside its process:\n\n"
+            for method in ["delaunay", "knn"] {
+                guard let rs = r.referenceSummary(method) else { continue }
+                out += "- \(method): process wall \(Self.f(rs.wall, 2)) s, peak RSS \(Self.mb(rs.peakRSS)) MB; "
+                    + rs.stages.map { "\($0.0) \(Self.f($0.1, 3))" }.joined(separator: ", ") + "\n"
+            }
+        }
+        if let (single, all) = Self.projRate(r), let p = r.step("project") {
+            let phase = p.summary["project_seconds"]?.doubleValue
+            out += "\nPROJ bulk baseline (`proj_trans_generic`, same points, same CRS \(r.projBaseline?["crs"]?.stringValue ?? "?"), "
+                + "in process, nothing else timed): \(Self.rate(single)) points/s on one thread, \(Self.rate(all)) points/s on all threads "
+                + "(\(Self.f(all / single, 2))× — about \(threads)× when every core is free, about 1× when other work holds the rest). "
+                + "The project stage: \(Self.rate(Double(r.n) / p.wall)) POIs/s over its whole process (\(Self.f(100 * Double(r.n) / p.wall / all, 0)) % of PROJ)"
+            if let phase, phase > 0 {
+                out += ", \(Self.rate(Double(r.n) / phase)) POIs/s in its transform-and-order phase (\(Self.f(100 * Double(r.n) / phase / all, 0)) % of PROJ)"
+            }
+            out += ".\n"
+        }
+        return out
+    }
+
+    func growthSection() -> String {
+        let sorted = results.sorted { $0.n < $1.n }
+        var out = "\n## Growth with n\n\nExponent b of wall ∝ nᵇ between consecutive sizes (an exact n log n cost shows b slightly above 1, given in brackets); peak RSS the same way.\n\n"
+        var header = "| stage |"
+        var rule = "|---|"
+        for i in 1..<sorted.count {
+            let b = BenchmarkStatistics.nLogNExponent(n1: Double(sorted[i - 1].n), n2: Double(sorted[i].n))
+            header += " \(sorted[i - 1].label)→\(sorted[i].label) time (n log n: \(Self.f(b, 2))) |"
+            rule += "---:|"
+        }
+        header += " fitted time | fitted RSS |\n"
+        rule += "---:|---:|\n"
+        out += header + rule
+        var ids = sorted.last!.steps.map { $0.step.id }
+        ids += sorted.last!.pipelines.map { "e2e: " + $0.name }
+        for id in ids {
+            var row = "| \(id) |"
+            var points: [(n: Double, t: Double)] = []
+            var rss: [(n: Double, t: Double)] = []
+            var previous: (Double, Double)?
+            for (i, r) in sorted.enumerated() {
+                var t: Double?
+                var m: Int?
+                if id.hasPrefix("e2e: ") {
+                    if let p = r.pipelines.first(where: { "e2e: " + $0.name == id }), let e = r.endToEnd(p) { (t, m) = (e.wall, e.peakRSS) }
+                } else if let s = r.step(id) {
+                    (t, m) = (s.wall, s.peakRSS)
+                }
+                if let t { points.append((Double(r.n), t)) }
+                if let m { rss.append((Double(r.n), Double(m))) }
+                if i > 0 {
+                    if let t, let (n0, t0) = previous {
+                        row += " \(Self.f(BenchmarkStatistics.exponent(n1: n0, t1: t0, n2: Double(r.n), t2: t), 2)) |"
+                    } else {
+                        row += " – |"
+                    }
+                }
+                previous = t.map { (Double(r.n), $0) }
+            }
+            row += " \(Self.f(BenchmarkStatistics.fittedExponent(points), 2)) | \(Self.f(BenchmarkStatistics.fittedExponent(rss), 2)) |\n"
+            out += row
+        }
+        return out
+    }
+
+    /// The issue's targets, checked against the 1M and 10M results when present.
+    func targetSection() -> String {
+        var rows: [(String, String, String)] = []
+        func verdict(_ ok: Bool) -> String { ok ? "met" : "**missed**" }
+        if let r = results.first(where: { $0.n == 1_000_000 }) {
+            if let s = r.step("ingest") {
+                let mbps = Double(r.inputBytes) / s.wall / 1e6
+                let parse = s.summary["mb_per_s"]?.doubleValue ?? .nan
+                rows.append(("ingest (CSV) ≥ 200 MB/s of input", "\(Self.f(mbps, 0)) MB/s over the whole process (\(Self.f(parse, 0)) MB/s parsing alone)", verdict(mbps >= 200)))
+            }
+            if let s = r.step("project"), let (_, all) = Self.projRate(r) {
+                let stage = Double(r.n) / s.wall
+                rows.append(("project ≥ 80 % of PROJ's bulk throughput", "\(Self.f(100 * stage / all, 0)) % (\(Self.rate(stage)) POIs/s whole process vs PROJ \(Self.rate(all)) points/s)", verdict(stage >= 0.8 * all)))
+            }
+            if let s = r.step("graph.knn") {
+                rows.append(("graph kNN k=8 ≤ 1.0 s", "\(Self.f(s.wall, 3)) s", verdict(s.wall <= 1.0)))
+            }
+            if let s = r.step("graph.delaunay") {
+                rows.append(("graph Delaunay ≤ 1.5 s, ≤ 400 MB", "\(Self.f(s.wall, 3)) s, \(Self.mb(s.peakRSS)) MB", verdict(s.wall <= 1.5 && s.peakRSS <= 400_000_000)))
+            }
+            for method in ["delaunay", "knn"] {
+                if let s = r.step("propagate.\(method).1kw") {
+                    rows.append(("propagate 1 keyword ≤ 1.0 s (\(method) graph)", "\(Self.f(s.wall, 3)) s", verdict(s.wall <= 1.0)))
+                }
+                if let s = r.step("propagate.\(method).16kw") {
+                    rows.append(("propagate 16 keywords ≤ 6 s (\(method) graph)", "\(Self.f(s.wall, 3)) s", verdict(s.wall <= 6.0)))
+                }
+                if let a = r.step("regions.\(method).1kw"), let b = r.step("hulls.\(method).1kw") {
+                    rows.append(("regions + hulls ≤ 0.5 s (\(method), 1 keyword)", "\(Self.f(a.wall + b.wall, 3)) s", verdict(a.wall + b.wall <= 0.5)))
+                }
+            }
+            var worst: (String, Double) = ("", 0)
+            for s in r.steps where s.step.stage != "ingest" {
+                if let l = s.loadSeconds, l / s.wall > worst.1 { worst = (s.step.id, l / s.wall) }
+            }
+            rows.append(("loading a stage's input ≤ 10 % of its run", "largest: \(worst.0) \(Self.f(100 * worst.1, 1)) %", verdict(worst.1 <= 0.10)))
+            for p in r.pipelines where p.keywordCount == 1 {
+                if let e = r.endToEnd(p) {
+                    rows.append(("end to end 1 keyword ≤ 4 s, ≤ 1 GB (\(p.method))", "\(Self.f(e.wall, 3)) s, \(Self.mb(e.peakRSS)) MB", verdict(e.wall <= 4 && e.peakRSS <= 1_000_000_000)))
+                }
+            }
+            for p in r.pipelines where p.keywordCount == 2 {
+                if let e = r.endToEnd(p), let rs = r.referenceSummary(p.method) {
+                    rows.append(("≥ 5× faster than the Python pipeline (\(p.method), 咖啡,bank)", "\(Self.f(rs.wall / e.wall, 1)) × (\(Self.f(rs.wall, 2)) s vs \(Self.f(e.wall, 2)) s)", verdict(rs.wall >= 5 * e.wall)))
+                }
+            }
+        }
+        if let r = results.first(where: { $0.n == 10_000_000 }) {
+            for p in r.pipelines where p.keywordCount == 1 {
+                if let e = r.endToEnd(p) {
+                    rows.append(("10M end to end, peak RSS ≤ 8 GB (\(p.method))", "\(Self.f(e.wall, 1)) s, \(Self.mb(e.peakRSS)) MB", verdict(e.peakRSS <= 8_000_000_000)))
+                }
+            }
+        }
+        guard !rows.isEmpty else { return "" }
+        var out = "\n## Targets\n\n| target | measured | |\n|---|---|---|\n"
+        for (t, m, v) in rows { out += "| \(t) | \(m) | \(v) |\n" }
+        return out
+    }
+
+    // MARK: JSON
+
+    public func json() -> JSONValue {
+        var sizes: [JSONValue] = []
+        for r in results {
+            var steps: [JSONValue] = []
+            for s in r.steps {
+                steps.append(.object([
+                    ("id", .string(s.step.id)),
+                    ("stage", .string(s.step.stage)),
+                    ("arguments", .array(s.step.arguments.map { .string($0) })),
+                    ("wall_seconds", .array(s.runs.map { .number($0.wall) })),
+                    ("cpu_seconds", .array(s.runs.map { .number($0.cpu) })),
+                    ("peak_rss_bytes", .array(s.runs.map { .number(Double($0.peakRSS)) })),
+                    ("load_seconds", .array(s.runs.map { $0.loadSeconds.map { .number($0) } ?? .null })),
+                    ("write_seconds", .array(s.runs.map { $0.writeSeconds.map { .number($0) } ?? .null })),
+                    ("output_bytes", .number(Double(s.outputBytes))),
+                    ("output_xxh64", .array((s.runs.last?.outputHashes ?? []).map { .string(hex64($0)) })),
+                    ("deterministic", .bool(s.deterministic)),
+                    ("median_wall_seconds", .number(s.wall)),
+                    ("summary", s.summary),
+                ]))
+            }
+            var pipelines: [JSONValue] = []
+            for p in r.pipelines {
+                guard let e = r.endToEnd(p) else { continue }
+                pipelines.append(.object([
+                    ("method", .string(p.method)), ("keywords", .number(Double(p.keywordCount))),
+                    ("steps", .array(p.steps.map { .string($0) })),
+                    ("wall_seconds", .number(e.wall)), ("cpu_seconds", .number(e.cpu)), ("peak_rss_bytes", .number(Double(e.peakRSS))),
+                ]))
+            }
+            let reference: [JSONValue] = r.reference.map { run in
+                .object([
+                    ("method", .string(run.method)), ("wall_seconds", .number(run.wall)),
+                    ("peak_rss_bytes", .number(Double(run.peakRSS))), ("regions", .number(Double(run.regions))),
+                    ("stages", .object(run.stageSeconds.map { ($0.0, .number($0.1)) })),
+                ])
+            }
+            sizes.append(.object([
+                ("label", .string(r.label)), ("n", .number(Double(r.n))), ("input", .string(r.inputPath)),
+                ("input_bytes", .number(Double(r.inputBytes))),
+                ("load_average_before", .number(r.loadBefore)), ("load_average_after", .number(r.loadAfter)),
+                ("steps", .array(steps)), ("pipelines", .array(pipelines)),
+                ("proj_baseline", r.projBaseline ?? .null), ("reference", .array(reference)),
+                ("threads_1_mismatches", r.threadMismatches.map { .array($0.map { .string($0) }) } ?? .null),
+            ]))
+        }
+        return .object([
+            ("command", .string(commandLine)), ("machine", .array(machineDescription().map { .string($0) })),
+            ("threads", .number(Double(threads))), ("repeats", .number(Double(repeats))),
+            ("rss_floor_bytes", .number(Double(rssFloor))), ("sizes", .array(sizes)),
+        ])
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import RegionSearchCore
+import RegionSearchEvaluation
+import RegionSearchStages
+
+/// The results table of an experiment: one row per combination with its grid values, counts,
+/// scores and stage timings, written as `results.csv` and `results.md`.
+///
+/// Everything except the timings is a function of the inputs and parameters, so it is
+/// byte-identical between runs and thread counts. Timings are the wall seconds recorded for the
+/// stage run that produced each result (a run shared by several combinations shows in each of
+/// them); they live in the `seconds_*` columns at the end of the CSV and in a separate table at the
+/// end of the Markdown file, so that stripping them leaves deterministic bytes.
+public struct ExperimentResults {
+    /// One combination's measurements.
+    public struct Row {
+        public var combination: ExperimentCombination
+        /// Accepted POIs (ingest), graph edges, propagation iterations (the most over keywords).
+        public var pois: Int?
+        public var edges: Int?
+        public var iterations: Int?
+        /// Regions in the GeoJSON per keyword (in ``ExperimentResults/keywords`` order).
+        public var regionsPerKeyword: [Int]
+        /// All regions in the GeoJSON.
+        public var regions: Int
+        /// Nil when the input set has no truth.
+        public var score: ExperimentScore?
+        /// Wall seconds per stage, in pipeline order.
+        public var seconds: [Double?]
+    }
+
+    public var name: String
+    public var description: String
+    /// Grid parameters (`stage.parameter`), the table's parameter columns.
+    public var parameterKeys: [String]
+    public var keywords: [String]
+    public var inputSets: Int
+    public var thresholds: [Double]
+    /// Whether the experiment has truth for any input set / members for any.
+    public var scored: Bool
+    public var poiScored: Bool
+    public var rows: [Row]
+
+    init(manifest: Manifest, experiment: Experiment, rows: [Row]) {
+        name = manifest.name
+        description = manifest.description
+        parameterKeys = experiment.parameterKeys
+        keywords = manifest.parameters(for: PropagateStage.definition.name).strings("keywords")
+        inputSets = experiment.inputSets.count
+        thresholds = Experiment.thresholds
+        scored = !experiment.truths.isEmpty
+        poiScored = experiment.truths.contains { $0.truth.members != nil }
+        self.rows = rows
+    }
+
+    // MARK: - Columns
+
+    /// The deterministic columns (CSV names).
+    public var header: [String] {
+        var h = ["combination", "input"] + parameterKeys + ["pois", "edges", "iterations", "regions"]
+        h += keywords.map { "regions:" + $0 }
+        if scored {
+            h.append("mean_best_iou")
+            for t in thresholds {
+                let l = thresholdLabel(t)
+                h += ["recall@" + l, "precision@" + l, "f1@" + l]
+            }
+            h.append("precision_inside")
+            if poiScored { h += ["poi_recall", "poi_precision"] }
+        }
+        return h
+    }
+
+    /// The timing columns, after the deterministic ones.
+    public var timingHeader: [String] { Pipeline.stages.map { "seconds_" + $0.name } + ["seconds_total"] }
+
+    /// A row's deterministic cells ("" for a missing value).
+    func cells(_ row: Row) -> [String] {
+        var c = [row.combination.name, row.combination.inputSet]
+        c += parameterKeys.map { key in row.combination.value(of: key).map { Experiment.text($0) } ?? "" }
+        c += [row.pois, row.edges, row.iterations, row.regions].map { $0.map(String.init) ?? "" }
+        c += row.regionsPerKeyword.map(String.init)
+        if scored {
+            let s = row.score
+            c.append(Self.decimal(s?.meanBestIoU))
+            for k in thresholds.indices {
+                c += [Self.decimal(s?.recall[k]), Self.decimal(s?.precision[k]), Self.decimal(s?.f1[k])]
+            }
+            c.append(Self.decimal(s?.precisionInside))
+            if poiScored { c += [Self.decimal(s?.poiRecall), Self.decimal(s?.poiPrecision)] }
+        }
+        return c
+    }
+
+    func timingCells(_ row: Row) -> [String] {
+        let known = row.seconds.compactMap { $0 }
+        let total: Double? = known.count == row.seconds.count ? known.reduce(0, +) : nil
+        return (row.seconds + [total]).map { $0.map { String(format: "%.3f", $0) } ?? "" }
+    }
+
+    static func decimal(_ x: Double?) -> String { x.map { String(format: "%.4f", $0) } ?? "" }
+
+    // MARK: - Files
+
+    /// RFC 4180 CSV with a header; `seconds_*` columns last.
+    public var csv: String {
+        var out = ""
+        func line(_ fields: [String]) {
+            out += fields.map(Self.csvField).joined(separator: ",") + "\r\n"
+        }
+        line(header + timingHeader)
+        for row in rows { line(cells(row) + timingCells(row)) }
+        return out
+    }
+
+    static func csvField(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The Markdown report: the results table, then the timings in their own section.
+    public var markdown: String {
+        var out = "# Experiment \(name)\n\n"
+        if !description.isEmpty { out += description + "\n\n" }
+        let points = inputSets > 0 ? rows.count / inputSets : 0
+        out += "\(rows.count) combination\(rows.count == 1 ? "" : "s"): \(inputSets) input set\(inputSets == 1 ? "" : "s") × \(points) grid point\(points == 1 ? "" : "s")."
+        out += " Counts: accepted POIs, graph edges, propagation iterations (the most over keywords), regions in the GeoJSON."
+        if scored {
+            let ts = thresholds.map { JSONValue.formatNumber($0) }.joined(separator: " and ")
+            out += " Scores: `regionsearch-evaluate truth` against the input set's truth (IoU thresholds \(ts)"
+            out += poiScored ? "; POI scores over the input set's ingested POIs)." : ")."
+        }
+        if rows.contains(where: { r in parameterKeys.contains { r.combination.value(of: $0) == nil } }) {
+            out += " A dash in a parameter column: the combination leaves that parameter to the manifest."
+        }
+        out += " Files: `results.csv`, and `<combination>.geojson` per row.\n\n"
+
+        let head = ["#", "input"] + parameterKeys + Array(header.dropFirst(2 + parameterKeys.count))
+        out += Self.markdownRow(head)
+        out += Self.markdownRow(head.enumerated().map { i, _ in i < 2 + parameterKeys.count ? "---" : "---:" })
+        for (i, row) in rows.enumerated() {
+            out += Self.markdownRow([String(i + 1)] + cells(row).dropFirst().map { $0.isEmpty ? "–" : $0 })
+        }
+
+        out += "\n## Stage timings (seconds)\n\n"
+        out += "Wall time of the stage run that produced each result; a stage run shared by several combinations "
+        out += "(same input and upstream parameters) was computed once and shows in each of them. Timings differ "
+        out += "between runs; everything above this section, and every column of results.csv except `seconds_*`, "
+        out += "is byte-identical for the same inputs and parameters.\n\n"
+        let timingHead = ["#"] + Pipeline.stages.map(\.name) + ["total"]
+        out += Self.markdownRow(timingHead)
+        out += Self.markdownRow(["---"] + timingHead.dropFirst().map { _ in "---:" })
+        for (i, row) in rows.enumerated() {
+            out += Self.markdownRow([String(i + 1)] + timingCells(row).map { $0.isEmpty ? "–" : $0 })
+        }
+        return out
+    }
+
+    static func markdownRow(_ cells: [String]) -> String {
+        "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+    }
+
+    /// The Markdown heading that starts the timing section (the deterministic part ends there).
+    public static let timingHeading = "\n## Stage timings (seconds)\n"
+}

@@ -1,0 +1,295 @@
+import RegionSearchCore
+import RegionSearchIngest
+import RegionSearchStages
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A pipeline manifest (`pipelines/*.json`): the raw inputs, where the work directory and the
+/// final GeoJSON go, and every stage's parameters, validated against the stages' own
+/// ``ParameterSpec``s.
+///
+/// ```json
+/// {
+///   "name": "default", "description": "…",
+///   "inputs": [ { "path": "../data/helsinki-pois.csv", "format": "csv" } ],
+///   "work_dir": "../work/default",
+///   "output": "../out/default.geojson",
+///   "keywords": ["restaurant", "cafe"],
+///   "graph": { "k": 8 }
+/// }
+/// ```
+/// Relative paths are relative to the manifest's directory. `keywords` is shorthand for
+/// `propagate.keywords`. Input objects go to `regionsearch-ingest --input-spec` unchanged except
+/// for `path`, which is made absolute; ingest validates their other keys. An `experiment`
+/// section (``Experiment``) declares input sets, truth and a parameter grid; `output` is then a
+/// directory.
+public struct Manifest {
+    /// One raw input: the manifest's object with `path` made absolute.
+    public struct Input {
+        /// Position in its list (`inputs`, or an experiment input set).
+        public var index: Int
+        /// Where it is in the manifest, for messages: `inputs[0]`, `experiment.inputs.seed7[0]`.
+        public var key: String
+        /// Absolute path of the input file.
+        public var path: String
+        /// The input object as written, except for the absolute `path`; passed to ingest.
+        public var spec: JSONValue
+    }
+
+    /// The manifest file as the user named it (used in messages).
+    public let file: String
+    /// The manifest's directory, absolute; relative paths resolve against it.
+    public let directory: String
+    public var name: String
+    public var description: String
+    public var inputs: [Input]
+    /// Absolute work directory (object store, records, lock).
+    public var workDirectory: String
+    /// Absolute path of the final GeoJSON.
+    public var output: String
+    /// The `experiment` section, when the manifest declares input sets and a parameter grid; its
+    /// `output` is then a directory (one GeoJSON per combination and the results tables) and
+    /// ``inputs`` holds the first input set. ``variant(for:)`` gives each combination's pipeline.
+    public private(set) var experiment: Experiment?
+    /// Resolved parameters of every stage, in pipeline order (defaults filled in).
+    public private(set) var stageParameters: [(stage: String, parameters: Parameters)]
+
+    /// Top-level keys besides the stage sections.
+    public static let topLevelKeys = ["name", "description", "inputs", "work_dir", "output", "keywords", "experiment"]
+
+    /// The resolved parameters of `stage`.
+    public func parameters(for stage: String) -> Parameters {
+        stageParameters.first { $0.stage == stage }?.parameters ?? Parameters(values: [])
+    }
+
+    /// Replaces the parameters of one stage (used by tests and experiment grids).
+    public mutating func setParameters(_ parameters: Parameters, for stage: String) {
+        if let i = stageParameters.firstIndex(where: { $0.stage == stage }) {
+            stageParameters[i].parameters = parameters
+        } else {
+            stageParameters.append((stage, parameters))
+        }
+    }
+
+    /// The pipeline of one experiment combination: its input set, the grid's parameter values over
+    /// the manifest's, and `OUTPUT/<combination>.geojson` as output; no experiment section.
+    public func variant(for combination: ExperimentCombination) -> Manifest {
+        var m = self
+        m.experiment = nil
+        m.name = name + "/" + combination.name
+        m.inputs = combination.inputs
+        m.output = output + "/" + combination.fileName
+        for a in combination.assignments {
+            var p = m.parameters(for: a.stage)
+            p.set(a.parameter, a.value)
+            m.setParameters(p, for: a.stage)
+        }
+        return m
+    }
+
+    /// Reads and validates a manifest file.
+    public static func load(path: String) throws(ManifestError) -> Manifest {
+        let bytes: [UInt8]
+        do {
+            bytes = try Manifest.readFile(path)
+        } catch {
+            throw ManifestError.unreadable(file: path, reason: error.reason)
+        }
+        return try Manifest(bytes: bytes, file: path, directory: PathResolver.directory(ofFile: path))
+    }
+
+    /// Parses and validates manifest text.
+    ///
+    /// - Parameters:
+    ///   - file: the name used in messages.
+    ///   - directory: the absolute directory relative paths resolve against.
+    public init(bytes: [UInt8], file: String, directory: String) throws(ManifestError) {
+        self.file = file
+        self.directory = directory
+        let document: JSONValue
+        do {
+            document = try bytes.withUnsafeBufferPointer { (buf) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: buf)
+            }
+        } catch {
+            throw ManifestError.syntax(file: file, line: error.line, column: error.column, reason: error.reason)
+        }
+        let locator = JSONKeyLocator(bytes: bytes)
+        func invalid(_ key: String, _ reason: String) -> ManifestError {
+            .invalid(file: file, key: key, position: locator.nearestPosition(of: key), reason: reason)
+        }
+        guard let members = document.objectValue else {
+            throw invalid("", "expected a JSON object at the top level, got \(document.typeName)")
+        }
+        let stageNames = Pipeline.stages.map { $0.name }
+        let known = Manifest.topLevelKeys + stageNames
+        for (key, _) in members where !known.contains(key) {
+            let hint = closestMatch(key, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+            throw invalid(key, "unknown key\(hint); known keys: \(known.joined(separator: ", "))")
+        }
+        func string(_ key: String, required: Bool) throws(ManifestError) -> String? {
+            guard let value = document[key], value != .null else {
+                if required { throw invalid(key, "required (\(Manifest.help(for: key)))") }
+                return nil
+            }
+            guard let s = value.stringValue else { throw invalid(key, "expected a string, got \(value.typeName)") }
+            return s
+        }
+        func path(_ key: String) throws(ManifestError) -> String {
+            let s = try string(key, required: true)!
+            guard !s.isEmpty else { throw invalid(key, "expected a non-empty path") }
+            return PathResolver.absolute(s, relativeTo: directory)
+        }
+
+        let fileStem = PathResolver.baseName(file).split(separator: ".").first.map(String.init) ?? file
+        name = try string("name", required: false) ?? fileStem
+        description = try string("description", required: false) ?? ""
+        workDirectory = try path("work_dir")
+        output = try path("output")
+        inputs = []
+        stageParameters = []
+
+        let experimentValue = document["experiment"].flatMap { $0 == .null ? nil : $0 }
+        let experimentInputs = experimentValue?["inputs"].flatMap { $0 == .null ? nil : $0 }
+        if let given = document["inputs"], given != .null {
+            if experimentInputs != nil {
+                throw invalid("experiment.inputs", "given both as \"inputs\" and \"experiment.inputs\"; keep one")
+            }
+            inputs = try Manifest.parseInputs(given, key: "inputs", directory: directory, invalid: invalid)
+        } else if experimentInputs == nil {
+            let alternative = experimentValue == nil ? "" : "; or name input sets in \"experiment.inputs\""
+            throw invalid("inputs", "required (\(Manifest.help(for: "inputs"))\(alternative))")
+        }
+
+        for stage in Pipeline.stages {
+            var section = document[stage.name]
+            var keywordsFromTop = false
+            if stage.name == PropagateStage.definition.name, let keywords = document["keywords"], keywords != .null {
+                if let given = section?["keywords"], given != .null {
+                    throw invalid("keywords", "given both as \"keywords\" and \"propagate.keywords\"; keep one")
+                }
+                var members = section?.objectValue ?? []
+                if section != nil && section?.objectValue == nil {
+                    throw invalid(stage.name, "expected an object of \(stage.name) parameters, got \(section!.typeName)")
+                }
+                members.append(("keywords", keywords))
+                section = .object(members)
+                keywordsFromTop = true
+            }
+            let parameters: Parameters
+            do {
+                parameters = try Parameters.resolve(section, specs: stage.parameters, context: stage.name)
+            } catch {
+                var (key, reason) = Manifest.splitKey(error.message, default: stage.name)
+                if keywordsFromTop && key == stage.name + ".keywords" { key = "keywords" }
+                if key == stage.name && section?.objectValue == nil {
+                    reason = "expected an object of \(stage.name) parameters, got \(section?.typeName ?? "nothing")"
+                }
+                throw invalid(key, reason)
+            }
+            stageParameters.append((stage.name, parameters))
+        }
+        try validateKeywords(invalid: invalid, fromTop: document["keywords"] != nil)
+        if let experimentValue {
+            let parsed = try Experiment(
+                experimentValue, directory: directory, topLevelInputs: inputs, document: document, invalid: invalid,
+                parseInputs: { (value, key) throws(ManifestError) -> [Input] in
+                    try Manifest.parseInputs(value, key: key, directory: directory, invalid: invalid)
+                })
+            experiment = parsed
+            if inputs.isEmpty { inputs = parsed.inputSets[0].inputs }
+        }
+    }
+
+    /// Parses a list of input objects (`inputs`, or one set of `experiment.inputs`): `path` made
+    /// absolute against `directory`, every other key validated by ingest's rules now, so that a
+    /// typo is reported with its position in the manifest.
+    static func parseInputs(
+        _ value: JSONValue, key: String, directory: String, invalid: (String, String) -> ManifestError
+    ) throws(ManifestError) -> [Input] {
+        guard let inputList = value.arrayValue else {
+            throw invalid(key, "expected an array of input objects, got \(value.typeName)")
+        }
+        guard !inputList.isEmpty else { throw invalid(key, "give at least one input file") }
+        var inputs: [Input] = []
+        for (i, item) in inputList.enumerated() {
+            let at = "\(key)[\(i)]"
+            guard let object = item.objectValue else {
+                throw invalid(at, "expected an object with at least \"path\", got \(item.typeName)")
+            }
+            guard let pathValue = item["path"], pathValue != .null else {
+                throw invalid(at, "\"path\" is required (the input file, relative to the manifest)")
+            }
+            guard let raw = pathValue.stringValue, !raw.isEmpty else {
+                throw invalid(at + ".path", "expected a non-empty string, got \(pathValue.typeName)")
+            }
+            let absolute = PathResolver.absolute(raw, relativeTo: directory)
+            let spec = JSONValue.object(object.map { $0.0 == "path" ? ("path", .string(absolute)) : $0 })
+            do {
+                _ = try InputSpec(json: spec, context: at)
+            } catch {
+                let (errorKey, reason) = Manifest.splitKey(error.message, default: at)
+                throw invalid(errorKey, reason)
+            }
+            inputs.append(Input(index: i, key: at, path: absolute, spec: spec))
+        }
+        return inputs
+    }
+
+    /// The stage command line splits keyword lists at commas; a keyword must therefore not hold one.
+    private func validateKeywords(invalid: (String, String) -> ManifestError, fromTop: Bool) throws(ManifestError) {
+        let key = fromTop ? "keywords" : "propagate.keywords"
+        let keywords = parameters(for: PropagateStage.definition.name).strings("keywords")
+        guard !keywords.isEmpty else { throw invalid(key, "give at least one keyword") }
+        for (i, k) in keywords.enumerated() {
+            if k.allSatisfy({ $0.isWhitespace }) { throw invalid("\(key)[\(i)]", "empty keyword") }
+            if k.contains(",") {
+                throw invalid("\(key)[\(i)]", "\"\(k)\" contains a comma, which separates keywords on the stage command line; give each keyword separately")
+            }
+        }
+    }
+
+    /// Splits a validation message "<key path>: reason" into the key path (to locate it in the
+    /// document) and the reason.
+    static func splitKey(_ message: String, default key: String) -> (String, String) {
+        guard let colon = message.range(of: ": ") else { return (key, message) }
+        let head = String(message[..<colon.lowerBound])
+        guard head.hasPrefix(key) else { return (key, message) }
+        return (head, String(message[colon.upperBound...]))
+    }
+
+    static func help(for key: String) -> String {
+        switch key {
+        case "inputs": return "a list of input objects, each with at least \"path\""
+        case "work_dir": return "the directory for intermediate artifacts and run records, relative to the manifest"
+        case "output": return "where to write the GeoJSON, relative to the manifest"
+        default: return key
+        }
+    }
+
+    struct ReadFailure: Error {
+        var reason: String
+    }
+
+    static func readFile(_ path: String) throws(ReadFailure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReadFailure(reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+        }
+        return out
+    }
+}

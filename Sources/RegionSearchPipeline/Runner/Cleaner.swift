@@ -1,0 +1,88 @@
+import RegionSearchCore
+
+/// `regionsearch clean`: empties a work directory, or with `--unused` removes only the stage
+/// runs the latest run did not use (the object store otherwise keeps every parameter setting
+/// ever run; for an experiment, the latest run is every combination of it, and their run states
+/// and scores are kept too). Leftover `*.tmp-*` files of interrupted runs go either way. The manifest output
+/// is the product and is never removed; the lock file stays, because deleting a lock file
+/// that another process may have open would let two runs hold "the" lock at once.
+public enum Cleaner {
+    public struct Result {
+        /// Object directories removed.
+        public var objects = 0
+        /// Record files removed (and, for experiments, combination run states and cached scores).
+        public var records = 0
+        /// Temporary files and staging directories removed.
+        public var temporaries = 0
+    }
+
+    public static func clean(_ manifest: Manifest, unusedOnly: Bool, wait: Bool) throws(RunnerError) -> Result {
+        let work = WorkDirectory(path: manifest.workDirectory)
+        guard FileSystem.isDirectory(work.path) else { return Result() }
+        let lock = try WorkLock.acquire(work, wait: wait) { holder in
+            Log.info("\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish")
+        }
+        defer { lock.release() }
+        var result = Result()
+        do {
+            result.temporaries = try work.removeTemporaries().count
+            // An experiment's outputs are files in its output directory.
+            let outputs = manifest.experiment.map { e in
+                e.combinations.map { manifest.output + "/" + $0.fileName } + ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
+            } ?? [manifest.output]
+            for output in outputs { result.temporaries += try WorkDirectory.removeTemporaries(besides: output).count }
+            var keep: Set<String> = []
+            if unusedOnly, let state = RunState.load(work) {
+                // An experiment's run.json lists its combinations; each one's stages are in its own state.
+                var states = [state]
+                var keepRuns: Set<String> = []
+                var keepScores: Set<String> = []
+                for c in state.combinations ?? [] {
+                    let path = work.combinationState(c.name)
+                    keepRuns.insert(PathResolver.baseName(path))
+                    if let key = c.scoreKey { keepScores.insert(PathResolver.baseName(work.scorePath(key))) }
+                    if let bytes = try? FileSystem.read(path),
+                        let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) }),
+                        let s = RunState(json: json)
+                    {
+                        states.append(s)
+                    }
+                }
+                for s in states.flatMap(\.stages) {
+                    if let key = s.key { keep.insert(WorkDirectory.entryName(stage: s.stage, key: key)) }
+                }
+                for (dir, kept) in [(work.runs, keepRuns), (work.scores, keepScores)] {
+                    for name in FileSystem.list(dir) where !kept.contains(name) {
+                        try FileSystem.removeTree(dir + "/" + name)
+                        result.records += 1
+                    }
+                }
+            }
+            for name in FileSystem.list(work.objects) {
+                guard let entry = WorkDirectory.parseEntry(name) else { continue }
+                if unusedOnly && keep.contains(WorkDirectory.entryName(stage: entry.stage, key: entry.key)) { continue }
+                try FileSystem.removeTree(work.objects + "/" + name)
+                result.objects += 1
+            }
+            for name in FileSystem.list(work.records) {
+                guard let entry = WorkDirectory.parseEntry(name) else { continue }
+                if unusedOnly && keep.contains(WorkDirectory.entryName(stage: entry.stage, key: entry.key)) { continue }
+                try FileSystem.removeTree(work.records + "/" + name)
+                result.records += 1
+            }
+            if !unusedOnly {
+                for dir in [work.runs, work.scores] {
+                    result.records += FileSystem.list(dir).count
+                    try FileSystem.removeTree(dir)
+                }
+                try FileSystem.removeTree(work.runState)
+                for dir in [work.objects, work.records] where FileSystem.list(dir).isEmpty {
+                    try FileSystem.removeTree(dir)
+                }
+            }
+        } catch {
+            throw RunnerError.fileSystem(error)
+        }
+        return result
+    }
+}

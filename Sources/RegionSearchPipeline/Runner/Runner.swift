@@ -1,0 +1,323 @@
+import RegionSearchCore
+import RegionSearchStages
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `regionsearch run`: brings every stage of a manifest up to date, resumably and crash-safely.
+///
+/// For each stage in order the runner computes its key (``StageKey``) from the content hashes of
+/// its inputs and its parameters. A stage whose record has that key and whose outputs still hash
+/// to the recorded values is skipped. Otherwise the stage runs into a staging directory, its
+/// inputs are hashed again (a run whose input changed meanwhile is not recorded), and the staging
+/// directory is renamed to `objects/<stage>-<key>` before the record is written — so a crash at
+/// any moment leaves either the previous complete state or the new one, and the next run resumes
+/// from the first stage without a valid record. Finally the GeoJSON is copied atomically to the
+/// manifest's `output`.
+public final class Runner {
+    public let manifest: Manifest
+    public let work: WorkDirectory
+    /// Directory holding the `regionsearch-<stage>` executables.
+    public let toolDirectory: String
+    public var launcher: StageLauncher
+    /// Shared with the other pipelines of the same invocation (an experiment's combinations).
+    public let session: RunSession
+    private let planner: StagePlanner
+    /// Wall time this runner spent hashing inputs and outputs and verifying recorded outputs:
+    /// the price of content keys, reported at the end of a run and in run.json.
+    public private(set) var hashingSeconds = 0.0
+
+    private func timed<T>(_ body: () throws -> T) rethrows -> T {
+        let t0 = monotonicSeconds()
+        defer { hashingSeconds += monotonicSeconds() - t0 }
+        return try body()
+    }
+
+    /// What one run did.
+    public struct Outcome {
+        /// Per stage, in order: what happened to it.
+        public var stages: [(stage: String, status: RunState.Status, key: ContentHash?)]
+        /// Whether the manifest output was (re)written by this run.
+        public var outputWritten: Bool
+        /// The record of every completed stage (ran or up to date), by stage name.
+        public var records: [String: StageRecord] = [:]
+    }
+
+    public init(
+        manifest: Manifest, toolDirectory: String, launcher: StageLauncher = ProcessStageLauncher(),
+        session: RunSession = RunSession()
+    ) {
+        self.manifest = manifest
+        work = WorkDirectory(path: manifest.workDirectory)
+        self.toolDirectory = toolDirectory
+        self.launcher = launcher
+        self.session = session
+        planner = StagePlanner(manifest: manifest, work: work)
+    }
+
+    /// Runs the pipeline. Throws ``RunnerError`` (stage failures: exit status 7) or ``UsageError``.
+    @discardableResult
+    public func run(_ options: RunOptions) throws -> Outcome {
+        _ = try options.window()
+        let lock = try Self.lock(work, wait: options.wait)
+        defer { lock.release() }
+        try Self.prepare(work, outputs: [manifest.output])
+        return try runLocked(options, statePath: work.runState)
+    }
+
+    /// Takes the work directory's lock for a run, saying so when it waits or resumes.
+    static func lock(_ work: WorkDirectory, wait: Bool) throws -> WorkLock {
+        let lock = try WorkLock.acquire(work, wait: wait) { holder in
+            Log.info("\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish")
+        }
+        if let previous = lock.interruptedHolder {
+            Log.info("the previous run on this work directory (pid \(previous.pid)) was interrupted; resuming")
+        }
+        return lock
+    }
+
+    /// Creates the work directory and removes what interrupted runs left there and beside the
+    /// output files. Only call this holding the lock.
+    static func prepare(_ work: WorkDirectory, outputs: [String]) throws {
+        do {
+            try work.create()
+            var removed = try work.removeTemporaries()
+            for output in outputs { removed += try WorkDirectory.removeTemporaries(besides: output) }
+            if !removed.isEmpty {
+                Log.info("removed \(removed.count) temporary file(s) left by an interrupted run")
+            }
+        } catch {
+            throw RunnerError.fileSystem(error)
+        }
+    }
+
+    /// Runs the pipeline while the caller holds the work directory's lock, recording its state
+    /// in `statePath` (`run.json`, or an experiment combination's state file).
+    func runLocked(_ options: RunOptions, statePath: String) throws -> Outcome {
+        let window = try options.window()
+        var state = RunState(manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()), name: manifest.name, options: options.json)
+        try state.write(to: statePath)
+        var completed: [String: StagePlanner.Completed] = [:]
+        let stages = Pipeline.stages
+        var outcome = Outcome(stages: [], outputWritten: false)
+
+        func fail(_ stage: String, _ error: Error) -> Error {
+            state[stage].status = .failed
+            state[stage].error = "\(error)"
+            state.status = "failed"
+            state.finished = Timestamp.now()
+            try? state.write(to: statePath)
+            return error
+        }
+
+        for (i, stage) in stages.enumerated() {
+            let label = "[\(i + 1)/\(stages.count)] \(stage.name)"
+            guard i <= window.until else {
+                state[stage.name].status = .notSelected
+                outcome.stages.append((stage.name, .notSelected, nil))
+                continue
+            }
+            let inputs: [StageKey.Input]
+            if stage.inputs.isEmpty {
+                do {
+                    inputs = try timed { try planner.rawInputs(session: session) }
+                } catch {
+                    throw fail(stage.name, error)
+                }
+            } else {
+                guard let found = planner.artifactInputs(of: stage, completed: completed) else {
+                    throw fail(stage.name, ToolFailure("internal error: inputs of \(stage.name) are not complete", status: .internalError))
+                }
+                inputs = found
+            }
+            let key = StageKey(stage: stage, parameters: manifest.parameters(for: stage.name), inputs: inputs)
+            let hash = key.hash
+            state[stage.name].key = hash
+            let entry = WorkDirectory.entryName(stage: stage.name, key: hash)
+            // A forced stage runs once per session, however many pipelines use it.
+            let forced = (window.forcedFrom.map { i >= $0 } ?? false) && !session.executed.contains(entry)
+            if !forced {
+                let check = session.completed[entry].map { StagePlanner.Check.upToDate($0) } ?? timed({ planner.check(stage, key: hash) })
+                switch check {
+                case let .upToDate(record):
+                    session.completed[entry] = record
+                    completed[stage.name] = .init(key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
+                    outcome.records[stage.name] = record
+                    state[stage.name].status = .upToDate
+                    outcome.stages.append((stage.name, .upToDate, hash))
+                    Log.info("\(label): up to date, skipped")
+                    continue
+                case let .damaged(reason):
+                    Log.warning("\(reason)")
+                    Log.info("\(label): output damaged, rerunning")
+                case .absent:
+                    break
+                }
+            }
+            state[stage.name].status = .running
+            try state.write(to: statePath)
+            Log.info("\(label) …")
+            let record: StageRecord
+            do {
+                record = try execute(stage, key: key, hash: hash, options: options)
+            } catch {
+                throw fail(stage.name, error)
+            }
+            session.executed.insert(entry)
+            session.completed[entry] = record
+            completed[stage.name] = .init(key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
+            outcome.records[stage.name] = record
+            state[stage.name].status = .ran
+            state[stage.name].seconds = record.seconds
+            outcome.stages.append((stage.name, .ran, hash))
+            let counts = Self.countsText(record.summary)
+            Log.info("\(label): done in \(Self.seconds(record.seconds))\(counts.isEmpty ? "" : " — " + counts)")
+            try state.write(to: statePath)
+        }
+
+        if let last = stages.last, window.until == stages.count - 1, let done = completed[last.name] {
+            do {
+                let (written, digest) = try publish(done, stage: last)
+                outcome.outputWritten = written
+                state.output = (manifest.output, digest)
+                if written { Log.info("wrote \(manifest.output)") } else { Log.info("\(manifest.output) is up to date") }
+            } catch {
+                throw fail(last.name, error)
+            }
+        }
+        state.status = "ok"
+        state.hashingSeconds = hashingSeconds
+        state.finished = Timestamp.now()
+        try state.write(to: statePath)
+        return outcome
+    }
+
+    /// Runs one stage into its staging directory, checks it, promotes it and writes its record.
+    private func execute(_ stage: StageDefinition, key: StageKey, hash: ContentHash, options: RunOptions) throws -> StageRecord {
+        let pid = getpid()
+        let staging = work.stagingDirectory(stage: stage.name, key: hash, pid: pid)
+        do {
+            try FileSystem.removeTree(staging)
+            try FileSystem.createDirectories(staging)
+        } catch {
+            throw RunnerError.fileSystem(error)
+        }
+        defer { try? FileSystem.removeTree(staging) }
+        let executable = toolDirectory + "/" + stage.executable
+        guard FileSystem.isExecutable(executable) else { throw RunnerError.executableMissing(path: executable) }
+        let rawSpecs = stage.inputs.isEmpty ? manifest.inputs.map { $0.spec } : []
+        let arguments = StageCommand.arguments(
+            stage: stage, parameters: manifest.parameters(for: stage.name),
+            inputPaths: key.inputs.map { planner.absolute($0.path) }, rawInputs: rawSpecs,
+            outputDirectory: staging, threads: options.threads, quiet: options.quiet)
+
+        CrashPoint.reached("spawn")
+        let started = Timestamp.now()
+        let t0 = monotonicSeconds()
+        let launch = try launcher.launch(stage: stage, executable: executable, arguments: arguments)
+        let seconds = monotonicSeconds() - t0
+
+        func failed(_ detail: String?) throws -> Never {
+            let text = launch.termination.description + (launch.errorLines.isEmpty ? "" : ": " + launch.errorLines.joined(separator: " | "))
+            let failure = StageRecord(
+                key: key, succeeded: false, outputs: [], started: started, finished: Timestamp.now(), seconds: seconds,
+                threads: options.threads, summary: .object([]), failure: detail ?? text)
+            try? failure.write(to: work.failurePath(stage: stage.name, key: hash))
+            throw RunnerError.stageFailed(stage: stage.name, exit: launch.termination, detail: detail)
+        }
+        guard launch.termination.succeeded else { try failed(nil) }
+        CrashPoint.reached("stage-done")
+
+        // The outputs are only as good as the inputs the stage read: hash them again.
+        for input in key.inputs {
+            let path = planner.absolute(input.path)
+            if timed({ try? FileDigest.of(path: path) }) != input.digest {
+                throw RunnerError.inputChanged(stage: stage.name, input: input.name, path: path)
+            }
+        }
+        var summary: JSONValue = .object([])
+        let summaryPath = staging + "/" + StageCommand.summaryFileName
+        if let bytes = try? FileSystem.read(summaryPath),
+            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) })
+        {
+            summary = json
+        }
+        unlink(summaryPath)
+        var outputs: [StageRecord.Output] = []
+        for port in stage.outputs {
+            do {
+                outputs.append(.init(name: port.option, file: port.fileName, digest: try timed { try FileDigest.of(path: staging + "/" + port.fileName) }))
+            } catch {
+                try failed("\(stage.executable) exited successfully but did not write its output \(port.fileName) (\((error as? FileDigest.Failure)?.reason ?? "\(error)"))")
+            }
+        }
+        let record = StageRecord(
+            key: key, succeeded: true, outputs: outputs, started: started, finished: Timestamp.now(), seconds: seconds,
+            threads: options.threads, summary: summary)
+
+        // Promote: the object directory only ever appears complete.
+        CrashPoint.reached("promote")
+        let object = work.objectDirectory(stage: stage.name, key: hash)
+        do {
+            var retired: String?
+            if FileSystem.exists(object) {
+                retired = work.retiredDirectory(stage: stage.name, key: hash, pid: pid)
+                try FileSystem.rename(object, to: retired!)
+            }
+            try FileSystem.rename(staging, to: object)
+            AtomicFile.syncDirectory(work.objects)
+            if let retired { try FileSystem.removeTree(retired) }
+        } catch {
+            throw RunnerError.fileSystem(error)
+        }
+        CrashPoint.reached("promoted")
+        try record.write(to: work.recordPath(stage: stage.name, key: hash))
+        unlink(work.failurePath(stage: stage.name, key: hash))
+        return record
+    }
+
+    /// Copies the final stage's GeoJSON to the manifest output unless it already has those bytes.
+    private func publish(_ done: StagePlanner.Completed, stage: StageDefinition) throws -> (Bool, FileDigest) {
+        guard let port = stage.outputs.first, let recorded = done.output(port.fileName) else {
+            throw ToolFailure("internal error: \(stage.name) has no output to publish", status: .internalError)
+        }
+        if timed({ try? FileDigest.of(path: manifest.output) }) == recorded.digest { return (false, recorded.digest) }
+        CrashPoint.reached("output")
+        let source = planner.absolute(done.objectPath + "/" + port.fileName)
+        do {
+            try FileSystem.createDirectories(AtomicFile.directory(of: manifest.output))
+            let bytes = try FileSystem.read(source)
+            // The copy must be the verified object, not whatever the file became since.
+            var hasher = ContentHasher()
+            timed { bytes.withUnsafeBytes { hasher.update($0) } }
+            guard FileDigest(hash: hasher.finalize(), size: bytes.count) == recorded.digest else {
+                throw RunnerError.inputChanged(stage: stage.name, input: port.fileName, path: source)
+            }
+            try AtomicFile.write(bytes, to: manifest.output)
+        } catch let e as FileSystem.Failure {
+            throw RunnerError.fileSystem(e)
+        } catch let e as ArtifactError {
+            throw RunnerError.fileSystem(.init(path: manifest.output, operation: "write output", reason: "\(e)"))
+        }
+        return (true, recorded.digest)
+    }
+
+    /// "0.42 s", "12.3 s".
+    public static func seconds(_ s: Double) -> String { String(format: s < 10 ? "%.2f s" : "%.1f s", s) }
+
+    /// "12,345 POIs, 40,000 edges" from a stage summary (the counts it has).
+    static func countsText(_ summary: JSONValue) -> String {
+        let labels: [(String, String)] = [
+            ("accepted", "POIs"), ("rejected", "rejected"), ("projected_points", "points"),
+            ("edges", "edges"), ("iterations", "iterations"), ("candidates", "candidates"), ("regions", "regions"),
+        ]
+        var parts: [String] = []
+        for (key, label) in labels {
+            if let n = summary[key]?.intValue { parts.append("\(groupedCount(n)) \(label)") }
+        }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,50 @@
+import RegionSearchCore
+
+/// Why `regionsearch run`, `status` or `clean` stopped. Each message says what to do next.
+public enum RunnerError: ExitCoded {
+    /// Another run holds the work directory's lock (exit status 5).
+    case busy(workDirectory: String, holder: WorkLock.Holder?)
+    /// A raw input named in the manifest cannot be read (exit status 3).
+    case inputUnreadable(manifest: String, key: String, failure: FileDigest.Failure)
+    /// A stage executable is not installed next to `regionsearch`.
+    case executableMissing(path: String)
+    /// A stage executable could not be started.
+    case spawnFailed(executable: String, reason: String)
+    /// A stage exited with an error or was killed (exit status 7); its own message is above.
+    case stageFailed(stage: String, exit: ChildProcess.Termination, detail: String?)
+    /// An input of a stage changed while the stage ran; its outputs were not recorded.
+    case inputChanged(stage: String, input: String, path: String)
+    /// The work directory or the output could not be written (exit status 6).
+    case fileSystem(FileSystem.Failure)
+
+    public var description: String {
+        switch self {
+        case let .busy(work, holder):
+            let who = holder.map { "another run (\($0))" } ?? "another run"
+            return "work directory \(work) is in use by \(who); wait for it to finish, or pass --wait to queue behind it"
+        case let .inputUnreadable(manifest, key, failure):
+            return "\(manifest): \(key).path: cannot read \(failure.path): \(failure.reason)"
+        case let .executableMissing(path):
+            return "stage executable \(path) not found or not executable; the stage tools must be installed in the same directory as regionsearch"
+        case let .spawnFailed(executable, reason):
+            return "cannot start \(executable): \(reason)"
+        case let .stageFailed(stage, exit, detail):
+            let what = detail.map { "stage \(stage) failed: \($0)" } ?? "stage \(stage) failed (\(exit)); its message is above"
+            return what + ". Earlier stages are kept; after fixing the cause, 'regionsearch run' resumes at \(stage)"
+        case let .inputChanged(stage, input, path):
+            return "input \(input) of stage \(stage) (\(path)) changed while the stage ran, so its result was not recorded; run again once the input is stable"
+        case let .fileSystem(failure):
+            return failure.description + "; check free disk space and permissions"
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .busy: return .busy
+        case .inputUnreadable: return .inputData
+        case .executableMissing, .spawnFailed, .inputChanged: return .failure
+        case .stageFailed: return .stageFailed
+        case .fileSystem: return .output
+        }
+    }
+}

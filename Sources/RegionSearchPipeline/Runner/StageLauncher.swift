@@ -1,0 +1,38 @@
+import RegionSearchCore
+import RegionSearchStages
+
+/// Starts one stage executable and waits for it. The runner's seam for tests: a launcher can
+/// wrap the real one to act while a stage runs (change an input, for instance).
+public protocol StageLauncher {
+    /// Runs `executable` with `arguments` to completion; the stage's output goes to stderr.
+    func launch(stage: StageDefinition, executable: String, arguments: [String]) throws(RunnerError) -> StageLaunch
+}
+
+/// How a stage run ended.
+public struct StageLaunch {
+    public var termination: ChildProcess.Termination
+    /// The stage's error lines (for the failure record and `status`).
+    public var errorLines: [String]
+
+    public init(termination: ChildProcess.Termination, errorLines: [String]) {
+        self.termination = termination
+        self.errorLines = errorLines
+    }
+}
+
+/// Runs stages as child processes in the runner's process group, copying their output to
+/// stderr as it comes and keeping its tail for the error message.
+public struct ProcessStageLauncher: StageLauncher {
+    public init() {}
+
+    public func launch(stage: StageDefinition, executable: String, arguments: [String]) throws(RunnerError) -> StageLaunch {
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable: executable, arguments: arguments, output: .tee(tail: 1 << 16))
+        } catch {
+            throw RunnerError.spawnFailed(executable: executable, reason: error.reason)
+        }
+        let termination = child.wait()
+        return StageLaunch(termination: termination, errorLines: child.errorLines)
+    }
+}

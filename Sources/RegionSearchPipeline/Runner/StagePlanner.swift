@@ -1,0 +1,188 @@
+import RegionSearchCore
+import RegionSearchStages
+
+/// What `run` and `status` share: turning a manifest and a work directory into stage keys,
+/// finding and verifying records, and explaining why a stage is not up to date.
+public struct StagePlanner {
+    public let manifest: Manifest
+    public let work: WorkDirectory
+
+    public init(manifest: Manifest, work: WorkDirectory) {
+        self.manifest = manifest
+        self.work = work
+    }
+
+    /// A stage whose outputs are complete and verified in the object store.
+    public struct Completed {
+        public var key: ContentHash
+        /// Object directory relative to the work directory (`objects/<stage>-<key>`).
+        public var objectPath: String
+        public var record: StageRecord
+
+        /// The verified output of a port, by file name.
+        public func output(_ file: String) -> StageRecord.Output? { record.outputs.first { $0.file == file } }
+    }
+
+    /// Whether a stage can be skipped.
+    public enum Check {
+        /// A record with this key exists and every output it lists still hashes to its value.
+        case upToDate(StageRecord)
+        /// A record exists but its object is damaged or missing (the reason names the file).
+        case damaged(String)
+        /// No usable record with this key.
+        case absent
+    }
+
+    /// Absolute path of a work-directory-relative path.
+    public func absolute(_ relative: String) -> String { relative.hasPrefix("/") ? relative : work.path + "/" + relative }
+
+    /// The object directory of a stage run, relative to the work directory.
+    public static func objectPath(stage: String, key: ContentHash) -> String {
+        "objects/" + WorkDirectory.entryName(stage: stage, key: key)
+    }
+
+    /// Hashes the manifest's raw inputs (ingest's key inputs); a file already hashed in
+    /// `session` is not hashed again.
+    public func rawInputs(session: RunSession? = nil) throws(RunnerError) -> [StageKey.Input] {
+        var out: [StageKey.Input] = []
+        for input in manifest.inputs {
+            let digest: FileDigest
+            if let known = session?.rawDigests[input.path] {
+                digest = known
+            } else {
+                do {
+                    digest = try FileDigest.of(path: input.path)
+                } catch {
+                    throw RunnerError.inputUnreadable(manifest: manifest.file, key: input.key, failure: error)
+                }
+                session?.rawDigests[input.path] = digest
+            }
+            out.append(.init(
+                name: "inputs[\(input.index)]", producer: nil, path: input.path, digest: digest,
+                options: StageKey.inputOptions(input.spec)))
+        }
+        return out
+    }
+
+    /// The key inputs of a non-ingest stage from its producers' verified outputs; nil when a
+    /// producer is not complete.
+    public func artifactInputs(of stage: StageDefinition, completed: [String: Completed]) -> [StageKey.Input]? {
+        var out: [StageKey.Input] = []
+        for port in stage.inputs {
+            guard let producer = port.producer, let done = completed[producer], let output = done.output(port.fileName)
+            else { return nil }
+            out.append(.init(
+                name: port.option, producer: producer, path: done.objectPath + "/" + port.fileName, digest: output.digest))
+        }
+        return out
+    }
+
+    /// Looks up the record of `key` and verifies its outputs by rehashing them.
+    public func check(_ stage: StageDefinition, key: ContentHash) -> Check {
+        let path = work.recordPath(stage: stage.name, key: key)
+        let record: StageRecord?
+        do {
+            record = try StageRecord.load(path)
+        } catch {
+            return .damaged(error.description)
+        }
+        guard let record, record.succeeded, record.keyHash == key else { return .absent }
+        if let problem = verify(stage, record: record) { return .damaged(problem) }
+        return .upToDate(record)
+    }
+
+    /// Nil when every output of the record is present with its recorded hash; otherwise what is
+    /// wrong, naming the file. Artifacts that fail are opened to say how (truncated, checksum).
+    public func verify(_ stage: StageDefinition, record: StageRecord) -> String? {
+        let dir = absolute(Self.objectPath(stage: stage.name, key: record.keyHash))
+        for port in stage.outputs where !record.outputs.contains(where: { $0.file == port.fileName }) {
+            return "\(dir)/\(port.fileName): not listed in the run record"
+        }
+        for output in record.outputs {
+            let path = dir + "/" + output.file
+            let digest: FileDigest
+            do {
+                digest = try FileDigest.of(path: path)
+            } catch {
+                return error.isMissing ? "\(path): output is missing" : "\(path): output cannot be read: \(error.reason)"
+            }
+            if digest == output.digest { continue }
+            if let kind = stage.outputs.first(where: { $0.fileName == output.file })?.kind {
+                do {
+                    _ = try ArtifactFile(path: path, expected: kind)
+                } catch {
+                    return error.description
+                }
+            }
+            return "\(path): content differs from its run record (\(digest), recorded \(output.digest)): the file was altered"
+        }
+        return nil
+    }
+
+    /// The most recent successful record of a stage (by finish time), for explaining changes.
+    public func lastRecord(of stage: String) -> StageRecord? {
+        var best: StageRecord?
+        for name in FileSystem.list(work.records) where name.hasSuffix(".json") && !name.hasSuffix(".failed.json") {
+            guard let entry = WorkDirectory.parseEntry(name), entry.stage == stage,
+                let record = try? StageRecord.load(work.records + "/" + name), record.succeeded
+            else { continue }
+            if best == nil || record.finished > best!.finished { best = record }
+        }
+        return best
+    }
+
+    /// The failed attempt at `key`, when the last attempt failed.
+    public func failure(of stage: String, key: ContentHash) -> StageRecord? {
+        try? StageRecord.load(work.failurePath(stage: stage, key: key))
+    }
+
+    /// Why `current` differs from `previous`, one line per difference.
+    public static func differences(from previous: StageKey, to current: StageKey) -> [String] {
+        var out: [String] = []
+        if previous.stageVersion != current.stageVersion {
+            out.append("stage version \(previous.stageVersion) → \(current.stageVersion)")
+        }
+        if previous.formatVersion != current.formatVersion {
+            out.append("artifact format version \(previous.formatVersion) → \(current.formatVersion)")
+        }
+        out += parameterDifferences(stage: current.stage, from: previous.parameters, to: current.parameters)
+        for input in current.inputs {
+            guard let old = previous.inputs.first(where: { $0.name == input.name }) else {
+                out.append("input \(input.name) added (\(input.path))")
+                continue
+            }
+            if old.digest != input.digest {
+                if let producer = input.producer {
+                    out.append("input \(input.name) (\(PathResolver.baseName(input.path)) from \(producer)) changed")
+                } else if old.path != input.path {
+                    out.append("input \(input.name) is now \(input.path) (was \(old.path)) with different content")
+                } else {
+                    out.append("input file \(input.name) (\(input.path)) changed: \(old.digest) → \(input.digest)")
+                }
+            }
+            if (old.options ?? .null) != (input.options ?? .null) {
+                out.append("options of \(input.name) changed: \((old.options ?? .null).serialized(sortedKeys: true)) → \((input.options ?? .null).serialized(sortedKeys: true))")
+            }
+        }
+        for old in previous.inputs where !current.inputs.contains(where: { $0.name == old.name }) {
+            out.append("input \(old.name) removed (was \(old.path))")
+        }
+        return out
+    }
+
+    /// Parameter changes as `graph.k: 8 → 10`.
+    public static func parameterDifferences(stage: String, from previous: JSONValue, to current: JSONValue) -> [String] {
+        let old = previous.objectValue ?? []
+        let new = current.objectValue ?? []
+        var keys: [String] = []
+        for (k, _) in old + new where !keys.contains(k) { keys.append(k) }
+        var out: [String] = []
+        for k in keys.sorted() {
+            let a = previous[k], b = current[k]
+            if a != b {
+                out.append("parameter \(stage).\(k): \(a?.serialized() ?? "(none)") → \(b?.serialized() ?? "(none)")")
+            }
+        }
+        return out
+    }
+}
