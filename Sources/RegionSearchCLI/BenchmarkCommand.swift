@@ -8,6 +8,26 @@ import RegionSearchStages
 /// own process (release build), and reports wall time, CPU, throughput, peak RSS, artifact sizes,
 /// input-load share, growth with n, the PROJ baseline and, optionally, the Python reference.
 public enum BenchmarkCommand {
+    static let sizesOption = CommandSpec.Option("sizes", .value, placeholder: "LIST", help: "POI counts: 10k, 100k, 1m, 10m or plain integers (default 10k,100k,1m).")
+    static let repeatsOption = CommandSpec.Option("repeats", .value, placeholder: "N", help: "Runs of every stage per size; medians are reported (default 3).")
+    static let methodsOption = CommandSpec.Option("methods", .value, placeholder: "LIST", help: "Graph methods (default delaunay,knn).")
+    static let kOption = CommandSpec.Option("k", .value, placeholder: "K", help: "Neighbours for the knn graph (default 8).")
+    static let keywordsOption = CommandSpec.Option("keywords", .value, placeholder: "COUNTS", help: "Keyword counts to propagate, e.g. 1,16 (default 1,16; at most 16).")
+    static let seedOption = CommandSpec.Option("seed", .value, placeholder: "S", help: "Generator seed (default 42).")
+    static let workOption = CommandSpec.Option("work", .value, placeholder: "DIR", help: "Work directory for inputs, artifacts and reports (default ./bench-work).")
+    static let binOption = CommandSpec.Option("bin", .value, placeholder: "DIR", help: "Directory of the stage executables (default: this executable's directory).")
+    static let markdownOption = CommandSpec.Option("markdown", .value, placeholder: "PATH", help: "Where to write the Markdown report (default WORK/benchmark.md).")
+    static let jsonOption = CommandSpec.Option("json", .value, placeholder: "PATH", help: "Where to write the JSON record (default WORK/benchmark.json).")
+    static let referencePythonOption = CommandSpec.Option("reference-python", .value, placeholder: "PATH", help: "Python interpreter with the reference's requirements (optional).")
+    static let referenceScriptOption = CommandSpec.Option("reference-script", .value, placeholder: "PATH", help: "The reference's refpipe.py (optional; with --reference-python).")
+    static let referenceMaxNOption = CommandSpec.Option("reference-max-n", .value, placeholder: "N", help: "Largest size the reference runs at (default 1000000).")
+    static let largeNOption = CommandSpec.Option("large-n", .value, placeholder: "N", help: "Sizes above N run --large-repeats times, with at most 2 keywords and no thread check (default 1000000).")
+    static let largeRepeatsOption = CommandSpec.Option("large-repeats", .value, placeholder: "N", help: "Repeats for sizes above --large-n (default 1).")
+    static let verifyThreadsOption = CommandSpec.Option("verify-threads", .flag, help: "Also run every stage once with --threads 1 and check that all outputs are byte-identical.")
+    static let projBaselineOption = CommandSpec.Option("proj-baseline", .value, placeholder: "POIS.rsa", help: "Internal: only measure PROJ's bulk rate on this pois artifact (with --crs) and print JSON.")
+    static let crsOption = CommandSpec.Option("crs", .value, placeholder: "CRS", help: "Internal: target CRS for --proj-baseline.")
+    static let threadsOption = CommandSpec.Option("threads", .value, placeholder: "N", help: "Worker threads passed to every stage (default: the stages' default, all cores).")
+
     static let spec = CommandSpec(
         name: "regionsearch-bench",
         abstract: "benchmark every stage and the whole pipeline on synthetic cities (build with -c release first)",
@@ -32,25 +52,25 @@ public enum BenchmarkCommand {
             Benchmarks are not tests: nothing here has a time limit.
             """,
         options: [
-            .init("sizes", .value, placeholder: "LIST", help: "POI counts: 10k, 100k, 1m, 10m or plain integers (default 10k,100k,1m)."),
-            .init("repeats", .value, placeholder: "N", help: "Runs of every stage per size; medians are reported (default 3)."),
-            .init("methods", .value, placeholder: "LIST", help: "Graph methods (default delaunay,knn)."),
-            .init("k", .value, placeholder: "K", help: "Neighbours for the knn graph (default 8)."),
-            .init("keywords", .value, placeholder: "COUNTS", help: "Keyword counts to propagate, e.g. 1,16 (default 1,16; at most 16)."),
-            .init("seed", .value, placeholder: "S", help: "Generator seed (default 42)."),
-            .init("work", .value, placeholder: "DIR", help: "Work directory for inputs, artifacts and reports (default ./bench-work)."),
-            .init("bin", .value, placeholder: "DIR", help: "Directory of the stage executables (default: this executable's directory)."),
-            .init("markdown", .value, placeholder: "PATH", help: "Where to write the Markdown report (default WORK/benchmark.md)."),
-            .init("json", .value, placeholder: "PATH", help: "Where to write the JSON record (default WORK/benchmark.json)."),
-            .init("reference-python", .value, placeholder: "PATH", help: "Python interpreter with the reference's requirements (optional)."),
-            .init("reference-script", .value, placeholder: "PATH", help: "The reference's refpipe.py (optional; with --reference-python)."),
-            .init("reference-max-n", .value, placeholder: "N", help: "Largest size the reference runs at (default 1000000)."),
-            .init("large-n", .value, placeholder: "N", help: "Sizes above N run --large-repeats times, with at most 2 keywords and no thread check (default 1000000)."),
-            .init("large-repeats", .value, placeholder: "N", help: "Repeats for sizes above --large-n (default 1)."),
-            .init("verify-threads", .flag, help: "Also run every stage once with --threads 1 and check that all outputs are byte-identical."),
-            .init("proj-baseline", .value, placeholder: "POIS.rsa", help: "Internal: only measure PROJ's bulk rate on this pois artifact (with --crs) and print JSON."),
-            .init("crs", .value, placeholder: "CRS", help: "Internal: target CRS for --proj-baseline."),
-            .init("threads", .value, placeholder: "N", help: "Worker threads passed to every stage (default: the stages' default, all cores)."),
+            Self.sizesOption,
+            Self.repeatsOption,
+            Self.methodsOption,
+            Self.kOption,
+            Self.keywordsOption,
+            Self.seedOption,
+            Self.workOption,
+            Self.binOption,
+            Self.markdownOption,
+            Self.jsonOption,
+            Self.referencePythonOption,
+            Self.referenceScriptOption,
+            Self.referenceMaxNOption,
+            Self.largeNOption,
+            Self.largeRepeatsOption,
+            Self.verifyThreadsOption,
+            Self.projBaselineOption,
+            Self.crsOption,
+            Self.threadsOption,
         ])
 
     /// Entry point of `regionsearch-bench`.
@@ -58,9 +78,9 @@ public enum BenchmarkCommand {
         ToolMain.run(spec) { cl in try run(cl) }
     }
 
-    static func integer(_ cl: ParsedCommandLine, _ name: String, min: Int = 1) throws -> Int? {
-        guard let v = cl.value(name) else { return nil }
-        guard let n = Int(v), n >= min else { throw UsageError("--\(name): expected an integer ≥ \(min), got \"\(v)\"") }
+    static func integer(_ cl: ParsedCommandLine, _ option: CommandSpec.Option, min: Int = 1) throws -> Int? {
+        guard let v = cl.value(option) else { return nil }
+        guard let n = Int(v), n >= min else { throw UsageError("--\(option.name): expected an integer ≥ \(min), got \"\(v)\"") }
         return n
     }
 
@@ -79,24 +99,24 @@ public enum BenchmarkCommand {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value("threads"))
-        if let pois = cl.value("proj-baseline") {
-            let crs = try cl.required("crs")
-            let result = try PROJBaseline.measure(poisPath: pois, crs: crs, repeats: try integer(cl, "repeats") ?? 3)
+        try Parallel.configure(from: cl.value(Self.threadsOption))
+        if let pois = cl.value(Self.projBaselineOption) {
+            let crs = try cl.required(Self.crsOption)
+            let result = try PROJBaseline.measure(poisPath: pois, crs: crs, repeats: try integer(cl, Self.repeatsOption) ?? 3)
             print(result.json.serialized(sortedKeys: true, pretty: true))
             return
         }
         var options = BenchmarkRunner.Options()
-        if let v = cl.value("sizes") { options.sizes = try v.split(separator: ",").map { try parseSize(String($0)) } }
-        if let v = cl.value("methods") {
+        if let v = cl.value(Self.sizesOption) { options.sizes = try v.split(separator: ",").map { try parseSize(String($0)) } }
+        if let v = cl.value(Self.methodsOption) {
             options.methods = v.split(separator: ",").map(String.init)
             for m in options.methods where GraphMethod(rawValue: m) == nil {
                 throw UsageError("--methods: unknown graph method \"\(m)\" (delaunay, knn)")
             }
         }
-        if let v = try integer(cl, "k") { options.k = v }
-        if let v = try integer(cl, "repeats") { options.repeats = v }
-        if let v = cl.value("keywords") {
+        if let v = try integer(cl, Self.kOption) { options.k = v }
+        if let v = try integer(cl, Self.repeatsOption) { options.repeats = v }
+        if let v = cl.value(Self.keywordsOption) {
             options.keywordCounts = try v.split(separator: ",").map { s in
                 guard let c = Int(s), c >= 1, c <= BenchmarkPlan.keywordPool.count else {
                     throw UsageError("--keywords: expected counts between 1 and \(BenchmarkPlan.keywordPool.count), got \"\(s)\"")
@@ -104,22 +124,22 @@ public enum BenchmarkCommand {
                 return c
             }
         }
-        if let v = cl.value("seed") {
+        if let v = cl.value(Self.seedOption) {
             guard let s = UInt64(v) else { throw UsageError("--seed: expected a non-negative integer, got \"\(v)\"") }
             options.seed = s
         }
-        options.workDirectory = cl.value("work") ?? "bench-work"
-        options.binDirectory = cl.value("bin") ?? AtomicFile.directory(of: MeasuredProcess.currentExecutable())
-        options.threads = try integer(cl, "threads")
-        options.verifyThreads = cl.flag("verify-threads")
-        options.referencePython = cl.value("reference-python")
-        options.referenceScript = cl.value("reference-script")
+        options.workDirectory = cl.value(Self.workOption) ?? "bench-work"
+        options.binDirectory = cl.value(Self.binOption) ?? AtomicFile.directory(of: MeasuredProcess.currentExecutable())
+        options.threads = try integer(cl, Self.threadsOption)
+        options.verifyThreads = cl.flag(Self.verifyThreadsOption)
+        options.referencePython = cl.value(Self.referencePythonOption)
+        options.referenceScript = cl.value(Self.referenceScriptOption)
         if (options.referencePython == nil) != (options.referenceScript == nil) {
             throw UsageError("--reference-python and --reference-script go together")
         }
-        if let v = try integer(cl, "reference-max-n") { options.referenceMaxN = v }
-        if let v = try integer(cl, "large-n") { options.largeN = v }
-        if let v = try integer(cl, "large-repeats") { options.largeRepeats = v }
+        if let v = try integer(cl, Self.referenceMaxNOption) { options.referenceMaxN = v }
+        if let v = try integer(cl, Self.largeNOption) { options.largeN = v }
+        if let v = try integer(cl, Self.largeRepeatsOption) { options.largeRepeats = v }
         if options.referencePython != nil && !options.keywordCounts.contains(2) {
             options.keywordCounts.append(2)  // the reference's keywords, 咖啡,bank
         }
@@ -129,8 +149,8 @@ public enum BenchmarkCommand {
             }
         }
         try FileManager.default.createDirectory(atPath: options.workDirectory, withIntermediateDirectories: true)
-        let markdownPath = cl.value("markdown") ?? options.workDirectory + "/benchmark.md"
-        let jsonPath = cl.value("json") ?? options.workDirectory + "/benchmark.json"
+        let markdownPath = cl.value(Self.markdownOption) ?? options.workDirectory + "/benchmark.md"
+        let jsonPath = cl.value(Self.jsonOption) ?? options.workDirectory + "/benchmark.json"
         let floor = MeasuredProcess.rssFloor()
         let commandLine = (["regionsearch-bench"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
         var done: [BenchmarkResults] = []

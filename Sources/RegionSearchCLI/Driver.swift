@@ -7,6 +7,32 @@ import RegionSearchStages
 /// dispatch of `regionsearch STAGE ARGS…` to `regionsearch-STAGE` in the same directory (as git
 /// does with its subcommands), passing the exit status through.
 public enum Driver {
+    /// The options of `regionsearch run`.
+    enum RunFlags {
+        static let force = CommandSpec.Option("force", .flag, help: "Rerun every stage (up to --until) even when up to date.")
+        static let from = CommandSpec.Option(
+            "from", .value, placeholder: "STAGE", help: "Rerun STAGE and every later stage even when up to date.")
+        static let until = CommandSpec.Option(
+            "until", .value, placeholder: "STAGE",
+            help: "Stop after STAGE (the output GeoJSON is written only when hulls is reached).")
+        static let threads = CommandSpec.Option(
+            "threads", .value, placeholder: "N",
+            help: "Worker threads for every stage (default: all cores). Results are identical for any N.")
+        static let wait = CommandSpec.Option(
+            "wait", .flag, help: "If another run holds the work directory, wait for it instead of exiting with status 5.")
+    }
+
+    /// The options of `regionsearch clean`.
+    enum CleanFlags {
+        static let unused = CommandSpec.Option(
+            "unused", .flag, help: "Keep what the latest run used; remove other stage runs (older parameter settings).")
+        static let wait = CommandSpec.Option(
+            "wait", .flag, help: "Wait for a running run on the work directory instead of exiting with status 5.")
+    }
+
+    /// `regionsearch status --json`.
+    static let statusJSON = CommandSpec.Option("json", .flag, help: "Print the report as JSON on stdout.")
+
     static let runSpec = CommandSpec(
         name: "regionsearch run", abstract: "bring every stage of a pipeline manifest up to date and write its GeoJSON",
         usage: "regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--quiet]",
@@ -18,29 +44,20 @@ public enum Driver {
             combination of its input sets and parameter grid, computing shared stages once, and writes
             one GeoJSON per combination and results.csv/results.md. See docs/RUNNING.md.
             """,
-        options: [
-            .init("force", .flag, help: "Rerun every stage (up to --until) even when up to date."),
-            .init("from", .value, placeholder: "STAGE", help: "Rerun STAGE and every later stage even when up to date."),
-            .init("until", .value, placeholder: "STAGE", help: "Stop after STAGE (the output GeoJSON is written only when hulls is reached)."),
-            .init("threads", .value, placeholder: "N", help: "Worker threads for every stage (default: all cores). Results are identical for any N."),
-            .init("wait", .flag, help: "If another run holds the work directory, wait for it instead of exiting with status 5."),
-        ],
+        options: [RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait],
         acceptsPositionals: true)
 
     static let statusSpec = CommandSpec(
         name: "regionsearch status", abstract: "show which stages of a manifest are up to date, stale (and why), missing or failed",
         usage: "regionsearch status MANIFEST [--json]",
-        options: [.init("json", .flag, help: "Print the report as JSON on stdout.")],
+        options: [statusJSON],
         acceptsPositionals: true)
 
     static let cleanSpec = CommandSpec(
         name: "regionsearch clean", abstract: "remove a manifest's intermediate artifacts, run records and leftover temporary files",
         usage: "regionsearch clean MANIFEST [--unused] [--wait]",
         discussion: "The output GeoJSON is kept. With --unused, only the stage runs that the latest run did not use are removed.",
-        options: [
-            .init("unused", .flag, help: "Keep what the latest run used; remove other stage runs (older parameter settings)."),
-            .init("wait", .flag, help: "Wait for a running run on the work directory instead of exiting with status 5."),
-        ],
+        options: [CleanFlags.unused, CleanFlags.wait],
         acceptsPositionals: true)
 
     static var commands: [(String, CommandSpec)] { [("run", runSpec), ("status", statusSpec), ("clean", cleanSpec)] }
@@ -135,11 +152,11 @@ public enum Driver {
             Log.write("Run '\(spec.name) --help' for usage.\n")
             return .usage
         }
-        if parsed.flag("help") {
+        if parsed.flag(.help) {
             print(spec.helpText, terminator: "")
             return .success
         }
-        Log.quiet = parsed.flag("quiet")
+        Log.quiet = parsed.flag(.quiet)
         return ToolMain.execute { try body(parsed) }
     }
 
@@ -154,12 +171,12 @@ public enum Driver {
     static func runCommand(_ cl: ParsedCommandLine) throws {
         let manifest = try manifestArgument(cl)
         var options = RunOptions()
-        options.force = cl.flag("force")
-        options.from = cl.value("from")
-        options.until = cl.value("until")
-        options.wait = cl.flag("wait")
-        options.quiet = cl.flag("quiet")
-        if let text = cl.value("threads") {
+        options.force = cl.flag(RunFlags.force)
+        options.from = cl.value(RunFlags.from)
+        options.until = cl.value(RunFlags.until)
+        options.wait = cl.flag(RunFlags.wait)
+        options.quiet = cl.flag(.quiet)
+        if let text = cl.value(RunFlags.threads) {
             guard let n = Int(text), n >= 1, n <= 1024 else {
                 throw UsageError("--threads: expected an integer in [1, 1024], got \"\(text)\"")
             }
@@ -187,7 +204,7 @@ public enum Driver {
         let manifest = try manifestArgument(cl)
         if manifest.experiment != nil {
             let report = ExperimentStatus(manifest: manifest)
-            if cl.flag("json") {
+            if cl.flag(statusJSON) {
                 print(report.json.serialized(pretty: true))
             } else {
                 print(report.text, terminator: "")
@@ -195,7 +212,7 @@ public enum Driver {
             return
         }
         let report = StatusReport(manifest: manifest)
-        if cl.flag("json") {
+        if cl.flag(statusJSON) {
             print(report.json.serialized(pretty: true))
         } else {
             print(report.text, terminator: "")
@@ -204,7 +221,7 @@ public enum Driver {
 
     static func cleanCommand(_ cl: ParsedCommandLine) throws {
         let manifest = try manifestArgument(cl)
-        let result = try Cleaner.clean(manifest, unusedOnly: cl.flag("unused"), wait: cl.flag("wait"))
+        let result = try Cleaner.clean(manifest, unusedOnly: cl.flag(CleanFlags.unused), wait: cl.flag(CleanFlags.wait))
         Log.info("removed \(result.objects) stage output(s), \(result.records) record(s) and \(result.temporaries) temporary file(s) from \(manifest.workDirectory)")
     }
 

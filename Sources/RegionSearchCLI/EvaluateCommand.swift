@@ -6,6 +6,14 @@ import RegionSearchModel
 /// `regionsearch-evaluate`: scores region GeoJSON against ground truth (`truth`) or compares two
 /// region files (`compare`); a table on stdout and, with `--json`, a JSON report.
 public enum EvaluateCommand {
+    static let poisOption = CommandSpec.Option("pois", .value, placeholder: "POIS", help: "POI file (CSV/GeoJSON read by ingest, or pois.rsa) for POI-level scores.")
+    static let membersOption = CommandSpec.Option("members", .value, placeholder: "MEMBERS.csv", help: "Planted POI ids (id,cluster_id); truth mode, with --pois.")
+    static let jsonOption = CommandSpec.Option("json", .value, placeholder: "OUT.json", help: "Also write the report as JSON ('-' = JSON on stdout instead of the table).")
+    static let thresholdsOption = CommandSpec.Option("thresholds", .value, placeholder: "T1,T2", help: "IoU thresholds for recall/precision/F1 (default 0.3,0.5).")
+    static let matchIouOption = CommandSpec.Option("match-iou", .value, placeholder: "T", help: "IoU needed to match two regions in compare mode (default 0.5).")
+    static let crsOption = CommandSpec.Option("crs", .value, placeholder: "CRS", help: "Measure in this projected CRS (metres) instead of the automatic choice.")
+    static let threadsOption = CommandSpec.Option("threads", .value, placeholder: "N", help: "Threads for reading the POI file (default: all cores); results do not depend on it.")
+
     static let spec = CommandSpec(
         name: "regionsearch-evaluate",
         abstract: "score region polygons against ground truth, or compare two region files",
@@ -36,13 +44,13 @@ public enum EvaluateCommand {
             JSON numbers are rounded to 4 decimals; key order is fixed. See docs/EVALUATE.md.
             """,
         options: [
-            .init("pois", .value, placeholder: "POIS", help: "POI file (CSV/GeoJSON read by ingest, or pois.rsa) for POI-level scores."),
-            .init("members", .value, placeholder: "MEMBERS.csv", help: "Planted POI ids (id,cluster_id); truth mode, with --pois."),
-            .init("json", .value, placeholder: "OUT.json", help: "Also write the report as JSON ('-' = JSON on stdout instead of the table)."),
-            .init("thresholds", .value, placeholder: "T1,T2", help: "IoU thresholds for recall/precision/F1 (default 0.3,0.5)."),
-            .init("match-iou", .value, placeholder: "T", help: "IoU needed to match two regions in compare mode (default 0.5)."),
-            .init("crs", .value, placeholder: "CRS", help: "Measure in this projected CRS (metres) instead of the automatic choice."),
-            .init("threads", .value, placeholder: "N", help: "Threads for reading the POI file (default: all cores); results do not depend on it."),
+            Self.poisOption,
+            Self.membersOption,
+            Self.jsonOption,
+            Self.thresholdsOption,
+            Self.matchIouOption,
+            Self.crsOption,
+            Self.threadsOption,
         ],
         acceptsPositionals: true)
 
@@ -60,18 +68,18 @@ public enum EvaluateCommand {
             let names = mode == "truth" ? "REGIONS.geojson TRUTH.geojson" : "A.geojson B.geojson"
             throw UsageError("\(mode) needs two files, \(names); got \(cl.positionals.count - 1)")
         }
-        try Parallel.configure(from: cl.value("threads"))
+        try Parallel.configure(from: cl.value(Self.threadsOption))
         var evaluator = Evaluator()
-        if let text = cl.value("thresholds") { evaluator.thresholds = try parseThresholds(text, option: "thresholds") }
-        if let text = cl.value("match-iou") {
+        if let text = cl.value(Self.thresholdsOption) { evaluator.thresholds = try parseThresholds(text, option: "thresholds") }
+        if let text = cl.value(Self.matchIouOption) {
             guard let t = try parseThresholds(text, option: "match-iou").first, !text.contains(",") else {
                 throw UsageError("--match-iou: expected one number in (0, 1], got \"\(text)\"")
             }
             evaluator.matchThreshold = t
         }
-        evaluator.crs = cl.value("crs")
-        let poisPath = cl.value("pois")
-        let membersPath = cl.value("members")
+        evaluator.crs = cl.value(Self.crsOption)
+        let poisPath = cl.value(Self.poisOption)
+        let membersPath = cl.value(Self.membersOption)
         if mode == "truth" && (poisPath == nil) != (membersPath == nil) {
             throw UsageError("POI-level scores need both --pois and --members")
         }
@@ -96,7 +104,7 @@ public enum EvaluateCommand {
             table = comparison.table
         }
         let jsonText = json.serialized(pretty: true) + "\n"
-        if let out = cl.value("json"), out != "-" {
+        if let out = cl.value(Self.jsonOption), out != "-" {
             do {
                 try AtomicFile.write(jsonText, to: out)
             } catch {
@@ -104,7 +112,7 @@ public enum EvaluateCommand {
             }
             Log.info("wrote \(out)")
         }
-        print(cl.value("json") == "-" ? jsonText : table, terminator: "")
+        print(cl.value(Self.jsonOption) == "-" ? jsonText : table, terminator: "")
     }
 
     /// Parses "0.3,0.5": numbers in (0, 1], no repeats, in the given order.

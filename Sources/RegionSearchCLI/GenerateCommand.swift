@@ -4,6 +4,20 @@ import RegionSearchSynthetic
 
 /// `regionsearch-generate`: writes a synthetic city with planted keyword clusters and its truth.
 public enum GenerateCommand {
+    static let outOption = CommandSpec.Option("out", .value, placeholder: "PREFIX", help: "Output path prefix.")
+    static let nOption = CommandSpec.Option("n", .value, placeholder: "N", help: "Total POIs (default 100000).")
+    static let seedOption = CommandSpec.Option("seed", .value, placeholder: "S", help: "Random seed (default 42).")
+    static let clustersOption = CommandSpec.Option("clusters", .value, placeholder: "K", help: "Planted clusters (default 20; 0 = none).")
+    static let keywordsOption = CommandSpec.Option("keywords", .value, placeholder: "A,B", help: "Planted keywords, round-robin (default 咖啡,bank).")
+    static let centerOption = CommandSpec.Option("center", .value, placeholder: "LON,LAT", help: "Centre of the city (default 116.40,39.90).")
+    static let extentKmOption = CommandSpec.Option("extent-km", .value, placeholder: "KM", help: "Side of the square city (default 30).")
+    static let aspectOption = CommandSpec.Option("aspect", .value, placeholder: "R", help: "Cluster elongation, major/minor axis (default 1 = discs).")
+    static let minRadiusMOption = CommandSpec.Option("min-radius-m", .value, placeholder: "M", help: "Smallest planted cluster radius (semi-major axis) in metres (default 150).")
+    static let maxRadiusMOption = CommandSpec.Option("max-radius-m", .value, placeholder: "M", help: "Largest planted cluster radius in metres (default 800).")
+    static let backgroundRateOption = CommandSpec.Option("background-rate", .repeated, placeholder: "KEYWORD=SHARE", help: "Share of background POIs with this category, e.g. bank=0.5.")
+    static let emptyBandOption = CommandSpec.Option("empty-band", .repeated, placeholder: "X0,Y0,X1,Y1", help: "A rectangle in metres from the centre kept free of POIs.")
+    static let formatOption = CommandSpec.Option("format", .value, placeholder: "csv|geojson", help: "POI file format (default csv).")
+
     static let spec = CommandSpec(
         name: "regionsearch-generate",
         abstract: "write a deterministic synthetic city with planted keyword clusters (for tests, tuning and benchmarks)",
@@ -16,60 +30,60 @@ public enum GenerateCommand {
             U(0.5, 1.5) × max(20, n/1000) POIs each. The output depends only on the options.
             """,
         options: [
-            .init("out", .value, placeholder: "PREFIX", help: "Output path prefix."),
-            .init("n", .value, placeholder: "N", help: "Total POIs (default 100000)."),
-            .init("seed", .value, placeholder: "S", help: "Random seed (default 42)."),
-            .init("clusters", .value, placeholder: "K", help: "Planted clusters (default 20; 0 = none)."),
-            .init("keywords", .value, placeholder: "A,B", help: "Planted keywords, round-robin (default 咖啡,bank)."),
-            .init("center", .value, placeholder: "LON,LAT", help: "Centre of the city (default 116.40,39.90)."),
-            .init("extent-km", .value, placeholder: "KM", help: "Side of the square city (default 30)."),
-            .init("aspect", .value, placeholder: "R", help: "Cluster elongation, major/minor axis (default 1 = discs)."),
-            .init("min-radius-m", .value, placeholder: "M", help: "Smallest planted cluster radius (semi-major axis) in metres (default 150)."),
-            .init("max-radius-m", .value, placeholder: "M", help: "Largest planted cluster radius in metres (default 800)."),
-            .init("background-rate", .repeated, placeholder: "KEYWORD=SHARE", help: "Share of background POIs with this category, e.g. bank=0.5."),
-            .init("empty-band", .repeated, placeholder: "X0,Y0,X1,Y1", help: "A rectangle in metres from the centre kept free of POIs."),
-            .init("format", .value, placeholder: "csv|geojson", help: "POI file format (default csv)."),
+            Self.outOption,
+            Self.nOption,
+            Self.seedOption,
+            Self.clustersOption,
+            Self.keywordsOption,
+            Self.centerOption,
+            Self.extentKmOption,
+            Self.aspectOption,
+            Self.minRadiusMOption,
+            Self.maxRadiusMOption,
+            Self.backgroundRateOption,
+            Self.emptyBandOption,
+            Self.formatOption,
         ])
 
     public static func main() -> Never {
         ToolMain.run(spec) { cl in
             var config = SyntheticCity.Config()
-            func number(_ name: String) throws -> Double? {
-                guard let v = cl.value(name) else { return nil }
-                guard let d = Double(v), d.isFinite else { throw UsageError("--\(name): expected a number, got \"\(v)\"") }
+            func number(_ option: CommandSpec.Option) throws -> Double? {
+                guard let v = cl.value(option) else { return nil }
+                guard let d = Double(v), d.isFinite else { throw UsageError("--\(option.name): expected a number, got \"\(v)\"") }
                 return d
             }
-            if let v = try number("n") { config.n = Int(v) }
-            if let v = try number("seed") { config.seed = UInt64(v) }
-            if let v = try number("clusters") { config.clusters = Int(v) }
-            if let v = try number("extent-km") { config.extentKm = v }
-            if let v = try number("aspect") { config.aspect = max(1, v) }
-            if let v = try number("min-radius-m") { config.minRadius = v }
-            if let v = try number("max-radius-m") { config.maxRadius = v }
+            if let v = try number(nOption) { config.n = Int(v) }
+            if let v = try number(seedOption) { config.seed = UInt64(v) }
+            if let v = try number(clustersOption) { config.clusters = Int(v) }
+            if let v = try number(extentKmOption) { config.extentKm = v }
+            if let v = try number(aspectOption) { config.aspect = max(1, v) }
+            if let v = try number(minRadiusMOption) { config.minRadius = v }
+            if let v = try number(maxRadiusMOption) { config.maxRadius = v }
             guard config.minRadius > 0, config.minRadius <= config.maxRadius else {
                 throw UsageError("--min-radius-m and --max-radius-m: need 0 < min ≤ max, got \(config.minRadius) and \(config.maxRadius)")
             }
-            if let v = cl.value("keywords") { config.keywords = v.split(separator: ",").map(String.init) }
-            if let v = cl.value("center") {
+            if let v = cl.value(Self.keywordsOption) { config.keywords = v.split(separator: ",").map(String.init) }
+            if let v = cl.value(Self.centerOption) {
                 let parts = v.split(separator: ",").compactMap { Double($0) }
                 guard parts.count == 2 else { throw UsageError("--center: expected LON,LAT, got \"\(v)\"") }
                 config.centerLon = parts[0]
                 config.centerLat = parts[1]
             }
-            for r in cl.all("background-rate") {
+            for r in cl.all(Self.backgroundRateOption) {
                 let kv = r.split(separator: "=", maxSplits: 1)
                 guard kv.count == 2, let share = Double(kv[1]), share >= 0, share <= 1 else {
                     throw UsageError("--background-rate: expected KEYWORD=SHARE with SHARE in [0, 1], got \"\(r)\"")
                 }
                 config.backgroundRates[String(kv[0])] = share
             }
-            for b in cl.all("empty-band") {
+            for b in cl.all(Self.emptyBandOption) {
                 let p = b.split(separator: ",").compactMap { Double($0) }
                 guard p.count == 4 else { throw UsageError("--empty-band: expected X0,Y0,X1,Y1 in metres, got \"\(b)\"") }
                 config.emptyBands.append(.init(minX: min(p[0], p[2]), minY: min(p[1], p[3]), maxX: max(p[0], p[2]), maxY: max(p[1], p[3])))
             }
-            let prefix = try cl.required("out")
-            let format = cl.value("format") ?? "csv"
+            let prefix = try cl.required(Self.outOption)
+            let format = cl.value(Self.formatOption) ?? "csv"
             guard format == "csv" || format == "geojson" else { throw UsageError("--format: expected csv or geojson") }
             let city = try SyntheticCity(config)
             if format == "csv" { try city.writeCSV(to: prefix + ".csv") } else { try city.writeGeoJSON(to: prefix + ".geojson") }

@@ -10,29 +10,6 @@ public enum GraphMethod: String, CaseIterable, Sendable {
     case knn
 }
 
-/// Parameters of ``GraphBuilder``.
-public struct GraphOptions: Sendable {
-    public var method: GraphMethod
-    /// Neighbours per point for ``GraphMethod/knn``.
-    public var k: Int
-    /// Which neighbour's distance defines the local scale σ (see ``LocalScale``).
-    public var scaleK: Int
-    /// Absolute edge-length cap in metres, or nil for none.
-    public var maxEdgeMetres: Double?
-    /// Local-scale pruning factor; 0 disables (see ``EdgePruning``).
-    public var pruneFactor: Double
-
-    public init(method: GraphMethod = .delaunay, k: Int = 8, scaleK: Int = 5, maxEdgeMetres: Double? = nil,
-        pruneFactor: Double = 2)
-    {
-        self.method = method
-        self.k = k
-        self.scaleK = scaleK
-        self.maxEdgeMetres = maxEdgeMetres
-        self.pruneFactor = pruneFactor
-    }
-}
-
 /// Counts and timings of one graph build.
 public struct GraphStatistics: Sendable {
     public var nodes = 0
@@ -49,7 +26,7 @@ public struct GraphStatistics: Sendable {
     /// Delaunay only: points inserted after the sweep (near-degenerate input; normally 0).
     public var lateInsertions = 0
     /// Seconds per phase, in run order.
-    public var phaseSeconds: [(String, Double)] = []
+    public var phaseSeconds: [(StageSummary.Phase, Double)] = []
 }
 
 /// Builds the neighbourhood graph of projected points: distinct locations joined by Delaunay or
@@ -72,10 +49,10 @@ public enum GraphBuilder {
         stats.nodes = n
         var clock = monotonicSeconds()
         // Each finished phase is reported at once (progress on stderr for long runs).
-        func phase(_ name: String) {
+        func phase(_ name: StageSummary.Phase) {
             let now = monotonicSeconds()
             stats.phaseSeconds.append((name, now - clock))
-            Log.info("\(name): \(String(format: "%.3f", now - clock)) s")
+            Log.info("\(name.rawValue): \(String(format: "%.3f", now - clock)) s")
             clock = now
         }
         for i in 0..<n {
@@ -100,7 +77,7 @@ public enum GraphBuilder {
                 uy[k] = y[Int(i)]
             }
         }
-        phase("duplicates")
+        phase(.duplicates)
 
         var a: [UInt32] = [], b: [UInt32] = []
         var knnScale: [Float] = []
@@ -111,7 +88,7 @@ public enum GraphBuilder {
                 uy.withUnsafeBufferPointer { uy in DelaunayTriangulation(x: ux, y: uy) }
             }
             stats.lateInsertions = dt.lateInsertions
-            phase("triangulate")
+            phase(.triangulate)
             (a, b) = dt.edges()
             a.reserveCapacity(a.count + groups.duplicateCount)
             b.reserveCapacity(b.count + groups.duplicateCount)
@@ -123,11 +100,11 @@ public enum GraphBuilder {
             }
         case .knn:
             var knn = unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: options.k) }
-            phase("knn")
+            phase(.knn)
             // Local scales first: they read the lists in distance order, which the union then
             // gives up (it sorts each list by index, in place).
             knnScale = LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knn)
-            phase("scale")
+            phase(.scale)
             let k = knn.k
             var lists = knn.takeNeighbors()
             // The union of the lists and the duplicate links straight into CSR (the same rows as
@@ -148,11 +125,11 @@ public enum GraphBuilder {
         a = []
         b = []
         stats.edgesBeforePruning = graph.edgeCount
-        phase("csr")
+        phase(.csr)
         switch options.method {
         case .delaunay:
             graph.scale = Column(LocalScale.compute(delaunay: graph, x: x, y: y, groups: groups, scaleK: options.scaleK))
-            phase("scale")
+            phase(.scale)
         case .knn:
             graph.scale = Column(knnScale)
             knnScale = []
@@ -167,7 +144,7 @@ public enum GraphBuilder {
             for i in 0..<n where offsets[i] == offsets[i + 1] { isolated += 1 }
             return isolated
         }
-        phase("prune")
+        phase(.prune)
         return (graph, stats)
     }
 }

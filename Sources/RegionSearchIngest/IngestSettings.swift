@@ -1,3 +1,6 @@
+import Foundation
+import RegionSearchCore
+
 /// The ingest stage's parameters that apply to all inputs.
 public struct IngestSettings: Sendable {
     /// What to do with a record whose id was already seen in the same input file.
@@ -25,47 +28,35 @@ public struct IngestSettings: Sendable {
     public init() {}
 }
 
-/// A longitude/latitude box; `west > east` means it crosses the antimeridian.
-public struct GeoBox: Sendable, Equatable, CustomStringConvertible {
-    public var west: Double
-    public var south: Double
-    public var east: Double
-    public var north: Double
+extension IngestSettings: StageOptions {
+    public static let duplicatesSpec = ParameterSpec(
+        "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }), default: .string("merge"),
+        help: "What to do with a record whose id already occurred in the same input: keep_first drops it, merge adds its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI.")
+    public static let maxRejectRatioSpec = ParameterSpec(
+        "max_reject_ratio", .number(min: 0, max: 1), default: .number(0.1),
+        help: "Fail (exit 3) when more than this share of an input's records is rejected; the rejects file is still written.")
+    public static let bboxSpec = ParameterSpec(
+        "bbox", .string, default: .null,
+        help: "Reject POIs outside west,south,east,north (WGS84 degrees, after CRS conversion); west > east crosses the antimeridian.")
+    public static let rejectNullIslandSpec = ParameterSpec(
+        "reject_null_island", .boolean, default: .bool(true),
+        help: "Reject records at exactly lon = lat = 0, the usual placeholder for unknown coordinates.")
+    public static let nameAsKeywordSpec = ParameterSpec(
+        "name_as_keyword", .boolean, default: .bool(false),
+        help: "Also add each POI's name to its keyword text, so keyword queries match names.")
 
-    public init(west: Double, south: Double, east: Double, north: Double) {
-        self.west = west
-        self.south = south
-        self.east = east
-        self.north = north
-    }
+    public static let specs = [duplicatesSpec, maxRejectRatioSpec, bboxSpec, rejectNullIslandSpec, nameAsKeywordSpec]
 
-    /// Parses `west,south,east,north` (degrees); nil with a reason when malformed.
-    public static func parse(_ text: String) -> Result<GeoBox, UsageError> {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        let values = parts.compactMap { Double($0) }
-        guard parts.count == 4, values.count == 4, values.allSatisfy({ $0.isFinite }) else {
-            return .failure(UsageError("expected west,south,east,north in degrees (e.g. 29.4,59.6,30.8,60.3), got \"\(text)\""))
+    public init(_ p: Parameters) throws(ParameterError) {
+        duplicates = p.choice(Self.duplicatesSpec, as: DuplicatePolicy.self)
+        maxRejectRatio = p.double(Self.maxRejectRatioSpec)
+        if let text = p.optionalString(Self.bboxSpec) {
+            switch GeoBox.parse(text) {
+            case let .success(b): bbox = b
+            case let .failure(e): throw ParameterError(Self.bboxSpec, e.message)
+            }
         }
-        let b = GeoBox(west: values[0], south: values[1], east: values[2], north: values[3])
-        guard abs(b.west) <= 180, abs(b.east) <= 180, abs(b.south) <= 90, abs(b.north) <= 90 else {
-            return .failure(UsageError("longitudes must be within ±180 and latitudes within ±90, got \"\(text)\""))
-        }
-        guard b.south <= b.north else {
-            return .failure(UsageError("south (\(values[1])) is north of north (\(values[3]))"))
-        }
-        return .success(b)
-    }
-
-    @inline(__always)
-    public func contains(lon: Double, lat: Double) -> Bool {
-        guard lat >= south && lat <= north else { return false }
-        return west <= east ? (lon >= west && lon <= east) : (lon >= west || lon <= east)
-    }
-
-    public var description: String {
-        [west, south, east, north].map { JSONValue.formatNumber($0) }.joined(separator: ",")
+        rejectNullIsland = p.bool(Self.rejectNullIslandSpec)
+        nameAsKeyword = p.bool(Self.nameAsKeywordSpec)
     }
 }
-
-import Foundation
-import RegionSearchCore

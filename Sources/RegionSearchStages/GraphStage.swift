@@ -5,30 +5,12 @@ import RegionSearchModel
 /// The `graph` stage: joins the projected points into a neighbourhood graph (Delaunay or kNN),
 /// measures each point's local spacing and prunes edges that jump across empty space.
 public enum GraphStage {
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec(
-            "method", .choice(GraphMethod.allCases.map { $0.rawValue }), default: .string("delaunay"),
-            help: "How points are joined: 'delaunay' (natural neighbours in every direction) or 'knn' (each point to its k nearest)."),
-        ParameterSpec(
-            "k", .integer(min: 1, max: 64), default: .number(8),
-            help: "knn only: how many nearest other locations each point is joined to (the graph keeps the union, so a point can have more)."),
-        ParameterSpec(
-            "scale_k", .integer(min: 1, max: 64), default: .number(5),
-            help: "The local spacing of a point is the distance to its scale_k-th nearest other location (coincident points count once)."),
-        ParameterSpec(
-            "max_edge_m", .number(min: 0, max: nil, minExclusive: true), default: .null,
-            help: "Drop every edge longer than this many metres, whatever the neighbourhood."),
-        ParameterSpec(
-            "prune_factor", .number(min: 0, max: nil), default: .number(2),
-            help: "Drop an edge longer than prune_factor times the local spacing at both of its ends; 0 keeps all edges."),
-    ]
-
     public static let definition = StageDefinition(
         name: "graph", abstract: "join projected points into a neighbourhood graph (Delaunay or kNN) and prune long jumps",
         version: 1,
-        inputs: [.init(option: "input", fileName: "projected.rsa", kind: .projected, producer: "project")],
+        inputs: [ProjectStage.definition.provides("output", as: "input")],
         outputs: [.init(option: "output", fileName: "graph.rsa", kind: .graph)],
-        parameters: parameters)
+        options: GraphOptions.self)
 
     static let discussion = """
         Every point becomes a node. Points at exactly the same coordinates (several POIs in one
@@ -68,20 +50,11 @@ public enum GraphStage {
 
     /// Runs the stage for a parsed command line (also used by tests).
     public static func run(_ parsed: ParsedCommandLine) throws {
-        try Parallel.configure(from: parsed.value("threads"))
-        let input = try parsed.required("input")
-        let output = try parsed.required("output")
-        let parameters = try parsed.parameters()
-        let options = GraphOptions(
-            method: GraphMethod(rawValue: parameters.string("method")) ?? .delaunay,
-            k: parameters.int("k"),
-            scaleK: parameters.int("scale_k"),
-            maxEdgeMetres: parameters.optionalDouble("max_edge_m"),
-            pruneFactor: parameters.double("prune_factor"))
-        var report = StageReport(stage: "graph")
-
-        let loadStart = monotonicSeconds()
-        let artifact = try ArtifactFile(path: input, expected: .projected)
+        var stage = try StageInvocation<GraphOptions>(parsed, definition)
+        let options = stage.options
+        let output = try stage.outputPath()
+        let artifact = try stage.input("input")
+        let input = artifact.path
         let x = try artifact.column("x", as: Double.self)
         let y = try artifact.column("y", as: Double.self)
         guard x.count == artifact.rowCount, y.count == artifact.rowCount else {
@@ -91,7 +64,6 @@ public enum GraphStage {
         guard artifact.rowCount < Int(UInt32.max) else {
             throw ArtifactError.malformed(path: input, detail: "\(artifact.rowCount) points exceed the graph's 32-bit node indices")
         }
-        report.set("seconds_load", ((monotonicSeconds() - loadStart) * 1000).rounded() / 1000)
         Log.info("\(groupedCount(artifact.rowCount)) points from \(input); method \(options.method.rawValue)")
 
         let built: (graph: AdjacencyGraph, statistics: GraphStatistics)
@@ -112,44 +84,42 @@ public enum GraphStage {
             Log.info("\(groupedCount(stats.lateInsertions)) near-degenerate points inserted after the sweep")
         }
 
-        let counts: [(String, Int)] = [
-            ("nodes", stats.nodes),
-            ("locations", stats.locations),
-            ("duplicates_linked", stats.duplicatesLinked),
-            ("edges_before_pruning", stats.edgesBeforePruning),
-            ("dropped_max_edge", stats.droppedByMaxEdge),
-            ("dropped_local_scale", stats.droppedByLocalScale),
-            ("edges", stats.edges),
-            ("isolated_nodes", stats.isolatedNodes),
-            ("late_insertions", stats.lateInsertions),
+        let counts: [(StageSummary.Count, Int)] = [
+            (.nodes, stats.nodes),
+            (.locations, stats.locations),
+            (.duplicatesLinked, stats.duplicatesLinked),
+            (.edgesBeforePruning, stats.edgesBeforePruning),
+            (.droppedMaxEdge, stats.droppedByMaxEdge),
+            (.droppedLocalScale, stats.droppedByLocalScale),
+            (.edges, stats.edges),
+            (.isolatedNodes, stats.isolatedNodes),
+            (.lateInsertions, stats.lateInsertions),
         ]
-        // Timings vary from run to run, so they go to the report only: the artifact stays
+        // Timings vary from run to run, so they go to the summary only: the artifact stays
         // byte-identical for the same input and parameters.
         var metadata: [(String, JSONValue)] = [
             ("stage", .string("graph")),
             ("stage_version", .number(Double(definition.version))),
             ("method", .string(options.method.rawValue)),
-            ("parameters", parameters.canonical),
+            ("parameters", stage.parameters.canonical),
             ("input_checksum", .string(hex64(artifact.checksum))),
             ("scale_fallback_m", .number(Double(LocalScale.fallbackMetres))),
         ]
         if let crs = artifact.metadata["crs"] { metadata.append(("crs", crs)) }
-        metadata.append(("provenance", Provenance.chain(
-            inputs: [artifact], stage: "graph", entry: Provenance.entry(definition, parameters))))
-        for (key, value) in counts {
-            metadata.append((key, .number(Double(value))))
-            report.set(key, value)
+        metadata.append(("provenance", stage.provenance(inputs: [artifact])))
+        for (count, value) in counts {
+            metadata.append((count.rawValue, .number(Double(value))))
+            stage.summary.set(count, value)
         }
-        report.set("method", options.method.rawValue)
-        for (name, seconds) in stats.phaseSeconds {
-            report.set("seconds_" + name, (seconds * 1000).rounded() / 1000)
-        }
+        stage.summary.setDetail("method", .string(options.method.rawValue))
+        for (phase, seconds) in stats.phaseSeconds { stage.summary.add(phase, seconds: seconds) }
 
-        let clock = monotonicSeconds()
-        try built.graph.writer(metadata: .object(metadata)).write(to: output)
-        let writeSeconds = monotonicSeconds() - clock
+        let writeSeconds = try stage.summary.time(.write) {
+            let clock = monotonicSeconds()
+            try built.graph.writer(metadata: .object(metadata)).write(to: output)
+            return monotonicSeconds() - clock
+        }
         Log.info("wrote \(output) (\(String(format: "%.3f", writeSeconds)) s)")
-        report.set("seconds_write", (writeSeconds * 1000).rounded() / 1000)
-        try report.write(to: parsed.value("summary"))
+        try stage.finish()
     }
 }

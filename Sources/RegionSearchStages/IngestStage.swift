@@ -6,54 +6,64 @@ import RegionSearchModel
 /// The `ingest` stage: reads POI files (delimited text, GeoJSON, OSM PBF/XML, optionally
 /// gzip-compressed), validates them and writes the `pois` artifact and a rejects file.
 public enum IngestStage {
+    static let inputSpecOption = CommandSpec.Option("input-spec", .repeated, placeholder: "JSON", help: "One input as a JSON object with the keys of a manifest input (path, format, delimiter, header, columns, crs, …; see docs/INGEST.md). Read after the positional FILEs.")
+    static let formatOption = CommandSpec.Option("format", .value, placeholder: "auto|csv|geojson|osm_pbf|osm_xml", help: "Input format of the FILEs (default auto: detected from the content).")
+    static let delimiterOption = CommandSpec.Option("delimiter", .value, placeholder: "CHAR", help: "Field delimiter: one ASCII character or tab, comma, pipe, semicolon, space (default: sniffed from the first line among , tab | ;).")
+    static let quoteOption = CommandSpec.Option("quote", .value, placeholder: "CHAR", help: "Quote character (default \"; '' for none).")
+    static let headerOption = CommandSpec.Option("header", .value, placeholder: "true|false|auto", help: "Whether the first line names the columns (default auto: yes when columns are named or guessed, else when the first line's coordinate fields are not numbers).")
+    static let trimOption = CommandSpec.Option("trim", .value, placeholder: "true|false", help: "Trim blanks around field values (default true).")
+    static let idColumnOption = CommandSpec.Option("id-column", .value, placeholder: "COL", help: "Column with the POI id. COL is a header name, or a 0-based index when all digits.")
+    static let nameColumnOption = CommandSpec.Option("name-column", .value, placeholder: "COL", help: "Column with the POI name.")
+    static let keywordColumnOption = CommandSpec.Option("keyword-column", .repeated, placeholder: "COL", help: "Column with keyword values (category, tags, rubrics).")
+    static let lonColumnOption = CommandSpec.Option("lon-column", .value, placeholder: "COL", help: "Column with the longitude (give --lat-column too).")
+    static let latColumnOption = CommandSpec.Option("lat-column", .value, placeholder: "COL", help: "Column with the latitude.")
+    static let coordinatesColumnOption = CommandSpec.Option("coordinates-column", .value, placeholder: "COL", help: "One column holding both numbers, \"lon,lat\" or \"lon lat\".")
+    static let wktColumnOption = CommandSpec.Option("wkt-column", .value, placeholder: "COL", help: "One column holding a WKT POINT(lon lat).")
+    static let coordinateOrderOption = CommandSpec.Option("coordinate-order", .value, placeholder: "lon_lat|lat_lon", help: "Order of the numbers in --coordinates-column (default lon_lat).")
+    static let crsOption = CommandSpec.Option("crs", .value, placeholder: "wgs84|gcj02|bd09", help: "Coordinate system of the input; GCJ-02 and BD-09 are converted to WGS84 (default wgs84).")
+    static let keywordSplitOption = CommandSpec.Option("keyword-split", .value, placeholder: "auto|plain|hierarchy|list", help: "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator).")
+    static let keywordSeparatorOption = CommandSpec.Option("keyword-separator", .value, placeholder: "TEXT", help: "Separator of hierarchy levels (default ;).")
+    static let missingValueOption = CommandSpec.Option("missing-value", .repeated, placeholder: "TEXT", help: "A value meaning \"missing\" (replaces the defaults NULL, null, NaN, nan, N/A, None; the empty value is always missing).")
+    static let osmPoiKeysOption = CommandSpec.Option("osm-poi-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys that make an element a POI.")
+    static let osmKeywordKeysOption = CommandSpec.Option("osm-keyword-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys whose values are keywords.")
+    static let osmNameKeyOption = CommandSpec.Option("osm-name-key", .value, placeholder: "KEY", help: "OSM: tag key of the name.")
+    static let maxRecordBytesOption = CommandSpec.Option("max-record-bytes", .value, placeholder: "N", help: "Longest record accepted (default 1 MiB for delimited text, 256 MiB for GeoJSON).")
+
     public static let definition = StageDefinition(
         name: "ingest",
         abstract: "read POI files (CSV/TSV/…, GeoJSON, OSM; gzip ok) into a validated POI table",
         version: 1,
         inputs: [],
-        outputs: [.init(option: "output", fileName: "pois.rsa", kind: .pois), .init(option: "rejects", fileName: "rejects.txt", kind: nil)],
-        parameters: [
-            ParameterSpec(
-                "duplicates", .choice(IngestSettings.DuplicatePolicy.allCases.map { $0.rawValue }), default: .string("merge"),
-                help: "What to do with a record whose id already occurred in the same input: keep_first drops it, merge adds its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI."),
-            ParameterSpec(
-                "max_reject_ratio", .number(min: 0, max: 1), default: .number(0.1),
-                help: "Fail (exit 3) when more than this share of an input's records is rejected; the rejects file is still written."),
-            ParameterSpec(
-                "bbox", .string, default: .null,
-                help: "Reject POIs outside west,south,east,north (WGS84 degrees, after CRS conversion); west > east crosses the antimeridian."),
-            ParameterSpec(
-                "reject_null_island", .boolean, default: .bool(true),
-                help: "Reject records at exactly lon = lat = 0, the usual placeholder for unknown coordinates."),
-            ParameterSpec(
-                "name_as_keyword", .boolean, default: .bool(false),
-                help: "Also add each POI's name to its keyword text, so keyword queries match names."),
-        ])
+        outputs: [
+            .init(option: "output", fileName: "pois.rsa", kind: .pois),
+            .init(option: "rejects", fileName: "rejects.txt", kind: nil),
+        ],
+        options: IngestSettings.self)
 
     /// Format options for positional FILEs; each maps to an input-spec key.
     static let formatOptions: [CommandSpec.Option] = [
-        .init("input-spec", .repeated, placeholder: "JSON", help: "One input as a JSON object with the keys of a manifest input (path, format, delimiter, header, columns, crs, …; see docs/INGEST.md). Read after the positional FILEs."),
-        .init("format", .value, placeholder: "auto|csv|geojson|osm_pbf|osm_xml", help: "Input format of the FILEs (default auto: detected from the content)."),
-        .init("delimiter", .value, placeholder: "CHAR", help: "Field delimiter: one ASCII character or tab, comma, pipe, semicolon, space (default: sniffed from the first line among , tab | ;)."),
-        .init("quote", .value, placeholder: "CHAR", help: "Quote character (default \"; '' for none)."),
-        .init("header", .value, placeholder: "true|false|auto", help: "Whether the first line names the columns (default auto: yes when columns are named or guessed, else when the first line's coordinate fields are not numbers)."),
-        .init("trim", .value, placeholder: "true|false", help: "Trim blanks around field values (default true)."),
-        .init("id-column", .value, placeholder: "COL", help: "Column with the POI id. COL is a header name, or a 0-based index when all digits."),
-        .init("name-column", .value, placeholder: "COL", help: "Column with the POI name."),
-        .init("keyword-column", .repeated, placeholder: "COL", help: "Column with keyword values (category, tags, rubrics)."),
-        .init("lon-column", .value, placeholder: "COL", help: "Column with the longitude (give --lat-column too)."),
-        .init("lat-column", .value, placeholder: "COL", help: "Column with the latitude."),
-        .init("coordinates-column", .value, placeholder: "COL", help: "One column holding both numbers, \"lon,lat\" or \"lon lat\"."),
-        .init("wkt-column", .value, placeholder: "COL", help: "One column holding a WKT POINT(lon lat)."),
-        .init("coordinate-order", .value, placeholder: "lon_lat|lat_lon", help: "Order of the numbers in --coordinates-column (default lon_lat)."),
-        .init("crs", .value, placeholder: "wgs84|gcj02|bd09", help: "Coordinate system of the input; GCJ-02 and BD-09 are converted to WGS84 (default wgs84)."),
-        .init("keyword-split", .value, placeholder: "auto|plain|hierarchy|list", help: "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator)."),
-        .init("keyword-separator", .value, placeholder: "TEXT", help: "Separator of hierarchy levels (default ;)."),
-        .init("missing-value", .repeated, placeholder: "TEXT", help: "A value meaning \"missing\" (replaces the defaults NULL, null, NaN, nan, N/A, None; the empty value is always missing)."),
-        .init("osm-poi-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys that make an element a POI."),
-        .init("osm-keyword-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys whose values are keywords."),
-        .init("osm-name-key", .value, placeholder: "KEY", help: "OSM: tag key of the name."),
-        .init("max-record-bytes", .value, placeholder: "N", help: "Longest record accepted (default 1 MiB for delimited text, 256 MiB for GeoJSON)."),
+        Self.inputSpecOption,
+        Self.formatOption,
+        Self.delimiterOption,
+        Self.quoteOption,
+        Self.headerOption,
+        Self.trimOption,
+        Self.idColumnOption,
+        Self.nameColumnOption,
+        Self.keywordColumnOption,
+        Self.lonColumnOption,
+        Self.latColumnOption,
+        Self.coordinatesColumnOption,
+        Self.wktColumnOption,
+        Self.coordinateOrderOption,
+        Self.crsOption,
+        Self.keywordSplitOption,
+        Self.keywordSeparatorOption,
+        Self.missingValueOption,
+        Self.osmPoiKeysOption,
+        Self.osmKeywordKeysOption,
+        Self.osmNameKeyOption,
+        Self.maxRecordBytesOption,
     ]
 
     static let discussion = """
@@ -80,22 +90,21 @@ public enum IngestStage {
 
     /// Runs the stage for parsed arguments (also used by tests).
     public static func run(_ parsed: ParsedCommandLine) throws {
-        try Parallel.configure(from: parsed.value("threads"))
-        let output = try parsed.required("output")
-        let rejectsPath = try parsed.required("rejects")
-        let parameters = try parsed.parameters()
-        let settings = try makeSettings(parameters)
+        var stage = try StageInvocation<IngestSettings>(parsed, definition)
+        let output = try stage.outputPath()
+        let rejectsPath = try stage.outputPath("rejects")
+        let settings = stage.options
         let specs = try inputSpecs(parsed)
-        var report = StageReport(stage: "ingest")
-        let openStart = monotonicSeconds()
 
-        var inputs: [OpenedInput] = []
-        for s in specs {
-            let input = try OpenedInput.open(s)
-            Log.info("\(s.path): \(describe(input))")
-            inputs.append(input)
+        let inputs = try stage.summary.time(.open) {
+            var inputs: [OpenedInput] = []
+            for s in specs {
+                let input = try OpenedInput.open(s)
+                Log.info("\(s.path): \(describe(input))")
+                inputs.append(input)
+            }
+            return inputs
         }
-        let openSeconds = monotonicSeconds() - openStart
         let rejects = try RejectsWriter(path: rejectsPath, style: RejectsWriter.style(for: inputs))
         let result: IngestResult
         do {
@@ -105,6 +114,7 @@ public enum IngestStage {
             throw error
         }
         try rejects.commit()
+        stage.summary.add(.read, seconds: result.seconds)
 
         let totalBytes = result.bytesRead.reduce(0, +)
         let rate = Double(totalBytes) / max(result.seconds, 1e-9) / 1_000_000
@@ -115,52 +125,51 @@ public enum IngestStage {
                 ("bytes", .number(Double(bytes))), ("counts", counts.json),
             ]))
         }
-        report.set("inputs", .array(inputReports))
-        for (k, v) in result.total.json.objectValue ?? [] { report.set(k, v) }
-        report.set("input_bytes", Int(totalBytes))
-        report.set("mb_per_s", (rate * 10).rounded() / 10)
-        report.set("rejects_format", rejects.style == .ndjson ? "ndjson" : "delimited")
+        stage.summary.setDetail("inputs", .array(inputReports))
+        let total = result.total
+        for (count, n) in [
+            (StageSummary.Count.read, total.read), (.accepted, total.accepted), (.rejected, total.rejected),
+            (.mergedDuplicates, total.mergedDuplicates), (.droppedDuplicates, total.droppedDuplicates),
+            (.keptDuplicates, total.keptDuplicates), (.blankLines, total.blankLines),
+        ] {
+            stage.summary.set(count, n)
+        }
+        stage.summary.setDetail("reject_reasons", total.json["reject_reasons"] ?? .object([]))
+        stage.summary.set(.inputBytes, Int(totalBytes))
+        stage.summary.setDetail("mb_per_s", .number((rate * 10).rounded() / 10))
+        stage.summary.setDetail("rejects_format", .string(rejects.style == .ndjson ? "ndjson" : "delimited"))
+        stage.summary.setDetail("reader_thread_cpu_seconds", .number((result.readerCPUSeconds * 1000).rounded() / 1000))
+        stage.summary.setDetail("builder_thread_cpu_seconds", .number((result.builderCPUSeconds * 1000).rounded() / 1000))
         if inputs.count > 1 { Log.info("total: \(result.total.summary)") }
         Log.info("rejects: \(groupedCount(rejects.count)) written to \(rejectsPath)")
 
         do {
             try IngestDriver.check(result, inputs: inputs, settings: settings, rejectsPath: rejectsPath)
         } catch {
-            try? report.write(to: parsed.value("summary"))
+            try? stage.finish()
             throw error
         }
         let metadata = JSONValue.object([
             ("stage", .string(definition.name)),
             ("stage_version", .number(Double(definition.version))),
-            ("parameters", parameters.canonical),
+            ("parameters", stage.parameters.canonical),
             ("inputs", .array(zip(inputs, result.perInput).map { input, counts in metadataEntry(input, counts) })),
             ("counts", result.total.json),
-            ("provenance", Provenance.chain(
-                inputs: [], stage: definition.name,
-                entry: Provenance.entry(definition, parameters, extra: [
-                    ("inputs", .array(inputs.map { input in
-                        .object([
-                            ("file", .string(fileName(input.spec.path))),
-                            ("content_hash", .string(input.contentHash.description)),
-                            ("format", .string(input.format.rawValue)),
-                        ])
-                    }))
-                ]))),
+            ("provenance", stage.provenance(inputs: [], extra: [
+                ("inputs", .array(inputs.map { input in
+                    .object([
+                        ("file", .string(fileName(input.spec.path))),
+                        ("content_hash", .string(input.contentHash.description)),
+                        ("format", .string(input.format.rawValue)),
+                    ])
+                }))
+            ])),
         ])
-        let writeStart = monotonicSeconds()
-        let (size, _) = try result.table.writer(metadata: metadata).write(to: output)
-        let writeSeconds = monotonicSeconds() - writeStart
-        report.set("phase_seconds", .object([
-            ("open_and_hash", .number((openSeconds * 1000).rounded() / 1000)),
-            ("read_and_build", .number((result.seconds * 1000).rounded() / 1000)),
-            ("write_artifact", .number((writeSeconds * 1000).rounded() / 1000)),
-            ("reader_thread_cpu", .number((result.readerCPUSeconds * 1000).rounded() / 1000)),
-            ("builder_thread_cpu", .number((result.builderCPUSeconds * 1000).rounded() / 1000)),
-        ]))
+        let (size, _) = try stage.summary.time(.write) { try result.table.writer(metadata: metadata).write(to: output) }
         Log.info(
             "wrote \(groupedCount(result.table.count)) POIs to \(output) (\(groupedCount(size)) bytes); "
                 + "read \(String(format: "%.1f", Double(totalBytes) / 1_000_000)) MB in \(String(format: "%.2f", result.seconds)) s (\(String(format: "%.0f", rate)) MB/s)")
-        try report.write(to: parsed.value("summary"))
+        try stage.finish()
     }
 
     /// The last path component: artifacts record input file names, not machine-specific paths,
@@ -209,33 +218,17 @@ public enum IngestStage {
         return s
     }
 
-    static func makeSettings(_ p: Parameters) throws(UsageError) -> IngestSettings {
-        var s = IngestSettings()
-        s.duplicates = IngestSettings.DuplicatePolicy(rawValue: p.string("duplicates")) ?? .merge
-        s.maxRejectRatio = p.double("max_reject_ratio")
-        if let text = p.optionalString("bbox") {
-            switch GeoBox.parse(text) {
-            case let .success(b): s.bbox = b
-            case let .failure(e): throw UsageError("--bbox: \(e.message)")
-            }
-        }
-        s.rejectNullIsland = p.bool("reject_null_island")
-        s.nameAsKeyword = p.bool("name_as_keyword")
-        return s
-    }
-
     /// Input specs from the positional FILEs (with the format options) and `--input-spec`s.
     static func inputSpecs(_ parsed: ParsedCommandLine) throws(UsageError) -> [InputSpec] {
         var specs: [InputSpec] = []
-        let formatKeys = formatOptions.map { $0.name }.filter { $0 != "input-spec" }
-        let usedFormatOptions = formatKeys.filter { parsed.values[$0] != nil }
-        if parsed.positionals.isEmpty, let first = usedFormatOptions.first {
-            throw UsageError("--\(first) applies to positional FILEs; with --input-spec, put the setting in the JSON")
+        let fileOptions = formatOptions.filter { $0 != inputSpecOption }
+        if parsed.positionals.isEmpty, let first = parsed.givenAny(fileOptions) {
+            throw UsageError("--\(first.name) applies to positional FILEs; with --input-spec, put the setting in the JSON")
         }
         for file in parsed.positionals {
             specs.append(try InputSpec(json: formatOptionsJSON(parsed, path: file), context: "input '\(file)'"))
         }
-        for (k, text) in parsed.all("input-spec").enumerated() {
+        for (k, text) in parsed.all(Self.inputSpecOption).enumerated() {
             let json: JSONValue
             do {
                 json = try JSONParser.parse(text)
@@ -263,31 +256,35 @@ public enum IngestStage {
             default: throw UsageError("--\(option): expected true or false\(option == "header" ? " or auto" : ""), got \"\(text)\"")
             }
         }
-        for key in ["format", "delimiter", "quote", "coordinate-order", "crs", "keyword-split", "keyword-separator"] {
-            if let v = parsed.value(key) { m.append((key.replacingOccurrences(of: "-", with: "_"), .string(v))) }
+        for option in [
+            formatOption, delimiterOption, quoteOption, coordinateOrderOption, crsOption, keywordSplitOption,
+            keywordSeparatorOption,
+        ] {
+            if let v = parsed.value(option) { m.append((option.name.replacingOccurrences(of: "-", with: "_"), .string(v))) }
         }
-        if let v = parsed.value("header") { m.append(("header", try bool("header", v))) }
-        if let v = parsed.value("trim") { m.append(("trim", try bool("trim", v))) }
+        if let v = parsed.value(Self.headerOption) { m.append(("header", try bool("header", v))) }
+        if let v = parsed.value(Self.trimOption) { m.append(("trim", try bool("trim", v))) }
         var columns: [(String, JSONValue)] = []
-        for (option, key) in [("id-column", "id"), ("name-column", "name"), ("lon-column", "lon"), ("lat-column", "lat"),
-            ("coordinates-column", "coordinates"), ("wkt-column", "wkt")]
-        {
+        for (option, key) in [
+            (idColumnOption, "id"), (nameColumnOption, "name"), (lonColumnOption, "lon"), (latColumnOption, "lat"),
+            (coordinatesColumnOption, "coordinates"), (wktColumnOption, "wkt"),
+        ] {
             if let v = parsed.value(option) { columns.append((key, column(v))) }
         }
-        let keywordColumns = parsed.all("keyword-column")
+        let keywordColumns = parsed.all(Self.keywordColumnOption)
         if !keywordColumns.isEmpty { columns.append(("keywords", .array(keywordColumns.map(column)))) }
         if !columns.isEmpty { m.append(("columns", .object(columns))) }
-        let missing = parsed.all("missing-value")
+        let missing = parsed.all(Self.missingValueOption)
         if !missing.isEmpty { m.append(("missing_values", .array(missing.map { .string($0) }))) }
         var osm: [(String, JSONValue)] = []
-        for (option, key) in [("osm-poi-keys", "poi_keys"), ("osm-keyword-keys", "keyword_keys")] {
+        for (option, key) in [(osmPoiKeysOption, "poi_keys"), (osmKeywordKeysOption, "keyword_keys")] {
             if let v = parsed.value(option) {
                 osm.append((key, .array(v.split(separator: ",").map { .string(String($0).trimmingCharacters(in: .whitespaces)) })))
             }
         }
-        if let v = parsed.value("osm-name-key") { osm.append(("name_key", .string(v))) }
+        if let v = parsed.value(Self.osmNameKeyOption) { osm.append(("name_key", .string(v))) }
         if !osm.isEmpty { m.append(("osm", .object(osm))) }
-        if let v = parsed.value("max-record-bytes") {
+        if let v = parsed.value(Self.maxRecordBytesOption) {
             guard let n = Int(v) else { throw UsageError("--max-record-bytes: expected an integer, got \"\(v)\"") }
             m.append(("max_record_bytes", .number(Double(n))))
         }

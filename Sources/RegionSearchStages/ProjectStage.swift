@@ -4,19 +4,13 @@ import RegionSearchProjection
 
 /// The `project` stage: WGS84 lon/lat → a metric CRS (PROJ), then Hilbert-curve order.
 public enum ProjectStage {
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec(
-            "crs", .string, default: .string("auto"),
-            help: "Target CRS in metres: \"auto\" picks the UTM zone of the data when it fits one zone, an equal-area continental or polar projection when it does not, and Equal Earth for worldwide data (the choice and its reason are recorded); or anything PROJ accepts, e.g. \"EPSG:3067\".")
-    ]
-
     public static let definition = StageDefinition(
         name: "project",
         abstract: "project POIs from WGS84 to a metric CRS with PROJ and order them along a Hilbert curve",
         version: 1,
-        inputs: [.init(option: "input", fileName: "pois.rsa", kind: .pois, producer: "ingest")],
+        inputs: [IngestStage.definition.provides("output", as: "input")],
         outputs: [.init(option: "output", fileName: "projected.rsa", kind: .projected)],
-        parameters: parameters)
+        options: ProjectionOptions.self)
 
     static let discussion = """
         Reads the pois artifact, transforms every point with one PROJ transformation applied in bulk
@@ -30,8 +24,8 @@ public enum ProjectStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        var stage = try StageInvocation(cl, definition)
-        let params = stage.parameters, output = stage.output, t0 = stage.start
+        var stage = try StageInvocation<ProjectionOptions>(cl, definition)
+        let output = try stage.outputPath()
         let pois = try stage.input("input")
         let input = pois.path
         let lon = try pois.column("lon", as: Double.self)
@@ -39,9 +33,9 @@ public enum ProjectStage {
         guard lon.count == pois.rowCount, lat.count == pois.rowCount else {
             throw ArtifactError.malformed(path: input, detail: "lon/lat columns do not match the row count")
         }
-        let tLoad = monotonicSeconds()
-        let result = try Projector.project(lon: lon, lat: lat, crs: params.string("crs"))
-        let tProject = monotonicSeconds()
+        let result = try stage.summary.time(.project) {
+            try Projector.project(lon: lon, lat: lat, crs: stage.options.crs)
+        }
         Log.info("CRS \(result.choice.definition) — \(result.choice.explanation)")
         var failedExamples: [JSONValue] = []
         if !result.failedRows.isEmpty {
@@ -58,7 +52,7 @@ public enum ProjectStage {
         }
         var meta: [(String, JSONValue)] = [
             ("stage", .string("project")),
-            ("parameters", params.canonical),
+            ("parameters", stage.parameters.canonical),
             ("crs", .string(result.choice.definition)),
             ("crs_name", .string(result.crsName)),
             ("crs_explanation", .string(result.choice.explanation)),
@@ -68,9 +62,7 @@ public enum ProjectStage {
             ("projected_points", .number(Double(result.points.count))),
             ("failed_points", .number(Double(result.failedRows.count))),
             ("failed_examples", .array(failedExamples)),
-            ("provenance", Provenance.chain(
-                inputs: [pois], stage: "project",
-                entry: Provenance.entry(definition, params, extra: [("crs", .string(result.choice.definition))]))),
+            ("provenance", stage.provenance(inputs: [pois], extra: [("crs", .string(result.choice.definition))])),
         ]
         if let e = result.extent {
             meta.append(("extent", .object([
@@ -78,16 +70,13 @@ public enum ProjectStage {
                 ("south", .number(e.south)), ("north", .number(e.north)),
             ])))
         }
-        try result.points.writer(metadata: .object(meta)).write(to: output)
-        let tWrite = monotonicSeconds()
-        stage.report.set("input_points", pois.rowCount)
-        stage.report.set("projected_points", result.points.count)
-        stage.report.set("failed_points", result.failedRows.count)
-        stage.report.set("crs", result.choice.definition)
-        stage.report.set("load_seconds", tLoad - t0)
-        stage.report.set("project_seconds", tProject - tLoad)
-        stage.report.set("write_seconds", tWrite - tProject)
-        Log.info("projected \(groupedCount(result.points.count)) points in \(String(format: "%.3f", tProject - tLoad)) s (load \(String(format: "%.3f", tLoad - t0)) s, write \(String(format: "%.3f", tWrite - tProject)) s)")
+        try stage.summary.time(.write) { try result.points.writer(metadata: .object(meta)).write(to: output) }
+        stage.summary.set(.inputPoints, pois.rowCount)
+        stage.summary.set(.projectedPoints, result.points.count)
+        stage.summary.set(.failedPoints, result.failedRows.count)
+        stage.summary.setDetail("crs", .string(result.choice.definition))
+        let seconds = { (phase: StageSummary.Phase) in String(format: "%.3f", stage.summary.seconds(phase) ?? 0) }
+        Log.info("projected \(groupedCount(result.points.count)) points in \(seconds(.project)) s (load \(seconds(.load)) s, write \(seconds(.write)) s)")
         try stage.finish()
     }
 }

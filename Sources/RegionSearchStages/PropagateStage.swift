@@ -5,35 +5,17 @@ import RegionSearchPropagation
 
 /// The `propagate` stage: keyword labels spread over the graph by label propagation.
 public enum PropagateStage {
-    public static let parameters: [ParameterSpec] = [
-        ParameterSpec(
-            "keywords", .stringList, default: nil,
-            help: "Query keywords, one score column each. Matching: NFKC + case-folded substring, with word boundaries for scripts that have them (\"bank\" does not match \"embankment\"; \"咖啡\" matches \"瑞幸咖啡\"); a trailing * asks for a prefix match."),
-        ParameterSpec(
-            "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.9),
-            help: "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.9 ≈ 10 hops: a street-block cluster; higher finds broader districts, lower tighter cores)."),
-        ParameterSpec(
-            "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(1e-6),
-            help: "Stop a keyword when no score changes by more than this between iterations."),
-        ParameterSpec(
-            "max_iterations", .integer(min: 1, max: 100_000), default: .number(1000),
-            help: "Iteration cap per keyword; a keyword that hits it is reported as not converged."),
-        ParameterSpec(
-            "solver", .choice(LabelPropagation.Solver.allCases.map { $0.rawValue }), default: .string("chebyshev"),
-            help: "How the fixed point F* = (1−α)(I−αS)⁻¹Y is reached: \"jacobi\" is Zhou's iteration as written; \"chebyshev\" accelerates it with the known spectrum of S (same F*, about a third of the iterations)."),
-    ]
-
     public static let definition = StageDefinition(
         name: "propagate",
         abstract: "spread keyword labels over the POI graph by label propagation (Zhou et al. 2004)",
         version: 1,
         inputs: [
-            .init(option: "pois", fileName: "pois.rsa", kind: .pois, producer: "ingest"),
-            .init(option: "projected", fileName: "projected.rsa", kind: .projected, producer: "project"),
-            .init(option: "graph", fileName: "graph.rsa", kind: .graph, producer: "graph"),
+            IngestStage.definition.provides("output", as: "pois"),
+            ProjectStage.definition.provides("output", as: "projected"),
+            GraphStage.definition.provides("output", as: "graph"),
         ],
         outputs: [.init(option: "output", fileName: "scores.rsa", kind: .scores)],
-        parameters: parameters)
+        options: PropagationOptions.self)
 
     static let discussion = """
         Y = 1 on POIs whose keyword text matches a query keyword. Edge weights are Gaussian with a
@@ -49,8 +31,9 @@ public enum PropagateStage {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        var stage = try StageInvocation(cl, definition)
-        let params = stage.parameters, output = stage.output, t0 = stage.start
+        var stage = try StageInvocation<PropagationOptions>(cl, definition)
+        let options = stage.options
+        let output = try stage.outputPath()
         let files = try stage.inputs(["pois", "projected", "graph"])
         let (poisFile, projectedFile, graphFile) = (files[0], files[1], files[2])
         let keywordText = try poisFile.stringView("keywords", count: poisFile.rowCount)
@@ -64,75 +47,39 @@ public enum PropagateStage {
         for r in rows where Int(r) >= poisFile.rowCount {
             throw ArtifactError.malformed(path: projectedFile.path, detail: "row \(r) out of range of the pois artifact; rerun project")
         }
-        let tLoad = monotonicSeconds()
 
-        let queries = params.strings("keywords")
-        guard !queries.isEmpty else { throw UsageError("keywords: give at least one keyword") }
-        var labelColumns: [[Double]] = []
-        var matchColumns: [[UInt8]] = []
-        var keywordMeta: [JSONValue] = []
-        for q in queries {
-            let matcher = KeywordMatcher(q)
-            guard !matcher.normalized.isEmpty else { throw UsageError("keywords: \"\(q)\" is empty after normalisation") }
-            var y = [UInt8](repeating: 0, count: rows.count)
-            y.withUnsafeMutableBufferPointer { yb in
-                let bytes = keywordText.bytes.buffer, offsets = keywordText.offsets.buffer, rows = rows.buffer
-                Parallel.forRanges(rows.count, minChunk: 16_384) { range in
-                    for i in range {
-                        let r = Int(rows[i])
-                        let text = UnsafeBufferPointer(rebasing: bytes[Int(offsets[r])..<Int(offsets[r + 1])])
-                        if matcher.matches(text) { yb[i] = 1 }
-                    }
-                }
-            }
-            let count = y.reduce(0) { $0 + Int($1) }
-            if count == 0 {
-                Log.warning("keyword \"\(q)\" matches no POI; its scores are all 0 and it will have no regions")
-            }
-            matchColumns.append(y)
-            labelColumns.append(y.map { Double($0) })
-            keywordMeta.append(.object([
-                ("query", .string(q)),
-                ("normalized", .string(String(decoding: matcher.normalized, as: UTF8.self))),
-                ("matches", .number(Double(count))),
-            ]))
+        let labels = stage.summary.time(.match) {
+            options.keywords.map { KeywordPropagation.labels(query: $0, keywordText: keywordText, rows: rows) }
         }
-        labelColumns.append([Double](repeating: 1, count: rows.count))
-        labelColumns.append(NoiseProbe.labels(count: rows.count))
-        let tMatch = monotonicSeconds()
-
-        let propagation = LabelPropagation(graph: graph)
-        let options = LabelPropagation.Options(
-            alpha: params.double("alpha"), tolerance: params.double("tolerance"),
-            maxIterations: params.int("max_iterations"),
-            solver: LabelPropagation.Solver(rawValue: params.string("solver")) ?? .chebyshev)
+        for l in labels where l.count == 0 {
+            Log.warning("keyword \"\(l.query)\" matches no POI; its scores are all 0 and it will have no regions")
+        }
         var progress = ProgressReporter("propagate")
-        let (scores, status) = propagation.run(labels: labelColumns, options: options) { it, residual in
-            progress.tick("iteration \(it), largest change \(String(format: "%.2e", residual))")
+        let result = stage.summary.time(.propagate) {
+            KeywordPropagation.run(labels: labels, graph: graph, options: options.solver) { it, residual in
+                progress.tick("iteration \(it), largest change \(String(format: "%.2e", residual))")
+            }
         }
-        let tRun = monotonicSeconds()
 
-        for c in 0..<queries.count {
-            if case let .object(members) = keywordMeta[c] {
-                keywordMeta[c] = .object(members + [
-                    ("iterations", .number(Double(status[c].iterations))),
-                    ("residual", .number(status[c].residual)),
-                    ("converged", .bool(status[c].converged)),
-                ])
-            }
-            let s = status[c]
-            Log.info("\"\(queries[c])\": \(groupedCount(matchColumns[c].reduce(0) { $0 + Int($1) })) matching POIs, \(s.iterations) iterations, residual \(String(format: "%.2e", s.residual))\(s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha")")
+        var keywordMeta: [JSONValue] = []
+        for (l, s) in zip(labels, result.status) {
+            keywordMeta.append(.object([
+                ("query", .string(l.query)),
+                ("normalized", .string(l.normalized)),
+                ("matches", .number(Double(l.count))),
+                ("iterations", .number(Double(s.iterations))),
+                ("residual", .number(s.residual)),
+                ("converged", .bool(s.converged)),
+            ]))
+            Log.info("\"\(l.query)\": \(groupedCount(l.count)) matching POIs, \(s.iterations) iterations, residual \(String(format: "%.2e", s.residual))\(s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha")")
             if !s.converged {
-                Log.warning("keyword \"\(queries[c])\" did not reach tolerance \(options.tolerance) in \(options.maxIterations) iterations")
+                Log.warning("keyword \"\(l.query)\" did not reach tolerance \(options.solver.tolerance) in \(options.solver.maxIterations) iterations")
             }
         }
-        let onesStatus = status[queries.count]
-        let table = ScoreTable(
-            keywords: queries, scores: Array(scores.prefix(queries.count)), matches: matchColumns,
-            ones: scores[queries.count], probe: scores[queries.count + 1])
+        let onesStatus = result.onesStatus
         let meta: JSONValue = .object([
             ("stage", .string("propagate")),
-            ("parameters", params.canonical),
+            ("parameters", stage.parameters.canonical),
             ("keywords", .array(keywordMeta)),
             ("ones", .object([
                 ("iterations", .number(Double(onesStatus.iterations))),
@@ -141,19 +88,13 @@ public enum PropagateStage {
             ])),
             ("nodes", .number(Double(rows.count))),
             ("edges", .number(Double(graph.edgeCount))),
-            ("provenance", Provenance.chain(
-                inputs: [poisFile, projectedFile, graphFile], stage: "propagate", entry: Provenance.entry(definition, params))),
+            ("provenance", stage.provenance(inputs: [poisFile, projectedFile, graphFile])),
         ])
-        try table.writer(metadata: meta).write(to: output)
-        let tWrite = monotonicSeconds()
-        stage.report.set("nodes", rows.count)
-        stage.report.set("keywords", .array(keywordMeta))
-        stage.report.set("iterations", status.map { $0.iterations }.max() ?? 0)
-        stage.report.set("load_seconds", tLoad - t0)
-        stage.report.set("match_seconds", tMatch - tLoad)
-        stage.report.set("propagate_seconds", tRun - tMatch)
-        stage.report.set("write_seconds", tWrite - tRun)
-        Log.info("propagated \(queries.count) keyword(s) over \(groupedCount(rows.count)) POIs in \(String(format: "%.3f", tRun - tMatch)) s")
+        try stage.summary.time(.write) { try result.table.writer(metadata: meta).write(to: output) }
+        stage.summary.set(.nodes, rows.count)
+        stage.summary.setDetail("keywords", .array(keywordMeta))
+        stage.summary.set(.iterations, result.columnStatus.map { $0.iterations }.max() ?? 0)
+        Log.info("propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in \(String(format: "%.3f", stage.summary.seconds(.propagate) ?? 0)) s")
         try stage.finish()
     }
 }

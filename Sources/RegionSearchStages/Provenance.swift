@@ -18,9 +18,4 @@ public enum Provenance {
         members.sort { (order.firstIndex(of: $0.0) ?? 99, $0.0) < (order.firstIndex(of: $1.0) ?? 99, $1.0) }
         return .object(members)
     }
-
-    /// A stage's provenance entry: its version and parameters.
-    public static func entry(_ definition: StageDefinition, _ parameters: Parameters, extra: [(String, JSONValue)] = []) -> JSONValue {
-        .object([("version", .number(Double(definition.version))), ("parameters", parameters.canonical)] + extra)
-    }
 }

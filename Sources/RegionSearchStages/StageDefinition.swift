@@ -31,17 +31,88 @@ public struct StageDefinition: Sendable {
     public var version: Int
     public var inputs: [Port]
     public var outputs: [Port]
+    /// The stage's parameters (its options type's ``StageOptions/specs``).
     public var parameters: [ParameterSpec]
+    /// Builds the stage's typed options from resolved parameters, to validate a manifest or a
+    /// command line before anything runs.
+    public let validate: @Sendable (Parameters) throws(ParameterError) -> Void
 
     public var executable: String { "regionsearch-" + name }
 
-    public init(name: String, abstract: String, version: Int, inputs: [Port], outputs: [Port], parameters: [ParameterSpec]) {
+    public init<Options: StageOptions>(
+        name: String, abstract: String, version: Int, inputs: [Port], outputs: [Port], options: Options.Type
+    ) {
         self.name = name
         self.abstract = abstract
         self.version = version
         self.inputs = inputs
         self.outputs = outputs
-        self.parameters = parameters
+        self.parameters = Options.specs
+        self.validate = { parameters throws(ParameterError) in _ = try Options(parameters) }
+    }
+
+    /// Resolves a manifest object against the stage's parameters and validates it as options;
+    /// errors name `context.key`.
+    public func resolve(_ object: JSONValue?, context: String) throws(UsageError) -> Parameters {
+        let parameters = try Parameters.resolve(object, specs: self.parameters, context: context)
+        do {
+            try validate(parameters)
+        } catch {
+            throw error.usage(context: context)
+        }
+        return parameters
+    }
+
+    /// The input port named `option` (a programming error when there is none).
+    public func input(_ option: String) -> Port {
+        guard let port = inputs.first(where: { $0.option == option }) else {
+            preconditionFailure("stage \(name) has no input port \(option)")
+        }
+        return port
+    }
+
+    /// The output port named `option` (a programming error when there is none).
+    public func output(_ option: String) -> Port {
+        guard let port = outputs.first(where: { $0.option == option }) else {
+            preconditionFailure("stage \(name) has no output port \(option)")
+        }
+        return port
+    }
+
+    /// Output port `output` of this stage as another stage's input port named `option`: the
+    /// file name and kind are declared once, by the producer.
+    public func provides(_ output: String, as option: String) -> Port {
+        let port = self.output(output)
+        return Port(option: option, fileName: port.fileName, kind: port.kind, producer: name)
+    }
+
+    /// This stage's provenance entry: its version and parameters.
+    public func provenanceEntry(_ parameters: Parameters, extra: [(String, JSONValue)] = []) -> JSONValue {
+        .object([("version", .number(Double(version))), ("parameters", parameters.canonical)] + extra)
+    }
+
+    /// `--summary PATH`, which every stage accepts.
+    public static let summaryOption = CommandSpec.Option(
+        "summary", .value, placeholder: "PATH",
+        help: "Also write the run's counts and timings as JSON to PATH (used by 'regionsearch run').")
+    /// `--threads N`, which every stage accepts.
+    public static let threadsOption = CommandSpec.Option(
+        "threads", .value, placeholder: "N", help: "Worker threads (default: all cores). Output is identical for any N.")
+
+    /// The command-line option of input port `option`.
+    public func inputOption(_ option: String) -> CommandSpec.Option {
+        let p = input(option)
+        return .init(
+            p.option, .value, placeholder: "PATH",
+            help: "Input: the \(p.kind?.description ?? p.option) file\(p.producer.map { " written by \($0)" } ?? "").")
+    }
+
+    /// The command-line option of output port `option`.
+    public func outputOption(_ option: String) -> CommandSpec.Option {
+        let p = output(option)
+        return .init(
+            p.option, .value, placeholder: "PATH",
+            help: "Output: where to write the \(p.kind?.description ?? p.option) file (written atomically).")
     }
 
     /// The command-line spec of the stage executable: input/output path options, the
@@ -49,16 +120,9 @@ public struct StageDefinition: Sendable {
     public func commandSpec(usage: String? = nil, discussion: String = "", extraOptions: [CommandSpec.Option] = [], positionals: Bool = false)
         -> CommandSpec
     {
-        var options: [CommandSpec.Option] = []
-        for p in inputs {
-            options.append(.init(p.option, .value, placeholder: "PATH", help: "Input: the \(p.kind?.description ?? p.option) file\(p.producer.map { " written by \($0)" } ?? "")."))
-        }
-        for p in outputs {
-            options.append(.init(p.option, .value, placeholder: "PATH", help: "Output: where to write the \(p.kind?.description ?? p.option) file (written atomically)."))
-        }
+        var options = inputs.map { inputOption($0.option) } + outputs.map { outputOption($0.option) }
         options += extraOptions
-        options.append(.init("summary", .value, placeholder: "PATH", help: "Also write the run's counts and timings as JSON to PATH (used by 'regionsearch run')."))
-        options.append(.init("threads", .value, placeholder: "N", help: "Worker threads (default: all cores). Output is identical for any N."))
+        options += [Self.summaryOption, Self.threadsOption]
         let ports = (inputs + outputs).map { "--\($0.option) PATH" }.joined(separator: " ")
         return CommandSpec(
             name: executable, abstract: abstract, usage: usage ?? "\(executable) \(ports) [parameters]",

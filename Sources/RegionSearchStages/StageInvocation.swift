@@ -1,44 +1,53 @@
 import RegionSearchCore
 
 /// What every stage executable does before its own work: apply `--threads`, resolve its
-/// parameters, find `--output`, start the report, and open input artifacts by port name with the
-/// kind the port declares.
-struct StageInvocation {
+/// parameters into typed options, find `--output`, start the summary, and open input artifacts
+/// by port name with the kind the port declares.
+struct StageInvocation<Options: StageOptions> {
     let definition: StageDefinition
     let commandLine: ParsedCommandLine
+    /// The resolved parameters (their canonical form goes into metadata and provenance).
     let parameters: Parameters
-    let output: String
-    var report: StageReport
-    let start = monotonicSeconds()
+    let options: Options
+    var summary: StageSummary
 
-    init(_ commandLine: ParsedCommandLine, _ definition: StageDefinition) throws {
-        try Parallel.configure(from: commandLine.value("threads"))
+    init(_ commandLine: ParsedCommandLine, _ definition: StageDefinition) throws(UsageError) {
+        try Parallel.configure(from: commandLine.value(StageDefinition.threadsOption))
         self.definition = definition
         self.commandLine = commandLine
         parameters = try commandLine.parameters()
-        output = try commandLine.required("output")
-        report = StageReport(stage: definition.name)
+        options = try Options.fromCommandLine(parameters)
+        summary = StageSummary(stage: definition.name)
     }
 
-    /// Opens and validates the artifact given for input port `option`.
-    func input(_ option: String) throws -> ArtifactFile {
-        let port = definition.inputs.first { $0.option == option }
-        precondition(port != nil, "\(definition.name) has no input port \(option)")
-        return try ArtifactFile(path: try commandLine.required(option), expected: port!.kind)
+    /// The path given for output port `option`.
+    func outputPath(_ option: String = "output") throws(UsageError) -> String {
+        try commandLine.required(definition.outputOption(option))
+    }
+
+    /// Opens and validates the artifact given for input port `option`, timed as loading.
+    mutating func input(_ option: String) throws -> ArtifactFile {
+        let port = definition.input(option)
+        let path = try commandLine.required(definition.inputOption(option))
+        return try summary.time(.load) { try ArtifactFile(path: path, expected: port.kind) }
     }
 
     /// Opens the artifacts of several input ports at once (see ``ArtifactFile/openAll(_:)``), in
-    /// the order given.
-    func inputs(_ options: [String]) throws -> [ArtifactFile] {
+    /// the order given, timed as loading.
+    mutating func inputs(_ options: [String]) throws -> [ArtifactFile] {
         var list: [(path: String, expected: ArtifactKind?)] = []
         for option in options {
-            let port = definition.inputs.first { $0.option == option }
-            precondition(port != nil, "\(definition.name) has no input port \(option)")
-            list.append((try commandLine.required(option), port!.kind))
+            list.append((try commandLine.required(definition.inputOption(option)), definition.input(option).kind))
         }
-        return try ArtifactFile.openAll(list)
+        return try summary.time(.load) { try ArtifactFile.openAll(list) }
     }
 
-    /// Writes the report where `--summary` asks.
-    func finish() throws { try report.write(to: commandLine.value("summary")) }
+    /// This stage's provenance over its input artifacts.
+    func provenance(inputs: [ArtifactFile], extra: [(String, JSONValue)] = []) -> JSONValue {
+        Provenance.chain(
+            inputs: inputs, stage: definition.name, entry: definition.provenanceEntry(parameters, extra: extra))
+    }
+
+    /// Writes the summary where `--summary` asks.
+    func finish() throws { try summary.write(to: commandLine.value(StageDefinition.summaryOption)) }
 }

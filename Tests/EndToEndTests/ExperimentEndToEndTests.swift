@@ -193,8 +193,8 @@ final class ExperimentEndToEndTests: XCTestCase {
             XCTAssertEqual(cell(row, "input"), set)
             XCTAssertEqual(cell(row, "regions.z_core"), i % 2 == 0 ? "2.5" : "3")
             XCTAssertEqual(cell(row, "pois"), "3000")
-            XCTAssertEqual(cell(row, "edges"), String(try XCTUnwrap(try f.record(name, "graph").summary["edges"]?.intValue)))
-            XCTAssertEqual(cell(row, "iterations"), String(try XCTUnwrap(try f.record(name, "propagate").summary["iterations"]?.intValue)))
+            XCTAssertEqual(cell(row, "edges"), String(try XCTUnwrap(try f.record(name, "graph").summary.count(.edges))))
+            XCTAssertEqual(cell(row, "iterations"), String(try XCTUnwrap(try f.record(name, "propagate").summary.count(.iterations))))
             let geojsonPath = f.outDir + "/\(name).geojson"
             let counts = try keywordCounts(try f.read(geojsonPath))
             XCTAssertEqual(cell(row, "regions"), String(counts.values.reduce(0, +)))

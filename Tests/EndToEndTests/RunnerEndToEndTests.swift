@@ -70,10 +70,10 @@ final class RunnerEndToEndTests: XCTestCase {
             }
             previousOutputs[stage.name] = record
         }
-        XCTAssertEqual(previousOutputs["ingest"]?.summary["accepted"]?.intValue, 3_000)
-        XCTAssertGreaterThan(previousOutputs["graph"]?.summary["edges"]?.intValue ?? 0, 3_000)
-        XCTAssertGreaterThan(previousOutputs["propagate"]?.summary["iterations"]?.intValue ?? 0, 0)
-        XCTAssertNotNil(previousOutputs["regions"]?.summary["regions"]?.intValue)
+        XCTAssertEqual(previousOutputs["ingest"]?.summary.count(.accepted), 3_000)
+        XCTAssertGreaterThan(previousOutputs["graph"]?.summary.count(.edges) ?? 0, 3_000)
+        XCTAssertGreaterThan(previousOutputs["propagate"]?.summary.count(.iterations) ?? 0, 0)
+        XCTAssertNotNil(previousOutputs["regions"]?.summary.count(.regions))
         // No timestamps in artifacts or GeoJSON: the records' start times appear nowhere.
         let day = String(try XCTUnwrap(previousOutputs["ingest"]).started.prefix(10))
         for (name, data) in try f.objectFiles() {
@@ -373,7 +373,7 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertEqual(try f.ranStages(), stageNames)
         let record = try XCTUnwrap(try StageRecord.load(try f.objectPath("ingest", "pois.rsa").replacingOccurrences(of: "/objects/", with: "/records/").replacingOccurrences(of: "/pois.rsa", with: ".json")))
-        XCTAssertEqual(record.summary["accepted"]?.intValue, 3_001)
+        XCTAssertEqual(record.summary.count(.accepted), 3_001)
     }
 
     func testFromUntilAndForce() throws {
@@ -456,7 +456,7 @@ final class RunnerEndToEndTests: XCTestCase {
         try f.writeManifest(sections: [("regions", .object([("z_cor", .number(2))]))])
         let result = try f.run()
         XCTAssertEqual(result.status, 2)
-        let known = RegionsStage.parameters.map { $0.key }.joined(separator: ", ")
+        let known = RegionsStage.definition.parameters.map { $0.key }.joined(separator: ", ")
         let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
         let line = try XCTUnwrap(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("z_cor") }) + 1
         XCTAssertTrue(

@@ -6,8 +6,8 @@ import Foundation
 /// `--name value`, `--name=value`, boolean flags, repeated options, positionals, and `--`.
 public struct CommandSpec {
     /// An option that is not a stage parameter (paths, switches).
-    public struct Option {
-        public enum Kind { case flag, value, repeated }
+    public struct Option: Sendable, Equatable {
+        public enum Kind: Sendable { case flag, value, repeated }
         public var name: String
         public var kind: Kind
         public var placeholder: String
@@ -18,6 +18,11 @@ public struct CommandSpec {
             self.placeholder = placeholder
             self.help = help
         }
+
+        /// `--quiet`, which every command accepts.
+        public static let quiet = Option("quiet", .flag, help: "Print only errors on stderr (no progress).")
+        /// `--help`, which every command accepts.
+        public static let help = Option("help", .flag, help: "Show this help and exit.")
     }
 
     public var name: String
@@ -37,10 +42,7 @@ public struct CommandSpec {
         self.abstract = abstract
         self.usage = usage
         self.discussion = discussion
-        self.options = options + [
-            Option("quiet", .flag, help: "Print only errors on stderr (no progress)."),
-            Option("help", .flag, help: "Show this help and exit."),
-        ]
+        self.options = options + [Option.quiet, Option.help]
         self.parameters = parameters
         self.acceptsPositionals = acceptsPositionals
     }
@@ -170,16 +172,32 @@ public struct ParsedCommandLine {
 
     init(spec: CommandSpec) { self.spec = spec }
 
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    // Options are read through their declarations, never by a name typed again: reading one the
+    // command does not declare is a bug, which traps.
 
-    public func value(_ name: String) -> String? { values[name]?.last }
+    private func declared(_ option: CommandSpec.Option) -> String {
+        precondition(spec.options.contains(option), "\(spec.name) declares no option --\(option.name)")
+        return option.name
+    }
 
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
+    /// Whether the flag was given.
+    public func flag(_ option: CommandSpec.Option) -> Bool { flags.contains(declared(option)) }
+
+    /// The option's value (the last one, for a repeated option), if given.
+    public func value(_ option: CommandSpec.Option) -> String? { values[declared(option)]?.last }
+
+    /// Every value of a repeated option, in order.
+    public func all(_ option: CommandSpec.Option) -> [String] { values[declared(option)] ?? [] }
 
     /// A required option's value.
-    public func required(_ name: String) throws(UsageError) -> String {
-        guard let v = value(name) else { throw UsageError("missing required option '--\(name)'") }
+    public func required(_ option: CommandSpec.Option) throws(UsageError) -> String {
+        guard let v = value(option) else { throw UsageError("missing required option '--\(option.name)'") }
         return v
+    }
+
+    /// Whether any of `options` was given.
+    public func givenAny(_ options: [CommandSpec.Option]) -> CommandSpec.Option? {
+        options.first { values[declared($0)] != nil || flags.contains($0.name) }
     }
 
     /// Stage parameters: command-line values over defaults, validated.

@@ -138,18 +138,77 @@ public struct Parameters: Sendable {
     /// The canonical JSON object (sorted keys) that is hashed into a stage's cache key.
     public var canonical: JSONValue { .object(values.sorted { $0.0 < $1.0 }) }
 
+    /// The value stored under `key`, if any (for code that copies parameter sets, not for reading
+    /// a stage's settings: use the typed accessors with the parameter's ``ParameterSpec``).
     public subscript(key: String) -> JSONValue? {
         for (k, v) in values where k == key { return v }
         return nil
     }
 
-    public func double(_ key: String) -> Double { self[key]?.doubleValue ?? .nan }
-    public func optionalDouble(_ key: String) -> Double? { self[key]?.doubleValue }
-    public func int(_ key: String) -> Int { self[key]?.intValue ?? 0 }
-    public func string(_ key: String) -> String { self[key]?.stringValue ?? "" }
-    public func optionalString(_ key: String) -> String? { self[key]?.stringValue }
-    public func bool(_ key: String) -> Bool { self[key]?.boolValue ?? false }
-    public func strings(_ key: String) -> [String] { self[key]?.arrayValue?.compactMap { $0.stringValue } ?? [] }
+    // Typed reads go through the parameter's spec, so a misspelt or foreign key cannot be read:
+    // the spec is a declared constant, and reading one that is not part of this set is a bug
+    // (the set was resolved from the stage's own specs, defaults filled in), which traps.
+
+    /// The validated value of `spec` (`.null` when it has no value and its default is none).
+    public func value(_ spec: ParameterSpec) -> JSONValue {
+        guard let v = self[spec.key] else {
+            preconditionFailure("parameter '\(spec.key)' is not among the resolved parameters \(values.map { $0.0 })")
+        }
+        return v
+    }
+
+    /// A number or integer parameter that has a value.
+    public func double(_ spec: ParameterSpec) -> Double {
+        guard let d = value(spec).doubleValue else { preconditionFailure("parameter '\(spec.key)' is not a number") }
+        return d
+    }
+
+    /// A number parameter whose default is none: nil when not given.
+    public func optionalDouble(_ spec: ParameterSpec) -> Double? {
+        let v = value(spec)
+        if v == .null { return nil }
+        guard let d = v.doubleValue else { preconditionFailure("parameter '\(spec.key)' is not a number") }
+        return d
+    }
+
+    public func int(_ spec: ParameterSpec) -> Int {
+        guard let i = value(spec).intValue else { preconditionFailure("parameter '\(spec.key)' is not an integer") }
+        return i
+    }
+
+    public func string(_ spec: ParameterSpec) -> String {
+        guard let s = value(spec).stringValue else { preconditionFailure("parameter '\(spec.key)' is not a string") }
+        return s
+    }
+
+    /// A string parameter whose default is none: nil when not given.
+    public func optionalString(_ spec: ParameterSpec) -> String? {
+        let v = value(spec)
+        if v == .null { return nil }
+        guard let s = v.stringValue else { preconditionFailure("parameter '\(spec.key)' is not a string") }
+        return s
+    }
+
+    public func bool(_ spec: ParameterSpec) -> Bool {
+        guard let b = value(spec).boolValue else { preconditionFailure("parameter '\(spec.key)' is not a boolean") }
+        return b
+    }
+
+    public func strings(_ spec: ParameterSpec) -> [String] {
+        guard let items = value(spec).arrayValue else { preconditionFailure("parameter '\(spec.key)' is not a list") }
+        return items.map { item in
+            guard let s = item.stringValue else { preconditionFailure("parameter '\(spec.key)' holds a non-string") }
+            return s
+        }
+    }
+
+    /// A choice parameter as its enum: the spec's domain lists exactly the enum's raw values.
+    public func choice<Choice: RawRepresentable>(_ spec: ParameterSpec, as type: Choice.Type) -> Choice
+    where Choice.RawValue == String {
+        let text = string(spec)
+        guard let c = Choice(rawValue: text) else { preconditionFailure("parameter '\(spec.key)': no case '\(text)'") }
+        return c
+    }
 
     public mutating func set(_ key: String, _ value: JSONValue) {
         if let i = values.firstIndex(where: { $0.0 == key }) { values[i].1 = value } else { values.append((key, value)) }

@@ -16,12 +16,12 @@ public enum ToolMain {
             Log.write("Run '\(spec.name) --help' for usage.\n")
             exit(ExitStatus.usage.rawValue)
         }
-        if parsed.flag("help") {
+        if parsed.flag(.help) {
             print(spec.helpText, terminator: "")
             fflush(stdout)
             exit(0)
         }
-        Log.quiet = parsed.flag("quiet")
+        Log.quiet = parsed.flag(.quiet)
         exit(execute { try body(parsed) }.rawValue)
     }
 

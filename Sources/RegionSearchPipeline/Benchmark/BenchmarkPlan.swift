@@ -55,7 +55,8 @@ public struct BenchmarkPlan {
                 id: id, stage: stage, arguments: args + ["--summary", summary] + common, outputs: outputs,
                 inputs: inputs, summaryPath: summary, method: method, keywordCount: keywords))
         }
-        let pois = path("pois.rsa"), projected = path("projected.rsa")
+        let pois = path(IngestStage.definition.output("output").fileName)
+        let projected = path(ProjectStage.definition.output("output").fileName)
         add("ingest", "ingest", [csv, "--output", pois, "--rejects", path("rejects.txt")], outputs: [pois], inputs: [])
         add("project", "project", ["--input", pois, "--output", projected], outputs: [projected], inputs: [pois])
         for method in methods {

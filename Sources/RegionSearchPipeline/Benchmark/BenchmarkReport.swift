@@ -46,7 +46,7 @@ public struct BenchmarkReport {
     /// Undirected edges of the graph a step works on (from the graph step's summary).
     static func edges(_ r: BenchmarkResults, method: String?) -> Double? {
         guard let method else { return nil }
-        return r.step("graph.\(method)")?.summary["edges"]?.doubleValue
+        return r.step("graph.\(method)")?.summary.count(.edges).map(Double.init)
     }
 
     /// Bytes of the artifacts a step reads plus what it writes (for MB/s).
@@ -136,7 +136,7 @@ public struct BenchmarkReport {
             }
         }
         if let (single, all) = Self.projRate(r), let p = r.step("project") {
-            let phase = p.summary["project_seconds"]?.doubleValue
+            let phase = p.summary.seconds(.project)
             out += "\nPROJ bulk baseline (`proj_trans_generic`, same points, same CRS \(r.projBaseline?["crs"]?.stringValue ?? "?"), "
                 + "in process, nothing else timed): \(Self.rate(single)) points/s on one thread, \(Self.rate(all)) points/s on all threads "
                 + "(\(Self.f(all / single, 2))× — about \(threads)× when every core is free, about 1× when other work holds the rest). "
@@ -201,7 +201,7 @@ public struct BenchmarkReport {
         if let r = results.first(where: { $0.n == 1_000_000 }) {
             if let s = r.step("ingest") {
                 let mbps = Double(r.inputBytes) / s.wall / 1e6
-                let parse = s.summary["mb_per_s"]?.doubleValue ?? .nan
+                let parse = s.summary.detail("mb_per_s")?.doubleValue ?? .nan
                 rows.append(("ingest (CSV) ≥ 200 MB/s of input", "\(Self.f(mbps, 0)) MB/s over the whole process (\(Self.f(parse, 0)) MB/s parsing alone)", verdict(mbps >= 200)))
             }
             if let s = r.step("project"), let (_, all) = Self.projRate(r) {
@@ -274,7 +274,7 @@ public struct BenchmarkReport {
                     ("output_xxh64", .array((s.runs.last?.outputHashes ?? []).map { .string(hex64($0)) })),
                     ("deterministic", .bool(s.deterministic)),
                     ("median_wall_seconds", .number(s.wall)),
-                    ("summary", s.summary),
+                    ("summary", s.summary.json),
                 ]))
             }
             var pipelines: [JSONValue] = []

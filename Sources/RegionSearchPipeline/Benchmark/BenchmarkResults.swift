@@ -16,7 +16,7 @@ public struct BenchmarkResults {
         public var outputBytes: Int
         /// XXH64 of each output file, in the step's output order.
         public var outputHashes: [UInt64]
-        public var summary: JSONValue
+        public var summary: StageSummary
     }
 
     /// All repeats of one step and their medians.
@@ -39,7 +39,7 @@ public struct BenchmarkResults {
         }
         /// Whether every repeat wrote byte-identical outputs.
         public var deterministic: Bool { Set(runs.map { $0.outputHashes }).count <= 1 }
-        public var summary: JSONValue { runs.last?.summary ?? .null }
+        public var summary: StageSummary { runs.last?.summary ?? StageSummary(stage: "") }
     }
 
     /// One run of the Python reference pipeline.

@@ -107,7 +107,8 @@ public struct BenchmarkRunner {
             let tail = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
             throw ToolFailure("\(step.id) failed with exit status \(usage.status):\n\(tail)\n(full log: \(log))")
         }
-        let summary = (try? JSONParser.parse(String(contentsOfFile: step.summaryPath, encoding: .utf8))) ?? .null
+        let summary = StageSummary(
+            json: (try? JSONParser.parse(String(contentsOfFile: step.summaryPath, encoding: .utf8))) ?? .object([]))
         var hashes: [UInt64] = []
         var bytes = 0
         for output in step.outputs {
@@ -115,23 +116,13 @@ public struct BenchmarkRunner {
             hashes.append(try Self.hashFile(output))
         }
         return BenchmarkResults.Measurement(
-            wall: usage.wall, cpu: usage.cpu, peakRSS: usage.peakRSS, loadSeconds: Self.loadSeconds(summary),
-            writeSeconds: Self.writeSeconds(summary), outputBytes: bytes, outputHashes: hashes, summary: summary)
-    }
-
-    /// Load time as each stage reports it in its summary.
-    static func loadSeconds(_ s: JSONValue) -> Double? {
-        s["load_seconds"]?.doubleValue ?? s["seconds_load"]?.doubleValue
-    }
-
-    /// Write time as each stage reports it in its summary.
-    static func writeSeconds(_ s: JSONValue) -> Double? {
-        s["write_seconds"]?.doubleValue ?? s["seconds_write"]?.doubleValue ?? s["phase_seconds"]?["write_artifact"]?.doubleValue
+            wall: usage.wall, cpu: usage.cpu, peakRSS: usage.peakRSS, loadSeconds: summary.seconds(.load),
+            writeSeconds: summary.seconds(.write), outputBytes: bytes, outputHashes: hashes, summary: summary)
     }
 
     /// PROJ's own bulk rate for the CRS the project stage chose, measured in a child process.
-    func projBaseline(pois: String, summary: JSONValue, directory: String) throws -> JSONValue? {
-        guard let crs = summary["crs"]?.stringValue else { return nil }
+    func projBaseline(pois: String, summary: StageSummary, directory: String) throws -> JSONValue? {
+        guard let crs = summary.detail("crs")?.stringValue else { return nil }
         let out = directory + "/proj-baseline.json"
         var args = ["--proj-baseline", pois, "--crs", crs, "--repeats", String(max(3, options.repeats))]
         if let t = options.threads { args += ["--threads", String(t)] }

@@ -45,7 +45,7 @@ public struct ExperimentResults {
         name = manifest.name
         description = manifest.description
         parameterKeys = experiment.parameterKeys
-        keywords = manifest.parameters(for: PropagateStage.definition.name).strings("keywords")
+        keywords = manifest.keywords
         inputSets = experiment.inputSets.count
         thresholds = Experiment.thresholds
         scored = !experiment.truths.isEmpty

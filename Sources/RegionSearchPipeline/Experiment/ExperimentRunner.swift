@@ -137,7 +137,7 @@ public final class ExperimentRunner {
         } catch {
             throw ExperimentError.scoring(combination: combination.name, underlying: error)
         }
-        let keywords = manifest.parameters(for: PropagateStage.definition.name).strings("keywords")
+        let keywords = manifest.keywords
         var perKeyword = [Int](repeating: 0, count: keywords.count)
         for f in features.features {
             if let k = keywords.firstIndex(where: { $0 == f.keyword }) { perKeyword[k] += 1 }
@@ -155,9 +155,9 @@ public final class ExperimentRunner {
         }
         let row = ExperimentResults.Row(
             combination: combination,
-            pois: records[IngestStage.definition.name]?.summary["accepted"]?.intValue,
-            edges: records[GraphStage.definition.name]?.summary["edges"]?.intValue,
-            iterations: records[PropagateStage.definition.name]?.summary["iterations"]?.intValue,
+            pois: records[IngestStage.definition.name]?.summary.count(.accepted),
+            edges: records[GraphStage.definition.name]?.summary.count(.edges),
+            iterations: records[PropagateStage.definition.name]?.summary.count(.iterations),
             regionsPerKeyword: perKeyword, regions: features.features.count, score: score,
             // Milliseconds, as records store them: a fresh run and a rerun that reads the records agree.
             seconds: Pipeline.stages.map { records[$0.name].map { ($0.seconds * 1000).rounded() / 1000 } })

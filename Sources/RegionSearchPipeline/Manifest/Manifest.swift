@@ -1,5 +1,6 @@
 import RegionSearchCore
 import RegionSearchIngest
+import RegionSearchPropagation
 import RegionSearchStages
 
 #if canImport(Glibc)
@@ -64,6 +65,11 @@ public struct Manifest {
     /// The resolved parameters of `stage`.
     public func parameters(for stage: String) -> Parameters {
         stageParameters.first { $0.stage == stage }?.parameters ?? Parameters(values: [])
+    }
+
+    /// The query keywords (`propagate.keywords`), in order.
+    public var keywords: [String] {
+        parameters(for: PropagateStage.definition.name).strings(PropagationOptions.keywordsSpec)
     }
 
     /// Replaces the parameters of one stage (used by tests and experiment grids).
@@ -182,7 +188,7 @@ public struct Manifest {
             }
             let parameters: Parameters
             do {
-                parameters = try Parameters.resolve(section, specs: stage.parameters, context: stage.name)
+                parameters = try stage.resolve(section, context: stage.name)
             } catch {
                 var (key, reason) = Manifest.splitKey(error.message, default: stage.name)
                 if keywordsFromTop && key == stage.name + ".keywords" { key = "keywords" }
@@ -202,6 +208,18 @@ public struct Manifest {
                 })
             experiment = parsed
             if inputs.isEmpty { inputs = parsed.inputSets[0].inputs }
+            // Each value was checked against its parameter's domain; the stage's options must also
+            // accept every combination (a value may be valid alone but not with the others).
+            for combination in parsed.combinations {
+                let variant = self.variant(for: combination)
+                for stage in Pipeline.stages {
+                    do {
+                        try stage.validate(variant.parameters(for: stage.name))
+                    } catch {
+                        throw invalid("experiment.grid", "combination \(combination.name): \(stage.name).\(error.description)")
+                    }
+                }
+            }
         }
     }
 
@@ -243,7 +261,7 @@ public struct Manifest {
     /// The stage command line splits keyword lists at commas; a keyword must therefore not hold one.
     private func validateKeywords(invalid: (String, String) -> ManifestError, fromTop: Bool) throws(ManifestError) {
         let key = fromTop ? "keywords" : "propagate.keywords"
-        let keywords = parameters(for: PropagateStage.definition.name).strings("keywords")
+        let keywords = self.keywords
         guard !keywords.isEmpty else { throw invalid(key, "give at least one keyword") }
         for (i, k) in keywords.enumerated() {
             if k.allSatisfy({ $0.isWhitespace }) { throw invalid("\(key)[\(i)]", "empty keyword") }

@@ -224,7 +224,7 @@ public final class Runner {
             let text = launch.termination.description + (launch.errorLines.isEmpty ? "" : ": " + launch.errorLines.joined(separator: " | "))
             let failure = StageRecord(
                 key: key, succeeded: false, outputs: [], started: started, finished: Timestamp.now(), seconds: seconds,
-                threads: options.threads, summary: .object([]), failure: detail ?? text)
+                threads: options.threads, summary: StageSummary(stage: stage.name), failure: detail ?? text)
             try? failure.write(to: work.failurePath(stage: stage.name, key: hash))
             throw RunnerError.stageFailed(stage: stage.name, exit: launch.termination, detail: detail)
         }
@@ -238,12 +238,12 @@ public final class Runner {
                 throw RunnerError.inputChanged(stage: stage.name, input: input.name, path: path)
             }
         }
-        var summary: JSONValue = .object([])
+        var summary = StageSummary(stage: stage.name)
         let summaryPath = staging + "/" + StageCommand.summaryFileName
         if let bytes = try? FileSystem.read(summaryPath),
             let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) })
         {
-            summary = json
+            summary = StageSummary(json: json)
         }
         unlink(summaryPath)
         var outputs: [StageRecord.Output] = []
@@ -309,14 +309,14 @@ public final class Runner {
     public static func seconds(_ s: Double) -> String { String(format: s < 10 ? "%.2f s" : "%.1f s", s) }
 
     /// "12,345 POIs, 40,000 edges" from a stage summary (the counts it has).
-    static func countsText(_ summary: JSONValue) -> String {
-        let labels: [(String, String)] = [
-            ("accepted", "POIs"), ("rejected", "rejected"), ("projected_points", "points"),
-            ("edges", "edges"), ("iterations", "iterations"), ("candidates", "candidates"), ("regions", "regions"),
+    static func countsText(_ summary: StageSummary) -> String {
+        let labels: [(StageSummary.Count, String)] = [
+            (.accepted, "POIs"), (.rejected, "rejected"), (.projectedPoints, "points"),
+            (.edges, "edges"), (.iterations, "iterations"), (.candidates, "candidates"), (.regions, "regions"),
         ]
         var parts: [String] = []
-        for (key, label) in labels {
-            if let n = summary[key]?.intValue { parts.append("\(groupedCount(n)) \(label)") }
+        for (count, label) in labels {
+            if let n = summary.count(count) { parts.append("\(groupedCount(n)) \(label)") }
         }
         return parts.joined(separator: ", ")
     }

@@ -24,14 +24,14 @@ public struct StageRecord {
     public var finished: String
     public var seconds: Double
     public var threads: Int?
-    /// The stage's `--summary` JSON: counts (POIs, edges, iterations, regions) and timings.
-    public var summary: JSONValue
+    /// The stage's `--summary`: counts (POIs, edges, iterations, regions) and phase timings.
+    public var summary: StageSummary
     /// For a failed run: how the stage ended and its error lines.
     public var failure: String?
 
     public init(
         key: StageKey, succeeded: Bool, outputs: [Output], started: String, finished: String, seconds: Double,
-        threads: Int?, summary: JSONValue, failure: String? = nil
+        threads: Int?, summary: StageSummary, failure: String? = nil
     ) {
         self.key = key
         keyHash = key.hash
@@ -70,7 +70,7 @@ public struct StageRecord {
             ("finished", .string(finished)),
             ("seconds", .number((seconds * 1000).rounded() / 1000)),
             ("threads", threads.map { .number(Double($0)) } ?? .null),
-            ("summary", summary),
+            ("summary", summary.json),
         ]
         if let failure { members.append(("failure", .string(failure))) }
         return .object(members)
@@ -115,7 +115,7 @@ public struct StageRecord {
         finished = json["finished"]?.stringValue ?? ""
         seconds = json["seconds"]?.doubleValue ?? 0
         threads = json["threads"]?.intValue
-        summary = json["summary"] ?? .object([])
+        summary = StageSummary(json: json["summary"] ?? .object([("stage", .string(key.stage))]))
         failure = json["failure"]?.stringValue
     }
 

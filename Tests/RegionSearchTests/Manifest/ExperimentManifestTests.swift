@@ -92,7 +92,7 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
 
     /// The default of propagate.alpha, as the manifest spells it.
     private var defaultAlpha: String {
-        JSONValue.formatNumber(PropagateStage.parameters.first { $0.key == "alpha" }!.defaultValue!.doubleValue!)
+        JSONValue.formatNumber(PropagateStage.definition.parameters.first { $0.key == "alpha" }!.defaultValue!.doubleValue!)
     }
 
     func testTopLevelInputsFormOneInputSet() throws {

@@ -32,7 +32,7 @@ final class ManifestTests: XCTestCase, ManifestParsing {
         XCTAssertEqual(m.inputs[0].path, "/base/data/pois.csv")
         // The input object is passed through with only the path made absolute, order kept.
         XCTAssertEqual(m.inputs[0].spec.serialized(), #"{"path":"/base/data/pois.csv","format":"csv"}"#)
-        XCTAssertEqual(m.parameters(for: "propagate").strings("keywords"), ["cafe", "bank"])
+        XCTAssertEqual(m.keywords, ["cafe", "bank"])
         // Every stage has resolved parameters equal to its defaults (keywords aside).
         for stage in Pipeline.stages {
             let p = m.parameters(for: stage.name)
@@ -66,11 +66,11 @@ final class ManifestTests: XCTestCase, ManifestParsing {
              "hulls": {"margin_m": 12.5}, "project": {"crs": "EPSG:3067"}}
             """)
         XCTAssertEqual(m.parameters(for: "propagate")["alpha"], .number(0.9))
-        XCTAssertEqual(m.parameters(for: "propagate").strings("keywords"), ["咖啡"])
+        XCTAssertEqual(m.keywords, ["咖啡"])
         XCTAssertEqual(m.parameters(for: "regions")["method"], .string("dbscan"))
-        XCTAssertEqual(m.parameters(for: "regions").int("min_keyword_pois"), 7)
-        XCTAssertEqual(m.parameters(for: "hulls").double("margin_m"), 12.5)
-        XCTAssertEqual(m.parameters(for: "project").string("crs"), "EPSG:3067")
+        XCTAssertEqual(m.parameters(for: "regions").int(RegionOptions.minKeywordPOIsSpec), 7)
+        XCTAssertEqual(m.parameters(for: "hulls").double(RegionPolygonBuilder.Options.marginSpec), 12.5)
+        XCTAssertEqual(m.parameters(for: "project").string(ProjectionOptions.crsSpec), "EPSG:3067")
         XCTAssertEqual(m.name, "x")
     }
 
@@ -87,7 +87,7 @@ final class ManifestTests: XCTestCase, ManifestParsing {
     }
 
     func testUnknownKeyInAStageSection() {
-        let known = RegionsStage.parameters.map { $0.key }.joined(separator: ", ")
+        let known = RegionsStage.definition.parameters.map { $0.key }.joined(separator: ", ")
         XCTAssertEqual(
             message("""
                 {"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o", "keywords": ["a"],

@@ -48,9 +48,9 @@ final class PlantedClusterTests: XCTestCase {
         labels.append(NoiseProbe.labels(count: p.count))
         let (scores, _) = LabelPropagation(graph: graph).run(labels: labels, options: .init())
         let table = ScoreTable(keywords: keywords, scores: Array(scores.prefix(keywords.count)), matches: matches, ones: scores[keywords.count], probe: scores[keywords.count + 1])
-        var params = try Parameters.resolve(nil, specs: RegionsStage.parameters, context: "regions")
+        var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
         for (k, v) in overrides { params.set(k, v) }
-        let result = RegionExtraction.run(points: p, graph: graph, table: table, parameters: params)
+        let result = RegionExtraction.run(points: p, graph: graph, table: table, options: try RegionOptions(params))
 
         let built = try RegionPolygonBuilder(options: overrides2).build(
             table: result.table, points: p, crs: projected.choice.definition, crsIsLocal: projected.choice.isLocal)

@@ -102,7 +102,7 @@ final class StageKeyTests: XCTestCase {
             key: key, succeeded: true,
             outputs: [.init(name: "output", file: "scores.rsa", digest: digest("scores"))],
             started: "2025-01-01T00:00:00.000Z", finished: "2025-01-01T00:00:01.500Z", seconds: 1.5, threads: 4,
-            summary: .object([("iterations", .number(52))]))
+            summary: StageSummary(json: .object([("stage", .string("propagate")), ("counts", .object([("iterations", .number(52))]))])))
         let dir = TestSupport.temporaryDirectory()
         let path = dir + "/r.json"
         try record.write(to: path)

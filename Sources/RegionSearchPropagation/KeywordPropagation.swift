@@ -1,0 +1,69 @@
+import RegionSearchCore
+import RegionSearchModel
+
+/// The propagate stage's work over its inputs: label the POIs that match each query keyword, add
+/// the all-ones and random-probe columns, propagate them all in one pass, and gather the scores.
+public enum KeywordPropagation {
+    /// The POIs one keyword labels.
+    public struct Labels: Sendable {
+        public var query: String
+        /// The query as matched: NFKC + case fold (``KeywordMatcher/normalized``).
+        public var normalized: String
+        /// Y: 1 where the point's POI matches, per projected point.
+        public var match: [UInt8]
+        public var count: Int
+    }
+
+    /// The scores and how every column converged.
+    public struct Result: Sendable {
+        public var labels: [Labels]
+        public var table: ScoreTable
+        /// Every propagated column's: the keywords in query order, then the all-ones column,
+        /// then the probe.
+        public var columnStatus: [LabelPropagation.ColumnStatus]
+
+        /// One per keyword, in query order.
+        public var status: ArraySlice<LabelPropagation.ColumnStatus> { columnStatus.prefix(labels.count) }
+        /// The all-ones column's.
+        public var onesStatus: LabelPropagation.ColumnStatus { columnStatus[labels.count] }
+    }
+
+    /// Y for `query` over the projected points: point `i` is the POI at row `rows[i]` of the
+    /// keyword text column (`offsets`, UTF-8 `bytes`).
+    public static func labels(
+        query: String, keywordText: (offsets: Column<UInt64>, bytes: Column<UInt8>), rows: Column<UInt32>
+    ) -> Labels {
+        let matcher = KeywordMatcher(query)
+        var y = [UInt8](repeating: 0, count: rows.count)
+        y.withUnsafeMutableBufferPointer { yb in
+            let bytes = keywordText.bytes.buffer, offsets = keywordText.offsets.buffer, rows = rows.buffer
+            Parallel.forRanges(rows.count, minChunk: 16_384) { range in
+                for i in range {
+                    let r = Int(rows[i])
+                    let text = UnsafeBufferPointer(rebasing: bytes[Int(offsets[r])..<Int(offsets[r + 1])])
+                    if matcher.matches(text) { yb[i] = 1 }
+                }
+            }
+        }
+        return Labels(
+            query: query, normalized: String(decoding: matcher.normalized, as: UTF8.self), match: y,
+            count: y.reduce(0) { $0 + Int($1) })
+    }
+
+    /// Propagates labelled keywords plus the all-ones and probe columns over `graph`.
+    public static func run(
+        labels: [Labels], graph: AdjacencyGraph, options: LabelPropagation.Options,
+        progress: ((Int, Double) -> Void)? = nil
+    ) -> Result {
+        let n = graph.nodeCount
+        var columns = labels.map { l in l.match.map { Double($0) } }
+        columns.append([Double](repeating: 1, count: n))
+        columns.append(NoiseProbe.labels(count: n))
+        let (scores, status) = LabelPropagation(graph: graph).run(labels: columns, options: options, progress: progress)
+        let k = labels.count
+        let table = ScoreTable(
+            keywords: labels.map(\.query), scores: Array(scores.prefix(k)), matches: labels.map(\.match),
+            ones: scores[k], probe: scores[k + 1])
+        return Result(labels: labels, table: table, columnStatus: status)
+    }
+}
