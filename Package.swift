@@ -93,5 +93,5 @@ let package = Package(
     products: libraries.map { .library(name: $0, targets: [$0]) }
         + (stageExecutables + toolExecutables).map { .executable(name: $0, targets: [$0]) },
     targets: targets,
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -129,7 +129,7 @@ public enum BenchmarkCommand {
             options.seed = s
         }
         options.workDirectory = cl.value(Self.workOption) ?? "bench-work"
-        options.binDirectory = cl.value(Self.binOption) ?? AtomicFile.directory(of: MeasuredProcess.currentExecutable())
+        options.binDirectory = cl.value(Self.binOption) ?? CurrentExecutable.directory
         options.threads = try integer(cl, Self.threadsOption)
         options.verifyThreads = cl.flag(Self.verifyThreadsOption)
         options.referencePython = cl.value(Self.referencePythonOption)

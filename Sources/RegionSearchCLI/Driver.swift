@@ -65,9 +65,8 @@ public enum Driver {
     /// Entry point of `regionsearch`.
     public static func main() -> Never {
         Log.toolName = "regionsearch"
-        setvbuf(stdout, nil, _IOFBF, 1 << 16)
         let status = run(Array(CommandLine.arguments.dropFirst()))
-        fflush(stdout)
+        fflush(nil)
         exit(status.rawValue)
     }
 
@@ -183,7 +182,7 @@ public enum Driver {
             options.threads = n
         }
         if manifest.experiment != nil {
-            let runner = ExperimentRunner(manifest: manifest, toolDirectory: toolDirectory())
+            let runner = ExperimentRunner(manifest: manifest, toolDirectory: CurrentExecutable.directory)
             let t0 = monotonicSeconds()
             let outcome = try runner.run(options)
             let all = outcome.combinations.flatMap { $0.outcome.stages }
@@ -192,7 +191,7 @@ public enum Driver {
             Log.info("finished in \(Runner.seconds(monotonicSeconds() - t0)): \(outcome.combinations.count) combination(s), \(ran) stage run(s), \(skipped) up to date or shared (hashing and verification \(Runner.seconds(runner.hashingSeconds)))")
             return
         }
-        let runner = Runner(manifest: manifest, toolDirectory: toolDirectory())
+        let runner = Runner(manifest: manifest, toolDirectory: CurrentExecutable.directory)
         let t0 = monotonicSeconds()
         let outcome = try runner.run(options)
         let ran = outcome.stages.filter { $0.status == .ran }.count
@@ -252,32 +251,15 @@ public enum Driver {
 
     /// Replaces this process with `regionsearch-STAGE` (so its exit status is ours).
     static func dispatch(stage: String, arguments: [String]) -> ExitStatus {
-        let executable = toolDirectory() + "/regionsearch-" + stage
+        let executable = CurrentExecutable.directory + "/regionsearch-" + stage
         guard FileSystem.isExecutable(executable) else {
             Log.error(RunnerError.executableMissing(path: executable).description)
             return .failure
         }
-        fflush(stdout)
+        fflush(nil)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         execv(executable, argv)
         Log.error("cannot run \(executable): \(String(cString: strerror(errno)))")
         return .failure
-    }
-
-    /// The directory of the running executable (where the stage executables live).
-    public static func toolDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 {
-            return AtomicFile.directory(of: String(cString: buffer))
-        }
-        let argv0 = CommandLine.arguments.first ?? "regionsearch"
-        if argv0.contains("/") {
-            return AtomicFile.directory(of: PathResolver.absolute(argv0, relativeTo: PathResolver.currentDirectory()))
-        }
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            if FileSystem.isExecutable("\(dir)/\(argv0)") { return String(dir) }
-        }
-        return "."
     }
 }

@@ -104,10 +104,13 @@ public final class IngestDriver {
         if Parallel.threadCount >= 2 {
             let queue = BatchQueue<Batch>(limit: 8)
             let done = DispatchSemaphore(value: 0)
+            // The reader belongs to the producer thread until it finishes; this thread only
+            // consumes the batches it pushes.
+            let producerSource = UncheckedSendable(source)
             let thread = Thread {
                 let t0 = threadCPUSeconds()
                 do {
-                    try Self.produce(source, validator) { queue.push($0) }
+                    try Self.produce(producerSource.value, validator) { queue.push($0) }
                     queue.finish(error: nil, producerCPUSeconds: threadCPUSeconds() - t0)
                 } catch {
                     queue.finish(error: error, producerCPUSeconds: threadCPUSeconds() - t0)

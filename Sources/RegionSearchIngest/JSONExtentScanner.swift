@@ -20,14 +20,20 @@ struct JSONExtentScanner {
     }
 
     /// Bytes that matter inside a string, and outside one.
-    private static let stringStops = table("\"\\\u{1E}")
-    private static let structureStops = table("\"{}[]\u{1E}")
+    private static let stringStops = ByteTable("\"\\\u{1E}")
+    private static let structureStops = ByteTable("\"{}[]\u{1E}")
 
-    private static func table(_ bytes: String) -> UnsafePointer<UInt8> {
-        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-        t.initialize(repeating: 0, count: 256)
-        for b in bytes.utf8 { t[Int(b)] = 1 }
-        return UnsafePointer(t)
+    /// A 256-entry membership table, allocated once and never written after: safe to share
+    /// between threads, which the compiler cannot see through the pointer.
+    private struct ByteTable: @unchecked Sendable {
+        let pointer: UnsafePointer<UInt8>
+
+        init(_ bytes: String) {
+            let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+            t.initialize(repeating: 0, count: 256)
+            for b in bytes.utf8 { t[Int(b)] = 1 }
+            pointer = UnsafePointer(t)
+        }
     }
 
     private var started = false
@@ -68,8 +74,8 @@ struct JSONExtentScanner {
             }
             return atEOF ? .complete(i) : .needMore(i)
         }
-        let stringStops = Self.stringStops
-        let structureStops = Self.structureStops
+        let stringStops = Self.stringStops.pointer
+        let structureStops = Self.structureStops.pointer
         while i < to {
             if inString {
                 if escape {

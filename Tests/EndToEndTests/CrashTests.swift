@@ -125,7 +125,8 @@ final class CrashTests: XCTestCase {
         let lock = NSLock()
         var failures: [String] = []
         var killed = 0
-        DispatchQueue.concurrentPerform(iterations: workers) { w in
+        // Parallel.forEach shares the closure across its threads; the lock guards what it mutates.
+        Parallel.forEach(workers) { w in
             let f = fixtures[w], ref = references[w]
             for trial in all.enumerated().filter({ $0.offset % workers == w }).map({ $0.element }) {
                 do {

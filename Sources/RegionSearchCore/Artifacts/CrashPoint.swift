@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Deterministic crash injection for the crash-safety tests.
 ///
@@ -44,8 +45,8 @@ public enum CrashPoint {
         return path
     }()
 
-    nonisolated(unsafe) private static var counts: [String: Int] = [:]
-    private static let lock = NSLock()
+    /// Arrivals per point in this process.
+    private static let counts = Mutex<[String: Int]>([:])
 
     /// Whether crash injection or tracing is configured at all (so callers can skip bookkeeping).
     public static var isArmed: Bool { target != nil || traceFile != nil }
@@ -63,10 +64,11 @@ public enum CrashPoint {
         guard isArmed else { return false }
         let scope = self.scope
         if let target, target.point != point || target.scope != scope { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        let n = (counts[point] ?? 0) + 1
-        counts[point] = n
+        let n = counts.withLock { counts in
+            let n = (counts[point] ?? 0) + 1
+            counts[point] = n
+            return n
+        }
         if let traceFile {
             // One short O_APPEND write per line, so lines of concurrent processes never interleave.
             let fd = open(traceFile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)

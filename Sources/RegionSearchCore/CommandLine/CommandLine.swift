@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A deliberately small stand-in for swift-argument-parser (which cannot be fetched here):
 /// `--name value`, `--name=value`, boolean flags, repeated options, positionals, and `--`.
-public struct CommandSpec {
+public struct CommandSpec: Sendable {
     /// An option that is not a stage parameter (paths, switches).
     public struct Option: Sendable, Equatable {
         public enum Kind: Sendable { case flag, value, repeated }
@@ -163,7 +163,7 @@ public struct CommandSpec {
 }
 
 /// The result of parsing a command line.
-public struct ParsedCommandLine {
+public struct ParsedCommandLine: Sendable {
     public let spec: CommandSpec
     public var flags: Set<String> = []
     public var values: [String: [String]] = [:]

@@ -1,10 +1,23 @@
 import Foundation
+import Synchronization
 
 /// Progress and diagnostics on stderr. Standard output stays free for machine-readable results.
 public enum Log {
-    nonisolated(unsafe) public static var quiet = false
-    nonisolated(unsafe) public static var toolName = "regionsearch"
+    private static let quietFlag = Atomic<Bool>(false)
+    private static let name = Mutex<String>("regionsearch")
     private static let lock = NSLock()
+
+    /// Whether progress lines are suppressed (`--quiet`); warnings and errors are always printed.
+    public static var quiet: Bool {
+        get { quietFlag.load(ordering: .relaxed) }
+        set { quietFlag.store(newValue, ordering: .relaxed) }
+    }
+
+    /// The prefix of every line: the executable's name.
+    public static var toolName: String {
+        get { name.withLock { $0 } }
+        set { name.withLock { $0 = newValue } }
+    }
 
     /// A progress line, prefixed with the tool name; suppressed by `--quiet`.
     public static func info(_ message: String) {

@@ -96,6 +96,7 @@ public struct StageSummary: Sendable, Equatable {
     public func seconds(_ phase: Phase) -> Double? { phases.first { $0.0 == phase }?.1 }
 
     /// Runs `body` and adds its wall time to `phase`.
+    @discardableResult
     public mutating func time<T>(_ phase: Phase, _ body: () throws -> T) rethrows -> T {
         let t0 = monotonicSeconds()
         defer { add(phase, seconds: monotonicSeconds() - t0) }

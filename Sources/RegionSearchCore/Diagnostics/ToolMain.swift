@@ -7,7 +7,6 @@ public enum ToolMain {
         _ body: (ParsedCommandLine) throws -> Void
     ) -> Never {
         Log.toolName = spec.name
-        setvbuf(stdout, nil, _IOFBF, 1 << 16)
         let parsed: ParsedCommandLine
         do {
             parsed = try spec.parse(arguments)
@@ -18,7 +17,7 @@ public enum ToolMain {
         }
         if parsed.flag(.help) {
             print(spec.helpText, terminator: "")
-            fflush(stdout)
+            fflush(nil)
             exit(0)
         }
         Log.quiet = parsed.flag(.quiet)
@@ -29,7 +28,7 @@ public enum ToolMain {
     public static func execute(_ body: () throws -> Void) -> ExitStatus {
         do {
             try body()
-            fflush(stdout)
+            fflush(nil)
             return .success
         } catch let e as UsageError {
             Log.error(e.message)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Work splitting over a fixed number of threads.
 ///
@@ -7,7 +8,13 @@ import Foundation
 /// depend on which thread computes them, so output bytes are identical for any thread count.
 public enum Parallel {
     /// Worker threads; set from `--threads` (default: all cores).
-    nonisolated(unsafe) public static var threadCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    private static let configured = Atomic<Int>(max(1, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// Worker threads; set from `--threads` (default: all cores).
+    public static var threadCount: Int {
+        get { configured.load(ordering: .relaxed) }
+        set { configured.store(max(1, newValue), ordering: .relaxed) }
+    }
 
     /// Calls `body(chunk)` for every chunk in `0..<chunks`, spread over ``threadCount`` threads.
     public static func forEach(_ chunks: Int, _ body: (Int) -> Void) {
@@ -17,10 +24,13 @@ public enum Parallel {
             return
         }
         withoutActuallyEscaping(body) { body in
+            // The chunks are disjoint by contract (each writes only its own part of the output),
+            // which is what makes sharing `body` between the workers safe; Swift cannot see that.
+            let shared = UncheckedSendable(body)
             DispatchQueue.concurrentPerform(iterations: workers) { w in
                 var c = w
                 while c < chunks {
-                    body(c)
+                    shared.value(c)
                     c += workers
                 }
             }
@@ -47,4 +57,11 @@ public enum Parallel {
         }
         threadCount = n
     }
+}
+
+/// A value handed to concurrent workers whose use of it is race-free by a contract the compiler
+/// cannot check (disjoint chunks of one output, see ``Parallel``). Use nowhere else.
+public struct UncheckedSendable<Value>: @unchecked Sendable {
+    public let value: Value
+    public init(_ value: Value) { self.value = value }
 }

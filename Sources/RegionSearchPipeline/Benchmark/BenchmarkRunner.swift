@@ -126,7 +126,7 @@ public struct BenchmarkRunner {
         let out = directory + "/proj-baseline.json"
         var args = ["--proj-baseline", pois, "--crs", crs, "--repeats", String(max(3, options.repeats))]
         if let t = options.threads { args += ["--threads", String(t)] }
-        let usage = try MeasuredProcess.run(MeasuredProcess.currentExecutable(), args, stdoutPath: out, stderrPath: directory + "/proj-baseline.log")
+        let usage = try MeasuredProcess.run(CurrentExecutable.path, args, stdoutPath: out, stderrPath: directory + "/proj-baseline.log")
         guard usage.status == 0 else { throw ToolFailure("PROJ baseline failed; see \(directory)/proj-baseline.log") }
         return try JSONParser.parse(String(contentsOfFile: out, encoding: .utf8))
     }

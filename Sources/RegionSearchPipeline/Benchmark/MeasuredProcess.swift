@@ -90,12 +90,4 @@ public struct MeasuredProcess {
         defer { unlink(probe + ".maxrss"); unlink(probe) }
         return (try? run("/bin/true", [], stderrPath: probe).peakRSS) ?? 0
     }
-
-    /// The absolute path of the running executable.
-    public static func currentExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return CommandLine.arguments[0] }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

@@ -6,7 +6,7 @@
 /// lenient. Paths are spelled like error messages: `graph.k`, `inputs[0].path`.
 public struct JSONKeyLocator {
     /// A 1-based line and column (in characters, as ``JSONParseError`` counts them).
-    public struct Position: Equatable, CustomStringConvertible {
+    public struct Position: Equatable, Sendable, CustomStringConvertible {
         public var line: Int
         public var column: Int
         public var description: String { "\(line):\(column)" }

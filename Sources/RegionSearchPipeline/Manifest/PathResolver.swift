@@ -1,3 +1,4 @@
+import Foundation
 import RegionSearchCore
 
 #if canImport(Glibc)
@@ -11,9 +12,7 @@ import RegionSearchCore
 public enum PathResolver {
     /// The current working directory.
     public static func currentDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(cString: buffer)
+        FileManager.default.currentDirectoryPath
     }
 
     /// The directory that holds `file`, absolute and with symbolic links resolved, so that

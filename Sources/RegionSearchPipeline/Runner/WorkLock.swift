@@ -17,7 +17,7 @@ public final class WorkLock {
     public let interruptedHolder: Holder?
 
     /// What the lock file says about its holder.
-    public struct Holder: Equatable, CustomStringConvertible {
+    public struct Holder: Equatable, Sendable, CustomStringConvertible {
         public var pid: Int32
         public var started: String
         public var description: String { "pid \(pid)" + (started.isEmpty ? "" : ", started \(started)") }
