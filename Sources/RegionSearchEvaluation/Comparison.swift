@@ -7,36 +7,36 @@ import RegionSearchProjection
 public struct Comparison: Sendable {
     /// One region of A matched to one of B.
     public struct Match: Sendable, Equatable {
-        public var aID: JSONValue
-        public var bID: JSONValue
+        var aID: JSONValue
+        var bID: JSONValue
         public var iou: Double
     }
 
     /// POIs inside each union.
     public struct POIOverlap: Sendable, Equatable {
-        public var insideA: Int
-        public var insideB: Int
-        public var insideBoth: Int
+        var insideA: Int
+        var insideB: Int
+        var insideBoth: Int
         /// |A ∩ B| / |A ∪ B| of the POI sets (0 when both are empty, as evaluate.py).
-        public var jaccard: Double { Double(insideBoth) / Double(max(insideA + insideB - insideBoth, 1)) }
+        var jaccard: Double { Double(insideBoth) / Double(max(insideA + insideB - insideBoth, 1)) }
     }
 
     /// The comparison of A's regions of one keyword with B's of one keyword.
     public struct KeywordComparison: Sendable {
         /// `keyword`, or `a|b` when a wildcard file is paired with a keyword.
         public var label: String
-        public var keywordA: String
-        public var keywordB: String
-        public var countA: Int
-        public var countB: Int
+        var keywordA: String
+        var keywordB: String
+        var countA: Int
+        var countB: Int
         /// Areas in m² of the unions.
-        public var areaA: Double
-        public var areaB: Double
+        var areaA: Double
+        var areaB: Double
         /// Area of the intersection of the unions over the area of their union (1 when both are empty).
-        public var areaIoU: Double
+        var areaIoU: Double
         /// Mean over A's regions of the best IoU with a region of B (0 when either side is empty).
-        public var meanBestIoUAInB: Double
-        public var meanBestIoUBInA: Double
+        var meanBestIoUAInB: Double
+        var meanBestIoUBInA: Double
         /// Greedy one-to-one matching by IoU (highest first) of pairs with IoU ≥ the match threshold.
         public var matches: [Match]
         public var poi: POIOverlap?
@@ -47,7 +47,7 @@ public struct Comparison: Sendable {
     public var matchThreshold: Double
     public var crs: CRSChoice?
     public var inputs: [EvaluationInput]
-    public var notes: [String]
+    var notes: [String]
 
     /// Machine-readable report; the per-keyword members have evaluate.py's names and order first.
     public var json: JSONValue {

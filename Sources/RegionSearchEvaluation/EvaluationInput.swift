@@ -16,7 +16,7 @@ public struct EvaluationInput: Sendable, Equatable {
     /// member ids not found among the POIs).
     public var skipped: Int = 0
     /// Details: GEOS's reasons for the first repairs, what was skipped and why.
-    public var notes: [String] = []
+    var notes: [String] = []
 
     public init(role: String, path: String, count: Int) {
         self.role = role

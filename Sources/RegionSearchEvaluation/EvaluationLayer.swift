@@ -11,9 +11,9 @@ import RegionSearchProjection
 /// `MakeValid` may produce from a collapsed polygon have no area. A feature that has no area at
 /// all after repair stays in the layer with area 0 (it cannot match anything) and is counted as
 /// degenerate.
-public final class EvaluationLayer {
+final class EvaluationLayer {
     /// One feature, projected.
-    public struct Item {
+    struct Item {
         public var id: JSONValue
         public var keyword: String?
         public var geometry: GEOSGeometry
@@ -22,19 +22,19 @@ public final class EvaluationLayer {
         /// Nil when the geometry is empty.
         public var envelope: GEOSEnvelope?
         public var repaired: Bool
-        public var keywordLabel: String { keyword ?? "*" }
+        var keywordLabel: String { keyword ?? "*" }
     }
 
     public let path: String
     public let items: [Item]
     /// Features that were invalid and repaired with MakeValid.
-    public let repairedCount: Int
+    let repairedCount: Int
     /// GEOS's reason for the first few repairs ("feature 3: Self-intersection[…]").
-    public let repairNotes: [String]
+    let repairNotes: [String]
     /// Features with zero area after repair.
-    public let degenerateCount: Int
+    let degenerateCount: Int
     /// Features without geometry in the file (skipped when reading).
-    public let nullGeometries: Int
+    let nullGeometries: Int
 
     /// Projects `file` with `transform` (WGS84 lon/lat → metric CRS) and builds its geometries.
     public init(file: RegionFeatureFile, transform: PROJTransform, context: GEOSContext) throws {
@@ -99,7 +99,7 @@ public final class EvaluationLayer {
     public var count: Int { items.count }
 
     /// Distinct keyword labels (`*` for features without keyword), in code-point order.
-    public var keywordLabels: [String] {
+    var keywordLabels: [String] {
         var labels: [String] = []
         for item in items where !labels.contains(item.keywordLabel) { labels.append(item.keywordLabel) }
         return labels.sorted(by: codePointOrder)
@@ -108,4 +108,4 @@ public final class EvaluationLayer {
 
 /// Orders strings by Unicode code points (UTF-8 byte order), as Python's `sorted` does; Swift's
 /// `<` on String also orders by code points of the NFC form, which can differ for unnormalised text.
-public func codePointOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+func codePointOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }

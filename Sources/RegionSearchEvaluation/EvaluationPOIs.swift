@@ -18,9 +18,9 @@ public struct EvaluationPOIs: Sendable {
     public var keywordText = StringColumn()
     /// Records left out (bad or missing coordinates, reader rejects), with the first reasons.
     public var skipped = 0
-    public var skipNotes: [String] = []
+    var skipNotes: [String] = []
     /// How the input's columns were mapped (for reports).
-    public var columnNotes: [String] = []
+    var columnNotes: [String] = []
 
     public init(path: String) { self.path = path }
 

@@ -8,7 +8,7 @@ public struct PlantedMembers: Sendable {
     /// POI ids, in file order.
     public var ids: [String]
     /// The cluster of each id (as text; only reported).
-    public var clusterIDs: [String]
+    var clusterIDs: [String]
 
     public init(path: String, ids: [String], clusterIDs: [String]) {
         self.path = path

@@ -8,7 +8,7 @@ import RegionSearchOutput
 /// in 3.11, needs a point geometry per test).
 ///
 /// Boundary points count as inside (GEOS `covers`): a convex hull's corner POIs belong to it.
-public final class PointCoverIndex {
+final class PointCoverIndex {
     private let parts: [GEOSPreparedGeometry]
     private let envelopes: [GEOSEnvelope]
     private let bounds: GEOSEnvelope?

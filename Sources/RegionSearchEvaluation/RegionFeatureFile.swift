@@ -22,7 +22,7 @@ public struct RegionFeature {
     }
 
     /// The keyword as shown in reports: the keyword, or `*` for a wildcard feature.
-    public var keywordLabel: String { keyword ?? "*" }
+    var keywordLabel: String { keyword ?? "*" }
 }
 
 /// The polygonal features of a GeoJSON file (a FeatureCollection, a single Feature or a bare
@@ -36,7 +36,7 @@ public struct RegionFeatureFile {
     public var path: String
     public var features: [RegionFeature]
     /// Features without geometry, skipped.
-    public var nullGeometries: Int
+    var nullGeometries: Int
 
     public init(path: String, features: [RegionFeature], nullGeometries: Int = 0) {
         self.path = path

@@ -52,7 +52,7 @@ struct TextTable {
 
 /// Rounds to 4 decimals the way Python's `round(x, 4)` does (correctly rounded from the exact
 /// binary value, ties to even), so JSON reports compare digit for digit with evaluate.py.
-public func roundedTo4(_ x: Double) -> Double {
+func roundedTo4(_ x: Double) -> Double {
     guard x.isFinite else { return x }
     return Double(String(format: "%.4f", x)) ?? x
 }

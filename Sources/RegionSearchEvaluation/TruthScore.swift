@@ -6,13 +6,13 @@ import RegionSearchProjection
 /// Values are unrounded; ``json`` rounds to 4 decimals as evaluate.py does.
 public struct TruthScore: Sendable {
     /// POI-level counts for one keyword group or overall.
-    public struct POICounts: Sendable, Equatable {
+    struct POICounts: Sendable, Equatable {
         /// Planted POIs matching the keyword that lie in a region of that keyword.
-        public var plantedInside: Int
+        var plantedInside: Int
         /// Planted POIs matching the keyword.
         public var planted: Int
         /// POIs matching the keyword that lie in a region of that keyword.
-        public var keywordInside: Int
+        var keywordInside: Int
 
         public init(plantedInside: Int = 0, planted: Int = 0, keywordInside: Int = 0) {
             self.plantedInside = plantedInside
@@ -33,12 +33,12 @@ public struct TruthScore: Sendable {
     }
 
     /// Scores over a set of truths and regions (all, or one keyword).
-    public struct Metrics: Sendable, Equatable {
-        public var truthCount: Int
+    struct Metrics: Sendable, Equatable {
+        var truthCount: Int
         /// All regions of the group, scored or not.
-        public var regionCount: Int
+        var regionCount: Int
         /// Regions with at least one same-keyword truth in the file: the precision denominator.
-        public var scoredRegionCount: Int
+        var scoredRegionCount: Int
         /// Mean over truths of the best IoU; nil without truths.
         public var meanBestIoU: Double?
         /// Per threshold (same order as ``TruthScore/thresholds``).
@@ -52,26 +52,26 @@ public struct TruthScore: Sendable {
 
     /// The best match of one truth polygon.
     public struct TruthMatch: Sendable, Equatable {
-        public var truthID: JSONValue
+        var truthID: JSONValue
         public var keyword: String
-        public var bestIoU: Double
+        var bestIoU: Double
         /// The region with the best IoU; nil when no region overlaps the truth.
-        public var regionID: JSONValue?
+        var regionID: JSONValue?
         /// Truth area in m².
         public var area: Double
     }
 
     public var thresholds: [Double]
-    public var overall: Metrics
+    var overall: Metrics
     /// Per keyword label (`*` for features without keyword), in code-point order.
-    public var byKeyword: [(keyword: String, metrics: Metrics)]
+    var byKeyword: [(keyword: String, metrics: Metrics)]
     /// One entry per truth feature, in file order.
     public var truths: [TruthMatch]
     /// The CRS areas were measured in (nil when both files are empty).
     public var crs: CRSChoice?
     public var inputs: [EvaluationInput]
     /// Caveats a reader must know (undefined values reported as 0, unscored regions, …).
-    public var notes: [String]
+    var notes: [String]
 
     /// Machine-readable report. Leading members have evaluate.py's names and order.
     public var json: JSONValue {

@@ -3,13 +3,13 @@
 /// The graph is built over distinct locations only: each group's *representative* is its lowest
 /// index, and every other member (a *duplicate*) is later linked to it by a single zero-length
 /// edge. Coordinates compare as numbers, so −0.0 equals +0.0.
-public struct CoincidentPoints: Sendable {
+struct CoincidentPoints: Sendable {
     /// For each point, the lowest index with the same coordinates (itself for representatives).
     public let representative: [UInt32]
     /// The representatives in ascending order: the distinct locations.
     public let unique: [UInt32]
 
-    public var duplicateCount: Int { representative.count - unique.count }
+    var duplicateCount: Int { representative.count - unique.count }
 
     public init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) {
         let n = x.count

@@ -21,19 +21,19 @@ import RegionSearchCore
 /// are no triangles and ``chain`` lists them in order along the line.
 ///
 /// Input points must be distinct and finite; callers collapse duplicates first (see ``CoincidentPoints``).
-public struct DelaunayTriangulation {
+struct DelaunayTriangulation {
     /// Vertex indices, three per triangle, clockwise.
-    public private(set) var triangles: [UInt32] = []
+    private(set) var triangles: [UInt32] = []
     /// Twin halfedge of each halfedge, −1 on the hull.
-    public private(set) var halfedges: [Int32] = []
+    private(set) var halfedges: [Int32] = []
     /// Collinear input only: the points in order along their line (empty otherwise).
     public private(set) var chain: [UInt32] = []
     /// Points the sweep found on or inside the hull (rounding in the distance sort) and inserted
     /// afterwards by point location; 0 except for near-degenerate input.
     public private(set) var lateInsertions = 0
-    public let pointCount: Int
+    let pointCount: Int
 
-    public var triangleCount: Int { triangles.count / 3 }
+    var triangleCount: Int { triangles.count / 3 }
 
     /// Triangulates the points (x[i], y[i]).
     public init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) {
@@ -148,7 +148,7 @@ public struct DelaunayTriangulation {
     }
 
     /// Number of halfedges on the convex hull (= hull vertices, counting collinear ones).
-    public var hullEdgeCount: Int { halfedges.reduce(0) { $0 + ($1 < 0 ? 1 : 0) } }
+    var hullEdgeCount: Int { halfedges.reduce(0) { $0 + ($1 < 0 ? 1 : 0) } }
 
     /// Points sorted along their common line: lexicographic (x, y) order is the order along any line.
     static func collinearChain(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) -> [UInt32] {

@@ -7,7 +7,7 @@
 ///
 /// Valid when no intermediate product overflows or underflows: coordinates that are 0 or of
 /// magnitude 1e-30…1e30, which ``GraphBuilder`` checks on input.
-public enum GeometricPredicates {
+enum GeometricPredicates {
     private typealias E = ExpansionArithmetic
     private static let eps = E.epsilon
     private static let resultErrBound = (3.0 + 8.0 * eps) * eps
@@ -20,7 +20,7 @@ public enum GeometricPredicates {
     /// Positive when a, b, c turn counter-clockwise (c left of the line a→b), negative when
     /// clockwise, zero when collinear — exactly.
     @inline(__always)
-    public static func orient2d(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double)
+    static func orient2d(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double)
         -> Double
     {
         let detleft = (ax - cx) * (by - cy)
@@ -88,7 +88,7 @@ public enum GeometricPredicates {
     /// counter-clockwise (the sign flips for clockwise a, b, c); zero when the four points are
     /// cocircular — exactly.
     @inline(__always)
-    public static func incircle(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
+    static func incircle(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
         _ dx: Double, _ dy: Double) -> Double
     {
         let adx = ax - dx, bdx = bx - dx, cdx = cx - dx

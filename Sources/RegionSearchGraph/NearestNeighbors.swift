@@ -8,7 +8,7 @@ import RegionSearchCore
 /// unique exact one). Points must be distinct (see ``CoincidentPoints``): leaves then hold a fixed
 /// number of points however dense a neighbourhood is, so a 30× or 1000× density contrast costs
 /// nothing extra.
-public struct NearestNeighbors: Sendable {
+struct NearestNeighbors: Sendable {
     /// Neighbours per point: min(k, n − 1).
     public let k: Int
     /// `neighbors[i * k ..< (i + 1) * k]`: point i's neighbours, nearest first.
@@ -43,7 +43,7 @@ public struct NearestNeighbors: Sendable {
 
     /// Hands over the lists and leaves this value empty, so the caller owns the only reference
     /// and can reorder them in place.
-    public mutating func takeNeighbors() -> [UInt32] {
+    mutating func takeNeighbors() -> [UInt32] {
         let lists = neighbors
         neighbors = []
         return lists

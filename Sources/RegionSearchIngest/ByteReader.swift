@@ -6,7 +6,7 @@ import RegionSearchCore
 #endif
 
 /// Why an input file could not be read at all (as opposed to one bad record in it).
-public enum InputError: Error, CustomStringConvertible, ExitCoded {
+enum InputError: Error, CustomStringConvertible, ExitCoded {
     case cannotOpen(path: String, reason: String)
     case readFailed(path: String, reason: String)
     case corruptCompression(path: String, offset: UInt64, reason: String)
@@ -39,9 +39,9 @@ public final class ByteReader {
     private var inputPos = 0
     private var sawEOF = false
     /// Bytes read from the file (compressed bytes for gzip input).
-    public private(set) var fileBytesRead: UInt64 = 0
+    private(set) var fileBytesRead: UInt64 = 0
     /// Bytes delivered to the caller (decompressed).
-    public private(set) var bytesDelivered: UInt64 = 0
+    private(set) var bytesDelivered: UInt64 = 0
     /// Total size of the file on disk.
     public let fileSize: UInt64
 
@@ -161,7 +161,7 @@ public final class ByteReader {
 }
 
 /// Inflates one zlib-wrapped buffer of known decompressed size (OSM PBF blobs).
-public func zlibInflate(_ data: UnsafeRawBufferPointer, expectedSize: Int) -> [UInt8]? {
+func zlibInflate(_ data: UnsafeRawBufferPointer, expectedSize: Int) -> [UInt8]? {
     guard expectedSize >= 0, expectedSize <= 1 << 30 else { return nil }
     var out = [UInt8](repeating: 0, count: expectedSize)
     var destLen = uLongf(expectedSize)

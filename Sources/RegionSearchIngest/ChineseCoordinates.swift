@@ -25,7 +25,7 @@ public enum ChineseCoordinates {
 
     /// Whether the GCJ-02 offset applies at this WGS84/GCJ-02 position.
     @inline(__always)
-    public static func isInsideChina(lon: Double, lat: Double) -> Bool {
+    static func isInsideChina(lon: Double, lat: Double) -> Bool {
         lon >= 72.004 && lon <= 137.8347 && lat >= 0.8293 && lat <= 55.8271
     }
 
@@ -51,7 +51,7 @@ public enum ChineseCoordinates {
     }
 
     /// WGS84 → GCJ-02 (the published forward transform).
-    public static func wgs84ToGCJ02(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
+    static func wgs84ToGCJ02(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
         guard isInsideChina(lon: lon, lat: lat) else { return (lon, lat) }
         let d = offset(lon: lon, lat: lat)
         return (lon + d.dLon, lat + d.dLat)
@@ -61,7 +61,7 @@ public enum ChineseCoordinates {
     /// starting from w = g, until the correction is below `tolerance` degrees. The offset's
     /// derivative is of order 1e-5, so each step gains about five digits and two to three
     /// steps suffice; the iteration count is capped for safety.
-    public static func gcj02ToWGS84(lon: Double, lat: Double, tolerance: Double = 1e-7) -> (lon: Double, lat: Double) {
+    static func gcj02ToWGS84(lon: Double, lat: Double, tolerance: Double = 1e-7) -> (lon: Double, lat: Double) {
         guard isInsideChina(lon: lon, lat: lat) else { return (lon, lat) }
         var wLon = lon
         var wLat = lat
@@ -77,14 +77,14 @@ public enum ChineseCoordinates {
     }
 
     /// GCJ-02 → BD-09 (the published forward transform).
-    public static func gcj02ToBD09(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
+    static func gcj02ToBD09(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
         let z = sqrt(lon * lon + lat * lat) + 0.000_02 * sin(lat * baiduFactor)
         let theta = atan2(lat, lon) + 0.000_003 * cos(lon * baiduFactor)
         return (z * cos(theta) + 0.0065, z * sin(theta) + 0.006)
     }
 
     /// BD-09 → GCJ-02 (the published closed-form inverse).
-    public static func bd09ToGCJ02(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
+    static func bd09ToGCJ02(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
         let x = lon - 0.0065
         let y = lat - 0.006
         let z = sqrt(x * x + y * y) - 0.000_02 * sin(y * baiduFactor)
@@ -93,7 +93,7 @@ public enum ChineseCoordinates {
     }
 
     /// BD-09 → WGS84 (closed form to GCJ-02, then the iterative inverse).
-    public static func bd09ToWGS84(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
+    static func bd09ToWGS84(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
         let g = bd09ToGCJ02(lon: lon, lat: lat)
         return gcj02ToWGS84(lon: g.lon, lat: g.lat)
     }

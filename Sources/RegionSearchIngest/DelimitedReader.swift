@@ -54,11 +54,11 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
     /// Whether the first record was taken as a header.
     public var hasHeader: Bool { parser.hasHeader }
     /// Header field names (empty without a header).
-    public var headerFields: [String] { parser.headerFields }
+    var headerFields: [String] { parser.headerFields }
     /// The header line as it appears in the file, for the rejects file.
-    public var headerText: String? { parser.headerText }
+    var headerText: String? { parser.headerText }
     /// Fields every record must have.
-    public var expectedFieldCount: Int { parser.expectedFieldCount }
+    var expectedFieldCount: Int { parser.expectedFieldCount }
     public var columns: ResolvedColumns { parser.columns }
     /// Which columns were guessed from the header, as "key='name'" (for the log).
     public var guessedColumns: [String] { parser.guessedColumns }
@@ -68,23 +68,23 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
     public var bytesRead: UInt64 { parser.bytesRead }
 
     /// Header names tried, in order, when a column is not given (compared case-insensitively).
-    public static var guessNames: [(key: String, names: [String])] { DelimitedParser.guessNames }
+    static var guessNames: [(key: String, names: [String])] { DelimitedParser.guessNames }
 
-    public func nextBatch(_ batch: inout RecordBatch, limit: Int) throws -> Bool {
+    func nextBatch(_ batch: inout RecordBatch, limit: Int) throws -> Bool {
         try parser.fill(&batch, limit: limit)
     }
 
-    public func recordText(inLastBatch k: Int) -> String {
+    func recordText(inLastBatch k: Int) -> String {
         let s = parser.rawStart[k]
         let e = parser.rawEnd[k]
         return String(decoding: UnsafeBufferPointer(start: parser.buf + s, count: e - s), as: UTF8.self)
     }
 
-    public var keywordSplitRules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] {
+    var keywordSplitRules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] {
         parser.columns.keywords.map { ($0.split, $0.separator) }
     }
 
-    public var missingValues: [String] { parser.spec.missingValues }
+    var missingValues: [String] { parser.spec.missingValues }
 
     public func next() throws -> ReadResult? {
         guard try parser.fill(&single, limit: 1) else { return nil }
@@ -106,9 +106,9 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
         return .record(record)
     }
 
-    public func lastRecordText() -> String { single.count > 0 ? recordText(inLastBatch: 0) : "" }
+    func lastRecordText() -> String { single.count > 0 ? recordText(inLastBatch: 0) : "" }
 
-    public func lastCoordinateText() -> String? { single.count > 0 ? single.coordinateText(0) : nil }
+    func lastCoordinateText() -> String? { single.count > 0 ? single.coordinateText(0) : nil }
 
     /// A one-line description of the column mapping, for the log.
     public var mappingDescription: String {

@@ -21,10 +21,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     public let path: String
     public let spec: InputSpec
     /// Top-level values read, by kind, for the log ("1 FeatureCollection", "1200 Features").
-    public private(set) var collectionsSeen = 0
-    public private(set) var topLevelFeatures = 0
+    private(set) var collectionsSeen = 0
+    private(set) var topLevelFeatures = 0
     /// Non-fatal oddities (a `crs` member naming another CRS), for the log.
-    public private(set) var warnings: [String] = []
+    private(set) var warnings: [String] = []
 
     private let reader: ByteReader
     private let maxRecordBytes: Int
@@ -524,11 +524,11 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
 
     // MARK: - Diagnostics
 
-    public func lastRecordText() -> String {
+    func lastRecordText() -> String {
         guard lastStartAbs >= base, lastEndAbs >= lastStartAbs, lastEndAbs <= base + UInt64(end) else { return "" }
         return text(lastStartAbs, lastEndAbs)
     }
 
-    public func lastCoordinateText() -> String? { nil }
+    func lastCoordinateText() -> String? { nil }
 
 }

@@ -13,11 +13,11 @@ public struct IngestCounts: Sendable, Equatable {
     public var keptDuplicates = 0
     public var blankLines = 0
     /// Rejects by kind (the reason up to its first ':').
-    public var rejectReasons: [String: Int] = [:]
+    var rejectReasons: [String: Int] = [:]
 
     public init() {}
 
-    public var invariantHolds: Bool {
+    var invariantHolds: Bool {
         read == accepted + rejected + mergedDuplicates + droppedDuplicates && keptDuplicates <= accepted
             && rejectReasons.values.reduce(0, +) == rejected
     }

@@ -2,7 +2,7 @@ import Foundation
 import RegionSearchCore
 
 /// Why ingest refused its inputs as a whole.
-public enum IngestError: Error, CustomStringConvertible, ExitCoded {
+enum IngestError: Error, CustomStringConvertible, ExitCoded {
     case emptyInput(path: String, blankLines: Int)
     case noUsableRows(total: IngestCounts)
     case tooManyRejects(path: String, counts: IngestCounts, limit: Double, rejectsPath: String)

@@ -17,31 +17,31 @@ public struct IngestSettings: Sendable {
 
     public var duplicates = DuplicatePolicy.merge
     /// Fail when more than this share of an input's records is rejected.
-    public var maxRejectRatio = 0.1
+    var maxRejectRatio = 0.1
     /// Reject records outside this box (WGS84, after conversion).
     public var bbox: GeoBox?
     /// Reject records at exactly lon = lat = 0 (a common "no coordinates" placeholder).
-    public var rejectNullIsland = true
+    var rejectNullIsland = true
     /// Add the name to the keyword values.
-    public var nameAsKeyword = false
+    var nameAsKeyword = false
 
     public init() {}
 }
 
 extension IngestSettings: StageOptions {
-    public static let duplicatesSpec = ParameterSpec(
+    static let duplicatesSpec = ParameterSpec(
         "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }), default: .string("merge"),
         help: "What to do with a record whose id already occurred in the same input: keep_first drops it, merge adds its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI.")
-    public static let maxRejectRatioSpec = ParameterSpec(
+    static let maxRejectRatioSpec = ParameterSpec(
         "max_reject_ratio", .number(min: 0, max: 1), default: .number(0.1),
         help: "Fail (exit 3) when more than this share of an input's records is rejected; the rejects file is still written.")
-    public static let bboxSpec = ParameterSpec(
+    static let bboxSpec = ParameterSpec(
         "bbox", .string, default: .null,
         help: "Reject POIs outside west,south,east,north (WGS84 degrees, after CRS conversion); west > east crosses the antimeridian.")
-    public static let rejectNullIslandSpec = ParameterSpec(
+    static let rejectNullIslandSpec = ParameterSpec(
         "reject_null_island", .boolean, default: .bool(true),
         help: "Reject records at exactly lon = lat = 0, the usual placeholder for unknown coordinates.")
-    public static let nameAsKeywordSpec = ParameterSpec(
+    static let nameAsKeywordSpec = ParameterSpec(
         "name_as_keyword", .boolean, default: .bool(false),
         help: "Also add each POI's name to its keyword text, so keyword queries match names.")
 

@@ -6,11 +6,11 @@
 ///   optional UTF-8 byte-order mark and white space is `{`, `[` or RS (0x1E);
 /// - OSM XML: the text starts with `<?xml` or `<osm`;
 /// - anything else is delimited text (the delimiter is sniffed by ``DelimitedReader``).
-public enum InputFormatDetector {
+enum InputFormatDetector {
     /// How many leading bytes ``detect(_:)`` needs at most.
-    public static let prefixLength = 4096
+    static let prefixLength = 4096
 
-    public static func detect(_ prefix: [UInt8]) -> InputSpec.Format {
+    static func detect(_ prefix: [UInt8]) -> InputSpec.Format {
         let pbf: [UInt8] = [0x0A, 0x09] + Array("OSMHeader".utf8)
         if prefix.count >= 4 + pbf.count, prefix[0] == 0, prefix[1] == 0, prefix[2] == 0,
             Array(prefix[4..<(4 + pbf.count)]) == pbf
@@ -34,7 +34,7 @@ public enum InputFormatDetector {
     }
 
     /// The format family of a concrete format.
-    public static func family(of format: InputSpec.Format) -> InputSpec.Family {
+    static func family(of format: InputSpec.Format) -> InputSpec.Family {
         switch format {
         case .auto, .csv: return .delimited
         case .geojson: return .geojson

@@ -57,7 +57,7 @@ public struct InputSpec: Sendable {
     }
 
     /// The order of the two numbers in a combined coordinate column.
-    public enum CoordinateOrder: String, CaseIterable, Sendable {
+    enum CoordinateOrder: String, CaseIterable, Sendable {
         case lonLat = "lon_lat"
         case latLon = "lat_lon"
     }
@@ -92,7 +92,7 @@ public struct InputSpec: Sendable {
         public init() {}
 
         /// Whether any coordinate column was given.
-        public var hasCoordinates: Bool { lon != nil || lat != nil || coordinates != nil || wkt != nil }
+        var hasCoordinates: Bool { lon != nil || lat != nil || coordinates != nil || wkt != nil }
 
         /// Every column given, with its key, for validation against a header.
         var all: [(String, ColumnRef)] {
@@ -110,24 +110,24 @@ public struct InputSpec: Sendable {
 
     /// Options passed to the OSM readers; nil keeps the reader's default.
     public struct OSMSettings: Sendable, Equatable {
-        public var poiKeys: [String]?
-        public var keywordKeys: [String]?
-        public var nameKey: String?
+        var poiKeys: [String]?
+        var keywordKeys: [String]?
+        var nameKey: String?
         public init() {}
     }
 
     /// The families of input formats; the rejects file follows the family of its inputs.
-    public enum Family: String, Sendable {
+    enum Family: String, Sendable {
         case delimited, geojson, osm
     }
 
     /// Values that mean "missing" by default (besides the empty string, which always does).
-    public static let defaultMissingValues = ["NULL", "null", "NaN", "nan", "N/A", "None"]
+    static let defaultMissingValues = ["NULL", "null", "NaN", "nan", "N/A", "None"]
     /// Default `max_record_bytes` for delimited text: a quoted field still open after this many
     /// bytes is taken for a stray quote.
-    public static let defaultMaxRecordBytesDelimited = 1 << 20
+    static let defaultMaxRecordBytesDelimited = 1 << 20
     /// Default `max_record_bytes` for GeoJSON: one feature may be a large polygon.
-    public static let defaultMaxRecordBytesGeoJSON = 256 << 20
+    static let defaultMaxRecordBytesGeoJSON = 256 << 20
 
     /// Where error messages say this input came from (`inputs[0]`, `input 'a.csv'`).
     public var context: String
@@ -142,14 +142,14 @@ public struct InputSpec: Sendable {
     /// around quoted ones.
     public var trim = true
     public var columns = Columns()
-    public var coordinateOrder: CoordinateOrder = .lonLat
+    var coordinateOrder: CoordinateOrder = .lonLat
     public var crs: ChineseCoordinates.System = .wgs84
-    public var keywordSplit: KeywordSplit = .auto
-    public var keywordSeparator = ";"
-    public var missingValues: [String] = InputSpec.defaultMissingValues
+    var keywordSplit: KeywordSplit = .auto
+    var keywordSeparator = ";"
+    var missingValues: [String] = InputSpec.defaultMissingValues
     public var osm = OSMSettings()
     /// nil: the format's default.
-    public var maxRecordBytes: Int?
+    var maxRecordBytes: Int?
 
     /// All keys of the JSON form, in documentation order.
     public static let keys = [
@@ -227,7 +227,7 @@ public struct InputSpec: Sendable {
     }
 
     /// Checks that the keys used suit the detected format.
-    public func checkApplicable(to family: Family) throws(UsageError) {
+    func checkApplicable(to family: Family) throws(UsageError) {
         let at = "\(context)"
         switch family {
         case .delimited:
@@ -356,7 +356,7 @@ public struct InputSpec: Sendable {
     ]
 
     /// Parses a delimiter given as one ASCII character or a name (`tab`, `\t`, `comma`, …).
-    public static func delimiterByte(_ value: JSONValue, at: String) throws(UsageError) -> UInt8 {
+    static func delimiterByte(_ value: JSONValue, at: String) throws(UsageError) -> UInt8 {
         let names = delimiterNames.map { $0.0 }.joined(separator: ", ")
         guard let s = value.stringValue else { throw UsageError("\(at): expected a string, got \(value.typeName)") }
         if let named = delimiterNames.first(where: { $0.0 == s.lowercased() }) { return named.1 }

@@ -13,7 +13,7 @@ import Foundation
 /// - `auto`: `list` when the trimmed value starts with `[` and ends with `]`, else `hierarchy`.
 ///
 /// Every resulting value is trimmed and dropped when empty or equal to a missing-value marker.
-public struct KeywordSplitter: Sendable {
+struct KeywordSplitter: Sendable {
     private let missing: MissingValues
 
     public init(missingValues: [String]) {
@@ -22,16 +22,16 @@ public struct KeywordSplitter: Sendable {
 
     /// A keyword value found by ``collect(_:mode:separator:into:scratch:)``: a byte range of the
     /// field, or of `scratch` (list items that had escapes).
-    public struct ValueSlice: Sendable {
+    struct ValueSlice: Sendable {
         public var start: Int32
         public var count: Int32
-        public var inScratch: Bool
+        var inScratch: Bool
     }
 
     /// Appends the keyword values of `field` to `values` (without a closure, so hot callers
     /// need not copy anything); unescaped list items are stored in `scratch`.
     @inline(__always)
-    public func collect(
+    func collect(
         _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: UnsafeBufferPointer<UInt8>,
         into values: inout [ValueSlice], scratch: inout [UInt8]
     ) {
@@ -54,7 +54,7 @@ public struct KeywordSplitter: Sendable {
     }
 
     /// Calls `body` with each keyword value of `field`, in order.
-    public func forEachValue(
+    func forEachValue(
         _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: UnsafeBufferPointer<UInt8>,
         _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) {

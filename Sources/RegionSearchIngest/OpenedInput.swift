@@ -9,7 +9,7 @@ public struct OpenedInput {
     public let spec: InputSpec
     /// The concrete format (never `auto`).
     public let format: InputSpec.Format
-    public var family: InputSpec.Family { InputFormatDetector.family(of: format) }
+    var family: InputSpec.Family { InputFormatDetector.family(of: format) }
     public let source: RecordSource
     /// Content hash of the file as stored (compressed bytes for gzip input).
     public let contentHash: ContentHash
@@ -19,7 +19,7 @@ public struct OpenedInput {
     /// The delimiter in use, for delimited text.
     public var delimiter: UInt8? { (source as? DelimitedReader)?.delimiter }
     /// The header line as in the file, for delimited text with a header.
-    public var headerText: String? { (source as? DelimitedReader)?.headerText }
+    var headerText: String? { (source as? DelimitedReader)?.headerText }
 
     /// Opens `spec.path`: hashes the file, detects the format when `auto`, checks the spec's
     /// keys against it, and creates the reader.

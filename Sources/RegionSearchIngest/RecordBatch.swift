@@ -7,9 +7,9 @@ import RegionSearchCore
 /// record, references to the fields that matter; fields that had to be unescaped live in
 /// `extra`. Keyword fields are split and normalised by the consumer. Rejected records keep
 /// their slot, so the order of accepted and rejected records is preserved.
-public struct RecordBatch {
+struct RecordBatch {
     /// A byte range in `text`, or in `extra` when `start` is negative (`~start`..<`end`).
-    public struct FieldRef: Sendable {
+    struct FieldRef: Sendable {
         public var start: Int32
         public var end: Int32
         public static let empty = FieldRef(start: 0, end: 0)
@@ -17,7 +17,7 @@ public struct RecordBatch {
 
     /// A keyword field and the index of its split rule in the source's keyword columns; -1
     /// means the field is one value already (split by the reader).
-    public struct KeywordField: Sendable {
+    struct KeywordField: Sendable {
         public var ref: FieldRef
         public var column: Int32
     }
@@ -27,11 +27,11 @@ public struct RecordBatch {
         public var id: FieldRef
         public var name: FieldRef
         /// ``ShortHash`` of the id bytes (0 for an empty id), computed by the reading side.
-        public var idHash: UInt64
+        var idHash: UInt64
         /// End of this record's fields in `keywordFields` (start: the previous entry's end).
-        public var keywordEnd: Int32
+        var keywordEnd: Int32
         /// -1 for a usable record, else the index of its entry in `rejected`.
-        public var rejectSlot: Int32
+        var rejectSlot: Int32
         /// As given by the reader (converted to WGS84 after validation); NaN when missing.
         public var lon: Double
         public var lat: Double
@@ -40,12 +40,12 @@ public struct RecordBatch {
     }
 
     public var entries: [Entry] = []
-    public var keywordFields: [KeywordField] = []
+    var keywordFields: [KeywordField] = []
     public var text: [UInt8] = []
     public var extra: [UInt8] = []
     public var rejected: [RejectedRecord] = []
     /// Coordinate text of records whose coordinates could not be read (record index, text).
-    public var coordinateTexts: [(Int, String)] = []
+    var coordinateTexts: [(Int, String)] = []
 
     public init() {}
 
@@ -62,13 +62,13 @@ public struct RecordBatch {
 
     /// Stores bytes in `extra` and returns their reference.
     @inline(__always)
-    public mutating func addExtra(_ bytes: UnsafeBufferPointer<UInt8>) -> FieldRef {
+    mutating func addExtra(_ bytes: UnsafeBufferPointer<UInt8>) -> FieldRef {
         let start = extra.count
         extra.append(contentsOf: bytes)
         return FieldRef(start: ~Int32(start), end: Int32(extra.count))
     }
 
-    public mutating func addExtra(_ s: String) -> FieldRef {
+    mutating func addExtra(_ s: String) -> FieldRef {
         var s = s
         return s.withUTF8 { addExtra($0) }
     }
@@ -98,22 +98,22 @@ public struct RecordBatch {
     }
 
     /// Marks record k as rejected (by the driver's validation).
-    public mutating func reject(_ k: Int, _ r: RejectedRecord) {
+    mutating func reject(_ k: Int, _ r: RejectedRecord) {
         entries[k].rejectSlot = Int32(rejected.count)
         rejected.append(r)
     }
 
     @inline(__always)
-    public func isRejected(_ k: Int) -> Bool { entries[k].rejectSlot >= 0 }
+    func isRejected(_ k: Int) -> Bool { entries[k].rejectSlot >= 0 }
 
     /// Range of record k's fields in `keywordFields`.
     @inline(__always)
-    public func keywordRange(_ k: Int) -> Range<Int> {
+    func keywordRange(_ k: Int) -> Range<Int> {
         (k == 0 ? 0 : Int(entries[k - 1].keywordEnd))..<Int(entries[k].keywordEnd)
     }
 
     /// The coordinate text recorded for record k, if any.
-    public func coordinateText(_ k: Int) -> String? {
+    func coordinateText(_ k: Int) -> String? {
         for (i, t) in coordinateTexts where i == k { return t }
         return nil
     }
@@ -127,7 +127,7 @@ public struct RecordBatch {
     }
 
     /// Turns ``FieldRef``s into bytes.
-    public struct FieldResolver {
+    struct FieldResolver {
         let text: UnsafeBufferPointer<UInt8>
         let extra: UnsafeBufferPointer<UInt8>
 
@@ -143,7 +143,7 @@ public struct RecordBatch {
 }
 
 /// A reader that can fill a ``RecordBatch`` directly (the fast path of the ingest driver).
-public protocol RecordBatchSource: RecordSource {
+protocol RecordBatchSource: RecordSource {
     /// Clears `batch` and fills it with up to `limit` records; false when the input had no more
     /// records.
     func nextBatch(_ batch: inout RecordBatch, limit: Int) throws -> Bool
@@ -164,7 +164,7 @@ extension StringColumn {
     }
 
     /// Drops the strings from index `n` on.
-    public mutating func truncate(to n: Int) {
+    mutating func truncate(to n: Int) {
         guard n < count else { return }
         bytes.removeSubrange(Int(offsets[n])...)
         offsets.removeSubrange((n + 1)...)

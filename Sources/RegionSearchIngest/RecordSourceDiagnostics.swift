@@ -7,7 +7,7 @@ import RegionSearchCore
 /// The answers are only valid until the following call to `next()`: readers keep no copy of
 /// the text of accepted records. Readers that do not adopt this protocol get a description built
 /// from the ``RawRecord`` instead.
-public protocol RecordSourceDiagnostics: RecordSource {
+protocol RecordSourceDiagnostics: RecordSource {
     /// The last record as it appeared in the input (without its line terminator).
     func lastRecordText() -> String
     /// The coordinate text of the last record when it was present but could not be read as
@@ -18,7 +18,7 @@ public protocol RecordSourceDiagnostics: RecordSource {
 extension RawRecord {
     /// A faithful one-line description of a record for readers without ``RecordSourceDiagnostics``
     /// (binary formats): the fields the reader extracted, as a JSON object.
-    public var descriptionForRejects: String {
+    var descriptionForRejects: String {
         JSONValue.object([
             ("id", .string(id)), ("name", .string(name)),
             ("keywords", .array(keywords.map { .string($0) })),

@@ -7,10 +7,10 @@ import RegionSearchCore
 /// 3. exactly lon = lat = 0, as given → `null island` (unless disabled);
 /// 4. conversion from the input's CRS (GCJ-02, BD-09) to WGS84;
 /// 5. outside the declared bbox (WGS84) → `outside bbox`.
-public struct RecordValidator: Sendable {
+struct RecordValidator: Sendable {
     public let crs: ChineseCoordinates.System
     public let bbox: GeoBox?
-    public let rejectNullIsland: Bool
+    let rejectNullIsland: Bool
 
     public init(crs: ChineseCoordinates.System, bbox: GeoBox?, rejectNullIsland: Bool) {
         self.crs = crs

@@ -17,13 +17,13 @@ import RegionSearchCore
 ///
 /// Rejected (with the reason): a missing or null geometry, an unknown type, empty coordinates,
 /// positions that are not arrays of at least two numbers.
-public enum RepresentativePoint {
+enum RepresentativePoint {
     public enum Outcome: Equatable {
         case point(lon: Double, lat: Double)
         case failure(String)
     }
 
-    typealias Position = (x: Double, y: Double)
+    public typealias Position = (x: Double, y: Double)
 
     private struct Failure: Error {
         var reason: String

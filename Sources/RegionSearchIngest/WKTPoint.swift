@@ -3,7 +3,7 @@ import RegionSearchCore
 /// Reads a WKT or EWKT point: `POINT(lon lat)`, `POINT Z (lon lat h)`, `POINT M`, `POINT ZM`,
 /// `SRID=4326;POINT(...)`, `POINT EMPTY`; case-insensitive, blanks allowed anywhere between
 /// tokens. Other geometry types, other SRIDs and malformed text are `.invalid`.
-public enum WKTPoint: Equatable {
+enum WKTPoint: Equatable {
     case point(Double, Double)
     case empty
     case invalid

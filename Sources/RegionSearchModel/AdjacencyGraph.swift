@@ -114,7 +114,7 @@ public struct AdjacencyGraph: Sendable {
     }
 
     /// Undirected edges (i < j), in row order.
-    public var edgeList: [(UInt32, UInt32)] {
+    var edgeList: [(UInt32, UInt32)] {
         var out: [(UInt32, UInt32)] = []
         out.reserveCapacity(edgeCount)
         for i in 0..<nodeCount {

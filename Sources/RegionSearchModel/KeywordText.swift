@@ -57,7 +57,7 @@ public enum KeywordText {
 
 /// Memoises ``KeywordText/normalize(_:)`` for repeated values (categories repeat a lot: a
 /// million POIs typically carry a few thousand distinct category strings).
-public struct KeywordNormalizer {
+struct KeywordNormalizer {
     private var cache: [String: String] = [:]
     private let limit: Int
 

@@ -1,6 +1,6 @@
 /// ColorBrewer single-hue ramps (light → dark), one per keyword in query order, so denser
 /// regions are drawn darker as in the original map application.
-public enum ColorRamp {
+enum ColorRamp {
     /// (light, dark) RGB pairs: Reds, Blues, Greens, Purples, Oranges, Greys.
     static let ramps: [((Int, Int, Int), (Int, Int, Int))] = [
         ((0xFE, 0xE0, 0xD2), (0xA5, 0x0F, 0x15)),
@@ -12,7 +12,7 @@ public enum ColorRamp {
     ]
 
     /// The colour at depth `t` in [0, 1] (1 = darkest) of keyword `keyword`'s ramp, as "#rrggbb".
-    public static func color(keyword: Int, depth t: Double) -> String {
+    static func color(keyword: Int, depth t: Double) -> String {
         let (lo, hi) = ramps[keyword % ramps.count]
         let tt = min(1, max(0, t.isFinite ? t : 1))
         func mix(_ a: Int, _ b: Int) -> Int { Int((Double(a) + (Double(b) - Double(a)) * tt).rounded()) }

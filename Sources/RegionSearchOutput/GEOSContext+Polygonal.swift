@@ -34,7 +34,7 @@ extension GEOSContext {
     }
 
     /// An empty polygon (the union of nothing).
-    public func emptyPolygon() throws(GEOSError) -> GEOSGeometry {
+    func emptyPolygon() throws(GEOSError) -> GEOSGeometry {
         try wrap(GEOSGeom_createEmptyPolygon_r(handle), "empty polygon")
     }
 
@@ -76,7 +76,7 @@ extension GEOSGeometry {
     }
 
     /// GEOS's unary union: dissolves overlaps between the parts of a collection.
-    public func unaryUnion() throws(GEOSError) -> GEOSGeometry {
+    func unaryUnion() throws(GEOSError) -> GEOSGeometry {
         try context.wrap(GEOSUnaryUnion_r(context.handle, pointer), "unary union")
     }
 

@@ -50,7 +50,7 @@ public final class GEOSContext {
     }
 
     /// A MultiPoint of the given points.
-    public func multiPoint(x: [Double], y: [Double]) throws(GEOSError) -> GEOSGeometry {
+    func multiPoint(x: [Double], y: [Double]) throws(GEOSError) -> GEOSGeometry {
         var points: [OpaquePointer?] = []
         points.reserveCapacity(x.count)
         for i in 0..<x.count {
@@ -93,16 +93,16 @@ public final class GEOSGeometry {
 
     private var h: GEOSContextHandle_t { context.handle }
 
-    public var typeID: Int32 { GEOSGeomTypeId_r(h, pointer) }
+    var typeID: Int32 { GEOSGeomTypeId_r(h, pointer) }
     public var isPolygon: Bool { typeID == Int32(GEOS_POLYGON.rawValue) }
     public var isEmpty: Bool { GEOSisEmpty_r(h, pointer) == 1 }
 
-    public func convexHull() throws(GEOSError) -> GEOSGeometry {
+    func convexHull() throws(GEOSError) -> GEOSGeometry {
         try context.wrap(GEOSConvexHull_r(h, pointer), "convex hull")
     }
 
     /// GEOS's concave hull (ratio 1 = convex hull, smaller = tighter), without holes.
-    public func concaveHull(ratio: Double) throws(GEOSError) -> GEOSGeometry {
+    func concaveHull(ratio: Double) throws(GEOSError) -> GEOSGeometry {
         try context.wrap(GEOSConcaveHull_r(h, pointer, ratio, 0), "concave hull")
     }
 
@@ -152,7 +152,7 @@ public final class GEOSGeometry {
     }
 
     /// The largest polygon of a (multi)polygon or collection, or nil when there is none.
-    public func largestPolygon() throws(GEOSError) -> GEOSGeometry? {
+    func largestPolygon() throws(GEOSError) -> GEOSGeometry? {
         if isPolygon { return isEmpty ? nil : self }
         var best: GEOSGeometry?
         for i in 0..<geometryCount {
@@ -163,7 +163,7 @@ public final class GEOSGeometry {
     }
 
     /// Exterior ring coordinates of a polygon (closed: first == last).
-    public func exteriorRing() throws(GEOSError) -> (x: [Double], y: [Double]) {
+    func exteriorRing() throws(GEOSError) -> (x: [Double], y: [Double]) {
         guard isPolygon, let ring = GEOSGetExteriorRing_r(h, pointer), let seq = GEOSGeom_getCoordSeq_r(h, ring) else {
             throw context.error("GEOS exterior ring")
         }

@@ -50,7 +50,7 @@ public enum RegionFeatureSchema {
     }
 
     /// Rounds to 6 significant digits (p-values span hundreds of orders of magnitude).
-    public static func significant(_ v: Double) -> Double {
+    static func significant(_ v: Double) -> Double {
         guard v.isFinite, v != 0 else { return v.isFinite ? 0 : 1 }
         let e = floor(log10(abs(v)))
         let f = pow(10, 5 - e)

@@ -26,10 +26,10 @@ import RegionSearchProjection
 public struct RegionPolygonBuilder {
     public struct Options: Sendable {
         public var concave: Bool
-        public var concaveRatio: Double
+        var concaveRatio: Double
         /// Metres; nil = half the region's median POI spacing.
         public var margin: Double?
-        public var minExtent: Double
+        var minExtent: Double
         public init(concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, minExtent: Double = 20) {
             self.concave = concave
             self.concaveRatio = concaveRatio
@@ -45,7 +45,7 @@ public struct RegionPolygonBuilder {
         public var rings: [GeoJSONWriter.Ring]
         /// Geodesic area of the output polygon on the WGS84 ellipsoid, m².
         public var areaM2: Double
-        public var marginM: Double
+        var marginM: Double
     }
 
     public let options: Options

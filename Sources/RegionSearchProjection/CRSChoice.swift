@@ -11,7 +11,7 @@ public struct CRSChoice: Sendable, Equatable {
     /// equal-area continental/world projections: areas true, shapes distorted far from the centre).
     public var isLocal: Bool
     /// The central meridian when the choice is a UTM zone.
-    public var utmCentralMeridian: Double?
+    var utmCentralMeridian: Double?
 
     public init(definition: String, explanation: String, isLocal: Bool, utmCentralMeridian: Double? = nil) {
         self.definition = definition
@@ -31,8 +31,8 @@ public struct GeographicExtent: Sendable, Equatable {
     public var north: Double
 
     /// Centre of the longitude arc, in [-180, 180).
-    public var centerLongitude: Double { normalizeLongitude(west + width / 2) }
-    public var centerLatitude: Double { (south + north) / 2 }
+    var centerLongitude: Double { normalizeLongitude(west + width / 2) }
+    var centerLatitude: Double { (south + north) / 2 }
 
     /// Computes the extent; the longitude arc is the complement of the largest empty gap between
     /// consecutive longitudes (found with a 0.01° histogram, then refined to exact values).
@@ -117,10 +117,10 @@ public func normalizeLongitude(_ l: Double) -> Double {
 extension CRSChoice {
     /// Greatest distance in degrees of longitude from a UTM zone's central meridian that `auto`
     /// still accepts: at 4.5° the UTM scale error is under 0.3 % (areas under 0.6 %).
-    public static let utmHalfWidth = 4.5
+    static let utmHalfWidth = 4.5
 
     /// Share of points `auto` may leave out when it measures the data's extent (0.5 %).
-    public static let outlierShare = 0.005
+    static let outlierShare = 0.005
 
     /// Chooses a metric CRS for data with this extent.
     ///

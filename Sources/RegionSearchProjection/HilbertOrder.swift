@@ -5,7 +5,7 @@ import RegionSearchCore
 /// Points that are close in the plane get close indices, so the graph, propagation and region
 /// stages touch memory locally (neighbours share cache lines). The order is a pure function of
 /// the coordinates, with ties broken by the original index, so it is deterministic.
-public enum HilbertOrder {
+enum HilbertOrder {
     /// Bits per axis of the curve's grid (65,536 cells per side).
     public static let bits = 16
 
@@ -55,7 +55,7 @@ public enum HilbertOrder {
     }()
 
     /// Hilbert index of cell (x, y), one level at a time (the definition ``index(x:y:)`` follows).
-    public static func indexByLevels(x: UInt32, y: UInt32) -> UInt32 {
+    static func indexByLevels(x: UInt32, y: UInt32) -> UInt32 {
         var rx: UInt32 = 0, ry: UInt32 = 0, d: UInt32 = 0
         var x = x, y = y
         var s: UInt32 = 1 << (bits - 1)
@@ -77,7 +77,7 @@ public enum HilbertOrder {
     }
 
     /// The permutation that sorts points along the curve (stable: ties keep input order).
-    public static func permutation(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) -> [UInt32] {
+    static func permutation(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) -> [UInt32] {
         let n = x.count
         guard n > 1 else { return n == 1 ? [0] : [] }
         var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
@@ -101,5 +101,5 @@ public enum HilbertOrder {
     }
 
     /// Indices 0..<n sorted by key, stable (ties keep index order).
-    public static func radixSortedIndices(_ keys: [UInt32]) -> [UInt32] { RadixSort.order(byKeys: keys) }
+    static func radixSortedIndices(_ keys: [UInt32]) -> [UInt32] { RadixSort.order(byKeys: keys) }
 }

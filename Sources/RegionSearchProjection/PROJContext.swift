@@ -29,7 +29,7 @@ public final class PROJContext {
     deinit { proj_context_destroy(handle) }
 
     /// Returns and clears the collected log messages.
-    public func drainMessages() -> [String] {
+    func drainMessages() -> [String] {
         defer { messages.removeAll() }
         return messages
     }
@@ -166,7 +166,7 @@ public enum Geodesic {
 
     /// The point reached from (lon, lat) going `distance` metres along azimuth `azimuth` (degrees
     /// clockwise from north).
-    public static func destination(lon: Double, lat: Double, azimuth: Double, distance: Double) -> (lon: Double, lat: Double) {
+    static func destination(lon: Double, lat: Double, azimuth: Double, distance: Double) -> (lon: Double, lat: Double) {
         var lat2 = 0.0, lon2 = 0.0
         withUnsafePointer(to: &wgs84) { g in
             geod_direct(g, lat, lon, azimuth, distance, &lat2, &lon2, nil)

@@ -5,7 +5,7 @@ public struct ProjectionOptions: StageOptions, Equatable {
     /// `auto`, or anything PROJ accepts (`EPSG:3067`, a PROJ string, WKT).
     public var crs: String
 
-    public static let crsSpec = ParameterSpec(
+    static let crsSpec = ParameterSpec(
         "crs", .string, default: .string("auto"),
         help: "Target CRS in metres: \"auto\" picks the UTM zone of the data when it fits one zone, an equal-area continental or polar projection when it does not, and Equal Earth for worldwide data (the choice and its reason are recorded); or anything PROJ accepts, e.g. \"EPSG:3067\".")
 

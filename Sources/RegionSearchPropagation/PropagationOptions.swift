@@ -15,16 +15,16 @@ public struct PropagationOptions: StageOptions {
     public static let keywordsSpec = ParameterSpec(
         "keywords", .stringList, default: nil,
         help: "Query keywords, one score column each. Matching: NFKC + case-folded substring, with word boundaries for scripts that have them (\"bank\" does not match \"embankment\"; \"咖啡\" matches \"瑞幸咖啡\"); a trailing * asks for a prefix match.")
-    public static let alphaSpec = ParameterSpec(
+    static let alphaSpec = ParameterSpec(
         "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.9),
         help: "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.9 ≈ 10 hops: a street-block cluster; higher finds broader districts, lower tighter cores).")
-    public static let toleranceSpec = ParameterSpec(
+    static let toleranceSpec = ParameterSpec(
         "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(1e-6),
         help: "Stop a keyword when no score changes by more than this between iterations.")
-    public static let maxIterationsSpec = ParameterSpec(
+    static let maxIterationsSpec = ParameterSpec(
         "max_iterations", .integer(min: 1, max: 100_000), default: .number(1000),
         help: "Iteration cap per keyword; a keyword that hits it is reported as not converged.")
-    public static let solverSpec = ParameterSpec(
+    static let solverSpec = ParameterSpec(
         "solver", .choice(LabelPropagation.Solver.allCases.map { $0.rawValue }), default: .string("chebyshev"),
         help: "How the fixed point F* = (1−α)(I−αS)⁻¹Y is reached: \"jacobi\" is Zhou's iteration as written; \"chebyshev\" accelerates it with the known spectrum of S (same F*, about a third of the iterations).")
 
@@ -33,8 +33,8 @@ public struct PropagationOptions: StageOptions {
     public init(_ p: Parameters) throws(ParameterError) {
         keywords = p.strings(Self.keywordsSpec)
         guard !keywords.isEmpty else { throw ParameterError(Self.keywordsSpec, "give at least one keyword") }
-        for q in keywords where KeywordMatcher(q).normalized.isEmpty {
-            throw ParameterError(Self.keywordsSpec, "\"\(q)\" is empty after normalisation")
+        for (i, q) in keywords.enumerated() where KeywordMatcher(q).normalized.isEmpty {
+            throw ParameterError(Self.keywordsSpec, index: i, "\"\(q)\" is empty after normalisation")
         }
         solver = LabelPropagation.Options(
             alpha: p.double(Self.alphaSpec), tolerance: p.double(Self.toleranceSpec),

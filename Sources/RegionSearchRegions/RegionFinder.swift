@@ -28,11 +28,11 @@ import RegionSearchModel
 ///    and matching POIs inside it (reported as `n_footprint` and `share`).
 public struct RegionFinder {
     public struct Options: Sendable {
-        public var zCore: Double
-        public var zExtend: Double
-        public var minKeywordPOIs: Int
+        var zCore: Double
+        var zExtend: Double
+        var minKeywordPOIs: Int
         /// Metres; nil = automatic (twice the median local spacing of the regions' members).
-        public var mergeDistance: Double?
+        var mergeDistance: Double?
         public init(zCore: Double = 2.5, zExtend: Double = 1.5, minKeywordPOIs: Int = 5, mergeDistance: Double? = nil) {
             self.zCore = zCore
             self.zExtend = zExtend
@@ -43,15 +43,15 @@ public struct RegionFinder {
 
     /// What happened for one keyword (recorded in the artifact metadata).
     public struct KeywordSummary: Sendable {
-        public var baseRate: Double = 0
-        public var effectiveKernelSize: Double = 0
+        var baseRate: Double = 0
+        var effectiveKernelSize: Double = 0
         public var spread: Double = 0
-        public var coreThreshold: Double = 0
-        public var extendThreshold: Double = 0
-        public var components: Int = 0
-        public var droppedSmall: Int = 0
+        var coreThreshold: Double = 0
+        var extendThreshold: Double = 0
+        var components: Int = 0
+        var droppedSmall: Int = 0
         public var merged: Int = 0
-        public var mergeDistance: Double = 0
+        var mergeDistance: Double = 0
         public init() {}
     }
 
@@ -238,7 +238,7 @@ public struct RegionFinder {
     /// The counts the significance test uses for the region's area: all and matching POIs inside
     /// the convex hull of *all* its matching members (the shape hull leaves out fringe POIs and
     /// would understate the area the region was found in).
-    public func testFootprint(_ r: RegionTable.Region, match: Column<UInt8>) -> (n: Int, k: Int) {
+    func testFootprint(_ r: RegionTable.Region, match: Column<UInt8>) -> (n: Int, k: Int) {
         let matching = zip(r.members, r.memberMatch).filter { $0.1 & RegionTable.Region.matchesFlag != 0 }.map { $0.0 }
         let seeds = matching.isEmpty ? r.members : matching
         return footprint(seeds: seeds, hull: ConvexHull2D(x: seeds.map { x[Int($0)] }, y: seeds.map { y[Int($0)] }), match: match)
@@ -246,7 +246,7 @@ public struct RegionFinder {
 
     /// Footprint counts (every POI inside the matching members' hull, found by a search from the
     /// members over graph edges that stays inside the hull), scores and area.
-    public func fillStatistics(_ r: inout RegionTable.Region, hull: ConvexHull2D, scores: Column<Double>, match: Column<UInt8>, baseRate: Double) {
+    func fillStatistics(_ r: inout RegionTable.Region, hull: ConvexHull2D, scores: Column<Double>, match: Column<UInt8>, baseRate: Double) {
         let (nFoot, kFoot) = footprint(seeds: r.shapeMembers, hull: hull, match: match)
         r.nFootprint = nFoot
         r.nFootprintKeyword = kFoot
@@ -273,7 +273,7 @@ extension RegionFinder {
     public init(x: [Double], y: [Double], graph: AdjacencyGraph) { self.init(x: Column(x), y: Column(y), graph: graph) }
 
     /// ``testFootprint(_:match:)`` with the match flags in an array.
-    public func testFootprint(_ r: RegionTable.Region, match: [UInt8]) -> (n: Int, k: Int) {
+    func testFootprint(_ r: RegionTable.Region, match: [UInt8]) -> (n: Int, k: Int) {
         testFootprint(r, match: Column(match))
     }
 

@@ -11,11 +11,11 @@ public struct RegionOptions: StageOptions {
     }
 
     public var method: Method
-    public var finder: RegionFinder.Options
+    var finder: RegionFinder.Options
     /// Benjamini–Hochberg false discovery rate; 1 keeps every candidate.
     public var fdr: Double
-    public var dbscanEps: Double
-    public var dbscanMinSamples: Int
+    var dbscanEps: Double
+    var dbscanMinSamples: Int
 
     public init(
         method: Method = .propagation, finder: RegionFinder.Options = .init(), fdr: Double = 0.05, dbscanEps: Double = 200,
@@ -31,25 +31,25 @@ public struct RegionOptions: StageOptions {
     public static let methodSpec = ParameterSpec(
         "method", .choice(Method.allCases.map { $0.rawValue }), default: .string("propagation"),
         help: "\"propagation\": regions where the keyword's local share (from propagate) stands out from its base rate, tested for significance; \"dbscan\": DBSCAN over the keyword's POIs only, a baseline for experiments.")
-    public static let zCoreSpec = ParameterSpec(
+    static let zCoreSpec = ParameterSpec(
         "z_core", .number(min: 0, max: 50), default: .number(2.5),
         help: "A region's core POIs have a local keyword share at least this many standard deviations above the keyword's base rate (the deviation chance alone would give the share there).")
-    public static let zExtendSpec = ParameterSpec(
+    static let zExtendSpec = ParameterSpec(
         "z_extend", .number(min: 0, max: 50), default: .number(1.5),
         help: "A region extends from its core through connected POIs whose share is at least this many standard deviations above the base rate, so a hot spot is kept whole down to its fringe.")
-    public static let minKeywordPOIsSpec = ParameterSpec(
+    static let minKeywordPOIsSpec = ParameterSpec(
         "min_keyword_pois", .integer(min: 1, max: 1_000_000), default: .number(5),
         help: "A region needs at least this many POIs matching the keyword.")
-    public static let fdrSpec = ParameterSpec(
+    static let fdrSpec = ParameterSpec(
         "fdr", .number(min: 0, max: 1, minExclusive: true), default: .number(0.05),
         help: "False discovery rate over all regions of all keywords (Benjamini–Hochberg): at most this share of reported regions is expected to be chance clumps. 1 disables the test.")
-    public static let mergeDistanceSpec = ParameterSpec(
+    static let mergeDistanceSpec = ParameterSpec(
         "merge_distance_m", .number(min: 0, max: nil), default: .null,
         help: "Regions of one keyword whose matching POIs come within this many metres are merged into one hot spot; default: twice the median POI spacing inside the regions.")
-    public static let dbscanEpsSpec = ParameterSpec(
+    static let dbscanEpsSpec = ParameterSpec(
         "dbscan_eps_m", .number(min: 0, max: nil, minExclusive: true), default: .number(200),
         help: "DBSCAN neighbourhood radius in metres (method dbscan only).")
-    public static let dbscanMinSamplesSpec = ParameterSpec(
+    static let dbscanMinSamplesSpec = ParameterSpec(
         "dbscan_min_samples", .integer(min: 1, max: 1_000_000), default: .number(10),
         help: "DBSCAN core-point threshold: POIs within eps, itself included (method dbscan only).")
 

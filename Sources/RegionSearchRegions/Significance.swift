@@ -15,10 +15,10 @@ public enum Significance {
     /// 0.5 %, 3 % and 50 %, 2k to 1M POIs, 2–12 seeds each): the most extreme chance region there
     /// reaches N · P(X ≥ k) ≥ 1.3·10⁻³ (the intersection–union statistic of `RegionsStage`), so a
     /// factor of 100 keeps every chance region's p-value above 0.13 (EXPERIMENTS.md).
-    public static let shapesPerWindow = 100.0
+    static let shapesPerWindow = 100.0
 
     /// log P(X ≥ k) for X ~ Binomial(n, p), computed in log space (no underflow for tiny tails).
-    public static func logUpperTail(k: Int, n: Int, p: Double) -> Double {
+    static func logUpperTail(k: Int, n: Int, p: Double) -> Double {
         if k <= 0 { return 0 }
         if k > n { return -.infinity }
         if p <= 0 { return -.infinity }
@@ -72,7 +72,7 @@ public enum Significance {
 
     /// Benjamini–Hochberg q-values for `pValues` (same order). Ties are ordered by index, so the
     /// result is deterministic.
-    public static func benjaminiHochberg(_ pValues: [Double]) -> [Double] {
+    static func benjaminiHochberg(_ pValues: [Double]) -> [Double] {
         let m = pValues.count
         guard m > 0 else { return [] }
         let order = (0..<m).sorted { (pValues[$0], $0) < (pValues[$1], $1) }

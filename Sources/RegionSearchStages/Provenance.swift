@@ -3,7 +3,7 @@ import RegionSearchCore
 /// Where an artifact came from: every upstream stage's parameters and the content hashes of
 /// the raw inputs, carried forward in each artifact's metadata under `provenance` so the final
 /// GeoJSON can state how it was made without reading every intermediate file.
-public enum Provenance {
+enum Provenance {
     /// Merges the `provenance` objects of the input artifacts (by stage name, inputs order
     /// first) and adds this stage's entry.
     public static func chain(inputs: [ArtifactFile], stage: String, entry: JSONValue) -> JSONValue {

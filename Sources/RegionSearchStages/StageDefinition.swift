@@ -81,18 +81,18 @@ public struct StageDefinition: Sendable {
 
     /// Output port `output` of this stage as another stage's input port named `option`: the
     /// file name and kind are declared once, by the producer.
-    public func provides(_ output: String, as option: String) -> Port {
+    func provides(_ output: String, as option: String) -> Port {
         let port = self.output(output)
         return Port(option: option, fileName: port.fileName, kind: port.kind, producer: name)
     }
 
     /// This stage's provenance entry: its version and parameters.
-    public func provenanceEntry(_ parameters: Parameters, extra: [(String, JSONValue)] = []) -> JSONValue {
+    func provenanceEntry(_ parameters: Parameters, extra: [(String, JSONValue)] = []) -> JSONValue {
         .object([("version", .number(Double(version))), ("parameters", parameters.canonical)] + extra)
     }
 
     /// `--summary PATH`, which every stage accepts.
-    public static let summaryOption = CommandSpec.Option(
+    static let summaryOption = CommandSpec.Option(
         "summary", .value, placeholder: "PATH",
         help: "Also write the run's counts and timings as JSON to PATH (used by 'regionsearch run').")
     /// `--threads N`, which every stage accepts.
@@ -100,7 +100,7 @@ public struct StageDefinition: Sendable {
         "threads", .value, placeholder: "N", help: "Worker threads (default: all cores). Output is identical for any N.")
 
     /// The command-line option of input port `option`.
-    public func inputOption(_ option: String) -> CommandSpec.Option {
+    func inputOption(_ option: String) -> CommandSpec.Option {
         let p = input(option)
         return .init(
             p.option, .value, placeholder: "PATH",
@@ -108,7 +108,7 @@ public struct StageDefinition: Sendable {
     }
 
     /// The command-line option of output port `option`.
-    public func outputOption(_ option: String) -> CommandSpec.Option {
+    func outputOption(_ option: String) -> CommandSpec.Option {
         let p = output(option)
         return .init(
             p.option, .value, placeholder: "PATH",
@@ -117,7 +117,7 @@ public struct StageDefinition: Sendable {
 
     /// The command-line spec of the stage executable: input/output path options, the
     /// stage's parameters, `--summary` and `--threads`.
-    public func commandSpec(usage: String? = nil, discussion: String = "", extraOptions: [CommandSpec.Option] = [], positionals: Bool = false)
+    func commandSpec(usage: String? = nil, discussion: String = "", extraOptions: [CommandSpec.Option] = [], positionals: Bool = false)
         -> CommandSpec
     {
         var options = inputs.map { inputOption($0.option) } + outputs.map { outputOption($0.option) }

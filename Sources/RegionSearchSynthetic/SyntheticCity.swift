@@ -65,9 +65,9 @@ public struct SyntheticCity {
         /// Share of background POIs that carry a keyword (overrides the category weights for it).
         public var backgroundRates: [String: Double] = [:]
         /// Planted clusters given explicitly (then `clusters` is ignored).
-        public var explicitClusters: [Cluster]?
+        var explicitClusters: [Cluster]?
         /// Share of background POIs that sit downtown (the rest is uniform).
-        public var downtownShare = 0.4
+        var downtownShare = 0.4
         public init() {}
     }
 
@@ -100,15 +100,15 @@ public struct SyntheticCity {
     /// The generated city.
     public var ids: [Int] = []
     public var names: [String] = []
-    public var categoryOf: [String] = []
+    var categoryOf: [String] = []
     public var lon: [Double] = []
     public var lat: [Double] = []
     /// Cluster index per POI (-1 for background), in output order.
     public var clusterOf: [Int] = []
     public var clusters: [Cluster] = []
     /// Truth polygons (128-gons) per cluster, WGS84.
-    public var truthLon: [[Double]] = []
-    public var truthLat: [[Double]] = []
+    var truthLon: [[Double]] = []
+    var truthLat: [[Double]] = []
     public let config: Config
 
     /// Generates a city.

@@ -31,13 +31,13 @@
 /// half-written file is always rejected with the file name and the reason.
 public enum ArtifactFormat {
     public static let magic: [UInt8] = Array("RSARTIF\0".utf8)
-    public static let trailerMagic: [UInt8] = Array("RSEND\0\0\0".utf8)
+    static let trailerMagic: [UInt8] = Array("RSEND\0\0\0".utf8)
     public static let version: UInt16 = 1
     public static let headerSize = 64
-    public static let directoryEntrySize = 64
-    public static let trailerSize = 32
+    static let directoryEntrySize = 64
+    static let trailerSize = 32
     public static let alignment = 64
-    public static let maxColumnNameBytes = 32
+    static let maxColumnNameBytes = 32
 }
 
 /// What an artifact holds; stored in the header so a stage refuses the wrong input.
@@ -74,7 +74,7 @@ public enum ColumnType: UInt8, CustomStringConvertible, Sendable {
     case float64 = 6
     case int64 = 7
 
-    public var byteWidth: Int {
+    var byteWidth: Int {
         switch self {
         case .uint8: return 1
         case .uint32, .int32, .float32: return 4

@@ -48,7 +48,7 @@ public struct ArtifactWriter {
     }
 
     /// Size in bytes of the file `write(to:)` produces.
-    public var encodedSize: Int { layout().total }
+    var encodedSize: Int { layout().total }
 
     private static func align(_ x: Int) -> Int {
         (x + ArtifactFormat.alignment - 1) / ArtifactFormat.alignment * ArtifactFormat.alignment

@@ -10,11 +10,11 @@
 /// the rename survives a power cut. A crash leaves at most a `*.tmp-*` file that no stage reads.
 public final class AtomicFile {
     public let path: String
-    public let temporaryPath: String
+    let temporaryPath: String
     private var fd: Int32
     private var buffer: [UInt8] = []
     private static let bufferLimit = 1 << 20
-    public private(set) var bytesWritten: Int = 0
+    private(set) var bytesWritten: Int = 0
     private var finished = false
 
     /// The temporary-file marker; `regionsearch clean` and the runner remove leftovers with it.

@@ -20,9 +20,9 @@ import Synchronization
 /// job or the test harness starts it). Without the variable every check is a single load.
 public enum CrashPoint {
     /// The environment variable read once at start-up.
-    public static let environmentVariable = "REGIONSEARCH_CRASH_AT"
+    static let environmentVariable = "REGIONSEARCH_CRASH_AT"
     /// The environment variable naming a file that records every point reached.
-    public static let traceVariable = "REGIONSEARCH_CRASH_TRACE"
+    static let traceVariable = "REGIONSEARCH_CRASH_TRACE"
 
     private struct Target {
         var scope: String
@@ -49,10 +49,10 @@ public enum CrashPoint {
     private static let counts = Mutex<[String: Int]>([:])
 
     /// Whether crash injection or tracing is configured at all (so callers can skip bookkeeping).
-    public static var isArmed: Bool { target != nil || traceFile != nil }
+    static var isArmed: Bool { target != nil || traceFile != nil }
 
     /// The scope of this process: the stage name in `regionsearch-<stage>`, `run` in the driver.
-    public static var scope: String {
+    static var scope: String {
         let tool = Log.toolName
         if tool.hasPrefix("regionsearch-") { return String(tool.dropFirst("regionsearch-".count)) }
         return "run"
@@ -60,7 +60,7 @@ public enum CrashPoint {
 
     /// Counts one arrival at `point` and reports whether this is the arrival to crash at.
     /// Callers that must do something first (write half a block) call ``crash()`` themselves.
-    public static func isDue(_ point: String) -> Bool {
+    static func isDue(_ point: String) -> Bool {
         guard isArmed else { return false }
         let scope = self.scope
         if let target, target.point != point || target.scope != scope { return false }

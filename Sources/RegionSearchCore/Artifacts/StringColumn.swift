@@ -60,7 +60,7 @@ public struct StringColumn: Equatable, Sendable {
     }
 
     /// A new column holding the strings at `indices`, in that order.
-    public func gathered(_ indices: [Int]) -> StringColumn {
+    func gathered(_ indices: [Int]) -> StringColumn {
         var out = StringColumn()
         var total = 0
         for i in indices { total += range(i).count }

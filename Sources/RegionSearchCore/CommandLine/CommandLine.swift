@@ -167,7 +167,7 @@ public struct ParsedCommandLine: Sendable {
     public let spec: CommandSpec
     public var flags: Set<String> = []
     public var values: [String: [String]] = [:]
-    public var parameterTexts: [String: [String]] = [:]
+    var parameterTexts: [String: [String]] = [:]
     public var positionals: [String] = []
 
     init(spec: CommandSpec) { self.spec = spec }

@@ -17,7 +17,7 @@ public struct ParameterSpec: Sendable {
 
     /// Manifest key, e.g. `max_edge_m`.
     public var key: String
-    public var domain: Domain
+    var domain: Domain
     /// Default value; `nil` means the parameter is required.
     public var defaultValue: JSONValue?
     /// One or two sentences, in map terms (metres, shares, p-values).
@@ -31,10 +31,10 @@ public struct ParameterSpec: Sendable {
     }
 
     /// The command-line spelling, e.g. `--max-edge-m`.
-    public var optionName: String { "--" + key.replacingOccurrences(of: "_", with: "-") }
+    var optionName: String { "--" + key.replacingOccurrences(of: "_", with: "-") }
 
     /// A description of the domain for messages and help.
-    public var domainDescription: String {
+    var domainDescription: String {
         switch domain {
         case let .number(lo, hi, exclusive):
             switch (lo, hi) {

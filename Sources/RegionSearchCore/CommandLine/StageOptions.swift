@@ -16,20 +16,26 @@ public protocol StageOptions: Sendable {
 /// manifest key (`ingest.bbox: …`) or the option (`--bbox: …`) by whoever read it.
 public struct ParameterError: Error, CustomStringConvertible {
     public var spec: ParameterSpec
+    /// The item of a list parameter the problem is in.
+    public var index: Int?
     public var reason: String
 
-    public init(_ spec: ParameterSpec, _ reason: String) {
+    public init(_ spec: ParameterSpec, index: Int? = nil, _ reason: String) {
         self.spec = spec
+        self.index = index
         self.reason = reason
     }
 
-    public var description: String { "\(spec.key): \(reason)" }
+    /// `key` or `key[i]`.
+    public var keyPath: String { spec.key + (index.map { "[\($0)]" } ?? "") }
+
+    public var description: String { "\(keyPath): \(reason)" }
 
     /// The error as a manifest problem: `context.key: reason`.
-    public func usage(context: String) -> UsageError { UsageError("\(context).\(spec.key): \(reason)") }
+    public func usage(context: String) -> UsageError { UsageError("\(context).\(keyPath): \(reason)") }
 
     /// The error as a command-line problem: `--option: reason`.
-    public var commandLineUsage: UsageError { UsageError("\(spec.optionName): \(reason)") }
+    var commandLineUsage: UsageError { UsageError("\(spec.optionName): \(reason)") }
 }
 
 extension StageOptions {

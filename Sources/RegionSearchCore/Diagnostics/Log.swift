@@ -72,11 +72,11 @@ public struct ProgressReporter {
         }
     }
 
-    public var elapsed: Double { monotonicSeconds() - start }
+    var elapsed: Double { monotonicSeconds() - start }
 }
 
 /// Peak resident set size of this process in bytes (from getrusage).
-public func peakResidentBytes() -> Int {
+func peakResidentBytes() -> Int {
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     return Int(usage.ru_maxrss) * 1024

@@ -65,13 +65,13 @@ public struct StageSummary: Sendable, Equatable {
 
     public let stage: String
     public private(set) var counts: [(Count, Int)] = []
-    public private(set) var phases: [(Phase, Double)] = []
+    private(set) var phases: [(Phase, Double)] = []
     /// Stage-specific facts that are not counts (the chosen CRS, per-input or per-keyword
     /// details), kept as JSON.
-    public private(set) var details: [(String, JSONValue)] = []
+    private(set) var details: [(String, JSONValue)] = []
     /// Seconds from the start of the stage to the summary's serialisation (or as read back).
     public private(set) var seconds: Double?
-    public private(set) var peakRSSBytes: Int?
+    private(set) var peakRSSBytes: Int?
     private let start = monotonicSeconds()
 
     public init(stage: String) { self.stage = stage }

@@ -187,7 +187,7 @@ public struct JSONParser {
     private var pos = 0
     private var depth = 0
     /// Nesting limit: deeper documents are rejected instead of overflowing the stack.
-    public static let maxDepth = 512
+    static let maxDepth = 512
 
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -216,7 +216,7 @@ public struct JSONParser {
     }
 
     /// Parses the value starting at `offset` and returns it with the offset just past it.
-    public static func parsePrefix(bytes: UnsafeBufferPointer<UInt8>, from offset: Int) throws(JSONParseError)
+    static func parsePrefix(bytes: UnsafeBufferPointer<UInt8>, from offset: Int) throws(JSONParseError)
         -> (JSONValue, Int)
     {
         var p = JSONParser(bytes: bytes)

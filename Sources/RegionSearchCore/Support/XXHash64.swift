@@ -160,7 +160,7 @@ public struct XXHash64 {
 
 /// A 128-bit content hash (two XXH64 lanes with different seeds), printed as 32 hex digits.
 public struct ContentHash: Hashable, Comparable, CustomStringConvertible, Sendable {
-    public var high: UInt64
+    var high: UInt64
     public var low: UInt64
 
     public init(high: UInt64, low: UInt64) {

@@ -1,18 +1,18 @@
 /// What an OSM reader has seen so far; complete once ``RecordSource/next()`` has returned nil.
-public struct OSMElementCounts: Equatable, Sendable, CustomStringConvertible {
+struct OSMElementCounts: Equatable, Sendable, CustomStringConvertible {
     /// Every node, way and relation in the file (deleted ones included).
     public var nodes = 0
-    public var ways = 0
-    public var relations = 0
+    var ways = 0
+    var relations = 0
     /// Nodes and ways carrying at least one POI key (accepted or rejected).
-    public var poiNodes = 0
-    public var poiWays = 0
+    var poiNodes = 0
+    var poiWays = 0
     /// POI nodes and ways that were yielded as rejected records.
-    public var rejectedNodes = 0
-    public var rejectedWays = 0
+    var rejectedNodes = 0
+    var rejectedWays = 0
     /// Elements marked deleted (`visible="false"` in history XML, `action="delete"` in JOSM
     /// files); they are counted in nodes/ways/relations but are never POIs.
-    public var deleted = 0
+    var deleted = 0
 
     public init() {}
 

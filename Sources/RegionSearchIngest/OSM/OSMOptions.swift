@@ -19,25 +19,25 @@ import RegionSearchCore
 ///   leisure, office, craft, historic, healthcare, sport` (`public_transport` marks POIs but its
 ///   values — `platform`, `stop_position` — are not useful search words).
 /// - **Name:** the value of ``nameKey`` (default `name`), or empty when the element has none.
-public struct OSMOptions: Equatable, Sendable {
+struct OSMOptions: Equatable, Sendable {
     /// The default POI keys (see the type documentation for the rationale).
-    public static let defaultPOIKeys = [
+    static let defaultPOIKeys = [
         "amenity", "shop", "tourism", "leisure", "office", "craft", "historic", "healthcare", "sport",
         "public_transport",
     ]
     /// The default keyword keys, in keyword order.
-    public static let defaultKeywordKeys = [
+    static let defaultKeywordKeys = [
         "amenity", "shop", "cuisine", "tourism", "leisure", "office", "craft", "historic", "healthcare", "sport",
     ]
     /// The manifest keys accepted by ``init(json:context:)``.
-    public static let jsonKeys = ["poi_keys", "keyword_keys", "name_key"]
+    static let jsonKeys = ["poi_keys", "keyword_keys", "name_key"]
 
     /// Tag keys that make a node or way a POI (at least one must be present).
-    public var poiKeys: [String]
+    var poiKeys: [String]
     /// Tag keys whose values become keywords, in this order.
-    public var keywordKeys: [String]
+    var keywordKeys: [String]
     /// Tag key of the POI name.
-    public var nameKey: String
+    var nameKey: String
 
     /// The defaults described in the type documentation.
     public init() {

@@ -31,11 +31,11 @@ import RegionSearchCore
 /// `HistoricalInformation`) or a blob compressed with LZMA, LZ4 or ZSTD stops the read with an
 /// ``InputError`` naming the feature. Damaged framing, zlib data or blocks are ``InputError``s
 /// naming the byte offset of the blob.
-public final class OSMPBFReader: RecordSource {
+final class OSMPBFReader: RecordSource {
     public let path: String
     public let options: OSMOptions
     /// The program that wrote the file (from its header), e.g. `osmium/1.15.0`.
-    public let writingProgram: String
+    let writingProgram: String
     /// Elements seen so far; complete once ``next()`` has returned nil.
     public private(set) var counts = OSMElementCounts()
     /// Bytes of the file whose blobs have been decoded; equals the file size at the end.

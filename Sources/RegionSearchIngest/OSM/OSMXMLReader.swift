@@ -17,7 +17,7 @@ import RegionSearchCore
 /// Malformed XML (mismatched or unclosed tags, bad attributes, unknown entities) and files whose
 /// root element is not `<osm>` are ``InputError``s naming line and byte offset; an unusable POI
 /// (bad id, missing or invalid coordinates, invalid UTF-8) is a rejected record.
-public final class OSMXMLReader: RecordSource {
+final class OSMXMLReader: RecordSource {
     public let path: String
     public let options: OSMOptions
     /// Elements seen so far; complete once ``next()`` has returned nil.

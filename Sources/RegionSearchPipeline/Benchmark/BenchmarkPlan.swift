@@ -20,15 +20,15 @@ public struct BenchmarkPlan {
         public var outputs: [String]
         /// Artifacts it reads (for the MB/s column).
         public var inputs: [String]
-        public var summaryPath: String
+        var summaryPath: String
         public var method: String?
-        public var keywordCount: Int?
+        var keywordCount: Int?
     }
 
     /// One end-to-end pipeline: the step ids in order.
     public struct Pipeline {
         public var method: String
-        public var keywordCount: Int
+        var keywordCount: Int
         public var steps: [String]
         public var name: String { "\(method), \(keywordCount) keyword\(keywordCount == 1 ? "" : "s")" }
     }

@@ -10,12 +10,12 @@ public struct BenchmarkResults {
         public var cpu: Double
         public var peakRSS: Int
         /// Seconds the stage spent loading its input artifacts, from its `--summary`.
-        public var loadSeconds: Double?
+        var loadSeconds: Double?
         /// Seconds the stage spent writing its output, from its `--summary`.
         public var writeSeconds: Double?
-        public var outputBytes: Int
+        var outputBytes: Int
         /// XXH64 of each output file, in the step's output order.
-        public var outputHashes: [UInt64]
+        var outputHashes: [UInt64]
         public var summary: StageSummary
     }
 
@@ -28,8 +28,8 @@ public struct BenchmarkResults {
         public var cpu: Double { BenchmarkStatistics.median(runs.map { $0.cpu }) }
         /// The largest peak over the repeats (a limit must hold for every run).
         public var peakRSS: Int { runs.map { $0.peakRSS }.max() ?? 0 }
-        public var outputBytes: Int { runs.last?.outputBytes ?? 0 }
-        public var loadSeconds: Double? {
+        var outputBytes: Int { runs.last?.outputBytes ?? 0 }
+        var loadSeconds: Double? {
             let v = runs.compactMap { $0.loadSeconds }
             return v.isEmpty ? nil : BenchmarkStatistics.median(v)
         }
@@ -48,29 +48,29 @@ public struct BenchmarkResults {
         public var wall: Double
         public var peakRSS: Int
         /// Per-stage seconds measured inside the reference process.
-        public var stageSeconds: [(String, Double)]
+        var stageSeconds: [(String, Double)]
         public var regions: Int
     }
 
     public var label: String
     public var n: Int
-    public var inputPath: String
+    var inputPath: String
     public var inputBytes: Int
     public var steps: [StepResult]
     public var pipelines: [BenchmarkPlan.Pipeline]
-    public var projBaseline: JSONValue?
+    var projBaseline: JSONValue?
     public var reference: [ReferenceRun] = []
     /// Load average (1 min) before and after the size's runs.
-    public var loadBefore: Double
-    public var loadAfter: Double = 0
+    var loadBefore: Double
+    var loadAfter: Double = 0
     /// Outputs compared with a `--threads 1` run: nil when not checked, else the step ids that differed.
-    public var threadMismatches: [String]?
+    var threadMismatches: [String]?
 
     public func step(_ id: String) -> StepResult? { steps.first { $0.step.id == id } }
 
     /// Median end-to-end wall time, peak RSS (the largest of its stages) and CPU of a pipeline:
     /// per repeat, the sum of its six process walls.
-    public func endToEnd(_ p: BenchmarkPlan.Pipeline) -> (wall: Double, peakRSS: Int, cpu: Double)? {
+    func endToEnd(_ p: BenchmarkPlan.Pipeline) -> (wall: Double, peakRSS: Int, cpu: Double)? {
         let results = p.steps.compactMap { step($0) }
         guard results.count == p.steps.count, let repeats = results.map({ $0.runs.count }).min(), repeats > 0 else {
             return nil
@@ -84,7 +84,7 @@ public struct BenchmarkResults {
     }
 
     /// Median wall and largest peak RSS of the reference per graph method.
-    public func referenceSummary(_ method: String) -> (wall: Double, peakRSS: Int, stages: [(String, Double)])? {
+    func referenceSummary(_ method: String) -> (wall: Double, peakRSS: Int, stages: [(String, Double)])? {
         let runs = reference.filter { $0.method == method }
         guard let last = runs.last else { return nil }
         var stages: [(String, Double)] = []

@@ -17,12 +17,12 @@ public enum BenchmarkStatistics {
     }
 
     /// The exponent an exact n log n cost would show between the same two sizes (slightly above 1).
-    public static func nLogNExponent(n1: Double, n2: Double) -> Double {
+    static func nLogNExponent(n1: Double, n2: Double) -> Double {
         exponent(n1: n1, t1: n1 * log(n1), n2: n2, t2: n2 * log(n2))
     }
 
     /// Least-squares slope of log t against log n over all sizes with a positive value.
-    public static func fittedExponent(_ points: [(n: Double, t: Double)]) -> Double {
+    static func fittedExponent(_ points: [(n: Double, t: Double)]) -> Double {
         let p = points.filter { $0.n > 0 && $0.t > 0 }
         guard p.count >= 2 else { return .nan }
         let xs = p.map { log($0.n) }, ys = p.map { log($0.t) }

@@ -15,10 +15,10 @@ public enum PROJBaseline {
         public var points: Int
         public var crs: String
         /// Median seconds of one bulk call over all points, on one thread.
-        public var singleThreadSeconds: Double
+        var singleThreadSeconds: Double
         /// Median seconds with the points split into one contiguous part per thread, one PROJ
         /// context per thread.
-        public var allThreadsSeconds: Double
+        var allThreadsSeconds: Double
         public var threads: Int
 
         public var json: JSONValue {

@@ -1,7 +1,7 @@
 import RegionSearchCore
 
 /// Why an experiment run cannot go on; each case names the file or combination.
-public enum ExperimentError: ExitCoded {
+enum ExperimentError: ExitCoded {
     /// The manifest's `output` exists and is not a directory (exit status 6).
     case outputNotDirectory(path: String)
     /// A truth file of an input set cannot be read (exit status 3).

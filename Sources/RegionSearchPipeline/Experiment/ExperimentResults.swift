@@ -20,7 +20,7 @@ public struct ExperimentResults {
         public var edges: Int?
         public var iterations: Int?
         /// Regions in the GeoJSON per keyword (in ``ExperimentResults/keywords`` order).
-        public var regionsPerKeyword: [Int]
+        var regionsPerKeyword: [Int]
         /// All regions in the GeoJSON.
         public var regions: Int
         /// Nil when the input set has no truth.
@@ -32,13 +32,13 @@ public struct ExperimentResults {
     public var name: String
     public var description: String
     /// Grid parameters (`stage.parameter`), the table's parameter columns.
-    public var parameterKeys: [String]
+    var parameterKeys: [String]
     public var keywords: [String]
-    public var inputSets: Int
+    var inputSets: Int
     public var thresholds: [Double]
     /// Whether the experiment has truth for any input set / members for any.
     public var scored: Bool
-    public var poiScored: Bool
+    var poiScored: Bool
     public var rows: [Row]
 
     init(manifest: Manifest, experiment: Experiment, rows: [Row]) {
@@ -72,7 +72,7 @@ public struct ExperimentResults {
     }
 
     /// The timing columns, after the deterministic ones.
-    public var timingHeader: [String] { Pipeline.stages.map { "seconds_" + $0.name } + ["seconds_total"] }
+    var timingHeader: [String] { Pipeline.stages.map { "seconds_" + $0.name } + ["seconds_total"] }
 
     /// A row's deterministic cells ("" for a missing value).
     func cells(_ row: Row) -> [String] {
@@ -161,5 +161,5 @@ public struct ExperimentResults {
     }
 
     /// The Markdown heading that starts the timing section (the deterministic part ends there).
-    public static let timingHeading = "\n## Stage timings (seconds)\n"
+    static let timingHeading = "\n## Stage timings (seconds)\n"
 }

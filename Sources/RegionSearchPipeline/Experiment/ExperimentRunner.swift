@@ -16,7 +16,7 @@ public final class ExperimentRunner {
     public let experiment: Experiment
     public let work: WorkDirectory
     public let toolDirectory: String
-    public var launcher: StageLauncher
+    var launcher: StageLauncher
     /// Time spent hashing and verifying, over all combinations.
     public private(set) var hashingSeconds = 0.0
 
@@ -25,12 +25,12 @@ public final class ExperimentRunner {
         /// Per combination, in order: its name and what the pipeline run did.
         public var combinations: [(name: String, outcome: Runner.Outcome)] = []
         /// Whether results.csv or results.md was (re)written.
-        public var resultsWritten = false
+        var resultsWritten = false
         /// The table, when the runs reached the last stage.
         public var results: ExperimentResults?
     }
 
-    public var csvPath: String { manifest.output + "/results.csv" }
+    var csvPath: String { manifest.output + "/results.csv" }
     public var markdownPath: String { manifest.output + "/results.md" }
 
     /// - Precondition: `manifest.experiment` is not nil.

@@ -12,8 +12,8 @@ public struct ExperimentScore: Equatable {
     public var f1: [Double]
     public var precisionInside: Double
     /// POI-level scores; nil without a members file.
-    public var poiRecall: Double?
-    public var poiPrecision: Double?
+    var poiRecall: Double?
+    var poiPrecision: Double?
 
     /// Reads the metrics from a truth report's JSON (``TruthScore/json``); nil when a member is
     /// missing (a cached report of another layout: it is then recomputed).

@@ -17,7 +17,7 @@ public struct ExperimentStatus {
     public var manifest: Manifest
     public var combinations: [Combination]
     /// One line about the latest run.
-    public var lastRun: String
+    var lastRun: String
     /// Paths of the results tables, with whether they exist.
     public var results: [(path: String, exists: Bool)]
 

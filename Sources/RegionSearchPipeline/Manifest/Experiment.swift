@@ -23,7 +23,7 @@ import RegionSearchStages
 /// axes, input sets outermost, then the axes in manifest order, the last axis varying fastest.
 public struct Experiment {
     /// One named list of input files (`experiment.inputs.NAME`).
-    public struct InputSet {
+    struct InputSet {
         public var name: String
         public var inputs: [Manifest.Input]
     }
@@ -46,7 +46,7 @@ public struct Experiment {
         public var key: String { stage + "." + parameter }
         /// The value as it appears in file names and tables: strings as they are, numbers in
         /// shortest round-trip form, `default` for a null default.
-        public var valueText: String { Experiment.text(value) }
+        var valueText: String { Experiment.text(value) }
     }
 
     /// One axis of the grid: a `STAGE.PARAMETER` key with its values, or a named group whose
@@ -60,16 +60,16 @@ public struct Experiment {
     /// Keys of the section.
     public static let keys = ["inputs", "truth", "grid"]
     /// The name of the one input set when the manifest's top-level `inputs` is used.
-    public static let defaultInputSetName = "input"
+    static let defaultInputSetName = "input"
     /// IoU thresholds of the scores (recall, precision and F1 at each).
     public static let thresholds = [0.3, 0.5]
     /// Longest combination name (file names stay well under the usual 255-byte limit).
     static let maxNameBytes = 200
 
-    public private(set) var inputSets: [InputSet] = []
+    private(set) var inputSets: [InputSet] = []
     /// Truth per input set name, in manifest order.
     public private(set) var truths: [(inputSet: String, truth: Truth)] = []
-    public private(set) var axes: [Axis] = []
+    private(set) var axes: [Axis] = []
     /// Every combination, in execution order.
     public private(set) var combinations: [ExperimentCombination] = []
 
@@ -77,7 +77,7 @@ public struct Experiment {
     public func truth(for inputSet: String) -> Truth? { truths.first { $0.inputSet == inputSet }?.truth }
 
     /// Every parameter the grid varies, `stage.parameter`, in order of first appearance.
-    public var parameterKeys: [String] {
+    var parameterKeys: [String] {
         var out: [String] = []
         for axis in axes {
             for point in axis.points {

@@ -9,10 +9,10 @@ public struct ExperimentCombination {
     /// file name.
     public var name: String
     /// The input set's name.
-    public var inputSet: String
+    var inputSet: String
     public var inputs: [Manifest.Input]
     /// The grid's parameter values for this combination, axis by axis.
-    public var assignments: [Experiment.Assignment]
+    var assignments: [Experiment.Assignment]
 
     /// The GeoJSON file name inside the experiment's output directory.
     public var fileName: String { name + ".geojson" }

@@ -28,7 +28,7 @@ public struct JSONKeyLocator {
     public func position(of path: String) -> Position? { positions[path] }
 
     /// The position of `path`, or of its closest enclosing value that exists.
-    public func nearestPosition(of path: String) -> Position? {
+    func nearestPosition(of path: String) -> Position? {
         var p = path
         while !p.isEmpty {
             if let found = positions[p] { return found }

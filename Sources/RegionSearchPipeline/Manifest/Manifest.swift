@@ -57,10 +57,10 @@ public struct Manifest {
     /// ``inputs`` holds the first input set. ``variant(for:)`` gives each combination's pipeline.
     public private(set) var experiment: Experiment?
     /// Resolved parameters of every stage, in pipeline order (defaults filled in).
-    public private(set) var stageParameters: [(stage: String, parameters: Parameters)]
+    private(set) var stageParameters: [(stage: String, parameters: Parameters)]
 
     /// Top-level keys besides the stage sections.
-    public static let topLevelKeys = ["name", "description", "inputs", "work_dir", "output", "keywords", "experiment"]
+    static let topLevelKeys = ["name", "description", "inputs", "work_dir", "output", "keywords", "experiment"]
 
     /// The resolved parameters of `stage`.
     public func parameters(for stage: String) -> Parameters {
@@ -73,7 +73,7 @@ public struct Manifest {
     }
 
     /// Replaces the parameters of one stage (used by tests and experiment grids).
-    public mutating func setParameters(_ parameters: Parameters, for stage: String) {
+    mutating func setParameters(_ parameters: Parameters, for stage: String) {
         if let i = stageParameters.firstIndex(where: { $0.stage == stage }) {
             stageParameters[i].parameters = parameters
         } else {
@@ -83,7 +83,7 @@ public struct Manifest {
 
     /// The pipeline of one experiment combination: its input set, the grid's parameter values over
     /// the manifest's, and `OUTPUT/<combination>.geojson` as output; no experiment section.
-    public func variant(for combination: ExperimentCombination) -> Manifest {
+    func variant(for combination: ExperimentCombination) -> Manifest {
         var m = self
         m.experiment = nil
         m.name = name + "/" + combination.name

@@ -9,9 +9,9 @@ import RegionSearchCore
 
 /// Turns the relative paths of a manifest into absolute ones, independent of the current
 /// directory: they are relative to the manifest file's directory.
-public enum PathResolver {
+enum PathResolver {
     /// The current working directory.
-    public static func currentDirectory() -> String {
+    static func currentDirectory() -> String {
         FileManager.default.currentDirectoryPath
     }
 
@@ -28,7 +28,7 @@ public enum PathResolver {
 
     /// `path` made absolute against `base` (an absolute directory), with `.`, `..` and repeated
     /// slashes removed.
-    public static func absolute(_ path: String, relativeTo base: String) -> String {
+    static func absolute(_ path: String, relativeTo base: String) -> String {
         normalize(path.hasPrefix("/") ? path : base + "/" + path)
     }
 
@@ -47,7 +47,7 @@ public enum PathResolver {
     }
 
     /// The last component of a path.
-    public static func baseName(_ path: String) -> String {
+    static func baseName(_ path: String) -> String {
         String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
     }
 }

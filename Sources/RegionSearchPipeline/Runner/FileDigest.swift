@@ -62,7 +62,7 @@ public struct FileDigest: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The record form: `{"hash": "…", "size": N}` members.
-    public var jsonMembers: [(String, JSONValue)] {
+    var jsonMembers: [(String, JSONValue)] {
         [("hash", .string(hash.description)), ("size", .number(Double(size)))]
     }
 

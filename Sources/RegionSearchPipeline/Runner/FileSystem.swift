@@ -12,7 +12,7 @@ public enum FileSystem {
     /// Why a file-system operation failed.
     public struct Failure: Error, CustomStringConvertible {
         public var path: String
-        public var operation: String
+        var operation: String
         public var reason: String
         public var description: String { "\(path): cannot \(operation): \(reason)" }
     }
@@ -26,7 +26,7 @@ public enum FileSystem {
         return lstat(path, &st) == 0
     }
 
-    public static func isDirectory(_ path: String) -> Bool {
+    static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
@@ -36,7 +36,7 @@ public enum FileSystem {
     }
 
     /// Creates a directory and its missing parents.
-    public static func createDirectories(_ path: String) throws(Failure) {
+    static func createDirectories(_ path: String) throws(Failure) {
         if isDirectory(path) { return }
         let parent = AtomicFile.directory(of: path)
         if parent != path && parent != "." && parent != "/" { try createDirectories(parent) }
@@ -60,7 +60,7 @@ public enum FileSystem {
     }
 
     /// Removes a file or a directory tree; a path that does not exist is not an error.
-    public static func removeTree(_ path: String) throws(Failure) {
+    static func removeTree(_ path: String) throws(Failure) {
         var st = stat()
         guard lstat(path, &st) == 0 else {
             if errno == ENOENT { return }

@@ -19,7 +19,7 @@ public struct RunOptions {
     public init() {}
 
     /// Index of a stage named in an option; a usage error names the known stages.
-    public static func stageIndex(_ name: String, option: String) throws(UsageError) -> Int {
+    static func stageIndex(_ name: String, option: String) throws(UsageError) -> Int {
         guard let i = Pipeline.stages.firstIndex(where: { $0.name == name }) else {
             let names = Pipeline.stages.map { $0.name }
             let hint = closestMatch(name, in: names).map { " (did you mean '\($0)'?)" } ?? ""

@@ -42,7 +42,7 @@ public struct RunState {
         /// `pending`, `running`, `ok` or `failed`.
         public var status: String
         /// The key of its cached scores, when it was scored.
-        public var scoreKey: ContentHash?
+        var scoreKey: ContentHash?
         public var error: String?
 
         public init(name: String, status: String, scoreKey: ContentHash? = nil, error: String? = nil) {

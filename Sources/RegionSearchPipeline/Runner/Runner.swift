@@ -22,9 +22,9 @@ public final class Runner {
     public let work: WorkDirectory
     /// Directory holding the `regionsearch-<stage>` executables.
     public let toolDirectory: String
-    public var launcher: StageLauncher
+    var launcher: StageLauncher
     /// Shared with the other pipelines of the same invocation (an experiment's combinations).
-    public let session: RunSession
+    let session: RunSession
     private let planner: StagePlanner
     /// Wall time this runner spent hashing inputs and outputs and verifying recorded outputs:
     /// the price of content keys, reported at the end of a run and in run.json.
@@ -41,7 +41,7 @@ public final class Runner {
         /// Per stage, in order: what happened to it.
         public var stages: [(stage: String, status: RunState.Status, key: ContentHash?)]
         /// Whether the manifest output was (re)written by this run.
-        public var outputWritten: Bool
+        var outputWritten: Bool
         /// The record of every completed stage (ran or up to date), by stage name.
         public var records: [String: StageRecord] = [:]
     }

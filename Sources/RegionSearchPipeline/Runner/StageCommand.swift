@@ -4,10 +4,10 @@ import RegionSearchStages
 /// The command line of one stage run, built from its ``StageDefinition``: input ports point into
 /// the producers' object directories, outputs into the run's staging directory, then the
 /// parameters (``Parameters/commandLine(specs:)``), `--summary`, `--threads` and `--quiet`.
-public enum StageCommand {
+enum StageCommand {
     /// The name of the summary file inside the staging directory; removed before promotion,
     /// because its timings must not end up in the content-addressed object.
-    public static let summaryFileName = ".summary.json"
+    static let summaryFileName = ".summary.json"
 
     /// - Parameters:
     ///   - inputPaths: absolute path of each input port, in `stage.inputs` order.

@@ -17,7 +17,7 @@ public struct StageKey: Equatable {
         public var producer: String?
         /// Where it is: absolute for raw inputs, relative to the work directory for objects.
         public var path: String
-        public var digest: FileDigest
+        var digest: FileDigest
         /// For raw inputs: the manifest's input object without `path` (format options count,
         /// the file's location does not).
         public var options: JSONValue?
@@ -32,8 +32,8 @@ public struct StageKey: Equatable {
     }
 
     public var stage: String
-    public var stageVersion: Int
-    public var formatVersion: Int
+    var stageVersion: Int
+    var formatVersion: Int
     /// `Parameters.canonical`.
     public var parameters: JSONValue
     public var inputs: [Input]
@@ -68,7 +68,7 @@ public struct StageKey: Equatable {
     }
 
     /// The manifest input object without its `path`, for the key of a raw input.
-    public static func inputOptions(_ spec: JSONValue) -> JSONValue {
+    static func inputOptions(_ spec: JSONValue) -> JSONValue {
         .object((spec.objectValue ?? []).filter { $0.0 != "path" })
     }
 }

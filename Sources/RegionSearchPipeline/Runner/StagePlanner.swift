@@ -3,7 +3,7 @@ import RegionSearchStages
 
 /// What `run` and `status` share: turning a manifest and a work directory into stage keys,
 /// finding and verifying records, and explaining why a stage is not up to date.
-public struct StagePlanner {
+struct StagePlanner {
     public let manifest: Manifest
     public let work: WorkDirectory
 
@@ -13,10 +13,10 @@ public struct StagePlanner {
     }
 
     /// A stage whose outputs are complete and verified in the object store.
-    public struct Completed {
+    struct Completed {
         public var key: ContentHash
         /// Object directory relative to the work directory (`objects/<stage>-<key>`).
-        public var objectPath: String
+        var objectPath: String
         public var record: StageRecord
 
         /// The verified output of a port, by file name.
@@ -24,7 +24,7 @@ public struct StagePlanner {
     }
 
     /// Whether a stage can be skipped.
-    public enum Check {
+    enum Check {
         /// A record with this key exists and every output it lists still hashes to its value.
         case upToDate(StageRecord)
         /// A record exists but its object is damaged or missing (the reason names the file).
@@ -34,16 +34,16 @@ public struct StagePlanner {
     }
 
     /// Absolute path of a work-directory-relative path.
-    public func absolute(_ relative: String) -> String { relative.hasPrefix("/") ? relative : work.path + "/" + relative }
+    func absolute(_ relative: String) -> String { relative.hasPrefix("/") ? relative : work.path + "/" + relative }
 
     /// The object directory of a stage run, relative to the work directory.
-    public static func objectPath(stage: String, key: ContentHash) -> String {
+    static func objectPath(stage: String, key: ContentHash) -> String {
         "objects/" + WorkDirectory.entryName(stage: stage, key: key)
     }
 
     /// Hashes the manifest's raw inputs (ingest's key inputs); a file already hashed in
     /// `session` is not hashed again.
-    public func rawInputs(session: RunSession? = nil) throws(RunnerError) -> [StageKey.Input] {
+    func rawInputs(session: RunSession? = nil) throws(RunnerError) -> [StageKey.Input] {
         var out: [StageKey.Input] = []
         for input in manifest.inputs {
             let digest: FileDigest
@@ -66,7 +66,7 @@ public struct StagePlanner {
 
     /// The key inputs of a non-ingest stage from its producers' verified outputs; nil when a
     /// producer is not complete.
-    public func artifactInputs(of stage: StageDefinition, completed: [String: Completed]) -> [StageKey.Input]? {
+    func artifactInputs(of stage: StageDefinition, completed: [String: Completed]) -> [StageKey.Input]? {
         var out: [StageKey.Input] = []
         for port in stage.inputs {
             guard let producer = port.producer, let done = completed[producer], let output = done.output(port.fileName)
@@ -120,7 +120,7 @@ public struct StagePlanner {
     }
 
     /// The most recent successful record of a stage (by finish time), for explaining changes.
-    public func lastRecord(of stage: String) -> StageRecord? {
+    func lastRecord(of stage: String) -> StageRecord? {
         var best: StageRecord?
         for name in FileSystem.list(work.records) where name.hasSuffix(".json") && !name.hasSuffix(".failed.json") {
             guard let entry = WorkDirectory.parseEntry(name), entry.stage == stage,
@@ -137,7 +137,7 @@ public struct StagePlanner {
     }
 
     /// Why `current` differs from `previous`, one line per difference.
-    public static func differences(from previous: StageKey, to current: StageKey) -> [String] {
+    static func differences(from previous: StageKey, to current: StageKey) -> [String] {
         var out: [String] = []
         if previous.stageVersion != current.stageVersion {
             out.append("stage version \(previous.stageVersion) → \(current.stageVersion)")
@@ -171,7 +171,7 @@ public struct StagePlanner {
     }
 
     /// Parameter changes as `graph.k: 8 → 10`.
-    public static func parameterDifferences(stage: String, from previous: JSONValue, to current: JSONValue) -> [String] {
+    static func parameterDifferences(stage: String, from previous: JSONValue, to current: JSONValue) -> [String] {
         let old = previous.objectValue ?? []
         let new = current.objectValue ?? []
         var keys: [String] = []

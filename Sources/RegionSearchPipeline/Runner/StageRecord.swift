@@ -11,15 +11,15 @@ public struct StageRecord {
         public var name: String
         /// File name inside the object directory.
         public var file: String
-        public var digest: FileDigest
+        var digest: FileDigest
     }
 
     public var key: StageKey
-    public var keyHash: ContentHash
+    var keyHash: ContentHash
     /// `ok` or `failed`.
     public var succeeded: Bool
     public var outputs: [Output]
-    public var toolVersion: String
+    var toolVersion: String
     public var started: String
     public var finished: String
     public var seconds: Double

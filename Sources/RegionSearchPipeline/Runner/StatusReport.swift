@@ -17,7 +17,7 @@ public struct StatusReport {
         public var stage: String
         public var state: State
         /// Why it is stale or failed; for an up-to-date stage, its counts.
-        public var reasons: [String]
+        var reasons: [String]
         /// The key it would run with, when its inputs are known.
         public var key: ContentHash?
     }
@@ -25,7 +25,7 @@ public struct StatusReport {
     public var manifest: Manifest
     public var stages: [Stage]
     /// One line about the latest run (from run.json and the lock).
-    public var lastRun: String
+    var lastRun: String
     /// Whether the manifest output holds the current final stage's GeoJSON.
     public var output: String
 

@@ -5,7 +5,7 @@
 #endif
 
 /// Wall-clock times for run records and `status` (never written into artifacts or GeoJSON).
-public enum Timestamp {
+enum Timestamp {
     /// The current UTC time as ISO 8601 with milliseconds: `2025-01-31T12:34:56.789Z`.
     public static func now() -> String {
         var ts = timespec()

@@ -24,41 +24,41 @@ public struct WorkDirectory {
 
     public var objects: String { path + "/objects" }
     public var records: String { path + "/records" }
-    public var runState: String { path + "/run.json" }
-    public var lockFile: String { path + "/lock" }
+    var runState: String { path + "/run.json" }
+    var lockFile: String { path + "/lock" }
     /// Experiments: one run state per combination (`run.json` lists the combinations).
     public var runs: String { path + "/runs" }
     /// Experiments: evaluation results, content-keyed.
     public var scores: String { path + "/scores" }
 
     /// The run state of one experiment combination.
-    public func combinationState(_ name: String) -> String { runs + "/" + name + ".json" }
+    func combinationState(_ name: String) -> String { runs + "/" + name + ".json" }
 
     /// The cached scores with this key.
-    public func scorePath(_ key: ContentHash) -> String { scores + "/\(key).json" }
+    func scorePath(_ key: ContentHash) -> String { scores + "/\(key).json" }
 
     /// The directory name of one stage run: `<stage>-<key>`.
-    public static func entryName(stage: String, key: ContentHash) -> String { "\(stage)-\(key)" }
+    static func entryName(stage: String, key: ContentHash) -> String { "\(stage)-\(key)" }
 
-    public func objectDirectory(stage: String, key: ContentHash) -> String {
+    func objectDirectory(stage: String, key: ContentHash) -> String {
         objects + "/" + Self.entryName(stage: stage, key: key)
     }
 
-    public func recordPath(stage: String, key: ContentHash) -> String {
+    func recordPath(stage: String, key: ContentHash) -> String {
         records + "/" + Self.entryName(stage: stage, key: key) + ".json"
     }
 
-    public func failurePath(stage: String, key: ContentHash) -> String {
+    func failurePath(stage: String, key: ContentHash) -> String {
         records + "/" + Self.entryName(stage: stage, key: key) + ".failed.json"
     }
 
     /// Where a stage runs before its outputs are complete.
-    public func stagingDirectory(stage: String, key: ContentHash, pid: Int32) -> String {
+    func stagingDirectory(stage: String, key: ContentHash, pid: Int32) -> String {
         objects + "/." + Self.entryName(stage: stage, key: key) + AtomicFile.temporaryMarker + String(pid)
     }
 
     /// Where a damaged object is moved while its replacement is renamed into place.
-    public func retiredDirectory(stage: String, key: ContentHash, pid: Int32) -> String {
+    func retiredDirectory(stage: String, key: ContentHash, pid: Int32) -> String {
         objects + "/." + Self.entryName(stage: stage, key: key) + AtomicFile.temporaryMarker + "old-" + String(pid)
     }
 
@@ -72,7 +72,7 @@ public struct WorkDirectory {
     /// work directory, `objects/`, `records/`, `runs/` and `scores/`. Only call this while holding the lock: the
     /// files of a live run look the same. Returns the removed paths.
     @discardableResult
-    public func removeTemporaries() throws(FileSystem.Failure) -> [String] {
+    func removeTemporaries() throws(FileSystem.Failure) -> [String] {
         var removed: [String] = []
         for dir in [path, objects, records, runs, scores] {
             for name in FileSystem.list(dir) where name.contains(AtomicFile.temporaryMarker) {
@@ -86,7 +86,7 @@ public struct WorkDirectory {
     /// Removes leftover temporary copies of `file` (`.<name>.tmp-*` beside it), as an
     /// interrupted atomic write of the final output leaves them.
     @discardableResult
-    public static func removeTemporaries(besides file: String) throws(FileSystem.Failure) -> [String] {
+    static func removeTemporaries(besides file: String) throws(FileSystem.Failure) -> [String] {
         let dir = AtomicFile.directory(of: file)
         let prefix = "." + PathResolver.baseName(file) + AtomicFile.temporaryMarker
         var removed: [String] = []
@@ -98,7 +98,7 @@ public struct WorkDirectory {
     }
 
     /// Stage name and key of an object directory or record file name, nil for anything else.
-    public static func parseEntry(_ name: String) -> (stage: String, key: ContentHash)? {
+    static func parseEntry(_ name: String) -> (stage: String, key: ContentHash)? {
         var base = Substring(name)
         for suffix in [".failed.json", ".json"] where base.hasSuffix(suffix) {
             base = base.dropLast(suffix.count)

@@ -14,7 +14,7 @@ public final class WorkLock {
     public let path: String
     private var fd: Int32
     /// The pid found in the lock file when it was taken: a run that ended without releasing it.
-    public let interruptedHolder: Holder?
+    let interruptedHolder: Holder?
 
     /// What the lock file says about its holder.
     public struct Holder: Equatable, Sendable, CustomStringConvertible {
@@ -37,7 +37,7 @@ public final class WorkLock {
     ///   - wait: block until the holder finishes instead of failing.
     ///   - onWait: called once, with the holder, before blocking.
     /// - Throws: ``RunnerError/busy`` (exit status 5) when another run holds it and `wait` is false.
-    public static func acquire(_ work: WorkDirectory, wait: Bool, onWait: (Holder?) -> Void = { _ in }) throws(RunnerError)
+    static func acquire(_ work: WorkDirectory, wait: Bool, onWait: (Holder?) -> Void = { _ in }) throws(RunnerError)
         -> WorkLock
     {
         do {

@@ -56,9 +56,9 @@ final class IngestExecutableTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("read 5, accepted 4, rejected 1 (null island 1)"), r.stderr)
         XCTAssertEqual(try POITable(artifact: ArtifactFile(path: out, expected: .pois)).count, 4)
         XCTAssertEqual(scratch.text(rejects), "source_file,line,byte_offset,reason,id,name,category,lon,lat\n\(good),3,40,null island: lon = lat = 0,2,b,bank,0,0\n")
-        let s = try JSONParser.parse(scratch.text(summary))
-        XCTAssertEqual(s["accepted"], .number(4))
-        XCTAssertEqual(s["read"], .number(5))
+        let s = StageSummary(json: try JSONParser.parse(scratch.text(summary)))
+        XCTAssertEqual(s.count(.accepted), 4)
+        XCTAssertEqual(s.count(.read), 5)
 
         // Usage errors: exit 2.
         r = try run([good, "--output", out, "--rejects", rejects, "--duplicate", "merge"])

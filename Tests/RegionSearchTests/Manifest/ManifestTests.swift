@@ -209,7 +209,7 @@ final class ManifestTests: XCTestCase, ManifestParsing {
             "pipelines/x.json:1:61: keywords: expected a list of strings, found a number in it")
         XCTAssertEqual(
             message(head + #", "propagate": {"keywords": ["  "]}}"#),
-            "pipelines/x.json:1:88: propagate.keywords[0]: empty keyword")
+            #"pipelines/x.json:1:88: propagate.keywords[0]: "  " is empty after normalisation"#)
     }
 
     func testBadJSONNamesLineAndColumn() {
