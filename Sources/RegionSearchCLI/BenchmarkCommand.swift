@@ -8,30 +8,60 @@ import RegionSearchStages
 /// own process (release build), and reports wall time, CPU, throughput, peak RSS, artifact sizes,
 /// input-load share, growth with n, the PROJ baseline and, optionally, the Python reference.
 public enum BenchmarkCommand {
-    static let sizesOption = CommandSpec.Option("sizes", .value, placeholder: "LIST", help: "POI counts: 10k, 100k, 1m, 10m or plain integers (default 10k,100k,1m).")
-    static let repeatsOption = CommandSpec.Option("repeats", .value, placeholder: "N", help: "Runs of every stage per size; medians are reported (default 3).")
-    static let methodsOption = CommandSpec.Option("methods", .value, placeholder: "LIST", help: "Graph methods (default delaunay,knn).")
-    static let kOption = CommandSpec.Option("k", .value, placeholder: "K", help: "Neighbours for the knn graph (default 8).")
-    static let keywordsOption = CommandSpec.Option("keywords", .value, placeholder: "COUNTS", help: "Keyword counts to propagate, e.g. 1,16 (default 1,16; at most 16).")
+    static let sizesOption = CommandSpec.Option(
+        "sizes", .value, placeholder: "LIST",
+        help: "POI counts: 10k, 100k, 1m, 10m or plain integers (default 10k,100k,1m).")
+    static let repeatsOption = CommandSpec.Option(
+        "repeats", .value, placeholder: "N", help: "Runs of every stage per size; medians are reported (default 3).")
+    static let methodsOption = CommandSpec.Option(
+        "methods", .value, placeholder: "LIST", help: "Graph methods (default delaunay,knn).")
+    static let kOption = CommandSpec.Option(
+        "k", .value, placeholder: "K", help: "Neighbours for the knn graph (default 8).")
+    static let keywordsOption = CommandSpec.Option(
+        "keywords", .value, placeholder: "COUNTS",
+        help: "Keyword counts to propagate, e.g. 1,16 (default 1,16; at most 16).")
     static let seedOption = CommandSpec.Option("seed", .value, placeholder: "S", help: "Generator seed (default 42).")
-    static let workOption = CommandSpec.Option("work", .value, placeholder: "DIR", help: "Work directory for inputs, artifacts and reports (default ./bench-work).")
-    static let binOption = CommandSpec.Option("bin", .value, placeholder: "DIR", help: "Directory of the stage executables (default: this executable's directory).")
-    static let markdownOption = CommandSpec.Option("markdown", .value, placeholder: "PATH", help: "Where to write the Markdown report (default WORK/benchmark.md).")
-    static let jsonOption = CommandSpec.Option("json", .value, placeholder: "PATH", help: "Where to write the JSON record (default WORK/benchmark.json).")
-    static let referencePythonOption = CommandSpec.Option("reference-python", .value, placeholder: "PATH", help: "Python interpreter with the reference's requirements (optional).")
-    static let referenceScriptOption = CommandSpec.Option("reference-script", .value, placeholder: "PATH", help: "The reference's refpipe.py (optional; with --reference-python).")
-    static let referenceMaxNOption = CommandSpec.Option("reference-max-n", .value, placeholder: "N", help: "Largest size the reference runs at (default 1000000).")
-    static let largeNOption = CommandSpec.Option("large-n", .value, placeholder: "N", help: "Sizes above N run --large-repeats times, with at most 2 keywords and no thread check (default 1000000).")
-    static let largeRepeatsOption = CommandSpec.Option("large-repeats", .value, placeholder: "N", help: "Repeats for sizes above --large-n (default 1).")
-    static let verifyThreadsOption = CommandSpec.Option("verify-threads", .flag, help: "Also run every stage once with --threads 1 and check that all outputs are byte-identical.")
-    static let projBaselineOption = CommandSpec.Option("proj-baseline", .value, placeholder: "POIS.rsa", help: "Internal: only measure PROJ's bulk rate on this pois artifact (with --crs) and print JSON.")
-    static let crsOption = CommandSpec.Option("crs", .value, placeholder: "CRS", help: "Internal: target CRS for --proj-baseline.")
-    static let threadsOption = CommandSpec.Option("threads", .value, placeholder: "N", help: "Worker threads passed to every stage (default: the stages' default, all cores).")
+    static let workOption = CommandSpec.Option(
+        "work", .value, placeholder: "DIR",
+        help: "Work directory for inputs, artifacts and reports (default ./bench-work).")
+    static let binOption = CommandSpec.Option(
+        "bin", .value, placeholder: "DIR",
+        help: "Directory of the stage executables (default: this executable's directory).")
+    static let markdownOption = CommandSpec.Option(
+        "markdown", .value, placeholder: "PATH", help: "Where to write the Markdown report (default WORK/benchmark.md)."
+    )
+    static let jsonOption = CommandSpec.Option(
+        "json", .value, placeholder: "PATH", help: "Where to write the JSON record (default WORK/benchmark.json).")
+    static let referencePythonOption = CommandSpec.Option(
+        "reference-python", .value, placeholder: "PATH",
+        help: "Python interpreter with the reference's requirements (optional).")
+    static let referenceScriptOption = CommandSpec.Option(
+        "reference-script", .value, placeholder: "PATH",
+        help: "The reference's refpipe.py (optional; with --reference-python).")
+    static let referenceMaxNOption = CommandSpec.Option(
+        "reference-max-n", .value, placeholder: "N", help: "Largest size the reference runs at (default 1000000).")
+    static let largeNOption = CommandSpec.Option(
+        "large-n", .value, placeholder: "N",
+        help: "Sizes above N run --large-repeats times, with at most 2 keywords and no thread check (default 1000000).")
+    static let largeRepeatsOption = CommandSpec.Option(
+        "large-repeats", .value, placeholder: "N", help: "Repeats for sizes above --large-n (default 1).")
+    static let verifyThreadsOption = CommandSpec.Option(
+        "verify-threads", .flag,
+        help: "Also run every stage once with --threads 1 and check that all outputs are byte-identical.")
+    static let projBaselineOption = CommandSpec.Option(
+        "proj-baseline", .value, placeholder: "POIS.rsa",
+        help: "Internal: only measure PROJ's bulk rate on this pois artifact (with --crs) and print JSON.")
+    static let crsOption = CommandSpec.Option(
+        "crs", .value, placeholder: "CRS", help: "Internal: target CRS for --proj-baseline.")
+    static let threadsOption = CommandSpec.Option(
+        "threads", .value, placeholder: "N",
+        help: "Worker threads passed to every stage (default: the stages' default, all cores).")
 
     static let spec = CommandSpec(
         name: "regionsearch-bench",
         abstract: "benchmark every stage and the whole pipeline on synthetic cities (build with -c release first)",
-        usage: "regionsearch-bench [--sizes 10k,100k,1m,10m] [--repeats N] [--work DIR] [--reference-python PY --reference-script refpipe.py] …",
+        usage:
+            "regionsearch-bench [--sizes 10k,100k,1m,10m] [--repeats N] [--work DIR] [--reference-python PY --reference-script refpipe.py] …",
         discussion: """
             For each size, the input CSV is generated once with regionsearch-generate (seed 42 by default;
             cached as WORK/inputs/city_<n>_seed<seed>.csv). Then, --repeats times: ingest, project,
@@ -80,7 +110,9 @@ public enum BenchmarkCommand {
 
     static func integer(_ cl: ParsedCommandLine, _ option: CommandSpec.Option, min: Int = 1) throws -> Int? {
         guard let v = cl.value(option) else { return nil }
-        guard let n = Int(v), n >= min else { throw UsageError("--\(option.name): expected an integer ≥ \(min), got \"\(v)\"") }
+        guard let n = Int(v), n >= min else {
+            throw UsageError("--\(option.name): expected an integer ≥ \(min), got \"\(v)\"")
+        }
         return n
     }
 
@@ -90,11 +122,17 @@ public enum BenchmarkCommand {
         let multiplier: Int
         var digits = Substring(t)
         switch t.last {
-        case "k": multiplier = 1_000; digits = t.dropLast()
-        case "m": multiplier = 1_000_000; digits = t.dropLast()
+        case "k":
+            multiplier = 1_000
+            digits = t.dropLast()
+        case "m":
+            multiplier = 1_000_000
+            digits = t.dropLast()
         default: multiplier = 1
         }
-        guard let v = Int(digits), v > 0 else { throw UsageError("--sizes: expected sizes like 10k, 1m or 250000, got \"\(text)\"") }
+        guard let v = Int(digits), v > 0 else {
+            throw UsageError("--sizes: expected sizes like 10k, 1m or 250000, got \"\(text)\"")
+        }
         return (t, v * multiplier)
     }
 
@@ -102,12 +140,15 @@ public enum BenchmarkCommand {
         try Parallel.configure(from: cl.value(Self.threadsOption))
         if let pois = cl.value(Self.projBaselineOption) {
             let crs = try cl.required(Self.crsOption)
-            let result = try PROJBaseline.measure(poisPath: pois, crs: crs, repeats: try integer(cl, Self.repeatsOption) ?? 3)
+            let result = try PROJBaseline.measure(
+                poisPath: pois, crs: crs, repeats: try integer(cl, Self.repeatsOption) ?? 3)
             print(result.json.serialized(sortedKeys: true, pretty: true))
             return
         }
         var options = BenchmarkRunner.Options()
-        if let v = cl.value(Self.sizesOption) { options.sizes = try v.split(separator: ",").map { try parseSize(String($0)) } }
+        if let v = cl.value(Self.sizesOption) {
+            options.sizes = try v.split(separator: ",").map { try parseSize(String($0)) }
+        }
         if let v = cl.value(Self.methodsOption) {
             options.methods = v.split(separator: ",").map(String.init)
             for m in options.methods where GraphMethod(rawValue: m) == nil {
@@ -119,7 +160,8 @@ public enum BenchmarkCommand {
         if let v = cl.value(Self.keywordsOption) {
             options.keywordCounts = try v.split(separator: ",").map { s in
                 guard let c = Int(s), c >= 1, c <= BenchmarkPlan.keywordPool.count else {
-                    throw UsageError("--keywords: expected counts between 1 and \(BenchmarkPlan.keywordPool.count), got \"\(s)\"")
+                    throw UsageError(
+                        "--keywords: expected counts between 1 and \(BenchmarkPlan.keywordPool.count), got \"\(s)\"")
                 }
                 return c
             }
@@ -145,19 +187,23 @@ public enum BenchmarkCommand {
         }
         for stage in Pipeline.stages.map({ $0.executable }) + ["regionsearch-generate"] {
             guard FileManager.default.isExecutableFile(atPath: options.binDirectory + "/" + stage) else {
-                throw UsageError("--bin: \(options.binDirectory)/\(stage) not found; build with 'swift build -c release' and pass its bin directory")
+                throw UsageError(
+                    "--bin: \(options.binDirectory)/\(stage) not found; build with 'swift build -c release' and pass its bin directory"
+                )
             }
         }
         try FileManager.default.createDirectory(atPath: options.workDirectory, withIntermediateDirectories: true)
         let markdownPath = cl.value(Self.markdownOption) ?? options.workDirectory + "/benchmark.md"
         let jsonPath = cl.value(Self.jsonOption) ?? options.workDirectory + "/benchmark.json"
         let floor = MeasuredProcess.rssFloor()
-        let commandLine = (["regionsearch-bench"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(separator: " ")
+        let commandLine = (["regionsearch-bench"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(
+            separator: " ")
         var done: [BenchmarkResults] = []
         _ = try BenchmarkRunner(options: options).run { result in
             done.append(result)
             let report = BenchmarkReport(
-                results: done, commandLine: commandLine, threads: options.threads ?? Parallel.threadCount, rssFloor: floor,
+                results: done, commandLine: commandLine, threads: options.threads ?? Parallel.threadCount,
+                rssFloor: floor,
                 repeats: options.repeats)
             try AtomicFile.write(report.markdown(), to: markdownPath)
             try AtomicFile.write(report.json().serialized(pretty: true) + "\n", to: jsonPath)
@@ -166,9 +212,12 @@ public enum BenchmarkCommand {
     }
 
     static func shellQuoted(_ s: String) -> String {
-        if !s.isEmpty, s.utf8.allSatisfy({ c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || "-_=,./:+".utf8.contains(c)
-        }) {
+        if !s.isEmpty,
+            s.utf8.allSatisfy({ c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
+                    || "-_=,./:+".utf8.contains(c)
+            })
+        {
             return s
         }
         return "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"

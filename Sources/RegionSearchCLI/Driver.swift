@@ -9,7 +9,8 @@ import RegionSearchStages
 public enum Driver {
     /// The options of `regionsearch run`.
     enum RunFlags {
-        static let force = CommandSpec.Option("force", .flag, help: "Rerun every stage (up to --until) even when up to date.")
+        static let force = CommandSpec.Option(
+            "force", .flag, help: "Rerun every stage (up to --until) even when up to date.")
         static let from = CommandSpec.Option(
             "from", .value, placeholder: "STAGE", help: "Rerun STAGE and every later stage even when up to date.")
         static let until = CommandSpec.Option(
@@ -19,7 +20,8 @@ public enum Driver {
             "threads", .value, placeholder: "N",
             help: "Worker threads for every stage (default: all cores). Results are identical for any N.")
         static let wait = CommandSpec.Option(
-            "wait", .flag, help: "If another run holds the work directory, wait for it instead of exiting with status 5.")
+            "wait", .flag,
+            help: "If another run holds the work directory, wait for it instead of exiting with status 5.")
     }
 
     /// The options of `regionsearch clean`.
@@ -48,15 +50,18 @@ public enum Driver {
         acceptsPositionals: true)
 
     static let statusSpec = CommandSpec(
-        name: "regionsearch status", abstract: "show which stages of a manifest are up to date, stale (and why), missing or failed",
+        name: "regionsearch status",
+        abstract: "show which stages of a manifest are up to date, stale (and why), missing or failed",
         usage: "regionsearch status MANIFEST [--json]",
         options: [statusJSON],
         acceptsPositionals: true)
 
     static let cleanSpec = CommandSpec(
-        name: "regionsearch clean", abstract: "remove a manifest's intermediate artifacts, run records and leftover temporary files",
+        name: "regionsearch clean",
+        abstract: "remove a manifest's intermediate artifacts, run records and leftover temporary files",
         usage: "regionsearch clean MANIFEST [--unused] [--wait]",
-        discussion: "The output GeoJSON is kept. With --unused, only the stage runs that the latest run did not use are removed.",
+        discussion:
+            "The output GeoJSON is kept. With --unused, only the stage runs that the latest run did not use are removed.",
         options: [CleanFlags.unused, CleanFlags.wait],
         acceptsPositionals: true)
 
@@ -122,7 +127,9 @@ public enum Driver {
         for (name, spec) in commands {
             out += "  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + spec.abstract + "\n"
         }
-        out += "  " + "help".padding(toLength: width + 2, withPad: " ", startingAt: 0) + "show a command's or a stage's help\n"
+        out +=
+            "  " + "help".padding(toLength: width + 2, withPad: " ", startingAt: 0)
+            + "show a command's or a stage's help\n"
         out += "\nStages (in pipeline order; 'regionsearch help STAGE' shows each one's options and parameters):\n"
         for stage in Pipeline.stages {
             out += "  " + stage.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + stage.abstract + "\n"
@@ -142,7 +149,9 @@ public enum Driver {
         return out
     }
 
-    private static func execute(_ spec: CommandSpec, _ arguments: [String], _ body: (ParsedCommandLine) throws -> Void) -> ExitStatus {
+    private static func execute(_ spec: CommandSpec, _ arguments: [String], _ body: (ParsedCommandLine) throws -> Void)
+        -> ExitStatus
+    {
         let parsed: ParsedCommandLine
         do {
             parsed = try spec.parse(arguments)
@@ -161,7 +170,10 @@ public enum Driver {
 
     private static func manifestArgument(_ cl: ParsedCommandLine) throws -> Manifest {
         guard cl.positionals.count == 1 else {
-            throw UsageError(cl.positionals.isEmpty ? "give the manifest file: \(cl.spec.usage)" : "expected one manifest file, got \(cl.positionals.count) arguments")
+            throw UsageError(
+                cl.positionals.isEmpty
+                    ? "give the manifest file: \(cl.spec.usage)"
+                    : "expected one manifest file, got \(cl.positionals.count) arguments")
         }
         // A ManifestError exits with status 2 and already names file, key and position.
         return try Manifest.load(path: cl.positionals[0])
@@ -188,7 +200,9 @@ public enum Driver {
             let all = outcome.combinations.flatMap { $0.outcome.stages }
             let ran = all.filter { $0.status == .ran }.count
             let skipped = all.filter { $0.status == .upToDate }.count
-            Log.info("finished in \(Runner.seconds(monotonicSeconds() - t0)): \(outcome.combinations.count) combination(s), \(ran) stage run(s), \(skipped) up to date or shared (hashing and verification \(Runner.seconds(runner.hashingSeconds)))")
+            Log.info(
+                "finished in \(Runner.seconds(monotonicSeconds() - t0)): \(outcome.combinations.count) combination(s), \(ran) stage run(s), \(skipped) up to date or shared (hashing and verification \(Runner.seconds(runner.hashingSeconds)))"
+            )
             return
         }
         let runner = Runner(manifest: manifest, toolDirectory: CurrentExecutable.directory)
@@ -196,7 +210,9 @@ public enum Driver {
         let outcome = try runner.run(options)
         let ran = outcome.stages.filter { $0.status == .ran }.count
         let skipped = outcome.stages.filter { $0.status == .upToDate }.count
-        Log.info("finished in \(Runner.seconds(monotonicSeconds() - t0)): \(ran) stage(s) ran, \(skipped) up to date (hashing and verification \(Runner.seconds(runner.hashingSeconds)))")
+        Log.info(
+            "finished in \(Runner.seconds(monotonicSeconds() - t0)): \(ran) stage(s) ran, \(skipped) up to date (hashing and verification \(Runner.seconds(runner.hashingSeconds)))"
+        )
     }
 
     static func statusCommand(_ cl: ParsedCommandLine) throws {
@@ -221,7 +237,9 @@ public enum Driver {
     static func cleanCommand(_ cl: ParsedCommandLine) throws {
         let manifest = try manifestArgument(cl)
         let result = try Cleaner.clean(manifest, unusedOnly: cl.flag(CleanFlags.unused), wait: cl.flag(CleanFlags.wait))
-        Log.info("removed \(result.objects) stage output(s), \(result.records) record(s) and \(result.temporaries) temporary file(s) from \(manifest.workDirectory)")
+        Log.info(
+            "removed \(result.objects) stage output(s), \(result.records) record(s) and \(result.temporaries) temporary file(s) from \(manifest.workDirectory)"
+        )
     }
 
     static func help(_ arguments: [String]) -> ExitStatus {

@@ -6,13 +6,25 @@ import RegionSearchModel
 /// `regionsearch-evaluate`: scores region GeoJSON against ground truth (`truth`) or compares two
 /// region files (`compare`); a table on stdout and, with `--json`, a JSON report.
 public enum EvaluateCommand {
-    static let poisOption = CommandSpec.Option("pois", .value, placeholder: "POIS", help: "POI file (CSV/GeoJSON read by ingest, or pois.rsa) for POI-level scores.")
-    static let membersOption = CommandSpec.Option("members", .value, placeholder: "MEMBERS.csv", help: "Planted POI ids (id,cluster_id); truth mode, with --pois.")
-    static let jsonOption = CommandSpec.Option("json", .value, placeholder: "OUT.json", help: "Also write the report as JSON ('-' = JSON on stdout instead of the table).")
-    static let thresholdsOption = CommandSpec.Option("thresholds", .value, placeholder: "T1,T2", help: "IoU thresholds for recall/precision/F1 (default 0.3,0.5).")
-    static let matchIouOption = CommandSpec.Option("match-iou", .value, placeholder: "T", help: "IoU needed to match two regions in compare mode (default 0.5).")
-    static let crsOption = CommandSpec.Option("crs", .value, placeholder: "CRS", help: "Measure in this projected CRS (metres) instead of the automatic choice.")
-    static let threadsOption = CommandSpec.Option("threads", .value, placeholder: "N", help: "Threads for reading the POI file (default: all cores); results do not depend on it.")
+    static let poisOption = CommandSpec.Option(
+        "pois", .value, placeholder: "POIS",
+        help: "POI file (CSV/GeoJSON read by ingest, or pois.rsa) for POI-level scores.")
+    static let membersOption = CommandSpec.Option(
+        "members", .value, placeholder: "MEMBERS.csv", help: "Planted POI ids (id,cluster_id); truth mode, with --pois."
+    )
+    static let jsonOption = CommandSpec.Option(
+        "json", .value, placeholder: "OUT.json",
+        help: "Also write the report as JSON ('-' = JSON on stdout instead of the table).")
+    static let thresholdsOption = CommandSpec.Option(
+        "thresholds", .value, placeholder: "T1,T2", help: "IoU thresholds for recall/precision/F1 (default 0.3,0.5).")
+    static let matchIouOption = CommandSpec.Option(
+        "match-iou", .value, placeholder: "T", help: "IoU needed to match two regions in compare mode (default 0.5).")
+    static let crsOption = CommandSpec.Option(
+        "crs", .value, placeholder: "CRS",
+        help: "Measure in this projected CRS (metres) instead of the automatic choice.")
+    static let threadsOption = CommandSpec.Option(
+        "threads", .value, placeholder: "N",
+        help: "Threads for reading the POI file (default: all cores); results do not depend on it.")
 
     static let spec = CommandSpec(
         name: "regionsearch-evaluate",
@@ -70,7 +82,9 @@ public enum EvaluateCommand {
         }
         try Parallel.configure(from: cl.value(Self.threadsOption))
         var evaluator = Evaluator()
-        if let text = cl.value(Self.thresholdsOption) { evaluator.thresholds = try parseThresholds(text, option: "thresholds") }
+        if let text = cl.value(Self.thresholdsOption) {
+            evaluator.thresholds = try parseThresholds(text, option: "thresholds")
+        }
         if let text = cl.value(Self.matchIouOption) {
             guard let t = try parseThresholds(text, option: "match-iou").first, !text.contains(",") else {
                 throw UsageError("--match-iou: expected one number in (0, 1], got \"\(text)\"")

@@ -9,9 +9,10 @@ import RegionSearchModel
 /// ``Parallel`` over node ranges whose results do not depend on the split, so the bytes are the
 /// same for any thread count.
 enum CSRBuilder {
-    static func build(nodeCount n: Int, a: [UInt32], b: [UInt32], x: UnsafeBufferPointer<Double>,
-        y: UnsafeBufferPointer<Double>) -> AdjacencyGraph
-    {
+    static func build(
+        nodeCount n: Int, a: [UInt32], b: [UInt32], x: UnsafeBufferPointer<Double>,
+        y: UnsafeBufferPointer<Double>
+    ) -> AdjacencyGraph {
         precondition(a.count == b.count)
         // Rows are split into one contiguous node range per thread; each thread scans the whole
         // edge list and handles only the endpoints in its range, so every row receives its
@@ -27,7 +28,8 @@ enum CSRBuilder {
                         let lo = UInt32(truncatingIfNeeded: part * partSize)
                         let span = UInt32(truncatingIfNeeded: min(n, (part + 1) * partSize) - part * partSize)
                         for e in 0..<a.count {
-                            let u = a[e], v = b[e]
+                            let u = a[e]
+                            let v = b[e]
                             if u == v { continue }
                             // Unsigned wrap-around makes this a single range test.
                             if u &- lo < span { start[Int(u) + 1] += 1 }
@@ -45,12 +47,14 @@ enum CSRBuilder {
             fill.withUnsafeMutableBufferPointer { fill in
                 a.withUnsafeBufferPointer { a in
                     b.withUnsafeBufferPointer { b in
-                        let nb = nb, fill = fill
+                        let nb = nb
+                        let fill = fill
                         Parallel.forEach(parts) { part in
                             let lo = UInt32(truncatingIfNeeded: part * partSize)
                             let span = UInt32(truncatingIfNeeded: min(n, (part + 1) * partSize) - part * partSize)
                             for e in 0..<a.count {
-                                let u = a[e], v = b[e]
+                                let u = a[e]
+                                let v = b[e]
                                 if u == v { continue }
                                 if u &- lo < span {
                                     nb[Int(fill[Int(u)])] = v
@@ -72,10 +76,12 @@ enum CSRBuilder {
         scattered.withUnsafeMutableBufferPointer { nb in
             start.withUnsafeBufferPointer { start in
                 kept.withUnsafeMutableBufferPointer { kept in
-                    let nb = nb, kept = kept
+                    let nb = nb
+                    let kept = kept
                     Parallel.forRanges(n, minChunk: 8192) { range in
                         for i in range {
-                            let lo = Int(start[i]), hi = Int(start[i + 1])
+                            let lo = Int(start[i])
+                            let hi = Int(start[i + 1])
                             sortRow(nb, lo, hi)
                             var w = lo
                             var last = UInt32.max
@@ -99,17 +105,20 @@ enum CSRBuilder {
                 scattered.withUnsafeBufferPointer { nb in
                     start.withUnsafeBufferPointer { start in
                         kept.withUnsafeBufferPointer { offsets in
-                            let out = out, len = len
+                            let out = out
+                            let len = len
                             Parallel.forRanges(n, minChunk: 8192) { range in
                                 for i in range {
                                     let from = Int(start[i])
                                     let to = Int(offsets[i])
                                     let count = Int(offsets[i + 1]) - to
-                                    let xi = x[i], yi = y[i]
+                                    let xi = x[i]
+                                    let yi = y[i]
                                     for k in 0..<count {
                                         let j = nb[from + k]
                                         out[to + k] = j
-                                        let dx = xi - x[Int(j)], dy = yi - y[Int(j)]
+                                        let dx = xi - x[Int(j)]
+                                        let dy = yi - y[Int(j)]
                                         len[to + k] = Float((dx * dx + dy * dy).squareRoot())
                                     }
                                 }
@@ -119,7 +128,8 @@ enum CSRBuilder {
                 }
             }
         }
-        return AdjacencyGraph(offsets: kept, neighbors: neighbors, length: length,
+        return AdjacencyGraph(
+            offsets: kept, neighbors: neighbors, length: length,
             scale: [Float](repeating: 0, count: n))
     }
 
@@ -134,9 +144,10 @@ enum CSRBuilder {
     /// duplicates (ascending) — taking a neighbour that is in both of the first two once; the
     /// duplicates are other points, so they never repeat one of those. A duplicate's row is its
     /// representative.
-    static func buildKNNUnion(lists: inout [UInt32], k: Int, groups: CoincidentPoints, x: UnsafeBufferPointer<Double>,
-        y: UnsafeBufferPointer<Double>) -> AdjacencyGraph
-    {
+    static func buildKNNUnion(
+        lists: inout [UInt32], k: Int, groups: CoincidentPoints, x: UnsafeBufferPointer<Double>,
+        y: UnsafeBufferPointer<Double>
+    ) -> AdjacencyGraph {
         let n = x.count
         let u = groups.unique.count
         precondition(lists.count == u * k)
@@ -216,17 +227,21 @@ enum CSRBuilder {
                                 }
                                 Parallel.forRanges(u, minChunk: 8192) { range in
                                     for p in range {
-                                        var a = p * k, b = Int(start[p])
-                                        let aEnd = a + k, bEnd = Int(start[p + 1])
+                                        var a = p * k
+                                        var b = Int(start[p])
+                                        let aEnd = a + k
+                                        let bEnd = Int(start[p + 1])
                                         var both = 0
                                         while a < aEnd && b < bEnd {
-                                            let v = own[a], w = list[b]
+                                            let v = own[a]
+                                            let w = list[b]
                                             if v == w { both += 1 }
                                             a += v <= w ? 1 : 0
                                             b += w <= v ? 1 : 0
                                         }
                                         let i = Int(unique[p])
-                                        degree[i + 1] = UInt64(k + (bEnd - Int(start[p])) - both) + (dups[i + 1] - dups[i])
+                                        degree[i + 1] =
+                                            UInt64(k + (bEnd - Int(start[p])) - both) + (dups[i + 1] - dups[i])
                                     }
                                 }
                             }
@@ -250,14 +265,17 @@ enum CSRBuilder {
                                     offsets.withUnsafeBufferPointer { offsets in
                                         neighbors.withUnsafeMutableBufferPointer { outNb in
                                             length.withUnsafeMutableBufferPointer { outLen in
-                                                let outNb = outNb, outLen = outLen
+                                                let outNb = outNb
+                                                let outLen = outLen
                                                 if u < n {
                                                     Parallel.forRanges(n, minChunk: 16_384) { range in
                                                         for d in range where Int(rep[d]) != d {
                                                             outNb[Int(offsets[d])] = rep[d]
                                                             let r = Int(rep[d])
-                                                            let dx = x[d] - x[r], dy = y[d] - y[r]
-                                                            outLen[Int(offsets[d])] = Float((dx * dx + dy * dy).squareRoot())
+                                                            let dx = x[d] - x[r]
+                                                            let dy = y[d] - y[r]
+                                                            outLen[Int(offsets[d])] = Float(
+                                                                (dx * dx + dy * dy).squareRoot())
                                                         }
                                                     }
                                                 }
@@ -265,14 +283,17 @@ enum CSRBuilder {
                                                     for p in range {
                                                         let i = Int(unique[p])
                                                         var w = Int(offsets[i])
-                                                        var a = p * k, b = Int(start[p])
-                                                        let aEnd = a + k, bEnd = Int(start[p + 1])
+                                                        var a = p * k
+                                                        var b = Int(start[p])
+                                                        let aEnd = a + k
+                                                        let bEnd = Int(start[p + 1])
                                                         var c = Int(dupStart[i])
                                                         let cEnd = Int(dupStart[i + 1])
                                                         // Next of the merged own/in lists (as a point index), or nil.
                                                         @inline(__always) func nextLocation() -> UInt32? {
                                                             if a < aEnd && b < bEnd {
-                                                                let v = own[a], t = list[b]
+                                                                let v = own[a]
+                                                                let t = list[b]
                                                                 a += v <= t ? 1 : 0
                                                                 b += t <= v ? 1 : 0
                                                                 return unique[Int(min(v, t))]
@@ -300,10 +321,12 @@ enum CSRBuilder {
                                                             outNb[w] = j
                                                             w += 1
                                                         }
-                                                        let xi = x[i], yi = y[i]
+                                                        let xi = x[i]
+                                                        let yi = y[i]
                                                         for e in Int(offsets[i])..<w {
                                                             let j = Int(outNb[e])
-                                                            let dx = xi - x[j], dy = yi - y[j]
+                                                            let dx = xi - x[j]
+                                                            let dy = yi - y[j]
                                                             outLen[e] = Float((dx * dx + dy * dy).squareRoot())
                                                         }
                                                     }
@@ -318,7 +341,8 @@ enum CSRBuilder {
                 }
             }
         }
-        return AdjacencyGraph(offsets: Column(offsets), neighbors: Column(neighbors), length: Column(length),
+        return AdjacencyGraph(
+            offsets: Column(offsets), neighbors: Column(neighbors), length: Column(length),
             scale: Column([Float](repeating: 0, count: n)))
     }
 

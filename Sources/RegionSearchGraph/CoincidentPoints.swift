@@ -23,13 +23,15 @@ struct CoincidentPoints: Sendable {
         table.withUnsafeMutableBufferPointer { slots in
             rep.withUnsafeMutableBufferPointer { rep in
                 for i in 0..<n {
-                    let xi = x[i], yi = y[i]
+                    let xi = x[i]
+                    let yi = y[i]
                     // Points arrive in spatial order, so a duplicate often follows its twin.
                     if i > 0 && xi == x[i - 1] && yi == y[i - 1] {
                         rep[i] = rep[i - 1]
                         continue
                     }
-                    let xb = (xi == 0 ? 0 : xi).bitPattern, yb = (yi == 0 ? 0 : yi).bitPattern
+                    let xb = (xi == 0 ? 0 : xi).bitPattern
+                    let yb = (yi == 0 ? 0 : yi).bitPattern
                     var h = xb &* 0x9E37_79B9_7F4A_7C15 ^ (yb &* 0xC2B2_AE3D_27D4_EB4F)
                     h ^= h >> 31
                     h = h &* 0xBF58_476D_1CE4_E5B9

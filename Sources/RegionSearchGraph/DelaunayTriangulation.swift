@@ -54,25 +54,40 @@ struct DelaunayTriangulation {
         }
         // Seed: the point nearest the bounding-box centre, its nearest neighbour, and the point
         // forming the smallest circumcircle with them among those exactly not collinear.
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var minX = Double.infinity
+        var minY = Double.infinity
+        var maxX = -Double.infinity
+        var maxY = -Double.infinity
         for i in 0..<n {
-            minX = min(minX, x[i]); maxX = max(maxX, x[i])
-            minY = min(minY, y[i]); maxY = max(maxY, y[i])
+            minX = min(minX, x[i])
+            maxX = max(maxX, x[i])
+            minY = min(minY, y[i])
+            maxY = max(maxY, y[i])
         }
-        let mx = minX / 2 + maxX / 2, my = minY / 2 + maxY / 2
-        var i0 = 0, best = Double.infinity
+        let mx = minX / 2 + maxX / 2
+        let my = minY / 2 + maxY / 2
+        var i0 = 0
+        var best = Double.infinity
         for i in 0..<n {
             let d = (x[i] - mx) * (x[i] - mx) + (y[i] - my) * (y[i] - my)
-            if d < best { best = d; i0 = i }
+            if d < best {
+                best = d
+                i0 = i
+            }
         }
-        let x0 = x[i0], y0 = y[i0]
+        let x0 = x[i0]
+        let y0 = y[i0]
         var i1 = i0 == 0 ? 1 : 0
         best = .infinity
         for i in 0..<n where i != i0 {
             let d = (x[i] - x0) * (x[i] - x0) + (y[i] - y0) * (y[i] - y0)
-            if d < best { best = d; i1 = i }
+            if d < best {
+                best = d
+                i1 = i
+            }
         }
-        let x1 = x[i1], y1 = y[i1]
+        let x1 = x[i1]
+        let y1 = y[i1]
         var i2 = -1
         var minRadius = Double.infinity
         for i in 0..<n where i != i0 && i != i1 {
@@ -87,7 +102,8 @@ struct DelaunayTriangulation {
             chain = Self.collinearChain(x: x, y: y)
             return
         }
-        var s1 = i1, s2 = i2
+        var s1 = i1
+        var s2 = i2
         if GeometricPredicates.orient2d(x0, y0, x[s1], y[s1], x[s2], y[s2]) > 0 { swap(&s1, &s2) }
         var (cx, cy) = Self.circumcenter(x0, y0, x[s1], y[s1], x[s2], y[s2])
         if !(cx.isFinite && cy.isFinite) {
@@ -98,7 +114,8 @@ struct DelaunayTriangulation {
         }
         var keys = [UInt64](repeating: 0, count: n)
         for i in 0..<n {
-            let dx = x[i] - cx, dy = y[i] - cy
+            let dx = x[i] - cx
+            let dy = y[i] - cy
             keys[i] = (dx * dx + dy * dy).bitPattern
         }
         let order = RadixSort.order(byKeys: keys)
@@ -129,7 +146,8 @@ struct DelaunayTriangulation {
         if !chain.isEmpty {
             return (Array(chain.dropLast()), Array(chain.dropFirst()))
         }
-        var a: [UInt32] = [], b: [UInt32] = []
+        var a: [UInt32] = []
+        var b: [UInt32] = []
         let expected = (triangles.count + hullEdgeCount) / 2
         a.reserveCapacity(expected)
         b.reserveCapacity(expected)
@@ -153,7 +171,8 @@ struct DelaunayTriangulation {
     /// Points sorted along their common line: lexicographic (x, y) order is the order along any line.
     static func collinearChain(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) -> [UInt32] {
         (0..<UInt32(x.count)).sorted { a, b in
-            let ia = Int(a), ib = Int(b)
+            let ia = Int(a)
+            let ib = Int(b)
             if x[ia] != x[ib] { return x[ia] < x[ib] }
             if y[ia] != y[ib] { return y[ia] < y[ib] }
             return a < b
@@ -164,8 +183,12 @@ struct DelaunayTriangulation {
     static func circumradius2(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double)
         -> Double
     {
-        let dx = bx - ax, dy = by - ay, ex = cx - ax, ey = cy - ay
-        let bl = dx * dx + dy * dy, cl = ex * ex + ey * ey
+        let dx = bx - ax
+        let dy = by - ay
+        let ex = cx - ax
+        let ey = cy - ay
+        let bl = dx * dx + dy * dy
+        let cl = ex * ex + ey * ey
         let d = 0.5 / (dx * ey - dy * ex)
         let x = (ey * bl - dy * cl) * d
         let y = (dx * cl - ex * bl) * d
@@ -176,8 +199,12 @@ struct DelaunayTriangulation {
     static func circumcenter(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double)
         -> (Double, Double)
     {
-        let dx = bx - ax, dy = by - ay, ex = cx - ax, ey = cy - ay
-        let bl = dx * dx + dy * dy, cl = ex * ex + ey * ey
+        let dx = bx - ax
+        let dy = by - ay
+        let ex = cx - ax
+        let ey = cy - ay
+        let bl = dx * dx + dy * dy
+        let cl = ex * ex + ey * ey
         let d = 0.5 / (dx * ey - dy * ex)
         return (ax + (ey * bl - dy * cl) * d, ay + (dx * cl - ex * bl) * d)
     }
@@ -210,9 +237,10 @@ private struct Sweep {
     var withheld: [Int] = []
     var lateCount = 0
 
-    init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, order: [UInt32], seeds: (Int, Int, Int),
-        center: (Double, Double))
-    {
+    init(
+        x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, order: [UInt32], seeds: (Int, Int, Int),
+        center: (Double, Double)
+    ) {
         n = x.count
         coords = .allocate(capacity: 2 * n)
         var s = (0, 0, 0)
@@ -239,8 +267,13 @@ private struct Sweep {
     }
 
     func deallocate() {
-        coords.deallocate(); tri.deallocate(); half.deallocate()
-        hullPrev.deallocate(); hullNext.deallocate(); hullTri.deallocate(); hullHash.deallocate()
+        coords.deallocate()
+        tri.deallocate()
+        half.deallocate()
+        hullPrev.deallocate()
+        hullNext.deallocate()
+        hullTri.deallocate()
+        hullHash.deallocate()
         stack.deallocate()
     }
 
@@ -255,7 +288,8 @@ private struct Sweep {
     /// Bucket of the hull hash: the pseudo-angle of the point around the sweep centre.
     @inline(__always)
     func hashKey(_ x: Double, _ y: Double) -> Int {
-        let dx = x - cx, dy = y - cy
+        let dx = x - cx
+        let dy = y - cy
         let s = abs(dx) + abs(dy)
         guard s > 0 else { return 0 }
         let p = dx / s
@@ -316,9 +350,13 @@ private struct Sweep {
             let b0 = b - b % 3
             let al = a0 + (a + 1) % 3
             let bl = b0 + (b + 2) % 3
-            let p0 = Int(tri[ar]), pr = Int(tri[a]), pl = Int(tri[al]), p1 = Int(tri[bl])
+            let p0 = Int(tri[ar])
+            let pr = Int(tri[a])
+            let pl = Int(tri[al])
+            let p1 = Int(tri[bl])
             // Triangles are clockwise, so "p1 strictly inside" is a negative determinant.
-            let illegal = GeometricPredicates.incircle(px(p0), py(p0), px(pr), py(pr), px(pl), py(pl), px(p1), py(p1)) < 0
+            let illegal =
+                GeometricPredicates.incircle(px(p0), py(p0), px(pr), py(pr), px(pl), py(pl), px(p1), py(p1)) < 0
             if illegal {
                 tri[a] = UInt32(truncatingIfNeeded: p1)
                 tri[b] = UInt32(truncatingIfNeeded: p0)
@@ -347,10 +385,15 @@ private struct Sweep {
     mutating func run() {
         let (i0, i1, i2) = seeds
         hullStart = i0
-        hullNext[i0] = UInt32(i1); hullPrev[i2] = UInt32(i1)
-        hullNext[i1] = UInt32(i2); hullPrev[i0] = UInt32(i2)
-        hullNext[i2] = UInt32(i0); hullPrev[i1] = UInt32(i0)
-        hullTri[i0] = 0; hullTri[i1] = 1; hullTri[i2] = 2
+        hullNext[i0] = UInt32(i1)
+        hullPrev[i2] = UInt32(i1)
+        hullNext[i1] = UInt32(i2)
+        hullPrev[i0] = UInt32(i2)
+        hullNext[i2] = UInt32(i0)
+        hullPrev[i1] = UInt32(i0)
+        hullTri[i0] = 0
+        hullTri[i1] = 1
+        hullTri[i2] = 2
         hullHash[hashKey(px(i0), py(i0))] = Int32(i0)
         hullHash[hashKey(px(i1), py(i1))] = Int32(i1)
         hullHash[hashKey(px(i2), py(i2))] = Int32(i2)
@@ -361,7 +404,8 @@ private struct Sweep {
         for i in 0..<n {
             if i == i0 || i == i1 || i == i2 { continue }
             if !skip.isEmpty && skip[i] { continue }
-            let x = px(i), y = py(i)
+            let x = px(i)
+            let y = py(i)
             // A hull vertex near the point's angle; the walk below starts from its predecessor.
             var start = 0
             let key = hashKey(x, y)
@@ -437,7 +481,8 @@ private struct Sweep {
     /// triangle. The walk terminates on Delaunay triangulations; a bounded step count guards it
     /// anyway, falling back to a scan of all triangles.
     func locate(_ p: Int, hint: Int) -> Int {
-        let x = px(p), y = py(p)
+        let x = px(p)
+        let y = py(p)
         var t = max(0, hint) / 3
         var steps = 0
         let limit = 4 * (trianglesLen / 3) + 16
@@ -446,7 +491,8 @@ private struct Sweep {
             steps += 1
             for k in 0..<3 {
                 let e = 3 * t + (k + rotation) % 3
-                let a = Int(tri[e]), b = Int(tri[e % 3 == 2 ? e - 2 : e + 1])
+                let a = Int(tri[e])
+                let b = Int(tri[e % 3 == 2 ? e - 2 : e + 1])
                 if GeometricPredicates.orient2d(px(a), py(a), px(b), py(b), x, y) > 0 {
                     let twin = Int(half[e])
                     precondition(twin >= 0, "Delaunay: late point lies outside the convex hull")
@@ -461,7 +507,8 @@ private struct Sweep {
             var inside = true
             for k in 0..<3 {
                 let e = 3 * t + k
-                let a = Int(tri[e]), b = Int(tri[e % 3 == 2 ? e - 2 : e + 1])
+                let a = Int(tri[e])
+                let b = Int(tri[e % 3 == 2 ? e - 2 : e + 1])
                 if GeometricPredicates.orient2d(px(a), py(a), px(b), py(b), x, y) > 0 { inside = false }
             }
             if inside { return t }
@@ -475,7 +522,8 @@ private struct Sweep {
         var zeros = 0
         for k in 0..<3 {
             let e = 3 * t + k
-            let a = Int(tri[e]), b = Int(tri[e % 3 == 2 ? e - 2 : e + 1])
+            let a = Int(tri[e])
+            let b = Int(tri[e % 3 == 2 ? e - 2 : e + 1])
             if orient(a, b, p) == 0 {
                 zeros += 1
                 onEdge = e
@@ -492,8 +540,11 @@ private struct Sweep {
     /// Replaces triangle t = (a, b, c) by (a, b, p), (b, c, p), (c, a, p) and restores Delaunay.
     mutating func splitInterior(_ t: Int, _ p: Int) {
         let e0 = 3 * t
-        let a = Int(tri[e0]), b = Int(tri[e0 + 1]), c = Int(tri[e0 + 2])
-        let o1 = Int(half[e0 + 1]), o2 = Int(half[e0 + 2])
+        let a = Int(tri[e0])
+        let b = Int(tri[e0 + 1])
+        let c = Int(tri[e0 + 2])
+        let o1 = Int(half[e0 + 1])
+        let o2 = Int(half[e0 + 2])
         tri[e0 + 2] = UInt32(truncatingIfNeeded: p)  // t becomes (a, b, p); edge a→b keeps its twin
         let t2 = addTriangle(b, c, p, o1, -1, e0 + 1)  // (b, c, p): b→c, c→p, p→b
         let t3 = addTriangle(c, a, p, o2, e0 + 2, t2 + 1)  // (c, a, p): c→a, a→p (twin p→a), p→c (twin c→p)
@@ -505,8 +556,10 @@ private struct Sweep {
     /// Splits the edge at halfedge e (a→b, p strictly inside it) and the one or two triangles on it.
     mutating func splitEdge(_ e: Int, _ p: Int) {
         let t = e / 3
-        let e1 = 3 * t + (e % 3 + 1) % 3, e2 = 3 * t + (e % 3 + 2) % 3
-        let b = Int(tri[e1]), c = Int(tri[e2])  // e runs a→b
+        let e1 = 3 * t + (e % 3 + 1) % 3
+        let e2 = 3 * t + (e % 3 + 2) % 3
+        let b = Int(tri[e1])
+        let c = Int(tri[e2])  // e runs a→b
         let ob = Int(half[e1])  // twin of b→c
         let f = Int(half[e])
         // t becomes (a, p, c): e = a→p, e1 = p→c, e2 = c→a (keeps its twin).
@@ -519,7 +572,8 @@ private struct Sweep {
             return
         }
         // The neighbour across a→b is (b, a, d) with f = b→a.
-        let f1 = 3 * (f / 3) + (f % 3 + 1) % 3, f2 = 3 * (f / 3) + (f % 3 + 2) % 3
+        let f1 = 3 * (f / 3) + (f % 3 + 1) % 3
+        let f2 = 3 * (f / 3) + (f % 3 + 2) % 3
         let d = Int(tri[f2])
         let od = Int(half[f2])  // twin of d→b
         // It becomes (p, a, d): f = p→a, f1 = a→d (keeps its twin), f2 = d→p.

@@ -38,14 +38,16 @@ enum EdgePruning {
                     graph.scale.withUnsafeBufferPointer { scale in
                         keptPerRow.withUnsafeMutableBufferPointer { kept in
                             chunkCounts.withUnsafeMutableBufferPointer { counts in
-                                let kept = kept, counts = counts
+                                let kept = kept
+                                let counts = counts
                                 Parallel.forEach(chunks) { c in
                                     var local = Counts()
                                     for i in (c * chunkSize)..<min(n, (c + 1) * chunkSize) {
                                         var keep: UInt64 = 0
                                         for e in Int(offsets[i])..<Int(offsets[i + 1]) {
                                             let j = Int(nb[e])
-                                            switch verdict(length: len[e], scaleI: scale[i], scaleJ: scale[j],
+                                            switch verdict(
+                                                length: len[e], scaleI: scale[i], scaleJ: scale[j],
                                                 maxEdge: maxEdge, factor: factor)
                                             {
                                             case .keep: keep += 1
@@ -79,13 +81,15 @@ enum EdgePruning {
                         keptPerRow.withUnsafeBufferPointer { newOffsets in
                             neighbors.withUnsafeMutableBufferPointer { outNb in
                                 length.withUnsafeMutableBufferPointer { outLen in
-                                    let outNb = outNb, outLen = outLen
+                                    let outNb = outNb
+                                    let outLen = outLen
                                     Parallel.forRanges(n, minChunk: 8192) { range in
                                         for i in range {
                                             var w = Int(newOffsets[i])
                                             for e in Int(offsets[i])..<Int(offsets[i + 1]) {
                                                 let j = Int(nb[e])
-                                                if verdict(length: len[e], scaleI: scale[i], scaleJ: scale[j],
+                                                if verdict(
+                                                    length: len[e], scaleI: scale[i], scaleJ: scale[j],
                                                     maxEdge: maxEdge, factor: factor) == .keep
                                                 {
                                                     outNb[w] = nb[e]
@@ -102,6 +106,10 @@ enum EdgePruning {
                 }
             }
         }
-        return (AdjacencyGraph(offsets: Column(keptPerRow), neighbors: Column(neighbors), length: Column(length), scale: graph.scale), counts)
+        return (
+            AdjacencyGraph(
+                offsets: Column(keptPerRow), neighbors: Column(neighbors), length: Column(length), scale: graph.scale),
+            counts
+        )
     }
 }

@@ -93,11 +93,15 @@ enum ExpansionArithmetic {
 
     /// h = e + f with zero components removed; returns h's length. h must hold elen + flen
     /// components and must not alias e or f.
-    static func sum(_ elen: Int, _ e: UnsafePointer<Double>, _ flen: Int, _ f: UnsafePointer<Double>,
-        _ h: UnsafeMutablePointer<Double>) -> Int
-    {
-        var eindex = 0, findex = 0, hindex = 0
-        var enow = e[0], fnow = f[0]
+    static func sum(
+        _ elen: Int, _ e: UnsafePointer<Double>, _ flen: Int, _ f: UnsafePointer<Double>,
+        _ h: UnsafeMutablePointer<Double>
+    ) -> Int {
+        var eindex = 0
+        var findex = 0
+        var hindex = 0
+        var enow = e[0]
+        var fnow = f[0]
         var q: Double
         // Take the smaller-magnitude head first; reading past the end is avoided (unlike the C
         // original) by substituting 0 for an exhausted input.
@@ -111,7 +115,8 @@ enum ExpansionArithmetic {
             fnow = findex < flen ? f[findex] : 0
         }
         if eindex < elen && findex < flen {
-            var qnew: Double, hh: Double
+            var qnew: Double
+            var hh: Double
             if (fnow > enow) == (fnow > -enow) {
                 (qnew, hh) = fastTwoSum(enow, q)
                 eindex += 1
@@ -122,7 +127,10 @@ enum ExpansionArithmetic {
                 fnow = findex < flen ? f[findex] : 0
             }
             q = qnew
-            if hh != 0 { h[hindex] = hh; hindex += 1 }
+            if hh != 0 {
+                h[hindex] = hh
+                hindex += 1
+            }
             while eindex < elen && findex < flen {
                 if (fnow > enow) == (fnow > -enow) {
                     (qnew, hh) = twoSum(q, enow)
@@ -134,7 +142,10 @@ enum ExpansionArithmetic {
                     fnow = findex < flen ? f[findex] : 0
                 }
                 q = qnew
-                if hh != 0 { h[hindex] = hh; hindex += 1 }
+                if hh != 0 {
+                    h[hindex] = hh
+                    hindex += 1
+                }
             }
         }
         while eindex < elen {
@@ -142,16 +153,25 @@ enum ExpansionArithmetic {
             eindex += 1
             enow = eindex < elen ? e[eindex] : 0
             q = qnew
-            if hh != 0 { h[hindex] = hh; hindex += 1 }
+            if hh != 0 {
+                h[hindex] = hh
+                hindex += 1
+            }
         }
         while findex < flen {
             let (qnew, hh) = twoSum(q, fnow)
             findex += 1
             fnow = findex < flen ? f[findex] : 0
             q = qnew
-            if hh != 0 { h[hindex] = hh; hindex += 1 }
+            if hh != 0 {
+                h[hindex] = hh
+                hindex += 1
+            }
         }
-        if q != 0 || hindex == 0 { h[hindex] = q; hindex += 1 }
+        if q != 0 || hindex == 0 {
+            h[hindex] = q
+            hindex += 1
+        }
         return hindex
     }
 
@@ -164,7 +184,10 @@ enum ExpansionArithmetic {
         do {
             let (ahi, alo) = split(e[0])
             let hh = twoProductTail(q, ahi, alo, bhi, blo)
-            if hh != 0 { h[hindex] = hh; hindex += 1 }
+            if hh != 0 {
+                h[hindex] = hh
+                hindex += 1
+            }
         }
         var i = 1
         while i < elen {
@@ -173,13 +196,22 @@ enum ExpansionArithmetic {
             let (ahi, alo) = split(enow)
             let product0 = twoProductTail(product1, ahi, alo, bhi, blo)
             let (sum, hh1) = twoSum(q, product0)
-            if hh1 != 0 { h[hindex] = hh1; hindex += 1 }
+            if hh1 != 0 {
+                h[hindex] = hh1
+                hindex += 1
+            }
             let (qnew, hh2) = fastTwoSum(product1, sum)
             q = qnew
-            if hh2 != 0 { h[hindex] = hh2; hindex += 1 }
+            if hh2 != 0 {
+                h[hindex] = hh2
+                hindex += 1
+            }
             i += 1
         }
-        if q != 0 || hindex == 0 { h[hindex] = q; hindex += 1 }
+        if q != 0 || hindex == 0 {
+            h[hindex] = q
+            hindex += 1
+        }
         return hindex
     }
 

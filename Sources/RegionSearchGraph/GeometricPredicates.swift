@@ -42,13 +42,20 @@ enum GeometricPredicates {
     }
 
     @inline(never)
-    static func orient2dAdapt(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
-        _ detsum: Double) -> Double
-    {
-        let acx = ax - cx, bcx = bx - cx, acy = ay - cy, bcy = by - cy
+    static func orient2dAdapt(
+        _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
+        _ detsum: Double
+    ) -> Double {
+        let acx = ax - cx
+        let bcx = bx - cx
+        let acy = ay - cy
+        let bcy = by - cy
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: 48) { buf -> Double in
             let b = buf.baseAddress!
-            let u = b + 4, c1 = b + 8, c2 = b + 16, d = b + 28
+            let u = b + 4
+            let c1 = b + 8
+            let c2 = b + 16
+            let d = b + 28
             let (detleft, detlefttail) = E.twoProduct(acx, bcy)
             let (detright, detrighttail) = E.twoProduct(acy, bcx)
             (b[3], b[2], b[1], b[0]) = E.twoTwoDiff(detleft, detlefttail, detright, detrighttail)
@@ -88,19 +95,28 @@ enum GeometricPredicates {
     /// counter-clockwise (the sign flips for clockwise a, b, c); zero when the four points are
     /// cocircular — exactly.
     @inline(__always)
-    static func incircle(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
-        _ dx: Double, _ dy: Double) -> Double
-    {
-        let adx = ax - dx, bdx = bx - dx, cdx = cx - dx
-        let ady = ay - dy, bdy = by - dy, cdy = cy - dy
-        let bdxcdy = bdx * cdy, cdxbdy = cdx * bdy
+    static func incircle(
+        _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
+        _ dx: Double, _ dy: Double
+    ) -> Double {
+        let adx = ax - dx
+        let bdx = bx - dx
+        let cdx = cx - dx
+        let ady = ay - dy
+        let bdy = by - dy
+        let cdy = cy - dy
+        let bdxcdy = bdx * cdy
+        let cdxbdy = cdx * bdy
         let alift = adx * adx + ady * ady
-        let cdxady = cdx * ady, adxcdy = adx * cdy
+        let cdxady = cdx * ady
+        let adxcdy = adx * cdy
         let blift = bdx * bdx + bdy * bdy
-        let adxbdy = adx * bdy, bdxady = bdx * ady
+        let adxbdy = adx * bdy
+        let bdxady = bdx * ady
         let clift = cdx * cdx + cdy * cdy
         let det = alift * (bdxcdy - cdxbdy) + blift * (cdxady - adxcdy) + clift * (adxbdy - bdxady)
-        let permanent = (abs(bdxcdy) + abs(cdxbdy)) * alift + (abs(cdxady) + abs(adxcdy)) * blift
+        let permanent =
+            (abs(bdxcdy) + abs(cdxbdy)) * alift + (abs(cdxady) + abs(adxcdy)) * blift
             + (abs(adxbdy) + abs(bdxady)) * clift
         let errbound = iccErrBoundA * permanent
         if det > errbound || -det > errbound { return det }
@@ -111,11 +127,16 @@ enum GeometricPredicates {
     /// exactly. It decides when its error bound allows or when the differences were exact (as on
     /// grids, the common cocircular case); otherwise the fully exact evaluation runs.
     @inline(never)
-    static func incircleAdapt(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
-        _ dx: Double, _ dy: Double, _ permanent: Double) -> Double
-    {
-        let adx = ax - dx, bdx = bx - dx, cdx = cx - dx
-        let ady = ay - dy, bdy = by - dy, cdy = cy - dy
+    static func incircleAdapt(
+        _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
+        _ dx: Double, _ dy: Double, _ permanent: Double
+    ) -> Double {
+        let adx = ax - dx
+        let bdx = bx - dx
+        let cdx = cx - dx
+        let ady = ay - dy
+        let bdy = by - dy
+        let cdy = cy - dy
         let det = withUnsafeTemporaryAllocation(of: Double.self, capacity: 480) { buf -> Double in
             let base = buf.baseAddress!
             let pair = base  // 4
@@ -123,13 +144,16 @@ enum GeometricPredicates {
             let xx = base + 12  // 16
             let t8y = base + 28  // 8
             let yy = base + 36  // 16
-            let adet = base + 52, bdet = base + 84, cdet = base + 116  // 32 each
+            let adet = base + 52
+            let bdet = base + 84
+            let cdet = base + 116  // 32 each
             let abdet = base + 148  // 64
             let fin = base + 212  // 96
 
-            func lifted(_ px: Double, _ py: Double, _ q1x: Double, _ q1y: Double, _ q2x: Double, _ q2y: Double,
-                _ out: UnsafeMutablePointer<Double>) -> Int
-            {
+            func lifted(
+                _ px: Double, _ py: Double, _ q1x: Double, _ q1y: Double, _ q2x: Double, _ q2y: Double,
+                _ out: UnsafeMutablePointer<Double>
+            ) -> Int {
                 // (q1x·q2y − q2x·q1y) · (px² + py²), exactly.
                 let (p1, p0) = E.twoProduct(q1x, q2y)
                 let (r1, r0) = E.twoProduct(q2x, q1y)
@@ -159,12 +183,16 @@ enum GeometricPredicates {
 
     /// The in-circle determinant evaluated exactly from the original coordinates.
     @inline(never)
-    static func incircleExact(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
-        _ dx: Double, _ dy: Double) -> Double
-    {
-        let adx = E.difference(ax, dx), ady = E.difference(ay, dy)
-        let bdx = E.difference(bx, dx), bdy = E.difference(by, dy)
-        let cdx = E.difference(cx, dx), cdy = E.difference(cy, dy)
+    static func incircleExact(
+        _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
+        _ dx: Double, _ dy: Double
+    ) -> Double {
+        let adx = E.difference(ax, dx)
+        let ady = E.difference(ay, dy)
+        let bdx = E.difference(bx, dx)
+        let bdy = E.difference(by, dy)
+        let cdx = E.difference(cx, dx)
+        let cdy = E.difference(cy, dy)
         func cross(_ px: [Double], _ py: [Double], _ qx: [Double], _ qy: [Double]) -> [Double] {
             E.sum(E.product(px, qy), E.negated(E.product(qx, py)))
         }

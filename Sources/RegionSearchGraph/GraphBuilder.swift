@@ -56,7 +56,8 @@ public enum GraphBuilder {
             clock = now
         }
         for i in 0..<n {
-            let xi = x[i], yi = y[i]
+            let xi = x[i]
+            let yi = y[i]
             guard xi.isFinite && yi.isFinite else { throw .nonFiniteCoordinate(index: i, x: xi, y: yi) }
             guard Self.inPredicateRange(xi) && Self.inPredicateRange(yi) else {
                 throw .coordinateOutOfRange(index: i, x: xi, y: yi)
@@ -68,7 +69,8 @@ public enum GraphBuilder {
         stats.locations = u
         stats.duplicatesLinked = groups.duplicateCount
         // Delaunay works on the distinct locations' coordinates; kNN reads them through `unique`.
-        var ux: [Double] = [], uy: [Double] = []
+        var ux: [Double] = []
+        var uy: [Double] = []
         if options.method == .delaunay {
             ux = [Double](repeating: 0, count: u)
             uy = [Double](repeating: 0, count: u)
@@ -79,7 +81,8 @@ public enum GraphBuilder {
         }
         phase(.duplicates)
 
-        var a: [UInt32] = [], b: [UInt32] = []
+        var a: [UInt32] = []
+        var b: [UInt32] = []
         var knnScale: [Float] = []
         var direct: AdjacencyGraph?
         switch options.method {
@@ -128,7 +131,8 @@ public enum GraphBuilder {
         phase(.csr)
         switch options.method {
         case .delaunay:
-            graph.scale = Column(LocalScale.compute(delaunay: graph, x: x, y: y, groups: groups, scaleK: options.scaleK))
+            graph.scale = Column(
+                LocalScale.compute(delaunay: graph, x: x, y: y, groups: groups, scaleK: options.scaleK))
             phase(.scale)
         case .knn:
             graph.scale = Column(knnScale)

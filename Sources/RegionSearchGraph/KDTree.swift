@@ -24,14 +24,23 @@ struct KDTree: @unchecked Sendable {
 
         @inline(__always)
         func swapAt(_ a: Int, _ b: Int) {
-            let xa = x[a], ya = y[a], ia = id[a]
-            x[a] = x[b]; y[a] = y[b]; id[a] = id[b]
-            x[b] = xa; y[b] = ya; id[b] = ia
+            let xa = x[a]
+            let ya = y[a]
+            let ia = id[a]
+            x[a] = x[b]
+            y[a] = y[b]
+            id[a] = id[b]
+            x[b] = xa
+            y[b] = ya
+            id[b] = ia
         }
     }
 
     /// A tree over the points `subset` of x, y (all points when nil), indexed by position in it.
-    init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, subset: UnsafeBufferPointer<UInt32>? = nil, leafSize: Int) {
+    init(
+        x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, subset: UnsafeBufferPointer<UInt32>? = nil,
+        leafSize: Int
+    ) {
         let n = subset?.count ?? x.count
         self.n = n
         self.leafSize = leafSize
@@ -42,7 +51,8 @@ struct KDTree: @unchecked Sendable {
             depth += 1
         }
         let nodeCount = (1 << (depth + 1)) - 1
-        var tx: [Double], ty: [Double]
+        var tx: [Double]
+        var ty: [Double]
         if let subset {
             tx = subset.map { x[Int($0)] }
             ty = subset.map { y[Int($0)] }
@@ -95,9 +105,10 @@ struct KDTree: @unchecked Sendable {
         self.boxes = boxes
     }
 
-    private static func build(_ node: Int, _ lo: Int, _ hi: Int, _ points: Points,
-        _ boxes: UnsafeMutableBufferPointer<Double>, _ leafSize: Int)
-    {
+    private static func build(
+        _ node: Int, _ lo: Int, _ hi: Int, _ points: Points,
+        _ boxes: UnsafeMutableBufferPointer<Double>, _ leafSize: Int
+    ) {
         if hi - lo <= leafSize {
             setBox(node, lo, hi, points, boxes)
             return
@@ -108,24 +119,33 @@ struct KDTree: @unchecked Sendable {
     }
 
     @discardableResult
-    private static func setBox(_ node: Int, _ lo: Int, _ hi: Int, _ points: Points,
-        _ boxes: UnsafeMutableBufferPointer<Double>) -> (Double, Double)
-    {
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+    private static func setBox(
+        _ node: Int, _ lo: Int, _ hi: Int, _ points: Points,
+        _ boxes: UnsafeMutableBufferPointer<Double>
+    ) -> (Double, Double) {
+        var minX = Double.infinity
+        var minY = Double.infinity
+        var maxX = -Double.infinity
+        var maxY = -Double.infinity
         for p in lo..<hi {
-            minX = min(minX, points.x[p]); maxX = max(maxX, points.x[p])
-            minY = min(minY, points.y[p]); maxY = max(maxY, points.y[p])
+            minX = min(minX, points.x[p])
+            maxX = max(maxX, points.x[p])
+            minY = min(minY, points.y[p])
+            maxY = max(maxY, points.y[p])
         }
-        boxes[4 * node] = minX; boxes[4 * node + 1] = minY
-        boxes[4 * node + 2] = maxX; boxes[4 * node + 3] = maxY
+        boxes[4 * node] = minX
+        boxes[4 * node + 1] = minY
+        boxes[4 * node + 2] = maxX
+        boxes[4 * node + 3] = maxY
         return (maxX - minX, maxY - minY)
     }
 
     /// Sets the node's box and partitions its range around the median of the wider coordinate
     /// (ties by index, so the tree is deterministic); returns the split position.
-    private static func splitNode(_ node: Int, _ lo: Int, _ hi: Int, _ points: Points,
-        _ boxes: UnsafeMutableBufferPointer<Double>) -> Int
-    {
+    private static func splitNode(
+        _ node: Int, _ lo: Int, _ hi: Int, _ points: Points,
+        _ boxes: UnsafeMutableBufferPointer<Double>
+    ) -> Int {
         let (w, h) = setBox(node, lo, hi, points, boxes)
         let mid = (lo + hi) / 2
         select(points, lo, hi, mid, byX: w >= h)
@@ -138,17 +158,20 @@ struct KDTree: @unchecked Sendable {
         let c = byX ? points.x : points.y
         let id = points.id
         @inline(__always) func less(_ a: Int, _ b: Int) -> Bool {
-            let ca = c[a], cb = c[b]
+            let ca = c[a]
+            let cb = c[b]
             return ca < cb || (ca == cb && id[a] < id[b])
         }
-        var left = lo, right = hi - 1
+        var left = lo
+        var right = hi - 1
         while right > left {
             // Median of three as pivot, moved to `right`.
             let mid = left + (right - left) / 2
             if less(mid, left) { points.swapAt(mid, left) }
             if less(right, left) { points.swapAt(right, left) }
             if less(mid, right) { points.swapAt(mid, right) }
-            let pc = c[right], pi = id[right]
+            let pc = c[right]
+            let pi = id[right]
             var store = left
             for i in left..<right {
                 let ci = c[i]
@@ -172,16 +195,20 @@ struct KDTree: @unchecked Sendable {
                     boxes.withUnsafeBufferPointer { boxes in
                         withUnsafeTemporaryAllocation(of: Double.self, capacity: k + 1) { bestD in
                             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: k + 1) { bestI in
-                                withUnsafeTemporaryAllocation(of: (Int, Int, Int, Double).self, capacity: 256) { stack in
+                                withUnsafeTemporaryAllocation(of: (Int, Int, Int, Double).self, capacity: 256) {
+                                    stack in
                                     withUnsafeTemporaryAllocation(of: (Int, Int, Int).self, capacity: 128) { path in
                                         let view = View(
-                                            tx: tx.baseAddress!, ty: ty.baseAddress!, id: id.baseAddress!, boxes: boxes.baseAddress!,
+                                            tx: tx.baseAddress!, ty: ty.baseAddress!, id: id.baseAddress!,
+                                            boxes: boxes.baseAddress!,
                                             leafSize: leafSize)
                                         for pos in positions {
                                             var best = Candidates(
-                                                k: k, distance: bestD.baseAddress!, index: bestI.baseAddress!, query: id[pos],
+                                                k: k, distance: bestD.baseAddress!, index: bestI.baseAddress!,
+                                                query: id[pos],
                                                 qx: tx[pos], qy: ty[pos])
-                                            view.nearest(pos, n: n, &best, stack: stack.baseAddress!, path: path.baseAddress!)
+                                            view.nearest(
+                                                pos, n: n, &best, stack: stack.baseAddress!, path: path.baseAddress!)
                                             let base = Int(id[pos]) * k
                                             for j in 0..<k { out[base + j] = bestI[j] }
                                         }
@@ -207,9 +234,10 @@ struct KDTree: @unchecked Sendable {
         /// The k-th best distance once k are known, else +∞.
         var worst = Double.infinity
 
-        init(k: Int, distance: UnsafeMutablePointer<Double>, index: UnsafeMutablePointer<UInt32>, query: UInt32,
-            qx: Double, qy: Double)
-        {
+        init(
+            k: Int, distance: UnsafeMutablePointer<Double>, index: UnsafeMutablePointer<UInt32>, query: UInt32,
+            qx: Double, qy: Double
+        ) {
             self.k = k
             self.distance = distance
             self.index = index
@@ -224,7 +252,8 @@ struct KDTree: @unchecked Sendable {
             for p in lo..<hi {
                 let j = v.id[p]
                 if j == query { continue }
-                let dx = v.tx[p] - qx, dy = v.ty[p] - qy
+                let dx = v.tx[p] - qx
+                let dy = v.ty[p] - qy
                 let d = dx * dx + dy * dy
                 if count == k {
                     if d > worst || (d == worst && j > index[k - 1]) { continue }
@@ -266,10 +295,13 @@ struct KDTree: @unchecked Sendable {
         /// The candidate list keeps the k best by (distance, index) whatever the visiting order,
         /// and a box is skipped only when strictly farther, so the result is the unique exact one.
         @inline(__always)
-        func nearest(_ pos: Int, n: Int, _ best: inout Candidates, stack: UnsafeMutablePointer<(Int, Int, Int, Double)>,
-            path: UnsafeMutablePointer<(Int, Int, Int)>)
-        {
-            var node = 0, lo = 0, hi = n
+        func nearest(
+            _ pos: Int, n: Int, _ best: inout Candidates, stack: UnsafeMutablePointer<(Int, Int, Int, Double)>,
+            path: UnsafeMutablePointer<(Int, Int, Int)>
+        ) {
+            var node = 0
+            var lo = 0
+            var hi = n
             var depth = 0
             while hi - lo > leafSize {
                 path[depth] = (node, lo, hi)
@@ -299,9 +331,10 @@ struct KDTree: @unchecked Sendable {
         /// Best-first descent of one subtree, nearer child first, pruning boxes farther than the
         /// k-th distance.
         @inline(__always)
-        func search(_ root: Int, _ rootLo: Int, _ rootHi: Int, _ rootBound: Double, _ best: inout Candidates,
-            _ stack: UnsafeMutablePointer<(Int, Int, Int, Double)>)
-        {
+        func search(
+            _ root: Int, _ rootLo: Int, _ rootHi: Int, _ rootBound: Double, _ best: inout Candidates,
+            _ stack: UnsafeMutablePointer<(Int, Int, Int, Double)>
+        ) {
             stack[0] = (root, rootLo, rootHi, rootBound)
             var top = 1
             while top > 0 {
@@ -313,8 +346,10 @@ struct KDTree: @unchecked Sendable {
                     continue
                 }
                 let mid = (lo + hi) / 2
-                let l = 2 * node + 1, r = 2 * node + 2
-                let dl = boxDistance(l, best.qx, best.qy), dr = boxDistance(r, best.qx, best.qy)
+                let l = 2 * node + 1
+                let r = 2 * node + 2
+                let dl = boxDistance(l, best.qx, best.qy)
+                let dr = boxDistance(r, best.qx, best.qy)
                 // Push the farther child first so the nearer one is searched first.
                 if dl <= dr {
                     stack[top] = (r, mid, hi, dr)

@@ -25,9 +25,10 @@ public enum LocalScale {
 
     /// σ per point from a Delaunay graph (over the distinct locations, plus zero-length edges
     /// from duplicates to their representatives), by best-first search from each location.
-    static func compute(delaunay graph: AdjacencyGraph, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>,
-        groups: CoincidentPoints, scaleK: Int) -> [Float]
-    {
+    static func compute(
+        delaunay graph: AdjacencyGraph, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>,
+        groups: CoincidentPoints, scaleK: Int
+    ) -> [Float] {
         let n = x.count
         let k = max(1, scaleK)
         var scale = [Float](repeating: fallbackMetres, count: n)
@@ -53,13 +54,15 @@ public enum LocalScale {
                             for i in (w * share)..<min(n, (w + 1) * share) where Int(rep[i]) == i {
                                 let mark = UInt32(truncatingIfNeeded: i + 1)
                                 seen[i] = mark
-                                let xi = x[i], yi = y[i]
+                                let xi = x[i]
+                                let yi = y[i]
                                 var count = 0
                                 var from = i
                                 var popped = 0
                                 var last = 0.0
                                 while true {
-                                    let lo = Int(offsets[from]), hi = Int(offsets[from + 1])
+                                    let lo = Int(offsets[from])
+                                    let hi = Int(offsets[from + 1])
                                     if count + (hi - lo) > capacity {
                                         // A hub (e.g. the centre of a ring of points): grow the frontier.
                                         let bigger = max(2 * capacity, count + hi - lo)
@@ -76,7 +79,8 @@ public enum LocalScale {
                                         // Only other locations: duplicates are not.
                                         if Int(rep[m]) != m || seen[m] == mark { continue }
                                         seen[m] = mark
-                                        let dx = xi - x[m], dy = yi - y[m]
+                                        let dx = xi - x[m]
+                                        let dy = yi - y[m]
                                         fd[count] = dx * dx + dy * dy
                                         fi[count] = Int32(truncatingIfNeeded: m)
                                         count += 1
@@ -109,9 +113,10 @@ public enum LocalScale {
 
     /// σ per point, from each location's neighbour list (`neighbors[p * k ..< (p + 1) * k]`,
     /// nearest first, indices into the locations) — computed here when `knn` is nil or too short.
-    static func compute(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, groups: CoincidentPoints,
-        scaleK: Int, knn: NearestNeighbors?) -> [Float]
-    {
+    static func compute(
+        x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, groups: CoincidentPoints,
+        scaleK: Int, knn: NearestNeighbors?
+    ) -> [Float] {
         let n = x.count
         let unique = groups.unique
         let u = unique.count
@@ -119,7 +124,8 @@ public enum LocalScale {
         if let knn, knn.k >= min(scaleK, u - 1) {
             lists = knn
         } else {
-            var ux = [Double](repeating: 0, count: u), uy = [Double](repeating: 0, count: u)
+            var ux = [Double](repeating: 0, count: u)
+            var uy = [Double](repeating: 0, count: u)
             for (p, i) in unique.enumerated() {
                 ux[p] = x[Int(i)]
                 uy[p] = y[Int(i)]
@@ -138,8 +144,10 @@ public enum LocalScale {
                     if rank > 0 {
                         Parallel.forRanges(u, minChunk: 8192) { range in
                             for p in range {
-                                let i = Int(unique[p]), j = Int(unique[Int(nb[p * k + rank - 1])])
-                                let dx = x[i] - x[j], dy = y[i] - y[j]
+                                let i = Int(unique[p])
+                                let j = Int(unique[Int(nb[p * k + rank - 1])])
+                                let dx = x[i] - x[j]
+                                let dy = y[i] - y[j]
                                 out[i] = Float((dx * dx + dy * dy).squareRoot())
                             }
                         }

@@ -22,7 +22,10 @@ struct NearestNeighbors: Sendable {
 
     /// The neighbours among the points `subset` (x[subset[p]], y[subset[p]]), indexed by position
     /// in `subset` — without copying those coordinates out first (the tree gathers them anyway).
-    public init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, subset: UnsafeBufferPointer<UInt32>?, k requested: Int) {
+    public init(
+        x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, subset: UnsafeBufferPointer<UInt32>?,
+        k requested: Int
+    ) {
         let n = subset?.count ?? x.count
         let k = max(0, min(requested, n - 1))
         self.k = k

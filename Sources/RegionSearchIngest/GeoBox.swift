@@ -17,10 +17,13 @@ public struct GeoBox: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `west,south,east,north` (degrees); nil with a reason when malformed.
     public static func parse(_ text: String) -> Result<GeoBox, UsageError> {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         let values = parts.compactMap { Double($0) }
         guard parts.count == 4, values.count == 4, values.allSatisfy({ $0.isFinite }) else {
-            return .failure(UsageError("expected west,south,east,north in degrees (e.g. 29.4,59.6,30.8,60.3), got \"\(text)\""))
+            return .failure(
+                UsageError("expected west,south,east,north in degrees (e.g. 29.4,59.6,30.8,60.3), got \"\(text)\""))
         }
         let b = GeoBox(west: values[0], south: values[1], east: values[2], north: values[3])
         guard abs(b.west) <= 180, abs(b.east) <= 180, abs(b.south) <= 90, abs(b.north) <= 90 else {

@@ -48,7 +48,8 @@ struct IdIndex {
     /// is `bytes[offsets[r] ..< offsets[r + 1]]`.
     @inline(__always)
     mutating func firstRow(
-        for id: UnsafeBufferPointer<UInt8>, hash: UInt64, row: Int, bytes: UnsafePointer<UInt8>, offsets: UnsafeBufferPointer<UInt64>
+        for id: UnsafeBufferPointer<UInt8>, hash: UInt64, row: Int, bytes: UnsafePointer<UInt8>,
+        offsets: UnsafeBufferPointer<UInt64>
     ) -> Int? {
         if count * 3 >= slots.count * 2 { grow() }
         let h = Self.hash32(hash)
@@ -64,7 +65,9 @@ struct IdIndex {
                 let r = Int(s & 0xFFFF_FFFF) - 1
                 let lo = Int(offsets[r])
                 let hi = Int(offsets[r + 1])
-                if hi - lo == id.count && (id.count == 0 || memcmp(bytes + lo, id.baseAddress!, id.count) == 0) { return r }
+                if hi - lo == id.count && (id.count == 0 || memcmp(bytes + lo, id.baseAddress!, id.count) == 0) {
+                    return r
+                }
             }
             i = (i + 1) & mask
         }

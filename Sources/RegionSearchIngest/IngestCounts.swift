@@ -53,7 +53,8 @@ public struct IngestCounts: Sendable, Equatable {
         .object([
             ("read", .number(Double(read))), ("accepted", .number(Double(accepted))),
             ("rejected", .number(Double(rejected))), ("merged_duplicates", .number(Double(mergedDuplicates))),
-            ("dropped_duplicates", .number(Double(droppedDuplicates))), ("kept_duplicates", .number(Double(keptDuplicates))),
+            ("dropped_duplicates", .number(Double(droppedDuplicates))),
+            ("kept_duplicates", .number(Double(keptDuplicates))),
             ("blank_lines", .number(Double(blankLines))),
             ("reject_reasons", .object(sortedReasons.map { ($0.0, .number(Double($0.1))) })),
         ])
@@ -63,7 +64,8 @@ public struct IngestCounts: Sendable, Equatable {
     public var summary: String {
         var s = "read \(groupedCount(read)), accepted \(groupedCount(accepted)), rejected \(groupedCount(rejected))"
         if rejected > 0 {
-            s += " (" + sortedReasons.prefix(5).map { "\($0.0) \(groupedCount($0.1))" }.joined(separator: ", ")
+            s +=
+                " (" + sortedReasons.prefix(5).map { "\($0.0) \(groupedCount($0.1))" }.joined(separator: ", ")
                 + (rejectReasons.count > 5 ? ", …" : "") + ")"
         }
         if mergedDuplicates > 0 { s += ", merged duplicates \(groupedCount(mergedDuplicates))" }

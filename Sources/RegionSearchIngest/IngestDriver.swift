@@ -68,7 +68,8 @@ public final class IngestDriver {
         guard total.invariantHolds, total.accepted == table.count else {
             throw IngestError.invariantBroken("total \(total.json.serialized()), table rows \(table.count)")
         }
-        var result = IngestResult(table: table, perInput: perInput, total: total, bytesRead: bytes, seconds: monotonicSeconds() - start)
+        var result = IngestResult(
+            table: table, perInput: perInput, total: total, bytesRead: bytes, seconds: monotonicSeconds() - start)
         result.readerCPUSeconds = readerCPU
         result.builderCPUSeconds = builderCPU
         return result
@@ -76,28 +77,35 @@ public final class IngestDriver {
 
     /// Checks the outcome: every input had records, no input had too many rejects, and some
     /// rows are usable.
-    public static func check(_ result: IngestResult, inputs: [OpenedInput], settings: IngestSettings, rejectsPath: String) throws {
+    public static func check(
+        _ result: IngestResult, inputs: [OpenedInput], settings: IngestSettings, rejectsPath: String
+    ) throws {
         for (input, c) in zip(inputs, result.perInput) where c.read == 0 {
             throw IngestError.emptyInput(path: input.spec.path, blankLines: c.blankLines)
         }
-        for (input, c) in zip(inputs, result.perInput) where Double(c.rejected) > settings.maxRejectRatio * Double(c.read) {
-            throw IngestError.tooManyRejects(path: input.spec.path, counts: c, limit: settings.maxRejectRatio, rejectsPath: rejectsPath)
+        for (input, c) in zip(inputs, result.perInput)
+        where Double(c.rejected) > settings.maxRejectRatio * Double(c.read) {
+            throw IngestError.tooManyRejects(
+                path: input.spec.path, counts: c, limit: settings.maxRejectRatio, rejectsPath: rejectsPath)
         }
         if result.total.accepted == 0 { throw IngestError.noUsableRows(total: result.total) }
     }
 
     // MARK: - One input
 
-    private func ingest(_ input: OpenedInput, sourceIndex: UInt32, builder: inout TableBuilder, rejects: RejectsWriter) throws
+    private func ingest(_ input: OpenedInput, sourceIndex: UInt32, builder: inout TableBuilder, rejects: RejectsWriter)
+        throws
         -> IngestCounts
     {
         let path = input.spec.path
-        let validator = RecordValidator(crs: input.spec.crs, bbox: settings.bbox, rejectNullIsland: settings.rejectNullIsland)
+        let validator = RecordValidator(
+            crs: input.spec.crs, bbox: settings.bbox, rejectNullIsland: settings.rejectNullIsland)
         let source = input.source
         let batchSource = source as? RecordBatchSource
         builder.startInput(rules: batchSource?.keywordSplitRules ?? [], missingValues: batchSource?.missingValues ?? [])
         // The builder moves into the consumer (swap: no copy of its columns) and back.
-        var consumer = BatchConsumer(builder: TableBuilder(settings: settings), input: input, sourceIndex: sourceIndex, rejects: rejects)
+        var consumer = BatchConsumer(
+            builder: TableBuilder(settings: settings), input: input, sourceIndex: sourceIndex, rejects: rejects)
         swap(&consumer.builder, &builder)
         defer { swap(&consumer.builder, &builder) }
 
@@ -191,7 +199,8 @@ public final class IngestDriver {
             let started = self.started
             progress.tick(
                 "\(path): \(groupedCount(read)) records, \(IngestDriver.megabytes(batch.bytesRead)) MB, "
-                    + "\(IngestDriver.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) MB/s")
+                    + "\(IngestDriver.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) MB/s"
+            )
         }
 
         private mutating func add(
@@ -221,7 +230,9 @@ public final class IngestDriver {
 
     /// Reads all records of `source`, applies the coordinate rules, and hands them over in
     /// batches. Runs on the reading thread and touches nothing but the source.
-    private static func produce(_ source: RecordSource, _ validator: RecordValidator, _ emit: (Batch) throws -> Bool) throws {
+    private static func produce(_ source: RecordSource, _ validator: RecordValidator, _ emit: (Batch) throws -> Bool)
+        throws
+    {
         if let batchSource = source as? RecordBatchSource {
             var batch = RecordBatch()
             while try batchSource.nextBatch(&batch, limit: batchSize) {
@@ -236,12 +247,16 @@ public final class IngestDriver {
         var batch = RecordBatch()
         while let result = try source.next() {
             switch result {
-            case let .rejected(r):
+            case .rejected(let r):
                 batch.append(rejected: r)
-            case var .record(record):
-                if let reason = validator.check(lon: &record.lon, lat: &record.lat, coordinateText: diagnostics?.lastCoordinateText()) {
+            case .record(var record):
+                if let reason = validator.check(
+                    lon: &record.lon, lat: &record.lat, coordinateText: diagnostics?.lastCoordinateText())
+                {
                     let raw = diagnostics?.lastRecordText() ?? record.descriptionForRejects
-                    batch.append(rejected: RejectedRecord(line: record.line, byteOffset: record.byteOffset, reason: reason, raw: raw))
+                    batch.append(
+                        rejected: RejectedRecord(
+                            line: record.line, byteOffset: record.byteOffset, reason: reason, raw: raw))
                 } else {
                     batch.append(record)
                 }

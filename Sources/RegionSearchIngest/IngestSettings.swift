@@ -31,13 +31,19 @@ public struct IngestSettings: Sendable {
 extension IngestSettings: StageOptions {
     static let duplicatesSpec = ParameterSpec(
         "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }), default: .string("merge"),
-        help: "What to do with a record whose id already occurred in the same input: keep_first drops it, merge adds its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI.")
+        help:
+            "What to do with a record whose id already occurred in the same input: keep_first drops it, merge adds its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI."
+    )
     static let maxRejectRatioSpec = ParameterSpec(
         "max_reject_ratio", .number(min: 0, max: 1), default: .number(0.1),
-        help: "Fail (exit 3) when more than this share of an input's records is rejected; the rejects file is still written.")
+        help:
+            "Fail (exit 3) when more than this share of an input's records is rejected; the rejects file is still written."
+    )
     static let bboxSpec = ParameterSpec(
         "bbox", .string, default: .null,
-        help: "Reject POIs outside west,south,east,north (WGS84 degrees, after CRS conversion); west > east crosses the antimeridian.")
+        help:
+            "Reject POIs outside west,south,east,north (WGS84 degrees, after CRS conversion); west > east crosses the antimeridian."
+    )
     static let rejectNullIslandSpec = ParameterSpec(
         "reject_null_island", .boolean, default: .bool(true),
         help: "Reject records at exactly lon = lat = 0, the usual placeholder for unknown coordinates.")
@@ -52,8 +58,8 @@ extension IngestSettings: StageOptions {
         maxRejectRatio = p.double(Self.maxRejectRatioSpec)
         if let text = p.optionalString(Self.bboxSpec) {
             switch GeoBox.parse(text) {
-            case let .success(b): bbox = b
-            case let .failure(e): throw ParameterError(Self.bboxSpec, e.message)
+            case .success(let b): bbox = b
+            case .failure(let e): throw ParameterError(Self.bboxSpec, e.message)
             }
         }
         rejectNullIsland = p.bool(Self.rejectNullIslandSpec)

@@ -19,7 +19,9 @@ enum InputFormatDetector {
         }
         var i = 0
         if prefix.count >= 3, prefix[0] == 0xEF, prefix[1] == 0xBB, prefix[2] == 0xBF { i = 3 }
-        while i < prefix.count, prefix[i] == 0x20 || prefix[i] == 0x09 || prefix[i] == 0x0A || prefix[i] == 0x0D { i += 1 }
+        while i < prefix.count, prefix[i] == 0x20 || prefix[i] == 0x09 || prefix[i] == 0x0A || prefix[i] == 0x0D {
+            i += 1
+        }
         guard i < prefix.count else { return .csv }
         switch prefix[i] {
         case UInt8(ascii: "{"), UInt8(ascii: "["), 0x1E:

@@ -31,15 +31,15 @@ public struct InputSpec: Sendable {
 
         public var description: String {
             switch self {
-            case let .name(n): return "'\(n)'"
-            case let .index(i): return "#\(i)"
+            case .name(let n): return "'\(n)'"
+            case .index(let i): return "#\(i)"
             }
         }
 
         var json: JSONValue {
             switch self {
-            case let .name(n): return .string(n)
-            case let .index(i): return .number(Double(i))
+            case .name(let n): return .string(n)
+            case .index(let i): return .number(Double(i))
             }
         }
     }
@@ -236,15 +236,22 @@ public struct InputSpec: Sendable {
             }
         case .geojson, .osm:
             let what = family == .geojson ? "GeoJSON" : "OSM"
-            if delimiter != nil { throw UsageError("\(at).delimiter: only for delimited text, but '\(path)' is \(what)") }
+            if delimiter != nil {
+                throw UsageError("\(at).delimiter: only for delimited text, but '\(path)' is \(what)")
+            }
             if header != .auto { throw UsageError("\(at).header: only for delimited text, but '\(path)' is \(what)") }
-            for (key, ref) in [("lon", columns.lon), ("lat", columns.lat), ("coordinates", columns.coordinates), ("wkt", columns.wkt)]
+            for (key, ref) in [
+                ("lon", columns.lon), ("lat", columns.lat), ("coordinates", columns.coordinates), ("wkt", columns.wkt),
+            ]
             where ref != nil {
-                throw UsageError("\(at).columns.\(key): only for delimited text, but '\(path)' is \(what) (coordinates come from the geometry)")
+                throw UsageError(
+                    "\(at).columns.\(key): only for delimited text, but '\(path)' is \(what) (coordinates come from the geometry)"
+                )
             }
             if family == .osm {
                 if columns != Columns() {
-                    throw UsageError("\(at).columns: not used for OSM input; use osm.poi_keys, osm.keyword_keys and osm.name_key")
+                    throw UsageError(
+                        "\(at).columns: not used for OSM input; use osm.poi_keys, osm.keyword_keys and osm.name_key")
                 }
                 if crs != .wgs84 { throw UsageError("\(at).crs: OSM data is always WGS84") }
             } else {
@@ -264,15 +271,17 @@ public struct InputSpec: Sendable {
         if let v = columns.id { cols.append(("id", v.json)) }
         if let v = columns.name { cols.append(("name", v.json)) }
         if let ks = columns.keywords {
-            cols.append((
-                "keywords",
-                .array(ks.map { k in
-                    var m: [(String, JSONValue)] = [("column", k.column.json)]
-                    if let s = k.split { m.append(("split", .string(s.rawValue))) }
-                    if let s = k.separator { m.append(("separator", .string(s))) }
-                    return .object(m)
-                })
-            ))
+            cols.append(
+                (
+                    "keywords",
+                    .array(
+                        ks.map { k in
+                            var m: [(String, JSONValue)] = [("column", k.column.json)]
+                            if let s = k.split { m.append(("split", .string(s.rawValue))) }
+                            if let s = k.separator { m.append(("separator", .string(s))) }
+                            return .object(m)
+                        })
+                ))
         }
         if let v = columns.lon { cols.append(("lon", v.json)) }
         if let v = columns.lat { cols.append(("lat", v.json)) }
@@ -319,7 +328,9 @@ public struct InputSpec: Sendable {
     where T.RawValue == String {
         let options = T.allCases.map { $0.rawValue }
         let list = options.map { "\"\($0)\"" }.joined(separator: ", ")
-        guard let s = value.stringValue else { throw UsageError("\(at): expected one of \(list), got \(value.typeName)") }
+        guard let s = value.stringValue else {
+            throw UsageError("\(at): expected one of \(list), got \(value.typeName)")
+        }
         guard let v = T(rawValue: s) else {
             let hint = closestMatch(s, in: options).map { " (did you mean \"\($0)\"?)" } ?? ""
             throw UsageError("\(at): expected one of \(list), got \"\(s)\"\(hint)")
@@ -328,16 +339,22 @@ public struct InputSpec: Sendable {
     }
 
     static func bool(_ value: JSONValue, at: String) throws(UsageError) -> Bool {
-        guard let b = value.boolValue else { throw UsageError("\(at): expected true or false, got \(value.serialized())") }
+        guard let b = value.boolValue else {
+            throw UsageError("\(at): expected true or false, got \(value.serialized())")
+        }
         return b
     }
 
     static func stringList(_ value: JSONValue, at: String) throws(UsageError) -> [String] {
         if let s = value.stringValue { return [s] }
-        guard let items = value.arrayValue else { throw UsageError("\(at): expected a list of strings, got \(value.typeName)") }
+        guard let items = value.arrayValue else {
+            throw UsageError("\(at): expected a list of strings, got \(value.typeName)")
+        }
         var out: [String] = []
         for (i, item) in items.enumerated() {
-            guard let s = item.stringValue else { throw UsageError("\(at)[\(i)]: expected a string, got \(item.typeName)") }
+            guard let s = item.stringValue else {
+                throw UsageError("\(at)[\(i)]: expected a string, got \(item.typeName)")
+            }
             out.append(s)
         }
         return out
@@ -362,7 +379,9 @@ public struct InputSpec: Sendable {
         if let named = delimiterNames.first(where: { $0.0 == s.lowercased() }) { return named.1 }
         let bytes = Array(s.utf8)
         guard bytes.count == 1, bytes[0] < 0x80, bytes[0] != 0x0A, bytes[0] != 0x0D, bytes[0] != 0x22 else {
-            throw UsageError("\(at): expected a single ASCII character other than a quote or line break, or one of \(names); got \(value.serialized())")
+            throw UsageError(
+                "\(at): expected a single ASCII character other than a quote or line break, or one of \(names); got \(value.serialized())"
+            )
         }
         return bytes[0]
     }
@@ -372,7 +391,8 @@ public struct InputSpec: Sendable {
         if s.isEmpty || s == "none" { return nil }
         let bytes = Array(s.utf8)
         guard bytes.count == 1, bytes[0] < 0x80, bytes[0] != 0x0A, bytes[0] != 0x0D else {
-            throw UsageError("\(at): expected a single ASCII character, or \"\" for no quoting; got \(value.serialized())")
+            throw UsageError(
+                "\(at): expected a single ASCII character, or \"\" for no quoting; got \(value.serialized())")
         }
         return bytes[0]
     }
@@ -380,14 +400,19 @@ public struct InputSpec: Sendable {
     static func columnRef(_ value: JSONValue, at: String) throws(UsageError) -> ColumnRef {
         if let s = value.stringValue { return .name(s) }
         if let i = value.intValue {
-            guard i >= 0, i < 1 << 20 else { throw UsageError("\(at): a column index must be 0 or more (0 is the first column), got \(i)") }
+            guard i >= 0, i < 1 << 20 else {
+                throw UsageError("\(at): a column index must be 0 or more (0 is the first column), got \(i)")
+            }
             return .index(i)
         }
-        throw UsageError("\(at): expected a column name (string) or a 0-based column index (integer), got \(value.serialized())")
+        throw UsageError(
+            "\(at): expected a column name (string) or a 0-based column index (integer), got \(value.serialized())")
     }
 
     static func parseColumns(_ value: JSONValue, at: String) throws(UsageError) -> Columns {
-        guard let members = value.objectValue else { throw UsageError("\(at): expected an object, got \(value.typeName)") }
+        guard let members = value.objectValue else {
+            throw UsageError("\(at): expected an object, got \(value.typeName)")
+        }
         try checkKeys(members, known: columnKeys, context: at)
         var c = Columns()
         for (key, v) in members where v != .null {
@@ -409,7 +434,9 @@ public struct InputSpec: Sendable {
                         guard let col = item["column"] else { throw UsageError("\(itemAt).column: required") }
                         var k = KeywordColumn(column: try columnRef(col, at: "\(itemAt).column"))
                         if let s = item["split"], s != .null { k.split = try choice(s, at: "\(itemAt).split") }
-                        if let s = item["separator"], s != .null { k.separator = try separator(s, at: "\(itemAt).separator") }
+                        if let s = item["separator"], s != .null {
+                            k.separator = try separator(s, at: "\(itemAt).separator")
+                        }
                         out.append(k)
                     } else {
                         out.append(KeywordColumn(column: try columnRef(item, at: itemAt)))
@@ -423,7 +450,9 @@ public struct InputSpec: Sendable {
     }
 
     static func parseOSM(_ value: JSONValue, at: String) throws(UsageError) -> OSMSettings {
-        guard let members = value.objectValue else { throw UsageError("\(at): expected an object, got \(value.typeName)") }
+        guard let members = value.objectValue else {
+            throw UsageError("\(at): expected an object, got \(value.typeName)")
+        }
         try checkKeys(members, known: osmKeys, context: at)
         var o = OSMSettings()
         for (key, v) in members where v != .null {
@@ -432,7 +461,9 @@ public struct InputSpec: Sendable {
             case "poi_keys": o.poiKeys = try stringList(v, at: here)
             case "keyword_keys": o.keywordKeys = try stringList(v, at: here)
             case "name_key":
-                guard let s = v.stringValue, !s.isEmpty else { throw UsageError("\(here): expected a non-empty string, got \(v.serialized())") }
+                guard let s = v.stringValue, !s.isEmpty else {
+                    throw UsageError("\(here): expected a non-empty string, got \(v.serialized())")
+                }
                 o.nameKey = s
             default: break
             }

@@ -56,7 +56,8 @@ struct JSONExtentScanner {
             case UInt8(ascii: "\""):
                 inString = true
                 depth = 0
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"),
+                UInt8(ascii: "n"):
                 scalar = true
             default:
                 return .invalid(i)

@@ -46,7 +46,9 @@ struct KeywordSplitter: Sendable {
         case .list:
             if !parseList(value, base, &values, &scratch) { emit(value, base, &values) }
         case .auto:
-            if value[0] == UInt8(ascii: "["), value[value.count - 1] == UInt8(ascii: "]"), parseList(value, base, &values, &scratch) {
+            if value[0] == UInt8(ascii: "["), value[value.count - 1] == UInt8(ascii: "]"),
+                parseList(value, base, &values, &scratch)
+            {
                 return
             }
             splitAtSeparator(value, base, separator: separator, &values)
@@ -68,13 +70,17 @@ struct KeywordSplitter: Sendable {
 
     /// The bytes of a collected value.
     @inline(__always)
-    public static func bytes(_ v: ValueSlice, field: UnsafeBufferPointer<UInt8>, scratch: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    public static func bytes(_ v: ValueSlice, field: UnsafeBufferPointer<UInt8>, scratch: UnsafeBufferPointer<UInt8>)
+        -> UnsafeBufferPointer<UInt8>
+    {
         let base = v.inScratch ? scratch.baseAddress : field.baseAddress
         return UnsafeBufferPointer(start: base.map { $0 + Int(v.start) }, count: Int(v.count))
     }
 
     /// Appends the keyword values of `field` to `out` as strings.
-    public func split(_ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8], into out: inout [String]) {
+    public func split(
+        _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8], into out: inout [String]
+    ) {
         separator.withUnsafeBufferPointer { sep in
             forEachValue(field, mode: mode, separator: sep) { out.append(String(decoding: $0, as: UTF8.self)) }
         }
@@ -111,7 +117,8 @@ struct KeywordSplitter: Sendable {
         var start = 0
         var i = 0
         while i < n {
-            if value[i] == first, i + m <= n, m == 1 || separator.indices.allSatisfy({ value[i + $0] == separator[$0] }) {
+            if value[i] == first, i + m <= n, m == 1 || separator.indices.allSatisfy({ value[i + $0] == separator[$0] })
+            {
                 emit(UnsafeBufferPointer(rebasing: value[start..<i]), base, &values)
                 i += m
                 start = i
@@ -125,7 +132,8 @@ struct KeywordSplitter: Sendable {
     /// Parses a flat list literal; on success appends its items and returns true. On failure
     /// nothing is appended.
     private func parseList(
-        _ value: UnsafeBufferPointer<UInt8>, _ base: UnsafePointer<UInt8>, _ values: inout [ValueSlice], _ scratch: inout [UInt8]
+        _ value: UnsafeBufferPointer<UInt8>, _ base: UnsafePointer<UInt8>, _ values: inout [ValueSlice],
+        _ scratch: inout [UInt8]
     ) -> Bool {
         let n = value.count
         guard n >= 2, value[0] == UInt8(ascii: "["), value[n - 1] == UInt8(ascii: "]") else { return false }
@@ -145,7 +153,9 @@ struct KeywordSplitter: Sendable {
             skipSpace()
             if i >= end { break }
             var c = value[i]
-            if (c == UInt8(ascii: "u") || c == UInt8(ascii: "U")), i + 1 < end, value[i + 1] == 0x27 || value[i + 1] == 0x22 {
+            if c == UInt8(ascii: "u") || c == UInt8(ascii: "U"), i + 1 < end,
+                value[i + 1] == 0x27 || value[i + 1] == 0x22
+            {
                 i += 1
                 c = value[i]
             }
@@ -156,24 +166,36 @@ struct KeywordSplitter: Sendable {
                 // Trim and drop markers within scratch.
                 var lo = itemStart
                 var hi = scratch.count
-                while lo < hi, scratch[lo] == 0x20 || scratch[lo] == 0x09 || scratch[lo] == 0x0A || scratch[lo] == 0x0D { lo += 1 }
-                while hi > lo, scratch[hi - 1] == 0x20 || scratch[hi - 1] == 0x09 || scratch[hi - 1] == 0x0A || scratch[hi - 1] == 0x0D { hi -= 1 }
-                let isMarker = scratch.withUnsafeBufferPointer { missing.contains(UnsafeBufferPointer(rebasing: $0[lo..<hi])) }
+                while lo < hi, scratch[lo] == 0x20 || scratch[lo] == 0x09 || scratch[lo] == 0x0A || scratch[lo] == 0x0D
+                { lo += 1 }
+                while hi > lo,
+                    scratch[hi - 1] == 0x20 || scratch[hi - 1] == 0x09 || scratch[hi - 1] == 0x0A
+                        || scratch[hi - 1] == 0x0D
+                { hi -= 1 }
+                let isMarker = scratch.withUnsafeBufferPointer {
+                    missing.contains(UnsafeBufferPointer(rebasing: $0[lo..<hi]))
+                }
                 if isMarker {
                     scratch.removeSubrange(itemStart...)
                 } else {
                     values.append(ValueSlice(start: Int32(lo), count: Int32(hi - lo), inScratch: true))
                 }
-            } else if c == UInt8(ascii: ",") || c == UInt8(ascii: "[") || c == UInt8(ascii: "]") || c == UInt8(ascii: "{") {
+            } else if c == UInt8(ascii: ",") || c == UInt8(ascii: "[") || c == UInt8(ascii: "]")
+                || c == UInt8(ascii: "{")
+            {
                 return fail()
             } else {
                 let start = i
-                while i < end, value[i] != UInt8(ascii: ","), value[i] != 0x27, value[i] != 0x22, value[i] != UInt8(ascii: "[") {
+                while i < end, value[i] != UInt8(ascii: ","), value[i] != 0x27, value[i] != 0x22,
+                    value[i] != UInt8(ascii: "[")
+                {
                     i += 1
                 }
                 if i < end, value[i] != UInt8(ascii: ",") { return fail() }
                 let token = UnsafeBufferPointer(rebasing: value[start..<i]).trimmingASCIIWhitespace()
-                if !(token.elementsEqual("None".utf8) || token.elementsEqual("null".utf8)) { emit(token, base, &values) }
+                if !(token.elementsEqual("None".utf8) || token.elementsEqual("null".utf8)) {
+                    emit(token, base, &values)
+                }
             }
             skipSpace()
             if i >= end { break }
@@ -185,7 +207,9 @@ struct KeywordSplitter: Sendable {
 
     /// Parses a quoted string starting at `start` (the quote) into `out`; returns the index
     /// after the closing quote, or nil when it is unterminated.
-    private static func parseQuoted(_ v: UnsafeBufferPointer<UInt8>, from start: Int, end: Int, into out: inout [UInt8]) -> Int? {
+    private static func parseQuoted(_ v: UnsafeBufferPointer<UInt8>, from start: Int, end: Int, into out: inout [UInt8])
+        -> Int?
+    {
         let q = v[start]
         var i = start + 1
         while i < end {
@@ -297,7 +321,9 @@ extension UnsafeBufferPointer where Element == UInt8 {
         var lo = 0
         var hi = count
         while lo < hi, self[lo] == 0x20 || self[lo] == 0x09 || self[lo] == 0x0A || self[lo] == 0x0D { lo += 1 }
-        while hi > lo, self[hi - 1] == 0x20 || self[hi - 1] == 0x09 || self[hi - 1] == 0x0A || self[hi - 1] == 0x0D { hi -= 1 }
+        while hi > lo, self[hi - 1] == 0x20 || self[hi - 1] == 0x09 || self[hi - 1] == 0x0A || self[hi - 1] == 0x0D {
+            hi -= 1
+        }
         if lo == 0 && hi == count { return self }
         return UnsafeBufferPointer(start: baseAddress.map { $0 + lo }, count: hi - lo)
     }

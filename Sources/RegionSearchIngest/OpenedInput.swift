@@ -54,13 +54,17 @@ public struct OpenedInput {
         case .osmPBF:
             if isGzip {
                 throw InputError.unsupported(
-                    path: spec.path, reason: "gzip-compressed OSM PBF is not supported (PBF blocks are compressed already); decompress the file first")
+                    path: spec.path,
+                    reason:
+                        "gzip-compressed OSM PBF is not supported (PBF blocks are compressed already); decompress the file first"
+                )
             }
             source = try OSMPBFReader(path: spec.path, options: osmOptions(spec))
         case .osmXML:
             source = try OSMXMLReader(reader: ByteReader(path: spec.path), options: osmOptions(spec))
         }
-        return OpenedInput(spec: spec, format: format, source: source, contentHash: hash, fileSize: size, isGzip: isGzip)
+        return OpenedInput(
+            spec: spec, format: format, source: source, contentHash: hash, fileSize: size, isGzip: isGzip)
     }
 
     static func osmOptions(_ spec: InputSpec) -> OSMOptions {

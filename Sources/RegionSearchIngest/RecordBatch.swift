@@ -84,16 +84,20 @@ struct RecordBatch {
         }
         let name = nameText.withUTF8 { addExtra($0.trimmingASCIIWhitespace()) }
         for k in r.keywords { keywordFields.append(KeywordField(ref: addExtra(k), column: -1)) }
-        entries.append(Entry(
-            id: id, name: name, idHash: hash, keywordEnd: Int32(keywordFields.count), rejectSlot: -1, lon: r.lon, lat: r.lat,
-            line: r.line, byteOffset: r.byteOffset))
+        entries.append(
+            Entry(
+                id: id, name: name, idHash: hash, keywordEnd: Int32(keywordFields.count), rejectSlot: -1, lon: r.lon,
+                lat: r.lat,
+                line: r.line, byteOffset: r.byteOffset))
     }
 
     /// Appends a record the reader rejected.
     public mutating func append(rejected r: RejectedRecord) {
-        entries.append(Entry(
-            id: .empty, name: .empty, idHash: 0, keywordEnd: Int32(keywordFields.count), rejectSlot: Int32(rejected.count),
-            lon: .nan, lat: .nan, line: r.line, byteOffset: r.byteOffset))
+        entries.append(
+            Entry(
+                id: .empty, name: .empty, idHash: 0, keywordEnd: Int32(keywordFields.count),
+                rejectSlot: Int32(rejected.count),
+                lon: .nan, lat: .nan, line: r.line, byteOffset: r.byteOffset))
         rejected.append(r)
     }
 
@@ -134,7 +138,8 @@ struct RecordBatch {
         @inline(__always)
         public subscript(_ r: FieldRef) -> UnsafeBufferPointer<UInt8> {
             if r.start >= 0 {
-                return UnsafeBufferPointer(start: text.baseAddress.map { $0 + Int(r.start) }, count: Int(r.end - r.start))
+                return UnsafeBufferPointer(
+                    start: text.baseAddress.map { $0 + Int(r.start) }, count: Int(r.end - r.start))
             }
             let s = Int(~r.start)
             return UnsafeBufferPointer(start: extra.baseAddress.map { $0 + s }, count: Int(r.end) - s)

@@ -16,7 +16,9 @@ public struct RawRecord {
     /// Offset of the record's first byte in the (decompressed) input.
     public var byteOffset: UInt64
 
-    public init(id: String, name: String, keywords: [String], lon: Double, lat: Double, line: UInt64, byteOffset: UInt64) {
+    public init(
+        id: String, name: String, keywords: [String], lon: Double, lat: Double, line: UInt64, byteOffset: UInt64
+    ) {
         self.id = id
         self.name = name
         self.keywords = keywords

@@ -41,7 +41,7 @@ public final class RejectsWriter {
     public func write(sourceFile: String, _ r: RejectedRecord) throws {
         line.removeAll(keepingCapacity: true)
         switch style {
-        case let .delimited(d, header):
+        case .delimited(let d, let header):
             if count == 0 {
                 for f in ["source_file", "line", "byte_offset", "reason"] {
                     line.append(contentsOf: f.utf8)

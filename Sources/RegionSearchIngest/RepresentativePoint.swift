@@ -46,7 +46,9 @@ enum RepresentativePoint {
         guard let type = g["type"]?.stringValue else { throw Failure(reason: "geometry has no type") }
         if type == "GeometryCollection" {
             guard depth < 8 else { throw Failure(reason: "GeometryCollection nested too deeply") }
-            guard let members = g["geometries"]?.arrayValue else { throw Failure(reason: "GeometryCollection without geometries") }
+            guard let members = g["geometries"]?.arrayValue else {
+                throw Failure(reason: "GeometryCollection without geometries")
+            }
             var best: (Position, Int, Double)?
             for m in members {
                 let c = try candidate(m, depth: depth + 1)
@@ -70,7 +72,9 @@ enum RepresentativePoint {
             let (p, length) = halfway(line)
             return (p, 1, length)
         case "MultiLineString":
-            guard let lines = coordinates.arrayValue else { throw Failure(reason: "invalid MultiLineString coordinates") }
+            guard let lines = coordinates.arrayValue else {
+                throw Failure(reason: "invalid MultiLineString coordinates")
+            }
             var best: (Position, Double)?
             for l in lines {
                 let line = try positions(l, type)
@@ -86,7 +90,9 @@ enum RepresentativePoint {
             let (p, area) = polygonPoint(rings)
             return (p, 2, area)
         case "MultiPolygon":
-            guard let polygons = coordinates.arrayValue else { throw Failure(reason: "invalid MultiPolygon coordinates") }
+            guard let polygons = coordinates.arrayValue else {
+                throw Failure(reason: "invalid MultiPolygon coordinates")
+            }
             var best: [[Position]]?
             var bestArea = -1.0
             for poly in polygons {
@@ -106,7 +112,9 @@ enum RepresentativePoint {
     }
 
     private static func position(_ v: JSONValue, _ type: String) throws(Failure) -> Position {
-        guard let a = v.arrayValue else { throw Failure(reason: "invalid \(type) coordinates: expected a position array") }
+        guard let a = v.arrayValue else {
+            throw Failure(reason: "invalid \(type) coordinates: expected a position array")
+        }
         guard !a.isEmpty else { throw Failure(reason: "empty \(type)") }
         guard a.count >= 2, let x = a[0].doubleValue, let y = a[1].doubleValue else {
             throw Failure(reason: "invalid \(type) coordinates: a position must hold at least two numbers")
@@ -115,7 +123,9 @@ enum RepresentativePoint {
     }
 
     private static func positions(_ v: JSONValue, _ type: String) throws(Failure) -> [Position] {
-        guard let a = v.arrayValue else { throw Failure(reason: "invalid \(type) coordinates: expected an array of positions") }
+        guard let a = v.arrayValue else {
+            throw Failure(reason: "invalid \(type) coordinates: expected an array of positions")
+        }
         var out: [Position] = []
         out.reserveCapacity(a.count)
         for p in a { out.append(try position(p, type)) }
@@ -123,7 +133,9 @@ enum RepresentativePoint {
     }
 
     private static func polygonRings(_ v: JSONValue, _ type: String) throws(Failure) -> [[Position]] {
-        guard let a = v.arrayValue else { throw Failure(reason: "invalid \(type) coordinates: expected an array of rings") }
+        guard let a = v.arrayValue else {
+            throw Failure(reason: "invalid \(type) coordinates: expected an array of rings")
+        }
         var rings: [[Position]] = []
         for r in a { rings.append(try positions(r, type)) }
         guard let exterior = rings.first, !exterior.isEmpty else { throw Failure(reason: "empty \(type)") }

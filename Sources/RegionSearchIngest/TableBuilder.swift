@@ -153,7 +153,8 @@ struct TableBuilder {
             listScratch.removeAll(keepingCapacity: true)
             separators.withUnsafeBufferPointer { all in
                 splitter.collect(
-                    bytes, mode: ruleSplits[c], separator: UnsafeBufferPointer(rebasing: all[range]), into: &slices, scratch: &listScratch)
+                    bytes, mode: ruleSplits[c], separator: UnsafeBufferPointer(rebasing: all[range]), into: &slices,
+                    scratch: &listScratch)
             }
             for i in 0..<slices.count {
                 let v = slices[i]
@@ -162,7 +163,9 @@ struct TableBuilder {
                     let item = Array(listScratch[Int(v.start)..<Int(v.start + v.count)])
                     item.withUnsafeBufferPointer { appendValue($0, cache: true) }
                 } else {
-                    appendValue(KeywordSplitter.bytes(v, field: bytes, scratch: UnsafeBufferPointer(start: nil, count: 0)), cache: true)
+                    appendValue(
+                        KeywordSplitter.bytes(v, field: bytes, scratch: UnsafeBufferPointer(start: nil, count: 0)),
+                        cache: true)
                 }
             }
         }
@@ -239,7 +242,9 @@ struct TableBuilder {
                     for part in UnsafeBufferPointer(rebasing: bytes[r]).split(separator: KeywordText.separatorByte) {
                         appendValue(UnsafeBufferPointer(rebasing: part), cache: false, normalize: false)
                     }
-                    for v in extras[row]! { v.withUnsafeBufferPointer { appendValue($0, cache: false, normalize: false) } }
+                    for v in extras[row]! {
+                        v.withUnsafeBufferPointer { appendValue($0, cache: false, normalize: false) }
+                    }
                     out.append(utf8: text.bytes)
                     next += 1
                 }

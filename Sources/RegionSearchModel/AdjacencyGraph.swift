@@ -56,7 +56,8 @@ public struct AdjacencyGraph: Sendable {
         var offsets = [UInt64](repeating: 0, count: n + 1)
         var write = 0
         for i in 0..<n {
-            let lo = Int(degree[i]), hi = Int(degree[i + 1])
+            let lo = Int(degree[i])
+            let hi = Int(degree[i + 1])
             nb[lo..<hi].sort()
             var last: UInt32 = .max
             for k in lo..<hi where nb[k] != last && Int(nb[k]) != i {
@@ -89,7 +90,8 @@ public struct AdjacencyGraph: Sendable {
         guard offsets.first == 0, offsets.last.map({ Int($0) }) == neighbors.count else {
             throw ArtifactError.malformed(path: artifact.path, detail: "CSR offsets do not match the neighbour count")
         }
-        let off = offsets.buffer, nb = neighbors.buffer
+        let off = offsets.buffer
+        let nb = neighbors.buffer
         for i in 0..<n where off[i + 1] < off[i] {
             throw ArtifactError.malformed(path: artifact.path, detail: "CSR offsets decrease at row \(i)")
         }

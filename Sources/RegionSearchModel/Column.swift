@@ -63,10 +63,13 @@ extension Column: Equatable where Element: Equatable {
 
 extension ArtifactFile {
     /// A column used in place (no copy), checked to have `count` elements.
-    public func view<T: ArtifactScalar>(_ name: String, as: T.Type = T.self, count: Int? = nil) throws(ArtifactError) -> Column<T> {
+    public func view<T: ArtifactScalar>(_ name: String, as: T.Type = T.self, count: Int? = nil) throws(ArtifactError)
+        -> Column<T>
+    {
         let v = try column(name, as: T.self)
         if let count, v.count != count {
-            throw ArtifactError.malformed(path: path, detail: "column '\(name)' has \(v.count) entries, expected \(count)")
+            throw ArtifactError.malformed(
+                path: path, detail: "column '\(name)' has \(v.count) entries, expected \(count)")
         }
         return Column(view: v, owner: self)
     }
@@ -76,7 +79,9 @@ extension ArtifactFile {
     /// Opens and verifies several artifacts at once, one per thread (checksums are the bulk of
     /// the load and each file's is a single sequential pass). The first failure in list order
     /// is thrown, as opening them one by one would.
-    public static func openAll(_ files: [(path: String, expected: ArtifactKind?)]) throws(ArtifactError) -> [ArtifactFile] {
+    public static func openAll(_ files: [(path: String, expected: ArtifactKind?)]) throws(ArtifactError)
+        -> [ArtifactFile]
+    {
         var results = [Result<ArtifactFile, ArtifactError>?](repeating: nil, count: files.count)
         results.withUnsafeMutableBufferPointer { out in
             let out = out
@@ -91,8 +96,8 @@ extension ArtifactFile {
         var opened: [ArtifactFile] = []
         for r in results {
             switch r! {
-            case let .success(f): opened.append(f)
-            case let .failure(e): throw e
+            case .success(let f): opened.append(f)
+            case .failure(let e): throw e
             }
         }
         return opened
@@ -100,7 +105,9 @@ extension ArtifactFile {
 
     /// A string column used in place: `offsets` (count + 1) and UTF-8 `bytes`, validated like
     /// ``strings(_:count:)`` (starts at 0, never decreases, ends at the byte count).
-    public func stringView(_ name: String, count: Int? = nil) throws(ArtifactError) -> (offsets: Column<UInt64>, bytes: Column<UInt8>) {
+    public func stringView(_ name: String, count: Int? = nil) throws(ArtifactError) -> (
+        offsets: Column<UInt64>, bytes: Column<UInt8>
+    ) {
         let offsets = try view(name + ".offsets", as: UInt64.self)
         let bytes = try view(name + ".bytes", as: UInt8.self)
         let o = offsets.buffer

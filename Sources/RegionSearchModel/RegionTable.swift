@@ -66,8 +66,11 @@ public struct RegionTable: Sendable {
         let rank: [UInt32] = try artifact.array("rank", count: r)
         let nFoot: [UInt32] = try artifact.array("n_footprint", count: r)
         let nFootK: [UInt32] = try artifact.array("n_footprint_keyword", count: r)
-        let doubles = try ["score_sum", "score_mean", "score_max", "share", "lift", "p_value", "q_value", "area_m2", "density", "spacing_m"]
-            .map { (name) throws(ArtifactError) -> [Double] in try artifact.array(name, as: Double.self, count: r) }
+        let doubles = try [
+            "score_sum", "score_mean", "score_max", "share", "lift", "p_value", "q_value", "area_m2", "density",
+            "spacing_m",
+        ]
+        .map { (name) throws(ArtifactError) -> [Double] in try artifact.array(name, as: Double.self, count: r) }
         let offsets: [UInt64] = try artifact.array("member_offsets", count: r + 1)
         let members: [UInt32] = try artifact.array("members")
         let match: [UInt8] = try artifact.array("member_match", count: members.count)

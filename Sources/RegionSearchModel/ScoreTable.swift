@@ -17,7 +17,10 @@ public struct ScoreTable: Sendable {
     public var ones: Column<Double>
     public var probe: Column<Double>
 
-    public init(keywords: [String], scores: [Column<Double>], matches: [Column<UInt8>], ones: Column<Double>, probe: Column<Double>) {
+    public init(
+        keywords: [String], scores: [Column<Double>], matches: [Column<UInt8>], ones: Column<Double>,
+        probe: Column<Double>
+    ) {
         self.keywords = keywords
         self.scores = scores
         self.matches = matches
@@ -27,7 +30,8 @@ public struct ScoreTable: Sendable {
 
     public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double], probe: [Double]) {
         self.init(
-            keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) }, ones: Column(ones),
+            keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) },
+            ones: Column(ones),
             probe: Column(probe))
     }
 

@@ -17,7 +17,11 @@ enum ColorRamp {
         let tt = min(1, max(0, t.isFinite ? t : 1))
         func mix(_ a: Int, _ b: Int) -> Int { Int((Double(a) + (Double(b) - Double(a)) * tt).rounded()) }
         let rgb = [mix(lo.0, hi.0), mix(lo.1, hi.1), mix(lo.2, hi.2)]
-        return "#" + rgb.map { v in let s = String(v, radix: 16); return s.count == 1 ? "0" + s : s }.joined()
+        return "#"
+            + rgb.map { v in
+                let s = String(v, radix: 16)
+                return s.count == 1 ? "0" + s : s
+            }.joined()
     }
 
     /// Fill opacity at depth `t`: from 0.35 (faint) to 0.85 (dense).

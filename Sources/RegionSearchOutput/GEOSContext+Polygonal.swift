@@ -7,7 +7,8 @@ extension GEOSContext {
     public func polygon(rings: [(x: [Double], y: [Double])]) throws(GEOSError) -> GEOSGeometry {
         guard let exterior = rings.first else { return try emptyPolygon() }
         func ring(_ r: (x: [Double], y: [Double])) throws(GEOSError) -> OpaquePointer {
-            var xs = r.x, ys = r.y
+            var xs = r.x
+            var ys = r.y
             if let fx = xs.first, let fy = ys.first, fx != xs.last || fy != ys.last {
                 xs.append(fx)
                 ys.append(fy)
@@ -101,7 +102,9 @@ extension GEOSGeometry {
             if !isEmpty { out.append(self) }
             return
         }
-        guard type == Int32(GEOS_MULTIPOLYGON.rawValue) || type == Int32(GEOS_GEOMETRYCOLLECTION.rawValue) else { return }
+        guard type == Int32(GEOS_MULTIPOLYGON.rawValue) || type == Int32(GEOS_GEOMETRYCOLLECTION.rawValue) else {
+            return
+        }
         for i in 0..<geometryCount { try part(i).collectPolygons(into: &out) }
     }
 

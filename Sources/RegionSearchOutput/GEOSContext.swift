@@ -44,7 +44,9 @@ public final class GEOSContext {
     /// A coordinate sequence from parallel arrays.
     func sequence(x: [Double], y: [Double]) throws(GEOSError) -> OpaquePointer {
         precondition(x.count == y.count)
-        guard let seq = GEOSCoordSeq_create_r(handle, UInt32(x.count), 2) else { throw error("GEOS coordinate sequence") }
+        guard let seq = GEOSCoordSeq_create_r(handle, UInt32(x.count), 2) else {
+            throw error("GEOS coordinate sequence")
+        }
         for i in 0..<x.count { GEOSCoordSeq_setXY_r(handle, seq, UInt32(i), x[i], y[i]) }
         return seq
     }
@@ -68,7 +70,8 @@ public final class GEOSContext {
 
     /// A polygon from one exterior ring (closed automatically).
     public func polygon(x: [Double], y: [Double]) throws(GEOSError) -> GEOSGeometry {
-        var xs = x, ys = y
+        var xs = x
+        var ys = y
         if let fx = xs.first, let fy = ys.first, fx != xs.last || fy != ys.last {
             xs.append(fx)
             ys.append(fy)

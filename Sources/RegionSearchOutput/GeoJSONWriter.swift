@@ -108,7 +108,8 @@ public struct GeoJSONWriter {
         var xs: [Double] = []
         var ys: [Double] = []
         for i in 0..<lon.count {
-            let x = rounded(lon[i]), y = rounded(lat[i])
+            let x = rounded(lon[i])
+            let y = rounded(lat[i])
             if let lx = xs.last, let ly = ys.last, lx == x, ly == y { continue }
             xs.append(x)
             ys.append(y)

@@ -107,7 +107,9 @@ public struct RegionPolygonBuilder {
             var (rx, ry) = try polygon.exteriorRing()
             let failed = try plane.transform(x: &rx, y: &ry, inverse: true)
             guard failed.isEmpty else {
-                throw GEOSError(message: "region \(index + 1): \(failed.count) hull vertices could not be transformed back to WGS84")
+                throw GEOSError(
+                    message: "region \(index + 1): \(failed.count) hull vertices could not be transformed back to WGS84"
+                )
             }
             // Make longitudes continuous around the region before any planar operation in degrees.
             let reference = rx.first ?? 0
@@ -121,7 +123,8 @@ public struct RegionPolygonBuilder {
                 }
                 polygon = rest
             }
-            coveredByKeyword[region.keyword] = try coveredByKeyword[region.keyword].map { try $0.union(polygon) } ?? polygon
+            coveredByKeyword[region.keyword] =
+                try coveredByKeyword[region.keyword].map { try $0.union(polygon) } ?? polygon
             let ring = try polygon.exteriorRing()
             let rings = try Self.splitAtAntimeridian(lon: ring.x, lat: ring.y, geos: geos)
             guard !rings.isEmpty else {
@@ -136,7 +139,9 @@ public struct RegionPolygonBuilder {
 
     /// Centre of a point set: mean latitude and circular-mean longitude (antimeridian safe).
     static func centre(lon: [Double], lat: [Double]) -> (Double, Double) {
-        var sx = 0.0, sy = 0.0, la = 0.0
+        var sx = 0.0
+        var sy = 0.0
+        var la = 0.0
         for i in 0..<lon.count {
             sx += cos(lon[i] * .pi / 180)
             sy += sin(lon[i] * .pi / 180)
@@ -149,7 +154,8 @@ public struct RegionPolygonBuilder {
     /// Normalised rings in [-180, 180]; a ring whose longitudes leave that range (it crosses the
     /// antimeridian) is cut into its parts on either side.
     static func splitAtAntimeridian(lon: [Double], lat: [Double], geos: GEOSContext) throws -> [GeoJSONWriter.Ring] {
-        let lo = lon.min() ?? 0, hi = lon.max() ?? 0
+        let lo = lon.min() ?? 0
+        let hi = lon.max() ?? 0
         if lo >= -180 && hi <= 180 {
             return GeoJSONWriter.normalizedRing(lon: lon, lat: lat).map { [$0] } ?? []
         }
@@ -163,7 +169,9 @@ public struct RegionPolygonBuilder {
                 let piece = part.geometryCount > 0 ? try part.part(i) : part
                 guard piece.isPolygon, !piece.isEmpty else { continue }
                 let r = try piece.exteriorRing()
-                if let ring = GeoJSONWriter.normalizedRing(lon: r.x.map { $0 + offset }, lat: r.y) { rings.append(ring) }
+                if let ring = GeoJSONWriter.normalizedRing(lon: r.x.map { $0 + offset }, lat: r.y) {
+                    rings.append(ring)
+                }
             }
         }
         return rings

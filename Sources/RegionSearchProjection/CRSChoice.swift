@@ -42,7 +42,8 @@ public struct GeographicExtent: Sendable, Equatable {
         var occupied = [Bool](repeating: false, count: bins)
         var binMin = [Double](repeating: .infinity, count: bins)
         var binMax = [Double](repeating: -.infinity, count: bins)
-        var s = Double.infinity, nth = -Double.infinity
+        var s = Double.infinity
+        var nth = -Double.infinity
         for i in 0..<lon.count {
             let l = normalizeLongitude(lon[i])
             var b = Int((l + 180) / 360 * Double(bins))
@@ -75,7 +76,9 @@ public struct GeographicExtent: Sendable, Equatable {
     /// The extent of the central part of the data: the arc and latitude range between the
     /// `share`/2 and 1 − `share`/2 quantiles, so a handful of stray points (a mistyped coordinate,
     /// one branch office abroad) do not decide the projection of a city.
-    public func trimmed(lon: UnsafeBufferPointer<Double>, lat: UnsafeBufferPointer<Double>, share: Double) -> GeographicExtent {
+    public func trimmed(lon: UnsafeBufferPointer<Double>, lat: UnsafeBufferPointer<Double>, share: Double)
+        -> GeographicExtent
+    {
         let n = lon.count
         guard n > 0, share > 0 else { return self }
         var offsets = [Double](unsafeUninitializedCapacity: n) { b, c in
@@ -90,8 +93,10 @@ public struct GeographicExtent: Sendable, Equatable {
         let lo = Int((Double(n - 1) * share / 2).rounded(.down))
         let hi = n - 1 - lo
         // Two order statistics each (the values a full sort would put there, without sorting).
-        let offsetLo = Selection.kthSmallest(&offsets, lo), offsetHi = Selection.kthSmallest(&offsets, hi)
-        let latLo = Selection.kthSmallest(&lats, lo), latHi = Selection.kthSmallest(&lats, hi)
+        let offsetLo = Selection.kthSmallest(&offsets, lo)
+        let offsetHi = Selection.kthSmallest(&offsets, hi)
+        let latLo = Selection.kthSmallest(&lats, lo)
+        let latHi = Selection.kthSmallest(&lats, hi)
         return GeographicExtent(
             west: normalizeLongitude(west + offsetLo), width: offsetHi - offsetLo, south: latLo, north: latHi)
     }
@@ -145,31 +150,37 @@ extension CRSChoice {
             let code = (north ? 32600 : 32700) + zone
             return CRSChoice(
                 definition: "EPSG:\(code)",
-                explanation: "UTM zone \(zone)\(north ? "N" : "S") (EPSG:\(code)): the data spans \(span), all within \(utmHalfWidth)° of the zone's central meridian \(Int(cm))°",
+                explanation:
+                    "UTM zone \(zone)\(north ? "N" : "S") (EPSG:\(code)): the data spans \(span), all within \(utmHalfWidth)° of the zone's central meridian \(Int(cm))°",
                 isLocal: true, utmCentralMeridian: cm)
         }
         let fmt = { (x: Double) in String(format: "%.4f", x) }
         if e.south >= 60 && (e.width > 90 || e.north > 84) {
             return CRSChoice(
                 definition: "+proj=laea +lat_0=90 +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
-                explanation: "north polar Lambert azimuthal equal-area: the data spans \(span) around the North Pole, beyond UTM's reach",
+                explanation:
+                    "north polar Lambert azimuthal equal-area: the data spans \(span) around the North Pole, beyond UTM's reach",
                 isLocal: false)
         }
         if e.north <= -60 && (e.width > 90 || e.south < -80) {
             return CRSChoice(
                 definition: "+proj=laea +lat_0=-90 +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
-                explanation: "south polar Lambert azimuthal equal-area: the data spans \(span) around the South Pole, beyond UTM's reach",
+                explanation:
+                    "south polar Lambert azimuthal equal-area: the data spans \(span) around the South Pole, beyond UTM's reach",
                 isLocal: false)
         }
         if e.width <= 120 && e.north - e.south <= 90 {
             return CRSChoice(
-                definition: "+proj=laea +lat_0=\(fmt(e.centerLatitude)) +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
-                explanation: "Lambert azimuthal equal-area centred on the data (\(fmt(lon0)), \(fmt(e.centerLatitude))): the data spans \(span), wider than one UTM zone; areas stay true",
+                definition:
+                    "+proj=laea +lat_0=\(fmt(e.centerLatitude)) +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
+                explanation:
+                    "Lambert azimuthal equal-area centred on the data (\(fmt(lon0)), \(fmt(e.centerLatitude))): the data spans \(span), wider than one UTM zone; areas stay true",
                 isLocal: false)
         }
         return CRSChoice(
             definition: "+proj=eqearth +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
-            explanation: "Equal Earth world projection with central meridian \(fmt(lon0))° (its cut at \(fmt(normalizeLongitude(lon0 + 180)))° falls in the largest gap between points): the data spans \(span); areas stay true, shapes far from the centre are distorted, so hulls are re-projected per region",
+            explanation:
+                "Equal Earth world projection with central meridian \(fmt(lon0))° (its cut at \(fmt(normalizeLongitude(lon0 + 180)))° falls in the largest gap between points): the data spans \(span); areas stay true, shapes far from the centre are distorted, so hulls are re-projected per region",
             isLocal: false)
     }
 }

@@ -38,7 +38,8 @@ enum HilbertOrder {
                     var s = state  // bit 0: swap, bit 1: complement
                     var out = 0
                     for level in stride(from: 3, through: 0, by: -1) {
-                        var rx = (xb >> level) & 1, ry = (yb >> level) & 1
+                        var rx = (xb >> level) & 1
+                        var ry = (yb >> level) & 1
                         if s & 1 != 0 { swap(&rx, &ry) }
                         if s & 2 != 0 {
                             rx ^= 1
@@ -56,8 +57,11 @@ enum HilbertOrder {
 
     /// Hilbert index of cell (x, y), one level at a time (the definition ``index(x:y:)`` follows).
     static func indexByLevels(x: UInt32, y: UInt32) -> UInt32 {
-        var rx: UInt32 = 0, ry: UInt32 = 0, d: UInt32 = 0
-        var x = x, y = y
+        var rx: UInt32 = 0
+        var ry: UInt32 = 0
+        var d: UInt32 = 0
+        var x = x
+        var y = y
         var s: UInt32 = 1 << (bits - 1)
         while s > 0 {
             rx = (x & s) > 0 ? 1 : 0
@@ -80,10 +84,15 @@ enum HilbertOrder {
     static func permutation(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) -> [UInt32] {
         let n = x.count
         guard n > 1 else { return n == 1 ? [0] : [] }
-        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+        var minX = Double.infinity
+        var maxX = -Double.infinity
+        var minY = Double.infinity
+        var maxY = -Double.infinity
         for i in 0..<n {
-            minX = min(minX, x[i]); maxX = max(maxX, x[i])
-            minY = min(minY, y[i]); maxY = max(maxY, y[i])
+            minX = min(minX, x[i])
+            maxX = max(maxX, x[i])
+            minY = min(minY, y[i])
+            maxY = max(maxY, y[i])
         }
         let side = max(maxX - minX, maxY - minY, 1e-9)
         let scale = Double((1 << bits) - 1) / side

@@ -58,7 +58,9 @@ public final class PROJContext {
 
     /// Facts about a CRS definition: its name, whether it is projected, and its linear unit in
     /// metres (nil when it is not a projected CRS with a linear unit).
-    public func describe(_ definition: String) throws(PROJError) -> (name: String, isProjected: Bool, metresPerUnit: Double?) {
+    public func describe(_ definition: String) throws(PROJError) -> (
+        name: String, isProjected: Bool, metresPerUnit: Double?
+    ) {
         guard let crs = proj_create(handle, definition) else {
             throw PROJError(message: errorText("PROJ does not recognise the CRS '\(definition)'"))
         }
@@ -101,7 +103,9 @@ public final class PROJTransform {
     /// Transforms coordinates in place in one bulk call (`proj_trans_generic`); returns the
     /// indices of points that failed (non-finite result). Throws only when PROJ reports an error
     /// for the whole call.
-    public func transform(x: UnsafeMutableBufferPointer<Double>, y: UnsafeMutableBufferPointer<Double>, inverse: Bool = false)
+    public func transform(
+        x: UnsafeMutableBufferPointer<Double>, y: UnsafeMutableBufferPointer<Double>, inverse: Bool = false
+    )
         throws(PROJError) -> [Int]
     {
         precondition(x.count == y.count)
@@ -167,7 +171,8 @@ public enum Geodesic {
     /// The point reached from (lon, lat) going `distance` metres along azimuth `azimuth` (degrees
     /// clockwise from north).
     static func destination(lon: Double, lat: Double, azimuth: Double, distance: Double) -> (lon: Double, lat: Double) {
-        var lat2 = 0.0, lon2 = 0.0
+        var lat2 = 0.0
+        var lon2 = 0.0
         withUnsafePointer(to: &wgs84) { g in
             geod_direct(g, lat, lon, azimuth, distance, &lat2, &lon2, nil)
         }

@@ -16,7 +16,9 @@ public enum Projector {
     }
 
     /// Resolves `crs` ("auto" or anything PROJ accepts) and projects all points.
-    public static func project(lon: UnsafeBufferPointer<Double>, lat: UnsafeBufferPointer<Double>, crs: String) throws -> Result {
+    public static func project(lon: UnsafeBufferPointer<Double>, lat: UnsafeBufferPointer<Double>, crs: String) throws
+        -> Result
+    {
         let n = lon.count
         var extent: GeographicExtent?
         let choice: CRSChoice
@@ -28,11 +30,13 @@ public enum Projector {
             if auto.isLocal, let zone = auto.utmCentralMeridian {
                 // Points the chosen UTM zone cannot represent well (far outliers).
                 var outside = 0
-                for i in 0..<n where abs(normalizeLongitude(lon[i] - zone)) > CRSChoice.utmHalfWidth || lat[i] < -80 || lat[i] > 84 {
+                for i in 0..<n
+                where abs(normalizeLongitude(lon[i] - zone)) > CRSChoice.utmHalfWidth || lat[i] < -80 || lat[i] > 84 {
                     outside += 1
                 }
                 if outside > 0 {
-                    auto.explanation += "; \(outside) outlying point\(outside == 1 ? " lies" : "s lie") beyond the zone's reach (far from the rest of the data) and will be isolated in the graph"
+                    auto.explanation +=
+                        "; \(outside) outlying point\(outside == 1 ? " lies" : "s lie") beyond the zone's reach (far from the rest of the data) and will be isolated in the graph"
                 }
             }
             choice = auto
@@ -46,13 +50,19 @@ public enum Projector {
         do {
             info = try context.describe(choice.definition)
         } catch {
-            throw UsageError("crs: \(error.message); name a projected CRS in metres, e.g. \"EPSG:3067\" or \"+proj=utm +zone=35 +datum=WGS84\", or use \"auto\"")
+            throw UsageError(
+                "crs: \(error.message); name a projected CRS in metres, e.g. \"EPSG:3067\" or \"+proj=utm +zone=35 +datum=WGS84\", or use \"auto\""
+            )
         }
         guard info.isProjected else {
-            throw UsageError("crs: '\(choice.definition)' (\(info.name)) is not a projected CRS; distances must be in metres — name a projected CRS or use \"auto\"")
+            throw UsageError(
+                "crs: '\(choice.definition)' (\(info.name)) is not a projected CRS; distances must be in metres — name a projected CRS or use \"auto\""
+            )
         }
         guard let unit = info.metresPerUnit, abs(unit - 1) < 1e-12 else {
-            throw UsageError("crs: '\(choice.definition)' (\(info.name)) does not use metres as its unit; name a CRS in metres or use \"auto\"")
+            throw UsageError(
+                "crs: '\(choice.definition)' (\(info.name)) does not use metres as its unit; name a CRS in metres or use \"auto\""
+            )
         }
         // Validate the transformation once on the main thread so a bad definition fails early;
         // the first worker then uses it.
@@ -69,10 +79,13 @@ public enum Projector {
                 failedPerWorker.withUnsafeMutableBufferPointer { fb in
                     errors.withUnsafeMutableBufferPointer { eb in
                         Parallel.forEach(workers) { w in
-                            let lo = w * size, hi = min(n, lo + size)
+                            let lo = w * size
+                            let hi = min(n, lo + size)
                             guard lo < hi else { return }
                             do throws(PROJError) {
-                                let t = w == 0 ? first : try PROJContext().transformation(from: "EPSG:4326", to: choice.definition)
+                                let t =
+                                    w == 0
+                                    ? first : try PROJContext().transformation(from: "EPSG:4326", to: choice.definition)
                                 let failed = try t.transform(
                                     x: UnsafeMutableBufferPointer(rebasing: xb[lo..<hi]),
                                     y: UnsafeMutableBufferPointer(rebasing: yb[lo..<hi]))
@@ -102,12 +115,16 @@ public enum Projector {
             x = keep.map { x[Int($0)] }
             y = keep.map { y[Int($0)] }
         }
-        let order = x.withUnsafeBufferPointer { bx in y.withUnsafeBufferPointer { by in HilbertOrder.permutation(x: bx, y: by) } }
+        let order = x.withUnsafeBufferPointer { bx in
+            y.withUnsafeBufferPointer { by in HilbertOrder.permutation(x: bx, y: by) }
+        }
         let m = order.count
         // Five gathers in Hilbert order, split over threads by output range.
         var rows = [UInt32](repeating: 0, count: m)
-        var px = [Double](repeating: 0, count: m), py = [Double](repeating: 0, count: m)
-        var plon = [Double](repeating: 0, count: m), plat = [Double](repeating: 0, count: m)
+        var px = [Double](repeating: 0, count: m)
+        var py = [Double](repeating: 0, count: m)
+        var plon = [Double](repeating: 0, count: m)
+        var plat = [Double](repeating: 0, count: m)
         order.withUnsafeBufferPointer { order in
             keep.withUnsafeBufferPointer { keep in
                 x.withUnsafeBufferPointer { x in

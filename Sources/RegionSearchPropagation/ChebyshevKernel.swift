@@ -26,9 +26,10 @@ enum ChebyshevKernel {
 
     /// Columns `offset ..< offset + lanes` of rows `rows`: x += d; r −= (I − αS)d;
     /// d' = mask·(c1·d + c2·r). Writes max |d| per lane to `maxOut[0 ..< lanes]`.
-    static func step(lanes: Int, offset: Int, rows: Range<Int>, alpha: Double, c1: Double, c2: Double, _ m: Matrix,
-        _ s: State, maxOut: UnsafeMutablePointer<Double>)
-    {
+    static func step(
+        lanes: Int, offset: Int, rows: Range<Int>, alpha: Double, c1: Double, c2: Double, _ m: Matrix,
+        _ s: State, maxOut: UnsafeMutablePointer<Double>
+    ) {
         switch lanes {
         case 1: stepScalar(offset, rows, alpha, c1, c2, m, s, maxOut)
         case 2: store(stepLanes(SIMD2<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
@@ -40,9 +41,10 @@ enum ChebyshevKernel {
     }
 
     /// `out = S · v` on columns `offset ..< offset + lanes` of rows `rows` (v and out n × width).
-    static func multiply(lanes: Int, offset: Int, rows: Range<Int>, _ m: Matrix, v: UnsafePointer<Double>,
-        out: UnsafeMutablePointer<Double>, width: Int)
-    {
+    static func multiply(
+        lanes: Int, offset: Int, rows: Range<Int>, _ m: Matrix, v: UnsafePointer<Double>,
+        out: UnsafeMutablePointer<Double>, width: Int
+    ) {
         switch lanes {
         case 1: multiplyLanes(SIMD2<Double>.self, scalar: true, offset, rows, m, v, out, width)
         case 2: multiplyLanes(SIMD2<Double>.self, scalar: false, offset, rows, m, v, out, width)
@@ -84,11 +86,14 @@ enum ChebyshevKernel {
     }
 
     @inline(__always)
-    private static func stepLanes<V: ChebyshevLanes>(_: V.Type, _ o: Int, _ rows: Range<Int>, _ alpha: Double,
-        _ c1: Double, _ c2: Double, _ m: Matrix, _ s: State) -> V
-    {
+    private static func stepLanes<V: ChebyshevLanes>(
+        _: V.Type, _ o: Int, _ rows: Range<Int>, _ alpha: Double,
+        _ c1: Double, _ c2: Double, _ m: Matrix, _ s: State
+    ) -> V {
         let w = s.width
-        let c1v = V(repeating: c1), c2v = V(repeating: c2), av = V(repeating: alpha)
+        let c1v = V(repeating: c1)
+        let c2v = V(repeating: c2)
+        let av = V(repeating: alpha)
         let mv = UnsafeRawPointer(s.mask + o).loadUnaligned(as: V.self)
         let d = UnsafeRawPointer(s.d + o)
         var mx = V(repeating: 0)
@@ -107,16 +112,18 @@ enum ChebyshevKernel {
             UnsafeMutableRawPointer(s.x + at).storeBytes(of: xi, as: V.self)
             let ri = UnsafeRawPointer(s.r + at).loadUnaligned(as: V.self) - (di - av * acc)
             UnsafeMutableRawPointer(s.r + at).storeBytes(of: ri, as: V.self)
-            UnsafeMutableRawPointer(s.dNext + at).storeBytes(of: (mv * (c1v * di + c2v * ri)).narrowed, as: V.Narrow.self)
+            UnsafeMutableRawPointer(s.dNext + at).storeBytes(
+                of: (mv * (c1v * di + c2v * ri)).narrowed, as: V.Narrow.self)
             // A constant-count lane loop: LLVM turns it into and/compare/blend (SIMD masks would not be).
             for t in 0..<V.scalarCount { mx[t] = max(mx[t], abs(di[t])) }
         }
         return mx
     }
 
-    private static func stepScalar(_ o: Int, _ rows: Range<Int>, _ alpha: Double, _ c1: Double, _ c2: Double,
-        _ m: Matrix, _ s: State, _ maxOut: UnsafeMutablePointer<Double>)
-    {
+    private static func stepScalar(
+        _ o: Int, _ rows: Range<Int>, _ alpha: Double, _ c1: Double, _ c2: Double,
+        _ m: Matrix, _ s: State, _ maxOut: UnsafeMutablePointer<Double>
+    ) {
         let w = s.width
         let m0 = s.mask[o]
         var mx = 0.0
@@ -140,9 +147,10 @@ enum ChebyshevKernel {
     }
 
     @inline(__always)
-    private static func multiplyLanes<V: ChebyshevLanes>(_: V.Type, scalar: Bool, _ o: Int, _ rows: Range<Int>,
-        _ m: Matrix, _ v: UnsafePointer<Double>, _ out: UnsafeMutablePointer<Double>, _ w: Int)
-    {
+    private static func multiplyLanes<V: ChebyshevLanes>(
+        _: V.Type, scalar: Bool, _ o: Int, _ rows: Range<Int>,
+        _ m: Matrix, _ v: UnsafePointer<Double>, _ out: UnsafeMutablePointer<Double>, _ w: Int
+    ) {
         var e = Int(m.offsets[rows.lowerBound])
         if scalar {
             for i in rows {
@@ -161,7 +169,9 @@ enum ChebyshevKernel {
             let end = Int(m.offsets[i + 1])
             var acc = V(repeating: 0)
             while e < end {
-                acc += V(repeating: Double(m.values[e])) * base.loadUnaligned(fromByteOffset: Int(m.neighbors[e]) &* w &* 8, as: V.self)
+                acc +=
+                    V(repeating: Double(m.values[e]))
+                    * base.loadUnaligned(fromByteOffset: Int(m.neighbors[e]) &* w &* 8, as: V.self)
                 e += 1
             }
             UnsafeMutableRawPointer(out + (i &* w &+ o)).storeBytes(of: acc, as: V.self)

@@ -30,7 +30,9 @@ extension SIMD8: ChebyshevLanes where Scalar == Double {
     @inline(__always) init(widening v: SIMD8<Float>) {
         self.init(lowHalf: SIMD4<Double>(widening: v.lowHalf), highHalf: SIMD4<Double>(widening: v.highHalf))
     }
-    @inline(__always) var narrowed: SIMD8<Float> { SIMD8<Float>(lowHalf: lowHalf.narrowed, highHalf: highHalf.narrowed) }
+    @inline(__always) var narrowed: SIMD8<Float> {
+        SIMD8<Float>(lowHalf: lowHalf.narrowed, highHalf: highHalf.narrowed)
+    }
 }
 
 extension SIMD16: ChebyshevLanes where Scalar == Double {
@@ -38,5 +40,7 @@ extension SIMD16: ChebyshevLanes where Scalar == Double {
     @inline(__always) init(widening v: SIMD16<Float>) {
         self.init(lowHalf: SIMD8<Double>(widening: v.lowHalf), highHalf: SIMD8<Double>(widening: v.highHalf))
     }
-    @inline(__always) var narrowed: SIMD16<Float> { SIMD16<Float>(lowHalf: lowHalf.narrowed, highHalf: highHalf.narrowed) }
+    @inline(__always) var narrowed: SIMD16<Float> {
+        SIMD16<Float>(lowHalf: lowHalf.narrowed, highHalf: highHalf.narrowed)
+    }
 }

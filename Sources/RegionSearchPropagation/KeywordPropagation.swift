@@ -36,7 +36,9 @@ public enum KeywordPropagation {
         let matcher = KeywordMatcher(query)
         var y = [UInt8](repeating: 0, count: rows.count)
         y.withUnsafeMutableBufferPointer { yb in
-            let bytes = keywordText.bytes.buffer, offsets = keywordText.offsets.buffer, rows = rows.buffer
+            let bytes = keywordText.bytes.buffer
+            let offsets = keywordText.offsets.buffer
+            let rows = rows.buffer
             Parallel.forRanges(rows.count, minChunk: 16_384) { range in
                 for i in range {
                     let r = Int(rows[i])

@@ -37,7 +37,9 @@ public struct LabelPropagation {
         public var tolerance: Double
         public var maxIterations: Int
         public var solver: Solver
-        public init(alpha: Double = 0.9, tolerance: Double = 1e-6, maxIterations: Int = 1000, solver: Solver = .chebyshev) {
+        public init(
+            alpha: Double = 0.9, tolerance: Double = 1e-6, maxIterations: Int = 1000, solver: Solver = .chebyshev
+        ) {
             self.alpha = alpha
             self.tolerance = tolerance
             self.maxIterations = maxIterations
@@ -169,7 +171,9 @@ public struct LabelPropagation {
             x.withUnsafeMutableBufferPointer { xb in
                 r.withUnsafeMutableBufferPointer { rb in
                     d.withUnsafeMutableBufferPointer { db in
-                        let xp = xb.baseAddress!, rp = rb.baseAddress!, dp = db.baseAddress!
+                        let xp = xb.baseAddress!
+                        let rp = rb.baseAddress!
+                        let dp = db.baseAddress!
                         Parallel.forRanges(n, minChunk: 8192) { rows in
                             for c in 0..<k {
                                 labels[c].withUnsafeBufferPointer { y in
@@ -178,7 +182,8 @@ public struct LabelPropagation {
                             }
                         }
                         // r temporarily holds S·x0.
-                        let all = ChebyshevKernel.bands(width: w, activeGroups: [Bool](repeating: true, count: w / groupWidth))
+                        let all = ChebyshevKernel.bands(
+                            width: w, activeGroups: [Bool](repeating: true, count: w / groupWidth))
                         Parallel.forEach(blockCount) { block in
                             let rows = (block * blockSize)..<min(n, (block + 1) * blockSize)
                             guard !rows.isEmpty else { return }
@@ -198,7 +203,8 @@ public struct LabelPropagation {
             }
         }
         var active = [Bool](repeating: true, count: k)
-        var status = [ColumnStatus](repeating: ColumnStatus(iterations: 0, residual: .infinity, converged: false), count: k)
+        var status = [ColumnStatus](
+            repeating: ColumnStatus(iterations: 0, residual: .infinity, converged: false), count: k)
         var blockMax = [Double](repeating: 0, count: blockCount * w)
         var mask = [Double](repeating: 0, count: w)
         for c in 0..<k { mask[c] = 1 }
@@ -210,7 +216,8 @@ public struct LabelPropagation {
         while iteration < options.maxIterations && active.contains(true) {
             iteration += 1
             let rho1 = 1 / (2 * sigma1 - rho0)
-            let c1 = rho1 * rho0, c2 = 2 * rho1 / delta
+            let c1 = rho1 * rho0
+            let c2 = 2 * rho1 / delta
             // A group whose columns have all converged keeps a zero step: x and r would not
             // change by a single bit, so it is skipped.
             var activeGroups = [Bool](repeating: false, count: w / groupWidth)
@@ -232,7 +239,8 @@ public struct LabelPropagation {
                                             guard !rows.isEmpty else { return }
                                             for band in bands {
                                                 ChebyshevKernel.step(
-                                                    lanes: band.lanes, offset: band.offset, rows: rows, alpha: alpha, c1: c1, c2: c2,
+                                                    lanes: band.lanes, offset: band.offset, rows: rows, alpha: alpha,
+                                                    c1: c1, c2: c2,
                                                     m, state, maxOut: bm.baseAddress! + (block * w + band.offset))
                                             }
                                         }
@@ -264,7 +272,9 @@ public struct LabelPropagation {
         offsets.withUnsafeBufferPointer { off in
             neighbors.withUnsafeBufferPointer { nb in
                 values.withUnsafeBufferPointer { sv in
-                    body(ChebyshevKernel.Matrix(offsets: off.baseAddress!, neighbors: nb.baseAddress!, values: sv.baseAddress!))
+                    body(
+                        ChebyshevKernel.Matrix(
+                            offsets: off.baseAddress!, neighbors: nb.baseAddress!, values: sv.baseAddress!))
                 }
             }
         }
@@ -315,7 +325,8 @@ public struct LabelPropagation {
     }
 
     /// Zhou's iteration (`jacobi`), columns in SIMD registers of `V`.
-    private func solve<V: SIMD>(_ labels: [[Double]], _ options: Options, _ progress: ((Int, Double) -> Void)?,
+    private func solve<V: SIMD>(
+        _ labels: [[Double]], _ options: Options, _ progress: ((Int, Double) -> Void)?,
         lanes: V.Type, width: Int
     ) -> (scores: [[Double]], status: [ColumnStatus]) where V.Scalar == Double {
         let n = nodeCount
@@ -334,7 +345,8 @@ public struct LabelPropagation {
         }
         var xNext = x
         var active = [Bool](repeating: true, count: k)
-        var status = [ColumnStatus](repeating: ColumnStatus(iterations: 0, residual: .infinity, converged: false), count: k)
+        var status = [ColumnStatus](
+            repeating: ColumnStatus(iterations: 0, residual: .infinity, converged: false), count: k)
         let chunkCount = max(1, min(n / 2048, Parallel.threadCount * 16))
         let chunkSize = (n + chunkCount - 1) / chunkCount
         var chunkMax = [Double](repeating: 0, count: chunkCount * w)
@@ -353,11 +365,13 @@ public struct LabelPropagation {
                                     base.withUnsafeBufferPointer { bb in
                                         xNext.withUnsafeMutableBufferPointer { xn in
                                             Parallel.forEach(chunkCount) { chunk in
-                                                let lo = chunk * chunkSize, hi = min(n, lo + chunkSize)
+                                                let lo = chunk * chunkSize
+                                                let hi = min(n, lo + chunkSize)
                                                 Self.jacobiRows(
                                                     lo..<hi, width: w, alpha: alpha, off: off, nb: nb, sv: sv, mask: mk,
                                                     x: xb, base: bb, xNext: xn,
-                                                    maxOut: UnsafeMutableBufferPointer(rebasing: cm[(chunk * w)..<(chunk * w + w)]),
+                                                    maxOut: UnsafeMutableBufferPointer(
+                                                        rebasing: cm[(chunk * w)..<(chunk * w + w)]),
                                                     lanes: V.self)
                                             }
                                         }
@@ -378,25 +392,30 @@ public struct LabelPropagation {
     }
 
     @inline(__always)
-    private static func load<V: SIMD>(_ p: UnsafePointer<Double>, _ offset: Int, _: V.Type) -> V where V.Scalar == Double {
+    private static func load<V: SIMD>(_ p: UnsafePointer<Double>, _ offset: Int, _: V.Type) -> V
+    where V.Scalar == Double {
         UnsafeRawPointer(p + offset).loadUnaligned(as: V.self)
     }
 
     @inline(__always)
-    private static func store<V: SIMD>(_ v: V, _ p: UnsafeMutablePointer<Double>, _ offset: Int) where V.Scalar == Double {
+    private static func store<V: SIMD>(_ v: V, _ p: UnsafeMutablePointer<Double>, _ offset: Int)
+    where V.Scalar == Double {
         UnsafeMutableRawPointer(p + offset).storeBytes(of: v, as: V.self)
     }
 
     /// One Zhou step for rows `rows`: x' = x + mask·(αSx + (1−α)Y − x).
-    @_specialize(exported: false, where V == SIMD2<Double>)
-    @_specialize(exported: false, where V == SIMD4<Double>)
+    @_specialize(exported:false,where V == SIMD2<Double>)
+    @_specialize(exported:false,where V == SIMD4<Double>)
     private static func jacobiRows<V: SIMD>(
         _ rows: Range<Int>, width w: Int, alpha: Double,
         off: UnsafeBufferPointer<UInt64>, nb: UnsafeBufferPointer<UInt32>, sv: UnsafeBufferPointer<Float>,
         mask: UnsafeBufferPointer<Double>, x: UnsafeBufferPointer<Double>, base: UnsafeBufferPointer<Double>,
         xNext: UnsafeMutableBufferPointer<Double>, maxOut: UnsafeMutableBufferPointer<Double>, lanes: V.Type
     ) where V.Scalar == Double {
-        let xp = x.baseAddress!, bp = base.baseAddress!, xn = xNext.baseAddress!, mp = mask.baseAddress!
+        let xp = x.baseAddress!
+        let bp = base.baseAddress!
+        let xn = xNext.baseAddress!
+        let mp = mask.baseAddress!
         if w == 1 {
             var m = 0.0
             for i in rows {

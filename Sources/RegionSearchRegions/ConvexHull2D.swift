@@ -114,11 +114,13 @@ public struct ConvexHull2D: Sendable {
 /// Distance from (px, py) to the segment (ax, ay)–(bx, by).
 @inline(__always)
 func segmentDistance(_ px: Double, _ py: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Double {
-    let dx = bx - ax, dy = by - ay
+    let dx = bx - ax
+    let dy = by - ay
     let len2 = dx * dx + dy * dy
     var t = len2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / len2 : 0
     t = min(1, max(0, t))
-    let qx = ax + t * dx - px, qy = ay + t * dy - py
+    let qx = ax + t * dx - px
+    let qy = ay + t * dy - py
     return (qx * qx + qy * qy).squareRoot()
 }
 

@@ -8,19 +8,26 @@ public enum DBSCAN {
     /// Clusters of `points` (indices into x/y), each sorted ascending; noise is left out.
     /// Points are visited in index order and a border point joins the first cluster that reaches
     /// it, so the result is deterministic.
-    public static func clusters(points: [Int], x: Column<Double>, y: Column<Double>, eps: Double, minSamples: Int) -> [[UInt32]] {
+    public static func clusters(points: [Int], x: Column<Double>, y: Column<Double>, eps: Double, minSamples: Int)
+        -> [[UInt32]]
+    {
         guard !points.isEmpty, eps > 0 else { return [] }
-        var minX = Double.infinity, minY = Double.infinity
+        var minX = Double.infinity
+        var minY = Double.infinity
         for p in points {
             minX = min(minX, x[p])
             minY = min(minY, y[p])
         }
         // Grid with cells of side eps: neighbours lie in the 3 × 3 block around a point's cell.
-        struct Cell: Hashable { var cx: Int64; var cy: Int64 }
+        struct Cell: Hashable {
+            var cx: Int64
+            var cy: Int64
+        }
         var cells: [Cell: [Int]] = [:]
         var cellOf = [Cell](repeating: Cell(cx: 0, cy: 0), count: points.count)
         for (k, p) in points.enumerated() {
-            let c = Cell(cx: Int64(((x[p] - minX) / eps).rounded(.down)), cy: Int64(((y[p] - minY) / eps).rounded(.down)))
+            let c = Cell(
+                cx: Int64(((x[p] - minX) / eps).rounded(.down)), cy: Int64(((y[p] - minY) / eps).rounded(.down)))
             cellOf[k] = c
             cells[c, default: []].append(k)
         }
@@ -34,7 +41,8 @@ public enum DBSCAN {
                     guard let list = cells[Cell(cx: c.cx + Int64(dx), cy: c.cy + Int64(dy))] else { continue }
                     for j in list {
                         let q = points[j]
-                        let ddx = x[p] - x[q], ddy = y[p] - y[q]
+                        let ddx = x[p] - x[q]
+                        let ddy = y[p] - y[q]
                         if ddx * ddx + ddy * ddy <= eps2 { out.append(j) }
                     }
                 }

@@ -9,7 +9,9 @@ public enum RegionExtraction {
         public var candidates: Int
     }
 
-    public static func run(points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions) -> Output {
+    public static func run(points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions)
+        -> Output
+    {
         let finder = RegionFinder(x: points.x, y: points.y, graph: graph)
         let dbscan = options.method == .dbscan
         let n = points.count
@@ -28,14 +30,20 @@ public enum RegionExtraction {
                 summary.baseRate = p
                 summary.components = clusters.count
                 for members in clusters {
-                    var r = RegionTable.Region(keyword: c, members: members, memberMatch: [UInt8](repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: members.count))
-                    finder.fillStatistics(&r, hull: finder.hull(of: r), scores: table.scores[c], match: match, baseRate: p)
+                    var r = RegionTable.Region(
+                        keyword: c, members: members,
+                        memberMatch: [UInt8](
+                            repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag,
+                            count: members.count))
+                    finder.fillStatistics(
+                        &r, hull: finder.hull(of: r), scores: table.scores[c], match: match, baseRate: p)
                     all.append(r)
                 }
                 summaries.append(summary)
             } else {
                 let (regions, summary) = finder.candidates(
-                    keyword: c, scores: table.scores[c], ones: table.ones, probe: table.probe, match: match, options: options.finder)
+                    keyword: c, scores: table.scores[c], ones: table.ones, probe: table.probe, match: match,
+                    options: options.finder)
                 all += regions
                 summaries.append(summary)
             }
@@ -72,21 +80,22 @@ public enum RegionExtraction {
         for (c, s) in summaries.enumerated() {
             let cands = all.filter { $0.keyword == c }.count
             let regs = kept.filter { $0.keyword == c }.count
-            meta.append(.object([
-                ("query", .string(table.keywords[c])),
-                ("base_rate", .number(s.baseRate)),
-                ("effective_kernel_pois", .number(s.effectiveKernelSize)),
-                ("spread", .number(s.spread)),
-                ("core_threshold", .number(s.coreThreshold)),
-                ("extend_threshold", .number(s.extendThreshold)),
-                ("components", .number(Double(s.components))),
-                ("dropped_small", .number(Double(s.droppedSmall))),
-                ("merged", .number(Double(s.merged))),
-                ("merge_distance_m", .number(s.mergeDistance)),
-                ("candidates", .number(Double(cands))),
-                ("dropped_insignificant", .number(Double(cands - regs))),
-                ("regions", .number(Double(regs))),
-            ]))
+            meta.append(
+                .object([
+                    ("query", .string(table.keywords[c])),
+                    ("base_rate", .number(s.baseRate)),
+                    ("effective_kernel_pois", .number(s.effectiveKernelSize)),
+                    ("spread", .number(s.spread)),
+                    ("core_threshold", .number(s.coreThreshold)),
+                    ("extend_threshold", .number(s.extendThreshold)),
+                    ("components", .number(Double(s.components))),
+                    ("dropped_small", .number(Double(s.droppedSmall))),
+                    ("merged", .number(Double(s.merged))),
+                    ("merge_distance_m", .number(s.mergeDistance)),
+                    ("candidates", .number(Double(cands))),
+                    ("dropped_insignificant", .number(Double(cands - regs))),
+                    ("regions", .number(Double(regs))),
+                ]))
         }
         return Output(table: RegionTable(regions: kept), keywordMeta: meta, candidates: candidates)
     }

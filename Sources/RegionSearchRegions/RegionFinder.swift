@@ -66,7 +66,10 @@ public struct RegionFinder {
     }
 
     /// Candidate regions of keyword `keyword` (not yet tested for significance).
-    public func candidates(keyword: Int, scores: Column<Double>, ones: Column<Double>, probe: Column<Double>, match: Column<UInt8>, options: Options)
+    public func candidates(
+        keyword: Int, scores: Column<Double>, ones: Column<Double>, probe: Column<Double>, match: Column<UInt8>,
+        options: Options
+    )
         -> (regions: [RegionTable.Region], summary: KeywordSummary)
     {
         let n = scores.count
@@ -120,7 +123,8 @@ public struct RegionFinder {
             summary.components += 1
             let m = comp.map { v -> UInt8 in
                 guard match[Int(v)] != 0 else { return 0 }
-                return RegionTable.Region.matchesFlag | (isShapePOI(Int(v), match: match, baseRate: p) ? RegionTable.Region.shapeFlag : 0)
+                return RegionTable.Region.matchesFlag
+                    | (isShapePOI(Int(v), match: match, baseRate: p) ? RegionTable.Region.shapeFlag : 0)
             }
             let k = m.reduce(0) { $0 + Int($1 & RegionTable.Region.matchesFlag) }
             if k < options.minKeywordPOIs {
@@ -137,7 +141,8 @@ public struct RegionFinder {
         summary.mergeDistance = mergeDistance
         var hulls = regions.map { hull(of: $0) }
         func close(_ a: Int, _ b: Int) -> Bool {
-            let ba = hulls[a].bounds, bb = hulls[b].bounds
+            let ba = hulls[a].bounds
+            let bb = hulls[b].bounds
             if bb.0 > ba.2 + mergeDistance || ba.0 > bb.2 + mergeDistance
                 || bb.1 > ba.3 + mergeDistance || ba.1 > bb.3 + mergeDistance
             {
@@ -219,7 +224,8 @@ public struct RegionFinder {
     public func footprint(seeds: [UInt32], hull: ConvexHull2D, match: Column<UInt8>) -> (n: Int, k: Int) {
         var visited = Set<UInt32>()
         var stack: [UInt32] = []
-        var n = 0, k = 0
+        var n = 0
+        var k = 0
         for v in seeds where visited.insert(v).inserted { stack.append(v) }
         while let v = stack.popLast() {
             n += 1
@@ -241,16 +247,21 @@ public struct RegionFinder {
     func testFootprint(_ r: RegionTable.Region, match: Column<UInt8>) -> (n: Int, k: Int) {
         let matching = zip(r.members, r.memberMatch).filter { $0.1 & RegionTable.Region.matchesFlag != 0 }.map { $0.0 }
         let seeds = matching.isEmpty ? r.members : matching
-        return footprint(seeds: seeds, hull: ConvexHull2D(x: seeds.map { x[Int($0)] }, y: seeds.map { y[Int($0)] }), match: match)
+        return footprint(
+            seeds: seeds, hull: ConvexHull2D(x: seeds.map { x[Int($0)] }, y: seeds.map { y[Int($0)] }), match: match)
     }
 
     /// Footprint counts (every POI inside the matching members' hull, found by a search from the
     /// members over graph edges that stays inside the hull), scores and area.
-    func fillStatistics(_ r: inout RegionTable.Region, hull: ConvexHull2D, scores: Column<Double>, match: Column<UInt8>, baseRate: Double) {
+    func fillStatistics(
+        _ r: inout RegionTable.Region, hull: ConvexHull2D, scores: Column<Double>, match: Column<UInt8>,
+        baseRate: Double
+    ) {
         let (nFoot, kFoot) = footprint(seeds: r.shapeMembers, hull: hull, match: match)
         r.nFootprint = nFoot
         r.nFootprintKeyword = kFoot
-        var sum = 0.0, mx = 0.0
+        var sum = 0.0
+        var mx = 0.0
         for v in r.members {
             sum += scores[Int(v)]
             mx = max(mx, scores[Int(v)])
@@ -278,9 +289,13 @@ extension RegionFinder {
     }
 
     /// ``candidates(keyword:scores:ones:probe:match:options:)`` with the columns in arrays.
-    public func candidates(keyword: Int, scores: [Double], ones: [Double], probe: [Double], match: [UInt8], options: Options)
+    public func candidates(
+        keyword: Int, scores: [Double], ones: [Double], probe: [Double], match: [UInt8], options: Options
+    )
         -> (regions: [RegionTable.Region], summary: KeywordSummary)
     {
-        candidates(keyword: keyword, scores: Column(scores), ones: Column(ones), probe: Column(probe), match: Column(match), options: options)
+        candidates(
+            keyword: keyword, scores: Column(scores), ones: Column(ones), probe: Column(probe), match: Column(match),
+            options: options)
     }
 }

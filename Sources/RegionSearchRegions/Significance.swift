@@ -23,9 +23,11 @@ public enum Significance {
         if k > n { return -.infinity }
         if p <= 0 { return -.infinity }
         if p >= 1 { return 0 }
-        let lp = Foundation.log(p), lq = Foundation.log1p(-p)
+        let lp = Foundation.log(p)
+        let lq = Foundation.log1p(-p)
         func logTerm(_ j: Int) -> Double {
-            lgamma(Double(n) + 1) - lgamma(Double(j) + 1) - lgamma(Double(n - j) + 1) + Double(j) * lp + Double(n - j) * lq
+            lgamma(Double(n) + 1) - lgamma(Double(j) + 1) - lgamma(Double(n - j) + 1) + Double(j) * lp + Double(n - j)
+                * lq
         }
         let mode = Int((Double(n + 1) * p).rounded(.down))
         if k <= mode {

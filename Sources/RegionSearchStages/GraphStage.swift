@@ -6,7 +6,8 @@ import RegionSearchModel
 /// measures each point's local spacing and prunes edges that jump across empty space.
 public enum GraphStage {
     public static let definition = StageDefinition(
-        name: "graph", abstract: "join projected points into a neighbourhood graph (Delaunay or kNN) and prune long jumps",
+        name: "graph",
+        abstract: "join projected points into a neighbourhood graph (Delaunay or kNN) and prune long jumps",
         version: 1,
         inputs: [ProjectStage.definition.provides("output", as: "input")],
         outputs: [.init(option: "output", fileName: "graph.rsa", kind: .graph)],
@@ -43,7 +44,8 @@ public enum GraphStage {
 
     /// Entry point of `regionsearch-graph`.
     public static func main() -> Never {
-        let usage = "regionsearch-graph --input projected.rsa --output graph.rsa [--method delaunay|knn] [--k N] "
+        let usage =
+            "regionsearch-graph --input projected.rsa --output graph.rsa [--method delaunay|knn] [--k N] "
             + "[--scale-k N] [--max-edge-m M] [--prune-factor F] [--summary S.json] [--threads N] [--quiet]"
         ToolMain.run(definition.commandSpec(usage: usage, discussion: discussion)) { parsed in try run(parsed) }
     }
@@ -59,10 +61,12 @@ public enum GraphStage {
         let y = try artifact.column("y", as: Double.self)
         guard x.count == artifact.rowCount, y.count == artifact.rowCount else {
             throw ArtifactError.malformed(
-                path: input, detail: "columns x and y have \(x.count) and \(y.count) entries, expected \(artifact.rowCount)")
+                path: input,
+                detail: "columns x and y have \(x.count) and \(y.count) entries, expected \(artifact.rowCount)")
         }
         guard artifact.rowCount < Int(UInt32.max) else {
-            throw ArtifactError.malformed(path: input, detail: "\(artifact.rowCount) points exceed the graph's 32-bit node indices")
+            throw ArtifactError.malformed(
+                path: input, detail: "\(artifact.rowCount) points exceed the graph's 32-bit node indices")
         }
         Log.info("\(groupedCount(artifact.rowCount)) points from \(input); method \(options.method.rawValue)")
 

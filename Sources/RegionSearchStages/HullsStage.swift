@@ -46,7 +46,8 @@ public enum HullsStage {
         let keywords = (try regionsFile.meta("keywords").arrayValue ?? []).map { $0["query"]?.stringValue ?? "" }
         for r in table.regions {
             guard r.keyword < keywords.count else {
-                throw ArtifactError.malformed(path: regionsFile.path, detail: "region keyword index \(r.keyword) out of range")
+                throw ArtifactError.malformed(
+                    path: regionsFile.path, detail: "region keyword index \(r.keyword) out of range")
             }
             for v in r.members where Int(v) >= points.count {
                 throw ArtifactError.malformed(
@@ -61,20 +62,25 @@ public enum HullsStage {
         let features = RegionFeatureSchema.features(polygons: polygons, table: table, keywords: keywords)
         let provenance = stage.provenance(inputs: [projectedFile, regionsFile])
         let foreign: [(String, JSONValue)] = [
-            ("regionsearch", .object([
-                ("version", .string(RegionSearchVersion.current)),
-                ("crs", .string(crs)),
-                ("regions", .number(Double(features.count))),
-                ("dropped_covered", .number(Double(dropped))),
-                ("provenance", provenance),
-            ]))
+            (
+                "regionsearch",
+                .object([
+                    ("version", .string(RegionSearchVersion.current)),
+                    ("crs", .string(crs)),
+                    ("regions", .number(Double(features.count))),
+                    ("dropped_covered", .number(Double(dropped))),
+                    ("provenance", provenance),
+                ])
+            )
         ]
         try stage.summary.time(.write) {
             try AtomicFile.write(GeoJSONWriter.document(features: features, foreignMembers: foreign), to: output)
         }
         stage.summary.set(.regions, features.count)
         stage.summary.set(.droppedCovered, dropped)
-        Log.info("wrote \(features.count) region polygon(s) to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")")
+        Log.info(
+            "wrote \(features.count) region polygon(s) to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")"
+        )
         try stage.finish()
     }
 }

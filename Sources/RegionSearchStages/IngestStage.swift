@@ -6,28 +6,71 @@ import RegionSearchModel
 /// The `ingest` stage: reads POI files (delimited text, GeoJSON, OSM PBF/XML, optionally
 /// gzip-compressed), validates them and writes the `pois` artifact and a rejects file.
 public enum IngestStage {
-    static let inputSpecOption = CommandSpec.Option("input-spec", .repeated, placeholder: "JSON", help: "One input as a JSON object with the keys of a manifest input (path, format, delimiter, header, columns, crs, …; see docs/INGEST.md). Read after the positional FILEs.")
-    static let formatOption = CommandSpec.Option("format", .value, placeholder: "auto|csv|geojson|osm_pbf|osm_xml", help: "Input format of the FILEs (default auto: detected from the content).")
-    static let delimiterOption = CommandSpec.Option("delimiter", .value, placeholder: "CHAR", help: "Field delimiter: one ASCII character or tab, comma, pipe, semicolon, space (default: sniffed from the first line among , tab | ;).")
-    static let quoteOption = CommandSpec.Option("quote", .value, placeholder: "CHAR", help: "Quote character (default \"; '' for none).")
-    static let headerOption = CommandSpec.Option("header", .value, placeholder: "true|false|auto", help: "Whether the first line names the columns (default auto: yes when columns are named or guessed, else when the first line's coordinate fields are not numbers).")
-    static let trimOption = CommandSpec.Option("trim", .value, placeholder: "true|false", help: "Trim blanks around field values (default true).")
-    static let idColumnOption = CommandSpec.Option("id-column", .value, placeholder: "COL", help: "Column with the POI id. COL is a header name, or a 0-based index when all digits.")
-    static let nameColumnOption = CommandSpec.Option("name-column", .value, placeholder: "COL", help: "Column with the POI name.")
-    static let keywordColumnOption = CommandSpec.Option("keyword-column", .repeated, placeholder: "COL", help: "Column with keyword values (category, tags, rubrics).")
-    static let lonColumnOption = CommandSpec.Option("lon-column", .value, placeholder: "COL", help: "Column with the longitude (give --lat-column too).")
-    static let latColumnOption = CommandSpec.Option("lat-column", .value, placeholder: "COL", help: "Column with the latitude.")
-    static let coordinatesColumnOption = CommandSpec.Option("coordinates-column", .value, placeholder: "COL", help: "One column holding both numbers, \"lon,lat\" or \"lon lat\".")
-    static let wktColumnOption = CommandSpec.Option("wkt-column", .value, placeholder: "COL", help: "One column holding a WKT POINT(lon lat).")
-    static let coordinateOrderOption = CommandSpec.Option("coordinate-order", .value, placeholder: "lon_lat|lat_lon", help: "Order of the numbers in --coordinates-column (default lon_lat).")
-    static let crsOption = CommandSpec.Option("crs", .value, placeholder: "wgs84|gcj02|bd09", help: "Coordinate system of the input; GCJ-02 and BD-09 are converted to WGS84 (default wgs84).")
-    static let keywordSplitOption = CommandSpec.Option("keyword-split", .value, placeholder: "auto|plain|hierarchy|list", help: "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator).")
-    static let keywordSeparatorOption = CommandSpec.Option("keyword-separator", .value, placeholder: "TEXT", help: "Separator of hierarchy levels (default ;).")
-    static let missingValueOption = CommandSpec.Option("missing-value", .repeated, placeholder: "TEXT", help: "A value meaning \"missing\" (replaces the defaults NULL, null, NaN, nan, N/A, None; the empty value is always missing).")
-    static let osmPoiKeysOption = CommandSpec.Option("osm-poi-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys that make an element a POI.")
-    static let osmKeywordKeysOption = CommandSpec.Option("osm-keyword-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys whose values are keywords.")
-    static let osmNameKeyOption = CommandSpec.Option("osm-name-key", .value, placeholder: "KEY", help: "OSM: tag key of the name.")
-    static let maxRecordBytesOption = CommandSpec.Option("max-record-bytes", .value, placeholder: "N", help: "Longest record accepted (default 1 MiB for delimited text, 256 MiB for GeoJSON).")
+    static let inputSpecOption = CommandSpec.Option(
+        "input-spec", .repeated, placeholder: "JSON",
+        help:
+            "One input as a JSON object with the keys of a manifest input (path, format, delimiter, header, columns, crs, …; see docs/INGEST.md). Read after the positional FILEs."
+    )
+    static let formatOption = CommandSpec.Option(
+        "format", .value, placeholder: "auto|csv|geojson|osm_pbf|osm_xml",
+        help: "Input format of the FILEs (default auto: detected from the content).")
+    static let delimiterOption = CommandSpec.Option(
+        "delimiter", .value, placeholder: "CHAR",
+        help:
+            "Field delimiter: one ASCII character or tab, comma, pipe, semicolon, space (default: sniffed from the first line among , tab | ;)."
+    )
+    static let quoteOption = CommandSpec.Option(
+        "quote", .value, placeholder: "CHAR", help: "Quote character (default \"; '' for none).")
+    static let headerOption = CommandSpec.Option(
+        "header", .value, placeholder: "true|false|auto",
+        help:
+            "Whether the first line names the columns (default auto: yes when columns are named or guessed, else when the first line's coordinate fields are not numbers)."
+    )
+    static let trimOption = CommandSpec.Option(
+        "trim", .value, placeholder: "true|false", help: "Trim blanks around field values (default true).")
+    static let idColumnOption = CommandSpec.Option(
+        "id-column", .value, placeholder: "COL",
+        help: "Column with the POI id. COL is a header name, or a 0-based index when all digits.")
+    static let nameColumnOption = CommandSpec.Option(
+        "name-column", .value, placeholder: "COL", help: "Column with the POI name.")
+    static let keywordColumnOption = CommandSpec.Option(
+        "keyword-column", .repeated, placeholder: "COL", help: "Column with keyword values (category, tags, rubrics).")
+    static let lonColumnOption = CommandSpec.Option(
+        "lon-column", .value, placeholder: "COL", help: "Column with the longitude (give --lat-column too).")
+    static let latColumnOption = CommandSpec.Option(
+        "lat-column", .value, placeholder: "COL", help: "Column with the latitude.")
+    static let coordinatesColumnOption = CommandSpec.Option(
+        "coordinates-column", .value, placeholder: "COL",
+        help: "One column holding both numbers, \"lon,lat\" or \"lon lat\".")
+    static let wktColumnOption = CommandSpec.Option(
+        "wkt-column", .value, placeholder: "COL", help: "One column holding a WKT POINT(lon lat).")
+    static let coordinateOrderOption = CommandSpec.Option(
+        "coordinate-order", .value, placeholder: "lon_lat|lat_lon",
+        help: "Order of the numbers in --coordinates-column (default lon_lat).")
+    static let crsOption = CommandSpec.Option(
+        "crs", .value, placeholder: "wgs84|gcj02|bd09",
+        help: "Coordinate system of the input; GCJ-02 and BD-09 are converted to WGS84 (default wgs84).")
+    static let keywordSplitOption = CommandSpec.Option(
+        "keyword-split", .value, placeholder: "auto|plain|hierarchy|list",
+        help:
+            "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator)."
+    )
+    static let keywordSeparatorOption = CommandSpec.Option(
+        "keyword-separator", .value, placeholder: "TEXT", help: "Separator of hierarchy levels (default ;).")
+    static let missingValueOption = CommandSpec.Option(
+        "missing-value", .repeated, placeholder: "TEXT",
+        help:
+            "A value meaning \"missing\" (replaces the defaults NULL, null, NaN, nan, N/A, None; the empty value is always missing)."
+    )
+    static let osmPoiKeysOption = CommandSpec.Option(
+        "osm-poi-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys that make an element a POI.")
+    static let osmKeywordKeysOption = CommandSpec.Option(
+        "osm-keyword-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys whose values are keywords.")
+    static let osmNameKeyOption = CommandSpec.Option(
+        "osm-name-key", .value, placeholder: "KEY", help: "OSM: tag key of the name.")
+    static let maxRecordBytesOption = CommandSpec.Option(
+        "max-record-bytes", .value, placeholder: "N",
+        help: "Longest record accepted (default 1 MiB for delimited text, 256 MiB for GeoJSON).")
 
     public static let definition = StageDefinition(
         name: "ingest",
@@ -83,7 +126,8 @@ public enum IngestStage {
     /// Entry point of `regionsearch-ingest`.
     public static func main() -> Never {
         let spec = definition.commandSpec(
-            usage: "regionsearch-ingest [format options] FILE... [--input-spec JSON]... --output POIS.rsa --rejects REJECTS [parameters]",
+            usage:
+                "regionsearch-ingest [format options] FILE... [--input-spec JSON]... --output POIS.rsa --rejects REJECTS [parameters]",
             discussion: discussion, extraOptions: formatOptions, positionals: true)
         ToolMain.run(spec) { parsed in try run(parsed) }
     }
@@ -120,10 +164,11 @@ public enum IngestStage {
         let rate = Double(totalBytes) / max(result.seconds, 1e-9) / 1_000_000
         var inputReports: [JSONValue] = []
         for (input, (counts, bytes)) in zip(inputs, zip(result.perInput, result.bytesRead)) {
-            inputReports.append(.object([
-                ("path", .string(input.spec.path)), ("format", .string(input.format.rawValue)),
-                ("bytes", .number(Double(bytes))), ("counts", counts.json),
-            ]))
+            inputReports.append(
+                .object([
+                    ("path", .string(input.spec.path)), ("format", .string(input.format.rawValue)),
+                    ("bytes", .number(Double(bytes))), ("counts", counts.json),
+                ]))
         }
         stage.summary.setDetail("inputs", .array(inputReports))
         let total = result.total
@@ -139,7 +184,8 @@ public enum IngestStage {
         stage.summary.setDetail("mb_per_s", .number((rate * 10).rounded() / 10))
         stage.summary.setDetail("rejects_format", .string(rejects.style == .ndjson ? "ndjson" : "delimited"))
         stage.summary.setDetail("reader_thread_cpu_seconds", .number((result.readerCPUSeconds * 1000).rounded() / 1000))
-        stage.summary.setDetail("builder_thread_cpu_seconds", .number((result.builderCPUSeconds * 1000).rounded() / 1000))
+        stage.summary.setDetail(
+            "builder_thread_cpu_seconds", .number((result.builderCPUSeconds * 1000).rounded() / 1000))
         if inputs.count > 1 { Log.info("total: \(result.total.summary)") }
         Log.info("rejects: \(groupedCount(rejects.count)) written to \(rejectsPath)")
 
@@ -155,20 +201,30 @@ public enum IngestStage {
             ("parameters", stage.parameters.canonical),
             ("inputs", .array(zip(inputs, result.perInput).map { input, counts in metadataEntry(input, counts) })),
             ("counts", result.total.json),
-            ("provenance", stage.provenance(inputs: [], extra: [
-                ("inputs", .array(inputs.map { input in
-                    .object([
-                        ("file", .string(fileName(input.spec.path))),
-                        ("content_hash", .string(input.contentHash.description)),
-                        ("format", .string(input.format.rawValue)),
+            (
+                "provenance",
+                stage.provenance(
+                    inputs: [],
+                    extra: [
+                        (
+                            "inputs",
+                            .array(
+                                inputs.map { input in
+                                    .object([
+                                        ("file", .string(fileName(input.spec.path))),
+                                        ("content_hash", .string(input.contentHash.description)),
+                                        ("format", .string(input.format.rawValue)),
+                                    ])
+                                })
+                        )
                     ])
-                }))
-            ])),
+            ),
         ])
         let (size, _) = try stage.summary.time(.write) { try result.table.writer(metadata: metadata).write(to: output) }
         Log.info(
             "wrote \(groupedCount(result.table.count)) POIs to \(output) (\(groupedCount(size)) bytes); "
-                + "read \(String(format: "%.1f", Double(totalBytes) / 1_000_000)) MB in \(String(format: "%.2f", result.seconds)) s (\(String(format: "%.0f", rate)) MB/s)")
+                + "read \(String(format: "%.1f", Double(totalBytes) / 1_000_000)) MB in \(String(format: "%.2f", result.seconds)) s (\(String(format: "%.0f", rate)) MB/s)"
+        )
         try stage.finish()
     }
 
@@ -207,7 +263,8 @@ public enum IngestStage {
             case 0x20: name = "space"
             default: name = "'\(String(UnicodeScalar(d.delimiter)))'"
             }
-            s += "delimited text, delimiter \(name), \(d.hasHeader ? "header line" : "no header line"); \(d.mappingDescription)"
+            s +=
+                "delimited text, delimiter \(name), \(d.hasHeader ? "header line" : "no header line"); \(d.mappingDescription)"
             if !d.guessedColumns.isEmpty { s += " (guessed: \(d.guessedColumns.joined(separator: ", ")))" }
         case is GeoJSONReader:
             s += "GeoJSON"
@@ -223,7 +280,8 @@ public enum IngestStage {
         var specs: [InputSpec] = []
         let fileOptions = formatOptions.filter { $0 != inputSpecOption }
         if parsed.positionals.isEmpty, let first = parsed.givenAny(fileOptions) {
-            throw UsageError("--\(first.name) applies to positional FILEs; with --input-spec, put the setting in the JSON")
+            throw UsageError(
+                "--\(first.name) applies to positional FILEs; with --input-spec, put the setting in the JSON")
         }
         for file in parsed.positionals {
             specs.append(try InputSpec(json: formatOptionsJSON(parsed, path: file), context: "input '\(file)'"))
@@ -245,7 +303,9 @@ public enum IngestStage {
     static func formatOptionsJSON(_ parsed: ParsedCommandLine, path: String) throws(UsageError) -> JSONValue {
         var m: [(String, JSONValue)] = [("path", .string(path))]
         func column(_ text: String) -> JSONValue {
-            if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let i = Int(text) { return .number(Double(i)) }
+            if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let i = Int(text) {
+                return .number(Double(i))
+            }
             return .string(text)
         }
         func bool(_ option: String, _ text: String) throws(UsageError) -> JSONValue {
@@ -253,14 +313,18 @@ public enum IngestStage {
             case "true", "yes", "1", "on": return .bool(true)
             case "false", "no", "0", "off": return .bool(false)
             case "auto" where option == "header": return .string("auto")
-            default: throw UsageError("--\(option): expected true or false\(option == "header" ? " or auto" : ""), got \"\(text)\"")
+            default:
+                throw UsageError(
+                    "--\(option): expected true or false\(option == "header" ? " or auto" : ""), got \"\(text)\"")
             }
         }
         for option in [
             formatOption, delimiterOption, quoteOption, coordinateOrderOption, crsOption, keywordSplitOption,
             keywordSeparatorOption,
         ] {
-            if let v = parsed.value(option) { m.append((option.name.replacingOccurrences(of: "-", with: "_"), .string(v))) }
+            if let v = parsed.value(option) {
+                m.append((option.name.replacingOccurrences(of: "-", with: "_"), .string(v)))
+            }
         }
         if let v = parsed.value(Self.headerOption) { m.append(("header", try bool("header", v))) }
         if let v = parsed.value(Self.trimOption) { m.append(("trim", try bool("trim", v))) }
@@ -279,7 +343,11 @@ public enum IngestStage {
         var osm: [(String, JSONValue)] = []
         for (option, key) in [(osmPoiKeysOption, "poi_keys"), (osmKeywordKeysOption, "keyword_keys")] {
             if let v = parsed.value(option) {
-                osm.append((key, .array(v.split(separator: ",").map { .string(String($0).trimmingCharacters(in: .whitespaces)) })))
+                osm.append(
+                    (
+                        key,
+                        .array(v.split(separator: ",").map { .string(String($0).trimmingCharacters(in: .whitespaces)) })
+                    ))
             }
         }
         if let v = parsed.value(Self.osmNameKeyOption) { osm.append(("name_key", .string(v))) }

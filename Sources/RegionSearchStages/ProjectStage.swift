@@ -45,10 +45,13 @@ public enum ProjectStage {
                     .object([("id", .string(ids[r])), ("lon", .number(lon[r])), ("lat", .number(lat[r]))]))
             }
             Log.warning(
-                "\(groupedCount(result.failedRows.count)) of \(groupedCount(pois.rowCount)) points could not be projected to \(result.choice.definition) and were left out (first: \(failedExamples.prefix(3).map { $0.serialized() }.joined(separator: ", "))); choose a CRS that covers the data or use \"auto\"")
+                "\(groupedCount(result.failedRows.count)) of \(groupedCount(pois.rowCount)) points could not be projected to \(result.choice.definition) and were left out (first: \(failedExamples.prefix(3).map { $0.serialized() }.joined(separator: ", "))); choose a CRS that covers the data or use \"auto\""
+            )
         }
         if result.points.count == 0 {
-            throw ToolFailure("no point could be projected to \(result.choice.definition); choose a CRS that covers the data or use \"auto\"", status: .inputData)
+            throw ToolFailure(
+                "no point could be projected to \(result.choice.definition); choose a CRS that covers the data or use \"auto\"",
+                status: .inputData)
         }
         var meta: [(String, JSONValue)] = [
             ("stage", .string("project")),
@@ -65,10 +68,14 @@ public enum ProjectStage {
             ("provenance", stage.provenance(inputs: [pois], extra: [("crs", .string(result.choice.definition))])),
         ]
         if let e = result.extent {
-            meta.append(("extent", .object([
-                ("west", .number(e.west)), ("width_deg", .number(e.width)),
-                ("south", .number(e.south)), ("north", .number(e.north)),
-            ])))
+            meta.append(
+                (
+                    "extent",
+                    .object([
+                        ("west", .number(e.west)), ("width_deg", .number(e.width)),
+                        ("south", .number(e.south)), ("north", .number(e.north)),
+                    ])
+                ))
         }
         try stage.summary.time(.write) { try result.points.writer(metadata: .object(meta)).write(to: output) }
         stage.summary.set(.inputPoints, pois.rowCount)
@@ -76,7 +83,9 @@ public enum ProjectStage {
         stage.summary.set(.failedPoints, result.failedRows.count)
         stage.summary.setDetail("crs", .string(result.choice.definition))
         let seconds = { (phase: StageSummary.Phase) in String(format: "%.3f", stage.summary.seconds(phase) ?? 0) }
-        Log.info("projected \(groupedCount(result.points.count)) points in \(seconds(.project)) s (load \(seconds(.load)) s, write \(seconds(.write)) s)")
+        Log.info(
+            "projected \(groupedCount(result.points.count)) points in \(seconds(.project)) s (load \(seconds(.load)) s, write \(seconds(.write)) s)"
+        )
         try stage.finish()
     }
 }

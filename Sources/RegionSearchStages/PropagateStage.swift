@@ -42,10 +42,13 @@ public enum PropagateStage {
         guard graph.nodeCount == rows.count else {
             throw ArtifactError.malformed(
                 path: graphFile.path,
-                detail: "graph has \(graph.nodeCount) nodes but the projected artifact has \(rows.count) points; rerun graph")
+                detail:
+                    "graph has \(graph.nodeCount) nodes but the projected artifact has \(rows.count) points; rerun graph"
+            )
         }
         for r in rows where Int(r) >= poisFile.rowCount {
-            throw ArtifactError.malformed(path: projectedFile.path, detail: "row \(r) out of range of the pois artifact; rerun project")
+            throw ArtifactError.malformed(
+                path: projectedFile.path, detail: "row \(r) out of range of the pois artifact; rerun project")
         }
 
         let labels = stage.summary.time(.match) {
@@ -63,17 +66,22 @@ public enum PropagateStage {
 
         var keywordMeta: [JSONValue] = []
         for (l, s) in zip(labels, result.status) {
-            keywordMeta.append(.object([
-                ("query", .string(l.query)),
-                ("normalized", .string(l.normalized)),
-                ("matches", .number(Double(l.count))),
-                ("iterations", .number(Double(s.iterations))),
-                ("residual", .number(s.residual)),
-                ("converged", .bool(s.converged)),
-            ]))
-            Log.info("\"\(l.query)\": \(groupedCount(l.count)) matching POIs, \(s.iterations) iterations, residual \(String(format: "%.2e", s.residual))\(s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha")")
+            keywordMeta.append(
+                .object([
+                    ("query", .string(l.query)),
+                    ("normalized", .string(l.normalized)),
+                    ("matches", .number(Double(l.count))),
+                    ("iterations", .number(Double(s.iterations))),
+                    ("residual", .number(s.residual)),
+                    ("converged", .bool(s.converged)),
+                ]))
+            Log.info(
+                "\"\(l.query)\": \(groupedCount(l.count)) matching POIs, \(s.iterations) iterations, residual \(String(format: "%.2e", s.residual))\(s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha")"
+            )
             if !s.converged {
-                Log.warning("keyword \"\(l.query)\" did not reach tolerance \(options.solver.tolerance) in \(options.solver.maxIterations) iterations")
+                Log.warning(
+                    "keyword \"\(l.query)\" did not reach tolerance \(options.solver.tolerance) in \(options.solver.maxIterations) iterations"
+                )
             }
         }
         let onesStatus = result.onesStatus
@@ -81,11 +89,14 @@ public enum PropagateStage {
             ("stage", .string("propagate")),
             ("parameters", stage.parameters.canonical),
             ("keywords", .array(keywordMeta)),
-            ("ones", .object([
-                ("iterations", .number(Double(onesStatus.iterations))),
-                ("residual", .number(onesStatus.residual)),
-                ("converged", .bool(onesStatus.converged)),
-            ])),
+            (
+                "ones",
+                .object([
+                    ("iterations", .number(Double(onesStatus.iterations))),
+                    ("residual", .number(onesStatus.residual)),
+                    ("converged", .bool(onesStatus.converged)),
+                ])
+            ),
             ("nodes", .number(Double(rows.count))),
             ("edges", .number(Double(graph.edgeCount))),
             ("provenance", stage.provenance(inputs: [poisFile, projectedFile, graphFile])),
@@ -94,7 +105,9 @@ public enum PropagateStage {
         stage.summary.set(.nodes, rows.count)
         stage.summary.setDetail("keywords", .array(keywordMeta))
         stage.summary.set(.iterations, result.columnStatus.map { $0.iterations }.max() ?? 0)
-        Log.info("propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in \(String(format: "%.3f", stage.summary.seconds(.propagate) ?? 0)) s")
+        Log.info(
+            "propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in \(String(format: "%.3f", stage.summary.seconds(.propagate) ?? 0)) s"
+        )
         try stage.finish()
     }
 }

@@ -72,7 +72,9 @@ public enum RegionsStage {
         stage.summary.set(.candidates, result.candidates)
         stage.summary.set(.regions, result.table.regions.count)
         stage.summary.setDetail("keywords", .array(result.keywordMeta))
-        Log.info("\(result.table.regions.count) region(s) from \(result.candidates) candidate(s) in \(String(format: "%.3f", stage.summary.seconds(.regions) ?? 0)) s")
+        Log.info(
+            "\(result.table.regions.count) region(s) from \(result.candidates) candidate(s) in \(String(format: "%.3f", stage.summary.seconds(.regions) ?? 0)) s"
+        )
         try stage.finish()
     }
 }

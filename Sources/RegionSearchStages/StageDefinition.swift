@@ -97,7 +97,8 @@ public struct StageDefinition: Sendable {
         help: "Also write the run's counts and timings as JSON to PATH (used by 'regionsearch run').")
     /// `--threads N`, which every stage accepts.
     public static let threadsOption = CommandSpec.Option(
-        "threads", .value, placeholder: "N", help: "Worker threads (default: all cores). Output is identical for any N.")
+        "threads", .value, placeholder: "N", help: "Worker threads (default: all cores). Output is identical for any N."
+    )
 
     /// The command-line option of input port `option`.
     func inputOption(_ option: String) -> CommandSpec.Option {
@@ -117,7 +118,10 @@ public struct StageDefinition: Sendable {
 
     /// The command-line spec of the stage executable: input/output path options, the
     /// stage's parameters, `--summary` and `--threads`.
-    func commandSpec(usage: String? = nil, discussion: String = "", extraOptions: [CommandSpec.Option] = [], positionals: Bool = false)
+    func commandSpec(
+        usage: String? = nil, discussion: String = "", extraOptions: [CommandSpec.Option] = [],
+        positionals: Bool = false
+    )
         -> CommandSpec
     {
         var options = inputs.map { inputOption($0.option) } + outputs.map { outputOption($0.option) }
@@ -133,8 +137,10 @@ public struct StageDefinition: Sendable {
 /// The pipeline's stages, in run order.
 public enum Pipeline {
     public static var stages: [StageDefinition] {
-        [IngestStage.definition, ProjectStage.definition, GraphStage.definition,
-         PropagateStage.definition, RegionsStage.definition, HullsStage.definition]
+        [
+            IngestStage.definition, ProjectStage.definition, GraphStage.definition,
+            PropagateStage.definition, RegionsStage.definition, HullsStage.definition,
+        ]
     }
 
     public static func stage(named name: String) -> StageDefinition? { stages.first { $0.name == name } }

@@ -27,7 +27,9 @@ public struct SyntheticCity {
         public var angle: Double
         public var count: Int
 
-        public init(keyword: String, x: Double, y: Double, radius: Double, aspect: Double = 1, angle: Double = 0, count: Int) {
+        public init(
+            keyword: String, x: Double, y: Double, radius: Double, aspect: Double = 1, angle: Double = 0, count: Int
+        ) {
             self.keyword = keyword
             self.x = x
             self.y = y
@@ -127,17 +129,27 @@ public struct SyntheticCity {
             var attempts = 0
             while clusters.count < config.clusters {
                 attempts += 1
-                if attempts > 100_000 { throw ToolFailure("cannot place \(config.clusters) non-overlapping clusters in \(config.extentKm) km", status: .usage) }
+                if attempts > 100_000 {
+                    throw ToolFailure(
+                        "cannot place \(config.clusters) non-overlapping clusters in \(config.extentKm) km",
+                        status: .usage)
+                }
                 let r = rng.uniform(config.minRadius, config.maxRadius)
                 let cx = rng.uniform(-half + 1000, half - 1000)
                 let cy = rng.uniform(-half + 1000, half - 1000)
                 let angle = rng.uniform(0, .pi)
                 let count = Int((rng.uniform(0.5, 1.5) * Double(base)).rounded())
                 if clusters.contains(where: { hypot(cx - $0.x, cy - $0.y) <= r + $0.radius + 500 }) { continue }
-                if bands.contains(where: { cx + r >= $0.minX && cx - r <= $0.maxX && cy + r >= $0.minY && cy - r <= $0.maxY }) { continue }
-                clusters.append(Cluster(
-                    keyword: config.keywords[clusters.count % max(config.keywords.count, 1)], x: cx, y: cy, radius: r,
-                    aspect: config.aspect, angle: angle, count: count))
+                if bands.contains(where: {
+                    cx + r >= $0.minX && cx - r <= $0.maxX && cy + r >= $0.minY && cy - r <= $0.maxY
+                }) {
+                    continue
+                }
+                clusters.append(
+                    Cluster(
+                        keyword: config.keywords[clusters.count % max(config.keywords.count, 1)], x: cx, y: cy,
+                        radius: r,
+                        aspect: config.aspect, angle: angle, count: count))
             }
         }
         var xs: [Double] = []
@@ -149,7 +161,8 @@ public struct SyntheticCity {
             let minor = c.radius / c.aspect
             var placed = 0
             while placed < c.count {
-                let u = rng.normal() * c.radius / 2, v = rng.normal() * minor / 2
+                let u = rng.normal() * c.radius / 2
+                let v = rng.normal() * minor / 2
                 guard (u / c.radius) * (u / c.radius) + (v / minor) * (v / minor) <= 1 else { continue }
                 let x = c.x + u * cos(c.angle) - v * sin(c.angle)
                 let y = c.y + u * sin(c.angle) + v * cos(c.angle)
@@ -166,13 +179,17 @@ public struct SyntheticCity {
         // Background.
         let background = max(0, config.n - xs.count)
         let downtown = (0..<5).map { _ in
-            (rng.uniform(-half * 0.6, half * 0.6), rng.uniform(-half * 0.6, half * 0.6), rng.uniform(0.05, 0.1333) * config.extentKm * 1000)
+            (
+                rng.uniform(-half * 0.6, half * 0.6), rng.uniform(-half * 0.6, half * 0.6),
+                rng.uniform(0.05, 0.1333) * config.extentKm * 1000
+            )
         }
         let overridden = config.backgroundRates.keys.sorted()
         let weights = Self.categories.filter { !overridden.contains($0.0) }
         let totalWeight = weights.reduce(0) { $0 + $1.1 }
         for k in 0..<background {
-            var x = 0.0, y = 0.0
+            var x = 0.0
+            var y = 0.0
             repeat {
                 if Double(k) < Double(background) * (1 - config.downtownShare) {
                     x = rng.uniform(-half, half)
@@ -234,7 +251,8 @@ public struct SyntheticCity {
             var ry: [Double] = []
             for s in 0..<128 {
                 let a = 2 * Double.pi * Double(s) / 128
-                let u = c.radius * cos(a), v = c.radius / c.aspect * sin(a)
+                let u = c.radius * cos(a)
+                let v = c.radius / c.aspect * sin(a)
                 rx.append(c.x + u * cos(c.angle) - v * sin(c.angle))
                 ry.append(c.y + u * sin(c.angle) + v * cos(c.angle))
             }
@@ -260,7 +278,8 @@ public struct SyntheticCity {
         let file = try AtomicFile(path: path)
         var out = "id,name,category,lon,lat\n"
         for i in 0..<count {
-            out += "\(ids[i]),\(Self.csvField(names[i])),\(Self.csvField(categoryOf[i])),\(Self.fixed7(lon[i])),\(Self.fixed7(lat[i]))\n"
+            out +=
+                "\(ids[i]),\(Self.csvField(names[i])),\(Self.csvField(categoryOf[i])),\(Self.fixed7(lon[i])),\(Self.fixed7(lat[i]))\n"
             if out.utf8.count > 1 << 20 {
                 try file.write(out)
                 out = ""
@@ -280,7 +299,8 @@ public struct SyntheticCity {
             JSONValue.writeString(names[i], to: &name)
             var cat = ""
             JSONValue.writeString(categoryOf[i], to: &cat)
-            out += "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(Self.fixed7(lon[i])),\(Self.fixed7(lat[i]))]},\"properties\":{\"id\":\(ids[i]),\"name\":\(name),\"category\":\(cat)}}"
+            out +=
+                "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(Self.fixed7(lon[i])),\(Self.fixed7(lat[i]))]},\"properties\":{\"id\":\(ids[i]),\"name\":\(name),\"category\":\(cat)}}"
             if out.utf8.count > 1 << 20 {
                 try file.write(out)
                 out = ""
@@ -296,21 +316,29 @@ public struct SyntheticCity {
         var features: [GeoJSONWriter.Feature] = []
         for (i, c) in clusters.enumerated() {
             let ring = GeoJSONWriter.normalizedRing(lon: truthLon[i], lat: truthLat[i])!
-            features.append(GeoJSONWriter.Feature(rings: [ring], properties: [
-                ("cluster_id", .number(Double(i))),
-                ("keyword", .string(c.keyword)),
-                ("n_pois", .number(Double(c.count))),
-                ("radius_m", .number((c.radius * 10).rounded() / 10)),
-                ("aspect", .number(c.aspect)),
-            ]))
+            features.append(
+                GeoJSONWriter.Feature(
+                    rings: [ring],
+                    properties: [
+                        ("cluster_id", .number(Double(i))),
+                        ("keyword", .string(c.keyword)),
+                        ("n_pois", .number(Double(c.count))),
+                        ("radius_m", .number((c.radius * 10).rounded() / 10)),
+                        ("aspect", .number(c.aspect)),
+                    ]))
         }
-        return GeoJSONWriter.document(features: features, foreignMembers: [
-            ("generator", .object([
-                ("n", .number(Double(config.n))), ("seed", .number(Double(config.seed))),
-                ("clusters", .number(Double(clusters.count))),
-                ("keywords", .array(config.keywords.map { .string($0) })),
-            ]))
-        ])
+        return GeoJSONWriter.document(
+            features: features,
+            foreignMembers: [
+                (
+                    "generator",
+                    .object([
+                        ("n", .number(Double(config.n))), ("seed", .number(Double(config.seed))),
+                        ("clusters", .number(Double(clusters.count))),
+                        ("keywords", .array(config.keywords.map { .string($0) })),
+                    ])
+                )
+            ])
     }
 
     /// `id,cluster_id` for every planted POI.

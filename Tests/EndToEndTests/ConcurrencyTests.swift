@@ -1,18 +1,19 @@
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Two runs on one work directory: one fails clearly (exit 5, naming the holder) or waits with
 /// --wait; the output is never corrupt.
@@ -25,10 +26,12 @@ final class ConcurrencyTests: XCTestCase {
         let busy = try f.run()
         XCTAssertEqual(busy.status, 5, busy.output)
         XCTAssertTrue(
-            busy.output.contains("regionsearch: error: work directory \(f.workPath) is in use by another run (pid \(getpid()), started "),
+            busy.output.contains(
+                "regionsearch: error: work directory \(f.workPath) is in use by another run (pid \(getpid()), started "),
             busy.output)
         XCTAssertTrue(busy.output.contains("pass --wait"), busy.output)
-        XCTAssertEqual(WorkLock.state(of: f.work), .held(WorkLock.Holder(pid: getpid(), started: try XCTUnwrap(self.started(f)))))
+        XCTAssertEqual(
+            WorkLock.state(of: f.work), .held(WorkLock.Holder(pid: getpid(), started: try XCTUnwrap(self.started(f)))))
         let clean = try f.tool(["clean", f.manifestPath])
         XCTAssertEqual(clean.status, 5, clean.output)
         let status = try f.tool(["status", f.manifestPath])
@@ -36,12 +39,15 @@ final class ConcurrencyTests: XCTestCase {
 
         let waiting = try ChildProcess(
             executable: PipelineFixture.regionsearch, arguments: ["run", f.manifestPath, "--wait"],
-            environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true, output: .file(f.root + "/wait.log"))
+            environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true,
+            output: .file(f.root + "/wait.log"))
         // Until the lock is released the waiting run has done nothing: it has not even written run.json.
         var sawWaiting = false
         for _ in 0..<200 where !sawWaiting {
             usleep(20_000)
-            sawWaiting = (try? String(contentsOfFile: f.root + "/wait.log", encoding: .utf8))?.contains("waiting for it to finish") ?? false
+            sawWaiting =
+                (try? String(contentsOfFile: f.root + "/wait.log", encoding: .utf8))?.contains(
+                    "waiting for it to finish") ?? false
         }
         XCTAssertTrue(sawWaiting)
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.work.runState))
@@ -64,7 +70,8 @@ final class ConcurrencyTests: XCTestCase {
         let runs = try (0..<3).map { i in
             try ChildProcess(
                 executable: PipelineFixture.regionsearch, arguments: ["run", f.manifestPath, "--wait"],
-                environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true, output: .file(f.root + "/run\(i).log"))
+                environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true,
+                output: .file(f.root + "/run\(i).log"))
         }
         for run in runs { XCTAssertEqual(run.wait(), .exited(0)) }
         let logs = try (0..<3).map { try String(contentsOfFile: f.root + "/run\($0).log", encoding: .utf8) }
@@ -88,7 +95,8 @@ final class ConcurrencyTests: XCTestCase {
             let runs = try (0..<2).map { i in
                 try ChildProcess(
                     executable: PipelineFixture.regionsearch, arguments: ["run", f.manifestPath],
-                    environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true, output: .file(f.root + "/r\(i).log"))
+                    environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true,
+                    output: .file(f.root + "/r\(i).log"))
             }
             let ends = runs.map { $0.wait() }
             XCTAssertTrue(ends.contains(.exited(0)), "round \(round): \(ends)")

@@ -1,18 +1,19 @@
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Kills `regionsearch run` with SIGKILL at many moments — at deterministic points inside every
 /// stage's artifact writes and inside the runner (REGIONSEARCH_CRASH_AT), and at timed moments
@@ -39,7 +40,8 @@ final class CrashTests: XCTestCase {
         let copy = f.root + "/reference-work"
         try FileManager.default.copyItem(atPath: f.workPath, toPath: copy)
         let points = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
-        return Reference(output: try f.output(), objects: try f.objectFiles(), work: copy, seconds: seconds, points: points)
+        return Reference(
+            output: try f.output(), objects: try f.objectFiles(), work: copy, seconds: seconds, points: points)
     }
 
     private struct Failure: Error, CustomStringConvertible {
@@ -49,7 +51,9 @@ final class CrashTests: XCTestCase {
 
     /// Resets the fixture's work directory: empty, or the reference with the records and objects
     /// of `removing` stages deleted.
-    private func prepare(_ f: PipelineFixture, _ reference: Reference, keep: Bool, removing stages: ArraySlice<String> = []) throws {
+    private func prepare(
+        _ f: PipelineFixture, _ reference: Reference, keep: Bool, removing stages: ArraySlice<String> = []
+    ) throws {
         try? FileManager.default.removeItem(atPath: f.workPath)
         unlink(f.outputPath)
         guard keep else { return }
@@ -67,11 +71,15 @@ final class CrashTests: XCTestCase {
     private func recoveryProblems(_ f: PipelineFixture, _ reference: Reference) throws -> [String] {
         var problems: [String] = []
         let recovery = try f.run()
-        if recovery.status != 0 || recovery.output.contains("error") { problems.append("recovery run: \(recovery.termination): \(recovery.output)") }
+        if recovery.status != 0 || recovery.output.contains("error") {
+            problems.append("recovery run: \(recovery.termination): \(recovery.output)")
+        }
         if (try? f.output()) != reference.output { problems.append("output differs from the uninterrupted run") }
         let objects = try f.objectFiles()
         if objects != reference.objects {
-            let differing = Set(objects.keys).union(reference.objects.keys).filter { objects[$0] != reference.objects[$0] }
+            let differing = Set(objects.keys).union(reference.objects.keys).filter {
+                objects[$0] != reference.objects[$0]
+            }
             problems.append("objects differ: \(differing.sorted())")
         }
         if !f.temporaries().isEmpty { problems.append("temporary files left: \(f.temporaries())") }
@@ -79,7 +87,10 @@ final class CrashTests: XCTestCase {
         return problems
     }
 
-    private func assertRecovers(_ f: PipelineFixture, _ reference: Reference, _ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertRecovers(
+        _ f: PipelineFixture, _ reference: Reference, _ context: String, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         for problem in try recoveryProblems(f, reference) { XCTFail("\(context): \(problem)", file: file, line: line) }
     }
 
@@ -106,7 +117,8 @@ final class CrashTests: XCTestCase {
                 out.append(Trial(spec: spec, fromStage: k, replace: (n + k + point.count) % 2 == 0))
             } else if ["spawn", "stage-done", "promote", "promoted", "output"].contains(point) {
                 out.append(Trial(spec: spec, fromStage: nil))
-            } else if point == "rename" || n % 3 == ["write", "fsync", "renamed"].firstIndex(of: point).map({ $0 % 3 }) {
+            } else if point == "rename" || n % 3 == ["write", "fsync", "renamed"].firstIndex(of: point).map({ $0 % 3 })
+            {
                 out.append(Trial(spec: spec, fromStage: nil))
             }
         }
@@ -127,10 +139,13 @@ final class CrashTests: XCTestCase {
         var killed = 0
         // Parallel.forEach shares the closure across its threads; the lock guards what it mutates.
         Parallel.forEach(workers) { w in
-            let f = fixtures[w], ref = references[w]
+            let f = fixtures[w]
+            let ref = references[w]
             for trial in all.enumerated().filter({ $0.offset % workers == w }).map({ $0.element }) {
                 do {
-                    try prepare(f, ref, keep: trial.fromStage != nil, removing: trial.replace ? [] : stageNames[(trial.fromStage ?? 0)...])
+                    try prepare(
+                        f, ref, keep: trial.fromStage != nil,
+                        removing: trial.replace ? [] : stageNames[(trial.fromStage ?? 0)...])
                     let options = trial.replace ? ["--from", stageNames[trial.fromStage!]] : []
                     let result = try f.run(options, environment: [CrashPoint.environmentVariable: trial.spec])
                     var problems: [String] = []
@@ -162,7 +177,9 @@ final class CrashTests: XCTestCase {
         }
         XCTAssertTrue(all.contains { $0.spec == "run:output:1" })
         XCTAssertGreaterThan(all.filter { $0.spec.hasPrefix("run:rename:") }.count, 6 * 2 + 2)
-        print("CrashTests: \(killed) deterministic kill points, all recovered byte-identically (of \(references[0].points.count) points an uninterrupted run passes)")
+        print(
+            "CrashTests: \(killed) deterministic kill points, all recovered byte-identically (of \(references[0].points.count) points an uninterrupted run passes)"
+        )
         XCTAssertEqual(killed, all.count)
         XCTAssertGreaterThan(killed, 100)
     }
@@ -182,7 +199,8 @@ final class CrashTests: XCTestCase {
             let delay = ref.seconds * Double(i + 1) / Double(trials + 1)
             let child = try ChildProcess(
                 executable: PipelineFixture.regionsearch, arguments: ["run", f.manifestPath, "--quiet"],
-                environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true, output: .file(f.root + "/timed.log"))
+                environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true,
+                output: .file(f.root + "/timed.log"))
             usleep(useconds_t(delay * 1e6))
             child.kill(SIGKILL, group: true)
             let termination = child.wait()
@@ -210,7 +228,9 @@ final class CrashTests: XCTestCase {
         let next = try f.run()
         XCTAssertEqual(next.status, 0, next.output)
         let pid = lockText.split(separator: "\n")[0].dropFirst(4)
-        XCTAssertTrue(next.output.contains("the previous run on this work directory (pid \(pid)) was interrupted; resuming"), next.output)
+        XCTAssertTrue(
+            next.output.contains("the previous run on this work directory (pid \(pid)) was interrupted; resuming"),
+            next.output)
         XCTAssertEqual(try f.ranStages(), ["graph", "propagate", "regions", "hulls"])
         XCTAssertEqual(try String(contentsOfFile: f.work.lockFile, encoding: .utf8), "", "released on exit")
     }

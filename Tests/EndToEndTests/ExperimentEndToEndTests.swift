@@ -1,18 +1,19 @@
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// `regionsearch run/status/clean` on experiment manifests: two small synthetic cities with
 /// truth, a 2-value grid, with the built executables.
@@ -30,7 +31,10 @@ final class ExperimentEndToEndTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let city = try! SyntheticCity(config)
         try! city.writeCSV(to: dir + "/city.csv")
-        return ("s\(seed)", try! Data(contentsOf: URL(fileURLWithPath: dir + "/city.csv")), city.truthGeoJSON(), city.truthMembersCSV())
+        return (
+            "s\(seed)", try! Data(contentsOf: URL(fileURLWithPath: dir + "/city.csv")), city.truthGeoJSON(),
+            city.truthMembersCSV()
+        )
     }
 
     /// A pipeline fixture whose manifest is an experiment over both cities (or the first only).
@@ -45,17 +49,22 @@ final class ExperimentEndToEndTests: XCTestCase {
             base = try PipelineFixture()
             for city in ExperimentEndToEndTests.cities {
                 try city.csv.write(to: URL(fileURLWithPath: base.root + "/data/\(city.name).csv"))
-                try city.truth.write(toFile: base.root + "/data/\(city.name).truth.geojson", atomically: true, encoding: .utf8)
-                try city.members.write(toFile: base.root + "/data/\(city.name).members.csv", atomically: true, encoding: .utf8)
+                try city.truth.write(
+                    toFile: base.root + "/data/\(city.name).truth.geojson", atomically: true, encoding: .utf8)
+                try city.members.write(
+                    toFile: base.root + "/data/\(city.name).members.csv", atomically: true, encoding: .utf8)
             }
             try write(grid: grid, inputSets: inputSets, truth: truth)
         }
 
         func write(grid: String, inputSets: Int = 2, truth: Bool = true) throws {
             let names = ExperimentEndToEndTests.cities.prefix(inputSets).map(\.name)
-            let inputs = names.map { #""\#($0)": [{"path": "../data/\#($0).csv", "format": "csv"}]"# }.joined(separator: ", ")
-            let truths = names.map { #""\#($0)": {"regions": "../data/\#($0).truth.geojson", "members": "../data/\#($0).members.csv"}"# }
-                .joined(separator: ", ")
+            let inputs = names.map { #""\#($0)": [{"path": "../data/\#($0).csv", "format": "csv"}]"# }.joined(
+                separator: ", ")
+            let truths = names.map {
+                #""\#($0)": {"regions": "../data/\#($0).truth.geojson", "members": "../data/\#($0).members.csv"}"#
+            }
+            .joined(separator: ", ")
             let text = """
                 {"name": "exp", "work_dir": "../work", "output": "../out/exp", "keywords": ["cafe", "bank"],
                  "experiment": {
@@ -78,7 +87,9 @@ final class ExperimentEndToEndTests: XCTestCase {
         /// The run state of one combination.
         func state(_ combination: String) throws -> RunState {
             let bytes = try FileSystem.read(work.combinationState(combination))
-            let json = try bytes.withUnsafeBufferPointer { (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) }
+            let json = try bytes.withUnsafeBufferPointer { (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            }
             return try XCTUnwrap(RunState(json: json))
         }
 
@@ -124,7 +135,9 @@ final class ExperimentEndToEndTests: XCTestCase {
         func remove() { base.remove() }
     }
 
-    private let zCoreNames = ["s7__regions.z_core=2.5", "s7__regions.z_core=3", "s8__regions.z_core=2.5", "s8__regions.z_core=3"]
+    private let zCoreNames = [
+        "s7__regions.z_core=2.5", "s7__regions.z_core=3", "s8__regions.z_core=2.5", "s8__regions.z_core=3",
+    ]
 
     /// The features of a GeoJSON per `keyword` property, counted from the file itself.
     private func keywordCounts(_ data: Data) throws -> [String: Int] {
@@ -145,11 +158,14 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.output)
         let manifest = try f.manifest()
         XCTAssertEqual(manifest.experiment?.combinations.map(\.name), zCoreNames)
-        XCTAssertEqual(FileSystem.list(f.outDir), (zCoreNames.map { $0 + ".geojson" } + ["results.csv", "results.md"]).sorted())
+        XCTAssertEqual(
+            FileSystem.list(f.outDir), (zCoreNames.map { $0 + ".geojson" } + ["results.csv", "results.md"]).sorted())
 
         // Each GeoJSON is its combination's hulls object.
         for name in zCoreNames {
-            XCTAssertEqual(try f.read(f.outDir + "/\(name).geojson"), try f.read(try f.objectPath(name, "hulls", "regions.geojson")), name)
+            XCTAssertEqual(
+                try f.read(f.outDir + "/\(name).geojson"),
+                try f.read(try f.objectPath(name, "hulls", "regions.geojson")), name)
             XCTAssertEqual(try f.state(name).status, "ok")
         }
         // ingest … propagate ran once per input set: the second combination of each set has the
@@ -170,7 +186,8 @@ final class ExperimentEndToEndTests: XCTestCase {
             }
         }
         XCTAssertNotEqual(try f.state(zCoreNames[0])["ingest"].key, try f.state(zCoreNames[2])["ingest"].key)
-        XCTAssertEqual(f.recordCounts(), ["ingest": 2, "project": 2, "graph": 2, "propagate": 2, "regions": 4, "hulls": 4])
+        XCTAssertEqual(
+            f.recordCounts(), ["ingest": 2, "project": 2, "graph": 2, "propagate": 2, "regions": 4, "hulls": 4])
         let runJSON = try XCTUnwrap(RunState.load(f.work))
         XCTAssertEqual(runJSON.status, "ok")
         XCTAssertEqual(runJSON.combinations?.map(\.name), zCoreNames)
@@ -179,9 +196,20 @@ final class ExperimentEndToEndTests: XCTestCase {
         // results.csv: one row per combination; counts from the records and the GeoJSON; scores
         // equal to the evaluator's, computed here directly (POIs from the CSV, not pois.rsa).
         let (header, rows) = try f.csv()
-        let scoreColumns = ["mean_best_iou", "recall@0.3", "precision@0.3", "f1@0.3", "recall@0.5", "precision@0.5", "f1@0.5", "precision_inside", "poi_recall", "poi_precision"]
-        XCTAssertEqual(header, ["combination", "input", "regions.z_core", "pois", "edges", "iterations", "regions", "regions:cafe", "regions:bank"]
-            + scoreColumns + ["seconds_ingest", "seconds_project", "seconds_graph", "seconds_propagate", "seconds_regions", "seconds_hulls", "seconds_total"])
+        let scoreColumns = [
+            "mean_best_iou", "recall@0.3", "precision@0.3", "f1@0.3", "recall@0.5", "precision@0.5", "f1@0.5",
+            "precision_inside", "poi_recall", "poi_precision",
+        ]
+        XCTAssertEqual(
+            header,
+            [
+                "combination", "input", "regions.z_core", "pois", "edges", "iterations", "regions", "regions:cafe",
+                "regions:bank",
+            ]
+                + scoreColumns + [
+                    "seconds_ingest", "seconds_project", "seconds_graph", "seconds_propagate", "seconds_regions",
+                    "seconds_hulls", "seconds_total",
+                ])
         XCTAssertEqual(rows.count, 4)
         func cell(_ row: [String], _ column: String) -> String { row[header.firstIndex(of: column)!] }
         var scoredRegions = 0
@@ -194,7 +222,9 @@ final class ExperimentEndToEndTests: XCTestCase {
             XCTAssertEqual(cell(row, "regions.z_core"), i % 2 == 0 ? "2.5" : "3")
             XCTAssertEqual(cell(row, "pois"), "3000")
             XCTAssertEqual(cell(row, "edges"), String(try XCTUnwrap(try f.record(name, "graph").summary.count(.edges))))
-            XCTAssertEqual(cell(row, "iterations"), String(try XCTUnwrap(try f.record(name, "propagate").summary.count(.iterations))))
+            XCTAssertEqual(
+                cell(row, "iterations"),
+                String(try XCTUnwrap(try f.record(name, "propagate").summary.count(.iterations))))
             let geojsonPath = f.outDir + "/\(name).geojson"
             let counts = try keywordCounts(try f.read(geojsonPath))
             XCTAssertEqual(cell(row, "regions"), String(counts.values.reduce(0, +)))
@@ -203,11 +233,16 @@ final class ExperimentEndToEndTests: XCTestCase {
             scoredRegions += counts.values.reduce(0, +)
 
             let direct = try Evaluator(thresholds: [0.3, 0.5]).scoreTruth(
-                regions: RegionFeatureFile.read(path: geojsonPath), truth: RegionFeatureFile.read(path: f.root + "/data/\(set).truth.geojson"),
-                pois: EvaluationPOIs.load(path: f.root + "/data/\(set).csv"), members: PlantedMembers.read(path: f.root + "/data/\(set).members.csv"))
+                regions: RegionFeatureFile.read(path: geojsonPath),
+                truth: RegionFeatureFile.read(path: f.root + "/data/\(set).truth.geojson"),
+                pois: EvaluationPOIs.load(path: f.root + "/data/\(set).csv"),
+                members: PlantedMembers.read(path: f.root + "/data/\(set).members.csv"))
             let o = direct.overall
-            let expected = [o.meanBestIoU, o.recall[0], o.precision[0], o.f1[0], o.recall[1], o.precision[1], o.f1[1], o.precisionInside,
-                            o.poi?.recall, o.poi?.precision].map { String(format: "%.4f", try! XCTUnwrap($0)) }
+            let expected = [
+                o.meanBestIoU, o.recall[0], o.precision[0], o.f1[0], o.recall[1], o.precision[1], o.f1[1],
+                o.precisionInside,
+                o.poi?.recall, o.poi?.precision,
+            ].map { String(format: "%.4f", try! XCTUnwrap($0)) }
             XCTAssertEqual(scoreColumns.map { cell(row, $0) }, expected, name)
             // Timings are the records' seconds, and the total their sum.
             let seconds = try Pipeline.stages.map { try f.record(name, $0.name).seconds }
@@ -221,7 +256,10 @@ final class ExperimentEndToEndTests: XCTestCase {
         let tableRows = md.components(separatedBy: "\n").filter { $0.hasPrefix("| ") }
         XCTAssertEqual(tableRows.count, 2 * (1 + 4) + 2, "header + separator + 4 rows, twice")
         for (i, row) in rows.enumerated() {
-            let expected = "| " + ([String(i + 1)] + row[1..<(header.count - 7)].map { $0.isEmpty ? "–" : $0 }).joined(separator: " | ") + " |"
+            let expected =
+                "| "
+                + ([String(i + 1)] + row[1..<(header.count - 7)].map { $0.isEmpty ? "–" : $0 }).joined(separator: " | ")
+                + " |"
             XCTAssertEqual(tableRows[2 + i], expected)
         }
 
@@ -236,7 +274,8 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertFalse(second.output.contains("regionsearch: wrote"), second.output)
         XCTAssertTrue(second.output.contains("results.md are up to date"), second.output)
         XCTAssertEqual(try f.read(f.outDir + "/results.csv"), csvBefore)
-        XCTAssertEqual(f.recordCounts(), ["ingest": 2, "project": 2, "graph": 2, "propagate": 2, "regions": 4, "hulls": 4])
+        XCTAssertEqual(
+            f.recordCounts(), ["ingest": 2, "project": 2, "graph": 2, "propagate": 2, "regions": 4, "hulls": 4])
         XCTAssertEqual(FileSystem.list(f.work.scores).count, 4, "one cached report per combination")
 
         let status = try f.tool(["status", f.manifestPath])
@@ -252,24 +291,32 @@ final class ExperimentEndToEndTests: XCTestCase {
         let combos = try XCTUnwrap(report["combinations"]?.arrayValue)
         XCTAssertEqual(combos.map { $0["up_to_date"]?.boolValue }, [true, false, true, false])
         XCTAssertEqual(combos[1]["name"]?.stringValue, "s7__regions.z_core=3.5")
-        XCTAssertTrue(combos[1]["summary"]?.stringValue?.hasPrefix("stale from regions: parameter regions.z_core: ") ?? false, "\(combos[1])")
+        XCTAssertTrue(
+            combos[1]["summary"]?.stringValue?.hasPrefix("stale from regions: parameter regions.z_core: ") ?? false,
+            "\(combos[1])")
         XCTAssertEqual(combos[1]["parameters"], .object([("regions.z_core", .number(3.5))]))
         let third = try f.run()
         XCTAssertEqual(third.status, 0, third.output)
-        XCTAssertEqual(try f.state("s7__regions.z_core=3.5").stages.filter { $0.status == .ran }.map(\.stage), ["regions", "hulls"])
-        XCTAssertEqual(try f.csv().rows.map { $0[0] }, ["s7__regions.z_core=2.5", "s7__regions.z_core=3.5", "s8__regions.z_core=2.5", "s8__regions.z_core=3.5"])
+        XCTAssertEqual(
+            try f.state("s7__regions.z_core=3.5").stages.filter { $0.status == .ran }.map(\.stage),
+            ["regions", "hulls"])
+        XCTAssertEqual(
+            try f.csv().rows.map { $0[0] },
+            ["s7__regions.z_core=2.5", "s7__regions.z_core=3.5", "s8__regions.z_core=2.5", "s8__regions.z_core=3.5"])
         XCTAssertTrue(third.output.contains("2 other GeoJSON file(s)"), third.output)
 
         // clean --unused keeps what the latest run's combinations use; clean removes everything
         // but the outputs.
         let unused = try f.tool(["clean", f.manifestPath, "--unused"])
         XCTAssertEqual(unused.status, 0, unused.output)
-        XCTAssertEqual(f.recordCounts(), ["ingest": 2, "project": 2, "graph": 2, "propagate": 2, "regions": 4, "hulls": 4])
+        XCTAssertEqual(
+            f.recordCounts(), ["ingest": 2, "project": 2, "graph": 2, "propagate": 2, "regions": 4, "hulls": 4])
         XCTAssertEqual(FileSystem.list(f.work.runs).count, 4)
         XCTAssertEqual(FileSystem.list(f.work.scores).count, 4)
         let afterClean = try f.run()
         XCTAssertEqual(afterClean.status, 0)
-        XCTAssertEqual(try f.state("s8__regions.z_core=3.5").stages.map(\.status), Array(repeating: .upToDate, count: 6))
+        XCTAssertEqual(
+            try f.state("s8__regions.z_core=3.5").stages.map(\.status), Array(repeating: .upToDate, count: 6))
         XCTAssertEqual(try f.tool(["clean", f.manifestPath]).status, 0)
         XCTAssertTrue(FileSystem.list(f.work.objects).isEmpty)
         XCTAssertFalse(FileSystem.exists(f.work.runs))
@@ -286,7 +333,9 @@ final class ExperimentEndToEndTests: XCTestCase {
             let result = try f.run(threads)
             XCTAssertEqual(result.status, 0, result.output)
             var files: [String: Data] = [:]
-            for name in FileSystem.list(f.outDir) where name.hasSuffix(".geojson") { files[name] = try f.read(f.outDir + "/" + name) }
+            for name in FileSystem.list(f.outDir) where name.hasSuffix(".geojson") {
+                files[name] = try f.read(f.outDir + "/" + name)
+            }
             XCTAssertEqual(files.count, 4)
             let (csv, md) = try f.deterministicResults()
             outputs.append((files, csv, md))
@@ -302,14 +351,22 @@ final class ExperimentEndToEndTests: XCTestCase {
     /// DBSCAN as a grid value: its GeoJSON is what a plain manifest with regions.method dbscan
     /// gives, and it shares ingest … propagate with the propagation combination.
     func testDBSCANAsAGridValue() throws {
-        let f = try Fixture(grid: #""m": [{"regions.method": "propagation"}, {"regions.method": "dbscan", "regions.dbscan_eps_m": 150, "regions.dbscan_min_samples": 5}]"#, inputSets: 1)
+        let f = try Fixture(
+            grid:
+                #""m": [{"regions.method": "propagation"}, {"regions.method": "dbscan", "regions.dbscan_eps_m": 150, "regions.dbscan_min_samples": 5}]"#,
+            inputSets: 1)
         defer { f.remove() }
         let result = try f.run()
         XCTAssertEqual(result.status, 0, result.output)
-        let names = ["s7__regions.method=propagation", "s7__regions.method=dbscan__regions.dbscan_eps_m=150__regions.dbscan_min_samples=5"]
-        XCTAssertEqual(try f.csv().rows.map { Array($0[0...4]) }, [
-            [names[0], "s7", "propagation", "", ""], [names[1], "s7", "dbscan", "150", "5"],
-        ])
+        let names = [
+            "s7__regions.method=propagation",
+            "s7__regions.method=dbscan__regions.dbscan_eps_m=150__regions.dbscan_min_samples=5",
+        ]
+        XCTAssertEqual(
+            try f.csv().rows.map { Array($0[0...4]) },
+            [
+                [names[0], "s7", "propagation", "", ""], [names[1], "s7", "dbscan", "150", "5"],
+            ])
         let regions = try f.record(names[1], "regions")
         XCTAssertEqual(regions.key.parameters["method"], .string("dbscan"))
         XCTAssertEqual(regions.key.parameters["dbscan_eps_m"], .number(150))
@@ -323,8 +380,17 @@ final class ExperimentEndToEndTests: XCTestCase {
         // Same file name too: the GeoJSON's provenance names the input file.
         try ExperimentEndToEndTests.cities[0].csv.write(to: URL(fileURLWithPath: plain.root + "/data/s7.csv"))
         try plain.writeManifest(
-            sections: [("regions", .object([("method", .string("dbscan")), ("dbscan_eps_m", .number(150)), ("dbscan_min_samples", .number(5))]))],
-            keywords: ["cafe", "bank"], input: .object([("path", .string("../data/s7.csv")), ("format", .string("csv"))]))
+            sections: [
+                (
+                    "regions",
+                    .object([
+                        ("method", .string("dbscan")), ("dbscan_eps_m", .number(150)),
+                        ("dbscan_min_samples", .number(5)),
+                    ])
+                )
+            ],
+            keywords: ["cafe", "bank"],
+            input: .object([("path", .string("../data/s7.csv")), ("format", .string("csv"))]))
         let single = try plain.run()
         XCTAssertEqual(single.status, 0, single.output)
         let dbscanGeoJSON = try f.read(f.outDir + "/\(names[1]).geojson")
@@ -340,10 +406,13 @@ final class ExperimentEndToEndTests: XCTestCase {
         let state = try XCTUnwrap(RunState.load(f.work))
         XCTAssertEqual(state.status, "failed")
         XCTAssertEqual(state.combinations?.map(\.status), ["ok", "failed"])
-        XCTAssertTrue(state.combinations?[1].error?.contains("stage project failed") ?? false, "\(String(describing: state.combinations?[1].error))")
+        XCTAssertTrue(
+            state.combinations?[1].error?.contains("stage project failed") ?? false,
+            "\(String(describing: state.combinations?[1].error))")
         XCTAssertFalse(FileSystem.exists(f.outDir + "/results.csv"))
         let status = try f.tool(["status", f.manifestPath])
-        XCTAssertTrue(status.output.contains("last run: failed at combination s7__project.crs=EPSG_999999"), status.output)
+        XCTAssertTrue(
+            status.output.contains("last run: failed at combination s7__project.crs=EPSG_999999"), status.output)
         XCTAssertTrue(status.output.contains("[2/2] s7__project.crs=EPSG_999999  failed at project: "), status.output)
 
         // Missing truth: exit 3, naming the manifest key and the file.
@@ -351,14 +420,19 @@ final class ExperimentEndToEndTests: XCTestCase {
         unlink(f.root + "/data/s7.members.csv")
         let noTruth = try f.run()
         XCTAssertEqual(noTruth.status, 3, noTruth.output)
-        XCTAssertTrue(noTruth.output.contains("test.json: experiment.truth.s7.members: cannot read \(f.root)/data/s7.members.csv: No such file or directory"), noTruth.output)
+        XCTAssertTrue(
+            noTruth.output.contains(
+                "test.json: experiment.truth.s7.members: cannot read \(f.root)/data/s7.members.csv: No such file or directory"
+            ), noTruth.output)
 
         // The output of an experiment is a directory.
         try FileManager.default.removeItem(atPath: f.outDir)
         try Data("x".utf8).write(to: URL(fileURLWithPath: f.outDir))
         let notDirectory = try f.run()
         XCTAssertEqual(notDirectory.status, 6, notDirectory.output)
-        XCTAssertTrue(notDirectory.output.contains("\(f.outDir): the output of an experiment is a directory"), notDirectory.output)
+        XCTAssertTrue(
+            notDirectory.output.contains("\(f.outDir): the output of an experiment is a directory"), notDirectory.output
+        )
     }
 
     /// Kills at the driver's atomic commits of an experiment run (run.json, combination states,
@@ -372,7 +446,9 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertEqual(reference.status, 0, reference.output)
         func outputs() throws -> [String: Data] {
             var out: [String: Data] = [:]
-            for name in FileSystem.list(f.outDir) where name.hasSuffix(".geojson") { out[name] = try f.read(f.outDir + "/" + name) }
+            for name in FileSystem.list(f.outDir) where name.hasSuffix(".geojson") {
+                out[name] = try f.read(f.outDir + "/" + name)
+            }
             return out
         }
         let expectedFiles = try outputs()
@@ -380,7 +456,9 @@ final class ExperimentEndToEndTests: XCTestCase {
         let renames = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
             .filter { $0.hasPrefix("run:rename:") || $0.hasPrefix("run:output:") }
         // Every output copy, the last commits (scores, results, run.json), and every fifth other commit.
-        let trials = renames.enumerated().filter { i, spec in spec.hasPrefix("run:output:") || i >= renames.count - 5 || i % 5 == 0 }.map(\.element)
+        let trials = renames.enumerated().filter { i, spec in
+            spec.hasPrefix("run:output:") || i >= renames.count - 5 || i % 5 == 0
+        }.map(\.element)
         XCTAssertGreaterThan(trials.count, 8, "\(trials)")
         for spec in trials {
             try FileManager.default.removeItem(atPath: f.work.path)

@@ -1,26 +1,28 @@
 import CGEOS
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The shipped manifests — the embedded default and the four real datasets in ../shared/data —
 /// run with the built executables, and their GeoJSON obeys RFC 7946 and opens in GDAL.
 final class GeoJSONOutputTests: XCTestCase {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-    static let sharedData = ProcessInfo.processInfo.environment["REGIONSEARCH_SHARED_DATA"]
+    static let sharedData =
+        ProcessInfo.processInfo.environment["REGIONSEARCH_SHARED_DATA"]
         ?? URL(fileURLWithPath: repository).deletingLastPathComponent().path + "/shared/data"
 
     /// Runs a shipped manifest with its work directory and output moved into a fixture directory.
@@ -31,10 +33,11 @@ final class GeoJSONOutputTests: XCTestCase {
         text = text.replacingOccurrences(of: "\"../../shared/data/", with: "\"\(Self.sharedData)/")
             .replacingOccurrences(of: "\"../data/", with: "\"\(Self.repository)/data/")
         let parsed = try JSONParser.parse(text)
-        guard case var .object(members) = parsed else { throw ToolFailure("\(name).json is not a JSON object") }
+        guard case .object(var members) = parsed else { throw ToolFailure("\(name).json is not a JSON object") }
         for i in members.indices where members[i].0 == "work_dir" { members[i].1 = .string("../work") }
         for i in members.indices where members[i].0 == "output" { members[i].1 = .string("../out/test.geojson") }
-        try JSONValue.object(members).serialized(pretty: true).write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
+        try JSONValue.object(members).serialized(pretty: true).write(
+            toFile: f.manifestPath, atomically: true, encoding: .utf8)
         let result = try f.run(["--quiet"])
         XCTAssertEqual(result.status, 0, "\(name): \(result.output)")
         let out = String(decoding: try Data(contentsOf: URL(fileURLWithPath: f.outputPath)), as: UTF8.self)
@@ -53,7 +56,9 @@ final class GeoJSONOutputTests: XCTestCase {
         let coordinatesText = text.components(separatedBy: "\"coordinates\":").dropFirst()
             .map { $0.components(separatedBy: "\"properties\"").first ?? "" }.joined()
         XCTAssertFalse(coordinatesText.isEmpty && !(doc["features"]?.arrayValue?.isEmpty ?? true))
-        XCTAssertNil(decimals.firstMatch(in: coordinatesText, range: NSRange(coordinatesText.startIndex..., in: coordinatesText)),
+        XCTAssertNil(
+            decimals.firstMatch(
+                in: coordinatesText, range: NSRange(coordinatesText.startIndex..., in: coordinatesText)),
             "\(name): a coordinate has more than 7 decimals")
         var schema: [(String, String)]?
         let geos = GEOSContext()
@@ -61,7 +66,8 @@ final class GeoJSONOutputTests: XCTestCase {
             let geometry = try XCTUnwrap(feature["geometry"])
             let type = geometry["type"]?.stringValue
             XCTAssertTrue(type == "Polygon" || type == "MultiPolygon", "\(name) feature \(i): \(type ?? "nil")")
-            let polygons: [JSONValue] = type == "Polygon" ? [geometry["coordinates"]!] : geometry["coordinates"]?.arrayValue ?? []
+            let polygons: [JSONValue] =
+                type == "Polygon" ? [geometry["coordinates"]!] : geometry["coordinates"]?.arrayValue ?? []
             for polygon in polygons {
                 let ring = try XCTUnwrap(polygon.arrayValue?.first?.arrayValue)
                 let lon = ring.map { $0.arrayValue?[0].doubleValue ?? .nan }
@@ -69,15 +75,23 @@ final class GeoJSONOutputTests: XCTestCase {
                 XCTAssertGreaterThanOrEqual(ring.count, 4)
                 XCTAssertEqual(lon.first, lon.last, "ring closed")
                 XCTAssertEqual(lat.first, lat.last, "ring closed")
-                XCTAssertTrue(lon.allSatisfy { $0 >= -180 && $0 <= 180 } && lat.allSatisfy { $0 >= -90 && $0 <= 90 }, "lon, lat order and range")
-                XCTAssertGreaterThan(GeoJSONWriter.signedArea(lon: lon, lat: lat), 0, "\(name) feature \(i): exterior ring counter-clockwise")
+                XCTAssertTrue(
+                    lon.allSatisfy { $0 >= -180 && $0 <= 180 } && lat.allSatisfy { $0 >= -90 && $0 <= 90 },
+                    "lon, lat order and range")
+                XCTAssertGreaterThan(
+                    GeoJSONWriter.signedArea(lon: lon, lat: lat), 0,
+                    "\(name) feature \(i): exterior ring counter-clockwise")
                 let g = try geos.polygon(x: lon, y: lat)
                 XCTAssertTrue(g.isValid, "\(name) feature \(i): \(g.validityReason)")
             }
             // The same properties, with the same JSON types, in every feature.
             let props = try XCTUnwrap(feature["properties"]?.objectValue)
             let kinds = props.map { ($0.0, $0.1.typeName) }
-            if let schema { XCTAssertTrue(schema.elementsEqual(kinds, by: { $0 == $1 }), "\(name) feature \(i) properties differ") } else { schema = kinds }
+            if let schema {
+                XCTAssertTrue(schema.elementsEqual(kinds, by: { $0 == $1 }), "\(name) feature \(i) properties differ")
+            } else {
+                schema = kinds
+            }
             let fill = try XCTUnwrap(feature["properties"]?["fill"]?.stringValue)
             XCTAssertNotNil(fill.range(of: "^#[0-9a-f]{6}$", options: .regularExpression))
             let opacity = try XCTUnwrap(feature["properties"]?["fill-opacity"]?.doubleValue)
@@ -98,20 +112,25 @@ final class GeoJSONOutputTests: XCTestCase {
 
     /// `ogrinfo` (GDAL) opens the file as one polygon layer with every feature.
     private func checkWithGDAL(path: String, features: Int, name: String) throws {
-        let ogrinfo = ["/usr/bin/ogrinfo", "/usr/local/bin/ogrinfo"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let ogrinfo = ["/usr/bin/ogrinfo", "/usr/local/bin/ogrinfo"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         guard let ogrinfo else {
             XCTFail("ogrinfo not found: install gdal-bin (scripts/setup does)")
             return
         }
         let log = NSTemporaryDirectory() + "ogrinfo-" + UUID().uuidString
         defer { unlink(log) }
-        let termination = try ChildProcess(executable: ogrinfo, arguments: ["-ro", "-so", "-al", path], output: .file(log)).wait()
+        let termination = try ChildProcess(
+            executable: ogrinfo, arguments: ["-ro", "-so", "-al", path], output: .file(log)
+        ).wait()
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         XCTAssertEqual(termination, .exited(0), output)
         XCTAssertTrue(output.contains("Feature Count: \(features)"), "\(name): \(output)")
         if features > 0 {
-            XCTAssertTrue(output.contains("Geometry: Polygon") || output.contains("Geometry: Multi Polygon")
-                || output.contains("Geometry: Unknown (any)"), "\(name): \(output)")
+            XCTAssertTrue(
+                output.contains("Geometry: Polygon") || output.contains("Geometry: Multi Polygon")
+                    || output.contains("Geometry: Unknown (any)"), "\(name): \(output)")
         }
     }
 
@@ -125,13 +144,16 @@ final class GeoJSONOutputTests: XCTestCase {
     func testRealDatasetsRunEndToEnd() throws {
         // name → a keyword that must get at least one region.
         let expectations = [
-            ("helsinki-osm", "clothes"), ("hangzhou-amap", "餐饮服务"), ("spb-2gis", "Бары"), ("ourairports-world", "heliport"),
+            ("helsinki-osm", "clothes"), ("hangzhou-amap", "餐饮服务"), ("spb-2gis", "Бары"),
+            ("ourairports-world", "heliport"),
         ]
         for (name, keyword) in expectations {
             let (f, doc, text) = try runShipped(name)
             defer { f.remove() }
             let features = doc["features"]?.arrayValue ?? []
-            XCTAssertTrue(features.contains { $0["properties"]?["keyword"] == .string(keyword) }, "\(name): no region for \(keyword)")
+            XCTAssertTrue(
+                features.contains { $0["properties"]?["keyword"] == .string(keyword) },
+                "\(name): no region for \(keyword)")
             try checkDocument(doc, text: text, path: f.outputPath, name: name)
         }
     }

@@ -1,18 +1,19 @@
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// A small synthetic pipeline in a temporary directory, run with the built executables.
 ///
@@ -34,8 +35,10 @@ struct PipelineFixture {
         var dir = url.path
         if !FileManager.default.isExecutableFile(atPath: dir + "/regionsearch") {
             // Some XCTest runners report the bundle's Contents directory or the test binary itself.
-            for candidate in [Bundle(for: FixtureBundleToken.self).bundleURL.deletingLastPathComponent().path,
-                              URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().path] {
+            for candidate in [
+                Bundle(for: FixtureBundleToken.self).bundleURL.deletingLastPathComponent().path,
+                URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().path,
+            ] {
                 if FileManager.default.isExecutableFile(atPath: candidate + "/regionsearch") {
                     dir = candidate
                     break
@@ -75,16 +78,22 @@ struct PipelineFixture {
     }
 
     /// Rewrites the manifest with these stage sections (relative paths, as a user writes them).
-    func writeManifest(sections: [(String, JSONValue)] = [], keywords: [String] = ["cafe"], input: JSONValue? = nil) throws {
+    func writeManifest(sections: [(String, JSONValue)] = [], keywords: [String] = ["cafe"], input: JSONValue? = nil)
+        throws
+    {
         var members: [(String, JSONValue)] = [
             ("name", .string("test")),
-            ("inputs", .array([input ?? .object([("path", .string("../data/city.csv")), ("format", .string("csv"))])])),
+            (
+                "inputs",
+                .array([input ?? .object([("path", .string("../data/city.csv")), ("format", .string("csv"))])])
+            ),
             ("work_dir", .string("../work")),
             ("output", .string("../out/test.geojson")),
             ("keywords", .array(keywords.map { .string($0) })),
         ]
         members += sections
-        try JSONValue.object(members).serialized(pretty: true).write(toFile: manifestPath, atomically: true, encoding: .utf8)
+        try JSONValue.object(members).serialized(pretty: true).write(
+            toFile: manifestPath, atomically: true, encoding: .utf8)
     }
 
     func manifest() throws -> Manifest { try Manifest.load(path: manifestPath) }
@@ -95,14 +104,16 @@ struct PipelineFixture {
         /// stdout and stderr, interleaved.
         var output: String
         var status: Int32 {
-            if case let .exited(code) = termination { return code }
+            if case .exited(let code) = termination { return code }
             return -1
         }
     }
 
     /// Runs `regionsearch ARGS…` (or another tool) to completion.
     @discardableResult
-    func tool(_ arguments: [String], executable: String = PipelineFixture.regionsearch, environment: [String: String]? = nil) throws -> Result {
+    func tool(
+        _ arguments: [String], executable: String = PipelineFixture.regionsearch, environment: [String: String]? = nil
+    ) throws -> Result {
         let log = root + "/.log-" + UUID().uuidString
         defer { unlink(log) }
         let termination = try ChildProcess(
@@ -152,7 +163,8 @@ struct PipelineFixture {
         var out: [String: Data] = [:]
         for dir in FileSystem.list(work.objects) {
             for file in FileSystem.list(work.objects + "/" + dir) {
-                out[dir + "/" + file] = try Data(contentsOf: URL(fileURLWithPath: work.objects + "/" + dir + "/" + file))
+                out[dir + "/" + file] = try Data(
+                    contentsOf: URL(fileURLWithPath: work.objects + "/" + dir + "/" + file))
             }
         }
         return out

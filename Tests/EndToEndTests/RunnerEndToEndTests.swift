@@ -1,18 +1,19 @@
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// `regionsearch run/status/clean` on a small synthetic city, with the built executables.
 final class RunnerEndToEndTests: XCTestCase {
@@ -35,7 +36,8 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(state.status, "ok")
         // The output is a copy of the hulls object, and run.json records its digest.
         let geojson = try f.output()
-        XCTAssertEqual(geojson, try Data(contentsOf: URL(fileURLWithPath: try f.objectPath("hulls", "regions.geojson"))))
+        XCTAssertEqual(
+            geojson, try Data(contentsOf: URL(fileURLWithPath: try f.objectPath("hulls", "regions.geojson"))))
         XCTAssertEqual(state.output?.digest.size, geojson.count)
         XCTAssertTrue(String(decoding: geojson, as: UTF8.self).contains("\"FeatureCollection\""))
 
@@ -90,7 +92,10 @@ final class RunnerEndToEndTests: XCTestCase {
         let status = try f.tool(["status", f.manifestPath])
         XCTAssertEqual(status.status, 0)
         for (i, name) in stageNames.enumerated() {
-            XCTAssertTrue(status.output.contains("[\(i + 1)/6] \(name.padding(toLength: 9, withPad: " ", startingAt: 0))  up to date"), status.output)
+            XCTAssertTrue(
+                status.output.contains(
+                    "[\(i + 1)/6] \(name.padding(toLength: 9, withPad: " ", startingAt: 0))  up to date"), status.output
+            )
         }
         XCTAssertTrue(status.output.contains("output: \(f.outputPath): up to date"), status.output)
     }
@@ -115,9 +120,15 @@ final class RunnerEndToEndTests: XCTestCase {
         var cascades = 0
         for (k, (stage, key, value)) in edits.enumerated() {
             let before = try f.runState()
-            let beforeRecords = try Dictionary(uniqueKeysWithValues: Pipeline.stages.map { s in
-                (s.name, try XCTUnwrap(try StageRecord.load(f.work.recordPath(stage: s.name, key: try XCTUnwrap(before[s.name].key)))))
-            })
+            let beforeRecords = try Dictionary(
+                uniqueKeysWithValues: Pipeline.stages.map { s in
+                    (
+                        s.name,
+                        try XCTUnwrap(
+                            try StageRecord.load(
+                                f.work.recordPath(stage: s.name, key: try XCTUnwrap(before[s.name].key))))
+                    )
+                })
             sections.append((stage, .object([(key, value)])))
             try f.writeManifest(sections: sections)
             let result = try f.run()
@@ -125,12 +136,16 @@ final class RunnerEndToEndTests: XCTestCase {
             let after = try f.runState()
             let ran = try f.ranStages()
             XCTAssertEqual(ran.first, stage, "after editing \(stage).\(key)")
-            XCTAssertEqual(after.stages.filter { $0.status == .upToDate }.map { $0.stage }.prefix(k), ArraySlice(stageNames[..<k]))
+            XCTAssertEqual(
+                after.stages.filter { $0.status == .upToDate }.map { $0.stage }.prefix(k), ArraySlice(stageNames[..<k]))
             XCTAssertNotEqual(after[stage].key, before[stage].key)
             // Every later stage ran exactly when one of its inputs differs from the last run's.
             for later in Pipeline.stages[(k + 1)...] {
-                let record = try XCTUnwrap(try StageRecord.load(f.work.recordPath(stage: later.name, key: try XCTUnwrap(after[later.name].key))))
-                let inputsChanged = record.key.inputs.map { $0.digest } != beforeRecords[later.name]!.key.inputs.map { $0.digest }
+                let record = try XCTUnwrap(
+                    try StageRecord.load(
+                        f.work.recordPath(stage: later.name, key: try XCTUnwrap(after[later.name].key))))
+                let inputsChanged =
+                    record.key.inputs.map { $0.digest } != beforeRecords[later.name]!.key.inputs.map { $0.digest }
                 XCTAssertEqual(ran.contains(later.name), inputsChanged, "\(later.name) after editing \(stage).\(key)")
                 XCTAssertEqual(after[later.name].key != before[later.name].key, inputsChanged)
                 if inputsChanged { cascades += 1 }
@@ -153,9 +168,13 @@ final class RunnerEndToEndTests: XCTestCase {
         defer { f.remove() }
         try freshRun(f)
         // Input options are part of ingest's key.
-        try f.writeManifest(input: .object([("path", .string("../data/city.csv")), ("format", .string("csv")), ("header", .bool(true))]))
+        try f.writeManifest(
+            input: .object([("path", .string("../data/city.csv")), ("format", .string("csv")), ("header", .bool(true))])
+        )
         var status = try f.tool(["status", f.manifestPath])
-        XCTAssertTrue(status.output.contains(#"options of inputs[0] changed: {"format":"csv"} → {"format":"csv","header":true}"#), status.output)
+        XCTAssertTrue(
+            status.output.contains(#"options of inputs[0] changed: {"format":"csv"} → {"format":"csv","header":true}"#),
+            status.output)
         XCTAssertEqual(try f.run().status, 0)
         XCTAssertEqual(try f.ranStages().first, "ingest")
         // Content, not timestamps: touching the file changes nothing; editing one name does.
@@ -167,7 +186,8 @@ final class RunnerEndToEndTests: XCTestCase {
         let lineEnd = try XCTUnwrap(text.firstIndex(of: "\n"))
         let secondLine = text[text.index(after: lineEnd)...].prefix { $0 != "\n" }
         let fields = secondLine.split(separator: ",", omittingEmptySubsequences: false)
-        text = text.replacingOccurrences(of: String(secondLine), with: ([fields[0], "Renamed POI"] + fields[2...]).joined(separator: ","))
+        text = text.replacingOccurrences(
+            of: String(secondLine), with: ([fields[0], "Renamed POI"] + fields[2...]).joined(separator: ","))
         try text.write(toFile: csv, atomically: true, encoding: .utf8)
         status = try f.tool(["status", f.manifestPath])
         XCTAssertTrue(status.output.contains("input file inputs[0] (\(csv)) changed"), status.output)
@@ -182,13 +202,19 @@ final class RunnerEndToEndTests: XCTestCase {
         var status = try f.tool(["status", f.manifestPath, "--json"])
         XCTAssertEqual(status.status, 0, status.output)
         let before = try JSONParser.parse(status.output)
-        XCTAssertEqual(before["stages"]?.arrayValue?.map { $0["state"]?.stringValue ?? "" }, ["missing"] + Array(repeating: "missing", count: 5))
+        XCTAssertEqual(
+            before["stages"]?.arrayValue?.map { $0["state"]?.stringValue ?? "" },
+            ["missing"] + Array(repeating: "missing", count: 5))
         try freshRun(f)
-        try f.writeManifest(sections: [("graph", .object([("k", .number(10))])), ("hulls", .object([("hull", .string("concave"))]))])
+        try f.writeManifest(sections: [
+            ("graph", .object([("k", .number(10))])), ("hulls", .object([("hull", .string("concave"))])),
+        ])
         status = try f.tool(["status", f.manifestPath, "--json"])
         let report = try JSONParser.parse(status.output)
         let stages = try XCTUnwrap(report["stages"]?.arrayValue)
-        XCTAssertEqual(stages.map { $0["state"]?.stringValue ?? "" }, ["up_to_date", "up_to_date", "stale", "stale", "stale", "stale"])
+        XCTAssertEqual(
+            stages.map { $0["state"]?.stringValue ?? "" },
+            ["up_to_date", "up_to_date", "stale", "stale", "stale", "stale"])
         XCTAssertEqual(stages[2]["reasons"], .array([.string("parameter graph.k: 8 → 10")]))
         XCTAssertEqual(stages[3]["reasons"], .array([.string("waits for graph to rerun")]))
         XCTAssertEqual(
@@ -208,7 +234,8 @@ final class RunnerEndToEndTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: copy) }
         XCTAssertEqual(try ChildProcess.run("/bin/cp", ["-R", f.root, copy]), .exited(0))
         let moved = PipelineFixture(copyAt: copy)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86400)], ofItemAtPath: moved.csvPath)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -86400)], ofItemAtPath: moved.csvPath)
         let result = try moved.run()
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertEqual(try moved.ranStages(), [])
@@ -240,7 +267,9 @@ final class RunnerEndToEndTests: XCTestCase {
                     let status = try f.tool(["status", f.manifestPath, "--json"])
                     let states = try JSONParser.parse(status.output)["stages"]?.arrayValue ?? []
                     XCTAssertEqual(states[k]["state"]?.stringValue, "stale", context)
-                    XCTAssertTrue((states[k]["reasons"]?.arrayValue?.first?.stringValue ?? "").contains(path), "\(context): \(status.output)")
+                    XCTAssertTrue(
+                        (states[k]["reasons"]?.arrayValue?.first?.stringValue ?? "").contains(path),
+                        "\(context): \(status.output)")
 
                     let result = try f.run()
                     XCTAssertEqual(result.status, 0, "\(context): \(result.output)")
@@ -252,8 +281,10 @@ final class RunnerEndToEndTests: XCTestCase {
                     case ("truncate", .some): expected = "truncated"
                     default: expected = "content differs from its run record"
                     }
-                    XCTAssertTrue(result.output.contains(expected), "\(context): expected '\(expected)' in \(result.output)")
-                    XCTAssertTrue(result.output.contains("[\(k + 1)/6] \(stage.name): output damaged, rerunning"), context)
+                    XCTAssertTrue(
+                        result.output.contains(expected), "\(context): expected '\(expected)' in \(result.output)")
+                    XCTAssertTrue(
+                        result.output.contains("[\(k + 1)/6] \(stage.name): output damaged, rerunning"), context)
                     // Only the damaged stage reruns: its output is byte-identical again, so every
                     // later key is unchanged.
                     XCTAssertEqual(try f.ranStages(), [stage.name], context)
@@ -281,7 +312,8 @@ final class RunnerEndToEndTests: XCTestCase {
         try data.write(to: URL(fileURLWithPath: damaged))
         let result = try f.tool(["project", "--input", damaged, "--output", f.root + "/p.rsa"])
         XCTAssertEqual(result.status, 4, result.output)
-        XCTAssertTrue(result.output.contains("\(damaged): artifact is truncated or was not completely written"), result.output)
+        XCTAssertTrue(
+            result.output.contains("\(damaged): artifact is truncated or was not completely written"), result.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/p.rsa"))
     }
 
@@ -293,7 +325,8 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(failed.status, 7, failed.output)
         // The stage's own message, then the runner's.
         let stageMessage = try XCTUnwrap(failed.output.range(of: "regionsearch-project: error:"), failed.output)
-        let runnerMessage = try XCTUnwrap(failed.output.range(of: "regionsearch: error: stage project failed (exit status"), failed.output)
+        let runnerMessage = try XCTUnwrap(
+            failed.output.range(of: "regionsearch: error: stage project failed (exit status"), failed.output)
         XCTAssertLessThan(stageMessage.lowerBound, runnerMessage.lowerBound)
         let statuses = try f.statuses()
         XCTAssertEqual(statuses["ingest"], .ran)
@@ -327,7 +360,8 @@ final class RunnerEndToEndTests: XCTestCase {
         let result = try f.run()
         XCTAssertEqual(result.status, 3, result.output)
         XCTAssertTrue(
-            result.output.contains("\(f.manifestPath): inputs[0].path: cannot read \(f.csvPath): No such file or directory"),
+            result.output.contains(
+                "\(f.manifestPath): inputs[0].path: cannot read \(f.csvPath): No such file or directory"),
             result.output)
         let status = try f.tool(["status", f.manifestPath])
         XCTAssertTrue(status.output.contains("cannot read \(f.csvPath)"), status.output)
@@ -340,8 +374,11 @@ final class RunnerEndToEndTests: XCTestCase {
         defer { f.remove() }
         struct Meddler: StageLauncher {
             let csv: String
-            func launch(stage: StageDefinition, executable: String, arguments: [String]) throws(RunnerError) -> StageLaunch {
-                let result = try ProcessStageLauncher().launch(stage: stage, executable: executable, arguments: arguments)
+            func launch(stage: StageDefinition, executable: String, arguments: [String]) throws(RunnerError)
+                -> StageLaunch
+            {
+                let result = try ProcessStageLauncher().launch(
+                    stage: stage, executable: executable, arguments: arguments)
                 if stage.name == "ingest" {
                     // Another process appends a row while ingest runs (after it read the file).
                     let h = FileHandle(forWritingAtPath: csv)!
@@ -354,25 +391,35 @@ final class RunnerEndToEndTests: XCTestCase {
         }
         let manifest = try f.manifest()
         let before = try FileDigest.of(path: f.csvPath)
-        let runner = Runner(manifest: manifest, toolDirectory: PipelineFixture.toolDirectory, launcher: Meddler(csv: f.csvPath))
+        let runner = Runner(
+            manifest: manifest, toolDirectory: PipelineFixture.toolDirectory, launcher: Meddler(csv: f.csvPath))
         var options = RunOptions()
         options.quiet = true
         XCTAssertThrowsError(try runner.run(options)) { error in
             XCTAssertEqual((error as? RunnerError)?.exitStatus, .failure)
             XCTAssertEqual(
                 "\(error)",
-                "input inputs[0] of stage ingest (\(f.csvPath)) changed while the stage ran, so its result was not recorded; run again once the input is stable")
+                "input inputs[0] of stage ingest (\(f.csvPath)) changed while the stage ran, so its result was not recorded; run again once the input is stable"
+            )
         }
-        let oldKey = StageKey(stage: IngestStage.definition, parameters: manifest.parameters(for: "ingest"), inputs: [
-            .init(name: "inputs[0]", producer: nil, path: f.csvPath, digest: before, options: StageKey.inputOptions(manifest.inputs[0].spec))
-        ]).hash
+        let oldKey = StageKey(
+            stage: IngestStage.definition, parameters: manifest.parameters(for: "ingest"),
+            inputs: [
+                .init(
+                    name: "inputs[0]", producer: nil, path: f.csvPath, digest: before,
+                    options: StageKey.inputOptions(manifest.inputs[0].spec))
+            ]
+        ).hash
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.work.recordPath(stage: "ingest", key: oldKey)))
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.work.objectDirectory(stage: "ingest", key: oldKey)))
         XCTAssertEqual(try f.statuses()["ingest"], .failed)
         let result = try f.run()
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertEqual(try f.ranStages(), stageNames)
-        let record = try XCTUnwrap(try StageRecord.load(try f.objectPath("ingest", "pois.rsa").replacingOccurrences(of: "/objects/", with: "/records/").replacingOccurrences(of: "/pois.rsa", with: ".json")))
+        let record = try XCTUnwrap(
+            try StageRecord.load(
+                try f.objectPath("ingest", "pois.rsa").replacingOccurrences(of: "/objects/", with: "/records/")
+                    .replacingOccurrences(of: "/pois.rsa", with: ".json")))
         XCTAssertEqual(record.summary.count(.accepted), 3_001)
     }
 
@@ -420,7 +467,8 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(try f.objectFiles(), first, "same keys, same bytes")
         XCTAssertEqual(try f.output(), firstOutput)
         XCTAssertEqual(try f.runState().stages.map { $0.key }, firstState.stages.map { $0.key })
-        let record = try XCTUnwrap(try StageRecord.load(f.work.recordPath(stage: "graph", key: try XCTUnwrap(f.runState()["graph"].key))))
+        let record = try XCTUnwrap(
+            try StageRecord.load(f.work.recordPath(stage: "graph", key: try XCTUnwrap(f.runState()["graph"].key))))
         XCTAssertEqual(record.threads, 2)
     }
 
@@ -432,12 +480,16 @@ final class RunnerEndToEndTests: XCTestCase {
         try freshRun(f)
         XCTAssertEqual(FileSystem.list(f.work.objects).count, 7)
         // Leftovers of an interrupted write in every place the runner cleans.
-        for path in [f.work.objects + "/.graph-0123.tmp-99999", f.work.records + "/.x.json.tmp-1-0", f.root + "/out/.test.geojson.tmp-5-0"] {
+        for path in [
+            f.work.objects + "/.graph-0123.tmp-99999", f.work.records + "/.x.json.tmp-1-0",
+            f.root + "/out/.test.geojson.tmp-5-0",
+        ] {
             XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8)))
         }
         var result = try f.tool(["clean", f.manifestPath, "--unused"])
         XCTAssertEqual(result.status, 0, result.output)
-        XCTAssertTrue(result.output.contains("removed 1 stage output(s), 1 record(s) and 3 temporary file(s)"), result.output)
+        XCTAssertTrue(
+            result.output.contains("removed 1 stage output(s), 1 record(s) and 3 temporary file(s)"), result.output)
         XCTAssertEqual(FileSystem.list(f.work.objects).count, 6)
         XCTAssertEqual(try f.run().status, 0)
         XCTAssertEqual(try f.ranStages(), [])
@@ -458,9 +510,13 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(result.status, 2)
         let known = RegionsStage.definition.parameters.map { $0.key }.joined(separator: ", ")
         let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
-        let line = try XCTUnwrap(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("z_cor") }) + 1
+        let line =
+            try XCTUnwrap(
+                text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("z_cor") }) + 1
         XCTAssertTrue(
-            result.output.contains("regionsearch: error: \(f.manifestPath):\(line):5: regions.z_cor: unknown key (did you mean 'z_core'?); known keys: \(known)"),
+            result.output.contains(
+                "regionsearch: error: \(f.manifestPath):\(line):5: regions.z_cor: unknown key (did you mean 'z_core'?); known keys: \(known)"
+            ),
             result.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.workPath), "nothing is created for a bad manifest")
         XCTAssertEqual(try f.tool(["run"]).status, 2)
@@ -474,7 +530,9 @@ final class RunnerEndToEndTests: XCTestCase {
         let help = try f.tool(["--help"])
         XCTAssertEqual(help.status, 0)
         for stage in Pipeline.stages { XCTAssertTrue(help.output.contains("  \(stage.name)"), stage.name) }
-        for command in ["run", "status", "clean", "help"] { XCTAssertTrue(help.output.contains("  \(command) "), command) }
+        for command in ["run", "status", "clean", "help"] {
+            XCTAssertTrue(help.output.contains("  \(command) "), command)
+        }
         for stage in Pipeline.stages {
             let viaDriver = try f.tool(["help", stage.name])
             let direct = try f.tool(["--help"], executable: PipelineFixture.toolDirectory + "/" + stage.executable)
@@ -488,7 +546,8 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertTrue(bad.output.contains("regionsearch-graph: error: unknown option '--no-such-option'"), bad.output)
         let unknown = try f.tool(["grpah"])
         XCTAssertEqual(unknown.status, 2)
-        XCTAssertTrue(unknown.output.contains("'grpah' is not a command or stage (did you mean 'graph'?)"), unknown.output)
+        XCTAssertTrue(
+            unknown.output.contains("'grpah' is not a command or stage (did you mean 'graph'?)"), unknown.output)
     }
 }
 

@@ -72,7 +72,8 @@ public final class ArtifactFile {
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 {
                     free(base)
-                    throw ArtifactError.cannotOpen(path: path, reason: n < 0 ? String(cString: strerror(errno)) : "short read")
+                    throw ArtifactError.cannotOpen(
+                        path: path, reason: n < 0 ? String(cString: strerror(errno)) : "short read")
                 }
                 done += n
             }
@@ -144,7 +145,9 @@ public final class ArtifactFile {
         }
         let columnCount = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
         let rowCount = u64(16)
-        let metaOffset = u64(24), metaLength = u64(32), dirOffset = u64(40)
+        let metaOffset = u64(24)
+        let metaLength = u64(32)
+        let dirOffset = u64(40)
         guard dirOffset >= ArtifactFormat.headerSize,
             dirOffset + columnCount * ArtifactFormat.directoryEntrySize <= trailer,
             metaOffset >= 0, metaLength >= 0, metaOffset + metaLength <= trailer
@@ -167,7 +170,9 @@ public final class ArtifactFile {
             guard let type = ColumnType(rawValue: base.load(fromByteOffset: e + 32, as: UInt8.self)) else {
                 throw ArtifactError.malformed(path: path, detail: "column '\(name)' has an unknown type")
             }
-            let count = u64(e + 40), offset = u64(e + 48), length = u64(e + 56)
+            let count = u64(e + 40)
+            let offset = u64(e + 48)
+            let length = u64(e + 56)
             guard count >= 0, offset >= 0, length == count &* type.byteWidth, offset % ArtifactFormat.alignment == 0,
                 offset + length <= trailer
             else {

@@ -124,25 +124,30 @@ public enum ArtifactError: Error, CustomStringConvertible {
     public var description: String {
         let hint = "; rerun the stage that writes it (regionsearch run redoes it automatically)"
         switch self {
-        case let .cannotOpen(path, reason):
+        case .cannotOpen(let path, let reason):
             return "\(path): cannot open artifact: \(reason)"
-        case let .truncated(path, detail):
+        case .truncated(let path, let detail):
             return "\(path): artifact is truncated or was not completely written (\(detail))" + hint
-        case let .badMagic(path):
+        case .badMagic(let path):
             return "\(path): not a RegionSearch artifact (bad magic bytes)"
-        case let .unsupportedVersion(path, found):
-            return "\(path): artifact format version \(found) is not supported (this build reads version \(ArtifactFormat.version))" + hint
-        case let .wrongKind(path, expected, found):
-            return "\(path): expected a \(expected) artifact but this is a \(found) artifact; check the stage's input argument"
-        case let .checksumMismatch(path, stored, computed):
-            return "\(path): checksum mismatch (stored \(hex64(stored)), content hashes to \(hex64(computed))): the file was altered or damaged" + hint
-        case let .malformed(path, detail):
+        case .unsupportedVersion(let path, let found):
+            return
+                "\(path): artifact format version \(found) is not supported (this build reads version \(ArtifactFormat.version))"
+                + hint
+        case .wrongKind(let path, let expected, let found):
+            return
+                "\(path): expected a \(expected) artifact but this is a \(found) artifact; check the stage's input argument"
+        case .checksumMismatch(let path, let stored, let computed):
+            return
+                "\(path): checksum mismatch (stored \(hex64(stored)), content hashes to \(hex64(computed))): the file was altered or damaged"
+                + hint
+        case .malformed(let path, let detail):
             return "\(path): malformed artifact: \(detail)" + hint
-        case let .missingColumn(path, name):
+        case .missingColumn(let path, let name):
             return "\(path): artifact has no column '\(name)'" + hint
-        case let .columnType(path, name, expected, found):
+        case .columnType(let path, let name, let expected, let found):
             return "\(path): column '\(name)' has type \(found), expected \(expected)" + hint
-        case let .writeFailed(path, reason):
+        case .writeFailed(let path, let reason):
             return "\(path): cannot write artifact: \(reason); check free disk space and permissions"
         }
     }

@@ -32,7 +32,9 @@ public struct ArtifactWriter {
     }
 
     /// Adds a numeric column from memory that `owner` keeps valid (a mapped artifact's column).
-    public mutating func add<T: ArtifactScalar>(_ name: String, _ values: UnsafeBufferPointer<T>, keepingAlive owner: Any) {
+    public mutating func add<T: ArtifactScalar>(
+        _ name: String, _ values: UnsafeBufferPointer<T>, keepingAlive owner: Any
+    ) {
         precondition(name.utf8.count <= ArtifactFormat.maxColumnNameBytes, "column name too long: \(name)")
         precondition(!columns.contains { $0.name == name }, "duplicate column \(name)")
         columns.append(

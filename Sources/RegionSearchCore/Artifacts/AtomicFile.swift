@@ -28,7 +28,8 @@ public final class AtomicFile {
         var tmp = ""
         var descriptor: Int32 = -1
         for attempt in 0..<16 {
-            tmp = (dir == "." && !path.hasPrefix("./") ? "" : dir + "/") + "." + base + AtomicFile.temporaryMarker
+            tmp =
+                (dir == "." && !path.hasPrefix("./") ? "" : dir + "/") + "." + base + AtomicFile.temporaryMarker
                 + String(getpid()) + "-" + String(attempt)
             descriptor = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if descriptor >= 0 || errno != EEXIST { break }
@@ -61,7 +62,9 @@ public final class AtomicFile {
         }
         if buffer.count + bytes.count > AtomicFile.bufferLimit { try flushBuffer() }
         // Typed view: appending a raw buffer would copy byte by byte; this is one memcpy.
-        buffer.append(contentsOf: UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+        buffer.append(
+            contentsOf: UnsafeBufferPointer(
+                start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
     }
 
     public func write(_ bytes: [UInt8]) throws {

@@ -206,8 +206,8 @@ public struct ParsedCommandLine: Sendable {
         for p in spec.parameters {
             if let texts = parameterTexts[p.key] {
                 switch p.parse(texts) {
-                case let .success(v): out.append((p.key, v))
-                case let .failure(reason): throw UsageError("\(p.optionName): \(reason)")
+                case .success(let v): out.append((p.key, v))
+                case .failure(let reason): throw UsageError("\(p.optionName): \(reason)")
                 }
             } else if let d = p.defaultValue {
                 out.append((p.key, d))

@@ -36,21 +36,21 @@ public struct ParameterSpec: Sendable {
     /// A description of the domain for messages and help.
     var domainDescription: String {
         switch domain {
-        case let .number(lo, hi, exclusive):
+        case .number(let lo, let hi, let exclusive):
             switch (lo, hi) {
-            case let (l?, h?): return "a number in \(exclusive ? "(" : "[")\(fmt(l)), \(fmt(h))]"
-            case let (l?, nil): return "a number \(exclusive ? ">" : "≥") \(fmt(l))"
-            case let (nil, h?): return "a number ≤ \(fmt(h))"
+            case (let l?, let h?): return "a number in \(exclusive ? "(" : "[")\(fmt(l)), \(fmt(h))]"
+            case (let l?, nil): return "a number \(exclusive ? ">" : "≥") \(fmt(l))"
+            case (nil, let h?): return "a number ≤ \(fmt(h))"
             default: return "a number"
             }
-        case let .integer(lo, hi):
+        case .integer(let lo, let hi):
             switch (lo, hi) {
-            case let (l?, h?): return "an integer in [\(l), \(h)]"
-            case let (l?, nil): return "an integer ≥ \(l)"
-            case let (nil, h?): return "an integer ≤ \(h)"
+            case (let l?, let h?): return "an integer in [\(l), \(h)]"
+            case (let l?, nil): return "an integer ≥ \(l)"
+            case (nil, let h?): return "an integer ≤ \(h)"
             default: return "an integer"
             }
-        case let .choice(options): return "one of " + options.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .choice(let options): return "one of " + options.map { "\"\($0)\"" }.joined(separator: ", ")
         case .boolean: return "true or false"
         case .string: return "a string"
         case .stringList: return "a list of strings"
@@ -62,20 +62,24 @@ public struct ParameterSpec: Sendable {
     /// Validates a manifest value; returns the normalised value or a reason.
     public func validate(_ value: JSONValue) -> ParameterCheck {
         switch domain {
-        case let .number(lo, hi, exclusive):
-            guard let d = value.doubleValue else { return .failure("expected \(domainDescription), got \(value.typeName)") }
+        case .number(let lo, let hi, let exclusive):
+            guard let d = value.doubleValue else {
+                return .failure("expected \(domainDescription), got \(value.typeName)")
+            }
             if let lo, exclusive ? d <= lo : d < lo { return .failure("expected \(domainDescription), got \(fmt(d))") }
             if let hi, d > hi { return .failure("expected \(domainDescription), got \(fmt(d))") }
             return .success(.number(d))
-        case let .integer(lo, hi):
+        case .integer(let lo, let hi):
             guard let i = value.intValue else {
                 return .failure("expected \(domainDescription), got \(value.serialized())")
             }
             if let lo, i < lo { return .failure("expected \(domainDescription), got \(i)") }
             if let hi, i > hi { return .failure("expected \(domainDescription), got \(i)") }
             return .success(.number(Double(i)))
-        case let .choice(options):
-            guard let s = value.stringValue else { return .failure("expected \(domainDescription), got \(value.typeName)") }
+        case .choice(let options):
+            guard let s = value.stringValue else {
+                return .failure("expected \(domainDescription), got \(value.typeName)")
+            }
             guard options.contains(s) else { return .failure("expected \(domainDescription), got \"\(s)\"") }
             return .success(value)
         case .boolean:
@@ -101,7 +105,9 @@ public struct ParameterSpec: Sendable {
         guard let last = texts.last else { return .failure("missing value") }
         switch domain {
         case .number, .integer:
-            guard let d = Double(last), d.isFinite else { return .failure("expected \(domainDescription), got \"\(last)\"") }
+            guard let d = Double(last), d.isFinite else {
+                return .failure("expected \(domainDescription), got \"\(last)\"")
+            }
             return validate(.number(d))
         case .choice, .string:
             return validate(.string(last))
@@ -211,7 +217,11 @@ public struct Parameters: Sendable {
     }
 
     public mutating func set(_ key: String, _ value: JSONValue) {
-        if let i = values.firstIndex(where: { $0.0 == key }) { values[i].1 = value } else { values.append((key, value)) }
+        if let i = values.firstIndex(where: { $0.0 == key }) {
+            values[i].1 = value
+        } else {
+            values.append((key, value))
+        }
     }
 
     /// Validates a manifest object against specs; unknown keys and bad values are errors that name
@@ -235,8 +245,8 @@ public struct Parameters: Sendable {
         for spec in specs {
             if let v = given.first(where: { $0.0 == spec.key })?.1, v != .null {
                 switch spec.validate(v) {
-                case let .success(norm): out.append((spec.key, norm))
-                case let .failure(reason): throw UsageError("\(context).\(spec.key): \(reason)")
+                case .success(let norm): out.append((spec.key, norm))
+                case .failure(let reason): throw UsageError("\(context).\(spec.key): \(reason)")
                 }
             } else if let d = spec.defaultValue {
                 out.append((spec.key, d))
@@ -253,10 +263,10 @@ public struct Parameters: Sendable {
         for spec in specs {
             guard let v = self[spec.key], v != .null else { continue }
             switch v {
-            case let .string(s): args += [spec.optionName, s]
-            case let .number(d): args += [spec.optionName, JSONValue.formatNumber(d)]
-            case let .bool(b): args += [spec.optionName, b ? "true" : "false"]
-            case let .array(items):
+            case .string(let s): args += [spec.optionName, s]
+            case .number(let d): args += [spec.optionName, JSONValue.formatNumber(d)]
+            case .bool(let b): args += [spec.optionName, b ? "true" : "false"]
+            case .array(let items):
                 for item in items { if let s = item.stringValue { args += [spec.optionName, s] } }
             default: continue
             }

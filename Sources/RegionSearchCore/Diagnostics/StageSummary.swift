@@ -78,19 +78,28 @@ public struct StageSummary: Sendable, Equatable {
 
     public static func == (a: StageSummary, b: StageSummary) -> Bool {
         a.stage == b.stage && a.counts.elementsEqual(b.counts, by: { $0 == $1 })
-            && a.phases.elementsEqual(b.phases, by: { $0 == $1 }) && a.details.elementsEqual(b.details, by: { $0 == $1 })
+            && a.phases.elementsEqual(b.phases, by: { $0 == $1 })
+            && a.details.elementsEqual(b.details, by: { $0 == $1 })
             && a.seconds == b.seconds && a.peakRSSBytes == b.peakRSSBytes
     }
 
     public mutating func set(_ count: Count, _ value: Int) {
-        if let i = counts.firstIndex(where: { $0.0 == count }) { counts[i].1 = value } else { counts.append((count, value)) }
+        if let i = counts.firstIndex(where: { $0.0 == count }) {
+            counts[i].1 = value
+        } else {
+            counts.append((count, value))
+        }
     }
 
     public func count(_ count: Count) -> Int? { counts.first { $0.0 == count }?.1 }
 
     /// Adds `seconds` to `phase` (a phase may run in several pieces).
     public mutating func add(_ phase: Phase, seconds: Double) {
-        if let i = phases.firstIndex(where: { $0.0 == phase }) { phases[i].1 += seconds } else { phases.append((phase, seconds)) }
+        if let i = phases.firstIndex(where: { $0.0 == phase }) {
+            phases[i].1 += seconds
+        } else {
+            phases.append((phase, seconds))
+        }
     }
 
     public func seconds(_ phase: Phase) -> Double? { phases.first { $0.0 == phase }?.1 }
@@ -104,7 +113,11 @@ public struct StageSummary: Sendable, Equatable {
     }
 
     public mutating func setDetail(_ key: String, _ value: JSONValue) {
-        if let i = details.firstIndex(where: { $0.0 == key }) { details[i].1 = value } else { details.append((key, value)) }
+        if let i = details.firstIndex(where: { $0.0 == key }) {
+            details[i].1 = value
+        } else {
+            details.append((key, value))
+        }
     }
 
     public func detail(_ key: String) -> JSONValue? { details.first { $0.0 == key }?.1 }

@@ -3,7 +3,8 @@ import Foundation
 /// The common `main` of every executable: parse, handle `--help`, run, map errors to exit codes.
 public enum ToolMain {
     /// Runs `body` and exits the process with the matching ``ExitStatus``.
-    public static func run(_ spec: CommandSpec, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+    public static func run(
+        _ spec: CommandSpec, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
         _ body: (ParsedCommandLine) throws -> Void
     ) -> Never {
         Log.toolName = spec.name

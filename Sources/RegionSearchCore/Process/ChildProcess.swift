@@ -36,10 +36,12 @@ public final class ChildProcess {
 
         public var description: String {
             switch self {
-            case let .exited(code): return "exit status \(code)"
-            case let .signaled(signal):
-                let name = [SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGSEGV: "SIGSEGV",
-                            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP"][signal]
+            case .exited(let code): return "exit status \(code)"
+            case .signaled(let signal):
+                let name = [
+                    SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGSEGV: "SIGSEGV",
+                    SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
+                ][signal]
                 return "killed by signal \(signal)\(name.map { " (\($0))" } ?? "")"
             }
         }
@@ -108,16 +110,16 @@ public final class ChildProcess {
         switch output {
         case .inherit:
             tailLimit = 0
-        case let .file(path):
+        case .file(let path):
             tailLimit = 0
             posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        case let .files(stdout, stderr):
+        case .files(let stdout, let stderr):
             tailLimit = 0
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        case let .tee(limit):
+        case .tee(let limit):
             tailLimit = limit
             var fds: [Int32] = [-1, -1]
             guard pipe(&fds) == 0 else {

@@ -7,7 +7,9 @@ public enum CurrentExecutable {
     public static var path: String {
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = buffer.withUnsafeMutableBufferPointer { b in
-            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { readlink("/proc/self/exe", $0, b.count - 1) }
+            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) {
+                readlink("/proc/self/exe", $0, b.count - 1)
+            }
         }
         if n > 0 { return String(decoding: buffer[0..<n], as: UTF8.self) }
         let argv0 = CommandLine.arguments.first ?? "regionsearch"

@@ -5,14 +5,16 @@ public enum Selection {
     public static func kthSmallest(_ a: inout [Double], _ k: Int) -> Double {
         precondition(k >= 0 && k < a.count)
         return a.withUnsafeMutableBufferPointer { b in
-            var lo = 0, hi = b.count - 1
+            var lo = 0
+            var hi = b.count - 1
             while lo < hi {
                 let mid = lo + (hi - lo) / 2
                 if b[mid] < b[lo] { b.swapAt(mid, lo) }
                 if b[hi] < b[lo] { b.swapAt(hi, lo) }
                 if b[hi] < b[mid] { b.swapAt(hi, mid) }
                 let pivot = b[mid]
-                var i = lo, j = hi
+                var i = lo
+                var j = hi
                 while i <= j {
                     while b[i] < pivot { i += 1 }
                     while b[j] > pivot { j -= 1 }

@@ -29,7 +29,8 @@ public enum UTF8Check {
             let c = p[i]
             if c < 0x80 {
                 i += 1
-                while i + 8 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+                while i + 8 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+                { i += 8 }
                 continue
             }
             let len: Int

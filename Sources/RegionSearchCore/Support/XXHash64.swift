@@ -74,7 +74,10 @@ public struct XXHash64 {
             }
             pendingCount = 0
         }
-        var a = v1, b = v2, c = v3, d = v4
+        var a = v1
+        var b = v2
+        var c = v3
+        var d = v4
         while remaining >= 32 {
             a = Self.round(a, Self.load64(p, 0))
             b = Self.round(b, Self.load64(p, 8))
@@ -83,7 +86,10 @@ public struct XXHash64 {
             p += 32
             remaining -= 32
         }
-        v1 = a; v2 = b; v3 = c; v4 = d
+        v1 = a
+        v2 = b
+        v3 = c
+        v4 = d
         if remaining > 0 {
             withUnsafeMutableBytes(of: &pending) { dst in
                 dst.baseAddress!.copyMemory(from: p, byteCount: remaining)
@@ -108,7 +114,8 @@ public struct XXHash64 {
     public func finalize() -> UInt64 {
         var h: UInt64
         if totalLength >= 32 {
-            h = ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57))
+            h =
+                ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57))
                 &+ ((v3 << 12) | (v3 >> 52)) &+ ((v4 << 18) | (v4 >> 46))
             h = Self.mergeRound(h, v1)
             h = Self.mergeRound(h, v2)

@@ -52,7 +52,9 @@ struct OSMOptions: Equatable, Sendable {
     public init(json: JSONValue, context: String) throws(UsageError) {
         self.init()
         guard let members = json.objectValue else {
-            throw UsageError("\(context): expected an object with keys \(OSMOptions.jsonKeys.joined(separator: ", ")), got \(json.typeName)")
+            throw UsageError(
+                "\(context): expected an object with keys \(OSMOptions.jsonKeys.joined(separator: ", ")), got \(json.typeName)"
+            )
         }
         for (key, value) in members {
             switch key {
@@ -62,12 +64,14 @@ struct OSMOptions: Equatable, Sendable {
                 keywordKeys = try OSMOptions.keyList(value, context: "\(context).\(key)", allowEmpty: true)
             case "name_key":
                 guard let s = value.stringValue, !s.isEmpty else {
-                    throw UsageError("\(context).\(key): expected a non-empty string (an OSM tag key), got \(value.serialized())")
+                    throw UsageError(
+                        "\(context).\(key): expected a non-empty string (an OSM tag key), got \(value.serialized())")
                 }
                 nameKey = s
             default:
                 let hint = closestMatch(key, in: OSMOptions.jsonKeys).map { " (did you mean '\($0)'?)" } ?? ""
-                throw UsageError("\(context).\(key): unknown key\(hint); known keys: \(OSMOptions.jsonKeys.joined(separator: ", "))")
+                throw UsageError(
+                    "\(context).\(key): unknown key\(hint); known keys: \(OSMOptions.jsonKeys.joined(separator: ", "))")
             }
         }
     }

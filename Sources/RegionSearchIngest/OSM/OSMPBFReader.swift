@@ -93,11 +93,14 @@ final class OSMPBFReader: RecordSource {
         let unsupported = header.unsupportedFeatures
         guard unsupported.isEmpty else {
             let list = unsupported.map { "\"\($0)\"" }.joined(separator: ", ")
-            let hint = unsupported.contains("HistoricalInformation")
+            let hint =
+                unsupported.contains("HistoricalInformation")
                 ? " (a history file; take a snapshot first, e.g. `osmium time-filter`)" : ""
             throw InputError.unsupported(
                 path: file.path,
-                reason: "the OSM PBF file requires the feature\(unsupported.count == 1 ? "" : "s") \(list), which this reader does not support\(hint); supported: OsmSchema-V0.6, DenseNodes")
+                reason:
+                    "the OSM PBF file requires the feature\(unsupported.count == 1 ? "" : "s") \(list), which this reader does not support\(hint); supported: OsmSchema-V0.6, DenseNodes"
+            )
         }
         return header
     }
@@ -119,7 +122,7 @@ final class OSMPBFReader: RecordSource {
                 try indexBlobs()
                 try readTail()
                 phase = .nodes(next: 1)
-            case let .nodes(index):
+            case .nodes(let index):
                 guard index <= boundary else {
                     phase = .finished
                     try finishNodes()
@@ -131,14 +134,14 @@ final class OSMPBFReader: RecordSource {
                 queueIndex = 0
                 readNodes(index...end)
                 phase = .nodes(next: end + 1)
-            case let .lateWays(index):
+            case .lateWays(let index):
                 guard index < lateWays.ways.count else {
                     phase = .tailWays(next: 0)
                     continue
                 }
                 phase = .lateWays(next: index + 1)
                 return emit(lateWays, index)
-            case let .tailWays(index):
+            case .tailWays(let index):
                 guard index < tailWays.ways.count else {
                     phase = .finished
                     return nil
@@ -198,7 +201,8 @@ final class OSMPBFReader: RecordSource {
                         let output = try data.withUnsafeBytes { raw in
                             do {
                                 return try PBFPrimitiveBlock(raw).decode(
-                                    pass: passes[k], rules: rules, lookup: lookup, blob: indices[k], blobOffset: entry.offset)
+                                    pass: passes[k], rules: rules, lookup: lookup, blob: indices[k],
+                                    blobOffset: entry.offset)
                             } catch {
                                 throw file.damaged(entry.offset, "data block: \(error)")
                             }
@@ -230,7 +234,7 @@ final class OSMPBFReader: RecordSource {
                     // The node pass needs this blob and any decoded before it: keep their data
                     // (at most one batch) instead of decompressing them again.
                     for (j, earlier) in indices.enumerated() where earlier <= i {
-                        if case let .success((_, data)) = results[j], !data.isEmpty { cachedData[earlier] = data }
+                        if case .success((_, let data)) = results[j], !data.isEmpty { cachedData[earlier] = data }
                     }
                     break scan
                 }
@@ -253,8 +257,8 @@ final class OSMPBFReader: RecordSource {
         for (k, i) in indices.enumerated() {
             let output: PBFBlockOutput
             switch results[k] {
-            case let .success(value): output = value.output
-            case let .failure(error):
+            case .success(let value): output = value.output
+            case .failure(let error):
                 deferredError = error  // thrown by next() once the earlier blobs' records are out
                 return
             }
@@ -264,10 +268,10 @@ final class OSMPBFReader: RecordSource {
             consumed += size(i)
             for result in output.results {
                 switch result {
-                case var .record(r):
+                case .record(var r):
                     r.line += lineBases[i]
                     queue.append(.record(r))
-                case var .rejected(r):
+                case .rejected(var r):
                     r.line += lineBases[i]
                     queue.append(.rejected(r))
                 }
@@ -296,7 +300,9 @@ final class OSMPBFReader: RecordSource {
         while start < wanted.count {
             let indices = Array(wanted[start..<min(wanted.count, start + batch)])
             for result in decode(indices, pass: { _ in .gather }, lookup: lateWays.lookup) {
-                for hit in try result.get().output.hits { lateWays.setCoordinates(hit.index, lon: hit.lon, lat: hit.lat) }
+                for hit in try result.get().output.hits {
+                    lateWays.setCoordinates(hit.index, lon: hit.lon, lat: hit.lat)
+                }
             }
             start += batch
         }

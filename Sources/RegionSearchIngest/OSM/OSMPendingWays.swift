@@ -46,15 +46,16 @@ struct OSMPendingWays {
     mutating func add(
         id: String, line: UInt64, byteOffset: UInt64, blob: Int = 0, tags: OSMTagCollector,
         refs wayRefs: UnsafeBufferPointer<Int64>,
-        locations: (lons: UnsafeBufferPointer<Double>, lats: UnsafeBufferPointer<Double>)?, problem knownProblem: String? = nil
+        locations: (lons: UnsafeBufferPointer<Double>, lats: UnsafeBufferPointer<Double>)?,
+        problem knownProblem: String? = nil
     ) {
         var name = ""
         var keywords: [String] = []
         var problem = knownProblem
         if problem == nil {
             switch tags.nameAndKeywords() {
-            case let .success(value): (name, keywords) = value
-            case let .failure(p): problem = p.reason
+            case .success(let value): (name, keywords) = value
+            case .failure(let p): problem = p.reason
             }
         }
         if wayRefs.isEmpty && problem == nil { problem = "way has no node refs" }

@@ -29,7 +29,8 @@ struct OSMTagCollector {
         bytes.append(contentsOf: key)
         let valueStart = bytes.count
         bytes.append(contentsOf: value)
-        tags.append(Tag(role: role, keyStart: keyStart, keyCount: key.count, valueStart: valueStart, valueCount: value.count))
+        tags.append(
+            Tag(role: role, keyStart: keyStart, keyCount: key.count, valueStart: valueStart, valueCount: value.count))
         if role.isPOI { isPOI = true }
     }
 
@@ -70,7 +71,8 @@ struct OSMTagCollector {
                     while lo < hi, buf[lo] == UInt8(ascii: " ") { lo += 1 }
                     while hi > lo, buf[hi - 1] == UInt8(ascii: " ") { hi -= 1 }
                     if hi > lo {
-                        let isYes = hi - lo == 3 && buf[lo] == UInt8(ascii: "y") && buf[lo + 1] == UInt8(ascii: "e")
+                        let isYes =
+                            hi - lo == 3 && buf[lo] == UInt8(ascii: "y") && buf[lo + 1] == UInt8(ascii: "e")
                             && buf[lo + 2] == UInt8(ascii: "s")
                         let partStart = isYes ? tag.keyStart : lo
                         let partCount = isYes ? tag.keyCount : hi - lo
@@ -108,7 +110,7 @@ enum OSMTagProblem: Error, Equatable {
 
     var reason: String {
         switch self {
-        case let .invalidUTF8(key): return "invalid UTF-8 in the value of tag '\(key)'"
+        case .invalidUTF8(let key): return "invalid UTF-8 in the value of tag '\(key)'"
         }
     }
 }

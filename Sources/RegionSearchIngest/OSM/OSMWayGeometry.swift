@@ -51,15 +51,20 @@ enum OSMWayGeometry {
         var twiceArea = 0.0
         var cx = 0.0
         var cy = 0.0
-        var minX = xs[0], maxX = xs[0], minY = ys[0], maxY = ys[0]
+        var minX = xs[0]
+        var maxX = xs[0]
+        var minY = ys[0]
+        var maxY = ys[0]
         for i in 0..<n {
             let j = i + 1 == n ? 0 : i + 1
             let cross = xs[i] * ys[j] - xs[j] * ys[i]
             twiceArea += cross
             cx += (xs[i] + xs[j]) * cross
             cy += (ys[i] + ys[j]) * cross
-            minX = min(minX, xs[i]); maxX = max(maxX, xs[i])
-            minY = min(minY, ys[i]); maxY = max(maxY, ys[i])
+            minX = min(minX, xs[i])
+            maxX = max(maxX, xs[i])
+            minY = min(minY, ys[i])
+            maxY = max(maxY, ys[i])
         }
         // A sliver whose area is negligible against its bounding box has an unstable centroid.
         guard twiceArea.isFinite, abs(twiceArea) > 1e-9 * (maxX - minX) * (maxY - minY), twiceArea != 0 else {
@@ -85,7 +90,8 @@ enum OSMWayGeometry {
     }
 
     /// Midpoint of the widest interior stretch on a scan line that avoids every vertex.
-    private static func surfacePoint(xs: [Double], ys: [Double], minY: Double, maxY: Double) -> (x: Double, y: Double)? {
+    private static func surfacePoint(xs: [Double], ys: [Double], minY: Double, maxY: Double) -> (x: Double, y: Double)?
+    {
         let centreY = (minY + maxY) / 2
         var loY = minY
         var hiY = maxY

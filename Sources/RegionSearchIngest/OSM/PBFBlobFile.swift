@@ -83,7 +83,8 @@ final class PBFBlobFile {
                     throw InputError.readFailed(path: path, reason: String(cString: strerror(errno)))
                 }
                 if n == 0 {
-                    throw damaged(offset + UInt64(done), "file ends early (it may have been truncated or changed while reading)")
+                    throw damaged(
+                        offset + UInt64(done), "file ends early (it may have been truncated or changed while reading)")
                 }
                 done += n
             }
@@ -122,7 +123,8 @@ final class PBFBlobFile {
                 path: path, reason: "not an OSM PBF file: the first blob has type \"\(type)\", expected \"OSMHeader\"")
         }
         return PBFBlobEntry(
-            kind: kind, offset: offset, dataOffset: blobStart, dataSize: dataSize, nextOffset: blobStart + UInt64(dataSize))
+            kind: kind, offset: offset, dataOffset: blobStart, dataSize: dataSize,
+            nextOffset: blobStart + UInt64(dataSize))
     }
 
     /// The still-compressed `Blob` message of an entry, in a fresh array. Not thread-safe.
@@ -152,7 +154,9 @@ final class PBFBlobFile {
     /// The blob at `offset`, decompressed, or nil at the end of the file. Not thread-safe.
     func blob(at offset: UInt64) throws -> PBFBlob? {
         guard let entry = try entry(at: offset) else { return nil }
-        if case .other = entry.kind { return PBFBlob(kind: entry.kind, offset: offset, nextOffset: entry.nextOffset, data: []) }
+        if case .other = entry.kind {
+            return PBFBlob(kind: entry.kind, offset: offset, nextOffset: entry.nextOffset, data: [])
+        }
         let data = try decompress(try payload(of: entry), of: entry)
         return PBFBlob(kind: entry.kind, offset: offset, nextOffset: entry.nextOffset, data: data)
     }
@@ -166,7 +170,8 @@ final class PBFBlobFile {
         if n >= 1 && (magic[0] == UInt8(ascii: "<") || magic[0] == 0xEF) {
             return .unsupported(path: path, reason: "not an OSM PBF file: it looks like XML (read it as OSM XML)")
         }
-        return .unsupported(path: path, reason: "not an OSM PBF file: the first 4 bytes are not a valid blob header length")
+        return .unsupported(
+            path: path, reason: "not an OSM PBF file: the first 4 bytes are not a valid blob header length")
     }
 
     /// `BlobHeader { required string type = 1; optional bytes indexdata = 2; required int32 datasize = 3; }`
@@ -240,14 +245,17 @@ final class PBFBlobFile {
                 throw damaged(offset, "uncompressed blob size \(rawSize) is outside 0…32 MiB")
             }
             guard let data = zlibInflate(payload.bytes, expectedSize: Int(rawSize)) else {
-                throw damaged(offset, "the blob's zlib data is damaged (or does not inflate to the \(rawSize) bytes its header states)")
+                throw damaged(
+                    offset,
+                    "the blob's zlib data is damaged (or does not inflate to the \(rawSize) bytes its header states)")
             }
             return data
         default:
             let names = [4: "LZMA", 5: "bzip2", 6: "LZ4", 7: "Zstandard (ZSTD)"]
             throw InputError.unsupported(
                 path: path,
-                reason: "blob at byte \(offset) is \(names[payload.field]!)-compressed, which this reader does not support "
+                reason:
+                    "blob at byte \(offset) is \(names[payload.field]!)-compressed, which this reader does not support "
                     + "(only raw and zlib blobs); convert the file, e.g. `osmium cat IN -o OUT.osm.pbf`")
         }
     }

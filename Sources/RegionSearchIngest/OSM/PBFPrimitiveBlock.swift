@@ -78,7 +78,8 @@ struct PBFPrimitiveBlock {
                 try cursor.expect(.varint, wire, field: field, in: "PrimitiveBlock")
                 let value = try cursor.int64()
                 guard value > 0, value <= Int64(Int32.max) else {
-                    throw cursor.error("\(field == 17 ? "granularity" : "date_granularity") \(value) is not a positive int32")
+                    throw cursor.error(
+                        "\(field == 17 ? "granularity" : "date_granularity") \(value) is not a positive int32")
                 }
                 if field == 17 { granularity = value } else { dateGranularity = value }
             case 19, 20:
@@ -136,7 +137,10 @@ private struct Decoder {
     let countNodes: Bool
     let countOthers: Bool
 
-    init(block: PBFPrimitiveBlock, pass: PBFBlockPass, rules: OSMTagRules, lookup: OSMNodeLookup, blob: Int, blobOffset: UInt64) {
+    init(
+        block: PBFPrimitiveBlock, pass: PBFBlockPass, rules: OSMTagRules, lookup: OSMNodeLookup, blob: Int,
+        blobOffset: UInt64
+    ) {
         self.block = block
         self.pass = pass
         self.rules = rules
@@ -146,7 +150,7 @@ private struct Decoder {
         switch pass {
         case .tail:
             (emitNodes, collectWays, countNodes, countOthers) = (false, true, false, true)
-        case let .forward(ways):
+        case .forward(let ways):
             (emitNodes, collectWays, countNodes, countOthers) = (true, ways, true, ways)
         case .gather:
             (emitNodes, collectWays, countNodes, countOthers) = (false, false, false, false)
@@ -224,10 +228,10 @@ private struct Decoder {
             return
         }
         switch collector.nameAndKeywords() {
-        case let .failure(problem):
+        case .failure(let problem):
             output.counts.rejectedNodes += 1
             output.results.append(rejected(problem.reason))
-        case let .success((name, keywords)):
+        case .success((let name, let keywords)):
             output.results.append(
                 .record(
                     RawRecord(
@@ -242,7 +246,10 @@ private struct Decoder {
     private mutating func denseNodes(_ message: UnsafeRawBufferPointer) throws(ProtobufError) {
         var cursor = ProtobufCursor(message)
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        var idBytes = empty, latBytes = empty, lonBytes = empty, kvBytes = empty
+        var idBytes = empty
+        var latBytes = empty
+        var lonBytes = empty
+        var kvBytes = empty
         while !cursor.isAtEnd {
             let (field, wire) = try cursor.fieldKey()
             switch field {
@@ -300,17 +307,22 @@ private struct Decoder {
                 let key = Int(try again.varint())
                 if key == 0 { break }
                 let value = Int(try again.varint())
-                if roles[key].isRelevant { collector.add(role: roles[key], key: block.string(key), value: block.string(value)) }
+                if roles[key].isRelevant {
+                    collector.add(role: roles[key], key: block.string(key), value: block.string(value))
+                }
             }
             emitNode(id: id, lat: lat, lon: lon)
         }
         guard lats.isAtEnd, lons.isAtEnd else { throw lats.error("DenseNodes has more lat/lon values than ids") }
-        guard !readTags || keysVals.isAtEnd else { throw keysVals.error("DenseNodes keys_vals has entries beyond the last node") }
+        guard !readTags || keysVals.isAtEnd else {
+            throw keysVals.error("DenseNodes keys_vals has entries beyond the last node")
+        }
     }
 
     /// Reads packed `keys` and `vals` (uint32 string indices) in lockstep; returns whether any key
     /// is a POI key. With `collect`, relevant tags go into the collector.
-    private mutating func scanTags(keys: UnsafeRawBufferPointer, vals: UnsafeRawBufferPointer, collect: Bool) throws(ProtobufError)
+    private mutating func scanTags(keys: UnsafeRawBufferPointer, vals: UnsafeRawBufferPointer, collect: Bool)
+        throws(ProtobufError)
         -> Bool
     {
         var kc = ProtobufCursor(keys)
@@ -321,7 +333,9 @@ private struct Decoder {
             let key = try stringIndex(try kc.varint(), kc)
             let value = try stringIndex(try vc.varint(), vc)
             if roles[key].isPOI { isPOI = true }
-            if collect && roles[key].isRelevant { collector.add(role: roles[key], key: block.string(key), value: block.string(value)) }
+            if collect && roles[key].isRelevant {
+                collector.add(role: roles[key], key: block.string(key), value: block.string(value))
+            }
         }
         guard vc.isAtEnd else { throw vc.error("more tag values than keys") }
         return isPOI
@@ -374,7 +388,11 @@ private struct Decoder {
         var cursor = ProtobufCursor(message)
         var id: Int64?
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-        var keys = empty, vals = empty, refBytes = empty, latBytes = empty, lonBytes = empty
+        var keys = empty
+        var vals = empty
+        var refBytes = empty
+        var latBytes = empty
+        var lonBytes = empty
         while !cursor.isAtEnd {
             let (field, wire) = try cursor.fieldKey()
             switch field {

@@ -114,6 +114,8 @@ struct ProtobufCursor {
 
     /// Requires `wire` for `field`, for messages whose schema is known.
     func expect(_ wire: WireType, _ actual: WireType, field: Int, in message: String) throws(ProtobufError) {
-        if wire != actual { throw error("\(message) field \(field) has wire type \(actual.rawValue), expected \(wire.rawValue)") }
+        if wire != actual {
+            throw error("\(message) field \(field) has wire type \(actual.rawValue), expected \(wire.rawValue)")
+        }
     }
 }

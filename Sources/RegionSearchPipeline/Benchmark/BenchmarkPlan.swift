@@ -47,13 +47,15 @@ public struct BenchmarkPlan {
     public init(csv: String, directory: String, methods: [String], k: Int, keywordCounts: [Int], threads: Int?) {
         func path(_ name: String) -> String { directory + "/" + name }
         let common = ["--quiet"] + (threads.map { ["--threads", String($0)] } ?? [])
-        func add(_ id: String, _ stage: String, _ args: [String], outputs: [String], inputs: [String], method: String? = nil,
-            keywords: Int? = nil)
-        {
+        func add(
+            _ id: String, _ stage: String, _ args: [String], outputs: [String], inputs: [String], method: String? = nil,
+            keywords: Int? = nil
+        ) {
             let summary = path(id + ".summary.json")
-            steps.append(Step(
-                id: id, stage: stage, arguments: args + ["--summary", summary] + common, outputs: outputs,
-                inputs: inputs, summaryPath: summary, method: method, keywordCount: keywords))
+            steps.append(
+                Step(
+                    id: id, stage: stage, arguments: args + ["--summary", summary] + common, outputs: outputs,
+                    inputs: inputs, summaryPath: summary, method: method, keywordCount: keywords))
         }
         let pois = path(IngestStage.definition.output("output").fileName)
         let projected = path(ProjectStage.definition.output("output").fileName)
@@ -61,23 +63,37 @@ public struct BenchmarkPlan {
         add("project", "project", ["--input", pois, "--output", projected], outputs: [projected], inputs: [pois])
         for method in methods {
             let graph = path("graph.\(method).rsa")
-            let graphArgs = ["--input", projected, "--output", graph, "--method", method] + (method == "knn" ? ["--k", String(k)] : [])
+            let graphArgs =
+                ["--input", projected, "--output", graph, "--method", method]
+                + (method == "knn" ? ["--k", String(k)] : [])
             add("graph.\(method)", "graph", graphArgs, outputs: [graph], inputs: [projected], method: method)
             for count in keywordCounts {
                 let tag = "\(method).\(count)kw"
                 let keywords = Array(Self.keywordPool.prefix(count)).joined(separator: ",")
-                let scores = path("scores.\(tag).rsa"), regions = path("regions.\(tag).rsa"), geojson = path("regions.\(tag).geojson")
-                add("propagate.\(tag)", "propagate",
-                    ["--pois", pois, "--projected", projected, "--graph", graph, "--output", scores, "--keywords", keywords],
+                let scores = path("scores.\(tag).rsa")
+                let regions = path("regions.\(tag).rsa")
+                let geojson = path("regions.\(tag).geojson")
+                add(
+                    "propagate.\(tag)", "propagate",
+                    [
+                        "--pois", pois, "--projected", projected, "--graph", graph, "--output", scores, "--keywords",
+                        keywords,
+                    ],
                     outputs: [scores], inputs: [pois, projected, graph], method: method, keywords: count)
-                add("regions.\(tag)", "regions",
+                add(
+                    "regions.\(tag)", "regions",
                     ["--projected", projected, "--graph", graph, "--scores", scores, "--output", regions],
                     outputs: [regions], inputs: [projected, graph, scores], method: method, keywords: count)
-                add("hulls.\(tag)", "hulls", ["--projected", projected, "--regions", regions, "--output", geojson],
+                add(
+                    "hulls.\(tag)", "hulls", ["--projected", projected, "--regions", regions, "--output", geojson],
                     outputs: [geojson], inputs: [projected, regions], method: method, keywords: count)
-                pipelines.append(Pipeline(
-                    method: method, keywordCount: count,
-                    steps: ["ingest", "project", "graph.\(method)", "propagate.\(tag)", "regions.\(tag)", "hulls.\(tag)"]))
+                pipelines.append(
+                    Pipeline(
+                        method: method, keywordCount: count,
+                        steps: [
+                            "ingest", "project", "graph.\(method)", "propagate.\(tag)", "regions.\(tag)",
+                            "hulls.\(tag)",
+                        ]))
             }
         }
     }

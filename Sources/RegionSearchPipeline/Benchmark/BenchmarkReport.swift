@@ -73,8 +73,10 @@ public struct BenchmarkReport {
     public func markdown() -> String {
         var out = "## Machine and build\n\n"
         out += machineDescription().map { "- " + $0 + "\n" }.joined()
-        out += "- Threads per stage: \(threads); repeats as stated per size (medians; peak RSS is the largest of the repeats)\n"
-        out += "- Peak RSS: \(MeasuredProcess.rssMethod); floor (a child started the same way that does nothing): \(Self.mb(rssFloor)) MB\n"
+        out +=
+            "- Threads per stage: \(threads); repeats as stated per size (medians; peak RSS is the largest of the repeats)\n"
+        out +=
+            "- Peak RSS: \(MeasuredProcess.rssMethod); floor (a child started the same way that does nothing): \(Self.mb(rssFloor)) MB\n"
         out += "\nCommand:\n\n```sh\n\(commandLine)\n```\n"
         for r in results { out += sizeSection(r) }
         if results.count >= 2 { out += growthSection() }
@@ -85,9 +87,12 @@ public struct BenchmarkReport {
     func machineDescription() -> [String] {
         var lines: [String] = []
         if let cpu = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-            let model = cpu.split(separator: "\n").first(where: { $0.hasPrefix("model name") })?.split(separator: ":").last
+            let model = cpu.split(separator: "\n").first(where: { $0.hasPrefix("model name") })?.split(separator: ":")
+                .last
         {
-            lines.append("CPU: \(model.trimmingCharacters(in: .whitespaces)), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+            lines.append(
+                "CPU: \(model.trimmingCharacters(in: .whitespaces)), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+            )
         }
         lines.append("Memory: \(Self.f(Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30), 1)) GiB")
         var u = utsname()
@@ -100,24 +105,33 @@ public struct BenchmarkReport {
 
     func sizeSection(_ r: BenchmarkResults) -> String {
         var out = "\n## \(groupedCount(r.n)) POIs\n\n"
-        out += "Input: `\(r.inputPath)` (\(Self.mb(r.inputBytes)) MB CSV). Median of \(r.steps.first?.runs.count ?? 0) run(s) per stage. "
+        out +=
+            "Input: `\(r.inputPath)` (\(Self.mb(r.inputBytes)) MB CSV). Median of \(r.steps.first?.runs.count ?? 0) run(s) per stage. "
             + "Load average (1 min) \(Self.f(r.loadBefore, 2)) before, \(Self.f(r.loadAfter, 2)) after.\n\n"
-        out += "| stage | wall s | CPU s | POIs/s | edges/s | MB/s | peak RSS MB | output MB | input load | output write | same bytes |\n"
+        out +=
+            "| stage | wall s | CPU s | POIs/s | edges/s | MB/s | peak RSS MB | output MB | input load | output write | same bytes |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
         for s in r.steps {
             let wall = s.wall
-            let edges = ["graph", "propagate", "regions"].contains(s.step.stage) ? Self.edges(r, method: s.step.method) : nil
-            let mbps = s.step.stage == "ingest"
+            let edges =
+                ["graph", "propagate", "regions"].contains(s.step.stage) ? Self.edges(r, method: s.step.method) : nil
+            let mbps =
+                s.step.stage == "ingest"
                 ? Double(r.inputBytes) / wall / 1e6 : Double(Self.artifactBytes(r, s)) / wall / 1e6
             let load: String = s.step.stage == "ingest" ? "(text)" : Self.percent(s.loadSeconds, wall)
             var same = s.deterministic ? "yes" : "**NO**"
-            if let mismatches = r.threadMismatches { same += mismatches.contains(s.step.id) ? ", **threads 1 differs**" : ", = threads 1" }
-            out += "| \(s.step.id) | \(Self.f(wall, 3)) | \(Self.f(s.cpu, 2)) | \(Self.rate(Double(r.n) / wall)) | "
+            if let mismatches = r.threadMismatches {
+                same += mismatches.contains(s.step.id) ? ", **threads 1 differs**" : ", = threads 1"
+            }
+            out +=
+                "| \(s.step.id) | \(Self.f(wall, 3)) | \(Self.f(s.cpu, 2)) | \(Self.rate(Double(r.n) / wall)) | "
                 + "\(edges.map { Self.rate($0 / wall) } ?? "–") | \(Self.f(mbps, 0)) | \(Self.mb(s.peakRSS)) | "
                 + "\(Self.mb(s.outputBytes)) | \(load) | \(Self.percent(s.writeSeconds, wall)) | \(same) |\n"
         }
-        out += "\nEnd to end (sum of the six process walls of one repeat, median over repeats; peak RSS of the largest stage):\n\n"
-        out += "| pipeline | wall s | CPU s | POIs/s | peak RSS MB | reference wall s | reference peak MB | reference / ours |\n"
+        out +=
+            "\nEnd to end (sum of the six process walls of one repeat, median over repeats; peak RSS of the largest stage):\n\n"
+        out +=
+            "| pipeline | wall s | CPU s | POIs/s | peak RSS MB | reference wall s | reference peak MB | reference / ours |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for p in r.pipelines {
             guard let e = r.endToEnd(p) else { continue }
@@ -125,24 +139,29 @@ public struct BenchmarkReport {
             if p.keywordCount == 2, let rs = r.referenceSummary(p.method) {
                 ref = "| \(Self.f(rs.wall, 2)) | \(Self.mb(rs.peakRSS)) | **\(Self.f(rs.wall / e.wall, 1)) ×**"
             }
-            out += "| \(p.name) | \(Self.f(e.wall, 3)) | \(Self.f(e.cpu, 2)) | \(Self.rate(Double(r.n) / e.wall)) | \(Self.mb(e.peakRSS)) \(ref) |\n"
+            out +=
+                "| \(p.name) | \(Self.f(e.wall, 3)) | \(Self.f(e.cpu, 2)) | \(Self.rate(Double(r.n) / e.wall)) | \(Self.mb(e.peakRSS)) \(ref) |\n"
         }
         if !r.reference.isEmpty {
-            out += "\nReference (`refpipe.py`, same CSV, keywords 咖啡,bank; kNN with k = the benchmark's k), stage seconds measured inside its process:\n\n"
+            out +=
+                "\nReference (`refpipe.py`, same CSV, keywords 咖啡,bank; kNN with k = the benchmark's k), stage seconds measured inside its process:\n\n"
             for method in ["delaunay", "knn"] {
                 guard let rs = r.referenceSummary(method) else { continue }
-                out += "- \(method): process wall \(Self.f(rs.wall, 2)) s, peak RSS \(Self.mb(rs.peakRSS)) MB; "
+                out +=
+                    "- \(method): process wall \(Self.f(rs.wall, 2)) s, peak RSS \(Self.mb(rs.peakRSS)) MB; "
                     + rs.stages.map { "\($0.0) \(Self.f($0.1, 3))" }.joined(separator: ", ") + "\n"
             }
         }
         if let (single, all) = Self.projRate(r), let p = r.step("project") {
             let phase = p.summary.seconds(.project)
-            out += "\nPROJ bulk baseline (`proj_trans_generic`, same points, same CRS \(r.projBaseline?["crs"]?.stringValue ?? "?"), "
+            out +=
+                "\nPROJ bulk baseline (`proj_trans_generic`, same points, same CRS \(r.projBaseline?["crs"]?.stringValue ?? "?"), "
                 + "in process, nothing else timed): \(Self.rate(single)) points/s on one thread, \(Self.rate(all)) points/s on all threads "
                 + "(\(Self.f(all / single, 2))× — about \(threads)× when every core is free, about 1× when other work holds the rest). "
                 + "The project stage: \(Self.rate(Double(r.n) / p.wall)) POIs/s over its whole process (\(Self.f(100 * Double(r.n) / p.wall / all, 0)) % of PROJ)"
             if let phase, phase > 0 {
-                out += ", \(Self.rate(Double(r.n) / phase)) POIs/s in its transform-and-order phase (\(Self.f(100 * Double(r.n) / phase / all, 0)) % of PROJ)"
+                out +=
+                    ", \(Self.rate(Double(r.n) / phase)) POIs/s in its transform-and-order phase (\(Self.f(100 * Double(r.n) / phase / all, 0)) % of PROJ)"
             }
             out += ".\n"
         }
@@ -151,7 +170,8 @@ public struct BenchmarkReport {
 
     func growthSection() -> String {
         let sorted = results.sorted { $0.n < $1.n }
-        var out = "\n## Growth with n\n\nExponent b of wall ∝ nᵇ between consecutive sizes (an exact n log n cost shows b slightly above 1, given in brackets); peak RSS the same way.\n\n"
+        var out =
+            "\n## Growth with n\n\nExponent b of wall ∝ nᵇ between consecutive sizes (an exact n log n cost shows b slightly above 1, given in brackets); peak RSS the same way.\n\n"
         var header = "| stage |"
         var rule = "|---|"
         for i in 1..<sorted.count {
@@ -173,7 +193,9 @@ public struct BenchmarkReport {
                 var t: Double?
                 var m: Int?
                 if id.hasPrefix("e2e: ") {
-                    if let p = r.pipelines.first(where: { "e2e: " + $0.name == id }), let e = r.endToEnd(p) { (t, m) = (e.wall, e.peakRSS) }
+                    if let p = r.pipelines.first(where: { "e2e: " + $0.name == id }), let e = r.endToEnd(p) {
+                        (t, m) = (e.wall, e.peakRSS)
+                    }
                 } else if let s = r.step(id) {
                     (t, m) = (s.wall, s.peakRSS)
                 }
@@ -188,7 +210,8 @@ public struct BenchmarkReport {
                 }
                 previous = t.map { (Double(r.n), $0) }
             }
-            row += " \(Self.f(BenchmarkStatistics.fittedExponent(points), 2)) | \(Self.f(BenchmarkStatistics.fittedExponent(rss), 2)) |\n"
+            row +=
+                " \(Self.f(BenchmarkStatistics.fittedExponent(points), 2)) | \(Self.f(BenchmarkStatistics.fittedExponent(rss), 2)) |\n"
             out += row
         }
         return out
@@ -202,49 +225,93 @@ public struct BenchmarkReport {
             if let s = r.step("ingest") {
                 let mbps = Double(r.inputBytes) / s.wall / 1e6
                 let parse = s.summary.detail("mb_per_s")?.doubleValue ?? .nan
-                rows.append(("ingest (CSV) ≥ 200 MB/s of input", "\(Self.f(mbps, 0)) MB/s over the whole process (\(Self.f(parse, 0)) MB/s parsing alone)", verdict(mbps >= 200)))
+                rows.append(
+                    (
+                        "ingest (CSV) ≥ 200 MB/s of input",
+                        "\(Self.f(mbps, 0)) MB/s over the whole process (\(Self.f(parse, 0)) MB/s parsing alone)",
+                        verdict(mbps >= 200)
+                    ))
             }
             if let s = r.step("project"), let (_, all) = Self.projRate(r) {
                 let stage = Double(r.n) / s.wall
-                rows.append(("project ≥ 80 % of PROJ's bulk throughput", "\(Self.f(100 * stage / all, 0)) % (\(Self.rate(stage)) POIs/s whole process vs PROJ \(Self.rate(all)) points/s)", verdict(stage >= 0.8 * all)))
+                rows.append(
+                    (
+                        "project ≥ 80 % of PROJ's bulk throughput",
+                        "\(Self.f(100 * stage / all, 0)) % (\(Self.rate(stage)) POIs/s whole process vs PROJ \(Self.rate(all)) points/s)",
+                        verdict(stage >= 0.8 * all)
+                    ))
             }
             if let s = r.step("graph.knn") {
                 rows.append(("graph kNN k=8 ≤ 1.0 s", "\(Self.f(s.wall, 3)) s", verdict(s.wall <= 1.0)))
             }
             if let s = r.step("graph.delaunay") {
-                rows.append(("graph Delaunay ≤ 1.5 s, ≤ 400 MB", "\(Self.f(s.wall, 3)) s, \(Self.mb(s.peakRSS)) MB", verdict(s.wall <= 1.5 && s.peakRSS <= 400_000_000)))
+                rows.append(
+                    (
+                        "graph Delaunay ≤ 1.5 s, ≤ 400 MB", "\(Self.f(s.wall, 3)) s, \(Self.mb(s.peakRSS)) MB",
+                        verdict(s.wall <= 1.5 && s.peakRSS <= 400_000_000)
+                    ))
             }
             for method in ["delaunay", "knn"] {
                 if let s = r.step("propagate.\(method).1kw") {
-                    rows.append(("propagate 1 keyword ≤ 1.0 s (\(method) graph)", "\(Self.f(s.wall, 3)) s", verdict(s.wall <= 1.0)))
+                    rows.append(
+                        (
+                            "propagate 1 keyword ≤ 1.0 s (\(method) graph)", "\(Self.f(s.wall, 3)) s",
+                            verdict(s.wall <= 1.0)
+                        ))
                 }
                 if let s = r.step("propagate.\(method).16kw") {
-                    rows.append(("propagate 16 keywords ≤ 6 s (\(method) graph)", "\(Self.f(s.wall, 3)) s", verdict(s.wall <= 6.0)))
+                    rows.append(
+                        (
+                            "propagate 16 keywords ≤ 6 s (\(method) graph)", "\(Self.f(s.wall, 3)) s",
+                            verdict(s.wall <= 6.0)
+                        ))
                 }
                 if let a = r.step("regions.\(method).1kw"), let b = r.step("hulls.\(method).1kw") {
-                    rows.append(("regions + hulls ≤ 0.5 s (\(method), 1 keyword)", "\(Self.f(a.wall + b.wall, 3)) s", verdict(a.wall + b.wall <= 0.5)))
+                    rows.append(
+                        (
+                            "regions + hulls ≤ 0.5 s (\(method), 1 keyword)", "\(Self.f(a.wall + b.wall, 3)) s",
+                            verdict(a.wall + b.wall <= 0.5)
+                        ))
                 }
             }
             var worst: (String, Double) = ("", 0)
             for s in r.steps where s.step.stage != "ingest" {
                 if let l = s.loadSeconds, l / s.wall > worst.1 { worst = (s.step.id, l / s.wall) }
             }
-            rows.append(("loading a stage's input ≤ 10 % of its run", "largest: \(worst.0) \(Self.f(100 * worst.1, 1)) %", verdict(worst.1 <= 0.10)))
+            rows.append(
+                (
+                    "loading a stage's input ≤ 10 % of its run", "largest: \(worst.0) \(Self.f(100 * worst.1, 1)) %",
+                    verdict(worst.1 <= 0.10)
+                ))
             for p in r.pipelines where p.keywordCount == 1 {
                 if let e = r.endToEnd(p) {
-                    rows.append(("end to end 1 keyword ≤ 4 s, ≤ 1 GB (\(p.method))", "\(Self.f(e.wall, 3)) s, \(Self.mb(e.peakRSS)) MB", verdict(e.wall <= 4 && e.peakRSS <= 1_000_000_000)))
+                    rows.append(
+                        (
+                            "end to end 1 keyword ≤ 4 s, ≤ 1 GB (\(p.method))",
+                            "\(Self.f(e.wall, 3)) s, \(Self.mb(e.peakRSS)) MB",
+                            verdict(e.wall <= 4 && e.peakRSS <= 1_000_000_000)
+                        ))
                 }
             }
             for p in r.pipelines where p.keywordCount == 2 {
                 if let e = r.endToEnd(p), let rs = r.referenceSummary(p.method) {
-                    rows.append(("≥ 5× faster than the Python pipeline (\(p.method), 咖啡,bank)", "\(Self.f(rs.wall / e.wall, 1)) × (\(Self.f(rs.wall, 2)) s vs \(Self.f(e.wall, 2)) s)", verdict(rs.wall >= 5 * e.wall)))
+                    rows.append(
+                        (
+                            "≥ 5× faster than the Python pipeline (\(p.method), 咖啡,bank)",
+                            "\(Self.f(rs.wall / e.wall, 1)) × (\(Self.f(rs.wall, 2)) s vs \(Self.f(e.wall, 2)) s)",
+                            verdict(rs.wall >= 5 * e.wall)
+                        ))
                 }
             }
         }
         if let r = results.first(where: { $0.n == 10_000_000 }) {
             for p in r.pipelines where p.keywordCount == 1 {
                 if let e = r.endToEnd(p) {
-                    rows.append(("10M end to end, peak RSS ≤ 8 GB (\(p.method))", "\(Self.f(e.wall, 1)) s, \(Self.mb(e.peakRSS)) MB", verdict(e.peakRSS <= 8_000_000_000)))
+                    rows.append(
+                        (
+                            "10M end to end, peak RSS ≤ 8 GB (\(p.method))",
+                            "\(Self.f(e.wall, 1)) s, \(Self.mb(e.peakRSS)) MB", verdict(e.peakRSS <= 8_000_000_000)
+                        ))
                 }
             }
         }
@@ -261,30 +328,33 @@ public struct BenchmarkReport {
         for r in results {
             var steps: [JSONValue] = []
             for s in r.steps {
-                steps.append(.object([
-                    ("id", .string(s.step.id)),
-                    ("stage", .string(s.step.stage)),
-                    ("arguments", .array(s.step.arguments.map { .string($0) })),
-                    ("wall_seconds", .array(s.runs.map { .number($0.wall) })),
-                    ("cpu_seconds", .array(s.runs.map { .number($0.cpu) })),
-                    ("peak_rss_bytes", .array(s.runs.map { .number(Double($0.peakRSS)) })),
-                    ("load_seconds", .array(s.runs.map { $0.loadSeconds.map { .number($0) } ?? .null })),
-                    ("write_seconds", .array(s.runs.map { $0.writeSeconds.map { .number($0) } ?? .null })),
-                    ("output_bytes", .number(Double(s.outputBytes))),
-                    ("output_xxh64", .array((s.runs.last?.outputHashes ?? []).map { .string(hex64($0)) })),
-                    ("deterministic", .bool(s.deterministic)),
-                    ("median_wall_seconds", .number(s.wall)),
-                    ("summary", s.summary.json),
-                ]))
+                steps.append(
+                    .object([
+                        ("id", .string(s.step.id)),
+                        ("stage", .string(s.step.stage)),
+                        ("arguments", .array(s.step.arguments.map { .string($0) })),
+                        ("wall_seconds", .array(s.runs.map { .number($0.wall) })),
+                        ("cpu_seconds", .array(s.runs.map { .number($0.cpu) })),
+                        ("peak_rss_bytes", .array(s.runs.map { .number(Double($0.peakRSS)) })),
+                        ("load_seconds", .array(s.runs.map { $0.loadSeconds.map { .number($0) } ?? .null })),
+                        ("write_seconds", .array(s.runs.map { $0.writeSeconds.map { .number($0) } ?? .null })),
+                        ("output_bytes", .number(Double(s.outputBytes))),
+                        ("output_xxh64", .array((s.runs.last?.outputHashes ?? []).map { .string(hex64($0)) })),
+                        ("deterministic", .bool(s.deterministic)),
+                        ("median_wall_seconds", .number(s.wall)),
+                        ("summary", s.summary.json),
+                    ]))
             }
             var pipelines: [JSONValue] = []
             for p in r.pipelines {
                 guard let e = r.endToEnd(p) else { continue }
-                pipelines.append(.object([
-                    ("method", .string(p.method)), ("keywords", .number(Double(p.keywordCount))),
-                    ("steps", .array(p.steps.map { .string($0) })),
-                    ("wall_seconds", .number(e.wall)), ("cpu_seconds", .number(e.cpu)), ("peak_rss_bytes", .number(Double(e.peakRSS))),
-                ]))
+                pipelines.append(
+                    .object([
+                        ("method", .string(p.method)), ("keywords", .number(Double(p.keywordCount))),
+                        ("steps", .array(p.steps.map { .string($0) })),
+                        ("wall_seconds", .number(e.wall)), ("cpu_seconds", .number(e.cpu)),
+                        ("peak_rss_bytes", .number(Double(e.peakRSS))),
+                    ]))
             }
             let reference: [JSONValue] = r.reference.map { run in
                 .object([
@@ -293,14 +363,15 @@ public struct BenchmarkReport {
                     ("stages", .object(run.stageSeconds.map { ($0.0, .number($0.1)) })),
                 ])
             }
-            sizes.append(.object([
-                ("label", .string(r.label)), ("n", .number(Double(r.n))), ("input", .string(r.inputPath)),
-                ("input_bytes", .number(Double(r.inputBytes))),
-                ("load_average_before", .number(r.loadBefore)), ("load_average_after", .number(r.loadAfter)),
-                ("steps", .array(steps)), ("pipelines", .array(pipelines)),
-                ("proj_baseline", r.projBaseline ?? .null), ("reference", .array(reference)),
-                ("threads_1_mismatches", r.threadMismatches.map { .array($0.map { .string($0) }) } ?? .null),
-            ]))
+            sizes.append(
+                .object([
+                    ("label", .string(r.label)), ("n", .number(Double(r.n))), ("input", .string(r.inputPath)),
+                    ("input_bytes", .number(Double(r.inputBytes))),
+                    ("load_average_before", .number(r.loadBefore)), ("load_average_after", .number(r.loadAfter)),
+                    ("steps", .array(steps)), ("pipelines", .array(pipelines)),
+                    ("proj_baseline", r.projBaseline ?? .null), ("reference", .array(reference)),
+                    ("threads_1_mismatches", r.threadMismatches.map { .array($0.map { .string($0) }) } ?? .null),
+                ]))
         }
         return .object([
             ("command", .string(commandLine)), ("machine", .array(machineDescription().map { .string($0) })),

@@ -75,12 +75,15 @@ public struct BenchmarkResults {
         guard results.count == p.steps.count, let repeats = results.map({ $0.runs.count }).min(), repeats > 0 else {
             return nil
         }
-        var walls: [Double] = [], cpus: [Double] = []
+        var walls: [Double] = []
+        var cpus: [Double] = []
         for r in 0..<repeats {
             walls.append(results.reduce(0) { $0 + $1.runs[r].wall })
             cpus.append(results.reduce(0) { $0 + $1.runs[r].cpu })
         }
-        return (BenchmarkStatistics.median(walls), results.map { $0.peakRSS }.max() ?? 0, BenchmarkStatistics.median(cpus))
+        return (
+            BenchmarkStatistics.median(walls), results.map { $0.peakRSS }.max() ?? 0, BenchmarkStatistics.median(cpus)
+        )
     }
 
     /// Median wall and largest peak RSS of the reference per graph method.
@@ -89,7 +92,8 @@ public struct BenchmarkResults {
         guard let last = runs.last else { return nil }
         var stages: [(String, Double)] = []
         for (name, _) in last.stageSeconds {
-            stages.append((name, BenchmarkStatistics.median(runs.compactMap { r in r.stageSeconds.first { $0.0 == name }?.1 })))
+            stages.append(
+                (name, BenchmarkStatistics.median(runs.compactMap { r in r.stageSeconds.first { $0.0 == name }?.1 })))
         }
         return (BenchmarkStatistics.median(runs.map { $0.wall }), runs.map { $0.peakRSS }.max() ?? 0, stages)
     }

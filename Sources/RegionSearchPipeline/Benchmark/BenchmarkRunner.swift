@@ -77,9 +77,13 @@ public struct BenchmarkRunner {
             for i in 0..<plan.steps.count {
                 let m = try measure(plan.steps[i])
                 result.steps[i].runs.append(m)
-                Log.info(String(format: "  %-26@ %8.3f s  %8.1f MB", plan.steps[i].id as NSString, m.wall, Double(m.peakRSS) / 1e6))
+                Log.info(
+                    String(
+                        format: "  %-26@ %8.3f s  %8.1f MB", plan.steps[i].id as NSString, m.wall,
+                        Double(m.peakRSS) / 1e6))
                 if r == 0 && plan.steps[i].stage == "project" {
-                    result.projBaseline = try projBaseline(pois: directory + "/pois.rsa", summary: m.summary, directory: directory)
+                    result.projBaseline = try projBaseline(
+                        pois: directory + "/pois.rsa", summary: m.summary, directory: directory)
                 }
             }
         }
@@ -89,8 +93,12 @@ public struct BenchmarkRunner {
         if let python = options.referencePython, let script = options.referenceScript, n <= options.referenceMaxN {
             for r in 0..<options.repeats {
                 for method in options.methods {
-                    let run = try reference(python: python, script: script, csv: csv, method: method, directory: directory)
-                    Log.info(String(format: "  reference %-16@ %8.3f s  %8.1f MB  (repeat %d)", method as NSString, run.wall, Double(run.peakRSS) / 1e6, r + 1))
+                    let run = try reference(
+                        python: python, script: script, csv: csv, method: method, directory: directory)
+                    Log.info(
+                        String(
+                            format: "  reference %-16@ %8.3f s  %8.1f MB  (repeat %d)", method as NSString, run.wall,
+                            Double(run.peakRSS) / 1e6, r + 1))
                     result.reference.append(run)
                 }
             }
@@ -102,9 +110,12 @@ public struct BenchmarkRunner {
     /// Runs one stage process and collects its measurements.
     func measure(_ step: BenchmarkPlan.Step) throws -> BenchmarkResults.Measurement {
         let log = step.summaryPath.replacingOccurrences(of: ".summary.json", with: ".log")
-        let usage = try MeasuredProcess.run(options.binDirectory + "/regionsearch-" + step.stage, step.arguments, stderrPath: log)
+        let usage = try MeasuredProcess.run(
+            options.binDirectory + "/regionsearch-" + step.stage, step.arguments, stderrPath: log)
         guard usage.status == 0 else {
-            let tail = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
+            let tail =
+                (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(
+                    separator: "\n") ?? ""
             throw ToolFailure("\(step.id) failed with exit status \(usage.status):\n\(tail)\n(full log: \(log))")
         }
         let summary = StageSummary(
@@ -126,7 +137,8 @@ public struct BenchmarkRunner {
         let out = directory + "/proj-baseline.json"
         var args = ["--proj-baseline", pois, "--crs", crs, "--repeats", String(max(3, options.repeats))]
         if let t = options.threads { args += ["--threads", String(t)] }
-        let usage = try MeasuredProcess.run(CurrentExecutable.path, args, stdoutPath: out, stderrPath: directory + "/proj-baseline.log")
+        let usage = try MeasuredProcess.run(
+            CurrentExecutable.path, args, stdoutPath: out, stderrPath: directory + "/proj-baseline.log")
         guard usage.status == 0 else { throw ToolFailure("PROJ baseline failed; see \(directory)/proj-baseline.log") }
         return try JSONParser.parse(String(contentsOfFile: out, encoding: .utf8))
     }
@@ -136,14 +148,17 @@ public struct BenchmarkRunner {
         let single = directory + "/threads1"
         try FileManager.default.createDirectory(atPath: single, withIntermediateDirectories: true)
         let plan = BenchmarkPlan(
-            csv: csv, directory: single, methods: options.methods, k: options.k, keywordCounts: options.keywordCounts, threads: 1)
+            csv: csv, directory: single, methods: options.methods, k: options.k, keywordCounts: options.keywordCounts,
+            threads: 1)
         var mismatches: [String] = []
         for step in plan.steps {
             let m = try measure(step)
             // Outputs embed their own paths nowhere, so bytes must match the multi-threaded run.
             if reference.step(step.id)?.runs.first?.outputHashes != m.outputHashes { mismatches.append(step.id) }
         }
-        Log.info("--threads 1 check: \(mismatches.isEmpty ? "all outputs identical" : "DIFFERENT: " + mismatches.joined(separator: ", "))")
+        Log.info(
+            "--threads 1 check: \(mismatches.isEmpty ? "all outputs identical" : "DIFFERENT: " + mismatches.joined(separator: ", "))"
+        )
         return mismatches
     }
 
@@ -152,18 +167,25 @@ public struct BenchmarkRunner {
         -> BenchmarkResults.ReferenceRun
     {
         let timings = "\(directory)/reference.\(method).json"
-        var args = [script, csv, "--keywords", "咖啡,bank", "--graph", method, "-o", "\(directory)/reference.\(method).geojson", "--timings", timings]
+        var args = [
+            script, csv, "--keywords", "咖啡,bank", "--graph", method, "-o", "\(directory)/reference.\(method).geojson",
+            "--timings", timings,
+        ]
         if method == "knn" { args += ["--k", String(options.k)] }
         let usage = try MeasuredProcess.run(python, args, stderrPath: "\(directory)/reference.\(method).log")
         guard usage.status == 0 else {
-            throw ToolFailure("reference pipeline (\(method)) failed with exit status \(usage.status); see \(directory)/reference.\(method).log")
+            throw ToolFailure(
+                "reference pipeline (\(method)) failed with exit status \(usage.status); see \(directory)/reference.\(method).log"
+            )
         }
         let meta = try JSONParser.parse(String(contentsOfFile: timings, encoding: .utf8))
         let stages: [(String, Double)] = (meta["stages"]?.arrayValue ?? []).compactMap { s in
             guard let name = s["stage"]?.stringValue, let t = s["wall_s"]?.doubleValue else { return nil }
             return (name, t)
         }
-        return .init(method: method, wall: usage.wall, peakRSS: usage.peakRSS, stageSeconds: stages, regions: meta["n_regions"]?.intValue ?? 0)
+        return .init(
+            method: method, wall: usage.wall, peakRSS: usage.peakRSS, stageSeconds: stages,
+            regions: meta["n_regions"]?.intValue ?? 0)
     }
 
     static func fileSize(_ path: String) -> Int {

@@ -25,9 +25,12 @@ public enum BenchmarkStatistics {
     static func fittedExponent(_ points: [(n: Double, t: Double)]) -> Double {
         let p = points.filter { $0.n > 0 && $0.t > 0 }
         guard p.count >= 2 else { return .nan }
-        let xs = p.map { log($0.n) }, ys = p.map { log($0.t) }
-        let mx = xs.reduce(0, +) / Double(xs.count), my = ys.reduce(0, +) / Double(ys.count)
-        var sxy = 0.0, sxx = 0.0
+        let xs = p.map { log($0.n) }
+        let ys = p.map { log($0.t) }
+        let mx = xs.reduce(0, +) / Double(xs.count)
+        let my = ys.reduce(0, +) / Double(ys.count)
+        var sxy = 0.0
+        var sxx = 0.0
         for (x, y) in zip(xs, ys) {
             sxy += (x - mx) * (y - my)
             sxx += (x - mx) * (x - mx)

@@ -33,12 +33,17 @@ public struct MeasuredProcess {
 
     /// Runs `executable` with `arguments`, stdout to `stdoutPath` (or /dev/null) and stderr to
     /// `stderrPath`, and waits for it.
-    public static func run(_ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
-        stderrPath: String) throws(SpawnError) -> Usage
-    {
-        guard let time = gnuTime else { return try spawn(executable, arguments, stdoutPath: stdoutPath, stderrPath: stderrPath) }
+    public static func run(
+        _ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
+        stderrPath: String
+    ) throws(SpawnError) -> Usage {
+        guard let time = gnuTime else {
+            return try spawn(executable, arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        }
         let rssFile = stderrPath == "/dev/null" ? "/dev/null" : stderrPath + ".maxrss"
-        var usage = try spawn(time, ["-f", "%M", "-o", rssFile, "--", executable] + arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        var usage = try spawn(
+            time, ["-f", "%M", "-o", rssFile, "--", executable] + arguments, stdoutPath: stdoutPath,
+            stderrPath: stderrPath)
         // GNU time exits with the child's status (or 128 + signal); %M is in KiB.
         if let text = try? String(contentsOfFile: rssFile, encoding: .utf8),
             let kib = text.split(separator: "\n").last(where: { Int($0) != nil }).flatMap({ Int($0) })
@@ -52,7 +57,8 @@ public struct MeasuredProcess {
     static let gnuTime: String? = {
         let path = "/usr/bin/time"
         guard access(path, X_OK) == 0 else { return nil }
-        guard let probe = try? spawn(path, ["-f", "%M", "-o", "/dev/null", "--", "/bin/true"], stderrPath: "/dev/null"),
+        guard
+            let probe = try? spawn(path, ["-f", "%M", "-o", "/dev/null", "--", "/bin/true"], stderrPath: "/dev/null"),
             probe.status == 0
         else { return nil }
         return path
@@ -65,9 +71,10 @@ public struct MeasuredProcess {
             : "ru_maxrss from wait4 (never below the benchmark's own footprint at spawn time, see the floor)"
     }
 
-    static func spawn(_ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
-        stderrPath: String) throws(SpawnError) -> Usage
-    {
+    static func spawn(
+        _ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
+        stderrPath: String
+    ) throws(SpawnError) -> Usage {
         let child: ChildProcess
         do {
             child = try ChildProcess(
@@ -77,8 +84,8 @@ public struct MeasuredProcess {
         }
         let code: Int32
         switch child.wait() {
-        case let .exited(status): code = status
-        case let .signaled(signal): code = 128 + signal
+        case .exited(let status): code = status
+        case .signaled(let signal): code = 128 + signal
         }
         let usage = child.usage!
         return Usage(wall: usage.wall, cpu: usage.cpu, peakRSS: usage.peakRSS, status: code)
@@ -87,7 +94,10 @@ public struct MeasuredProcess {
     /// The smallest peak RSS a spawned child can report: that of `/bin/true` started the same way.
     public static func rssFloor() -> Int {
         let probe = NSTemporaryDirectory() + "/regionsearch-bench-floor-\(getpid())"
-        defer { unlink(probe + ".maxrss"); unlink(probe) }
+        defer {
+            unlink(probe + ".maxrss")
+            unlink(probe)
+        }
         return (try? run("/bin/true", [], stderrPath: probe).peakRSS) ?? 0
     }
 }

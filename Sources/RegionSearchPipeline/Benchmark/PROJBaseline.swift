@@ -50,8 +50,11 @@ public enum PROJBaseline {
             contexts.append(context)
             transforms.append(try context.transformation(from: "EPSG:4326", to: crs))
         }
-        var x = lon, y = lat
-        func bulk(_ t: PROJTransform, _ xb: UnsafeMutableBufferPointer<Double>, _ yb: UnsafeMutableBufferPointer<Double>) {
+        var x = lon
+        var y = lat
+        func bulk(
+            _ t: PROJTransform, _ xb: UnsafeMutableBufferPointer<Double>, _ yb: UnsafeMutableBufferPointer<Double>
+        ) {
             let stride = MemoryLayout<Double>.stride
             _ = proj_trans_generic(
                 t.pj, PJ_FWD, xb.baseAddress, stride, xb.count, yb.baseAddress, stride, yb.count, nil, 0, 0, nil, 0, 0)
@@ -62,19 +65,24 @@ public enum PROJBaseline {
             x = lon
             y = lat
             let t0 = monotonicSeconds()
-            x.withUnsafeMutableBufferPointer { xb in y.withUnsafeMutableBufferPointer { yb in bulk(transforms[0], xb, yb) } }
+            x.withUnsafeMutableBufferPointer { xb in
+                y.withUnsafeMutableBufferPointer { yb in bulk(transforms[0], xb, yb) }
+            }
             single.append(monotonicSeconds() - t0)
             x = lon
             y = lat
             let t1 = monotonicSeconds()
             x.withUnsafeMutableBufferPointer { xb in
                 y.withUnsafeMutableBufferPointer { yb in
-                    let xb = xb, yb = yb
+                    let xb = xb
+                    let yb = yb
                     let list = transforms
                     Parallel.forEach(parts) { p in
-                        let lo = p * partSize, hi = min(n, lo + partSize)
+                        let lo = p * partSize
+                        let hi = min(n, lo + partSize)
                         if lo < hi {
-                            bulk(list[p], UnsafeMutableBufferPointer(rebasing: xb[lo..<hi]),
+                            bulk(
+                                list[p], UnsafeMutableBufferPointer(rebasing: xb[lo..<hi]),
                                 UnsafeMutableBufferPointer(rebasing: yb[lo..<hi]))
                         }
                     }

@@ -11,11 +11,12 @@ enum ExperimentError: ExitCoded {
 
     public var description: String {
         switch self {
-        case let .outputNotDirectory(path):
-            return "\(path): the output of an experiment is a directory (one GeoJSON per combination and the results tables), but this is a file"
-        case let .truthUnreadable(manifest, key, failure):
+        case .outputNotDirectory(let path):
+            return
+                "\(path): the output of an experiment is a directory (one GeoJSON per combination and the results tables), but this is a file"
+        case .truthUnreadable(let manifest, let key, let failure):
             return "\(manifest): \(key): cannot read \(failure.path): \(failure.reason)"
-        case let .scoring(combination, underlying):
+        case .scoring(let combination, let underlying):
             return "scoring combination \(combination) failed: \(underlying)"
         }
     }
@@ -24,7 +25,7 @@ enum ExperimentError: ExitCoded {
         switch self {
         case .outputNotDirectory: return .output
         case .truthUnreadable: return .inputData
-        case let .scoring(_, underlying): return (underlying as? ExitCoded)?.exitStatus ?? .failure
+        case .scoring(_, let underlying): return (underlying as? ExitCoded)?.exitStatus ?? .failure
         }
     }
 }

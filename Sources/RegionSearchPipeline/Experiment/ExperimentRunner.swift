@@ -53,7 +53,8 @@ public final class ExperimentRunner {
         let lock = try Runner.lock(work, wait: options.wait)
         defer { lock.release() }
         let combinations = experiment.combinations
-        try Runner.prepare(work, outputs: combinations.map { manifest.output + "/" + $0.fileName } + [csvPath, markdownPath])
+        try Runner.prepare(
+            work, outputs: combinations.map { manifest.output + "/" + $0.fileName } + [csvPath, markdownPath])
         do {
             try FileSystem.createDirectories(work.runs)
         } catch {
@@ -61,7 +62,8 @@ public final class ExperimentRunner {
         }
 
         var state = RunState(
-            manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()), name: manifest.name,
+            manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()),
+            name: manifest.name,
             options: options.json)
         state.stages = []
         state.combinations = combinations.map { RunState.Combination(name: $0.name, status: "pending") }
@@ -78,7 +80,9 @@ public final class ExperimentRunner {
             state.combinations![i].status = "running"
             try state.write(work)
             do {
-                let runner = Runner(manifest: manifest.variant(for: combination), toolDirectory: toolDirectory, launcher: launcher, session: session)
+                let runner = Runner(
+                    manifest: manifest.variant(for: combination), toolDirectory: toolDirectory, launcher: launcher,
+                    session: session)
                 defer { hashingSeconds += runner.hashingSeconds }
                 let result = try runner.runLocked(options, statePath: work.combinationState(combination.name))
                 outcome.combinations.append((combination.name, result))
@@ -105,11 +109,15 @@ public final class ExperimentRunner {
             let wroteCSV = try Self.writeIfChanged(results.csv, to: csvPath)
             let wroteMarkdown = try Self.writeIfChanged(results.markdown, to: markdownPath)
             outcome.resultsWritten = wroteCSV || wroteMarkdown
-            Log.info(outcome.resultsWritten ? "wrote \(csvPath) and \(markdownPath)" : "\(csvPath) and \(markdownPath) are up to date")
+            Log.info(
+                outcome.resultsWritten
+                    ? "wrote \(csvPath) and \(markdownPath)" : "\(csvPath) and \(markdownPath) are up to date")
             let current = Set(combinations.map(\.fileName))
             let others = FileSystem.list(manifest.output).filter { $0.hasSuffix(".geojson") && !current.contains($0) }
             if !others.isEmpty {
-                Log.info("\(others.count) other GeoJSON file(s) in \(manifest.output) are not combinations of this experiment (an earlier grid?); they are left as they are")
+                Log.info(
+                    "\(others.count) other GeoJSON file(s) in \(manifest.output) are not combinations of this experiment (an earlier grid?); they are left as they are"
+                )
             }
         }
         state.status = "ok"
@@ -125,10 +133,14 @@ public final class ExperimentRunner {
     {
         let records = result.records
         func objectFile(_ stage: String, _ file: String) -> (path: String, digest: FileDigest)? {
-            guard let record = records[stage], let output = record.outputs.first(where: { $0.file == file }) else { return nil }
+            guard let record = records[stage], let output = record.outputs.first(where: { $0.file == file }) else {
+                return nil
+            }
             return (work.objectDirectory(stage: stage, key: record.keyHash) + "/" + file, output.digest)
         }
-        guard let hulls = Pipeline.stages.last, let port = hulls.outputs.first, let geojson = objectFile(hulls.name, port.fileName) else {
+        guard let hulls = Pipeline.stages.last, let port = hulls.outputs.first,
+            let geojson = objectFile(hulls.name, port.fileName)
+        else {
             throw ToolFailure("internal error: combination \(combination.name) has no GeoJSON", status: .internalError)
         }
         let features: RegionFeatureFile
@@ -146,7 +158,9 @@ public final class ExperimentRunner {
         var scoreKey: ContentHash?
         if let truth = experiment.truth(for: combination.inputSet) {
             let ingest = IngestStage.definition
-            let pois = ingest.outputs.first(where: { $0.kind == .pois }).flatMap { objectFile(ingest.name, $0.fileName) }
+            let pois = ingest.outputs.first(where: { $0.kind == .pois }).flatMap {
+                objectFile(ingest.name, $0.fileName)
+            }
             let scored = try scorer.score(
                 combination: combination.name, regions: geojson, truth: truth,
                 truthKey: "experiment.truth.\(combination.inputSet)", pois: pois)

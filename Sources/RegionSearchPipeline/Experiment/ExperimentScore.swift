@@ -18,7 +18,9 @@ public struct ExperimentScore: Equatable {
     /// Reads the metrics from a truth report's JSON (``TruthScore/json``); nil when a member is
     /// missing (a cached report of another layout: it is then recomputed).
     public init?(report: JSONValue, thresholds: [Double]) {
-        guard let truths = report["n_truth"]?.intValue, let inside = report["precision_inside"]?.doubleValue else { return nil }
+        guard let truths = report["n_truth"]?.intValue, let inside = report["precision_inside"]?.doubleValue else {
+            return nil
+        }
         self.truths = truths
         precisionInside = inside
         meanBestIoU = report["mean_best_iou"]?.doubleValue

@@ -28,7 +28,8 @@ struct ExperimentScorer {
             do {
                 return try FileDigest.of(path: path)
             } catch {
-                throw ExperimentError.truthUnreadable(manifest: manifestFile, key: "\(truthKey).\(member)", failure: error)
+                throw ExperimentError.truthUnreadable(
+                    manifest: manifestFile, key: "\(truthKey).\(member)", failure: error)
             }
         }
         let truthDigest = try digest(truth.regions, "regions")
@@ -46,7 +47,9 @@ struct ExperimentScorer {
         let path = work.scorePath(key)
 
         if let bytes = try? FileSystem.read(path),
-            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) }),
+            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            }),
             let cached = ExperimentScore(report: json, thresholds: thresholds)
         {
             return (key, cached)
@@ -64,7 +67,8 @@ struct ExperimentScorer {
             throw ExperimentError.scoring(combination: combination, underlying: error)
         }
         guard let score = ExperimentScore(report: report, thresholds: thresholds) else {
-            throw ToolFailure("internal error: the truth report of \(combination) lacks a metric", status: .internalError)
+            throw ToolFailure(
+                "internal error: the truth report of \(combination) lacks a metric", status: .internalError)
         }
         do {
             try FileSystem.createDirectories(work.scores)

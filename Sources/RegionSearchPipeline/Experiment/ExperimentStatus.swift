@@ -32,13 +32,16 @@ public struct ExperimentStatus {
             if let first = report.stages.first(where: { $0.state != .upToDate }) {
                 let verb = first.state == .failed ? "failed at" : "\(first.state.rawValue) from"
                 let why = first.reasons.first.map { ": " + $0 } ?? ""
-                return Combination(combination: c, report: report, upToDate: false, summary: "\(verb) \(first.stage)\(why)")
+                return Combination(
+                    combination: c, report: report, upToDate: false, summary: "\(verb) \(first.stage)\(why)")
             }
             let counts = report.stages.last?.reasons.first.map { " — " + $0 } ?? ""
             if !outputCurrent {
                 return Combination(
                     combination: c, report: report, upToDate: false,
-                    summary: "stages up to date; \(PathResolver.baseName(c.fileName)) " + (FileSystem.exists(manifest.output + "/" + c.fileName) ? "differs from the result" : "is missing") + "; 'regionsearch run' writes it")
+                    summary: "stages up to date; \(PathResolver.baseName(c.fileName)) "
+                        + (FileSystem.exists(manifest.output + "/" + c.fileName)
+                            ? "differs from the result" : "is missing") + "; 'regionsearch run' writes it")
             }
             return Combination(combination: c, report: report, upToDate: true, summary: "up to date" + counts)
         }
@@ -52,14 +55,16 @@ public struct ExperimentStatus {
     public var text: String {
         let n = combinations.count
         let current = combinations.filter(\.upToDate).count
-        var out = "\(manifest.file) (\(manifest.name)): experiment, \(n) combination\(n == 1 ? "" : "s"), \(current) up to date\n"
+        var out =
+            "\(manifest.file) (\(manifest.name)): experiment, \(n) combination\(n == 1 ? "" : "s"), \(current) up to date\n"
         out += "work directory: \(manifest.workDirectory)\n"
         out += "last run: \(lastRun)\n"
         let width = combinations.map { $0.combination.name.count }.max() ?? 0
         let indexWidth = String(n).count * 2 + 3
         for c in combinations {
             let index = "[\(c.combination.index + 1)/\(n)]".padding(toLength: indexWidth, withPad: " ", startingAt: 0)
-            out += "  \(index) \(c.combination.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(c.summary)\n"
+            out +=
+                "  \(index) \(c.combination.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(c.summary)\n"
         }
         for r in results { out += "results: \(r.path): \(r.exists ? "present" : "missing")\n" }
         return out
@@ -72,17 +77,21 @@ public struct ExperimentStatus {
             ("manifest", .string(manifest.file)),
             ("work_dir", .string(manifest.workDirectory)),
             ("last_run", .string(lastRun)),
-            ("combinations", .array(combinations.map { c in
-                .object([
-                    ("name", .string(c.combination.name)),
-                    ("input", .string(c.combination.inputSet)),
-                    ("parameters", .object(c.combination.assignments.map { ($0.key, $0.value) })),
-                    ("up_to_date", .bool(c.upToDate)),
-                    ("summary", .string(c.summary)),
-                    ("stages", c.report.json["stages"] ?? .array([])),
-                    ("output", .string(c.report.output)),
-                ])
-            })),
+            (
+                "combinations",
+                .array(
+                    combinations.map { c in
+                        .object([
+                            ("name", .string(c.combination.name)),
+                            ("input", .string(c.combination.inputSet)),
+                            ("parameters", .object(c.combination.assignments.map { ($0.key, $0.value) })),
+                            ("up_to_date", .bool(c.upToDate)),
+                            ("summary", .string(c.summary)),
+                            ("stages", c.report.json["stages"] ?? .array([])),
+                            ("output", .string(c.report.output)),
+                        ])
+                    })
+            ),
             ("results", .array(results.map { .object([("path", .string($0.path)), ("exists", .bool($0.exists))]) })),
         ])
     }

@@ -100,13 +100,15 @@ public struct Experiment {
         parseInputs: (JSONValue, String) throws(ManifestError) -> [Manifest.Input]
     ) throws(ManifestError) {
         guard let members = section.objectValue else {
-            throw invalid("experiment", "expected an object with \"grid\", \"inputs\" and/or \"truth\", got \(section.typeName)")
+            throw invalid(
+                "experiment", "expected an object with \"grid\", \"inputs\" and/or \"truth\", got \(section.typeName)")
         }
         for (key, _) in members where !Self.keys.contains(key) {
             let hint = closestMatch(key, in: Self.keys).map { " (did you mean '\($0)'?)" } ?? ""
             throw invalid("experiment.\(key)", "unknown key\(hint); known keys: \(Self.keys.joined(separator: ", "))")
         }
-        try parseInputSets(section["inputs"], topLevelInputs: topLevelInputs, invalid: invalid, parseInputs: parseInputs)
+        try parseInputSets(
+            section["inputs"], topLevelInputs: topLevelInputs, invalid: invalid, parseInputs: parseInputs)
         try parseTruth(section["truth"], directory: directory, invalid: invalid)
         try parseGrid(section["grid"], document: document, invalid: invalid)
         try buildCombinations(invalid: invalid)
@@ -123,13 +125,19 @@ public struct Experiment {
             return
         }
         guard let sets = value.objectValue else {
-            throw invalid("experiment.inputs", "expected an object of named input lists, e.g. {\"seed7\": [{\"path\": \"a.csv\"}]}, got \(value.typeName)")
+            throw invalid(
+                "experiment.inputs",
+                "expected an object of named input lists, e.g. {\"seed7\": [{\"path\": \"a.csv\"}]}, got \(value.typeName)"
+            )
         }
         guard !sets.isEmpty else { throw invalid("experiment.inputs", "give at least one input set") }
         for (name, list) in sets {
             let key = "experiment.inputs.\(name)"
             guard Self.isValidName(name) else {
-                throw invalid(key, "an input set name must start with a letter or digit and hold only letters, digits, '.', '-' and '_' (at most 64; it becomes part of file names)")
+                throw invalid(
+                    key,
+                    "an input set name must start with a letter or digit and hold only letters, digits, '.', '-' and '_' (at most 64; it becomes part of file names)"
+                )
             }
             inputSets.append(InputSet(name: name, inputs: try parseInputs(list, key)))
         }
@@ -140,7 +148,9 @@ public struct Experiment {
     {
         guard let value, value != .null else { return }
         guard let entries = value.objectValue else {
-            throw invalid("experiment.truth", "expected an object mapping input set names to {\"regions\": …, \"members\": …}, got \(value.typeName)")
+            throw invalid(
+                "experiment.truth",
+                "expected an object mapping input set names to {\"regions\": …, \"members\": …}, got \(value.typeName)")
         }
         let names = inputSets.map(\.name)
         let truthKeys = ["regions", "members"]
@@ -151,7 +161,10 @@ public struct Experiment {
                 throw invalid(key, "unknown input set '\(name)'\(hint); input sets: \(names.joined(separator: ", "))")
             }
             guard let object = entry.objectValue else {
-                throw invalid(key, "expected an object with \"regions\" (truth polygons, GeoJSON) and optionally \"members\" (planted POI ids, CSV), got \(entry.typeName)")
+                throw invalid(
+                    key,
+                    "expected an object with \"regions\" (truth polygons, GeoJSON) and optionally \"members\" (planted POI ids, CSV), got \(entry.typeName)"
+                )
             }
             for (k, _) in object where !truthKeys.contains(k) {
                 let hint = closestMatch(k, in: truthKeys).map { " (did you mean '\($0)'?)" } ?? ""
@@ -171,18 +184,22 @@ public struct Experiment {
         }
     }
 
-    private mutating func parseGrid(_ value: JSONValue?, document: JSONValue, invalid: (String, String) -> ManifestError)
+    private mutating func parseGrid(
+        _ value: JSONValue?, document: JSONValue, invalid: (String, String) -> ManifestError
+    )
         throws(ManifestError)
     {
         guard let value, value != .null else { return }
         guard let entries = value.objectValue else {
-            throw invalid("experiment.grid", "expected an object of \"STAGE.PARAMETER\": [values…], got \(value.typeName)")
+            throw invalid(
+                "experiment.grid", "expected an object of \"STAGE.PARAMETER\": [values…], got \(value.typeName)")
         }
         // Which axis varies each parameter: one parameter, one axis.
         var owner: [String: String] = [:]
 
         func parameter(_ name: String, at key: String, axis: String) throws(ManifestError) -> (String, ParameterSpec) {
-            guard let dot = name.firstIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex else {
+            guard let dot = name.firstIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex
+            else {
                 throw invalid(key, "expected STAGE.PARAMETER, e.g. graph.method")
             }
             let stageName = String(name[..<dot])
@@ -195,10 +212,15 @@ public struct Experiment {
             guard let spec = stage.parameters.first(where: { $0.key == parameterName }) else {
                 let known = stage.parameters.map(\.key)
                 let hint = closestMatch(parameterName, in: known).map { " (did you mean '\($0)'?)" } ?? ""
-                throw invalid(key, "unknown \(stageName) parameter '\(parameterName)'\(hint); known: \(known.joined(separator: ", "))")
+                throw invalid(
+                    key,
+                    "unknown \(stageName) parameter '\(parameterName)'\(hint); known: \(known.joined(separator: ", "))")
             }
             if stageName == PropagateStage.definition.name && spec.key == "keywords" {
-                throw invalid(key, "the keywords cannot vary within an experiment (the results have columns per keyword); give them in \"keywords\" and run one experiment per keyword set")
+                throw invalid(
+                    key,
+                    "the keywords cannot vary within an experiment (the results have columns per keyword); give them in \"keywords\" and run one experiment per keyword set"
+                )
             }
             if let set = document[stageName]?[spec.key], set != .null {
                 throw invalid(key, "also set in the \(stageName) section; give it in one place")
@@ -212,12 +234,14 @@ public struct Experiment {
 
         func normalise(_ raw: JSONValue, _ spec: ParameterSpec, at key: String) throws(ManifestError) -> JSONValue {
             if raw == .null {
-                guard let d = spec.defaultValue else { throw invalid(key, "null is not a value of this required parameter") }
+                guard let d = spec.defaultValue else {
+                    throw invalid(key, "null is not a value of this required parameter")
+                }
                 return d
             }
             switch spec.validate(raw) {
-            case let .success(v): return v
-            case let .failure(reason): throw invalid(key, reason)
+            case .success(let v): return v
+            case .failure(let reason): throw invalid(key, reason)
             }
         }
 
@@ -225,13 +249,18 @@ public struct Experiment {
             let key = "experiment.grid.\(axisName)"
             let linked = !axisName.contains(".")
             guard let items = list.arrayValue else {
-                throw invalid(key, linked
-                    ? "expected a list of objects of \"STAGE.PARAMETER\": value (a grid key without a dot names parameters that vary together), got \(list.typeName)"
-                    : "expected a list of values, got \(list.typeName)")
+                throw invalid(
+                    key,
+                    linked
+                        ? "expected a list of objects of \"STAGE.PARAMETER\": value (a grid key without a dot names parameters that vary together), got \(list.typeName)"
+                        : "expected a list of values, got \(list.typeName)")
             }
             guard !items.isEmpty else { throw invalid(key, "give at least one value") }
             if linked && !Self.isValidName(axisName) {
-                throw invalid(key, "expected STAGE.PARAMETER (e.g. graph.method), or a group name of letters, digits, '.', '-' and '_' whose values are objects of STAGE.PARAMETER: value")
+                throw invalid(
+                    key,
+                    "expected STAGE.PARAMETER (e.g. graph.method), or a group name of letters, digits, '.', '-' and '_' whose values are objects of STAGE.PARAMETER: value"
+                )
             }
             // A single-parameter axis resolves its key once.
             let single = linked ? nil : try parameter(axisName, at: key, axis: axisName)
@@ -241,17 +270,26 @@ public struct Experiment {
                 var point: [Assignment] = []
                 if linked {
                     guard let object = item.objectValue else {
-                        throw invalid(at, "expected an object of \"STAGE.PARAMETER\": value (the grid key \"\(axisName)\" has no dot, so it names parameters that vary together), got \(item.typeName)")
+                        throw invalid(
+                            at,
+                            "expected an object of \"STAGE.PARAMETER\": value (the grid key \"\(axisName)\" has no dot, so it names parameters that vary together), got \(item.typeName)"
+                        )
                     }
                     for (name, raw) in object {
                         let (stage, spec) = try parameter(name, at: "\(at).\(name)", axis: axisName)
-                        point.append(Assignment(stage: stage, parameter: spec.key, value: try normalise(raw, spec, at: "\(at).\(name)")))
+                        point.append(
+                            Assignment(
+                                stage: stage, parameter: spec.key, value: try normalise(raw, spec, at: "\(at).\(name)"))
+                        )
                     }
                 } else if let (stage, spec) = single {
                     point = [Assignment(stage: stage, parameter: spec.key, value: try normalise(item, spec, at: at))]
                 }
                 if let j = points.firstIndex(where: { Self.sameAssignments($0, point) }) {
-                    let what = linked ? "the same parameters as \(key)[\(j)]" : "\(point[0].valueText) is listed twice (also \(key)[\(j)])"
+                    let what =
+                        linked
+                        ? "the same parameters as \(key)[\(j)]"
+                        : "\(point[0].valueText) is listed twice (also \(key)[\(j)])"
                     throw invalid(at, what)
                 }
                 points.append(point)
@@ -270,14 +308,22 @@ public struct Experiment {
                 let name = Self.combinationName(inputSet: set.name, assignments: assignments)
                 let at = "experiment" + (axes.isEmpty ? "" : ".grid")
                 if let earlier = seen[name] {
-                    throw invalid(at, "combinations \(earlier + 1) and \(combinations.count + 1) get the same file name \(name).geojson (values are reduced to letters, digits, '.', '-' and '+'); make them differ there")
+                    throw invalid(
+                        at,
+                        "combinations \(earlier + 1) and \(combinations.count + 1) get the same file name \(name).geojson (values are reduced to letters, digits, '.', '-' and '+'); make them differ there"
+                    )
                 }
                 if name.utf8.count > Self.maxNameBytes {
-                    throw invalid(at, "the combination name \(name) is longer than \(Self.maxNameBytes) bytes; use shorter input set names or fewer grid keys")
+                    throw invalid(
+                        at,
+                        "the combination name \(name) is longer than \(Self.maxNameBytes) bytes; use shorter input set names or fewer grid keys"
+                    )
                 }
                 seen[name] = combinations.count
-                combinations.append(ExperimentCombination(
-                    index: combinations.count, name: name, inputSet: set.name, inputs: set.inputs, assignments: assignments))
+                combinations.append(
+                    ExperimentCombination(
+                        index: combinations.count, name: name, inputSet: set.name, inputs: set.inputs,
+                        assignments: assignments))
                 // Odometer: the last axis turns fastest.
                 var a = axes.count - 1
                 while a >= 0 {
@@ -301,17 +347,21 @@ public struct Experiment {
     }
 
     static func sanitise(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { s in
-            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || ".-+".unicodeScalars.contains(s)) ? s : "_"
-        }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { s in
+                    s.isASCII
+                        && (s.properties.isAlphabetic || ("0"..."9").contains(s) || ".-+".unicodeScalars.contains(s))
+                        ? s : "_"
+                }))
     }
 
     static func text(_ value: JSONValue) -> String {
         switch value {
         case .null: return "default"
-        case let .string(s): return s
-        case let .number(d): return JSONValue.formatNumber(d)
-        case let .bool(b): return b ? "true" : "false"
+        case .string(let s): return s
+        case .number(let d): return JSONValue.formatNumber(d)
+        case .bool(let b): return b ? "true" : "false"
         default: return value.serialized()
         }
     }

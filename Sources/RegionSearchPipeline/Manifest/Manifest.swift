@@ -180,7 +180,8 @@ public struct Manifest {
                 }
                 var members = section?.objectValue ?? []
                 if section != nil && section?.objectValue == nil {
-                    throw invalid(stage.name, "expected an object of \(stage.name) parameters, got \(section!.typeName)")
+                    throw invalid(
+                        stage.name, "expected an object of \(stage.name) parameters, got \(section!.typeName)")
                 }
                 members.append(("keywords", keywords))
                 section = .object(members)
@@ -216,7 +217,8 @@ public struct Manifest {
                     do {
                         try stage.validate(variant.parameters(for: stage.name))
                     } catch {
-                        throw invalid("experiment.grid", "combination \(combination.name): \(stage.name).\(error.description)")
+                        throw invalid(
+                            "experiment.grid", "combination \(combination.name): \(stage.name).\(error.description)")
                     }
                 }
             }
@@ -266,7 +268,10 @@ public struct Manifest {
         for (i, k) in keywords.enumerated() {
             if k.allSatisfy({ $0.isWhitespace }) { throw invalid("\(key)[\(i)]", "empty keyword") }
             if k.contains(",") {
-                throw invalid("\(key)[\(i)]", "\"\(k)\" contains a comma, which separates keywords on the stage command line; give each keyword separately")
+                throw invalid(
+                    "\(key)[\(i)]",
+                    "\"\(k)\" contains a comma, which separates keywords on the stage command line; give each keyword separately"
+                )
             }
         }
     }

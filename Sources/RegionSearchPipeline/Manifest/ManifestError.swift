@@ -14,11 +14,11 @@ public enum ManifestError: ExitCoded, Equatable {
 
     public var description: String {
         switch self {
-        case let .unreadable(file, reason):
+        case .unreadable(let file, let reason):
             return "\(file): cannot read manifest: \(reason)"
-        case let .syntax(file, line, column, reason):
+        case .syntax(let file, let line, let column, let reason):
             return "\(file):\(line):\(column): invalid JSON: \(reason)"
-        case let .invalid(file, key, position, reason):
+        case .invalid(let file, let key, let position, let reason):
             let at = position.map { "\(file):\($0.line):\($0.column)" } ?? file
             return key.isEmpty ? "\(at): \(reason)" : "\(at): \(key): \(reason)"
         }

@@ -20,16 +20,20 @@ public enum Cleaner {
         let work = WorkDirectory(path: manifest.workDirectory)
         guard FileSystem.isDirectory(work.path) else { return Result() }
         let lock = try WorkLock.acquire(work, wait: wait) { holder in
-            Log.info("\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish")
+            Log.info(
+                "\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish"
+            )
         }
         defer { lock.release() }
         var result = Result()
         do {
             result.temporaries = try work.removeTemporaries().count
             // An experiment's outputs are files in its output directory.
-            let outputs = manifest.experiment.map { e in
-                e.combinations.map { manifest.output + "/" + $0.fileName } + ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
-            } ?? [manifest.output]
+            let outputs =
+                manifest.experiment.map { e in
+                    e.combinations.map { manifest.output + "/" + $0.fileName }
+                        + ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
+                } ?? [manifest.output]
             for output in outputs { result.temporaries += try WorkDirectory.removeTemporaries(besides: output).count }
             var keep: Set<String> = []
             if unusedOnly, let state = RunState.load(work) {
@@ -42,7 +46,9 @@ public enum Cleaner {
                     keepRuns.insert(PathResolver.baseName(path))
                     if let key = c.scoreKey { keepScores.insert(PathResolver.baseName(work.scorePath(key))) }
                     if let bytes = try? FileSystem.read(path),
-                        let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) }),
+                        let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                            try JSONParser.parse(bytes: b)
+                        }),
                         let s = RunState(json: json)
                     {
                         states.append(s)

@@ -82,7 +82,11 @@ public struct RunState {
     public subscript(stage: String) -> Stage {
         get { stages.first { $0.stage == stage } ?? Stage(stage: stage, status: .pending) }
         set {
-            if let i = stages.firstIndex(where: { $0.stage == stage }) { stages[i] = newValue } else { stages.append(newValue) }
+            if let i = stages.firstIndex(where: { $0.stage == stage }) {
+                stages[i] = newValue
+            } else {
+                stages.append(newValue)
+            }
         }
     }
 
@@ -96,31 +100,44 @@ public struct RunState {
             ("finished", finished.map { .string($0) } ?? .null),
             ("status", .string(status)),
             ("options", options),
-            ("stages", .array(stages.map { s in
-                var m: [(String, JSONValue)] = [("stage", .string(s.stage)), ("status", .string(s.status.rawValue))]
-                m.append(("key", s.key.map { .string($0.description) } ?? .null))
-                if let seconds = s.seconds { m.append(("seconds", .number((seconds * 1000).rounded() / 1000))) }
-                if let e = s.error { m.append(("error", .string(e))) }
-                return .object(m)
-            })),
+            (
+                "stages",
+                .array(
+                    stages.map { s in
+                        var m: [(String, JSONValue)] = [
+                            ("stage", .string(s.stage)), ("status", .string(s.status.rawValue)),
+                        ]
+                        m.append(("key", s.key.map { .string($0.description) } ?? .null))
+                        if let seconds = s.seconds { m.append(("seconds", .number((seconds * 1000).rounded() / 1000))) }
+                        if let e = s.error { m.append(("error", .string(e))) }
+                        return .object(m)
+                    })
+            ),
         ]
         if let hashingSeconds { members.append(("hashing_seconds", .number((hashingSeconds * 1000).rounded() / 1000))) }
         if let output {
             members.append(("output", .object([("path", .string(output.path))] + output.digest.jsonMembers)))
         }
         if let combinations {
-            members.append(("combinations", .array(combinations.map { c in
-                var m: [(String, JSONValue)] = [("name", .string(c.name)), ("status", .string(c.status))]
-                if let k = c.scoreKey { m.append(("score_key", .string(k.description))) }
-                if let e = c.error { m.append(("error", .string(e))) }
-                return .object(m)
-            })))
+            members.append(
+                (
+                    "combinations",
+                    .array(
+                        combinations.map { c in
+                            var m: [(String, JSONValue)] = [("name", .string(c.name)), ("status", .string(c.status))]
+                            if let k = c.scoreKey { m.append(("score_key", .string(k.description))) }
+                            if let e = c.error { m.append(("error", .string(e))) }
+                            return .object(m)
+                        })
+                ))
         }
         return .object(members)
     }
 
     public init?(json: JSONValue) {
-        guard let manifest = json["manifest"]?.stringValue, let stageList = json["stages"]?.arrayValue else { return nil }
+        guard let manifest = json["manifest"]?.stringValue, let stageList = json["stages"]?.arrayValue else {
+            return nil
+        }
         self.manifest = manifest
         name = json["name"]?.stringValue ?? ""
         pid = Int32(json["pid"]?.intValue ?? 0)
@@ -129,7 +146,8 @@ public struct RunState {
         status = json["status"]?.stringValue ?? ""
         options = json["options"] ?? .object([])
         stages = stageList.compactMap { item in
-            guard let stage = item["stage"]?.stringValue, let s = item["status"]?.stringValue.flatMap(Status.init(rawValue:))
+            guard let stage = item["stage"]?.stringValue,
+                let s = item["status"]?.stringValue.flatMap(Status.init(rawValue:))
             else { return nil }
             return Stage(
                 stage: stage, status: s, key: item["key"]?.stringValue.flatMap(ContentHash.init(hex:)),
@@ -151,7 +169,9 @@ public struct RunState {
     /// decide what is up to date).
     public static func load(_ work: WorkDirectory) -> RunState? {
         guard let bytes = try? FileSystem.read(work.runState),
-            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) })
+            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            })
         else { return nil }
         return RunState(json: json)
     }
@@ -168,4 +188,3 @@ public struct RunState {
         }
     }
 }
-

@@ -71,7 +71,9 @@ public final class Runner {
     /// Takes the work directory's lock for a run, saying so when it waits or resumes.
     static func lock(_ work: WorkDirectory, wait: Bool) throws -> WorkLock {
         let lock = try WorkLock.acquire(work, wait: wait) { holder in
-            Log.info("\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish")
+            Log.info(
+                "\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish"
+            )
         }
         if let previous = lock.interruptedHolder {
             Log.info("the previous run on this work directory (pid \(previous.pid)) was interrupted; resuming")
@@ -98,7 +100,9 @@ public final class Runner {
     /// in `statePath` (`run.json`, or an experiment combination's state file).
     func runLocked(_ options: RunOptions, statePath: String) throws -> Outcome {
         let window = try options.window()
-        var state = RunState(manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()), name: manifest.name, options: options.json)
+        var state = RunState(
+            manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()),
+            name: manifest.name, options: options.json)
         try state.write(to: statePath)
         var completed: [String: StagePlanner.Completed] = [:]
         let stages = Pipeline.stages
@@ -129,7 +133,9 @@ public final class Runner {
                 }
             } else {
                 guard let found = planner.artifactInputs(of: stage, completed: completed) else {
-                    throw fail(stage.name, ToolFailure("internal error: inputs of \(stage.name) are not complete", status: .internalError))
+                    throw fail(
+                        stage.name,
+                        ToolFailure("internal error: inputs of \(stage.name) are not complete", status: .internalError))
                 }
                 inputs = found
             }
@@ -140,17 +146,20 @@ public final class Runner {
             // A forced stage runs once per session, however many pipelines use it.
             let forced = (window.forcedFrom.map { i >= $0 } ?? false) && !session.executed.contains(entry)
             if !forced {
-                let check = session.completed[entry].map { StagePlanner.Check.upToDate($0) } ?? timed({ planner.check(stage, key: hash) })
+                let check =
+                    session.completed[entry].map { StagePlanner.Check.upToDate($0) }
+                    ?? timed({ planner.check(stage, key: hash) })
                 switch check {
-                case let .upToDate(record):
+                case .upToDate(let record):
                     session.completed[entry] = record
-                    completed[stage.name] = .init(key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
+                    completed[stage.name] = .init(
+                        key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
                     outcome.records[stage.name] = record
                     state[stage.name].status = .upToDate
                     outcome.stages.append((stage.name, .upToDate, hash))
                     Log.info("\(label): up to date, skipped")
                     continue
-                case let .damaged(reason):
+                case .damaged(let reason):
                     Log.warning("\(reason)")
                     Log.info("\(label): output damaged, rerunning")
                 case .absent:
@@ -168,7 +177,8 @@ public final class Runner {
             }
             session.executed.insert(entry)
             session.completed[entry] = record
-            completed[stage.name] = .init(key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
+            completed[stage.name] = .init(
+                key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
             outcome.records[stage.name] = record
             state[stage.name].status = .ran
             state[stage.name].seconds = record.seconds
@@ -183,7 +193,11 @@ public final class Runner {
                 let (written, digest) = try publish(done, stage: last)
                 outcome.outputWritten = written
                 state.output = (manifest.output, digest)
-                if written { Log.info("wrote \(manifest.output)") } else { Log.info("\(manifest.output) is up to date") }
+                if written {
+                    Log.info("wrote \(manifest.output)")
+                } else {
+                    Log.info("\(manifest.output) is up to date")
+                }
             } catch {
                 throw fail(last.name, error)
             }
@@ -196,7 +210,9 @@ public final class Runner {
     }
 
     /// Runs one stage into its staging directory, checks it, promotes it and writes its record.
-    private func execute(_ stage: StageDefinition, key: StageKey, hash: ContentHash, options: RunOptions) throws -> StageRecord {
+    private func execute(_ stage: StageDefinition, key: StageKey, hash: ContentHash, options: RunOptions) throws
+        -> StageRecord
+    {
         let pid = getpid()
         let staging = work.stagingDirectory(stage: stage.name, key: hash, pid: pid)
         do {
@@ -221,7 +237,9 @@ public final class Runner {
         let seconds = monotonicSeconds() - t0
 
         func failed(_ detail: String?) throws -> Never {
-            let text = launch.termination.description + (launch.errorLines.isEmpty ? "" : ": " + launch.errorLines.joined(separator: " | "))
+            let text =
+                launch.termination.description
+                + (launch.errorLines.isEmpty ? "" : ": " + launch.errorLines.joined(separator: " | "))
             let failure = StageRecord(
                 key: key, succeeded: false, outputs: [], started: started, finished: Timestamp.now(), seconds: seconds,
                 threads: options.threads, summary: StageSummary(stage: stage.name), failure: detail ?? text)
@@ -241,7 +259,9 @@ public final class Runner {
         var summary = StageSummary(stage: stage.name)
         let summaryPath = staging + "/" + StageCommand.summaryFileName
         if let bytes = try? FileSystem.read(summaryPath),
-            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) })
+            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            })
         {
             summary = StageSummary(json: json)
         }
@@ -249,9 +269,14 @@ public final class Runner {
         var outputs: [StageRecord.Output] = []
         for port in stage.outputs {
             do {
-                outputs.append(.init(name: port.option, file: port.fileName, digest: try timed { try FileDigest.of(path: staging + "/" + port.fileName) }))
+                outputs.append(
+                    .init(
+                        name: port.option, file: port.fileName,
+                        digest: try timed { try FileDigest.of(path: staging + "/" + port.fileName) }))
             } catch {
-                try failed("\(stage.executable) exited successfully but did not write its output \(port.fileName) (\((error as? FileDigest.Failure)?.reason ?? "\(error)"))")
+                try failed(
+                    "\(stage.executable) exited successfully but did not write its output \(port.fileName) (\((error as? FileDigest.Failure)?.reason ?? "\(error)"))"
+                )
             }
         }
         let record = StageRecord(

@@ -19,21 +19,25 @@ public enum RunnerError: ExitCoded {
 
     public var description: String {
         switch self {
-        case let .busy(work, holder):
+        case .busy(let work, let holder):
             let who = holder.map { "another run (\($0))" } ?? "another run"
-            return "work directory \(work) is in use by \(who); wait for it to finish, or pass --wait to queue behind it"
-        case let .inputUnreadable(manifest, key, failure):
+            return
+                "work directory \(work) is in use by \(who); wait for it to finish, or pass --wait to queue behind it"
+        case .inputUnreadable(let manifest, let key, let failure):
             return "\(manifest): \(key).path: cannot read \(failure.path): \(failure.reason)"
-        case let .executableMissing(path):
-            return "stage executable \(path) not found or not executable; the stage tools must be installed in the same directory as regionsearch"
-        case let .spawnFailed(executable, reason):
+        case .executableMissing(let path):
+            return
+                "stage executable \(path) not found or not executable; the stage tools must be installed in the same directory as regionsearch"
+        case .spawnFailed(let executable, let reason):
             return "cannot start \(executable): \(reason)"
-        case let .stageFailed(stage, exit, detail):
-            let what = detail.map { "stage \(stage) failed: \($0)" } ?? "stage \(stage) failed (\(exit)); its message is above"
+        case .stageFailed(let stage, let exit, let detail):
+            let what =
+                detail.map { "stage \(stage) failed: \($0)" } ?? "stage \(stage) failed (\(exit)); its message is above"
             return what + ". Earlier stages are kept; after fixing the cause, 'regionsearch run' resumes at \(stage)"
-        case let .inputChanged(stage, input, path):
-            return "input \(input) of stage \(stage) (\(path)) changed while the stage ran, so its result was not recorded; run again once the input is stable"
-        case let .fileSystem(failure):
+        case .inputChanged(let stage, let input, let path):
+            return
+                "input \(input) of stage \(stage) (\(path)) changed while the stage ran, so its result was not recorded; run again once the input is stable"
+        case .fileSystem(let failure):
             return failure.description + "; check free disk space and permissions"
         }
     }

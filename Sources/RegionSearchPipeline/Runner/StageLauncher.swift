@@ -25,7 +25,9 @@ public struct StageLaunch {
 public struct ProcessStageLauncher: StageLauncher {
     public init() {}
 
-    public func launch(stage: StageDefinition, executable: String, arguments: [String]) throws(RunnerError) -> StageLaunch {
+    public func launch(stage: StageDefinition, executable: String, arguments: [String]) throws(RunnerError)
+        -> StageLaunch
+    {
         let child: ChildProcess
         do {
             child = try ChildProcess(executable: executable, arguments: arguments, output: .tee(tail: 1 << 16))

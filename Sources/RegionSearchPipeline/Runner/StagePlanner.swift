@@ -57,9 +57,10 @@ struct StagePlanner {
                 }
                 session?.rawDigests[input.path] = digest
             }
-            out.append(.init(
-                name: "inputs[\(input.index)]", producer: nil, path: input.path, digest: digest,
-                options: StageKey.inputOptions(input.spec)))
+            out.append(
+                .init(
+                    name: "inputs[\(input.index)]", producer: nil, path: input.path, digest: digest,
+                    options: StageKey.inputOptions(input.spec)))
         }
         return out
     }
@@ -71,8 +72,10 @@ struct StagePlanner {
         for port in stage.inputs {
             guard let producer = port.producer, let done = completed[producer], let output = done.output(port.fileName)
             else { return nil }
-            out.append(.init(
-                name: port.option, producer: producer, path: done.objectPath + "/" + port.fileName, digest: output.digest))
+            out.append(
+                .init(
+                    name: port.option, producer: producer, path: done.objectPath + "/" + port.fileName,
+                    digest: output.digest))
         }
         return out
     }
@@ -104,7 +107,8 @@ struct StagePlanner {
             do {
                 digest = try FileDigest.of(path: path)
             } catch {
-                return error.isMissing ? "\(path): output is missing" : "\(path): output cannot be read: \(error.reason)"
+                return error.isMissing
+                    ? "\(path): output is missing" : "\(path): output cannot be read: \(error.reason)"
             }
             if digest == output.digest { continue }
             if let kind = stage.outputs.first(where: { $0.fileName == output.file })?.kind {
@@ -114,7 +118,8 @@ struct StagePlanner {
                     return error.description
                 }
             }
-            return "\(path): content differs from its run record (\(digest), recorded \(output.digest)): the file was altered"
+            return
+                "\(path): content differs from its run record (\(digest), recorded \(output.digest)): the file was altered"
         }
         return nil
     }
@@ -161,7 +166,9 @@ struct StagePlanner {
                 }
             }
             if (old.options ?? .null) != (input.options ?? .null) {
-                out.append("options of \(input.name) changed: \((old.options ?? .null).serialized(sortedKeys: true)) → \((input.options ?? .null).serialized(sortedKeys: true))")
+                out.append(
+                    "options of \(input.name) changed: \((old.options ?? .null).serialized(sortedKeys: true)) → \((input.options ?? .null).serialized(sortedKeys: true))"
+                )
             }
         }
         for old in previous.inputs where !current.inputs.contains(where: { $0.name == old.name }) {
@@ -178,7 +185,8 @@ struct StagePlanner {
         for (k, _) in old + new where !keys.contains(k) { keys.append(k) }
         var out: [String] = []
         for k in keys.sorted() {
-            let a = previous[k], b = current[k]
+            let a = previous[k]
+            let b = current[k]
             if a != b {
                 out.append("parameter \(stage).\(k): \(a?.serialized() ?? "(none)") → \(b?.serialized() ?? "(none)")")
             }

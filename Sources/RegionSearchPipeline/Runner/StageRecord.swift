@@ -55,17 +55,25 @@ public struct StageRecord {
             ("stage_version", .number(Double(key.stageVersion))),
             ("format_version", .number(Double(key.formatVersion))),
             ("parameters", key.parameters),
-            ("inputs", .array(key.inputs.map { input in
-                var m: [(String, JSONValue)] = [("name", .string(input.name))]
-                if let p = input.producer { m.append(("producer", .string(p))) }
-                m.append(("path", .string(input.path)))
-                m += input.digest.jsonMembers
-                if let o = input.options { m.append(("options", o)) }
-                return .object(m)
-            })),
-            ("outputs", .array(outputs.map { out in
-                .object([("name", .string(out.name)), ("file", .string(out.file))] + out.digest.jsonMembers)
-            })),
+            (
+                "inputs",
+                .array(
+                    key.inputs.map { input in
+                        var m: [(String, JSONValue)] = [("name", .string(input.name))]
+                        if let p = input.producer { m.append(("producer", .string(p))) }
+                        m.append(("path", .string(input.path)))
+                        m += input.digest.jsonMembers
+                        if let o = input.options { m.append(("options", o)) }
+                        return .object(m)
+                    })
+            ),
+            (
+                "outputs",
+                .array(
+                    outputs.map { out in
+                        .object([("name", .string(out.name)), ("file", .string(out.file))] + out.digest.jsonMembers)
+                    })
+            ),
             ("started", .string(started)),
             ("finished", .string(finished)),
             ("seconds", .number((seconds * 1000).rounded() / 1000)),
@@ -97,7 +105,10 @@ public struct StageRecord {
             guard let name = item["name"]?.stringValue, let p = item["path"]?.stringValue,
                 let digest = FileDigest(json: item)
             else { throw fail("malformed input entry") }
-            keyInputs.append(.init(name: name, producer: item["producer"]?.stringValue, path: p, digest: digest, options: item["options"]))
+            keyInputs.append(
+                .init(
+                    name: name, producer: item["producer"]?.stringValue, path: p, digest: digest,
+                    options: item["options"]))
         }
         var outs: [Output] = []
         for item in outputs {
@@ -106,7 +117,9 @@ public struct StageRecord {
             else { throw fail("malformed output entry") }
             outs.append(Output(name: name, file: file, digest: digest))
         }
-        key = StageKey(stageName: stage, stageVersion: stageVersion, formatVersion: formatVersion, parameters: parameters, inputs: keyInputs)
+        key = StageKey(
+            stageName: stage, stageVersion: stageVersion, formatVersion: formatVersion, parameters: parameters,
+            inputs: keyInputs)
         self.keyHash = keyHash
         succeeded = status == "ok"
         self.outputs = outs
@@ -130,7 +143,9 @@ public struct StageRecord {
         }
         let json: JSONValue
         do {
-            json = try bytes.withUnsafeBufferPointer { (b) throws(JSONParseError) -> JSONValue in try JSONParser.parse(bytes: b) }
+            json = try bytes.withUnsafeBufferPointer { (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            }
         } catch {
             throw Unreadable(path: path, reason: "not valid JSON: \(error)")
         }

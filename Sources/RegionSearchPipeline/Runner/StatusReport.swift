@@ -58,29 +58,38 @@ public struct StatusReport {
             guard let inputs else {
                 // An upstream stage reruns first, so this stage's inputs are not known yet.
                 let upstream = stage.inputs.compactMap { $0.producer }.filter { staleUpstream.contains($0) }
-                var reasons = upstream.isEmpty ? [] : ["waits for \(Self.unique(upstream).joined(separator: ", ")) to rerun"]
+                var reasons =
+                    upstream.isEmpty ? [] : ["waits for \(Self.unique(upstream).joined(separator: ", ")) to rerun"]
                 if let inputProblem { reasons.append(inputProblem) }
                 if let last {
-                    reasons += StagePlanner.parameterDifferences(stage: stage.name, from: last.key.parameters, to: parameters.canonical)
+                    reasons += StagePlanner.parameterDifferences(
+                        stage: stage.name, from: last.key.parameters, to: parameters.canonical)
                 }
                 if let lastFailure { reasons.append("last run failed: \(lastFailure)") }
-                stages.append(Stage(stage: stage.name, state: lastFailure != nil ? .failed : (last == nil ? .missing : .stale), reasons: reasons, key: nil))
+                stages.append(
+                    Stage(
+                        stage: stage.name, state: lastFailure != nil ? .failed : (last == nil ? .missing : .stale),
+                        reasons: reasons, key: nil))
                 staleUpstream.append(stage.name)
                 continue
             }
             let key = StageKey(stage: stage, parameters: parameters, inputs: inputs)
             let hash = key.hash
             switch planner.check(stage, key: hash) {
-            case let .upToDate(record):
-                completed[stage.name] = .init(key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
+            case .upToDate(let record):
+                completed[stage.name] = .init(
+                    key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
                 let counts = Runner.countsText(record.summary)
-                stages.append(Stage(stage: stage.name, state: .upToDate, reasons: counts.isEmpty ? [] : [counts], key: hash))
+                stages.append(
+                    Stage(stage: stage.name, state: .upToDate, reasons: counts.isEmpty ? [] : [counts], key: hash))
                 continue
-            case let .damaged(reason):
-                stages.append(Stage(stage: stage.name, state: .stale, reasons: ["output damaged: \(reason)"], key: hash))
+            case .damaged(let reason):
+                stages.append(
+                    Stage(stage: stage.name, state: .stale, reasons: ["output damaged: \(reason)"], key: hash))
             case .absent:
                 if let failure = planner.failure(of: stage.name, key: hash) {
-                    stages.append(Stage(stage: stage.name, state: .failed, reasons: [failure.failure ?? "failed"], key: hash))
+                    stages.append(
+                        Stage(stage: stage.name, state: .failed, reasons: [failure.failure ?? "failed"], key: hash))
                 } else if let last {
                     var reasons = StagePlanner.differences(from: last.key, to: key)
                     if reasons.isEmpty { reasons = ["its record is missing"] }
@@ -111,20 +120,23 @@ public struct StatusReport {
     }
 
     static func describeLastRun(_ state: RunState?, lock: WorkLock.State) -> String {
-        if case let .held(holder) = lock {
+        if case .held(let holder) = lock {
             return "running now (\(holder.map { "\($0)" } ?? "pid unknown"))"
         }
         guard let state else { return "never run" }
         switch state.status {
         case "ok": return "ok, started \(state.started), finished \(state.finished ?? "?")"
         case "failed":
-            let stage = state.stages.first { $0.status == .failed }?.stage
+            let stage =
+                state.stages.first { $0.status == .failed }?.stage
                 ?? state.combinations?.first { $0.status == "failed" }.map { "combination \($0.name)" } ?? "?"
             return "failed at \(stage), started \(state.started)"
         default:
-            let stage = state.stages.first { $0.status == .running }?.stage
+            let stage =
+                state.stages.first { $0.status == .running }?.stage
                 ?? state.combinations?.first { $0.status == "running" }.map { "combination \($0.name)" }
-            return "interrupted (pid \(state.pid) ended without finishing)\(stage.map { " during \($0)" } ?? ""), started \(state.started)"
+            return
+                "interrupted (pid \(state.pid) ended without finishing)\(stage.map { " during \($0)" } ?? ""), started \(state.started)"
         }
     }
 
@@ -153,14 +165,18 @@ public struct StatusReport {
             ("manifest", .string(manifest.file)),
             ("work_dir", .string(manifest.workDirectory)),
             ("last_run", .string(lastRun)),
-            ("stages", .array(stages.map { s in
-                .object([
-                    ("stage", .string(s.stage)),
-                    ("state", .string(s.state == .upToDate ? "up_to_date" : s.state.rawValue)),
-                    ("key", s.key.map { .string($0.description) } ?? .null),
-                    ("reasons", .array(s.reasons.map { .string($0) })),
-                ])
-            })),
+            (
+                "stages",
+                .array(
+                    stages.map { s in
+                        .object([
+                            ("stage", .string(s.stage)),
+                            ("state", .string(s.state == .upToDate ? "up_to_date" : s.state.rawValue)),
+                            ("key", s.key.map { .string($0.description) } ?? .null),
+                            ("reasons", .array(s.reasons.map { .string($0) })),
+                        ])
+                    })
+            ),
             ("output", .string(output)),
         ])
     }

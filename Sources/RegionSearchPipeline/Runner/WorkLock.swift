@@ -48,7 +48,8 @@ public final class WorkLock {
         let path = work.lockFile
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw RunnerError.fileSystem(.init(path: path, operation: "open lock file", reason: String(cString: strerror(errno))))
+            throw RunnerError.fileSystem(
+                .init(path: path, operation: "open lock file", reason: String(cString: strerror(errno))))
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK else {

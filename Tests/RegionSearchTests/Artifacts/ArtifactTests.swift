@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class ArtifactTests: XCTestCase {
     private func sample(_ dir: String) throws -> String {
@@ -75,7 +76,9 @@ final class ArtifactTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "old")
         try f.commit()
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "new content")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(AtomicFile.temporaryMarker) }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter {
+            $0.contains(AtomicFile.temporaryMarker)
+        }
         XCTAssertEqual(leftovers, [])
     }
 }

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Compare mode against closed-form answers.
 final class ComparisonTests: XCTestCase {
@@ -78,7 +79,13 @@ final class ComparisonTests: XCTestCase {
     }
 
     func testWildcardFileIsComparedWithEachKeyword() throws {
-        let wild = F.file("w", regions.map { var f = $0; f.keyword = nil; return f })
+        let wild = F.file(
+            "w",
+            regions.map {
+                var f = $0
+                f.keyword = nil
+                return f
+            })
         let c = try F.evaluator.compare(wild, F.file("a", regions))
         XCTAssertEqual(c.keywords.map(\.label), ["*|bank", "*|咖啡"])
         XCTAssertEqual(c.keywords[0].countA, 3)

@@ -1,17 +1,18 @@
 import Foundation
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Builds region/truth files from shapes drawn in UTM zone 33N metres, so that areas and IoUs in
 /// that CRS have closed forms (vertices round-trip through lon/lat to nanometres, and edges are
@@ -29,7 +30,9 @@ enum EvaluateFixtures {
         ([x0, x1, x1, x0, x0].map { $0 + originX }, [y0, y0, y1, y1, y0].map { $0 + originY })
     }
 
-    static func square(_ x0: Double, _ y0: Double, side: Double = 1000) -> Ring { rectangle(x0, y0, x0 + side, y0 + side) }
+    static func square(_ x0: Double, _ y0: Double, side: Double = 1000) -> Ring {
+        rectangle(x0, y0, x0 + side, y0 + side)
+    }
 
     /// A regular n-gon inscribed in a circle, starting at angle 0; `fromStep...toStep` of the n
     /// steps gives a part of it (a half disc for 0...n/2).
@@ -51,7 +54,8 @@ enum EvaluateFixtures {
     static func lonLat(_ r: Ring) -> GeoJSONWriter.Ring {
         let context = PROJContext()
         let t = try! context.transformation(from: "EPSG:4326", to: crs)
-        var x = r.x, y = r.y
+        var x = r.x
+        var y = r.y
         _ = try! t.transform(x: &x, y: &y, inverse: true)
         return GeoJSONWriter.Ring(lon: x, lat: y)
     }
@@ -72,10 +76,13 @@ enum EvaluateFixtures {
     static func pois(_ points: [(id: String, category: String, x: Double, y: Double)]) -> EvaluationPOIs {
         let context = PROJContext()
         let t = try! context.transformation(from: "EPSG:4326", to: crs)
-        var x = points.map { $0.x + originX }, y = points.map { $0.y + originY }
+        var x = points.map { $0.x + originX }
+        var y = points.map { $0.y + originY }
         _ = try! t.transform(x: &x, y: &y, inverse: true)
         var out = EvaluationPOIs(path: "pois")
-        for (i, p) in points.enumerated() { out.append(id: p.id, keywordText: KeywordText.normalize(p.category), lon: x[i], lat: y[i]) }
+        for (i, p) in points.enumerated() {
+            out.append(id: p.id, keywordText: KeywordText.normalize(p.category), lon: x[i], lat: y[i])
+        }
         return out
     }
 

@@ -1,26 +1,29 @@
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Reading region GeoJSON, members and POI files; command-line errors and exit codes.
 final class EvaluateInputTests: XCTestCase {
     typealias F = EvaluateFixtures
 
     func testBadJSONNamesLineAndColumn() {
-        XCTAssertThrowsError(try RegionFeatureFile(path: "x.geojson", text: "{\"type\": \"FeatureCollection\",\n \"features\": [,]}")) { e in
-            guard case let .badJSON(path, error) = e as? EvaluateError else { return XCTFail("\(e)") }
+        XCTAssertThrowsError(
+            try RegionFeatureFile(path: "x.geojson", text: "{\"type\": \"FeatureCollection\",\n \"features\": [,]}")
+        ) { e in
+            guard case .badJSON(let path, let error) = e as? EvaluateError else { return XCTFail("\(e)") }
             XCTAssertEqual(path, "x.geojson")
             XCTAssertEqual(error.line, 2)
             XCTAssertEqual(error.column, 15)
@@ -35,7 +38,10 @@ final class EvaluateInputTests: XCTestCase {
             {"type":"Feature","geometry":{"type":"Point","coordinates":[0,0]},"properties":{}}]}
             """
         XCTAssertThrowsError(try RegionFeatureFile(path: "r.geojson", text: text)) { e in
-            XCTAssertEqual("\(e)", "r.geojson: not usable GeoJSON: feature 1: geometry type \"Point\" is not supported (regions must be Polygon or MultiPolygon)")
+            XCTAssertEqual(
+                "\(e)",
+                "r.geojson: not usable GeoJSON: feature 1: geometry type \"Point\" is not supported (regions must be Polygon or MultiPolygon)"
+            )
         }
         let badPosition = """
             {"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[0,0],[1],[1,1],[0,0]]]},"properties":null}
@@ -71,7 +77,8 @@ final class EvaluateInputTests: XCTestCase {
         let layer = try EvaluationLayer(
             file: file, transform: proj.transformation(from: "EPSG:4326", to: "EPSG:32631"), context: geos)
         let p = file.features[0].polygons
-        let geodesic = Geodesic.area(lon: p[0][0].lon, lat: p[0][0].lat) - Geodesic.area(lon: p[0][1].lon, lat: p[0][1].lat)
+        let geodesic =
+            Geodesic.area(lon: p[0][0].lon, lat: p[0][0].lat) - Geodesic.area(lon: p[0][1].lon, lat: p[0][1].lat)
             + Geodesic.area(lon: p[1][0].lon, lat: p[1][0].lat)
         XCTAssertEqual(layer.items[0].area, geodesic, accuracy: geodesic * 0.005)
         XCTAssertEqual(layer.nullGeometries, 1)
@@ -158,10 +165,12 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertEqual(run(["truth", broken, truth, "--quiet"]), .inputData)
         XCTAssertEqual(run(["truth", dir + "/missing.geojson", truth]), .inputData)
         XCTAssertEqual(run(["truth", regions, truth, "--crs", "EPSG:4326"]), .usage)
-        let out1 = dir + "/a.json", out2 = dir + "/b.json"
+        let out1 = dir + "/a.json"
+        let out2 = dir + "/b.json"
         XCTAssertEqual(run(["truth", regions, truth, "--json", out1, "--quiet"]), .success)
         XCTAssertEqual(run(["truth", regions, truth, "--json", out2, "--quiet"]), .success)
-        let a = try Data(contentsOf: URL(fileURLWithPath: out1)), b = try Data(contentsOf: URL(fileURLWithPath: out2))
+        let a = try Data(contentsOf: URL(fileURLWithPath: out1))
+        let b = try Data(contentsOf: URL(fileURLWithPath: out2))
         XCTAssertEqual(a, b)
         let v = try JSONParser.parse(String(decoding: a, as: UTF8.self))
         // Through GeoJSON text (7 decimals ≈ 1 cm) the IoU stays 1/3 to 4 decimals.
@@ -175,10 +184,12 @@ final class EvaluateInputTests: XCTestCase {
         for i in 0..<inside.count { lines += "\(inside.ids[i]),x,bank,\(inside.lon[i]),\(inside.lat[i])\n" }
         try lines.write(toFile: pois, atomically: true, encoding: .utf8)
         let members = write("id,cluster_id\n1,0\n2,0\n", "m.csv", in: dir)
-        XCTAssertEqual(run(["truth", regions, truth, "--pois", pois, "--members", members, "--json", out1, "--quiet"]), .success)
+        XCTAssertEqual(
+            run(["truth", regions, truth, "--pois", pois, "--members", members, "--json", out1, "--quiet"]), .success)
         let p = try JSONParser.parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: out1)), as: UTF8.self))
         XCTAssertEqual(p["poi_recall"], .number(0.5))
         XCTAssertEqual(p["poi_precision"], .number(1))
-        XCTAssertEqual(run(["truth", regions, truth, "--pois", dir + "/nothing.csv", "--members", members]), .inputData)
+        XCTAssertEqual(
+            run(["truth", regions, truth, "--pois", dir + "/nothing.csv", "--members", members]), .inputData)
     }
 }

@@ -1,18 +1,19 @@
 import CGEOS
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Metres come from PROJ: areas and IoUs measured in the automatic CRS agree with geodesic
 /// areas on the ellipsoid; and the generator's own truth scores as expected.
@@ -20,12 +21,25 @@ final class EvaluateProjectionTests: XCTestCase {
     /// A lon/lat rectangle (edges along meridians and parallels).
     private func box(_ lon0: Double, _ lat0: Double, _ lon1: Double, _ lat1: Double) -> GeoJSONWriter.Ring {
         // Densified so that the straight edges in the projected plane follow the parallels.
-        var lon: [Double] = [], lat: [Double] = []
+        var lon: [Double] = []
+        var lat: [Double] = []
         let n = 50
-        for k in 0..<n { lon.append(lon0 + (lon1 - lon0) * Double(k) / Double(n)); lat.append(lat0) }
-        for k in 0..<n { lon.append(lon1); lat.append(lat0 + (lat1 - lat0) * Double(k) / Double(n)) }
-        for k in 0..<n { lon.append(lon1 - (lon1 - lon0) * Double(k) / Double(n)); lat.append(lat1) }
-        for k in 0..<n { lon.append(lon0); lat.append(lat1 - (lat1 - lat0) * Double(k) / Double(n)) }
+        for k in 0..<n {
+            lon.append(lon0 + (lon1 - lon0) * Double(k) / Double(n))
+            lat.append(lat0)
+        }
+        for k in 0..<n {
+            lon.append(lon1)
+            lat.append(lat0 + (lat1 - lat0) * Double(k) / Double(n))
+        }
+        for k in 0..<n {
+            lon.append(lon1 - (lon1 - lon0) * Double(k) / Double(n))
+            lat.append(lat1)
+        }
+        for k in 0..<n {
+            lon.append(lon0)
+            lat.append(lat1 - (lat1 - lat0) * Double(k) / Double(n))
+        }
         lon.append(lon0)
         lat.append(lat0)
         return GeoJSONWriter.Ring(lon: lon, lat: lat)
@@ -33,7 +47,8 @@ final class EvaluateProjectionTests: XCTestCase {
 
     func testIoUInMetresMatchesGeodesicAreasAtSixtyNorth() throws {
         // A 1 km square at 60°N, 2.5° west of its UTM zone's central meridian (27°E).
-        let lon0 = 24.5, lat0 = 60.0
+        let lon0 = 24.5
+        let lat0 = 60.0
         let dLat = 1000 / Geodesic.distance(lon1: lon0, lat1: lat0, lon2: lon0, lat2: lat0 + 0.01) * 0.01
         let dLon = 1000 / Geodesic.distance(lon1: lon0, lat1: lat0, lon2: lon0 + 0.01, lat2: lat0) * 0.01
         let truth = box(lon0, lat0, lon0 + dLon, lat0 + dLat)
@@ -46,8 +61,10 @@ final class EvaluateProjectionTests: XCTestCase {
         let expected = aO / (aT + aS - aO)
 
         let s = try Evaluator().scoreTruth(
-            regions: RegionFeatureFile(path: "r", features: [RegionFeature(id: .number(0), keyword: "k", polygons: [[shifted]], index: 0)]),
-            truth: RegionFeatureFile(path: "t", features: [RegionFeature(id: .number(0), keyword: "k", polygons: [[truth]], index: 0)]))
+            regions: RegionFeatureFile(
+                path: "r", features: [RegionFeature(id: .number(0), keyword: "k", polygons: [[shifted]], index: 0)]),
+            truth: RegionFeatureFile(
+                path: "t", features: [RegionFeature(id: .number(0), keyword: "k", polygons: [[truth]], index: 0)]))
         XCTAssertEqual(s.crs?.definition, "EPSG:32635")
         XCTAssertEqual(s.truths[0].bestIoU, expected, accuracy: expected * 0.005)
         // Areas in m²: within 0.5 % of the geodesic area (UTM scale error 2.5° off the meridian: ~0.1 %).
@@ -89,7 +106,8 @@ final class EvaluateProjectionTests: XCTestCase {
         var features: [RegionFeature] = []
         var hullAreas: [Double] = []
         for (k, cluster) in c.clusters.enumerated() {
-            var x: [Double] = [], y: [Double] = []
+            var x: [Double] = []
+            var y: [Double] = []
             for i in 0..<c.count where c.clusterOf[i] == k {
                 x.append((c.lon[i] * 1e7).rounded() / 1e7)
                 y.append((c.lat[i] * 1e7).rounded() / 1e7)
@@ -99,8 +117,10 @@ final class EvaluateProjectionTests: XCTestCase {
             hullAreas.append(hull.area)
             var (hx, hy) = try hull.exteriorRing()
             _ = try t.transform(x: &hx, y: &hy, inverse: true)
-            features.append(RegionFeature(
-                id: .number(Double(k)), keyword: cluster.keyword, polygons: [[GeoJSONWriter.Ring(lon: hx, lat: hy)]], index: k))
+            features.append(
+                RegionFeature(
+                    id: .number(Double(k)), keyword: cluster.keyword,
+                    polygons: [[GeoJSONWriter.Ring(lon: hx, lat: hy)]], index: k))
         }
         let s = try Evaluator().scoreTruth(regions: RegionFeatureFile(path: "oracle", features: features), truth: truth)
         XCTAssertEqual(s.crs?.definition, "EPSG:32650")

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Truth mode against closed-form answers (shapes drawn in UTM metres, measured in that CRS).
 final class TruthScoreTests: XCTestCase {
@@ -23,11 +24,13 @@ final class TruthScoreTests: XCTestCase {
     ) throws -> TruthScore {
         var e = F.evaluator
         e.thresholds = thresholds
-        return try e.scoreTruth(regions: F.file("regions", regions), truth: F.file("truth", truth), pois: pois, members: members)
+        return try e.scoreTruth(
+            regions: F.file("regions", regions), truth: F.file("truth", truth), pois: pois, members: members)
     }
 
     func testSquaresOffsetByHalfHaveIoUOneThird() throws {
-        let s = try score(regions: [F.feature(0, "bank", F.square(500, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
+        let s = try score(
+            regions: [F.feature(0, "bank", F.square(500, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
         XCTAssertEqual(s.truths[0].bestIoU, 1.0 / 3.0, accuracy: 1e-9)
         XCTAssertEqual(s.overall.meanBestIoU!, 1.0 / 3.0, accuracy: 1e-9)
         XCTAssertEqual(s.overall.recall, [1, 0])
@@ -38,16 +41,19 @@ final class TruthScoreTests: XCTestCase {
     }
 
     func testDisjointScoresZeroAndIdenticalScoresOne() throws {
-        let disjoint = try score(regions: [F.feature(0, "bank", F.square(2000, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
+        let disjoint = try score(
+            regions: [F.feature(0, "bank", F.square(2000, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
         XCTAssertEqual(disjoint.truths[0].bestIoU, 0)
         XCTAssertNil(disjoint.truths[0].regionID)
         XCTAssertEqual(disjoint.overall.recall, [0, 0])
         XCTAssertEqual(disjoint.overall.precision, [0, 0])
         XCTAssertEqual(disjoint.overall.precisionInside, 0)
         // Touching along an edge: intersection has no area.
-        let touching = try score(regions: [F.feature(0, "bank", F.square(1000, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
+        let touching = try score(
+            regions: [F.feature(0, "bank", F.square(1000, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
         XCTAssertEqual(touching.truths[0].bestIoU, 0)
-        let identical = try score(regions: [F.feature(0, "bank", F.square(0, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
+        let identical = try score(
+            regions: [F.feature(0, "bank", F.square(0, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
         XCTAssertEqual(identical.truths[0].bestIoU, 1, accuracy: 1e-12)
         XCTAssertEqual(identical.overall.f1, [1, 1])
     }
@@ -68,7 +74,8 @@ final class TruthScoreTests: XCTestCase {
 
     func testARegionOfAnotherKeywordNeverMatches() throws {
         let truth = [F.feature(0, "bank", F.square(0, 0))]
-        let s = try score(regions: [F.feature(0, "咖啡", F.square(0, 0)), F.feature(1, "bank", F.square(3000, 0))], truth: truth)
+        let s = try score(
+            regions: [F.feature(0, "咖啡", F.square(0, 0)), F.feature(1, "bank", F.square(3000, 0))], truth: truth)
         XCTAssertEqual(s.truths[0].bestIoU, 0)
         XCTAssertEqual(s.overall.regionCount, 2)
         // The 咖啡 region has no 咖啡 truth: not scored; the bank region is a false positive.
@@ -115,7 +122,8 @@ final class TruthScoreTests: XCTestCase {
     func testF1IsTheHarmonicMeanOfRecallAndPrecision() throws {
         let truth = [F.feature(0, "bank", F.square(0, 0)), F.feature(1, "bank", F.square(3000, 0))]
         let regions = [
-            F.feature(0, "bank", F.square(0, 0)), F.feature(1, "bank", F.square(6000, 0)), F.feature(2, "bank", F.square(9000, 0)),
+            F.feature(0, "bank", F.square(0, 0)), F.feature(1, "bank", F.square(6000, 0)),
+            F.feature(2, "bank", F.square(9000, 0)),
         ]
         let s = try score(regions: regions, truth: truth)
         XCTAssertEqual(s.overall.recall[1], 0.5)
@@ -136,7 +144,8 @@ final class TruthScoreTests: XCTestCase {
             ("n1", "banking", 300, 300),  // no word-boundary match: not a keyword POI
             ("n2", "cafe", 300, 200), ("n3", "restaurant", 600, 300), ("n4", "咖啡", 700, 100),
         ])
-        let members = PlantedMembers(path: "members", ids: ["p1", "p2", "p3", "p4", "p5", "zz"], clusterIDs: ["0", "0", "0", "0", "0", "0"])
+        let members = PlantedMembers(
+            path: "members", ids: ["p1", "p2", "p3", "p4", "p5", "zz"], clusterIDs: ["0", "0", "0", "0", "0", "0"])
         let s = try score(regions: region, truth: truth, pois: pois, members: members)
         let p = try XCTUnwrap(s.overall.poi)
         XCTAssertEqual(p, TruthScore.POICounts(plantedInside: 3, planted: 5, keywordInside: 4))
@@ -178,12 +187,16 @@ final class TruthScoreTests: XCTestCase {
     }
 
     func testJSONHasReferenceKeysInOrderAndFourDecimals() throws {
-        let s = try score(regions: [F.feature(0, "bank", F.square(500, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
+        let s = try score(
+            regions: [F.feature(0, "bank", F.square(500, 0))], truth: [F.feature(0, "bank", F.square(0, 0))])
         let keys = s.json.objectValue!.map(\.0)
         XCTAssertEqual(
             Array(keys.prefix(10)),
-            ["n_truth", "n_regions", "mean_best_iou", "precision_inside", "recall@0.3", "precision@0.3", "f1@0.3", "recall@0.5",
-             "precision@0.5", "f1@0.5"])
+            [
+                "n_truth", "n_regions", "mean_best_iou", "precision_inside", "recall@0.3", "precision@0.3", "f1@0.3",
+                "recall@0.5",
+                "precision@0.5", "f1@0.5",
+            ])
         XCTAssertEqual(s.json["mean_best_iou"], .number(0.3333))
         XCTAssertEqual(s.json.serialized(pretty: true), s.json.serialized(pretty: true))
     }

@@ -1,28 +1,33 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The triangulation against GEOS, against brute force, and against the defining properties.
 final class DelaunayTests: XCTestCase {
     // MARK: Helpers
 
     /// Set equality reported as counts (never dumps the sets).
-    private func assertSameEdges(_ a: Set<UInt64>, _ b: Set<UInt64>, _ message: String = "",
-        file: StaticString = #filePath, line: UInt = #line)
-    {
-        let onlyA = a.subtracting(b).count, onlyB = b.subtracting(a).count
-        XCTAssertTrue(onlyA == 0 && onlyB == 0, "edge sets differ: \(onlyA) only in first, \(onlyB) only in second (of \(a.count), \(b.count)) \(message)",
+    private func assertSameEdges(
+        _ a: Set<UInt64>, _ b: Set<UInt64>, _ message: String = "",
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let onlyA = a.subtracting(b).count
+        let onlyB = b.subtracting(a).count
+        XCTAssertTrue(
+            onlyA == 0 && onlyB == 0,
+            "edge sets differ: \(onlyA) only in first, \(onlyB) only in second (of \(a.count), \(b.count)) \(message)",
             file: file, line: line)
     }
 
@@ -44,13 +49,18 @@ final class DelaunayTests: XCTestCase {
         func orient(_ a: Int, _ b: Int, _ c: Int) -> Double {
             GeometricPredicates.orient2d(p.x[a], p.y[a], p.x[b], p.y[b], p.x[c], p.y[c])
         }
-        var lower: [Int] = [], upper: [Int] = []
+        var lower: [Int] = []
+        var upper: [Int] = []
         for i in idx {
-            while lower.count >= 2 && orient(lower[lower.count - 2], lower[lower.count - 1], i) < 0 { lower.removeLast() }
+            while lower.count >= 2 && orient(lower[lower.count - 2], lower[lower.count - 1], i) < 0 {
+                lower.removeLast()
+            }
             lower.append(i)
         }
         for i in idx.reversed() {
-            while upper.count >= 2 && orient(upper[upper.count - 2], upper[upper.count - 1], i) < 0 { upper.removeLast() }
+            while upper.count >= 2 && orient(upper[upper.count - 2], upper[upper.count - 1], i) < 0 {
+                upper.removeLast()
+            }
             upper.append(i)
         }
         return Array(lower.dropLast()) + Array(upper.dropLast())
@@ -59,7 +69,8 @@ final class DelaunayTests: XCTestCase {
     /// Whether point i lies in the closed convex polygon `ring` (counter-clockwise).
     private func inside(_ p: PointSet, _ i: Int, _ ring: [Int]) -> Bool {
         for k in 0..<ring.count {
-            let a = ring[k], b = ring[(k + 1) % ring.count]
+            let a = ring[k]
+            let b = ring[(k + 1) % ring.count]
             if GeometricPredicates.orient2d(p.x[a], p.y[a], p.x[b], p.y[b], p.x[i], p.y[i]) < 0 { return false }
         }
         return true
@@ -70,7 +81,8 @@ final class DelaunayTests: XCTestCase {
         let ring = hullRing(p)
         var area = 0.0
         for k in 0..<ring.count {
-            let a = ring[k], b = ring[(k + 1) % ring.count]
+            let a = ring[k]
+            let b = ring[(k + 1) % ring.count]
             area += (p.x[a] - p.x[0]) * (p.y[b] - p.y[0]) - (p.x[b] - p.x[0]) * (p.y[a] - p.y[0])
         }
         return (ring.count, area)
@@ -80,9 +92,10 @@ final class DelaunayTests: XCTestCase {
     /// the convex hull it misses thin triangles (its edge count falls short of Euler's). Accept
     /// exactly that: GEOS's edges are a subset of ours, and every edge only we have lies in the
     /// hull zone (both ends within 0.5% of the bounding-box diagonal from the hull boundary).
-    private func assertMatchesGEOS(_ p: PointSet, _ dt: DelaunayTriangulation, file: StaticString = #filePath,
-        line: UInt = #line)
-    {
+    private func assertMatchesGEOS(
+        _ p: PointSet, _ dt: DelaunayTriangulation, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
         let geos = GEOSDelaunay.edges(x: p.x, y: p.y)
         let mine = edgeSet(dt)
         XCTAssertEqual(geos.subtracting(mine).count, 0, "GEOS edges missing from ours", file: file, line: line)
@@ -90,15 +103,18 @@ final class DelaunayTests: XCTestCase {
         let diagonal = hypot(p.x.max()! - p.x.min()!, p.y.max()! - p.y.min()!)
         func nearHull(_ i: Int) -> Bool {
             for k in 0..<ring.count {
-                let a = ring[k], b = ring[(k + 1) % ring.count]
-                let ex = p.x[b] - p.x[a], ey = p.y[b] - p.y[a]
+                let a = ring[k]
+                let b = ring[(k + 1) % ring.count]
+                let ex = p.x[b] - p.x[a]
+                let ey = p.y[b] - p.y[a]
                 let t = max(0, min(1, ((p.x[i] - p.x[a]) * ex + (p.y[i] - p.y[a]) * ey) / (ex * ex + ey * ey)))
                 if hypot(p.x[a] + t * ex - p.x[i], p.y[a] + t * ey - p.y[i]) <= 0.005 * diagonal { return true }
             }
             return false
         }
         let extra = mine.subtracting(geos)
-        XCTAssertTrue(extra.allSatisfy { nearHull(Int($0 >> 32)) && nearHull(Int($0 & 0xFFFF_FFFF)) },
+        XCTAssertTrue(
+            extra.allSatisfy { nearHull(Int($0 >> 32)) && nearHull(Int($0 & 0xFFFF_FFFF)) },
             "edges missing from GEOS away from the hull", file: file, line: line)
         XCTAssertLessThanOrEqual(extra.count, mine.count / 500 + 2, file: file, line: line)
     }
@@ -106,10 +122,12 @@ final class DelaunayTests: XCTestCase {
     /// Checks that `dt` is *a* Delaunay triangulation of distinct points `p`: consistent
     /// halfedges, clockwise triangles, every edge locally Delaunay (exact in-circle; equivalent
     /// to empty circumcircles), Euler's counts for the hull size, and areas summing to the hull.
-    private func assertValidDelaunay(_ p: PointSet, _ dt: DelaunayTriangulation, exactOracle: Bool = false,
-        file: StaticString = #filePath, line: UInt = #line)
-    {
-        let tri = dt.triangles, half = dt.halfedges
+    private func assertValidDelaunay(
+        _ p: PointSet, _ dt: DelaunayTriangulation, exactOracle: Bool = false,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let tri = dt.triangles
+        let half = dt.halfedges
         let n = p.count
         XCTAssertEqual(tri.count, half.count, file: file, line: line)
         func next(_ e: Int) -> Int { e % 3 == 2 ? e - 2 : e + 1 }
@@ -122,16 +140,22 @@ final class DelaunayTests: XCTestCase {
             if t >= 0 {
                 if Int(half[t]) != e || tri[t] != tri[next(e)] || tri[next(t)] != tri[e] { bad += 1 }
                 // Locally Delaunay: the vertex across is not strictly inside (clockwise → not < 0).
-                let a = Int(tri[e]), b = Int(tri[next(e)]), c = Int(tri[next(next(e))])
+                let a = Int(tri[e])
+                let b = Int(tri[next(e)])
+                let c = Int(tri[next(next(e))])
                 let d = Int(tri[next(next(t))])
-                let s = exactOracle
+                let s =
+                    exactOracle
                     ? Double(ExactPredicates.incircle(p.x[a], p.y[a], p.x[b], p.y[b], p.x[c], p.y[c], p.x[d], p.y[d]))
                     : GeometricPredicates.incircle(p.x[a], p.y[a], p.x[b], p.y[b], p.x[c], p.y[c], p.x[d], p.y[d])
                 if s < 0 { bad += 1 }
             }
             if e % 3 == 0 {
-                let a = Int(tri[e]), b = Int(tri[e + 1]), c = Int(tri[e + 2])
-                let o = exactOracle
+                let a = Int(tri[e])
+                let b = Int(tri[e + 1])
+                let c = Int(tri[e + 2])
+                let o =
+                    exactOracle
                     ? Double(ExactPredicates.orient(p.x[a], p.y[a], p.x[b], p.y[b], p.x[c], p.y[c]))
                     : GeometricPredicates.orient2d(p.x[a], p.y[a], p.x[b], p.y[b], p.x[c], p.y[c])
                 if !(o < 0) { bad += 1 }
@@ -144,23 +168,27 @@ final class DelaunayTests: XCTestCase {
         XCTAssertEqual(dt.hullEdgeCount, h.boundary, "hull size", file: file, line: line)
         XCTAssertEqual(dt.triangleCount, 2 * n - 2 - h.boundary, "triangle count (Euler)", file: file, line: line)
         XCTAssertEqual(edgeSet(dt).count, 3 * n - 3 - h.boundary, "edge count (Euler)", file: file, line: line)
-        XCTAssertEqual(twiceArea, h.twiceArea, accuracy: abs(h.twiceArea) * 1e-9, "areas sum to the hull", file: file, line: line)
+        XCTAssertEqual(
+            twiceArea, h.twiceArea, accuracy: abs(h.twiceArea) * 1e-9, "areas sum to the hull", file: file, line: line)
     }
 
     /// Edges present in every Delaunay triangulation: hull edges and edges whose two triangles
     /// are not cocircular (exact test).
     private func unambiguousEdges(_ p: PointSet, _ dt: DelaunayTriangulation) -> Set<UInt64> {
-        let tri = dt.triangles, half = dt.halfedges
+        let tri = dt.triangles
+        let half = dt.halfedges
         func next(_ e: Int) -> Int { e % 3 == 2 ? e - 2 : e + 1 }
         var out = Set<UInt64>()
         for e in 0..<tri.count {
             let t = Int(half[e])
-            let a = Int(tri[e]), b = Int(tri[next(e)])
+            let a = Int(tri[e])
+            let b = Int(tri[next(e)])
             if t < 0 {
                 out.insert(GEOSDelaunay.pair(a, b))
                 continue
             }
-            let c = Int(tri[next(next(e))]), d = Int(tri[next(next(t))])
+            let c = Int(tri[next(next(e))])
+            let d = Int(tri[next(next(t))])
             if GeometricPredicates.incircle(p.x[a], p.y[a], p.x[b], p.y[b], p.x[c], p.y[c], p.x[d], p.y[d]) != 0 {
                 out.insert(GEOSDelaunay.pair(a, b))
             }
@@ -182,7 +210,8 @@ final class DelaunayTests: XCTestCase {
                     o = 1
                     var empty = true
                     for m in 0..<n where m != i && m != j && m != k {
-                        if ExactPredicates.incircle(p.x[i], p.y[i], p.x[b], p.y[b], p.x[c], p.y[c], p.x[m], p.y[m]) > 0 {
+                        if ExactPredicates.incircle(p.x[i], p.y[i], p.x[b], p.y[b], p.x[c], p.y[c], p.x[m], p.y[m]) > 0
+                        {
                             empty = false
                             break
                         }
@@ -257,7 +286,8 @@ final class DelaunayTests: XCTestCase {
             let allowed = Set(brute.map { "\($0.0),\($0.1),\($0.2)" })
             for t in 0..<dt.triangleCount {
                 let v = [Int(dt.triangles[3 * t]), Int(dt.triangles[3 * t + 1]), Int(dt.triangles[3 * t + 2])].sorted()
-                XCTAssertTrue(allowed.contains("\(v[0]),\(v[1]),\(v[2])"), "triangle \(v) not Delaunay (trial \(trial))")
+                XCTAssertTrue(
+                    allowed.contains("\(v[0]),\(v[1]),\(v[2])"), "triangle \(v) not Delaunay (trial \(trial))")
             }
             // In general position (no cocircular quadruple) the triangulation is unique.
             if brute.count == dt.triangleCount {
@@ -333,9 +363,11 @@ final class DelaunayTests: XCTestCase {
         }
         // On a grid, withheld points land exactly on edges (2→4 splits) and on hull edges.
         let grid = PointSet.grid(25, 25, spacing: 10).shuffled(seed: 9)
-        let corners = Set(hullRing(grid).filter { i in
-            [grid.x.min()!, grid.x.max()!].contains(grid.x[i]) && [grid.y.min()!, grid.y.max()!].contains(grid.y[i])
-        })
+        let corners = Set(
+            hullRing(grid).filter { i in
+                [grid.x.min()!, grid.x.max()!].contains(grid.x[i])
+                    && [grid.y.min()!, grid.y.max()!].contains(grid.y[i])
+            })
         let gw = (0..<grid.count).filter { $0 % 4 == 1 && !corners.contains($0) }
         let gdt = triangulate(grid, withheld: gw)
         XCTAssertGreaterThan(gdt.lateInsertions, 100)
@@ -390,7 +422,8 @@ final class DelaunayTests: XCTestCase {
     /// inserted, so hull bookkeeping must stay cheap and correct.
     func testPointsInConvexPosition() {
         var r = GraphTestRandom(seed: 19)
-        var circle = PointSet(), parabola = PointSet()
+        var circle = PointSet()
+        var parabola = PointSet()
         for _ in 0..<8000 {
             let a = r.uniform() * 2 * Double.pi
             circle.x.append(PointSet.originX + 5000 * cos(a))

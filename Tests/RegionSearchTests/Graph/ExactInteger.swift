@@ -37,12 +37,15 @@ struct ExactInteger: Equatable {
             return (v < 0 ? -m : m, Int(v.exponent) - 52)
         }
         let minExp = parts.map { $0.1 }.min() ?? 0
-        return (parts.map { (m, e) in e == Int.max ? ExactInteger(0) : ExactInteger(m).shifted(left: e - minExp) }, minExp)
+        return (
+            parts.map { (m, e) in e == Int.max ? ExactInteger(0) : ExactInteger(m).shifted(left: e - minExp) }, minExp
+        )
     }
 
     func shifted(left bits: Int) -> ExactInteger {
         if limbs.isEmpty || bits == 0 { return self }
-        let words = bits / 32, rest = bits % 32
+        let words = bits / 32
+        let rest = bits % 32
         var out = [UInt32](repeating: 0, count: words)
         var carry: UInt32 = 0
         for l in limbs {
@@ -130,13 +133,17 @@ enum ExactPredicates {
         return ((axi - cxi) * (byi - cyi) - (ayi - cyi) * (bxi - cxi)).signum
     }
 
-    static func incircle(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
-        _ dx: Double, _ dy: Double) -> Int
-    {
+    static func incircle(
+        _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double,
+        _ dx: Double, _ dy: Double
+    ) -> Int {
         let v = ExactInteger.scaled([ax, ay, bx, by, cx, cy, dx, dy])
-        let adx = v[0] - v[6], ady = v[1] - v[7]
-        let bdx = v[2] - v[6], bdy = v[3] - v[7]
-        let cdx = v[4] - v[6], cdy = v[5] - v[7]
+        let adx = v[0] - v[6]
+        let ady = v[1] - v[7]
+        let bdx = v[2] - v[6]
+        let bdy = v[3] - v[7]
+        let cdx = v[4] - v[6]
+        let cdy = v[5] - v[7]
         let alift = adx * adx + ady * ady
         let blift = bdx * bdx + bdy * bdy
         let clift = cdx * cdx + cdy * cdy

@@ -23,7 +23,8 @@ enum GEOSDelaunay {
             GEOSCoordSeq_getSize_r(ctx, seq, &size)
             var ends: [Int] = []
             for v in [0, size - 1] {
-                var px = 0.0, py = 0.0
+                var px = 0.0
+                var py = 0.0
                 GEOSCoordSeq_getXY_r(ctx, seq, v, &px, &py)
                 ends.append(index[Key(px, py)]!)
             }

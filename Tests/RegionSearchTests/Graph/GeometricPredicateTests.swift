@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The adaptive predicates against exact big-integer evaluation on inputs built to defeat plain
 /// floating point: nearly collinear and nearly cocircular points, near and far from the origin.
@@ -30,13 +31,15 @@ final class GeometricPredicateTests: XCTestCase {
         var naiveWrong = 0
         for base in [(0.5, 0.5), (500_000.5, 500_000.5)] {
             let (bx, by) = base
-            let q = (bx + 11.5, by + 11.5), r = (bx + 23.5, by + 23.5)
+            let q = (bx + 11.5, by + 11.5)
+            let r = (bx + 23.5, by + 23.5)
             var px = bx
             for _ in 0..<256 {
                 var py = by
                 for _ in 0..<256 {
                     let exact = ExactPredicates.orient(px, py, q.0, q.1, r.0, r.1)
-                    XCTAssertEqual(sign(GeometricPredicates.orient2d(px, py, q.0, q.1, r.0, r.1)), exact, "p = (\(px), \(py))")
+                    XCTAssertEqual(
+                        sign(GeometricPredicates.orient2d(px, py, q.0, q.1, r.0, r.1)), exact, "p = (\(px), \(py))")
                     // Every rotation of the arguments has the same sign, and swapping flips it.
                     XCTAssertEqual(sign(GeometricPredicates.orient2d(q.0, q.1, r.0, r.1, px, py)), exact)
                     XCTAssertEqual(sign(GeometricPredicates.orient2d(q.0, q.1, px, py, r.0, r.1)), -exact)
@@ -57,12 +60,18 @@ final class GeometricPredicateTests: XCTestCase {
         var zero = 0
         for trial in 0..<20_000 {
             let scale = [1.0, 1e3, 1e6][r.below(3)]
-            var ax = (r.uniform() - 0.5) * scale, ay = (r.uniform() - 0.5) * scale
-            var bx = (r.uniform() - 0.5) * scale, by = (r.uniform() - 0.5) * scale
-            var cx: Double, cy: Double
+            var ax = (r.uniform() - 0.5) * scale
+            var ay = (r.uniform() - 0.5) * scale
+            var bx = (r.uniform() - 0.5) * scale
+            var by = (r.uniform() - 0.5) * scale
+            var cx: Double
+            var cy: Double
             if trial % 4 == 0 {
                 // Multiples of 1/64 and an integer step: c is exactly on the line ab.
-                (ax, ay, bx, by) = ((ax * 64).rounded() / 64, (ay * 64).rounded() / 64, (bx * 64).rounded() / 64, (by * 64).rounded() / 64)
+                (ax, ay, bx, by) = (
+                    (ax * 64).rounded() / 64, (ay * 64).rounded() / 64, (bx * 64).rounded() / 64,
+                    (by * 64).rounded() / 64
+                )
                 let step = Double(r.below(5)) - 2
                 (cx, cy) = (ax + step * (bx - ax), ay + step * (by - ay))
             } else {
@@ -89,7 +98,9 @@ final class GeometricPredicateTests: XCTestCase {
             [(47, 1104), (-1104, 47), (-744, -817), (817, -744), (1105, 0), (-468, 1001)],
         ]
         var r = GraphTestRandom(seed: 5)
-        var naiveWrong = 0, zeros = 0, total = 0
+        var naiveWrong = 0
+        var zeros = 0
+        var total = 0
         for circle in circles {
             for offset in [(0.0, 0.0), (500_000.0, 6_600_000.0), (0.1, 0.7), (123_456.789, 9_876_543.21)] {
                 for _ in 0..<600 {
@@ -100,7 +111,8 @@ final class GeometricPredicateTests: XCTestCase {
                     // (Zero stays zero: the predicates' domain excludes subnormal numbers.)
                     for _ in 0..<r.below(3) where dx != 0 { dx = r.below(2) == 0 ? dx.nextUp : dx.nextDown }
                     for _ in 0..<r.below(3) where dy != 0 { dy = r.below(2) == 0 ? dy.nextUp : dy.nextDown }
-                    let exact = ExactPredicates.incircle(pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, dx, dy)
+                    let exact = ExactPredicates.incircle(
+                        pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, dx, dy)
                     let adaptive = GeometricPredicates.incircle(
                         pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, dx, dy)
                     XCTAssertEqual(sign(adaptive), exact, "\(pts) d = (\(dx), \(dy))")
@@ -121,19 +133,25 @@ final class GeometricPredicateTests: XCTestCase {
     func testIncircleExactPathAgreesWithBigIntegers() {
         var r = GraphTestRandom(seed: 77)
         for _ in 0..<3000 {
-            let cx = 500_000 + r.uniform(), cy = 6_600_000 + r.uniform()
+            let cx = 500_000 + r.uniform()
+            let cy = 6_600_000 + r.uniform()
             let radius = 0.001 + r.uniform() * 10
             var pts: [(Double, Double)] = []
             for _ in 0..<4 {
                 let a = r.uniform() * 2 * Double.pi
                 pts.append((cx + radius * cos(a), cy + radius * sin(a)))
             }
-            let exact = ExactPredicates.incircle(pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, pts[3].0, pts[3].1)
+            let exact = ExactPredicates.incircle(
+                pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, pts[3].0, pts[3].1)
             XCTAssertEqual(
-                sign(GeometricPredicates.incircle(pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, pts[3].0, pts[3].1)),
+                sign(
+                    GeometricPredicates.incircle(
+                        pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, pts[3].0, pts[3].1)),
                 exact)
             XCTAssertEqual(
-                sign(GeometricPredicates.incircleExact(pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, pts[3].0, pts[3].1)),
+                sign(
+                    GeometricPredicates.incircleExact(
+                        pts[0].0, pts[0].1, pts[1].0, pts[1].1, pts[2].0, pts[2].1, pts[3].0, pts[3].1)),
                 exact)
         }
     }
@@ -143,9 +161,11 @@ final class GeometricPredicateTests: XCTestCase {
         var r = GraphTestRandom(seed: 3)
         for _ in 0..<5000 {
             let p = (0..<8).map { _ in r.uniform() * 1000 }
-            XCTAssertEqual(sign(GeometricPredicates.orient2d(p[0], p[1], p[2], p[3], p[4], p[5])),
+            XCTAssertEqual(
+                sign(GeometricPredicates.orient2d(p[0], p[1], p[2], p[3], p[4], p[5])),
                 ExactPredicates.orient(p[0], p[1], p[2], p[3], p[4], p[5]))
-            XCTAssertEqual(sign(GeometricPredicates.incircle(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])),
+            XCTAssertEqual(
+                sign(GeometricPredicates.incircle(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])),
                 ExactPredicates.incircle(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]))
         }
     }
@@ -166,10 +186,12 @@ final class GeometricPredicateTests: XCTestCase {
             XCTAssertEqual(w[0] * w[1], (w[2] + w[3]).shifted(left: -e), "twoProduct(\(a), \(b))")
             // A three-term expansion product, summed back exactly, equals the big-integer product.
             let c = r.uniform() * 1e6
-            let p = ExpansionArithmetic.product(ExpansionArithmetic.difference(c, a), ExpansionArithmetic.difference(b, c))
+            let p = ExpansionArithmetic.product(
+                ExpansionArithmetic.difference(c, a), ExpansionArithmetic.difference(b, c))
             let exact = ExactInteger.scaled([c, a, b])
             let expected = (exact[0] - exact[1]) * (exact[2] - exact[0])
-            XCTAssertEqual(ExpansionArithmetic.sign(p) > 0 ? 1 : (ExpansionArithmetic.sign(p) < 0 ? -1 : 0), expected.signum)
+            XCTAssertEqual(
+                ExpansionArithmetic.sign(p) > 0 ? 1 : (ExpansionArithmetic.sign(p) < 0 ? -1 : 0), expected.signum)
         }
     }
 }
@@ -177,7 +199,12 @@ final class GeometricPredicateTests: XCTestCase {
 private func naiveIncircle(_ a: (Double, Double), _ b: (Double, Double), _ c: (Double, Double), _ d: (Double, Double))
     -> Double
 {
-    let adx = a.0 - d.0, ady = a.1 - d.1, bdx = b.0 - d.0, bdy = b.1 - d.1, cdx = c.0 - d.0, cdy = c.1 - d.1
+    let adx = a.0 - d.0
+    let ady = a.1 - d.1
+    let bdx = b.0 - d.0
+    let bdy = b.1 - d.1
+    let cdx = c.0 - d.0
+    let cdy = c.1 - d.1
     return (adx * adx + ady * ady) * (bdx * cdy - cdx * bdy) + (bdx * bdx + bdy * bdy) * (cdx * ady - adx * cdy)
         + (cdx * cdx + cdy * cdy) * (adx * bdy - bdx * ady)
 }

@@ -1,22 +1,25 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// kNN against brute force, duplicates, local scale and pruning against direct evaluation of
 /// their definitions, and thread-count independence.
 final class GraphBuilderTests: XCTestCase {
-    private func build(_ p: PointSet, _ options: GraphOptions) throws -> (graph: AdjacencyGraph, statistics: GraphStatistics) {
+    private func build(_ p: PointSet, _ options: GraphOptions) throws -> (
+        graph: AdjacencyGraph, statistics: GraphStatistics
+    ) {
         try p.x.withUnsafeBufferPointer { x in
             try p.y.withUnsafeBufferPointer { y in try GraphBuilder.build(x: x, y: y, options: options) }
         }
@@ -38,7 +41,8 @@ final class GraphBuilderTests: XCTestCase {
     }
 
     private func d2(_ p: PointSet, _ i: Int, _ j: Int) -> Double {
-        let dx = p.x[i] - p.x[j], dy = p.y[i] - p.y[j]
+        let dx = p.x[i] - p.x[j]
+        let dy = p.y[i] - p.y[j]
         return dx * dx + dy * dy
     }
 
@@ -112,12 +116,15 @@ final class GraphBuilderTests: XCTestCase {
             XCTAssertEqual(Array(g.length[g.range(i)]), [0])
         }
         let locations = (0..<p.count).filter { rep[$0] == $0 }
-        let lx = locations.map { p.x[$0] }, ly = locations.map { p.y[$0] }
+        let lx = locations.map { p.x[$0] }
+        let ly = locations.map { p.y[$0] }
         let geos = GEOSDelaunay.edges(x: lx, y: ly)
-        var expected = Set(geos.map { e -> UInt64 in
-            let a = locations[Int(e >> 32)], b = locations[Int(e & 0xFFFF_FFFF)]
-            return UInt64(min(a, b)) << 32 | UInt64(max(a, b))
-        })
+        var expected = Set(
+            geos.map { e -> UInt64 in
+                let a = locations[Int(e >> 32)]
+                let b = locations[Int(e & 0xFFFF_FFFF)]
+                return UInt64(min(a, b)) << 32 | UInt64(max(a, b))
+            })
         for i in 0..<p.count where rep[i] != i { expected.insert(UInt64(rep[i]) << 32 | UInt64(i)) }
         let got = edges(g)
         // GEOS may miss thin hull triangles (see DelaunayTests); everything it has must be there.
@@ -137,7 +144,9 @@ final class GraphBuilderTests: XCTestCase {
             sortedDistances[i] = locations.filter { $0 != i }.map { Float(d2(p, i, $0).squareRoot()) }.sorted()
         }
         for method in GraphMethod.allCases {
-            for (scaleK, factor, maxEdge) in [(5, 3.0, nil), (3, 1.5, 400.0), (12, 0.0, 250.0), (1, 2.0, nil)] as [(Int, Double, Double?)] {
+            for (scaleK, factor, maxEdge) in [(5, 3.0, nil), (3, 1.5, 400.0), (12, 0.0, 250.0), (1, 2.0, nil)]
+                as [(Int, Double, Double?)]
+            {
                 let full = try build(p, GraphOptions(method: method, k: 8, scaleK: scaleK, pruneFactor: 0)).graph
                 let (pruned, stats) = try build(
                     p, GraphOptions(method: method, k: 8, scaleK: scaleK, maxEdgeMetres: maxEdge, pruneFactor: factor))
@@ -146,7 +155,9 @@ final class GraphBuilderTests: XCTestCase {
                     XCTAssertEqual(full.scale[i], sortedDistances[rep[i]]![scaleK - 1], "\(method) σ of \(i)")
                 }
                 XCTAssertEqual(pruned.scale, full.scale)
-                var keep = Set<UInt64>(), byMax = 0, byScale = 0
+                var keep = Set<UInt64>()
+                var byMax = 0
+                var byScale = 0
                 for i in 0..<p.count {
                     for e in full.range(i) {
                         let j = Int(full.neighbors[e])
@@ -181,8 +192,10 @@ final class GraphBuilderTests: XCTestCase {
     /// σ by best-first search on the Delaunay graph is exact also with ties and cocircular points
     /// (grids) and when scale_k exceeds the number of Delaunay neighbours.
     func testDelaunayScaleIsExactOnGridsAndCollinearPoints() throws {
-        let cases = [PointSet.grid(25, 20, spacing: 10).shuffled(seed: 1), PointSet.collinear(200, seed: 2),
-            PointSet.grid(15, 15, spacing: 3, originX: 0.1, originY: 0.7).withDuplicates(40, seed: 3)]
+        let cases = [
+            PointSet.grid(25, 20, spacing: 10).shuffled(seed: 1), PointSet.collinear(200, seed: 2),
+            PointSet.grid(15, 15, spacing: 3, originX: 0.1, originY: 0.7).withDuplicates(40, seed: 3),
+        ]
         for p in cases {
             let rep = representatives(p)
             let locations = (0..<p.count).filter { rep[$0] == $0 }
@@ -215,7 +228,8 @@ final class GraphBuilderTests: XCTestCase {
         let gap = (PointSet.originX + 600, PointSet.originX + 750 - 10)
         func crossings(_ g: AdjacencyGraph) -> Int {
             g.edgeList.filter { (a, b) in
-                let xa = p.x[Int(a)], xb = p.x[Int(b)]
+                let xa = p.x[Int(a)]
+                let xb = p.x[Int(b)]
                 return min(xa, xb) < gap.0 && max(xa, xb) > gap.1
             }.count
         }
@@ -295,7 +309,10 @@ final class GraphBuilderTests: XCTestCase {
     }
 
     func testNonFiniteAndOutOfRangeCoordinatesAreRejected() {
-        for (x, y, index) in [([0, .nan, 1], [0, 1, 2], 1), ([0, 1], [.infinity, 1], 0), ([0, 1e31], [0, 0], 1), ([1e-40, 0], [0, 0], 0)]
+        for (x, y, index) in [
+            ([0, .nan, 1], [0, 1, 2], 1), ([0, 1], [.infinity, 1], 0), ([0, 1e31], [0, 0], 1),
+            ([1e-40, 0], [0, 0], 0),
+        ]
             as [([Double], [Double], Int)]
         {
             XCTAssertThrowsError(try build(PointSet(x: x, y: y), GraphOptions())) { error in

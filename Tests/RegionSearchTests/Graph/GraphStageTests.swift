@@ -1,18 +1,19 @@
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The stage as a command: arguments, exit codes, artifact contents, summary, determinism.
 final class GraphStageTests: XCTestCase {
@@ -42,15 +43,20 @@ final class GraphStageTests: XCTestCase {
         let input = dir + "/projected.rsa"
         try points.writeProjected(to: input)
         for method in ["delaunay", "knn"] {
-            let output = dir + "/graph-\(method).rsa", summary = dir + "/summary-\(method).json"
+            let output = dir + "/graph-\(method).rsa"
+            let summary = dir + "/summary-\(method).json"
             XCTAssertEqual(
-                run(["--input", input, "--output", output, "--method", method, "--summary", summary, "--max-edge-m", "800"]),
+                run([
+                    "--input", input, "--output", output, "--method", method, "--summary", summary, "--max-edge-m",
+                    "800",
+                ]),
                 .success)
             let artifact = try ArtifactFile(path: output, expected: .graph)
             let graph = try AdjacencyGraph(artifact: artifact)
             let expected = try points.x.withUnsafeBufferPointer { x in
                 try points.y.withUnsafeBufferPointer { y in
-                    try GraphBuilder.build(x: x, y: y, options: GraphOptions(method: GraphMethod(rawValue: method)!, maxEdgeMetres: 800))
+                    try GraphBuilder.build(
+                        x: x, y: y, options: GraphOptions(method: GraphMethod(rawValue: method)!, maxEdgeMetres: 800))
                 }
             }
             XCTAssertEqual(graph.offsets, expected.graph.offsets)
@@ -87,7 +93,8 @@ final class GraphStageTests: XCTestCase {
             var files: [Data] = []
             for threads in ["1", "2", "4"] {
                 let output = dir + "/g-\(method)-\(threads).rsa"
-                XCTAssertEqual(run(["--input", input, "--output", output, "--method", method, "--threads", threads]), .success)
+                XCTAssertEqual(
+                    run(["--input", input, "--output", output, "--method", method, "--threads", threads]), .success)
                 files.append(try bytes(output))
             }
             XCTAssertEqual(files[0], files[1])
@@ -134,7 +141,9 @@ final class GraphStageTests: XCTestCase {
 
     func testHelpDescribesMethodsAndPruning() {
         let help = GraphStage.definition.commandSpec(discussion: GraphStage.discussion).helpText
-        for phrase in ["--method delaunay|knn", "--prune-factor", "--max-edge-m", "--scale-k", "river", "BOTH", "Exit status"] {
+        for phrase in [
+            "--method delaunay|knn", "--prune-factor", "--max-edge-m", "--scale-k", "river", "BOTH", "Exit status",
+        ] {
             XCTAssertTrue(help.contains(phrase), phrase)
         }
     }

@@ -1,17 +1,18 @@
 import Foundation
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Seeded, deterministic pseudo-random numbers (SplitMix64) for the graph tests; their fixed
 /// sequences are part of the test cases (the library's `SeededRandom` is a different generator).
@@ -34,7 +35,8 @@ struct GraphTestRandom {
 
     /// Standard normal (Box–Muller).
     mutating func normal() -> Double {
-        let u = max(uniform(), 1e-300), v = uniform()
+        let u = max(uniform(), 1e-300)
+        let v = uniform()
         return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
     }
 }
@@ -135,7 +137,10 @@ struct PointSet {
     /// box (ties by index), as the project stage stores them.
     func hilbertSorted() -> PointSet {
         guard count > 1 else { return self }
-        let minX = x.min()!, maxX = x.max()!, minY = y.min()!, maxY = y.max()!
+        let minX = x.min()!
+        let maxX = x.max()!
+        let minY = y.min()!
+        let maxY = y.max()!
         let span = max(maxX - minX, maxY - minY, 1e-9)
         let side = 1 << 16
         var keys = [UInt64](repeating: 0, count: count)
@@ -149,7 +154,9 @@ struct PointSet {
     }
 
     static func hilbertIndex(_ px: Int, _ py: Int, side: Int) -> UInt64 {
-        var x = px, y = py, d: UInt64 = 0
+        var x = px
+        var y = py
+        var d: UInt64 = 0
         var s = side / 2
         while s > 0 {
             let rx = (x & s) > 0 ? 1 : 0
@@ -176,7 +183,9 @@ struct PointSet {
         p.lat = Column([Double](repeating: 0, count: count))
         p.row = Column((0..<UInt32(count)).map { $0 })
         let provenance = JSONValue.object([("project", .object([("version", .number(1))]))])
-        try p.writer(metadata: .object([("crs", .string("EPSG:32633")), ("synthetic", .bool(true)), ("provenance", provenance)]))
-            .write(to: path)
+        try p.writer(
+            metadata: .object([("crs", .string("EPSG:32633")), ("synthetic", .bool(true)), ("provenance", provenance)])
+        )
+        .write(to: path)
     }
 }

@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class DelimitedReaderTests: XCTestCase {
     let scratch = IngestScratch()
@@ -62,7 +62,9 @@ final class DelimitedReaderTests: XCTestCase {
 
     func testDelimitersSniffedAndGiven() throws {
         for (d, name) in [("\t", "tab"), ("|", "pipe"), (";", "semicolon"), (",", "comma")] {
-            let text = ["id", "name", "lon", "lat"].joined(separator: d) + "\n" + ["7", "\"x, y; z\"", "10.25", "20.5"].joined(separator: d) + "\n"
+            let text =
+                ["id", "name", "lon", "lat"].joined(separator: d) + "\n"
+                + ["7", "\"x, y; z\"", "10.25", "20.5"].joined(separator: d) + "\n"
             let path = scratch.write(text)
             let sniffed = try delimited(path)
             XCTAssertEqual(sniffed.delimiter, Array(d.utf8)[0], "sniffed \(name)")
@@ -85,7 +87,9 @@ final class DelimitedReaderTests: XCTestCase {
         let q = try records("id,name,lon,lat\n1,  \"quoted, with blanks\"  ,5.5,6.5\n")
         XCTAssertEqual(q[0].record?.name, "quoted, with blanks", "blanks around quotes are trimmed")
         let keep = try readAll(delimited(scratch.write("id,name,lon,lat\n1,  \"q,x\"  ,5.5,6.5\n"), "\"trim\": false"))
-        XCTAssertEqual(keep[0].rejected?.reason, "wrong column count: 5, expected 4", "without trim a blank before a quote makes it literal")
+        XCTAssertEqual(
+            keep[0].rejected?.reason, "wrong column count: 5, expected 4",
+            "without trim a blank before a quote makes it literal")
     }
 
     func testHeaderDetectionAndIndexMapping() throws {
@@ -104,12 +108,17 @@ final class DelimitedReaderTests: XCTestCase {
         XCTAssertTrue(reader.hasHeader)
         XCTAssertEqual(try readAll(reader).count, 1)
         // Explicit header false keeps the first line as data (and rejects it: "c" is no coordinate).
-        let forced = try readAll(delimited(withHeader, "\"header\": false, \"columns\": {\"name\": 0, \"coordinates\": 2}"))
+        let forced = try readAll(
+            delimited(withHeader, "\"header\": false, \"columns\": {\"name\": 0, \"coordinates\": 2}"))
         XCTAssertEqual(forced.count, 2)
         XCTAssertEqual(forced[0].record?.lon.isNaN, true)
         // Names are matched exactly, then case-insensitively.
         let named = scratch.write("ID,Title,Y,X,Kind\n9,t,1.25,2.25,k\n")
-        let n = try readAll(delimited(named, "\"columns\": {\"id\": \"id\", \"name\": \"Title\", \"lat\": \"Y\", \"lon\": \"X\", \"keywords\": \"kind\"}"))
+        let n = try readAll(
+            delimited(
+                named,
+                "\"columns\": {\"id\": \"id\", \"name\": \"Title\", \"lat\": \"Y\", \"lon\": \"X\", \"keywords\": \"kind\"}"
+            ))
         XCTAssertEqual(n[0].record?.id, "9")
         XCTAssertEqual(n[0].record?.lon, 2.25)
         XCTAssertEqual(n[0].record?.lat, 1.25)
@@ -118,7 +127,8 @@ final class DelimitedReaderTests: XCTestCase {
 
     func testUnknownColumnNameIsAUsageErrorWithSuggestion() throws {
         let path = scratch.write("id,name,longitude,latitude\n1,a,1,2\n")
-        XCTAssertThrowsError(try delimited(path, "\"columns\": {\"lon\": \"longitud\", \"lat\": \"latitude\"}")) { error in
+        XCTAssertThrowsError(try delimited(path, "\"columns\": {\"lon\": \"longitud\", \"lat\": \"latitude\"}")) {
+            error in
             let message = "\(error)"
             XCTAssertTrue(error is UsageError, message)
             XCTAssertTrue(message.contains("inputs[0].columns.lon: no column named 'longitud'"), message)
@@ -141,11 +151,14 @@ final class DelimitedReaderTests: XCTestCase {
         XCTAssertEqual(r[0].record?.name, "n")
         XCTAssertEqual(r[0].record?.lon, 10.5)
         XCTAssertEqual(r[0].record?.keywords, ["Cafe"])
-        XCTAssertEqual(reader.guessedColumns, ["id='osm_id'", "name='Name'", "keywords='Category'", "lon='Longitude'", "lat='Latitude'"])
+        XCTAssertEqual(
+            reader.guessedColumns,
+            ["id='osm_id'", "name='Name'", "keywords='Category'", "lon='Longitude'", "lat='Latitude'"])
     }
 
     func testCombinedCoordinateColumnOrders() throws {
-        let path = scratch.write("id|pos\n1|30.5,60.25\n2|[30.5, 60.25]\n3|30.5 60.25\n4|(30.5;60.25)\n5|30.5\n6|NULL\n")
+        let path = scratch.write(
+            "id|pos\n1|30.5,60.25\n2|[30.5, 60.25]\n3|30.5 60.25\n4|(30.5;60.25)\n5|30.5\n6|NULL\n")
         let lonLat = try readAll(delimited(path, "\"columns\": {\"id\": \"id\", \"coordinates\": \"pos\"}"))
         for k in 0..<4 {
             XCTAssertEqual(lonLat[k].record?.lon, 30.5, "row \(k)")
@@ -153,7 +166,8 @@ final class DelimitedReaderTests: XCTestCase {
         }
         XCTAssertEqual(lonLat[4].record?.lon.isNaN, true, "one number is not a pair")
         XCTAssertEqual(lonLat[5].record?.lat.isNaN, true)
-        let latLon = try readAll(delimited(path, "\"columns\": {\"coordinates\": \"pos\"}, \"coordinate_order\": \"lat_lon\""))
+        let latLon = try readAll(
+            delimited(path, "\"columns\": {\"coordinates\": \"pos\"}, \"coordinate_order\": \"lat_lon\""))
         XCTAssertEqual(latLon[0].record?.lon, 60.25)
         XCTAssertEqual(latLon[0].record?.lat, 30.5)
     }
@@ -163,7 +177,8 @@ final class DelimitedReaderTests: XCTestCase {
             "POINT(13.25 52.5)", "point ( 13.25   52.5 )", "SRID=4326;POINT(13.25 52.5)", "POINT Z (13.25 52.5 34)",
             "POINT EMPTY", "LINESTRING(0 0, 1 1)", "SRID=3857;POINT(1 2)", "POINT(1)",
         ]
-        let path = scratch.write("id|geom\n" + rows.enumerated().map { "\($0.offset)|\($0.element)" }.joined(separator: "\n") + "\n")
+        let path = scratch.write(
+            "id|geom\n" + rows.enumerated().map { "\($0.offset)|\($0.element)" }.joined(separator: "\n") + "\n")
         let reader = try delimited(path)
         var out: [(Double, Double, String?)] = []
         while let r = try reader.next() {
@@ -208,9 +223,12 @@ final class DelimitedReaderTests: XCTestCase {
         XCTAssertEqual(r[7].record?.keywords, ["a", "b"])
         // Explicit split rules per column.
         let per = scratch.write("id,k1,k2,lon,lat\n1,a;b,\"[x, y]\",1,2\n")
-        let p = try readAll(delimited(per, """
-            "columns": {"keywords": [{"column": "k1", "split": "plain"}, {"column": "k2", "split": "hierarchy", "separator": ","}]}
-            """))
+        let p = try readAll(
+            delimited(
+                per,
+                """
+                "columns": {"keywords": [{"column": "k1", "split": "plain"}, {"column": "k2", "split": "hierarchy", "separator": ","}]}
+                """))
         XCTAssertEqual(p[0].record?.keywords, ["a;b", "[x", "y]"])
     }
 
@@ -263,7 +281,8 @@ final class DelimitedReaderTests: XCTestCase {
     }
 
     func testNumericMissingMarkerWins() throws {
-        let r = try readAll(delimited(scratch.write("id,lon,lat\n1,-999,-999\n2,1,2\n"), "\"missing_values\": [\"-999\"]"))
+        let r = try readAll(
+            delimited(scratch.write("id,lon,lat\n1,-999,-999\n2,1,2\n"), "\"missing_values\": [\"-999\"]"))
         XCTAssertEqual(r[0].record?.lon.isNaN, true)
         XCTAssertEqual(r[1].record?.lon, 1)
     }
@@ -277,12 +296,14 @@ final class DelimitedReaderTests: XCTestCase {
         let words = ["Café", "a,b", "say \"hi\"", "two\nlines", "火锅", "plain", " spaced ", "x\r\ny"]
         while text.utf8.count < 2_300_000 {
             let id = String(expected.count + 1)
-            let name = (0..<Int.random(in: 1...3, using: &rng)).map { _ in words.randomElement(using: &rng)! }.joined(separator: "/")
+            let name = (0..<Int.random(in: 1...3, using: &rng)).map { _ in words.randomElement(using: &rng)! }.joined(
+                separator: "/")
             let category = ["restaurant", "咖啡", "bank;atm", "[\"x\", \"y\"]"].randomElement(using: &rng)!
             let lon = Double(Int.random(in: -1_800_000_000...1_800_000_000, using: &rng)) / 1e7
             let lat = Double(Int.random(in: -900_000_000...900_000_000, using: &rng)) / 1e7
             func quoted(_ s: String) -> String {
-                s.unicodeScalars.contains(where: { ",\"\n\r".unicodeScalars.contains($0) }) || s.hasPrefix(" ") || s.hasSuffix(" ")
+                s.unicodeScalars.contains(where: { ",\"\n\r".unicodeScalars.contains($0) }) || s.hasPrefix(" ")
+                    || s.hasSuffix(" ")
                     ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
             }
             text += [id, quoted(name), quoted(category), String(lon), String(lat)].joined(separator: ",") + "\n"

@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The built `regionsearch-ingest` executable: exit codes, stderr counts, outputs.
 final class IngestExecutableTests: XCTestCase {
@@ -23,13 +23,16 @@ final class IngestExecutableTests: XCTestCase {
     private func executable() throws -> String {
         let bundle = Bundle(for: Self.self).bundleURL
         let candidates = [
-            bundle, bundle.deletingLastPathComponent(), URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            bundle, bundle.deletingLastPathComponent(),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
         ]
         for dir in candidates {
             let path = dir.appendingPathComponent("regionsearch-ingest").path
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        XCTFail("regionsearch-ingest is not built next to the tests (\(candidates.map { $0.path })); run 'swift build' first")
+        XCTFail(
+            "regionsearch-ingest is not built next to the tests (\(candidates.map { $0.path })); run 'swift build' first"
+        )
         throw XCTSkip("executable missing")
     }
 
@@ -47,15 +50,22 @@ final class IngestExecutableTests: XCTestCase {
     }
 
     func testExitCodesAndOutputs() throws {
-        let good = scratch.write("id,name,category,lon,lat\n1,a,cafe,10,20\n2,b,bank,0,0\n3,c,bar,11,21\n4,d,x,12,22\n5,e,y,13,23\n", name: "good.csv")
+        let good = scratch.write(
+            "id,name,category,lon,lat\n1,a,cafe,10,20\n2,b,bank,0,0\n3,c,bar,11,21\n4,d,x,12,22\n5,e,y,13,23\n",
+            name: "good.csv")
         let out = scratch.path("pois.rsa")
         let rejects = scratch.path("rejects.csv")
         let summary = scratch.path("summary.json")
-        var r = try run([good, "--output", out, "--rejects", rejects, "--summary", summary, "--max-reject-ratio", "0.25"])
+        var r = try run([
+            good, "--output", out, "--rejects", rejects, "--summary", summary, "--max-reject-ratio", "0.25",
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("read 5, accepted 4, rejected 1 (null island 1)"), r.stderr)
         XCTAssertEqual(try POITable(artifact: ArtifactFile(path: out, expected: .pois)).count, 4)
-        XCTAssertEqual(scratch.text(rejects), "source_file,line,byte_offset,reason,id,name,category,lon,lat\n\(good),3,40,null island: lon = lat = 0,2,b,bank,0,0\n")
+        XCTAssertEqual(
+            scratch.text(rejects),
+            "source_file,line,byte_offset,reason,id,name,category,lon,lat\n\(good),3,40,null island: lon = lat = 0,2,b,bank,0,0\n"
+        )
         let s = StageSummary(json: try JSONParser.parse(scratch.text(summary)))
         XCTAssertEqual(s.count(.accepted), 4)
         XCTAssertEqual(s.count(.read), 5)
@@ -64,7 +74,9 @@ final class IngestExecutableTests: XCTestCase {
         r = try run([good, "--output", out, "--rejects", rejects, "--duplicate", "merge"])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("unknown option '--duplicate' (did you mean '--duplicates'?)"), r.stderr)
-        r = try run(["--input-spec", #"{"path": "\#(good)", "columns": {"lonn": "lon"}}"#, "--output", out, "--rejects", rejects])
+        r = try run([
+            "--input-spec", #"{"path": "\#(good)", "columns": {"lonn": "lon"}}"#, "--output", out, "--rejects", rejects,
+        ])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("inputs[0].columns.lonn: unknown key (did you mean 'lon'?)"), r.stderr)
         r = try run([good, "--lon-column", "longitude", "--lat-column", "lat", "--output", out, "--rejects", rejects])

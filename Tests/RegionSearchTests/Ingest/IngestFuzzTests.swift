@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Random bytes and mutations of valid CSV, GeoJSON and gzip inputs, fed to every reader of
 /// the ingest stage (with a fixed seed): no crash, bounded work (each result consumes input),
@@ -31,7 +31,10 @@ final class IngestFuzzTests: XCTestCase {
         "{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiPoint\",\"coordinates\":[[1,2],[3,4]]},\"properties\":{}}\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"GeometryCollection\",\"geometries\":[]}}\n",
     ]
 
-    static let special: [UInt8] = [0x22, 0x2C, 0x0A, 0x0D, 0x09, 0x7C, 0x3B, 0x1E, 0x7B, 0x7D, 0x5B, 0x5D, 0x5C, 0x00, 0xFF, 0xC3, 0x80, 0x27, 0x3A, 0x20]
+    static let special: [UInt8] = [
+        0x22, 0x2C, 0x0A, 0x0D, 0x09, 0x7C, 0x3B, 0x1E, 0x7B, 0x7D, 0x5B, 0x5D, 0x5C, 0x00, 0xFF, 0xC3, 0x80, 0x27,
+        0x3A, 0x20,
+    ]
 
     private func mutate(_ input: [UInt8], _ rng: inout SeededRandom) -> [UInt8] {
         var b = input
@@ -46,7 +49,11 @@ final class IngestFuzzTests: XCTestCase {
             case 4 where !b.isEmpty:
                 let j = Int.random(in: i..<b.count, using: &rng)
                 b.insert(contentsOf: b[i...j], at: Int.random(in: 0...b.count, using: &rng))
-            default: b[i..<i] = [UInt8](repeating: Self.special.randomElement(using: &rng)!, count: Int.random(in: 1...4, using: &rng))[...]
+            default:
+                b[i..<i] =
+                    [UInt8](
+                        repeating: Self.special.randomElement(using: &rng)!, count: Int.random(in: 1...4, using: &rng))[
+                        ...]
             }
         }
         return b
@@ -59,7 +66,7 @@ final class IngestFuzzTests: XCTestCase {
             var results = 0
             while let r = try source.next() {
                 results += 1
-                if case let .rejected(rej) = r { XCTAssertFalse(rej.reason.isEmpty, context) }
+                if case .rejected(let rej) = r { XCTAssertFalse(rej.reason.isEmpty, context) }
                 if results > size + 2 {
                     XCTFail("\(context): more results (\(results)) than input bytes (\(size))")
                     return
@@ -87,7 +94,8 @@ final class IngestFuzzTests: XCTestCase {
             let bytes: [UInt8]
             if iteration % 5 == 0 {
                 bytes = (0..<Int.random(in: 0...300, using: &rng)).map { _ in
-                    Bool.random(using: &rng) ? Self.special.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
+                    Bool.random(using: &rng)
+                        ? Self.special.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
                 }
             } else {
                 bytes = mutate(corpus.randomElement(using: &rng)!, &rng)
@@ -95,8 +103,12 @@ final class IngestFuzzTests: XCTestCase {
             IngestScratch.writeFile(path, bytes)
             let context = "iteration \(iteration)"
             // Auto-detection picks the reader (OSM is reported as unsupported by the stand-in).
-            drain({ try OpenedInput.open(InputSpec(path: path)).source }, size: bytes.count * 40, context: context + " auto")
-            drain({ try DelimitedReader(reader: ByteReader(path: path), spec: InputSpec(path: path)) }, size: bytes.count * 40, context: context + " csv")
+            drain(
+                { try OpenedInput.open(InputSpec(path: path)).source }, size: bytes.count * 40,
+                context: context + " auto")
+            drain(
+                { try DelimitedReader(reader: ByteReader(path: path), spec: InputSpec(path: path)) },
+                size: bytes.count * 40, context: context + " csv")
             drain(
                 {
                     var s = InputSpec(path: path)
@@ -106,7 +118,9 @@ final class IngestFuzzTests: XCTestCase {
                     s.maxRecordBytes = 1024
                     return try DelimitedReader(reader: ByteReader(path: path), spec: s)
                 }, size: bytes.count * 40, context: context + " csv by index")
-            drain({ try GeoJSONReader(reader: ByteReader(path: path), spec: InputSpec(path: path)) }, size: bytes.count * 40, context: context + " geojson")
+            drain(
+                { try GeoJSONReader(reader: ByteReader(path: path), spec: InputSpec(path: path)) },
+                size: bytes.count * 40, context: context + " geojson")
         }
     }
 
@@ -122,14 +136,20 @@ final class IngestFuzzTests: XCTestCase {
                 let out = scratch.path("stage.rsa")
                 try? FileManager.default.removeItem(atPath: out)
                 do {
-                    try runIngest([path, "--threads", threads, "--max-reject-ratio", "1", "--output", out, "--rejects", scratch.path("stage.rej")])
+                    try runIngest([
+                        path, "--threads", threads, "--max-reject-ratio", "1", "--output", out, "--rejects",
+                        scratch.path("stage.rej"),
+                    ])
                     let meta = try ArtifactFile(path: out, expected: .pois).metadata
                     let c = meta["counts"]!
                     let read = c["read"]!.intValue!
-                    let parts = ["accepted", "rejected", "merged_duplicates", "dropped_duplicates"].map { c[$0]!.intValue! }
+                    let parts = ["accepted", "rejected", "merged_duplicates", "dropped_duplicates"].map {
+                        c[$0]!.intValue!
+                    }
                     XCTAssertEqual(read, parts.reduce(0, +), "iteration \(iteration)")
                 } catch let e as ExitCoded {
-                    XCTAssertTrue([ExitStatus.inputData, .usage].contains(e.exitStatus), "iteration \(iteration): \(e)")
+                    XCTAssertTrue(
+                        [ExitStatus.inputData, .usage].contains(e.exitStatus), "iteration \(iteration): \(e)")
                 } catch {
                     XCTFail("iteration \(iteration): unclean error \(error)")
                 }

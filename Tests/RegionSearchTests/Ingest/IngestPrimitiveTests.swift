@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The byte-level building blocks against their String-based references.
 final class IngestPrimitiveTests: XCTestCase {
@@ -21,22 +21,29 @@ final class IngestPrimitiveTests: XCTestCase {
     /// `KeywordText.normalize` for random values, repeated and not.
     func testKeywordCacheMatchesKeywordTextNormalize() {
         var rng = SeededRandom(seed: 9)
-        let pieces = ["Cafe", "CAFÉ", " bar ", "a  b", "x\ty", "\u{1}", "咖啡", "ＡＢＣ", "Straße", "ﬁ", "\u{3000}", "z", "Z", " ", "Кафе", "\u{7F}"]
+        let pieces = [
+            "Cafe", "CAFÉ", " bar ", "a  b", "x\ty", "\u{1}", "咖啡", "ＡＢＣ", "Straße", "ﬁ", "\u{3000}", "z", "Z", " ",
+            "Кафе", "\u{7F}",
+        ]
         var cache = KeywordCache(limit: 50)
         var out = GrowableBytes(capacity: 16)
         for k in 0..<5000 {
-            let value = (0..<Int.random(in: 0...4, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+            let value = (0..<Int.random(in: 0...4, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }
+                .joined()
             out.truncate(to: 0)
             var v = value
             v.withUTF8 { cache.appendNormalized($0, to: &out, cache: k % 3 != 0) }
-            XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), KeywordText.normalize(value), "\(value.debugDescription)")
+            XCTAssertEqual(
+                String(decoding: out.bytes, as: UTF8.self), KeywordText.normalize(value), "\(value.debugDescription)")
         }
         // Random printable ASCII, including upper case, blanks and control characters.
         for _ in 0..<5000 {
             let bytes = (0..<Int.random(in: 0...20, using: &rng)).map { _ in UInt8.random(in: 0...127, using: &rng) }
             out.truncate(to: 0)
             bytes.withUnsafeBufferPointer { cache.appendNormalized($0, to: &out) }
-            XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), KeywordText.normalize(String(decoding: bytes, as: UTF8.self)))
+            XCTAssertEqual(
+                String(decoding: out.bytes, as: UTF8.self),
+                KeywordText.normalize(String(decoding: bytes, as: UTF8.self)))
         }
     }
 
@@ -49,7 +56,9 @@ final class IngestPrimitiveTests: XCTestCase {
             if Bool.random(using: &rng), !bytes.isEmpty {
                 bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0x80...0xFF, using: &rng)
             }
-            let mine = bytes.withUnsafeBufferPointer { UTF8Check.firstInvalid($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: $0.count) }
+            let mine = bytes.withUnsafeBufferPointer {
+                UTF8Check.firstInvalid($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: $0.count)
+            }
             // Reference: decode scalar by scalar; the first error's position.
             var reference: Int?
             var decoder = UTF8()
@@ -57,7 +66,7 @@ final class IngestPrimitiveTests: XCTestCase {
             var offset = 0
             loop: while true {
                 switch decoder.decode(&iterator) {
-                case let .scalarValue(s): offset += UTF8.width(s)
+                case .scalarValue(let s): offset += UTF8.width(s)
                 case .emptyInput: break loop
                 case .error:
                     reference = offset
@@ -82,7 +91,9 @@ final class IngestPrimitiveTests: XCTestCase {
         XCTAssertFalse(has("N/"))
         XCTAssertFalse(has(String(repeating: "x", count: 70)))
         let s = "  \t a b \r\n"
-        Array(s.utf8).withUnsafeBufferPointer { XCTAssertEqual(String(decoding: $0.trimmingASCIIWhitespace(), as: UTF8.self), "a b") }
+        Array(s.utf8).withUnsafeBufferPointer {
+            XCTAssertEqual(String(decoding: $0.trimmingASCIIWhitespace(), as: UTF8.self), "a b")
+        }
     }
 
     func testGrowableBytesAppendsAnySize() {
@@ -101,7 +112,9 @@ final class IngestPrimitiveTests: XCTestCase {
 /// JSONParser's strings now go through UTF8Check: still strict.
 final class JSONStringUTF8Tests: XCTestCase {
     func testInvalidUTF8InStringsIsStillAnError() {
-        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xC3, 0x28, 0x22], [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],
+        ] {
             XCTAssertThrowsError(try bytes.withUnsafeBufferPointer { try JSONParser.parse(bytes: $0) }) { error in
                 XCTAssertEqual((error as? JSONParseError)?.reason, "invalid UTF-8 in string", "\(bytes)")
             }

@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The ingest stage in-process: duplicates, rejects files, failures, counts, determinism.
 final class IngestStageTests: XCTestCase {
@@ -24,10 +24,13 @@ final class IngestStageTests: XCTestCase {
         return (try POITable(artifact: file), file.metadata)
     }
 
-    private func ingest(_ inputs: [String], _ extra: [String] = [], name: String = "out") throws -> (POITable, JSONValue, String) {
+    private func ingest(_ inputs: [String], _ extra: [String] = [], name: String = "out") throws -> (
+        POITable, JSONValue, String
+    ) {
         let out = scratch.path(name + ".rsa")
         let rejects = scratch.path(name + ".rejects")
-        try runIngest(inputs + ["--output", out, "--rejects", rejects, "--summary", scratch.path(name + ".json")] + extra)
+        try runIngest(
+            inputs + ["--output", out, "--rejects", rejects, "--summary", scratch.path(name + ".json")] + extra)
         let (table, meta) = try load(out)
         return (table, meta, scratch.text(rejects))
     }
@@ -79,7 +82,8 @@ final class IngestStageTests: XCTestCase {
     }
 
     func testNameAsKeywordAndNormalisation() throws {
-        let path = scratch.write("id,name,category,lon,lat\n1,Ｓｔａｒｂｕｃｋｓ  Coffee,ＣＡＦＥ;Café;cafe,1,2\n2,Straße,STRASSE,3,4\n")
+        let path = scratch.write(
+            "id,name,category,lon,lat\n1,Ｓｔａｒｂｕｃｋｓ  Coffee,ＣＡＦＥ;Café;cafe,1,2\n2,Straße,STRASSE,3,4\n")
         let (t, _, _) = try ingest([path, "--name-as-keyword", "true"], name: "names")
         XCTAssertEqual(t.keywords[0], "cafe\ncafé\nstarbucks coffee")
         XCTAssertEqual(t.keywords[1], "strasse", "case folding makes Straße equal to STRASSE")
@@ -95,7 +99,9 @@ final class IngestStageTests: XCTestCase {
         XCTAssertEqual(lines[0], "source_file|line|byte_offset|reason|id|name|lon|lat")
         XCTAssertEqual(lines[1], "\(path)|3|24|null island: lon = lat = 0|2|b|0|0")
         XCTAssertEqual(lines[2], "\(path)|4|32|longitude out of range: 200|3|c|200|5")
-        XCTAssertEqual(lines[3], "\(path)|5|42|\"unreadable coordinates: lon=\"\"x\"\" lat=\"\"y\"\"\"|4|\"d|e\"|x|y", "fields with quotes are quoted")
+        XCTAssertEqual(
+            lines[3], "\(path)|5|42|\"unreadable coordinates: lon=\"\"x\"\" lat=\"\"y\"\"\"|4|\"d|e\"|x|y",
+            "fields with quotes are quoted")
         XCTAssertEqual(lines[4], "\(path)|6|54|wrong column count: 3, expected 4|5|f|3")
         XCTAssertEqual(lines.count, 6)
         XCTAssertEqual(lines[5], "")
@@ -104,7 +110,8 @@ final class IngestStageTests: XCTestCase {
         XCTAssertEqual(c["rejected"], 4)
         XCTAssertEqual(meta["counts"]?["reject_reasons"]?["null island"], .number(1))
         // The rejects file reads back as delimited text with the same columns plus four.
-        let again = try readAll(delimited(scratch.path("rej.rejects"), "\"columns\": {\"id\": \"id\", \"lon\": \"lon\", \"lat\": \"lat\"}"))
+        let again = try readAll(
+            delimited(scratch.path("rej.rejects"), "\"columns\": {\"id\": \"id\", \"lon\": \"lon\", \"lat\": \"lat\"}"))
         XCTAssertEqual(again.compactMap { $0.record?.id }, ["2", "3", "4"])
         XCTAssertEqual(again.compactMap { $0.rejected?.reason }, ["wrong column count: 7, expected 8"])
     }
@@ -126,7 +133,9 @@ final class IngestStageTests: XCTestCase {
         XCTAssertEqual(first["line"], .number(1))
         XCTAssertEqual(first["byte_offset"], .number(0))
         XCTAssertEqual(first["reason"], .string("null island: lon = lat = 0"))
-        XCTAssertEqual(first["raw"], .string("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]},\"properties\":{}}"))
+        XCTAssertEqual(
+            first["raw"],
+            .string("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]},\"properties\":{}}"))
         XCTAssertEqual(try JSONParser.parse(lines[1])["raw"], .string("2,1,95"))
         let inputs = try XCTUnwrap(meta["inputs"]?.arrayValue)
         XCTAssertEqual(inputs[0]["format"], .string("geojson"))
@@ -157,11 +166,17 @@ final class IngestStageTests: XCTestCase {
         let allBad = scratch.write("id,lon,lat\n1,0,0\n2,,\n")
         e = failure([allBad, "--max-reject-ratio", "1"])
         XCTAssertEqual(e?.exitStatus, .inputData)
-        XCTAssertEqual(e?.description, "no usable rows: all 2 records were rejected or duplicates (missing coordinates 1, null island 1)")
+        XCTAssertEqual(
+            e?.description,
+            "no usable rows: all 2 records were rejected or duplicates (missing coordinates 1, null island 1)")
         e = failure([allBad])
         XCTAssertEqual(e?.exitStatus, .inputData)
-        XCTAssertTrue(e?.description.contains("2 of 2 records rejected (100.0 %, more than max_reject_ratio 0.1)") == true, e?.description ?? "")
-        XCTAssertEqual(scratch.text(scratch.path("f.rej")).split(separator: "\n").count, 3, "the rejects file is written even then")
+        XCTAssertTrue(
+            e?.description.contains("2 of 2 records rejected (100.0 %, more than max_reject_ratio 0.1)") == true,
+            e?.description ?? "")
+        XCTAssertEqual(
+            scratch.text(scratch.path("f.rej")).split(separator: "\n").count, 3, "the rejects file is written even then"
+        )
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path("f.rsa")), "no artifact on failure")
         e = failure([scratch.path("missing.csv")])
         XCTAssertEqual(e?.exitStatus, .inputData)
@@ -173,7 +188,8 @@ final class IngestStageTests: XCTestCase {
 
     func testBoundingBoxAndNullIslandParameters() throws {
         let path = scratch.write("id,lon,lat\n1,0,0\n2,10,10\n3,20,20\n")
-        let (t, meta, _) = try ingest([path, "--bbox", "5,5,15,15", "--reject-null-island", "false", "--max-reject-ratio", "1"], name: "box")
+        let (t, meta, _) = try ingest(
+            [path, "--bbox", "5,5,15,15", "--reject-null-island", "false", "--max-reject-ratio", "1"], name: "box")
         XCTAssertEqual(t.ids[0], "2")
         XCTAssertEqual(meta["counts"]?["reject_reasons"]?["outside bbox"], .number(2))
         XCTAssertEqual(meta["parameters"]?["bbox"], .string("5,5,15,15"))
@@ -234,7 +250,8 @@ final class IngestFormatEquivalenceTests: XCTestCase {
             csv += "\(id),\"\(name.replacingOccurrences(of: "\"", with: "\"\""))\",\(category),\(lon),\(lat)\n"
             let props = JSONValue.object([("name", .string(name)), ("category", .string(category))])
             features.append(
-                #"{"type":"Feature","id":\#(id),"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":\#(props.serialized())}"#)
+                #"{"type":"Feature","id":\#(id),"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":\#(props.serialized())}"#
+            )
         }
         let geo = "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "\n]}\n"
         let c = scratch.write(csv, name: "same.csv")

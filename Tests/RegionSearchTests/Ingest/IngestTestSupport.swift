@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Temporary files and small helpers shared by the ingest tests.
 final class IngestScratch {
@@ -84,19 +84,22 @@ func readAll(_ source: RecordSource, limit: Int = 1_000_000) throws -> [ReadResu
     var out: [ReadResult] = []
     while let r = try source.next() {
         out.append(r)
-        if out.count > limit { XCTFail("reader did not stop"); break }
+        if out.count > limit {
+            XCTFail("reader did not stop")
+            break
+        }
     }
     return out
 }
 
 extension ReadResult {
     var record: RawRecord? {
-        if case let .record(r) = self { return r }
+        if case .record(let r) = self { return r }
         return nil
     }
 
     var rejected: RejectedRecord? {
-        if case let .rejected(r) = self { return r }
+        if case .rejected(let r) = self { return r }
         return nil
     }
 }
@@ -138,4 +141,3 @@ func metres(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Double) -> D
     let a = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)
     return 2 * r * asin(min(1, sqrt(a)))
 }
-

@@ -1,18 +1,18 @@
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class InputSpecTests: XCTestCase {
     private func parse(_ json: String) throws -> InputSpec {
@@ -29,7 +29,8 @@ final class InputSpecTests: XCTestCase {
     }
 
     func testFullSpecAndDefaults() throws {
-        let s = try parse("""
+        let s = try parse(
+            """
             {"path": "a.csv", "format": "csv", "delimiter": "tab", "quote": "'", "header": false, "trim": false,
              "columns": {"id": 0, "name": "n", "keywords": ["k", {"column": 3, "split": "list"}], "coordinates": 4},
              "coordinate_order": "lat_lon", "crs": "bd09", "keyword_split": "hierarchy", "keyword_separator": " > ",
@@ -68,21 +69,46 @@ final class InputSpecTests: XCTestCase {
     func testUnknownKeysAndBadValuesNameTheKey() {
         XCTAssertEqual(
             message(#"{"path": "a", "columns": {"lonn": 1}}"#),
-            "inputs[0].columns.lonn: unknown key (did you mean 'lon'?); known keys: id, name, keywords, lon, lat, coordinates, wkt")
-        XCTAssertTrue(message(#"{"path": "a", "delimeter": ","}"#).hasPrefix("inputs[0].delimeter: unknown key (did you mean 'delimiter'?)"))
-        XCTAssertEqual(message(#"{"path": "a", "crs": "gcj"}"#), #"inputs[0].crs: expected one of "wgs84", "gcj02", "bd09", got "gcj" (did you mean "gcj02"?)"#)
+            "inputs[0].columns.lonn: unknown key (did you mean 'lon'?); known keys: id, name, keywords, lon, lat, coordinates, wkt"
+        )
+        XCTAssertTrue(
+            message(#"{"path": "a", "delimeter": ","}"#).hasPrefix(
+                "inputs[0].delimeter: unknown key (did you mean 'delimiter'?)"))
+        XCTAssertEqual(
+            message(#"{"path": "a", "crs": "gcj"}"#),
+            #"inputs[0].crs: expected one of "wgs84", "gcj02", "bd09", got "gcj" (did you mean "gcj02"?)"#)
         XCTAssertEqual(message(#"{"format": "csv"}"#), "inputs[0].path: required (the input file)")
         XCTAssertEqual(message(#"{"path": ""}"#), #"inputs[0].path: expected a non-empty string, got """#)
-        XCTAssertTrue(message(#"{"path": "a", "delimiter": "::"}"#).hasPrefix("inputs[0].delimiter: expected a single ASCII character"))
-        XCTAssertEqual(message(#"{"path": "a", "header": "yes"}"#), #"inputs[0].header: expected true, false or "auto", got "yes""#)
-        XCTAssertTrue(message(#"{"path": "a", "columns": {"lon": -1, "lat": 2}}"#).hasPrefix("inputs[0].columns.lon: a column index must be 0 or more"))
-        XCTAssertEqual(message(#"{"path": "a", "columns": {"lon": 1}}"#), "inputs[0].columns.lat: lon and lat must be given together")
-        XCTAssertEqual(message(#"{"path": "a", "columns": {"lon": 1, "lat": 2, "wkt": 3}}"#), "inputs[0].columns: give only one of lon+lat, coordinates, wkt")
-        XCTAssertEqual(message(#"{"path": "a", "columns": {"keywords": [{"split": "list"}]}}"#), "inputs[0].columns.keywords[0].column: required")
-        XCTAssertTrue(message(#"{"path": "a", "columns": {"keywords": [{"column": 1, "splt": "list"}]}}"#).hasPrefix("inputs[0].columns.keywords[0].splt: unknown key (did you mean 'split'?)"))
-        XCTAssertTrue(message(#"{"path": "a", "osm": {"poi_key": ["shop"]}}"#).hasPrefix("inputs[0].osm.poi_key: unknown key (did you mean 'poi_keys'?)"))
-        XCTAssertTrue(message(#"{"path": "a", "max_record_bytes": 10}"#).hasPrefix("inputs[0].max_record_bytes: expected an integer in [1024"))
-        XCTAssertEqual(message(#"{"path": "a", "delimiter": ";", "quote": ";"}"#), "inputs[0].quote: the quote character cannot also be the delimiter")
+        XCTAssertTrue(
+            message(#"{"path": "a", "delimiter": "::"}"#).hasPrefix(
+                "inputs[0].delimiter: expected a single ASCII character"))
+        XCTAssertEqual(
+            message(#"{"path": "a", "header": "yes"}"#), #"inputs[0].header: expected true, false or "auto", got "yes""#
+        )
+        XCTAssertTrue(
+            message(#"{"path": "a", "columns": {"lon": -1, "lat": 2}}"#).hasPrefix(
+                "inputs[0].columns.lon: a column index must be 0 or more"))
+        XCTAssertEqual(
+            message(#"{"path": "a", "columns": {"lon": 1}}"#),
+            "inputs[0].columns.lat: lon and lat must be given together")
+        XCTAssertEqual(
+            message(#"{"path": "a", "columns": {"lon": 1, "lat": 2, "wkt": 3}}"#),
+            "inputs[0].columns: give only one of lon+lat, coordinates, wkt")
+        XCTAssertEqual(
+            message(#"{"path": "a", "columns": {"keywords": [{"split": "list"}]}}"#),
+            "inputs[0].columns.keywords[0].column: required")
+        XCTAssertTrue(
+            message(#"{"path": "a", "columns": {"keywords": [{"column": 1, "splt": "list"}]}}"#).hasPrefix(
+                "inputs[0].columns.keywords[0].splt: unknown key (did you mean 'split'?)"))
+        XCTAssertTrue(
+            message(#"{"path": "a", "osm": {"poi_key": ["shop"]}}"#).hasPrefix(
+                "inputs[0].osm.poi_key: unknown key (did you mean 'poi_keys'?)"))
+        XCTAssertTrue(
+            message(#"{"path": "a", "max_record_bytes": 10}"#).hasPrefix(
+                "inputs[0].max_record_bytes: expected an integer in [1024"))
+        XCTAssertEqual(
+            message(#"{"path": "a", "delimiter": ";", "quote": ";"}"#),
+            "inputs[0].quote: the quote character cannot also be the delimiter")
         XCTAssertEqual(message(#"[1]"#), "inputs[0]: expected an object, got array")
     }
 
@@ -123,7 +149,9 @@ final class InputSpecTests: XCTestCase {
         XCTAssertEqual(s.crs, .gcj02)
         XCTAssertEqual(s.missingValues, ["Нет"])
         // Input specs come after the positional files and are numbered like manifest inputs.
-        let withSpec = try spec.parse(["--input-spec", #"{"path": "y.csv", "columns": {"lonn": 1}}"#, "--output", "o", "--rejects", "r"])
+        let withSpec = try spec.parse([
+            "--input-spec", #"{"path": "y.csv", "columns": {"lonn": 1}}"#, "--output", "o", "--rejects", "r",
+        ])
         XCTAssertThrowsError(try IngestStage.inputSpecs(withSpec)) { e in
             XCTAssertTrue("\(e)".hasPrefix("inputs[0].columns.lonn: unknown key (did you mean 'lon'?)"), "\(e)")
         }
@@ -131,7 +159,9 @@ final class InputSpecTests: XCTestCase {
         XCTAssertThrowsError(try IngestStage.inputSpecs(badJSON)) { e in
             XCTAssertTrue("\(e)".hasPrefix("--input-spec #1: invalid JSON: line 1, column 2"), "\(e)")
         }
-        let stray = try spec.parse(["--crs", "bd09", "--input-spec", #"{"path": "y"}"#, "--output", "o", "--rejects", "r"])
+        let stray = try spec.parse([
+            "--crs", "bd09", "--input-spec", #"{"path": "y"}"#, "--output", "o", "--rejects", "r",
+        ])
         XCTAssertThrowsError(try IngestStage.inputSpecs(stray)) { e in
             XCTAssertTrue("\(e)".hasPrefix("--crs applies to positional FILEs"), "\(e)")
         }

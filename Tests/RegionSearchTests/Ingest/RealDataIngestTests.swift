@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Ingest of the real data sets in /work/shared/data, with counts made independently (Python's
 /// csv module) and records checked by value.
@@ -62,7 +62,10 @@ final class RealDataIngestTests: XCTestCase {
         XCTAssertEqual(t.line[quoted], 717)
         let rejects = scratch.text(scratch.path("spb.rejects")).split(separator: "\n")
         XCTAssertEqual(rejects.count, 152)
-        XCTAssertTrue(rejects[1].hasSuffix("|null island: lon = lat = 0|24|70000001084535389|Вкусные истории|Нет|Нет|0.0|0.0|['Кондитерские изделия']"))
+        XCTAssertTrue(
+            rejects[1].hasSuffix(
+                "|null island: lon = lat = 0|24|70000001084535389|Вкусные истории|Нет|Нет|0.0|0.0|['Кондитерские изделия']"
+            ))
     }
 
     /// Hangzhou: tab-separated, no header, `;` category hierarchy, three coordinate columns.
@@ -117,7 +120,9 @@ final class RealDataIngestTests: XCTestCase {
         XCTAssertEqual(t.names[try XCTUnwrap(row(t, id: "9090"))], "Fly \"N\" K Airport")
         XCTAssertEqual(t.keywords[try XCTUnwrap(row(t, id: "6555"))].split(separator: "\n").suffix(2), ["64d", "00oh"])
         // Keyword values across the data set: every row carries its type.
-        let types = ["small_airport", "heliport", "closed", "medium_airport", "seaplane_base", "large_airport", "balloonport"]
+        let types = [
+            "small_airport", "heliport", "closed", "medium_airport", "seaplane_base", "large_airport", "balloonport",
+        ]
         var byType: [String: Int] = [:]
         for k in 0..<t.count { byType[String(t.keywords[k].split(separator: "\n").first ?? ""), default: 0] += 1 }
         XCTAssertEqual(types.map { byType[$0] ?? 0 }, [39_097, 18_632, 9_508, 4_770, 1_120, 450, 46])

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Parsing and validation of the manifest's `experiment` section.
 final class ExperimentManifestTests: XCTestCase, ManifestParsing {
@@ -27,7 +28,8 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
     }
 
     func testFullSectionGivesTheCartesianProductInDocumentedOrder() throws {
-        let m = try parse("""
+        let m = try parse(
+            """
             {"name": "q", "work_dir": "../work/q", "output": "../out/q", "keywords": ["咖啡", "bank"],
              "regions": {"fdr": 0.1},
              "experiment": {
@@ -46,19 +48,23 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
         XCTAssertEqual(e.inputSets[1].inputs[0].spec.serialized(), #"{"path":"/abs/b.csv","format":"csv"}"#)
         XCTAssertEqual(e.inputSets[1].inputs[0].key, "experiment.inputs.seed42[0]")
         XCTAssertNil(e.truth(for: "seed7"))
-        XCTAssertEqual(e.truth(for: "seed42"), Experiment.Truth(regions: "/base/pipelines/b.truth.geojson", members: "/base/pipelines/b.members.csv"))
+        XCTAssertEqual(
+            e.truth(for: "seed42"),
+            Experiment.Truth(regions: "/base/pipelines/b.truth.geojson", members: "/base/pipelines/b.members.csv"))
         XCTAssertEqual(e.parameterKeys, ["graph.method", "regions.method", "regions.dbscan_eps_m", "project.crs"])
         // Input sets outermost, then the axes in manifest order, the last axis fastest.
-        XCTAssertEqual(e.combinations.map(\.name), [
-            "seed7__graph.method=delaunay__regions.method=propagation__project.crs=EPSG_32650",
-            "seed7__graph.method=delaunay__regions.method=dbscan__regions.dbscan_eps_m=100__project.crs=EPSG_32650",
-            "seed7__graph.method=knn__regions.method=propagation__project.crs=EPSG_32650",
-            "seed7__graph.method=knn__regions.method=dbscan__regions.dbscan_eps_m=100__project.crs=EPSG_32650",
-            "seed42__graph.method=delaunay__regions.method=propagation__project.crs=EPSG_32650",
-            "seed42__graph.method=delaunay__regions.method=dbscan__regions.dbscan_eps_m=100__project.crs=EPSG_32650",
-            "seed42__graph.method=knn__regions.method=propagation__project.crs=EPSG_32650",
-            "seed42__graph.method=knn__regions.method=dbscan__regions.dbscan_eps_m=100__project.crs=EPSG_32650",
-        ])
+        XCTAssertEqual(
+            e.combinations.map(\.name),
+            [
+                "seed7__graph.method=delaunay__regions.method=propagation__project.crs=EPSG_32650",
+                "seed7__graph.method=delaunay__regions.method=dbscan__regions.dbscan_eps_m=100__project.crs=EPSG_32650",
+                "seed7__graph.method=knn__regions.method=propagation__project.crs=EPSG_32650",
+                "seed7__graph.method=knn__regions.method=dbscan__regions.dbscan_eps_m=100__project.crs=EPSG_32650",
+                "seed42__graph.method=delaunay__regions.method=propagation__project.crs=EPSG_32650",
+                "seed42__graph.method=delaunay__regions.method=dbscan__regions.dbscan_eps_m=100__project.crs=EPSG_32650",
+                "seed42__graph.method=knn__regions.method=propagation__project.crs=EPSG_32650",
+                "seed42__graph.method=knn__regions.method=dbscan__regions.dbscan_eps_m=100__project.crs=EPSG_32650",
+            ])
         XCTAssertEqual(e.combinations.map(\.index), Array(0..<8))
 
         // A variant is the manifest with the combination's inputs, values and output file.
@@ -79,20 +85,23 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
         XCTAssertEqual(v.parameters(for: "project")["crs"], .string("EPSG:32650"))
         // Every other parameter is the manifest's, and the variant's canonical parameters are
         // what resolving the same values from a manifest gives (same stage keys as a plain run).
-        let plain = try parse("""
+        let plain = try parse(
+            """
             {"work_dir": "../work/q", "output": "o", "keywords": ["咖啡", "bank"], "inputs": [{"path": "/abs/b.csv", "format": "csv"}],
              "graph": {"method": "knn"}, "project": {"crs": "EPSG:32650"},
              "regions": {"fdr": 0.1, "method": "dbscan", "dbscan_eps_m": 100}}
             """)
         for stage in Pipeline.stages {
-            XCTAssertEqual(v.parameters(for: stage.name).canonical, plain.parameters(for: stage.name).canonical, stage.name)
+            XCTAssertEqual(
+                v.parameters(for: stage.name).canonical, plain.parameters(for: stage.name).canonical, stage.name)
         }
         XCTAssertEqual(v.inputs.map(\.spec), plain.inputs.map(\.spec))
     }
 
     /// The default of propagate.alpha, as the manifest spells it.
     private var defaultAlpha: String {
-        JSONValue.formatNumber(PropagateStage.definition.parameters.first { $0.key == "alpha" }!.defaultValue!.doubleValue!)
+        JSONValue.formatNumber(
+            PropagateStage.definition.parameters.first { $0.key == "alpha" }!.defaultValue!.doubleValue!)
     }
 
     func testTopLevelInputsFormOneInputSet() throws {
@@ -102,14 +111,21 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
         XCTAssertEqual(e.inputSets.map(\.name), ["input"])
         XCTAssertEqual(e.inputSets[0].inputs.map(\.path), ["/base/pipelines/a.csv"])
         // null is the parameter's default, spelled out; a null default is "default" in names.
-        XCTAssertEqual(e.combinations.map(\.name), [
-            "input__propagate.alpha=0.7__graph.max_edge_m=default", "input__propagate.alpha=0.7__graph.max_edge_m=500",
-            "input__propagate.alpha=\(defaultAlpha)__graph.max_edge_m=default", "input__propagate.alpha=\(defaultAlpha)__graph.max_edge_m=500",
-        ])
+        XCTAssertEqual(
+            e.combinations.map(\.name),
+            [
+                "input__propagate.alpha=0.7__graph.max_edge_m=default",
+                "input__propagate.alpha=0.7__graph.max_edge_m=500",
+                "input__propagate.alpha=\(defaultAlpha)__graph.max_edge_m=default",
+                "input__propagate.alpha=\(defaultAlpha)__graph.max_edge_m=500",
+            ])
         XCTAssertEqual(e.combinations[2].value(of: "propagate.alpha"), .number(Double(defaultAlpha)!))
         XCTAssertEqual(e.combinations[2].value(of: "graph.max_edge_m"), .null)
-        XCTAssertEqual(m.variant(for: e.combinations[2]).parameters(for: "graph").canonical, m.parameters(for: "graph").canonical)
-        XCTAssertEqual(m.variant(for: e.combinations[2]).parameters(for: "propagate").canonical, m.parameters(for: "propagate").canonical)
+        XCTAssertEqual(
+            m.variant(for: e.combinations[2]).parameters(for: "graph").canonical, m.parameters(for: "graph").canonical)
+        XCTAssertEqual(
+            m.variant(for: e.combinations[2]).parameters(for: "propagate").canonical,
+            m.parameters(for: "propagate").canonical)
     }
 
     func testNullIsTheDefaultAndCountsAsADuplicate() {
@@ -117,16 +133,19 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
         let column = 32 + defaultAlpha.count
         XCTAssertEqual(
             message(grid(#""propagate.alpha": [0.7, \#(defaultAlpha), null]"#)),
-            "pipelines/x.json:3:\(column): experiment.grid.propagate.alpha[2]: \(defaultAlpha) is listed twice (also experiment.grid.propagate.alpha[1])")
+            "pipelines/x.json:3:\(column): experiment.grid.propagate.alpha[2]: \(defaultAlpha) is listed twice (also experiment.grid.propagate.alpha[1])"
+        )
     }
 
     func testNoGridIsOneCombinationPerInputSet() throws {
-        let m = try parse("""
+        let m = try parse(
+            """
             {"work_dir": "w", "output": "o", "keywords": ["a"],
              "experiment": {"inputs": {"a": [{"path": "a.csv"}], "b-2.x": [{"path": "b.csv"}, {"path": "c.csv"}]}}}
             """)
         XCTAssertEqual(m.experiment?.combinations.map(\.name), ["a", "b-2.x"])
-        XCTAssertEqual(m.experiment?.combinations[1].inputs.map(\.path), ["/base/pipelines/b.csv", "/base/pipelines/c.csv"])
+        XCTAssertEqual(
+            m.experiment?.combinations[1].inputs.map(\.path), ["/base/pipelines/b.csv", "/base/pipelines/c.csv"])
         XCTAssertEqual(m.inputs.map(\.path), ["/base/pipelines/a.csv"], "the manifest's inputs are the first set's")
         XCTAssertEqual(m.experiment?.parameterKeys, [])
     }
@@ -134,10 +153,12 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
     func testGridKeysAreValidatedAgainstTheStagesParameterSpecs() {
         XCTAssertEqual(
             message(grid(#""grph.method": ["knn"]"#)),
-            "pipelines/x.json:3:5: experiment.grid.grph.method: unknown stage 'grph' (did you mean 'graph'?); stages: ingest, project, graph, propagate, regions, hulls")
+            "pipelines/x.json:3:5: experiment.grid.grph.method: unknown stage 'grph' (did you mean 'graph'?); stages: ingest, project, graph, propagate, regions, hulls"
+        )
         XCTAssertEqual(
             message(grid(#""graph.methd": ["knn"]"#)),
-            "pipelines/x.json:3:5: experiment.grid.graph.methd: unknown graph parameter 'methd' (did you mean 'method'?); known: method, k, scale_k, max_edge_m, prune_factor")
+            "pipelines/x.json:3:5: experiment.grid.graph.methd: unknown graph parameter 'methd' (did you mean 'method'?); known: method, k, scale_k, max_edge_m, prune_factor"
+        )
         XCTAssertEqual(
             message(grid(#""graph.method": ["delaunay", "tri"]"#)),
             #"pipelines/x.json:3:34: experiment.grid.graph.method[1]: expected one of "delaunay", "knn", got "tri""#)
@@ -158,7 +179,8 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
             "pipelines/x.json:3:24: experiment.grid.graph.k[2]: 8 is listed twice (also experiment.grid.graph.k[0])")
         XCTAssertEqual(
             message(grid(#""propagate.keywords": [["a"], ["b"]]"#)),
-            #"pipelines/x.json:3:5: experiment.grid.propagate.keywords: the keywords cannot vary within an experiment (the results have columns per keyword); give them in "keywords" and run one experiment per keyword set"#)
+            #"pipelines/x.json:3:5: experiment.grid.propagate.keywords: the keywords cannot vary within an experiment (the results have columns per keyword); give them in "keywords" and run one experiment per keyword set"#
+        )
         XCTAssertEqual(
             message(grid(#""graph.k": [8, 10]"#, sections: #" "graph": {"k": 6},"#)),
             "pipelines/x.json:3:5: experiment.grid.graph.k: also set in the graph section; give it in one place")
@@ -173,10 +195,12 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
     func testGroupAxesAssignSeveralParametersAtOnce() {
         XCTAssertEqual(
             message(grid(#""m": [{"regions.method": "dbscan"}, "knn"]"#)),
-            #"pipelines/x.json:3:41: experiment.grid.m[1]: expected an object of "STAGE.PARAMETER": value (the grid key "m" has no dot, so it names parameters that vary together), got string"#)
+            #"pipelines/x.json:3:41: experiment.grid.m[1]: expected an object of "STAGE.PARAMETER": value (the grid key "m" has no dot, so it names parameters that vary together), got string"#
+        )
         XCTAssertEqual(
             message(grid(#""m": [{"regions.method": "dbscan", "regions.dbscan_eps": 100}]"#)),
-            "pipelines/x.json:3:40: experiment.grid.m[0].regions.dbscan_eps: unknown regions parameter 'dbscan_eps' (did you mean 'dbscan_eps_m'?); known: method, z_core, z_extend, min_keyword_pois, fdr, merge_distance_m, dbscan_eps_m, dbscan_min_samples")
+            "pipelines/x.json:3:40: experiment.grid.m[0].regions.dbscan_eps: unknown regions parameter 'dbscan_eps' (did you mean 'dbscan_eps_m'?); known: method, z_core, z_extend, min_keyword_pois, fdr, merge_distance_m, dbscan_eps_m, dbscan_min_samples"
+        )
         XCTAssertEqual(
             message(grid(#""m": [{"regions.dbscan_eps_m": -1}]"#)),
             "pipelines/x.json:3:12: experiment.grid.m[0].regions.dbscan_eps_m: expected a number > 0, got -1")
@@ -184,55 +208,80 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
             message(grid(#""m": [{"graph.k": 6, "regions.fdr": 0.1}, {"regions.fdr": 0.1, "graph.k": 6}]"#)),
             "pipelines/x.json:3:47: experiment.grid.m[1]: the same parameters as experiment.grid.m[0]")
         XCTAssertEqual(
-            message(grid("""
-                "graph.k": [6, 8],
-                    "m": [{"graph.k": 10}]
-                """)),
-            "pipelines/x.json:4:12: experiment.grid.m[0].graph.k: already varied by experiment.grid.graph.k; a parameter belongs to one grid key")
+            message(
+                grid(
+                    """
+                    "graph.k": [6, 8],
+                        "m": [{"graph.k": 10}]
+                    """)),
+            "pipelines/x.json:4:12: experiment.grid.m[0].graph.k: already varied by experiment.grid.graph.k; a parameter belongs to one grid key"
+        )
         XCTAssertEqual(
             message(grid(#""m x": [{"graph.k": 10}]"#)),
-            "pipelines/x.json:3:5: experiment.grid.m x: expected STAGE.PARAMETER (e.g. graph.method), or a group name of letters, digits, '.', '-' and '_' whose values are objects of STAGE.PARAMETER: value")
+            "pipelines/x.json:3:5: experiment.grid.m x: expected STAGE.PARAMETER (e.g. graph.method), or a group name of letters, digits, '.', '-' and '_' whose values are objects of STAGE.PARAMETER: value"
+        )
     }
 
     func testValuesThatReduceToTheSameFileNameAreRefused() {
         XCTAssertEqual(
             message(grid(#""project.crs": ["EPSG:3067", "EPSG/3067"]"#)),
-            "pipelines/x.json:2:17: experiment.grid: combinations 1 and 2 get the same file name input__project.crs=EPSG_3067.geojson (values are reduced to letters, digits, '.', '-' and '+'); make them differ there")
+            "pipelines/x.json:2:17: experiment.grid: combinations 1 and 2 get the same file name input__project.crs=EPSG_3067.geojson (values are reduced to letters, digits, '.', '-' and '+'); make them differ there"
+        )
     }
 
     func testInputSetsAndTruthAreValidated() {
         XCTAssertEqual(
-            message("""
+            message(
+                """
                 {"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o", "keywords": ["a"],
                  "experiment": {"inputs": {"s": [{"path": "b.csv"}]}}}
                 """),
             #"pipelines/x.json:2:17: experiment.inputs: given both as "inputs" and "experiment.inputs"; keep one"#)
         XCTAssertEqual(
             message(#"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"grid": {}}}"#),
-            #"pipelines/x.json:1:1: inputs: required (a list of input objects, each with at least "path"; or name input sets in "experiment.inputs")"#)
+            #"pipelines/x.json:1:1: inputs: required (a list of input objects, each with at least "path"; or name input sets in "experiment.inputs")"#
+        )
         XCTAssertEqual(
-            message(#"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"a/b": [{"path": "a"}]}}}"#),
-            "pipelines/x.json:1:79: experiment.inputs.a/b: an input set name must start with a letter or digit and hold only letters, digits, '.', '-' and '_' (at most 64; it becomes part of file names)")
+            message(
+                #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"a/b": [{"path": "a"}]}}}"#
+            ),
+            "pipelines/x.json:1:79: experiment.inputs.a/b: an input set name must start with a letter or digit and hold only letters, digits, '.', '-' and '_' (at most 64; it becomes part of file names)"
+        )
         XCTAssertEqual(
-            message(#"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a", "delimter": ";"}]}}}"#),
-            "pipelines/x.json:1:99: experiment.inputs.s[0].delimter: unknown key (did you mean 'delimiter'?); known keys: \(InputSpec.keys.joined(separator: ", "))")
+            message(
+                #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a", "delimter": ";"}]}}}"#
+            ),
+            "pipelines/x.json:1:99: experiment.inputs.s[0].delimter: unknown key (did you mean 'delimiter'?); known keys: \(InputSpec.keys.joined(separator: ", "))"
+        )
         XCTAssertEqual(
             message(#"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": []}}}"#),
             "pipelines/x.json:1:79: experiment.inputs.s: give at least one input file")
         XCTAssertEqual(
-            message(#"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "truth": {"t": {"regions": "t.geojson"}}}}"#),
+            message(
+                #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "truth": {"t": {"regions": "t.geojson"}}}}"#
+            ),
             "pipelines/x.json:1:112: experiment.truth.t: unknown input set 't' (did you mean 's'?); input sets: s")
         XCTAssertEqual(
-            message(#"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "truth": {"s": {"members": "m.csv"}}}}"#),
-            #"pipelines/x.json:1:112: experiment.truth.s: "regions" is required (the truth polygons, GeoJSON, relative to the manifest)"#)
+            message(
+                #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "truth": {"s": {"members": "m.csv"}}}}"#
+            ),
+            #"pipelines/x.json:1:112: experiment.truth.s: "regions" is required (the truth polygons, GeoJSON, relative to the manifest)"#
+        )
         XCTAssertEqual(
-            message(#"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "truth": {"s": {"regions": "t", "member": "m"}}}}"#),
-            "pipelines/x.json:1:134: experiment.truth.s.member: unknown key (did you mean 'members'?); known keys: regions, members")
+            message(
+                #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "truth": {"s": {"regions": "t", "member": "m"}}}}"#
+            ),
+            "pipelines/x.json:1:134: experiment.truth.s.member: unknown key (did you mean 'members'?); known keys: regions, members"
+        )
         XCTAssertEqual(
-            message(#"{"inputs": [{"path": "a"}], "work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"gird": {}}}"#),
-            "pipelines/x.json:1:95: experiment.gird: unknown key (did you mean 'grid'?); known keys: inputs, truth, grid")
+            message(
+                #"{"inputs": [{"path": "a"}], "work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"gird": {}}}"#
+            ),
+            "pipelines/x.json:1:95: experiment.gird: unknown key (did you mean 'grid'?); known keys: inputs, truth, grid"
+        )
         XCTAssertEqual(
-            message(#"{"inputs": [{"path": "a"}], "work_dir": "w", "output": "o", "keywords": ["a"], "experiment": [1]}"#),
+            message(
+                #"{"inputs": [{"path": "a"}], "work_dir": "w", "output": "o", "keywords": ["a"], "experiment": [1]}"#),
             #"pipelines/x.json:1:80: experiment: expected an object with "grid", "inputs" and/or "truth", got array"#)
     }
 

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class ManifestTests: XCTestCase, ManifestParsing {
     private let minimal = """
@@ -60,7 +61,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
     }
 
     func testStageSectionsOverrideDefaults() throws {
-        let m = try parse("""
+        let m = try parse(
+            """
             {"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o.geojson",
              "propagate": {"keywords": ["咖啡"], "alpha": 0.9}, "regions": {"method": "dbscan", "min_keyword_pois": 7},
              "hulls": {"margin_m": 12.5}, "project": {"crs": "EPSG:3067"}}
@@ -77,7 +79,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
     func testUnknownTopLevelKey() {
         let known = (Manifest.topLevelKeys + Pipeline.stages.map { $0.name }).joined(separator: ", ")
         XCTAssertEqual(
-            message("""
+            message(
+                """
                 {
                   "inputs": [{"path": "a.csv"}], "work_dir": "w", "keywords": ["a"],
                   "outptu": "o.geojson"
@@ -89,7 +92,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
     func testUnknownKeyInAStageSection() {
         let known = RegionsStage.definition.parameters.map { $0.key }.joined(separator: ", ")
         XCTAssertEqual(
-            message("""
+            message(
+                """
                 {"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o", "keywords": ["a"],
                  "regions": {
                     "z_core": 3,
@@ -107,7 +111,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
                 """
             let m = message(text)
             XCTAssertTrue(
-                m.hasPrefix("pipelines/x.json:2:\(stage.name.count + 7): \(stage.name).no_such_parameter_here: unknown key"),
+                m.hasPrefix(
+                    "pipelines/x.json:2:\(stage.name.count + 7): \(stage.name).no_such_parameter_here: unknown key"),
                 m)
         }
     }
@@ -145,7 +150,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
     func testMissingAndMalformedFields() {
         XCTAssertEqual(
             message(#"{"inputs": [{"path": "a.csv"}], "output": "o", "keywords": ["a"]}"#),
-            "pipelines/x.json:1:1: work_dir: required (the directory for intermediate artifacts and run records, relative to the manifest)")
+            "pipelines/x.json:1:1: work_dir: required (the directory for intermediate artifacts and run records, relative to the manifest)"
+        )
         XCTAssertEqual(
             message(#"{"inputs": [{"path": "a.csv"}], "work_dir": "w", "keywords": ["a"]}"#),
             "pipelines/x.json:1:1: output: required (where to write the GeoJSON, relative to the manifest)")
@@ -179,7 +185,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
     func testInputObjectsAreValidatedWithTheirPosition() {
         let known = InputSpec.keys.joined(separator: ", ")
         XCTAssertEqual(
-            message("""
+            message(
+                """
                 {"keywords": ["a"], "work_dir": "w", "output": "o",
                  "inputs": [
                    {"path": "a.csv"},
@@ -188,7 +195,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
                 """),
             "pipelines/x.json:4:22: inputs[1].delimter: unknown key (did you mean 'delimiter'?); known keys: \(known)")
         XCTAssertEqual(
-            message(#"{"keywords": ["a"], "work_dir": "w", "output": "o", "inputs": [{"path": "a.csv", "header": 3}]}"#),
+            message(
+                #"{"keywords": ["a"], "work_dir": "w", "output": "o", "inputs": [{"path": "a.csv", "header": 3}]}"#),
             #"pipelines/x.json:1:82: inputs[0].header: expected true, false or "auto", got 3"#)
     }
 
@@ -202,8 +210,10 @@ final class ManifestTests: XCTestCase, ManifestParsing {
             #"pipelines/x.json:1:61: keywords: given both as "keywords" and "propagate.keywords"; keep one"#)
         XCTAssertEqual(
             message(head + #", "keywords": ["cafe", "bar,pub"]}"#),
-            #"pipelines/x.json:1:82: keywords[1]: "bar,pub" contains a comma, which separates keywords on the stage command line; give each keyword separately"#)
-        XCTAssertEqual(message(head + #", "keywords": []}"#), "pipelines/x.json:1:61: keywords: give at least one keyword")
+            #"pipelines/x.json:1:82: keywords[1]: "bar,pub" contains a comma, which separates keywords on the stage command line; give each keyword separately"#
+        )
+        XCTAssertEqual(
+            message(head + #", "keywords": []}"#), "pipelines/x.json:1:61: keywords: give at least one keyword")
         XCTAssertEqual(
             message(head + #", "keywords": [3]}"#),
             "pipelines/x.json:1:61: keywords: expected a list of strings, found a number in it")

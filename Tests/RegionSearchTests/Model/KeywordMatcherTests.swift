@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class KeywordMatcherTests: XCTestCase {
     private func text(_ values: String...) -> String {
@@ -36,7 +37,8 @@ final class KeywordMatcherTests: XCTestCase {
         XCTAssertFalse(bank.matches(text("embankment")))
         XCTAssertFalse(bank.matches(text("banking")))
         XCTAssertTrue(KeywordMatcher("bank*").matches(text("banking")))
-        XCTAssertTrue(KeywordMatcher("*food").matches(text("fast_food")) || KeywordMatcher("*food").matches(text("seafood")))
+        XCTAssertTrue(
+            KeywordMatcher("*food").matches(text("fast_food")) || KeywordMatcher("*food").matches(text("seafood")))
         XCTAssertTrue(KeywordMatcher("fast_food").matches(text("fast_food")))
         XCTAssertFalse(KeywordMatcher("cafe").matches(text("cafeteria")))
     }

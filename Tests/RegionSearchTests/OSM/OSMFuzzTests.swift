@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Mutated copies of small valid files (fixed seed): the readers must never crash or loop, and
 /// may only yield records, rejects, or an ``InputError``.
@@ -104,8 +104,13 @@ final class OSMFuzzTests: XCTestCase {
         var withLocations = PBFTestWriter()
         withLocations.header(optional: ["LocationsOnWays"], compression: .raw)
         withLocations.data(
-            [.nodes([TestNode(id: 1, lat: 1, lon: 1, tags: [("amenity", "cafe"), ("cuisine", "a;b")])]),
-             .ways([TestWay(id: 2, refs: [1, 5, 6, 1], tags: [("shop", "x")], locations: [(1, 1), (1, 2), (2, 2), (1, 1)])])],
+            [
+                .nodes([TestNode(id: 1, lat: 1, lon: 1, tags: [("amenity", "cafe"), ("cuisine", "a;b")])]),
+                .ways([
+                    TestWay(
+                        id: 2, refs: [1, 5, 6, 1], tags: [("shop", "x")], locations: [(1, 1), (1, 2), (2, 2), (1, 1)])
+                ]),
+            ],
             compression: .raw)
         let seeds = [
             OSMSmallWorld.pbf(dense: true, compression: .raw),
@@ -114,7 +119,9 @@ final class OSMFuzzTests: XCTestCase {
             withLocations.bytes,
         ]
         // Protobuf-significant bytes: continuation bits, small field keys, lengths.
-        let alphabet: [UInt8] = [0x00, 0x01, 0x02, 0x08, 0x0A, 0x10, 0x12, 0x1A, 0x22, 0x42, 0x4A, 0x52, 0x7F, 0x80, 0xFF]
+        let alphabet: [UInt8] = [
+            0x00, 0x01, 0x02, 0x08, 0x0A, 0x10, 0x12, 0x1A, 0x22, 0x42, 0x4A, 0x52, 0x7F, 0x80, 0xFF,
+        ]
         let outcome = try run(seeds: seeds, iterations: 3_000, seed: 0x05A1_F00D, alphabet: alphabet) {
             try OSMPBFReader(path: $0, options: OSMOptions())
         }

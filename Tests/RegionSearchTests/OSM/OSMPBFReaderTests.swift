@@ -2,19 +2,19 @@ import CGEOS
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class OSMPBFReaderTests: XCTestCase {
     // MARK: Real data
@@ -46,8 +46,8 @@ final class OSMPBFReaderTests: XCTestCase {
         XCTAssertTrue(ids[firstWay...].allSatisfy { $0.hasPrefix("way/") })
         let lines = results.map { r -> UInt64 in
             switch r {
-            case let .record(x): return x.line
-            case let .rejected(x): return x.line
+            case .record(let x): return x.line
+            case .rejected(let x): return x.line
             }
         }
         XCTAssertEqual(lines, lines.sorted())
@@ -91,7 +91,8 @@ final class OSMPBFReaderTests: XCTestCase {
         let dir = try OSMTestSupport.temporaryDirectory(self)
         let export = dir + "/ways.geojsonseq"
         try OSMTestSupport.osmium([
-            "export", OSMTestSupport.helsinkiPBF, "-f", "geojsonseq", "-a", "type,id", "--geometry-types=linestring", "-o", export,
+            "export", OSMTestSupport.helsinkiPBF, "-f", "geojsonseq", "-a", "type,id", "--geometry-types=linestring",
+            "-o", export,
         ])
         var geometries: [String: [(Double, Double)]] = [:]
         let text = try String(contentsOfFile: export, encoding: .utf8)
@@ -114,12 +115,15 @@ final class OSMPBFReaderTests: XCTestCase {
             return seq
         }
         func xy(_ g: OpaquePointer) -> (Double, Double) {
-            var x = 0.0, y = 0.0
+            var x = 0.0
+            var y = 0.0
             GEOSGeomGetX_r(geos, g, &x)
             GEOSGeomGetY_r(geos, g, &y)
             return (x, y)
         }
-        var centroids = 0, surfacePoints = 0, midpoints = 0
+        var centroids = 0
+        var surfacePoints = 0
+        var midpoints = 0
         for way in ways {
             let points = try XCTUnwrap(geometries[way.id], "osmium exported \(way.id)")
             let closed = points.count >= 4 && points.first! == points.last!
@@ -169,7 +173,8 @@ final class OSMPBFReaderTests: XCTestCase {
         let dir = try OSMTestSupport.temporaryDirectory(self)
         let withLocations = dir + "/loc.osm.pbf"
         try OSMTestSupport.osmium([
-            "add-locations-to-ways", "--keep-untagged-nodes", "--ignore-missing-nodes", OSMTestSupport.helsinkiPBF, "-o",
+            "add-locations-to-ways", "--keep-untagged-nodes", "--ignore-missing-nodes", OSMTestSupport.helsinkiPBF,
+            "-o",
             withLocations,
         ])
         let plain = try OSMTestSupport.readPBF(OSMTestSupport.helsinkiPBF)
@@ -184,12 +189,14 @@ final class OSMPBFReaderTests: XCTestCase {
 
     // MARK: Hand-made files
 
-    private func check(_ results: [ReadResult], _ counts: OSMElementCounts, file: StaticString = #filePath, line: UInt = #line) {
+    private func check(
+        _ results: [ReadResult], _ counts: OSMElementCounts, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(counts, OSMSmallWorld.counts, file: file, line: line)
         let order = results.map { r -> String in
             switch r {
-            case let .record(x): return x.id
-            case let .rejected(x): return "rejected:" + x.reason
+            case .record(let x): return x.id
+            case .rejected(let x): return "rejected:" + x.reason
             }
         }
         XCTAssertEqual(order, OSMSmallWorld.expectedOrder, file: file, line: line)
@@ -202,7 +209,8 @@ final class OSMPBFReaderTests: XCTestCase {
             XCTAssertEqual(r.lat, e.lat, accuracy: 1e-9, e.id, file: file, line: line)
         }
         let rejects = OSMTestSupport.rejects(results)
-        XCTAssertEqual(rejects.map { $0.reason }, OSMSmallWorld.expectedRejects.map { $0.reason }, file: file, line: line)
+        XCTAssertEqual(
+            rejects.map { $0.reason }, OSMSmallWorld.expectedRejects.map { $0.reason }, file: file, line: line)
         XCTAssertEqual(rejects.map { $0.raw }, OSMSmallWorld.expectedRejects.map { $0.raw }, file: file, line: line)
     }
 
@@ -222,7 +230,8 @@ final class OSMPBFReaderTests: XCTestCase {
             let blob = r.id.hasPrefix("way/") ? 3 : (expected.ordinal <= 6 ? 1 : 2)
             XCTAssertEqual(r.byteOffset, blobs[blob], r.id)
         }
-        XCTAssertEqual(OSMTestSupport.rejects(results).map { $0.line }, OSMSmallWorld.expectedRejects.map { $0.ordinal })
+        XCTAssertEqual(
+            OSMTestSupport.rejects(results).map { $0.line }, OSMSmallWorld.expectedRejects.map { $0.ordinal })
         XCTAssertEqual(OSMTestSupport.rejects(results).map { $0.byteOffset }, [blobs[2], blobs[3]])
     }
 
@@ -272,9 +281,13 @@ final class OSMPBFReaderTests: XCTestCase {
         w.header()
         w.data([
             .dense([
-                TestNode(id: 1, lat: 1, lon: 2, tags: [("amenity", "cafe")], byteTags: [(Array("name".utf8), [0x41, 0xFF, 0x42])]),
+                TestNode(
+                    id: 1, lat: 1, lon: 2, tags: [("amenity", "cafe")],
+                    byteTags: [(Array("name".utf8), [0x41, 0xFF, 0x42])]),
                 TestNode(id: 2, lat: 1, lon: 2, tags: [("name", "ok")], byteTags: [(Array("cuisine".utf8), [0xC3])]),
-                TestNode(id: 3, lat: 1, lon: 2, tags: [("amenity", "bar")], byteTags: [(Array("cuisine".utf8), [0xC3, 0x28])]),
+                TestNode(
+                    id: 3, lat: 1, lon: 2, tags: [("amenity", "bar")],
+                    byteTags: [(Array("cuisine".utf8), [0xC3, 0x28])]),
             ])
         ])
         let dir = try OSMTestSupport.temporaryDirectory(self)
@@ -283,7 +296,9 @@ final class OSMPBFReaderTests: XCTestCase {
         let (results, counts) = try OSMTestSupport.readPBF(path)
         XCTAssertEqual(counts.poiNodes, 2, "node 2 has no POI key")
         let rejects = OSMTestSupport.rejects(results)
-        XCTAssertEqual(rejects.map { $0.reason }, ["invalid UTF-8 in the value of tag 'name'", "invalid UTF-8 in the value of tag 'cuisine'"])
+        XCTAssertEqual(
+            rejects.map { $0.reason },
+            ["invalid UTF-8 in the value of tag 'name'", "invalid UTF-8 in the value of tag 'cuisine'"])
         XCTAssertEqual(rejects[0].raw, "node/1 [amenity=cafe, name=A\u{FFFD}B] at lat 1.0, lon 2.0")
     }
 
@@ -298,7 +313,9 @@ final class OSMPBFReaderTests: XCTestCase {
         w.header()
         w.data([
             .dense([
-                TestNode(id: 1, lat: 1, lon: 2, tags: [("highway", "bus_stop"), ("name", "Rautatientori"), ("name:en", "Railway Square")]),
+                TestNode(
+                    id: 1, lat: 1, lon: 2,
+                    tags: [("highway", "bus_stop"), ("name", "Rautatientori"), ("name:en", "Railway Square")]),
                 TestNode(id: 2, lat: 1, lon: 2, tags: [("amenity", "cafe")]),
             ])
         ])
@@ -325,7 +342,9 @@ final class OSMPBFReaderTests: XCTestCase {
             XCTAssertEqual(error.exitStatus, .inputData, file: file, line: line)
             XCTAssertTrue(error.description.hasPrefix(path + ": "), error.description, file: file, line: line)
             for fragment in fragments {
-                XCTAssertTrue(error.description.contains(fragment), "'\(fragment)' not in: \(error.description)", file: file, line: line)
+                XCTAssertTrue(
+                    error.description.contains(fragment), "'\(fragment)' not in: \(error.description)", file: file,
+                    line: line)
             }
         }
     }
@@ -388,7 +407,8 @@ final class OSMPBFReaderTests: XCTestCase {
         }
         let offset = w.bytes.count
         w.blob(type: "OSMData", payload: block.bytes, compression: .raw)
-        try expectInputError(w.bytes, containing: ["byte \(offset)", "string index 7 beyond the string table (1 entries)"])
+        try expectInputError(
+            w.bytes, containing: ["byte \(offset)", "string index 7 beyond the string table (1 entries)"])
     }
 
     /// Blobs of unknown type are skipped, as the format requires.
@@ -408,8 +428,9 @@ final class OSMPBFReaderTests: XCTestCase {
     private func describe(_ results: [ReadResult]) -> [String] {
         results.map { r in
             switch r {
-            case let .record(x): return "\(x.id) \(x.name) \(x.keywords) \(x.lon) \(x.lat) line \(x.line) at \(x.byteOffset)"
-            case let .rejected(x): return "rejected line \(x.line) at \(x.byteOffset): \(x.reason) | \(x.raw)"
+            case .record(let x):
+                return "\(x.id) \(x.name) \(x.keywords) \(x.lon) \(x.lat) line \(x.line) at \(x.byteOffset)"
+            case .rejected(let x): return "rejected line \(x.line) at \(x.byteOffset): \(x.reason) | \(x.raw)"
             }
         }
     }
@@ -465,15 +486,17 @@ final class OSMPBFReaderTests: XCTestCase {
         v.data([.ways([w2]), .relations([9])])
         try OSMTestSupport.write(v.bytes, to: dir + "/mixed.pbf")
         let mixed = try OSMTestSupport.readPBF(dir + "/mixed.pbf").results
-        XCTAssertEqual(OSMTestSupport.records(mixed).map { "\($0.id) \($0.lon) \($0.lat) \($0.line)" },
-                       ["node/1 0.0 0.0 1", "node/4 5.0 5.0 5", "way/50 2.0 0.0 3", "way/51 2.0 1.0 6"])
+        XCTAssertEqual(
+            OSMTestSupport.records(mixed).map { "\($0.id) \($0.lon) \($0.lat) \($0.line)" },
+            ["node/1 0.0 0.0 1", "node/4 5.0 5.0 5", "way/50 2.0 0.0 3", "way/51 2.0 1.0 6"])
     }
 
     /// Identical results (including lines and offsets) for any thread count.
     func testHelsinkiThreadCountIndependence() throws {
         let reference = describe(try withThreads(1) { try OSMTestSupport.readPBF(OSMTestSupport.helsinkiPBF).results })
         for threads in [2, 3, 5] {
-            let other = describe(try withThreads(threads) { try OSMTestSupport.readPBF(OSMTestSupport.helsinkiPBF).results })
+            let other = describe(
+                try withThreads(threads) { try OSMTestSupport.readPBF(OSMTestSupport.helsinkiPBF).results })
             XCTAssertEqual(other, reference, "threads \(threads)")
         }
     }

@@ -1,38 +1,43 @@
 import Foundation
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// A small hand-made OSM data set with answers worked out by hand, written both as PBF (by the
 /// test writer) and as XML, so both readers can be checked against the same expectations.
 enum OSMSmallWorld {
     /// Nodes in id order. 1–9 are point features; 11–14 a 0.002° square; 21–28 a U shape.
-    static let nodes: [TestNode] = [
-        TestNode(id: 1, lat: 60.0, lon: 24.0, tags: [("amenity", "restaurant"), ("cuisine", "pizza; burger;;"), ("name", "Pizza & Burger")]),
-        TestNode(id: 2, lat: 60.0, lon: 24.001),
-        TestNode(id: 3, lat: 60.001, lon: 24.001, tags: [("highway", "bus_stop"), ("name", "Not a POI")]),
-        TestNode(id: 5, lat: 60.0005, lon: 24.0005, tags: [("name", "Kauppa \"<Ö>\""), ("shop", "yes")]),
-        TestNode(id: 7, lat: -33.8567844, lon: 151.2152967, tags: [("public_transport", "platform")]),
-        TestNode(
-            id: 8, lat: 60.004, lon: 24.004,
-            tags: [("historic", "memorial"), ("tourism", "artwork"), ("name", "Muistomerkki"), ("cuisine", "artwork")]),
-        TestNode(id: 9, lat: 95.0, lon: 24.0, tags: [("amenity", "cafe")]),
-        TestNode(id: 11, lat: 60.0, lon: 24.0),
-        TestNode(id: 12, lat: 60.0, lon: 24.002),
-        TestNode(id: 13, lat: 60.002, lon: 24.002),
-        TestNode(id: 14, lat: 60.002, lon: 24.0),
-    ] + uShape
+    static let nodes: [TestNode] =
+        [
+            TestNode(
+                id: 1, lat: 60.0, lon: 24.0,
+                tags: [("amenity", "restaurant"), ("cuisine", "pizza; burger;;"), ("name", "Pizza & Burger")]),
+            TestNode(id: 2, lat: 60.0, lon: 24.001),
+            TestNode(id: 3, lat: 60.001, lon: 24.001, tags: [("highway", "bus_stop"), ("name", "Not a POI")]),
+            TestNode(id: 5, lat: 60.0005, lon: 24.0005, tags: [("name", "Kauppa \"<Ö>\""), ("shop", "yes")]),
+            TestNode(id: 7, lat: -33.8567844, lon: 151.2152967, tags: [("public_transport", "platform")]),
+            TestNode(
+                id: 8, lat: 60.004, lon: 24.004,
+                tags: [
+                    ("historic", "memorial"), ("tourism", "artwork"), ("name", "Muistomerkki"), ("cuisine", "artwork"),
+                ]),
+            TestNode(id: 9, lat: 95.0, lon: 24.0, tags: [("amenity", "cafe")]),
+            TestNode(id: 11, lat: 60.0, lon: 24.0),
+            TestNode(id: 12, lat: 60.0, lon: 24.002),
+            TestNode(id: 13, lat: 60.002, lon: 24.002),
+            TestNode(id: 14, lat: 60.002, lon: 24.0),
+        ] + uShape
 
     /// A U in units of 0.001° at (24.01, 60.01): legs x∈[0,1] and [3,4.5], notch x∈[1,3] above
     /// y=1, height 3. Its centroid (2.355, 1.289) lies in the notch, so the point on surface is
@@ -48,10 +53,12 @@ enum OSMSmallWorld {
     }()
 
     static let ways: [TestWay] = [
-        TestWay(id: 100, refs: [11, 12, 13, 14, 11], tags: [("building", "yes"), ("amenity", "school"), ("name", "Koulu")]),
+        TestWay(
+            id: 100, refs: [11, 12, 13, 14, 11], tags: [("building", "yes"), ("amenity", "school"), ("name", "Koulu")]),
         TestWay(id: 101, refs: [11, 12, 13], tags: [("highway", "footway"), ("leisure", "track")]),
         TestWay(id: 102, refs: [11, 999, 12], tags: [("amenity", "bench")]),
-        TestWay(id: 103, refs: [21, 22, 23, 24, 25, 26, 27, 28, 21], tags: [("leisure", "playground"), ("name", "U")]),
+        TestWay(
+            id: 103, refs: [21, 22, 23, 24, 25, 26, 27, 28, 21], tags: [("leisure", "playground"), ("name", "U")]),
         TestWay(id: 104, refs: [2, 3], tags: [("highway", "service")]),
     ]
 
@@ -68,12 +75,15 @@ enum OSMSmallWorld {
     }
 
     static let expectedRecords: [Expected] = [
-        Expected(id: "node/1", name: "Pizza & Burger", keywords: ["restaurant", "pizza", "burger"], lon: 24.0, lat: 60.0, ordinal: 1),
+        Expected(
+            id: "node/1", name: "Pizza & Burger", keywords: ["restaurant", "pizza", "burger"], lon: 24.0, lat: 60.0,
+            ordinal: 1),
         Expected(id: "node/5", name: "Kauppa \"<Ö>\"", keywords: ["shop"], lon: 24.0005, lat: 60.0005, ordinal: 4),
         Expected(id: "node/7", name: "", keywords: [], lon: 151.2152967, lat: -33.8567844, ordinal: 5),
         // keyword order follows keyword_keys (cuisine before tourism before historic); the
         // duplicate "artwork" is kept once.
-        Expected(id: "node/8", name: "Muistomerkki", keywords: ["artwork", "memorial"], lon: 24.004, lat: 60.004, ordinal: 6),
+        Expected(
+            id: "node/8", name: "Muistomerkki", keywords: ["artwork", "memorial"], lon: 24.004, lat: 60.004, ordinal: 6),
         Expected(id: "way/100", name: "Koulu", keywords: ["school"], lon: 24.001, lat: 60.001, ordinal: 20),
         // open way: 0.002° of longitude at 60° is 0.001 "degrees of length", then 0.002° north;
         // halfway (0.0015) is a quarter up the second segment.
@@ -107,13 +117,19 @@ enum OSMSmallWorld {
 
     /// The data as a PBF file: nodes split over two blocks (dense or plain), ways and relations
     /// in a third.
-    static func pbf(dense: Bool, compression: PBFTestWriter.Compression = .zlib, granularity: Int64 = 100,
-                    latOffset: Int64 = 0, lonOffset: Int64 = 0) -> [UInt8] {
-        pbfWriter(dense: dense, compression: compression, granularity: granularity, latOffset: latOffset, lonOffset: lonOffset).bytes
+    static func pbf(
+        dense: Bool, compression: PBFTestWriter.Compression = .zlib, granularity: Int64 = 100,
+        latOffset: Int64 = 0, lonOffset: Int64 = 0
+    ) -> [UInt8] {
+        pbfWriter(
+            dense: dense, compression: compression, granularity: granularity, latOffset: latOffset, lonOffset: lonOffset
+        ).bytes
     }
 
-    static func pbfWriter(dense: Bool, compression: PBFTestWriter.Compression = .zlib, granularity: Int64 = 100,
-                          latOffset: Int64 = 0, lonOffset: Int64 = 0) -> PBFTestWriter {
+    static func pbfWriter(
+        dense: Bool, compression: PBFTestWriter.Compression = .zlib, granularity: Int64 = 100,
+        latOffset: Int64 = 0, lonOffset: Int64 = 0
+    ) -> PBFTestWriter {
         var w = PBFTestWriter()
         w.granularity = granularity
         w.latOffset = latOffset

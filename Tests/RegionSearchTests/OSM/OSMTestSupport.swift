@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// An external tool the tests need failed or is missing (the test fails, it is not skipped).
 struct ToolError: Error {
@@ -28,8 +28,9 @@ enum OSMTestSupport {
     /// available, since the fuzz tests write thousands of small files.
     static func temporaryDirectory(_ test: XCTestCase) throws -> String {
         var isDirectory: ObjCBool = false
-        let base = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
-            && FileManager.default.isWritableFile(atPath: "/dev/shm")
+        let base =
+            FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+                && FileManager.default.isWritableFile(atPath: "/dev/shm")
             ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
         let url = base.appendingPathComponent("osm-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -52,31 +53,37 @@ enum OSMTestSupport {
         return results
     }
 
-    static func readPBF(_ path: String, options: OSMOptions = OSMOptions()) throws -> (results: [ReadResult], counts: OSMElementCounts) {
+    static func readPBF(_ path: String, options: OSMOptions = OSMOptions()) throws -> (
+        results: [ReadResult], counts: OSMElementCounts
+    ) {
         let reader = try OSMPBFReader(path: path, options: options)
         let results = try readAll(reader)
         return (results, reader.counts)
     }
 
-    static func readXML(_ path: String, options: OSMOptions = OSMOptions()) throws -> (results: [ReadResult], counts: OSMElementCounts) {
+    static func readXML(_ path: String, options: OSMOptions = OSMOptions()) throws -> (
+        results: [ReadResult], counts: OSMElementCounts
+    ) {
         let reader = try OSMXMLReader(reader: ByteReader(path: path), options: options)
         let results = try readAll(reader)
         return (results, reader.counts)
     }
 
     static func records(_ results: [ReadResult]) -> [RawRecord] {
-        results.compactMap { if case let .record(r) = $0 { return r } else { return nil } }
+        results.compactMap { if case .record(let r) = $0 { return r } else { return nil } }
     }
 
     static func rejects(_ results: [ReadResult]) -> [RejectedRecord] {
-        results.compactMap { if case let .rejected(r) = $0 { return r } else { return nil } }
+        results.compactMap { if case .rejected(let r) = $0 { return r } else { return nil } }
     }
 
     /// Runs `osmium` with arguments; fails the test (not skips) when it is not installed.
     static func osmium(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
         let candidates = ["/usr/bin/osmium", "/usr/local/bin/osmium"]
         guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            XCTFail("osmium is not installed; install Debian's osmium-tool (apt-get install -y osmium-tool) to run the OSM cross-check tests", file: file, line: line)
+            XCTFail(
+                "osmium is not installed; install Debian's osmium-tool (apt-get install -y osmium-tool) to run the OSM cross-check tests",
+                file: file, line: line)
             throw ToolError(message: "osmium missing")
         }
         let process = Process()
@@ -89,7 +96,9 @@ enum OSMTestSupport {
         let message = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            XCTFail("osmium \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))", file: file, line: line)
+            XCTFail(
+                "osmium \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))",
+                file: file, line: line)
             throw ToolError(message: "osmium failed")
         }
     }
@@ -104,13 +113,13 @@ enum OSMTestSupport {
         for (index, (x, y)) in zip(a, b).enumerated() {
             var problem: String?
             switch (x, y) {
-            case let (.record(p), .record(q)):
+            case (.record(let p), .record(let q)):
                 if p.id != q.id || p.name != q.name || p.keywords != q.keywords || abs(p.lon - q.lon) > 1e-7
                     || abs(p.lat - q.lat) > 1e-7
                 {
                     problem = "\(p) vs \(q)"
                 }
-            case let (.rejected(p), .rejected(q)):
+            case (.rejected(let p), .rejected(let q)):
                 if p.reason != q.reason || p.raw != q.raw { problem = "\(p) vs \(q)" }
             default:
                 problem = "\(x) vs \(y)"

@@ -1,26 +1,30 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class OSMXMLReaderTests: XCTestCase {
-    private func read(_ text: String, options: OSMOptions = OSMOptions()) throws -> (results: [ReadResult], counts: OSMElementCounts) {
+    private func read(_ text: String, options: OSMOptions = OSMOptions()) throws -> (
+        results: [ReadResult], counts: OSMElementCounts
+    ) {
         try read(bytes: Array(text.utf8), options: options)
     }
 
-    private func read(bytes: [UInt8], options: OSMOptions = OSMOptions()) throws -> (results: [ReadResult], counts: OSMElementCounts) {
+    private func read(bytes: [UInt8], options: OSMOptions = OSMOptions()) throws -> (
+        results: [ReadResult], counts: OSMElementCounts
+    ) {
         let dir = try OSMTestSupport.temporaryDirectory(self)
         let path = dir + "/test.osm"
         try OSMTestSupport.write(bytes, to: path)
@@ -33,8 +37,8 @@ final class OSMXMLReaderTests: XCTestCase {
         XCTAssertEqual(counts, OSMSmallWorld.counts)
         let order = results.map { r -> String in
             switch r {
-            case let .record(x): return x.id
-            case let .rejected(x): return "rejected:" + x.reason
+            case .record(let x): return x.id
+            case .rejected(let x): return "rejected:" + x.reason
             }
         }
         XCTAssertEqual(order, OSMSmallWorld.expectedOrder)
@@ -60,7 +64,8 @@ final class OSMXMLReaderTests: XCTestCase {
     /// Entities, character references, attribute-value normalisation, quoting styles, comments,
     /// CDATA, DOCTYPE, a byte-order mark and CRLF line ends.
     func testXMLSyntax() throws {
-        let text = "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n"
+        let text =
+            "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n"
             + "<!DOCTYPE osm>\r\n"
             + "<!-- a comment with <node id=\"99\"> inside -->\r\n"
             + "<osm version='0.6'>\r\n"
@@ -148,14 +153,16 @@ final class OSMXMLReaderTests: XCTestCase {
             """
         let (results, counts) = try read(text)
         let rejects = OSMTestSupport.rejects(results)
-        XCTAssertEqual(rejects.map { $0.reason }, [
-            "missing or invalid coordinates: lat (missing), lon 24.0",
-            "missing or invalid node id \"x1\"",
-            "missing or invalid coordinates: lat \"north\", lon 2.0",
-            "invalid coordinates: lat 1.0, lon -180.5",
-            "invalid node ref \"five\"",
-            "way has no node refs",
-        ])
+        XCTAssertEqual(
+            rejects.map { $0.reason },
+            [
+                "missing or invalid coordinates: lat (missing), lon 24.0",
+                "missing or invalid node id \"x1\"",
+                "missing or invalid coordinates: lat \"north\", lon 2.0",
+                "invalid coordinates: lat 1.0, lon -180.5",
+                "invalid node ref \"five\"",
+                "way has no node refs",
+            ])
         XCTAssertEqual(rejects.map { $0.line }, [2, 3, 4, 5, 7, 8])
         XCTAssertEqual(rejects[0].raw, "node/1 [amenity=cafe] at lat (missing), lon 24.0")
         XCTAssertEqual(rejects[4].raw, "way/6 [shop=kiosk], 1 node ref")
@@ -166,7 +173,8 @@ final class OSMXMLReaderTests: XCTestCase {
     }
 
     func testInvalidUTF8IsRejected() throws {
-        var bytes = Array("<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"amenity\" v=\"cafe\"/><tag k=\"name\" v=\"".utf8)
+        var bytes = Array(
+            "<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"amenity\" v=\"cafe\"/><tag k=\"name\" v=\"".utf8)
         bytes += [0x41, 0xFF]
         bytes += Array("\"/></node></osm>".utf8)
         let (results, _) = try read(bytes: bytes)
@@ -176,7 +184,8 @@ final class OSMXMLReaderTests: XCTestCase {
     /// A value longer than the tokenizer's initial buffer, split across reads.
     func testLongValues() throws {
         let long = String(repeating: "Ä", count: 300_000)
-        let text = "<osm>\n" + String(repeating: "<node id=\"1\" lat=\"1\" lon=\"1\"/>\n", count: 5_000)
+        let text =
+            "<osm>\n" + String(repeating: "<node id=\"1\" lat=\"1\" lon=\"1\"/>\n", count: 5_000)
             + "<node id=\"2\" lat=\"2\" lon=\"3\"><tag k=\"shop\" v=\"x\"/><tag k=\"name\" v=\"\(long)\"/></node>\n</osm>\n"
         let (results, counts) = try read(text)
         XCTAssertEqual(counts.nodes, 5_001)
@@ -185,25 +194,38 @@ final class OSMXMLReaderTests: XCTestCase {
         XCTAssertEqual(records.first?.line, 5_002)
     }
 
-    private func expectError(_ text: String, _ fragments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    private func expectError(_ text: String, _ fragments: [String], file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         do {
             _ = try read(text)
             XCTFail("expected an error for: \(text.prefix(80))", file: file, line: line)
         } catch let error as InputError {
             XCTAssertEqual(error.exitStatus, .inputData, file: file, line: line)
             for f in fragments {
-                XCTAssertTrue(error.description.contains(f), "'\(f)' not in: \(error.description)", file: file, line: line)
+                XCTAssertTrue(
+                    error.description.contains(f), "'\(f)' not in: \(error.description)", file: file, line: line)
             }
         }
     }
 
     func testMalformedXMLIsAFileError() throws {
-        try expectError("<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n</way>\n</osm>", ["line 3 (byte 36)", "</way> does not match <node> opened at line 2"])
+        try expectError(
+            "<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n</way>\n</osm>",
+            ["line 3 (byte 36)", "</way> does not match <node> opened at line 2"])
         try expectError("<osm>\n<node id=\"1\" lat=\"1\" lon=\"1\">\n", ["before <node> opened at line 2 is closed"])
-        try expectError("<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"a\" v=\"&nbsp;\"/></node></osm>", ["unknown entity &nbsp;"])
-        try expectError("<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"a\" v=\"&#0;\"/></node></osm>", ["not an allowed XML character"])
-        try expectError("<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"a\" v=\"&#xD800;\"/></node></osm>", ["not an allowed XML character"])
-        try expectError("<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"a\" v=\"a & b\"/></node></osm>", ["'&' not starting an entity"])
+        try expectError(
+            "<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"a\" v=\"&nbsp;\"/></node></osm>",
+            ["unknown entity &nbsp;"])
+        try expectError(
+            "<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"a\" v=\"&#0;\"/></node></osm>",
+            ["not an allowed XML character"])
+        try expectError(
+            "<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"a\" v=\"&#xD800;\"/></node></osm>",
+            ["not an allowed XML character"])
+        try expectError(
+            "<osm><node id=\"1\" lat=\"1\" lon=\"1\"><tag k=\"a\" v=\"a & b\"/></node></osm>",
+            ["'&' not starting an entity"])
         try expectError("<osm><node id=1/></osm>", ["attribute value not in quotes"])
         try expectError("<osm><node id=\"1\"lat=\"2\"/></osm>", ["separated by white space"])
         try expectError("<osm><node id=\"<\"/></osm>", ["'<' inside an attribute value"])
@@ -215,6 +237,8 @@ final class OSMXMLReaderTests: XCTestCase {
         try expectError("<osm></osm><osm></osm>", ["second root element"])
         try expectError("<osm></osm>trailing", ["text after the root element"])
         try expectError("<osm><!-- never closed </osm>", ["comment is not closed"])
-        try expectError("<osm><node id=\"1\" lat=\"1\" lon=\"1\" name=\"" + String(repeating: "x", count: 1_100_000), ["markup longer than 1 MiB"])
+        try expectError(
+            "<osm><node id=\"1\" lat=\"1\" lon=\"1\" name=\"" + String(repeating: "x", count: 1_100_000),
+            ["markup longer than 1 MiB"])
     }
 }

@@ -127,7 +127,7 @@ struct PBFTestWriter {
             precondition(rc == Z_OK)
             blob.int(2, Int64(payload.count))
             blob.data(3, Array(out[0..<Int(size)]))
-        case let .field(number):
+        case .field(let number):
             blob.int(2, Int64(payload.count))
             blob.data(number, payload)
         }
@@ -140,8 +140,10 @@ struct PBFTestWriter {
         bytes += blob.bytes
     }
 
-    mutating func header(features: [String] = ["OsmSchema-V0.6", "DenseNodes"], optional: [String] = [],
-                         compression: Compression = .zlib) {
+    mutating func header(
+        features: [String] = ["OsmSchema-V0.6", "DenseNodes"], optional: [String] = [],
+        compression: Compression = .zlib
+    ) {
         var h = ProtobufWriter()
         for f in features { h.string(4, f) }
         for f in optional { h.string(5, f) }
@@ -166,7 +168,7 @@ struct PBFTestWriter {
         for group in groups {
             var g = ProtobufWriter()
             switch group {
-            case let .dense(nodes):
+            case .dense(let nodes):
                 g.message(2) { d in
                     d.packedDelta(1, nodes.map { $0.id })
                     d.packedDelta(8, nodes.map { raw($0.lat, offset: latOffset) })
@@ -180,7 +182,7 @@ struct PBFTestWriter {
                         d.packedUInt(10, kv)
                     }
                 }
-            case let .nodes(nodes):
+            case .nodes(let nodes):
                 for n in nodes {
                     g.message(1) { m in
                         m.sint(1, n.id)
@@ -192,7 +194,7 @@ struct PBFTestWriter {
                         m.sint(9, raw(n.lon, offset: lonOffset))
                     }
                 }
-            case let .ways(ways):
+            case .ways(let ways):
                 for w in ways {
                     g.message(3) { m in
                         m.int(1, w.id)
@@ -207,7 +209,7 @@ struct PBFTestWriter {
                         }
                     }
                 }
-            case let .relations(ids):
+            case .relations(let ids):
                 for id in ids {
                     g.message(4) { m in
                         m.int(1, id)

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// Worldwide data: a projection that suits the whole extent, and region polygons whose areas
 /// stay true anywhere — at high latitude and across the antimeridian.
@@ -19,7 +20,8 @@ final class WorldProjectionTests: XCTestCase {
     /// Background points spread over the globe, including both poles and both sides of ±180°.
     private func worldPoints(_ n: Int) -> (lon: [Double], lat: [Double]) {
         var rng = SeededRandom(seed: 3)
-        var lon: [Double] = [-179.99, 179.99, 0, 0], lat: [Double] = [10, 10, 90, -90]
+        var lon: [Double] = [-179.99, 179.99, 0, 0]
+        var lat: [Double] = [10, 10, 90, -90]
         while lon.count < n {
             lon.append(rng.uniform(-180, 180))
             lat.append(asin(rng.uniform(-1, 1)) * 180 / .pi)  // uniform on the sphere
@@ -40,7 +42,8 @@ final class WorldProjectionTests: XCTestCase {
 
     /// A disc of radius `radius` metres around (lon, lat), as `count` points on its rim.
     private func rim(lon: Double, lat: Double, radius: Double, count: Int) -> (lon: [Double], lat: [Double]) {
-        var xs: [Double] = [], ys: [Double] = []
+        var xs: [Double] = []
+        var ys: [Double] = []
         for k in 0..<count {
             let p = Geodesic.destination(lon: lon, lat: lat, azimuth: Double(k) * 360 / Double(count), distance: radius)
             xs.append(p.lon)
@@ -55,7 +58,8 @@ final class WorldProjectionTests: XCTestCase {
         // well within 2 %) and the antimeridian one must be split there.
         let (bgLon, bgLat) = worldPoints(2000)
         let spots: [(Double, Double)] = [(179.95, 70), (40, -85), (-60, 0)]
-        var lon = bgLon, lat = bgLat
+        var lon = bgLon
+        var lat = bgLat
         var spotOf = [Int](repeating: -1, count: lon.count)
         for (s, c) in spots.enumerated() {
             let r = rim(lon: c.0, lat: c.1, radius: 20_000, count: 360)
@@ -71,7 +75,8 @@ final class WorldProjectionTests: XCTestCase {
         var regions: [RegionTable.Region] = []
         for s in 0..<spots.count {
             let members = (0..<points.count).filter { spotOf[Int(points.row[$0])] == s }.map { UInt32($0) }
-            let flags = [UInt8](repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: members.count)
+            let flags = [UInt8](
+                repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: members.count)
             regions.append(RegionTable.Region(keyword: s, members: members, memberMatch: flags))
         }
         let builder = RegionPolygonBuilder(options: .init(margin: 0, minExtent: 0))
@@ -84,10 +89,12 @@ final class WorldProjectionTests: XCTestCase {
             XCTAssertEqual(p.areaM2 / truth, 1, accuracy: 0.02, "spot \(p.region): \(p.areaM2) m² vs \(truth)")
             for ring in p.rings {
                 XCTAssertTrue(ring.lon.allSatisfy { $0 >= -180 && $0 <= 180 })
-                XCTAssertGreaterThan(GeoJSONWriter.signedArea(lon: ring.lon, lat: ring.lat), 0, "rings are counter-clockwise")
+                XCTAssertGreaterThan(
+                    GeoJSONWriter.signedArea(lon: ring.lon, lat: ring.lat), 0, "rings are counter-clockwise")
             }
         }
-        XCTAssertEqual(polygons.first { $0.region == 0 }?.rings.count, 2, "the antimeridian disc is split into two parts")
+        XCTAssertEqual(
+            polygons.first { $0.region == 0 }?.rings.count, 2, "the antimeridian disc is split into two parts")
         XCTAssertEqual(polygons.first { $0.region == 2 }?.rings.count, 1)
     }
 }

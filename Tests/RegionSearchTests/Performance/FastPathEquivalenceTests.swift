@@ -1,26 +1,30 @@
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The speed-ups keep a slower second implementation beside the fast path; these tests check
 /// that the two agree exactly (bit for bit), on inputs chosen to hit the awkward cases.
 final class FastPathEquivalenceTests: XCTestCase {
-    private func graphsEqual(_ a: AdjacencyGraph, _ b: AdjacencyGraph, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+    private func graphsEqual(
+        _ a: AdjacencyGraph, _ b: AdjacencyGraph, _ name: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(Array(a.offsets), Array(b.offsets), "\(name): offsets", file: file, line: line)
         XCTAssertEqual(Array(a.neighbors), Array(b.neighbors), "\(name): neighbours", file: file, line: line)
-        XCTAssertEqual(Array(a.length).map { $0.bitPattern }, Array(b.length).map { $0.bitPattern }, "\(name): lengths", file: file, line: line)
+        XCTAssertEqual(
+            Array(a.length).map { $0.bitPattern }, Array(b.length).map { $0.bitPattern }, "\(name): lengths",
+            file: file, line: line)
     }
 
     /// The kNN union merged straight into CSR equals the generic builder fed the directed pairs
@@ -28,8 +32,14 @@ final class FastPathEquivalenceTests: XCTestCase {
     func testKNNUnionEqualsTheGenericCSRBuilder() {
         let cases: [(String, PointSet, Int)] = [
             ("uniform", PointSet.uniform(3000, seed: 21).hilbertSorted(), 8),
-            ("clustered with duplicates", PointSet.clustered(2500, seed: 22).withDuplicates(700, seed: 23).hilbertSorted(), 8),
-            ("duplicates, unsorted", PointSet.clustered(1500, seed: 24).withDuplicates(500, seed: 25).shuffled(seed: 26), 5),
+            (
+                "clustered with duplicates",
+                PointSet.clustered(2500, seed: 22).withDuplicates(700, seed: 23).hilbertSorted(), 8
+            ),
+            (
+                "duplicates, unsorted",
+                PointSet.clustered(1500, seed: 24).withDuplicates(500, seed: 25).shuffled(seed: 26), 5
+            ),
             ("grid ties", PointSet.grid(40, 30, spacing: 10).shuffled(seed: 27), 8),
             ("k larger than n", PointSet.uniform(6, seed: 28), 8),
             ("one point", PointSet.uniform(1, seed: 29), 8),
@@ -42,12 +52,18 @@ final class FastPathEquivalenceTests: XCTestCase {
                 p.x.withUnsafeBufferPointer { x in
                     p.y.withUnsafeBufferPointer { y in
                         let groups = CoincidentPoints(x: x, y: y)
-                        let ux = groups.unique.map { x[Int($0)] }, uy = groups.unique.map { y[Int($0)] }
-                        let knn = ux.withUnsafeBufferPointer { ux in uy.withUnsafeBufferPointer { uy in NearestNeighbors(x: ux, y: uy, k: k) } }
+                        let ux = groups.unique.map { x[Int($0)] }
+                        let uy = groups.unique.map { y[Int($0)] }
+                        let knn = ux.withUnsafeBufferPointer { ux in
+                            uy.withUnsafeBufferPointer { uy in NearestNeighbors(x: ux, y: uy, k: k) }
+                        }
                         // Reading the locations through `unique` gives the same lists as copying them out.
-                        let viaSubset = groups.unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: k) }
+                        let viaSubset = groups.unique.withUnsafeBufferPointer {
+                            NearestNeighbors(x: x, y: y, subset: $0, k: k)
+                        }
                         XCTAssertEqual(viaSubset.neighbors, knn.neighbors, "\(name): subset kNN")
-                        var a: [UInt32] = [], b: [UInt32] = []
+                        var a: [UInt32] = []
+                        var b: [UInt32] = []
                         for q in 0..<groups.unique.count {
                             for t in 0..<knn.k {
                                 a.append(groups.unique[q])
@@ -84,11 +100,13 @@ final class FastPathEquivalenceTests: XCTestCase {
         labels.append([Double](repeating: 1, count: p.count))
         let options = LabelPropagation.Options(alpha: 0.85, tolerance: 1e-6, maxIterations: 1000)
         let (together, status) = propagation.run(labels: labels, options: options)
-        XCTAssertGreaterThan(Set(status.map { $0.iterations }).count, 1, "columns should converge at different iterations")
+        XCTAssertGreaterThan(
+            Set(status.map { $0.iterations }).count, 1, "columns should converge at different iterations")
         for count in [1, 2, 3, 5, 9, 17] {
             let (subset, _) = propagation.run(labels: Array(labels.prefix(count)), options: options)
             for c in 0..<count {
-                XCTAssertEqual(subset[c].map { $0.bitPattern }, together[c].map { $0.bitPattern }, "column \(c) of \(count)")
+                XCTAssertEqual(
+                    subset[c].map { $0.bitPattern }, together[c].map { $0.bitPattern }, "column \(c) of \(count)")
             }
         }
         for c in [0, 7, 19] {

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class ProjectionTests: XCTestCase {
     private func extent(_ lon: [Double], _ lat: [Double]) -> GeographicExtent {
@@ -72,7 +73,8 @@ final class ProjectionTests: XCTestCase {
         let lat = [50.0, -40.0, 51.0]
         let r = try lon.withUnsafeBufferPointer { a in
             try lat.withUnsafeBufferPointer { b in
-                try Projector.project(lon: a, lat: b, crs: "+proj=ortho +lat_0=50 +lon_0=10 +datum=WGS84 +units=m +type=crs")
+                try Projector.project(
+                    lon: a, lat: b, crs: "+proj=ortho +lat_0=50 +lon_0=10 +datum=WGS84 +units=m +type=crs")
             }
         }
         XCTAssertEqual(r.failedRows, [1])
@@ -80,13 +82,18 @@ final class ProjectionTests: XCTestCase {
     }
 
     func testRejectsGeographicAndUnknownCRS() {
-        let lon = [10.0], lat = [50.0]
-        XCTAssertThrowsError(try lon.withUnsafeBufferPointer { a in
-            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "EPSG:4326") }
-        }) { XCTAssertTrue("\($0)".contains("not a projected CRS"), "\($0)") }
-        XCTAssertThrowsError(try lon.withUnsafeBufferPointer { a in
-            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "EPSG:999999") }
-        }) { XCTAssertTrue("\($0)".contains("crs:"), "\($0)") }
+        let lon = [10.0]
+        let lat = [50.0]
+        XCTAssertThrowsError(
+            try lon.withUnsafeBufferPointer { a in
+                try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "EPSG:4326") }
+            }
+        ) { XCTAssertTrue("\($0)".contains("not a projected CRS"), "\($0)") }
+        XCTAssertThrowsError(
+            try lon.withUnsafeBufferPointer { a in
+                try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "EPSG:999999") }
+            }
+        ) { XCTAssertTrue("\($0)".contains("crs:"), "\($0)") }
     }
 
     func testHilbertIndexOnSmallGrid() {
@@ -98,7 +105,9 @@ final class ProjectionTests: XCTestCase {
         // Adjacent cells along the curve are grid neighbours (continuity), checked on an 8 × 8 grid.
         var cells: [(UInt32, Int, Int)] = []
         let step = UInt32(1 << (HilbertOrder.bits - 3))
-        for gx in 0..<8 { for gy in 0..<8 { cells.append((HilbertOrder.index(x: UInt32(gx) * step, y: UInt32(gy) * step), gx, gy)) } }
+        for gx in 0..<8 {
+            for gy in 0..<8 { cells.append((HilbertOrder.index(x: UInt32(gx) * step, y: UInt32(gy) * step), gx, gy)) }
+        }
         cells.sort { $0.0 < $1.0 }
         for k in 1..<cells.count {
             XCTAssertEqual(abs(cells[k].1 - cells[k - 1].1) + abs(cells[k].2 - cells[k - 1].2), 1)
@@ -113,8 +122,12 @@ final class ProjectionTests: XCTestCase {
     func testRadixOrderMatchesAStableSortOnRandomKeys() {
         var rng = SeededRandom(seed: 11)
         for spread in [UInt32(3), 2048, 1 << 22, UInt32.max] {
-            let keys = (0..<20_000).map { _ in UInt32(rng.below(Int(min(spread, UInt32(Int32.max))) + 1)) &* (spread == UInt32.max ? 2_654_435_761 : 1) }
-            let expected = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }.map { UInt32($0) }
+            let keys = (0..<20_000).map { _ in
+                UInt32(rng.below(Int(min(spread, UInt32(Int32.max))) + 1)) &* (spread == UInt32.max ? 2_654_435_761 : 1)
+            }
+            let expected = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }.map {
+                UInt32($0)
+            }
             XCTAssertEqual(HilbertOrder.radixSortedIndices(keys), expected, "spread \(spread)")
         }
     }
@@ -122,14 +135,17 @@ final class ProjectionTests: XCTestCase {
     func testTableHilbertIndexEqualsTheLevelByLevelDefinition() {
         var rng = SeededRandom(seed: 5)
         for _ in 0..<200_000 {
-            let x = UInt32(rng.below(1 << HilbertOrder.bits)), y = UInt32(rng.below(1 << HilbertOrder.bits))
+            let x = UInt32(rng.below(1 << HilbertOrder.bits))
+            let y = UInt32(rng.below(1 << HilbertOrder.bits))
             XCTAssertEqual(HilbertOrder.index(x: x, y: y), HilbertOrder.indexByLevels(x: x, y: y), "(\(x), \(y))")
         }
         // Every 8-bit pair in the top, middle and bottom bits.
         for a in UInt32(0)..<256 {
             for b in UInt32(0)..<256 {
                 for shift in [UInt32(0), 4, 8] {
-                    XCTAssertEqual(HilbertOrder.index(x: a << shift, y: b << shift), HilbertOrder.indexByLevels(x: a << shift, y: b << shift))
+                    XCTAssertEqual(
+                        HilbertOrder.index(x: a << shift, y: b << shift),
+                        HilbertOrder.indexByLevels(x: a << shift, y: b << shift))
                 }
             }
         }

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class LabelPropagationTests: XCTestCase {
     /// A random planar point set and its kNN graph.
@@ -47,7 +48,8 @@ final class LabelPropagationTests: XCTestCase {
             let exact2 = TestSupport.solve(a, y2.map { (1 - alpha) * $0 })
             for solver in LabelPropagation.Solver.allCases {
                 let (f, status) = prop.run(
-                    labels: [y1, y2], options: .init(alpha: alpha, tolerance: 1e-13, maxIterations: 100_000, solver: solver))
+                    labels: [y1, y2],
+                    options: .init(alpha: alpha, tolerance: 1e-13, maxIterations: 100_000, solver: solver))
                 XCTAssertTrue(status.allSatisfy { $0.converged }, "alpha \(alpha) \(solver)")
                 for i in 0..<60 {
                     XCTAssertEqual(f[0][i], exact1[i], accuracy: 1e-9, "alpha \(alpha) \(solver) node \(i)")
@@ -102,7 +104,9 @@ final class LabelPropagationTests: XCTestCase {
         let y = (0..<400).map { $0 % 9 == 0 ? 1.0 : 0.0 }
         let (fj, sj) = prop.run(labels: [y], options: .init(solver: .jacobi))
         let (fc, sc) = prop.run(labels: [y], options: .init(solver: .chebyshev))
-        XCTAssertLessThan(Double(sc[0].iterations), 0.75 * Double(sj[0].iterations), "chebyshev \(sc[0].iterations) vs jacobi \(sj[0].iterations)")
+        XCTAssertLessThan(
+            Double(sc[0].iterations), 0.75 * Double(sj[0].iterations),
+            "chebyshev \(sc[0].iterations) vs jacobi \(sj[0].iterations)")
         // Both stop within tolerance-scale error of the fixed point: at most tol/(1−α) each.
         for i in 0..<400 { XCTAssertEqual(fj[0][i], fc[0][i], accuracy: 2e-5) }
     }

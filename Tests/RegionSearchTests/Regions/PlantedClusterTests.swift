@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The whole method in process on synthetic cities with known clusters.
 final class PlantedClusterTests: XCTestCase {
@@ -24,9 +25,10 @@ final class PlantedClusterTests: XCTestCase {
     }
 
     /// ingest-equivalent → project → graph → propagate → regions → hulls, with default parameters.
-    static func runPipeline(city: SyntheticCity, keywords: [String], graph method: GraphMethod = .delaunay,
-        regions overrides: [(String, JSONValue)] = [], hull overrides2: RegionPolygonBuilder.Options = .init()) throws -> Outcome
-    {
+    static func runPipeline(
+        city: SyntheticCity, keywords: [String], graph method: GraphMethod = .delaunay,
+        regions overrides: [(String, JSONValue)] = [], hull overrides2: RegionPolygonBuilder.Options = .init()
+    ) throws -> Outcome {
         var normalizer = KeywordNormalizer()
         let text = StringColumn(city.categoryOf.map { normalizer.join([$0]) })
         let projected = try city.lon.withUnsafeBufferPointer { a in
@@ -34,7 +36,9 @@ final class PlantedClusterTests: XCTestCase {
         }
         let p = projected.points
         let (graph, _) = try p.x.withUnsafeBufferPointer { bx in
-            try p.y.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions(method: method)) }
+            try p.y.withUnsafeBufferPointer { by in
+                try GraphBuilder.build(x: bx, y: by, options: GraphOptions(method: method))
+            }
         }
         var labels: [[Double]] = []
         var matches: [[UInt8]] = []
@@ -47,7 +51,9 @@ final class PlantedClusterTests: XCTestCase {
         labels.append([Double](repeating: 1, count: p.count))
         labels.append(NoiseProbe.labels(count: p.count))
         let (scores, _) = LabelPropagation(graph: graph).run(labels: labels, options: .init())
-        let table = ScoreTable(keywords: keywords, scores: Array(scores.prefix(keywords.count)), matches: matches, ones: scores[keywords.count], probe: scores[keywords.count + 1])
+        let table = ScoreTable(
+            keywords: keywords, scores: Array(scores.prefix(keywords.count)), matches: matches,
+            ones: scores[keywords.count], probe: scores[keywords.count + 1])
         var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
         for (k, v) in overrides { params.set(k, v) }
         let result = RegionExtraction.run(points: p, graph: graph, table: table, options: try RegionOptions(params))
@@ -65,7 +71,9 @@ final class PlantedClusterTests: XCTestCase {
         return inter / (pa.area + pb.area - inter)
     }
 
-    static func insideShare(_ a: GeoJSONWriter.Ring, _ bLon: [Double], _ bLat: [Double], geos: GEOSContext) throws -> Double {
+    static func insideShare(_ a: GeoJSONWriter.Ring, _ bLon: [Double], _ bLat: [Double], geos: GEOSContext) throws
+        -> Double
+    {
         let pa = try geos.polygon(x: a.lon, y: a.lat)
         let pb = try geos.polygon(x: bLon, y: bLat)
         return try pa.intersection(pb).area / pa.area
@@ -78,9 +86,12 @@ final class PlantedClusterTests: XCTestCase {
         config.n = 20_000
         config.seed = 1234
         config.extentKm = 10
-        let spots: [(Double, Double)] = [(-3000, -3000), (0, -3000), (3000, -3000), (-3000, 2500), (0, 2500), (3000, 2500)]
+        let spots: [(Double, Double)] = [
+            (-3000, -3000), (0, -3000), (3000, -3000), (-3000, 2500), (0, 2500), (3000, 2500),
+        ]
         config.explicitClusters = spots.enumerated().map { i, c in
-            SyntheticCity.Cluster(keyword: i % 2 == 0 ? "咖啡" : "bank", x: c.0, y: c.1, radius: 150 + Double(i) * 50, count: 40 + i * 8)
+            SyntheticCity.Cluster(
+                keyword: i % 2 == 0 ? "咖啡" : "bank", x: c.0, y: c.1, radius: 150 + Double(i) * 50, count: 40 + i * 8)
         }
         let city = try SyntheticCity(config)
         let out = try Self.runPipeline(city: city, keywords: ["咖啡", "bank"])
@@ -90,7 +101,8 @@ final class PlantedClusterTests: XCTestCase {
             for p in out.polygons where out.keywords[out.table.regions[p.region].keyword] == c.keyword {
                 best = max(best, try Self.iou(p.rings[0], city.truthLon[ci], city.truthLat[ci], geos: geos))
             }
-            XCTAssertGreaterThan(best, 0.5, "cluster \(ci) (\(c.keyword), r \(Int(c.radius)) m, \(c.count) POIs) not found")
+            XCTAssertGreaterThan(
+                best, 0.5, "cluster \(ci) (\(c.keyword), r \(Int(c.radius)) m, \(c.count) POIs) not found")
         }
         for p in out.polygons {
             let kw = out.keywords[out.table.regions[p.region].keyword]

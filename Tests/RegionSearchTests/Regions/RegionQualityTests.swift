@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 /// The failure modes of the obvious version of the method, each on a synthetic city with a
 /// known answer (issue 6): chance regions, base rates, rivers, fringes, stacked POIs, shapes.
@@ -53,7 +54,9 @@ final class RegionQualityTests: XCTestCase {
             config.backgroundRates = ["rare": 0.005, "common": 0.5]
             let city = try SyntheticCity(config)
             let out = try Pipeline.runPipeline(city: city, keywords: ["rare", "咖啡", "common"])
-            XCTAssertLessThanOrEqual(out.polygons.count, 2, "seed \(seed): \(out.table.regions.map { ($0.keyword, $0.nPOIs, $0.nKeyword, $0.pValue) })")
+            XCTAssertLessThanOrEqual(
+                out.polygons.count, 2,
+                "seed \(seed): \(out.table.regions.map { ($0.keyword, $0.nPOIs, $0.nKeyword, $0.pValue) })")
         }
     }
 
@@ -65,7 +68,9 @@ final class RegionQualityTests: XCTestCase {
             config.extentKm = 8
             config.backgroundRates = [keyword: rate]
             let spots: [(Double, Double)] = [(-2500, -2000), (0, 2200), (2500, -2000), (-2000, 2000)]
-            config.explicitClusters = spots.map { SyntheticCity.Cluster(keyword: keyword, x: $0.0, y: $0.1, radius: 200, count: 90) }
+            config.explicitClusters = spots.map {
+                SyntheticCity.Cluster(keyword: keyword, x: $0.0, y: $0.1, radius: 200, count: 90)
+            }
             let city = try SyntheticCity(config)
             let out = try Pipeline.runPipeline(city: city, keywords: [keyword])
             let ious = try bestIoUs(city, out)
@@ -74,10 +79,15 @@ final class RegionQualityTests: XCTestCase {
             let ins = try insideShares(city, out)
             let regionIoUs = try out.polygons.map { p -> Double in
                 let geos = GEOSContext()
-                return try city.clusters.indices.map { try Pipeline.iou(p.rings[0], city.truthLon[$0], city.truthLat[$0], geos: geos) }.max() ?? 0
+                return try city.clusters.indices.map {
+                    try Pipeline.iou(p.rings[0], city.truthLon[$0], city.truthLat[$0], geos: geos)
+                }.max() ?? 0
             }
             for i in 0..<out.polygons.count {
-                XCTAssertTrue(ins[i] > 0.5 || regionIoUs[i] > 0.3, "\(keyword): region \(i) does not sit on a planted cluster (inside \(ins[i]), IoU \(regionIoUs[i]))")
+                XCTAssertTrue(
+                    ins[i] > 0.5 || regionIoUs[i] > 0.3,
+                    "\(keyword): region \(i) does not sit on a planted cluster (inside \(ins[i]), IoU \(regionIoUs[i]))"
+                )
             }
         }
     }
@@ -102,7 +112,9 @@ final class RegionQualityTests: XCTestCase {
         for p in out.polygons {
             let ring = p.rings[0]
             let x = try xs(of: ring, city: city)
-            XCTAssertTrue(x.allSatisfy { $0 < 0 } || x.allSatisfy { $0 > 0 }, "a region crosses the river: \(x.min()!)…\(x.max()!) m")
+            XCTAssertTrue(
+                x.allSatisfy { $0 < 0 } || x.allSatisfy { $0 > 0 },
+                "a region crosses the river: \(x.min()!)…\(x.max()!) m")
         }
     }
 
@@ -110,8 +122,11 @@ final class RegionQualityTests: XCTestCase {
     private func xs(of ring: GeoJSONWriter.Ring, city: SyntheticCity) throws -> [Double] {
         let t = try PROJContext().transformation(
             from: "EPSG:4326",
-            to: "+proj=aeqd +lat_0=\(city.config.centerLat) +lon_0=\(city.config.centerLon) +datum=WGS84 +units=m +no_defs")
-        var x = ring.lon, y = ring.lat
+            to:
+                "+proj=aeqd +lat_0=\(city.config.centerLat) +lon_0=\(city.config.centerLon) +datum=WGS84 +units=m +no_defs"
+        )
+        var x = ring.lon
+        var y = ring.lat
         _ = try t.transform(x: &x, y: &y)
         return x
     }

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class SignificanceTests: XCTestCase {
     /// P(X ≥ k) by direct summation of binomial terms (exact enough for n ≤ 60).
@@ -44,8 +45,11 @@ final class SignificanceTests: XCTestCase {
     func testWindowsCorrectionAndCap() {
         XCTAssertEqual(Significance.pValue(k: 0, n: 10, p: 0.1, windows: 100), 1)
         let raw = exp(Significance.logUpperTail(k: 5, n: 10, p: 0.1))
-        XCTAssertEqual(Significance.pValue(k: 5, n: 10, p: 0.001, windows: 10), exp(Significance.logUpperTail(k: 5, n: 10, p: 0.001)) * 10 * Significance.shapesPerWindow, accuracy: 1e-15)
-        XCTAssertEqual(Significance.pValue(k: 5, n: 10, p: 0.1, windows: 10), min(1, raw * 10 * Significance.shapesPerWindow))
+        XCTAssertEqual(
+            Significance.pValue(k: 5, n: 10, p: 0.001, windows: 10),
+            exp(Significance.logUpperTail(k: 5, n: 10, p: 0.001)) * 10 * Significance.shapesPerWindow, accuracy: 1e-15)
+        XCTAssertEqual(
+            Significance.pValue(k: 5, n: 10, p: 0.1, windows: 10), min(1, raw * 10 * Significance.shapesPerWindow))
     }
 
     func testBenjaminiHochbergMatchesReferenceValues() {

@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class StageKeyTests: XCTestCase {
     private func digest(_ text: String) -> FileDigest {
@@ -26,9 +27,11 @@ final class StageKeyTests: XCTestCase {
         var definition = PropagateStage.definition
         if let version { definition.version = version }
         let params = Parameters(values: [("keywords", .array([.string("cafe")])), ("alpha", .number(k / 10))])
-        return StageKey(stage: definition, parameters: params, inputs: [
-            .init(name: "graph", producer: "graph", path: path, digest: digest(input))
-        ])
+        return StageKey(
+            stage: definition, parameters: params,
+            inputs: [
+                .init(name: "graph", producer: "graph", path: path, digest: digest(input))
+            ])
     }
 
     func testKeyDependsOnContentParametersAndVersionsOnly() {
@@ -54,17 +57,27 @@ final class StageKeyTests: XCTestCase {
 
     func testRawInputOptionsCountButNotThePath() {
         func key(_ spec: JSONValue, content: String = "id,lon,lat\n") -> ContentHash {
-            StageKey(stage: IngestStage.definition, parameters: Parameters(values: []), inputs: [
-                .init(name: "inputs[0]", producer: nil, path: spec["path"]?.stringValue ?? "", digest: digest(content),
-                      options: StageKey.inputOptions(spec))
-            ]).hash
+            StageKey(
+                stage: IngestStage.definition, parameters: Parameters(values: []),
+                inputs: [
+                    .init(
+                        name: "inputs[0]", producer: nil, path: spec["path"]?.stringValue ?? "",
+                        digest: digest(content),
+                        options: StageKey.inputOptions(spec))
+                ]
+            ).hash
         }
         let a = key(.object([("path", .string("/a/pois.csv")), ("format", .string("csv"))]))
         XCTAssertEqual(key(.object([("path", .string("/b/copy.csv")), ("format", .string("csv"))])), a)
-        XCTAssertNotEqual(key(.object([("path", .string("/a/pois.csv")), ("format", .string("csv")), ("header", .bool(true))])), a)
-        XCTAssertNotEqual(key(.object([("path", .string("/a/pois.csv")), ("format", .string("csv"))]), content: "id,lon,lat\n1,2,3\n"), a)
+        XCTAssertNotEqual(
+            key(.object([("path", .string("/a/pois.csv")), ("format", .string("csv")), ("header", .bool(true))])), a)
+        XCTAssertNotEqual(
+            key(
+                .object([("path", .string("/a/pois.csv")), ("format", .string("csv"))]), content: "id,lon,lat\n1,2,3\n"),
+            a)
         XCTAssertEqual(
-            StageKey.inputOptions(.object([("path", .string("/a")), ("format", .string("csv")), ("delimiter", .string(";"))])),
+            StageKey.inputOptions(
+                .object([("path", .string("/a")), ("format", .string("csv")), ("delimiter", .string(";"))])),
             .object([("format", .string("csv")), ("delimiter", .string(";"))]))
     }
 
@@ -72,19 +85,23 @@ final class StageKeyTests: XCTestCase {
         var old = graphKey()
         var new = graphKey(k: 9, input: "other")
         new.stageVersion = 3
-        XCTAssertEqual(StagePlanner.differences(from: old, to: new), [
-            "stage version 1 → 3",
-            "parameter propagate.alpha: 0.8 → 0.9",
-            "input graph (projected.rsa from graph) changed",
-        ])
+        XCTAssertEqual(
+            StagePlanner.differences(from: old, to: new),
+            [
+                "stage version 1 → 3",
+                "parameter propagate.alpha: 0.8 → 0.9",
+                "input graph (projected.rsa from graph) changed",
+            ])
         old.inputs.append(.init(name: "inputs[1]", producer: nil, path: "/d/b.csv", digest: digest("b")))
         new = old
         new.inputs[1].digest = digest("c")
         new.inputs[1].options = .object([("format", .string("csv"))])
-        XCTAssertEqual(StagePlanner.differences(from: old, to: new), [
-            "input file inputs[1] (/d/b.csv) changed: \(digest("b")) → \(digest("c"))",
-            #"options of inputs[1] changed: null → {"format":"csv"}"#,
-        ])
+        XCTAssertEqual(
+            StagePlanner.differences(from: old, to: new),
+            [
+                "input file inputs[1] (/d/b.csv) changed: \(digest("b")) → \(digest("c"))",
+                #"options of inputs[1] changed: null → {"format":"csv"}"#,
+            ])
         new.inputs.removeLast()
         XCTAssertEqual(StagePlanner.differences(from: old, to: new), ["input inputs[1] removed (was /d/b.csv)"])
         XCTAssertEqual(StagePlanner.differences(from: new, to: old), ["input inputs[1] added (/d/b.csv)"])
@@ -97,12 +114,16 @@ final class StageKeyTests: XCTestCase {
 
     func testRecordRoundTrip() throws {
         var key = graphKey()
-        key.inputs.append(.init(name: "inputs[0]", producer: nil, path: "/data/a.csv", digest: digest("a"), options: .object([("format", .string("csv"))])))
+        key.inputs.append(
+            .init(
+                name: "inputs[0]", producer: nil, path: "/data/a.csv", digest: digest("a"),
+                options: .object([("format", .string("csv"))])))
         let record = StageRecord(
             key: key, succeeded: true,
             outputs: [.init(name: "output", file: "scores.rsa", digest: digest("scores"))],
             started: "2025-01-01T00:00:00.000Z", finished: "2025-01-01T00:00:01.500Z", seconds: 1.5, threads: 4,
-            summary: StageSummary(json: .object([("stage", .string("propagate")), ("counts", .object([("iterations", .number(52))]))])))
+            summary: StageSummary(
+                json: .object([("stage", .string("propagate")), ("counts", .object([("iterations", .number(52))]))])))
         let dir = TestSupport.temporaryDirectory()
         let path = dir + "/r.json"
         try record.write(to: path)
@@ -143,29 +164,40 @@ final class StageKeyTests: XCTestCase {
     func testStageCommandLines() {
         let propagate = StageCommand.arguments(
             stage: PropagateStage.definition,
-            parameters: Parameters(values: [("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
-                                            ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)),
-                                            ("solver", .string("jacobi"))]),
+            parameters: Parameters(values: [
+                ("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
+                ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)),
+                ("solver", .string("jacobi")),
+            ]),
             inputPaths: ["/w/p.rsa", "/w/x.rsa", "/w/g.rsa"], rawInputs: [], outputDirectory: "/w/stage",
             threads: 2, quiet: true)
-        XCTAssertEqual(propagate, [
-            "--pois", "/w/p.rsa", "--projected", "/w/x.rsa", "--graph", "/w/g.rsa", "--output", "/w/stage/scores.rsa",
-            "--keywords", "cafe", "--keywords", "咖啡", "--alpha", "0.85", "--tolerance", "1e-06", "--max-iterations", "1000",
-            "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--threads", "2", "--quiet",
-        ])
+        XCTAssertEqual(
+            propagate,
+            [
+                "--pois", "/w/p.rsa", "--projected", "/w/x.rsa", "--graph", "/w/g.rsa", "--output",
+                "/w/stage/scores.rsa",
+                "--keywords", "cafe", "--keywords", "咖啡", "--alpha", "0.85", "--tolerance", "1e-06", "--max-iterations",
+                "1000",
+                "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--threads", "2", "--quiet",
+            ])
         // Every value survives the round trip through the stage's own option parser.
         let parsed = try? PropagateStage.definition.commandSpec().parse(propagate).parameters()
-        XCTAssertEqual(parsed?.canonical, Parameters(values: [
-            ("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
-            ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)), ("solver", .string("jacobi")),
-        ]).canonical)
+        XCTAssertEqual(
+            parsed?.canonical,
+            Parameters(values: [
+                ("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
+                ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)), ("solver", .string("jacobi")),
+            ]).canonical)
         let ingest = StageCommand.arguments(
             stage: IngestStage.definition, parameters: Parameters(values: []), inputPaths: [],
             rawInputs: [.object([("path", .string("/d/a.csv")), ("format", .string("csv"))])],
             outputDirectory: "/w/s", threads: nil, quiet: false)
-        XCTAssertEqual(Array(ingest.prefix(6)), [
-            "--input-spec", #"{"path":"/d/a.csv","format":"csv"}"#, "--output", "/w/s/pois.rsa", "--rejects", "/w/s/rejects.txt",
-        ])
+        XCTAssertEqual(
+            Array(ingest.prefix(6)),
+            [
+                "--input-spec", #"{"path":"/d/a.csv","format":"csv"}"#, "--output", "/w/s/pois.rsa", "--rejects",
+                "/w/s/rejects.txt",
+            ])
         XCTAssertEqual(Array(ingest.suffix(2)), ["--summary", "/w/s/.summary.json"])
     }
 }

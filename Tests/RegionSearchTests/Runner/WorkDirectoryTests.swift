@@ -1,18 +1,19 @@
 import Foundation
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class WorkDirectoryTests: XCTestCase {
     func testFileDigestMatchesAOneShotHashAcrossChunkBoundaries() throws {
@@ -22,7 +23,7 @@ final class WorkDirectoryTests: XCTestCase {
         var bytes = [UInt8](repeating: 0, count: 9 << 20 + 17)
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         for i in 0..<bytes.count {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             bytes[i] = UInt8(truncatingIfNeeded: state >> 33)
         }
         try Data(bytes).write(to: URL(fileURLWithPath: dir + "/big.bin"))
@@ -47,12 +48,19 @@ final class WorkDirectoryTests: XCTestCase {
     func testLayoutNamesAndEntryParsing() {
         let work = WorkDirectory(path: "/w")
         let key = ContentHash(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210)
-        XCTAssertEqual(work.objectDirectory(stage: "graph", key: key), "/w/objects/graph-0123456789abcdeffedcba9876543210")
-        XCTAssertEqual(work.recordPath(stage: "graph", key: key), "/w/records/graph-0123456789abcdeffedcba9876543210.json")
-        XCTAssertEqual(work.failurePath(stage: "graph", key: key), "/w/records/graph-0123456789abcdeffedcba9876543210.failed.json")
-        XCTAssertEqual(work.stagingDirectory(stage: "graph", key: key, pid: 42), "/w/objects/.graph-0123456789abcdeffedcba9876543210.tmp-42")
-        for name in ["graph-0123456789abcdeffedcba9876543210", "graph-0123456789abcdeffedcba9876543210.json",
-                     "graph-0123456789abcdeffedcba9876543210.failed.json"] {
+        XCTAssertEqual(
+            work.objectDirectory(stage: "graph", key: key), "/w/objects/graph-0123456789abcdeffedcba9876543210")
+        XCTAssertEqual(
+            work.recordPath(stage: "graph", key: key), "/w/records/graph-0123456789abcdeffedcba9876543210.json")
+        XCTAssertEqual(
+            work.failurePath(stage: "graph", key: key), "/w/records/graph-0123456789abcdeffedcba9876543210.failed.json")
+        XCTAssertEqual(
+            work.stagingDirectory(stage: "graph", key: key, pid: 42),
+            "/w/objects/.graph-0123456789abcdeffedcba9876543210.tmp-42")
+        for name in [
+            "graph-0123456789abcdeffedcba9876543210", "graph-0123456789abcdeffedcba9876543210.json",
+            "graph-0123456789abcdeffedcba9876543210.failed.json",
+        ] {
             let entry = WorkDirectory.parseEntry(name)
             XCTAssertEqual(entry?.stage, "graph", name)
             XCTAssertEqual(entry?.key, key, name)
@@ -66,17 +74,25 @@ final class WorkDirectoryTests: XCTestCase {
         let dir = TestSupport.temporaryDirectory()
         let work = WorkDirectory(path: dir + "/work")
         try work.create()
-        let keep = [work.objects + "/graph-0123456789abcdeffedcba9876543210/graph.rsa", work.records + "/a.json", work.runState, dir + "/out/x.geojson", dir + "/out/.y.geojson.tmp-1-0"]
-        let leftovers = [work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7/graph.rsa", work.records + "/.a.json.tmp-7-0", work.path + "/.run.json.tmp-7-1", dir + "/out/.x.geojson.tmp-7-0"]
+        let keep = [
+            work.objects + "/graph-0123456789abcdeffedcba9876543210/graph.rsa", work.records + "/a.json", work.runState,
+            dir + "/out/x.geojson", dir + "/out/.y.geojson.tmp-1-0",
+        ]
+        let leftovers = [
+            work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7/graph.rsa",
+            work.records + "/.a.json.tmp-7-0", work.path + "/.run.json.tmp-7-1", dir + "/out/.x.geojson.tmp-7-0",
+        ]
         for path in keep + leftovers {
             try FileSystem.createDirectories(AtomicFile.directory(of: path))
             XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
         }
         let removed = try work.removeTemporaries() + WorkDirectory.removeTemporaries(besides: dir + "/out/x.geojson")
-        XCTAssertEqual(removed.sorted(), [
-            work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7", work.records + "/.a.json.tmp-7-0",
-            work.path + "/.run.json.tmp-7-1", dir + "/out/.x.geojson.tmp-7-0",
-        ].sorted())
+        XCTAssertEqual(
+            removed.sorted(),
+            [
+                work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7", work.records + "/.a.json.tmp-7-0",
+                work.path + "/.run.json.tmp-7-1", dir + "/out/.x.geojson.tmp-7-0",
+            ].sorted())
         for path in keep { XCTAssertTrue(FileSystem.exists(path), path) }
         for path in leftovers { XCTAssertFalse(FileSystem.exists(path), path) }
     }
@@ -86,14 +102,18 @@ final class WorkDirectoryTests: XCTestCase {
         XCTAssertEqual(WorkLock.state(of: work), .free)
         let first = try WorkLock.acquire(work, wait: false)
         XCTAssertNil(first.interruptedHolder)
-        guard case let .held(holder) = WorkLock.state(of: work) else { return XCTFail("not held") }
+        guard case .held(let holder) = WorkLock.state(of: work) else { return XCTFail("not held") }
         XCTAssertEqual(holder?.pid, getpid())
         XCTAssertThrowsError(try WorkLock.acquire(work, wait: false)) { error in
-            guard let error = error as? RunnerError, case let .busy(path, holder) = error else { return XCTFail("\(error)") }
+            guard let error = error as? RunnerError, case .busy(let path, let holder) = error else {
+                return XCTFail("\(error)")
+            }
             XCTAssertEqual(path, work.path)
             XCTAssertEqual(holder?.pid, getpid())
             XCTAssertEqual(error.exitStatus, .busy)
-            XCTAssertTrue(error.description.hasPrefix("work directory \(work.path) is in use by another run (pid \(getpid()), started "))
+            XCTAssertTrue(
+                error.description.hasPrefix(
+                    "work directory \(work.path) is in use by another run (pid \(getpid()), started "))
         }
         first.release()
         XCTAssertEqual(WorkLock.state(of: work), .free)
@@ -102,7 +122,8 @@ final class WorkDirectoryTests: XCTestCase {
         XCTAssertNil(second.interruptedHolder)
         second.release()
         // A run killed while holding the lock leaves its pid behind but no flock.
-        try "pid 99999\nstarted 2025-01-01T00:00:00.000Z\n".write(toFile: work.lockFile, atomically: false, encoding: .utf8)
+        try "pid 99999\nstarted 2025-01-01T00:00:00.000Z\n".write(
+            toFile: work.lockFile, atomically: false, encoding: .utf8)
         XCTAssertEqual(WorkLock.state(of: work), .free)
         let third = try WorkLock.acquire(work, wait: false)
         XCTAssertEqual(third.interruptedHolder, WorkLock.Holder(pid: 99999, started: "2025-01-01T00:00:00.000Z"))
@@ -110,7 +131,9 @@ final class WorkDirectoryTests: XCTestCase {
     }
 
     func testChildProcessReportsExitStatusSignalAndOutput() throws {
-        let exit3 = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "echo hello; echo 'tool: error: bad thing' >&2; exit 3"], output: .tee(tail: 1024))
+        let exit3 = try ChildProcess(
+            executable: "/bin/sh", arguments: ["-c", "echo hello; echo 'tool: error: bad thing' >&2; exit 3"],
+            output: .tee(tail: 1024))
         XCTAssertEqual(exit3.wait(), .exited(3))
         XCTAssertEqual(String(decoding: exit3.tail, as: UTF8.self), "hello\ntool: error: bad thing\n")
         XCTAssertEqual(exit3.errorLines, ["tool: error: bad thing"])
@@ -119,7 +142,10 @@ final class WorkDirectoryTests: XCTestCase {
         XCTAssertEqual(killed.wait(), .signaled(SIGKILL))
         XCTAssertEqual(killed.termination?.description, "killed by signal 9 (SIGKILL)")
         let dir = TestSupport.temporaryDirectory()
-        XCTAssertEqual(try ChildProcess.run("/bin/sh", ["-c", "echo $GREETING"], environment: ["GREETING": "hi"], output: .file(dir + "/o")), .exited(0))
+        XCTAssertEqual(
+            try ChildProcess.run(
+                "/bin/sh", ["-c", "echo $GREETING"], environment: ["GREETING": "hi"], output: .file(dir + "/o")),
+            .exited(0))
         XCTAssertEqual(try String(contentsOfFile: dir + "/o", encoding: .utf8), "hi\n")
         // Only the last bytes are kept.
         let long = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "seq 1 1000"], output: .tee(tail: 8))

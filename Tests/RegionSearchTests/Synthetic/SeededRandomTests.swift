@@ -1,17 +1,18 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class SeededRandomTests: XCTestCase {
     func testMatchesReferenceXoshiro256StarStar() {
@@ -22,7 +23,10 @@ final class SeededRandomTests: XCTestCase {
 
     func testUniformAndNormalMoments() {
         var r = SeededRandom(seed: 42)
-        var sum = 0.0, sumSq = 0.0, nsum = 0.0, nsq = 0.0
+        var sum = 0.0
+        var sumSq = 0.0
+        var nsum = 0.0
+        var nsq = 0.0
         let n = 200_000
         for _ in 0..<n {
             let u = r.uniform()
@@ -44,14 +48,24 @@ final class SeededRandomTests: XCTestCase {
         var r = SeededRandom(seed: 7)
         let n = 200_000
         var prev = r.uniform()
-        var sxy = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0
+        var sxy = 0.0
+        var sx = 0.0
+        var sy = 0.0
+        var sxx = 0.0
+        var syy = 0.0
         for _ in 0..<n {
             let cur = r.uniform()
-            sxy += prev * cur; sx += prev; sy += cur; sxx += prev * prev; syy += cur * cur
+            sxy += prev * cur
+            sx += prev
+            sy += cur
+            sxx += prev * prev
+            syy += cur * cur
             prev = cur
         }
         let nn = Double(n)
-        let corr = (sxy / nn - sx / nn * sy / nn) / ((sxx / nn - pow(sx / nn, 2)).squareRoot() * (syy / nn - pow(sy / nn, 2)).squareRoot())
+        let corr =
+            (sxy / nn - sx / nn * sy / nn)
+            / ((sxx / nn - pow(sx / nn, 2)).squareRoot() * (syy / nn - pow(sy / nn, 2)).squareRoot())
         XCTAssertLessThan(abs(corr), 4 / nn.squareRoot())
     }
 }
