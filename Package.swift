@@ -62,7 +62,7 @@ var targets: [Target] = [
     .target(name: projection, dependencies: deps([core, model, "CPROJ"])),
     .target(name: graph, dependencies: deps([core, model])),
     .target(name: propagation, dependencies: deps([core, model])),
-    .target(name: regions, dependencies: deps([core, model])),
+    .target(name: regions, dependencies: deps([core, model, graph])),
     .target(name: output, dependencies: deps([core, model, projection, "CGEOS"])),
 
     .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output, "CGEOS"])),

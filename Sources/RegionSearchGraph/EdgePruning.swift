@@ -1,33 +1,94 @@
 import RegionSearchCore
 import RegionSearchModel
 
-/// Removes edges that are long for the neighbourhoods at both of their ends.
+/// Removes edges that are long for the neighbourhoods at both of their ends, or that cross
+/// empty space.
 ///
-/// An edge {i, j} of length L is dropped when `maxEdge` is set and L > maxEdge, or else when
-/// `factor` > 0 and L > factor × max(σᵢ, σⱼ) (σ from ``LocalScale``, lengths and σ compared as
-/// stored in the artifact). Zero-length edges (coincident points) are never dropped. The test is
-/// symmetric in i and j, so the result is still an undirected CSR graph.
+/// An edge {i, j} of length L (σ from ``LocalScale``, σmax = max(σᵢ, σⱼ)) is dropped when
+/// 1. `maxEdge` is set and L > maxEdge (an absolute cap), or L > `farFactor` × the median σ of the
+///    data (a cap relative to the data's own spacing: a POI kilometres from everything else is
+///    isolated, not joined to the city by an edge thousands of times its spacing);
+/// 2. `factor` > 0 and L > factor × σmax (long for both neighbourhoods);
+/// 3. the edge crosses a void — an empty band or area (a river, a park, a rail yard) that is wide
+///    for the POIs on both sides. On a Delaunay graph ``VoidEdges`` finds these edges from the
+///    triangles; on a kNN graph (which rarely has such edges: a point's nearest neighbours lie on
+///    its own bank) an edge longer than the mean σ of its ends is dropped when the nearest other
+///    point to its midpoint is farther than `emptyGap` × that σ. σ at a bank is inflated (its
+///    nearest locations lie on one side only), which is why rule 2 alone keeps bands of 2.5–4
+///    spacings. The candidates for the nearest point are the graph neighbours of i and j.
+/// Zero-length edges (coincident points) are never dropped. Every rule is symmetric in i and j,
+/// so the result is still an undirected CSR graph.
 enum EdgePruning {
     struct Counts {
         var droppedByMaxEdge = 0
         var droppedByLocalScale = 0
+        var droppedByEmptyBand = 0
     }
 
-    enum Verdict { case keep, maxEdge, localScale }
+    enum Verdict { case keep, maxEdge, localScale, emptyBand }
 
-    /// The rule for one edge.
+    /// The pruning rules' settings.
+    struct Rules {
+        /// Absolute cap in metres (rule 1), from `max_edge_m` and `far_factor` × median σ.
+        var cap: Double?
+        var factor: Double
+        /// kNN graphs: the midpoint-gap rule (0 disables).
+        var emptyGap: Double
+        /// Delaunay graphs: per CSR entry, 1 when its edge crosses a void (``VoidEdges``).
+        var voidFlags: [UInt8]?
+
+        var isEmpty: Bool { cap == nil && factor <= 0 && emptyGap <= 0 && voidFlags == nil }
+    }
+
+    /// The rule for edge `e` = {i, j} of the unpruned graph.
     @inline(__always)
-    static func verdict(length: Float, scaleI: Float, scaleJ: Float, maxEdge: Double?, factor: Double) -> Verdict {
-        let l = Double(length)
+    static func verdict(
+        i: Int, j: Int, e: Int, rules: Rules, voids: UnsafeBufferPointer<UInt8>, offsets: UnsafeBufferPointer<UInt64>,
+        nb: UnsafeBufferPointer<UInt32>, len: UnsafeBufferPointer<Float>, scale: UnsafeBufferPointer<Float>,
+        x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>
+    ) -> Verdict {
+        let l = Double(len[e])
         if l == 0 { return .keep }
-        if let maxEdge, l > maxEdge { return .maxEdge }
-        if factor > 0 && l > factor * Double(max(scaleI, scaleJ)) { return .localScale }
+        if let cap = rules.cap, l > cap { return .maxEdge }
+        if rules.factor > 0 && l > rules.factor * Double(max(scale[i], scale[j])) { return .localScale }
+        if !voids.isEmpty && voids[e] != 0 { return .emptyBand }
+        let sigma = 0.5 * (Double(scale[i]) + Double(scale[j]))
+        if rules.emptyGap > 0 && l > sigma {
+            let mx = 0.5 * (x[i] + x[j])
+            let my = 0.5 * (y[i] + y[j])
+            let limit = rules.emptyGap * sigma
+            let limit2 = limit * limit
+            // Empty unless some neighbour of i or j (not at i's or j's own location) is within
+            // the limit of the midpoint.
+            for side in 0..<2 {
+                let v = side == 0 ? i : j
+                for f in Int(offsets[v])..<Int(offsets[v + 1]) {
+                    let k = Int(nb[f])
+                    if k == i || k == j || len[f] == 0 { continue }
+                    let dx = x[k] - mx
+                    let dy = y[k] - my
+                    if dx * dx + dy * dy <= limit2 { return .keep }
+                }
+            }
+            return .emptyBand
+        }
         return .keep
     }
 
-    static func prune(_ graph: AdjacencyGraph, maxEdge: Double?, factor: Double) -> (AdjacencyGraph, Counts) {
+    static func prune(
+        _ graph: AdjacencyGraph, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, rules: Rules
+    ) -> (AdjacencyGraph, Counts) {
         let n = graph.nodeCount
-        if maxEdge == nil && factor <= 0 { return (graph, Counts()) }
+        if rules.isEmpty { return (graph, Counts()) }
+        let voidFlags = rules.voidFlags ?? []
+        return voidFlags.withUnsafeBufferPointer { voids in prune(graph, x: x, y: y, rules: rules, voids: voids) }
+    }
+
+    private static func prune(
+        _ graph: AdjacencyGraph, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, rules: Rules,
+        voids: UnsafeBufferPointer<UInt8>
+    ) -> (AdjacencyGraph, Counts) {
+        let n = graph.nodeCount
         var keptPerRow = [UInt64](repeating: 0, count: n + 1)
         let chunks = max(1, min(Parallel.threadCount * 8, (n + 8191) / 8192))
         let chunkSize = (n + chunks - 1) / max(chunks, 1)
@@ -47,12 +108,13 @@ enum EdgePruning {
                                         for e in Int(offsets[i])..<Int(offsets[i + 1]) {
                                             let j = Int(nb[e])
                                             switch verdict(
-                                                length: len[e], scaleI: scale[i], scaleJ: scale[j],
-                                                maxEdge: maxEdge, factor: factor)
+                                                i: i, j: j, e: e, rules: rules, voids: voids, offsets: offsets, nb: nb,
+                                                len: len, scale: scale, x: x, y: y)
                                             {
                                             case .keep: keep += 1
                                             case .maxEdge: if i < j { local.droppedByMaxEdge += 1 }
                                             case .localScale: if i < j { local.droppedByLocalScale += 1 }
+                                            case .emptyBand: if i < j { local.droppedByEmptyBand += 1 }
                                             }
                                         }
                                         kept[i + 1] = keep
@@ -69,6 +131,7 @@ enum EdgePruning {
         for c in chunkCounts {
             counts.droppedByMaxEdge += c.droppedByMaxEdge
             counts.droppedByLocalScale += c.droppedByLocalScale
+            counts.droppedByEmptyBand += c.droppedByEmptyBand
         }
         for i in 0..<n { keptPerRow[i + 1] += keptPerRow[i] }
         let m = Int(keptPerRow[n])
@@ -89,8 +152,8 @@ enum EdgePruning {
                                             for e in Int(offsets[i])..<Int(offsets[i + 1]) {
                                                 let j = Int(nb[e])
                                                 if verdict(
-                                                    length: len[e], scaleI: scale[i], scaleJ: scale[j],
-                                                    maxEdge: maxEdge, factor: factor) == .keep
+                                                    i: i, j: j, e: e, rules: rules, voids: voids, offsets: offsets,
+                                                    nb: nb, len: len, scale: scale, x: x, y: y) == .keep
                                                 {
                                                     outNb[w] = nb[e]
                                                     outLen[w] = len[e]

@@ -20,6 +20,9 @@ public struct GraphStatistics: Sendable {
     public var edgesBeforePruning = 0
     public var droppedByMaxEdge = 0
     public var droppedByLocalScale = 0
+    public var droppedByEmptyBand = 0
+    /// The median local spacing σ over distinct locations, metres.
+    public var medianScale = 0.0
     public var edges = 0
     /// Nodes without any edge after pruning.
     public var isolatedNodes = 0
@@ -85,12 +88,14 @@ public enum GraphBuilder {
         var b: [UInt32] = []
         var knnScale: [Float] = []
         var direct: AdjacencyGraph?
+        var triangulation: DelaunayTriangulation?
         switch options.method {
         case .delaunay:
             let dt = ux.withUnsafeBufferPointer { ux in
                 uy.withUnsafeBufferPointer { uy in DelaunayTriangulation(x: ux, y: uy) }
             }
             stats.lateInsertions = dt.lateInsertions
+            triangulation = dt
             phase(.triangulate)
             (a, b) = dt.edges()
             a.reserveCapacity(a.count + groups.duplicateCount)
@@ -138,10 +143,26 @@ public enum GraphBuilder {
             graph.scale = Column(knnScale)
             knnScale = []
         }
-        let (pruned, counts) = EdgePruning.prune(graph, maxEdge: options.maxEdgeMetres, factor: options.pruneFactor)
+        // The data's own spacing: the median σ over distinct locations (duplicates share theirs).
+        stats.medianScale = Selection.median(
+            unique.map { Double(graph.scale[Int($0)]) })
+        var cap = options.maxEdgeMetres
+        if options.farFactor > 0 && stats.medianScale > 0 {
+            cap = min(cap ?? .infinity, options.farFactor * stats.medianScale)
+        }
+        var rules = EdgePruning.Rules(
+            cap: cap, factor: options.pruneFactor, emptyGap: options.method == .knn ? options.emptyGap : 0)
+        if let dt = triangulation, options.voidRadius > 0 {
+            rules.voidFlags = VoidEdges.flags(
+                triangulation: dt, unique: unique, x: x, y: y, graph: graph, radius: options.voidRadius,
+                minTriangles: options.voidMinTriangles)
+        }
+        triangulation = nil
+        let (pruned, counts) = EdgePruning.prune(graph, x: x, y: y, rules: rules)
         graph = pruned
         stats.droppedByMaxEdge = counts.droppedByMaxEdge
         stats.droppedByLocalScale = counts.droppedByLocalScale
+        stats.droppedByEmptyBand = counts.droppedByEmptyBand
         stats.edges = graph.edgeCount
         stats.isolatedNodes = graph.offsets.withUnsafeBufferPointer { offsets in
             var isolated = 0

@@ -12,7 +12,9 @@ import RegionSearchCore
 /// km²) of the matching members' convex hull in the projected CRS, `spacing_m` (median local POI
 /// spacing of the matching members). Membership is CSR:
 /// `member_offsets` (u64, regions + 1), `members` (u32, projected point indices, ascending) and
-/// `member_match` (u8, 1 when the member matches the keyword).
+/// `member_match` (u8, 1 when the member matches the keyword). The edges that join the members
+/// (the region's skeleton, which the hulls stage draws) are CSR too: `edge_offsets` (u64,
+/// regions + 1) and `edges` (u32, two projected point indices per edge).
 public struct RegionTable: Sendable {
     public struct Region: Sendable {
         public var keyword: Int
@@ -30,8 +32,11 @@ public struct RegionTable: Sendable {
         public var qValue: Double = 1
         public var areaM2: Double = 0
         public var density: Double = 0
-        /// Median local POI spacing (graph scale) of the matching members, metres.
+        /// Median spacing of the members, metres (the measure's own notion: nearest keyword POI for
+        /// the density and lift measures, local POI spacing for DBSCAN).
         public var spacing: Double = 0
+        /// Edges between members (projected point indices), each once: what joins the region.
+        public var edges: [(UInt32, UInt32)] = []
 
         public init(keyword: Int, members: [UInt32], memberMatch: [UInt8]) {
             self.keyword = keyword
@@ -72,6 +77,11 @@ public struct RegionTable: Sendable {
         ]
         .map { (name) throws(ArtifactError) -> [Double] in try artifact.array(name, as: Double.self, count: r) }
         let offsets: [UInt64] = try artifact.array("member_offsets", count: r + 1)
+        let edgeOffsets: [UInt64] = try artifact.array("edge_offsets", count: r + 1)
+        let edgeList: [UInt32] = try artifact.array("edges")
+        guard edgeOffsets.first == 0, edgeOffsets.last.map({ 2 * Int($0) }) == edgeList.count else {
+            throw ArtifactError.malformed(path: artifact.path, detail: "edge offsets do not match the edge count")
+        }
         let members: [UInt32] = try artifact.array("members")
         let match: [UInt8] = try artifact.array("member_match", count: members.count)
         guard offsets.first == 0, offsets.last.map({ Int($0) }) == members.count else {
@@ -97,6 +107,10 @@ public struct RegionTable: Sendable {
             reg.areaM2 = doubles[7][i]
             reg.density = doubles[8][i]
             reg.spacing = doubles[9][i]
+            guard edgeOffsets[i] <= edgeOffsets[i + 1] else {
+                throw ArtifactError.malformed(path: artifact.path, detail: "edge offsets decrease at region \(i)")
+            }
+            reg.edges = (Int(edgeOffsets[i])..<Int(edgeOffsets[i + 1])).map { (edgeList[2 * $0], edgeList[2 * $0 + 1]) }
             out.append(reg)
         }
         regions = out
@@ -131,6 +145,14 @@ public struct RegionTable: Sendable {
         w.add("member_offsets", offsets)
         w.add("members", members)
         w.add("member_match", match)
+        var edgeOffsets: [UInt64] = [0]
+        var edgeList: [UInt32] = []
+        for r in regions {
+            for (a, b) in r.edges { edgeList += [a, b] }
+            edgeOffsets.append(UInt64(edgeList.count / 2))
+        }
+        w.add("edge_offsets", edgeOffsets)
+        w.add("edges", edgeList)
         return w
     }
 }

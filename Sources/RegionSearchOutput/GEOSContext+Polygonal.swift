@@ -34,6 +34,12 @@ extension GEOSContext {
         return try wrap(g, "polygon")
     }
 
+    /// A LineString through the given points (at least two).
+    public func lineString(x: [Double], y: [Double]) throws(GEOSError) -> GEOSGeometry {
+        let seq = try sequence(x: x, y: y)
+        return try wrap(GEOSGeom_createLineString_r(handle, seq), "line string")
+    }
+
     /// An empty polygon (the union of nothing).
     func emptyPolygon() throws(GEOSError) -> GEOSGeometry {
         try wrap(GEOSGeom_createEmptyPolygon_r(handle), "empty polygon")
@@ -74,6 +80,35 @@ extension GEOSGeometry {
             GEOSGeom_getXMax_r(h, pointer, &e.maxX) == 1, GEOSGeom_getYMax_r(h, pointer, &e.maxY) == 1
         else { return nil }
         return e
+    }
+
+    /// The polygons of a Polygon or MultiPolygon, in order.
+    public func polygons() throws(GEOSError) -> [GEOSGeometry] {
+        if isPolygon { return isEmpty ? [] : [self] }
+        var out: [GEOSGeometry] = []
+        for i in 0..<geometryCount { out += try part(i).polygons() }
+        return out
+    }
+
+    /// All rings of a polygon: the exterior first, then the holes (each closed).
+    public func rings() throws(GEOSError) -> [(x: [Double], y: [Double])] {
+        let h = context.handle
+        guard isPolygon else { throw context.error("GEOS rings of a non-polygon") }
+        var out = [try exteriorRing()]
+        let holes = GEOSGetNumInteriorRings_r(h, pointer)
+        guard holes >= 0 else { throw context.error("GEOS interior ring count") }
+        for i in 0..<holes {
+            guard let ring = GEOSGetInteriorRingN_r(h, pointer, i), let seq = GEOSGeom_getCoordSeq_r(h, ring) else {
+                throw context.error("GEOS interior ring")
+            }
+            var size: UInt32 = 0
+            GEOSCoordSeq_getSize_r(h, seq, &size)
+            var xs = [Double](repeating: 0, count: Int(size))
+            var ys = [Double](repeating: 0, count: Int(size))
+            for k in 0..<Int(size) { GEOSCoordSeq_getXY_r(h, seq, UInt32(k), &xs[k], &ys[k]) }
+            out.append((xs, ys))
+        }
+        return out
     }
 
     /// GEOS's unary union: dissolves overlaps between the parts of a collection.

@@ -14,14 +14,24 @@ public struct GeoJSONWriter {
     }
 
     public struct Feature {
-        /// One ring → a Polygon; several → a MultiPolygon (only for regions split at the antimeridian).
-        public var rings: [Ring]
+        /// The polygons, each an exterior ring (counter-clockwise) and its holes (clockwise). One
+        /// → a Polygon; several → a MultiPolygon (only for regions split at the antimeridian).
+        public var polygons: [[Ring]]
         /// Properties in output order.
         public var properties: [(String, JSONValue)]
-        public init(rings: [Ring], properties: [(String, JSONValue)]) {
-            self.rings = rings
+
+        public init(polygons: [[Ring]], properties: [(String, JSONValue)]) {
+            self.polygons = polygons
             self.properties = properties
         }
+
+        /// Polygons without holes, one per ring.
+        public init(rings: [Ring], properties: [(String, JSONValue)]) {
+            self.init(polygons: rings.map { [$0] }, properties: properties)
+        }
+
+        /// The exterior rings.
+        public var rings: [Ring] { polygons.map { $0[0] } }
     }
 
     /// Formats a coordinate with at most 7 decimals (trailing zeros trimmed): 24.9400000 → "24.94".
@@ -61,16 +71,22 @@ public struct GeoJSONWriter {
         for (i, f) in features.enumerated() {
             out += i == 0 ? "\n" : ",\n"
             out += "{\"type\":\"Feature\",\"geometry\":"
-            if f.rings.count == 1 {
+            func writePolygon(_ rings: [Ring]) {
+                for (k, r) in rings.enumerated() {
+                    if k > 0 { out += "," }
+                    writeRing(r, to: &out)
+                }
+            }
+            if f.polygons.count == 1 {
                 out += "{\"type\":\"Polygon\",\"coordinates\":["
-                writeRing(f.rings[0], to: &out)
+                writePolygon(f.polygons[0])
                 out += "]}"
             } else {
                 out += "{\"type\":\"MultiPolygon\",\"coordinates\":["
-                for (k, r) in f.rings.enumerated() {
+                for (k, p) in f.polygons.enumerated() {
                     if k > 0 { out += "," }
                     out += "["
-                    writeRing(r, to: &out)
+                    writePolygon(p)
                     out += "]"
                 }
                 out += "]}"
@@ -103,8 +119,8 @@ public struct GeoJSONWriter {
     }
 
     /// Rounds a ring to written precision, drops repeated vertices, closes it and makes it
-    /// counter-clockwise. Returns nil if fewer than 3 distinct vertices remain.
-    public static func normalizedRing(lon: [Double], lat: [Double]) -> Ring? {
+    /// counter-clockwise (clockwise for a hole). Returns nil if fewer than 3 distinct vertices remain.
+    public static func normalizedRing(lon: [Double], lat: [Double], hole: Bool = false) -> Ring? {
         var xs: [Double] = []
         var ys: [Double] = []
         for i in 0..<lon.count {
@@ -119,7 +135,7 @@ public struct GeoJSONWriter {
             ys.removeLast()
         }
         guard xs.count >= 3 else { return nil }
-        if signedArea(lon: xs, lat: ys) < 0 {
+        if (signedArea(lon: xs, lat: ys) < 0) != hole {
             xs.reverse()
             ys.reverse()
         }

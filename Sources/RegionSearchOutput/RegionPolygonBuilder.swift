@@ -1,33 +1,40 @@
+import CGEOS
 import Foundation
 import RegionSearchModel
 import RegionSearchProjection
 
-/// Turns regions into polygons with GEOS: the hull of each region's *shape* POIs — matching POIs
-/// whose own neighbourhood is keyword-dense (the POIs of other categories around a cluster, and
-/// stray matching POIs at its fringe, do not widen it), grown by a margin, never thinner than a
+/// Turns regions into polygons with GEOS: the region's skeleton — its keyword POIs, the edges
+/// that join them and the triangles those edges close — grown by a margin, never thinner than a
 /// minimum extent, valid, and not overlapping another region of the same keyword.
 ///
 /// Rules, in order:
 /// 1. Plane: the projected CRS when it is local (UTM or a named CRS); otherwise (equal-area
 ///    continental or world projections, whose shapes are distorted) a Lambert azimuthal
 ///    equal-area projection centred on the region, so shapes and areas are true everywhere.
-/// 2. Hull: GEOS convex hull of the shape POIs, or GEOS concave hull with `concave_ratio`
-///    (1 = convex, smaller = tighter; keeps street-shaped clusters street-shaped).
-/// 3. Margin: the hull is buffered by `margin_m`, by default half the region's median POI spacing,
-///    so the polygon covers the surroundings of its edge POIs rather than passing through them.
-/// 4. Minimum extent: a hull with less area than a disc of diameter `min_extent_m` (stacked POIs in
-///    one building, two POIs, a line of POIs) is buffered by half that diameter instead.
-/// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid` (largest polygon kept).
+/// 2. Skeleton: every member POI, every edge between members (the keyword graph's accepted edges:
+///    short for the keyword there, not across voids) and every triangle of three such edges. A
+///    street of restaurants is a chain of segments, a district a mesh of triangles with holes where
+///    its POIs leave a park or a block empty; nothing spans more than the region's own gaps.
+///    Regions without edges (DBSCAN baseline) use the convex hull of their members instead; with
+///    `hull: "concave"` the GEOS concave hull (`concave_ratio`).
+/// 3. Margin: the skeleton is buffered by `margin_m`, by default half the region's median spacing
+///    between its nearest keyword POIs, at least a quarter of `min_extent_m`: the polygon covers
+///    the ground just around its POIs, a chain of doorways becomes a street-wide band.
+/// 4. Minimum extent: a polygon with less area than a disc of diameter `min_extent_m` (stacked POIs
+///    in one building) is grown to that disc around its POIs.
+/// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`; the largest
+///    polygon (with its holes) is kept.
 /// 6. No overlaps within a keyword: regions are processed in rank order and each polygon has the
 ///    polygons of better-ranked regions of the same keyword subtracted (largest remaining part kept;
 ///    a region left empty is dropped and counted).
-/// 7. Output: transformed to WGS84, rounded to 7 decimals, counter-clockwise, closed; a polygon
-///    crossing the antimeridian is split there into a MultiPolygon (RFC 7946 §3.1.9).
+/// 7. Output: transformed to WGS84, rounded to 7 decimals, exterior counter-clockwise and holes
+///    clockwise, closed; a polygon crossing the antimeridian is split there into a MultiPolygon
+///    (RFC 7946 §3.1.9; holes are not kept across such a split).
 public struct RegionPolygonBuilder {
     public struct Options: Sendable {
         public var concave: Bool
         var concaveRatio: Double
-        /// Metres; nil = half the region's median POI spacing.
+        /// Metres; nil = half the region's median spacing (at least a quarter of `minExtent`).
         public var margin: Double?
         var minExtent: Double
         public init(concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, minExtent: Double = 20) {
@@ -42,10 +49,14 @@ public struct RegionPolygonBuilder {
     public struct Polygon {
         /// Index into the region table.
         public var region: Int
-        public var rings: [GeoJSONWriter.Ring]
-        /// Geodesic area of the output polygon on the WGS84 ellipsoid, m².
+        /// Exterior ring and holes of each part, in WGS84 as written.
+        public var polygons: [[GeoJSONWriter.Ring]]
+        /// Geodesic area of the output polygon on the WGS84 ellipsoid (holes excluded), m².
         public var areaM2: Double
-        var marginM: Double
+        public var marginM: Double
+
+        /// The exterior rings.
+        public var rings: [GeoJSONWriter.Ring] { polygons.map { $0[0] } }
     }
 
     public let options: Options
@@ -65,18 +76,19 @@ public struct RegionPolygonBuilder {
         var out: [Polygon] = []
         var dropped = 0
         for (index, region) in table.regions.enumerated() {
+            let members = region.shapeMembers
             var px: [Double] = []
             var py: [Double] = []
             var lons: [Double] = []
             var lats: [Double] = []
-            for v in region.shapeMembers {
+            for v in members {
                 let i = Int(v)
                 px.append(points.x[i])
                 py.append(points.y[i])
                 lons.append(points.lon[i])
                 lats.append(points.lat[i])
             }
-            // The plane the hull is built in.
+            // The plane the polygon is built in.
             let plane: PROJTransform
             if let toWGS84 {
                 plane = toWGS84
@@ -89,52 +101,142 @@ public struct RegionPolygonBuilder {
                 py = lats
                 _ = try plane.transform(x: &px, y: &py)
             }
-            let margin = options.margin ?? 0.5 * region.spacing
-            var g = try geos.multiPoint(x: px, y: py)
-            g = options.concave ? try g.concaveHull(ratio: options.concaveRatio) : try g.convexHull()
             let minRadius = options.minExtent / 2
-            if !g.isPolygon || g.area < Double.pi * minRadius * minRadius {
-                g = try g.buffer(max(margin, minRadius))
-            } else if margin > 0 {
-                g = try g.buffer(margin)
+            let margin = options.margin ?? max(0.25 * region.spacing, options.minExtent / 4)
+            var g = try skeleton(region, members: members, x: px, y: py, geos: geos)
+            g = margin > 0 ? try g.buffer(margin) : g
+            if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue) || g.area < Double.pi * minRadius * minRadius {
+                g = try g.union(try geos.multiPoint(x: px, y: py).buffer(max(margin, minRadius)))
             }
             if !g.isValid { g = try g.makeValid() }
-            guard var polygon = try g.largestPolygon() else {
+            let planar = try g.polygonalParts()
+            guard !planar.isEmpty else {
                 dropped += 1
                 continue
             }
-            // Back to WGS84.
-            var (rx, ry) = try polygon.exteriorRing()
-            let failed = try plane.transform(x: &rx, y: &ry, inverse: true)
-            guard failed.isEmpty else {
-                throw GEOSError(
-                    message: "region \(index + 1): \(failed.count) hull vertices could not be transformed back to WGS84"
-                )
-            }
-            // Make longitudes continuous around the region before any planar operation in degrees.
-            let reference = rx.first ?? 0
-            for i in 0..<rx.count { rx[i] = reference + normalizeLongitude(rx[i] - reference) }
-            polygon = try geos.polygon(x: rx, y: ry)
-            if !polygon.isValid, let repaired = try polygon.makeValid().largestPolygon() { polygon = repaired }
-            if let covered = coveredByKeyword[region.keyword], covered.intersects(polygon) {
-                guard let rest = try polygon.difference(covered).largestPolygon(), rest.area > 0 else {
-                    dropped += 1
-                    continue
+            // Back to WGS84, part by part and ring by ring, longitudes continuous around the region
+            // before any planar operation in degrees.
+            var reference: Double?
+            var lonLatParts: [GEOSGeometry] = []
+            for piece in try planar.polygons() {
+                var lonLatRings: [(x: [Double], y: [Double])] = []
+                for var (rx, ry) in try piece.rings() {
+                    let failed = try plane.transform(x: &rx, y: &ry, inverse: true)
+                    guard failed.isEmpty else {
+                        throw GEOSError(
+                            message: "region \(index + 1): \(failed.count) polygon vertices could not be transformed "
+                                + "back to WGS84")
+                    }
+                    let ref = reference ?? rx.first ?? 0
+                    reference = ref
+                    for i in 0..<rx.count { rx[i] = ref + normalizeLongitude(rx[i] - ref) }
+                    lonLatRings.append((rx, ry))
                 }
-                polygon = rest
+                var part = try geos.polygon(rings: lonLatRings)
+                if !part.isValid { part = try part.makeValid().polygonalParts() }
+                if !part.isEmpty { lonLatParts.append(part) }
+            }
+            var polygon = try geos.unionAll(lonLatParts).polygonalParts()
+            if let covered = coveredByKeyword[region.keyword], covered.intersects(polygon) {
+                polygon = try polygon.difference(covered).polygonalParts()
+            }
+            guard !polygon.isEmpty, polygon.area > 0 else {
+                dropped += 1
+                continue
             }
             coveredByKeyword[region.keyword] =
                 try coveredByKeyword[region.keyword].map { try $0.union(polygon) } ?? polygon
-            let ring = try polygon.exteriorRing()
-            let rings = try Self.splitAtAntimeridian(lon: ring.x, lat: ring.y, geos: geos)
-            guard !rings.isEmpty else {
+            var parts: [[GeoJSONWriter.Ring]] = []
+            for piece in try polygon.polygons() { parts += try Self.written(piece, geos: geos) }
+            guard !parts.isEmpty else {
                 dropped += 1
                 continue
             }
-            let area = rings.reduce(0.0) { $0 + Geodesic.area(lon: $1.lon, lat: $1.lat) }
-            out.append(Polygon(region: index, rings: rings, areaM2: area, marginM: margin))
+            var area = 0.0
+            for part in parts {
+                area += Geodesic.area(lon: part[0].lon, lat: part[0].lat)
+                for hole in part.dropFirst() { area -= Geodesic.area(lon: hole.lon, lat: hole.lat) }
+            }
+            out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: margin))
         }
         return (out, dropped)
+    }
+
+    /// The region's skeleton in the plane (rule 2): its POIs, edges and triangles; or the convex
+    /// (or concave) hull of its POIs for a region without edges or with a concave hull asked for.
+    func skeleton(
+        _ region: RegionTable.Region, members: [UInt32], x: [Double], y: [Double], geos: GEOSContext
+    ) throws -> GEOSGeometry {
+        let points = try geos.multiPoint(x: x, y: y)
+        if options.concave { return try points.concaveHull(ratio: options.concaveRatio) }
+        guard !region.edges.isEmpty else { return try points.convexHull() }
+        var position: [UInt32: Int] = [:]
+        for (p, v) in members.enumerated() { position[v] = p }
+        var neighbours = [[Int]](repeating: [], count: members.count)
+        var parts: [GEOSGeometry] = [points]
+        // Edges up to four spacings long are drawn (every point of them is within two spacings
+        // of a member); a longer edge still joins the region (it is one street, one district) but
+        // is not drawn across its gap: the region becomes parts rather than spanning empty ground.
+        let spacing = max(region.spacing, options.minExtent / 4)
+        let longest = 4 * spacing
+        for (a, b) in region.edges {
+            guard let pa = position[a], let pb = position[b], pa != pb else { continue }
+            neighbours[pa].append(pb)
+            neighbours[pb].append(pa)
+            let dx = x[pa] - x[pb]
+            let dy = y[pa] - y[pb]
+            let l2 = dx * dx + dy * dy
+            if l2 > 0 && l2 <= longest * longest {
+                parts.append(try geos.lineString(x: [x[pa], x[pb]], y: [y[pa], y[pb]]))
+            }
+        }
+        // Triangles: three mutually joined members (each once, a < b < c) whose circumcircle is
+        // at most twice the region's spacing across: every point of such a triangle is within
+        // two spacings of a member. Larger ones stay open — the gap between a district's blocks,
+        // a square, a park — and only their edges are drawn.
+        let limit = 2 * spacing
+        for a in 0..<members.count {
+            let na = Set(neighbours[a])
+            for b in neighbours[a] where b > a {
+                for c in neighbours[b] where c > b && na.contains(c) {
+                    let r2 = Self.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
+                    guard r2 <= limit * limit else { continue }
+                    let tri = try geos.polygon(x: [x[a], x[b], x[c]], y: [y[a], y[b], y[c]])
+                    if tri.area > 0 { parts.append(tri) }
+                }
+            }
+        }
+        return try geos.collection(GEOS_GEOMETRYCOLLECTION, of: parts)
+    }
+
+    /// Squared circumradius of a triangle (infinity when degenerate).
+    static func circumradius2(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double)
+        -> Double
+    {
+        let dx = bx - ax
+        let dy = by - ay
+        let ex = cx - ax
+        let ey = cy - ay
+        let bl = dx * dx + dy * dy
+        let cl = ex * ex + ey * ey
+        let d = dx * ey - dy * ex
+        guard d != 0 else { return .infinity }
+        let ux = (ey * bl - dy * cl) / (2 * d)
+        let uy = (dx * cl - ex * bl) / (2 * d)
+        return ux * ux + uy * uy
+    }
+
+    /// The written parts of a lon/lat polygon: rings rounded and oriented, split at the antimeridian.
+    static func written(_ polygon: GEOSGeometry, geos: GEOSContext) throws -> [[GeoJSONWriter.Ring]] {
+        let rings = try polygon.rings()
+        let lo = rings[0].x.min() ?? 0
+        let hi = rings[0].x.max() ?? 0
+        if lo >= -180 && hi <= 180 {
+            guard let exterior = GeoJSONWriter.normalizedRing(lon: rings[0].x, lat: rings[0].y) else { return [] }
+            let holes = rings.dropFirst().compactMap { GeoJSONWriter.normalizedRing(lon: $0.x, lat: $0.y, hole: true) }
+            return [[exterior] + holes]
+        }
+        return try splitAtAntimeridian(lon: rings[0].x, lat: rings[0].y, geos: geos).map { [$0] }
     }
 
     /// Centre of a point set: mean latitude and circular-mean longitude (antimeridian safe).

@@ -1,4 +1,5 @@
 import RegionSearchCore
+import RegionSearchGraph
 import RegionSearchModel
 
 /// Region extraction over all keywords, significance and ranking (the testable core of the stage).
@@ -7,83 +8,52 @@ public enum RegionExtraction {
         public var table: RegionTable
         public var keywordMeta: [JSONValue]
         public var candidates: Int
+        /// The occupied area of the POI graph (``DensityRegionFinder``), m².
+        public var occupiedArea: Double
     }
 
-    public static func run(points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions)
-        -> Output
-    {
-        let finder = RegionFinder(x: points.x, y: points.y, graph: graph)
-        let dbscan = options.method == .dbscan
+    /// Regions of every keyword of `table`. `scaleK` is the graph's local-spacing neighbour (its
+    /// `scale_k`), which the occupied area needs.
+    public static func run(
+        points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions, scaleK: Int
+    ) -> Output {
         let n = points.count
+        let occupied = DensityRegionFinder.occupiedArea(graph: graph, scaleK: scaleK)
+        var support = PathSupport(graph: graph, x: points.x, y: points.y)
         var all: [RegionTable.Region] = []
-        var summaries: [RegionFinder.KeywordSummary] = []
+        var meta: [[(String, JSONValue)]] = []
         for c in 0..<table.keywords.count {
             let match = table.matches[c]
             let matches = match.reduce(0) { $0 + Int($1) }
             let p = n > 0 ? Double(matches) / Double(n) : 0
-            if dbscan {
-                let kwPoints = (0..<n).filter { match[$0] != 0 }
-                let clusters = DBSCAN.clusters(
-                    points: kwPoints, x: points.x, y: points.y, eps: options.dbscanEps,
-                    minSamples: options.dbscanMinSamples)
-                var summary = RegionFinder.KeywordSummary()
-                summary.baseRate = p
-                summary.components = clusters.count
-                for members in clusters {
-                    var r = RegionTable.Region(
-                        keyword: c, members: members,
-                        memberMatch: [UInt8](
-                            repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag,
-                            count: members.count))
-                    finder.fillStatistics(
-                        &r, hull: finder.hull(of: r), scores: table.scores[c], match: match, baseRate: p)
-                    all.append(r)
-                }
-                summaries.append(summary)
-            } else {
-                let (regions, summary) = finder.candidates(
-                    keyword: c, scores: table.scores[c], ones: table.ones, probe: table.probe, match: match,
-                    options: options.finder)
+            var info: [(String, JSONValue)] = [
+                ("query", .string(table.keywords[c])), ("keyword_pois", .number(Double(matches))),
+                ("base_rate", .number(p)),
+                ("typical_density_per_km2", .number(occupied > 0 ? Double(matches) / occupied * 1e6 : 0)),
+            ]
+            switch (options.method, options.measure) {
+            case (.dbscan, _):
+                let clusters = dbscan(keyword: c, points: points, graph: graph, table: table, options: options)
+                info.append(("components", .number(Double(clusters.count))))
+                all += clusters
+            case (.propagation, .density):
+                let finder = DensityRegionFinder(x: points.x, y: points.y, graph: graph, occupiedArea: occupied)
+                let (regions, s) = finder.candidates(
+                    keyword: c, match: match, options: options.density, rules: options.keywordGraph,
+                    support: &support)
+                info += [
+                    ("typical_spacing_m", .number(s.typicalSpacing)),
+                    ("core_spacing_m", .number(s.coreSpacing)),
+                    ("extend_spacing_m", .number(s.extendSpacing)),
+                    ("dense_pois", .number(Double(s.densePOIs))),
+                    ("components", .number(Double(s.components))),
+                    ("dropped_small", .number(Double(s.droppedSmall))),
+                ]
                 all += regions
-                summaries.append(summary)
-            }
-        }
-        // Significance: p-values per candidate, BH q-values across all keywords.
-        let matchCounts = table.matches.map { m in m.reduce(0) { $0 + Int($1) } }
-        for i in 0..<all.count {
-            let c = all[i].keyword
-            let p = Double(matchCounts[c]) / Double(max(n, 1))
-            // Intersection–union test: the region's POIs and all POIs inside the hull of its
-            // matching POIs must both show the concentration; the larger p-value counts.
-            let members = Significance.pValue(k: all[i].nKeyword, n: all[i].nPOIs, p: p, windows: n)
-            let area = finder.testFootprint(all[i], match: table.matches[c])
-            let footprint = Significance.pValue(k: area.k, n: area.n, p: p, windows: n)
-            all[i].pValue = max(members, footprint)
-        }
-        let q = Significance.benjaminiHochberg(all.map { $0.pValue })
-        for i in 0..<all.count { all[i].qValue = q[i] }
-        let fdr = options.fdr
-        let candidates = all.count
-        var kept = dbscan || fdr >= 1 ? all : all.filter { $0.qValue <= fdr }
-        // Rank within keyword by score sum (ties: lowest member index), keywords in query order.
-        kept.sort { a, b in
-            if a.keyword != b.keyword { return a.keyword < b.keyword }
-            if a.scoreSum != b.scoreSum { return a.scoreSum > b.scoreSum }
-            return (a.members.first ?? 0) < (b.members.first ?? 0)
-        }
-        var rank = 0
-        for i in 0..<kept.count {
-            rank = (i > 0 && kept[i - 1].keyword == kept[i].keyword) ? rank + 1 : 1
-            kept[i].rank = rank
-        }
-        var meta: [JSONValue] = []
-        for (c, s) in summaries.enumerated() {
-            let cands = all.filter { $0.keyword == c }.count
-            let regs = kept.filter { $0.keyword == c }.count
-            meta.append(
-                .object([
-                    ("query", .string(table.keywords[c])),
-                    ("base_rate", .number(s.baseRate)),
+            case (.propagation, .lift):
+                let (regions, s) = lift(
+                    keyword: c, points: points, graph: graph, table: table, options: options, support: &support)
+                info += [
                     ("effective_kernel_pois", .number(s.effectiveKernelSize)),
                     ("spread", .number(s.spread)),
                     ("core_threshold", .number(s.coreThreshold)),
@@ -92,11 +62,111 @@ public enum RegionExtraction {
                     ("dropped_small", .number(Double(s.droppedSmall))),
                     ("merged", .number(Double(s.merged))),
                     ("merge_distance_m", .number(s.mergeDistance)),
-                    ("candidates", .number(Double(cands))),
-                    ("dropped_insignificant", .number(Double(cands - regs))),
-                    ("regions", .number(Double(regs))),
-                ]))
+                ]
+                all += regions
+            }
+            meta.append(info)
         }
-        return Output(table: RegionTable(regions: kept), keywordMeta: meta, candidates: candidates)
+        // False discovery rate: Benjamini–Hochberg per keyword (or over the run).
+        switch options.fdrScope {
+        case .run:
+            let q = Significance.benjaminiHochberg(all.map { $0.pValue })
+            for i in 0..<all.count { all[i].qValue = q[i] }
+        case .keyword:
+            for c in 0..<table.keywords.count {
+                let indices = all.indices.filter { all[$0].keyword == c }
+                let q = Significance.benjaminiHochberg(indices.map { all[$0].pValue })
+                for (i, v) in zip(indices, q) { all[i].qValue = v }
+            }
+        }
+        let candidates = all.count
+        var kept = options.method == .dbscan || options.fdr >= 1 ? all : all.filter { $0.qValue <= options.fdr }
+        // Rank within keyword: most keyword POIs first (the region with the most places to choose
+        // from), then the most significant, then the lowest member index; keywords in query order.
+        kept.sort { a, b in
+            if a.keyword != b.keyword { return a.keyword < b.keyword }
+            if a.nKeyword != b.nKeyword { return a.nKeyword > b.nKeyword }
+            if a.pValue != b.pValue { return a.pValue < b.pValue }
+            return (a.members.first ?? 0) < (b.members.first ?? 0)
+        }
+        var rank = 0
+        for i in 0..<kept.count {
+            rank = (i > 0 && kept[i - 1].keyword == kept[i].keyword) ? rank + 1 : 1
+            kept[i].rank = rank
+        }
+        var keywordMeta: [JSONValue] = []
+        for (c, info) in meta.enumerated() {
+            let cands = all.filter { $0.keyword == c }.count
+            let regs = kept.filter { $0.keyword == c }.count
+            keywordMeta.append(
+                .object(
+                    info + [
+                        ("candidates", .number(Double(cands))),
+                        ("dropped_insignificant", .number(Double(cands - regs))),
+                        ("regions", .number(Double(regs))),
+                    ]))
+        }
+        return Output(
+            table: RegionTable(regions: kept), keywordMeta: keywordMeta, candidates: candidates,
+            occupiedArea: occupied)
+    }
+
+    /// The DBSCAN baseline: clusters of the keyword's POIs, with the statistics of their hulls.
+    static func dbscan(
+        keyword c: Int, points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions
+    ) -> [RegionTable.Region] {
+        let finder = RegionFinder(x: points.x, y: points.y, graph: graph)
+        let match = table.matches[c]
+        let n = points.count
+        let p = n > 0 ? Double(match.reduce(0) { $0 + Int($1) }) / Double(n) : 0
+        let kwPoints = (0..<n).filter { match[$0] != 0 }
+        let clusters = DBSCAN.clusters(
+            points: kwPoints, x: points.x, y: points.y, eps: options.dbscanEps, minSamples: options.dbscanMinSamples)
+        return clusters.map { members in
+            var r = RegionTable.Region(
+                keyword: c, members: members,
+                memberMatch: [UInt8](
+                    repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: members.count))
+            finder.fillStatistics(&r, hull: finder.hull(of: r), scores: table.scores[c], match: match, baseRate: p)
+            return r
+        }
+    }
+
+    /// The `lift` measure: hot spots of the keyword's share (``RegionFinder``), each split into
+    /// the parts its keyword POIs form on the ``KeywordGraph`` — a share-based hot spot spans every
+    /// POI between its keyword POIs, which in a sparse suburb is kilometres of houses — then tested
+    /// for significance on the hull of each part's keyword POIs.
+    static func lift(
+        keyword c: Int, points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions,
+        support: inout PathSupport
+    ) -> ([RegionTable.Region], RegionFinder.KeywordSummary) {
+        let finder = RegionFinder(x: points.x, y: points.y, graph: graph)
+        let match = table.matches[c]
+        let n = points.count
+        let (hotSpots, summary) = finder.candidates(
+            keyword: c, scores: table.scores[c], ones: table.ones, probe: table.probe, match: match,
+            options: options.finder)
+        let keywordPoints = (0..<n).filter { match[$0] != 0 }.map { UInt32($0) }
+        guard !hotSpots.isEmpty else { return ([], summary) }
+        let kg = KeywordGraph(keywordPoints: keywordPoints, x: points.x, y: points.y, rules: options.keywordGraph)
+        var inHotSpot = [Bool](repeating: false, count: kg.count)
+        for r in hotSpots {
+            for (v, m) in zip(r.members, r.memberMatch) where m & RegionTable.Region.matchesFlag != 0 {
+                if let position = kg.geometry.position(of: v) { inHotSpot[position] = true }
+            }
+        }
+        let edges = kg.acceptedEdges(eligible: inHotSpot, support: &support)
+        let p = Double(keywordPoints.count) / Double(max(n, 1))
+        var regions: [RegionTable.Region] = []
+        for component in KeywordGraph.components(count: kg.count, eligible: inHotSpot, edges: edges)
+        where component.count >= options.finder.minKeywordPOIs {
+            var r = DensityRegionFinder.region(keyword: c, positions: component, geometry: kg.geometry, edges: edges)
+            finder.fillStatistics(&r, hull: finder.hull(of: r), scores: table.scores[c], match: match, baseRate: p)
+            r.spacing = DensityRegionFinder.spacing(component, kg)
+            let area = finder.testFootprint(r, match: match)
+            r.pValue = Significance.pValue(k: area.k, n: area.n, p: p, windows: n)
+            regions.append(r)
+        }
+        return (regions, summary)
     }
 }

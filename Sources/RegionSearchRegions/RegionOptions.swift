@@ -4,59 +4,111 @@ import RegionSearchCore
 public struct RegionOptions: StageOptions {
     /// How candidate regions are found.
     public enum Method: String, CaseIterable, Sendable {
-        /// Connected POIs whose propagated keyword share stands out from the base rate.
+        /// The measure's own method over the keyword graph (``Measure``).
         case propagation
         /// DBSCAN over the keyword's POIs only (a baseline for experiments).
         case dbscan
     }
 
+    /// The question a region answers.
+    public enum Measure: String, CaseIterable, Sendable {
+        /// Where the keyword's POIs are close together — far closer than the keyword's typical
+        /// spacing in the data — however dense everything else is there.
+        case density
+        /// Where the keyword's share of all POIs stands out from its base rate.
+        case lift
+    }
+
+    /// Over which regions the false discovery rate is controlled.
+    public enum FDRScope: String, CaseIterable, Sendable {
+        /// Each keyword on its own: adding a keyword to a run never changes another's regions.
+        case keyword
+        /// All regions of all keywords of the run together.
+        case run
+    }
+
     public var method: Method
+    public var measure: Measure
     var finder: RegionFinder.Options
+    var density: DensityRegionFinder.Options
+    var keywordGraph: KeywordGraph.Rules
     /// Benjamini–Hochberg false discovery rate; 1 keeps every candidate.
     public var fdr: Double
+    public var fdrScope: FDRScope
     var dbscanEps: Double
     var dbscanMinSamples: Int
 
     public init(
-        method: Method = .propagation, finder: RegionFinder.Options = .init(), fdr: Double = 0.05,
-        dbscanEps: Double = 200,
-        dbscanMinSamples: Int = 10
+        method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options = .init(),
+        density: DensityRegionFinder.Options = .init(), keywordGraph: KeywordGraph.Rules = .init(),
+        fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200, dbscanMinSamples: Int = 10
     ) {
         self.method = method
+        self.measure = measure
         self.finder = finder
+        self.density = density
+        self.keywordGraph = keywordGraph
         self.fdr = fdr
+        self.fdrScope = fdrScope
         self.dbscanEps = dbscanEps
         self.dbscanMinSamples = dbscanMinSamples
     }
 
     public static let methodSpec = ParameterSpec(
         "method", .choice(Method.allCases.map { $0.rawValue }), default: .string("propagation"),
-        help:
-            "\"propagation\": regions where the keyword's local share (from propagate) stands out from its base rate, tested for significance; \"dbscan\": DBSCAN over the keyword's POIs only, a baseline for experiments."
-    )
+        help: "\"propagation\": the measure's regions over the keyword's POIs, tested for significance; \"dbscan\": "
+            + "DBSCAN over the keyword's POIs only, a baseline for experiments.")
+    public static let measureSpec = ParameterSpec(
+        "measure", .choice(Measure.allCases.map { $0.rawValue }), default: .string("density"),
+        help: "\"density\": where the keyword's POIs are close together, many times closer than the keyword's "
+            + "typical spacing in the data, however dense everything else is (where to go to compare restaurants); "
+            + "\"lift\": where the keyword's share of all POIs stands out from its base rate (where restaurants are "
+            + "over-represented).")
+    static let neighboursSpec = ParameterSpec(
+        "neighbours", .integer(min: 1, max: 64), default: .number(5),
+        help: "A keyword POI's local spacing is the distance to its neighbours-th nearest other keyword POI (the "
+            + "density around it is neighbours POIs within that distance).")
+    static let coreRatioSpec = ParameterSpec(
+        "core_ratio", .number(min: 1, max: 1e6), default: .number(16),
+        help: "density: a region's core POIs have keyword POIs at least core_ratio times as dense around them as "
+            + "the keyword's typical density (its POIs over the area the city's POIs occupy).")
+    static let extendRatioSpec = ParameterSpec(
+        "extend_ratio", .number(min: 1, max: 1e6), default: .number(6),
+        help: "density: a region extends from its core through keyword POIs at least extend_ratio times as dense "
+            + "as typical, so a dining street is kept whole down to its quieter ends.")
+    static let edgeFactorSpec = ParameterSpec(
+        "edge_factor", .number(min: 0, max: 100, minExclusive: true), default: .number(1.6),
+        help: "Two keyword POIs of a region are joined only when they are at most edge_factor times the local "
+            + "keyword spacing apart (at the sparser end), so a region never bridges empty space much wider than "
+            + "the gaps between its own POIs.")
+    static let detourSpec = ParameterSpec(
+        "detour", .number(min: 1, max: 100), default: .number(2),
+        help: "…and only when the POI graph joins them by a path at most detour times their distance: POIs on "
+            + "two banks of a river, or on two sides of a park, are not joined.")
     static let zCoreSpec = ParameterSpec(
         "z_core", .number(min: 0, max: 50), default: .number(2.5),
-        help:
-            "A region's core POIs have a local keyword share at least this many standard deviations above the keyword's base rate (the deviation chance alone would give the share there)."
-    )
+        help: "lift: a region's core POIs have a local keyword share at least this many standard deviations above "
+            + "the keyword's base rate (the deviation chance alone would give the share there).")
     static let zExtendSpec = ParameterSpec(
         "z_extend", .number(min: 0, max: 50), default: .number(1.5),
-        help:
-            "A region extends from its core through connected POIs whose share is at least this many standard deviations above the base rate, so a hot spot is kept whole down to its fringe."
-    )
-    static let minKeywordPOIsSpec = ParameterSpec(
-        "min_keyword_pois", .integer(min: 1, max: 1_000_000), default: .number(5),
+        help: "lift: a region extends from its core through POIs whose share is at least this many standard "
+            + "deviations above the base rate, so a hot spot is kept whole down to its fringe.")
+    public static let minKeywordPOIsSpec = ParameterSpec(
+        "min_keyword_pois", .integer(min: 1, max: 1_000_000), default: .number(8),
         help: "A region needs at least this many POIs matching the keyword.")
     static let fdrSpec = ParameterSpec(
         "fdr", .number(min: 0, max: 1, minExclusive: true), default: .number(0.05),
-        help:
-            "False discovery rate over all regions of all keywords (Benjamini–Hochberg): at most this share of reported regions is expected to be chance clumps. 1 disables the test."
-    )
+        help: "False discovery rate (Benjamini–Hochberg): at most this share of reported regions is expected to be "
+            + "chance clumps. 1 disables the test.")
+    static let fdrScopeSpec = ParameterSpec(
+        "fdr_scope", .choice(FDRScope.allCases.map { $0.rawValue }), default: .string("keyword"),
+        help: "\"keyword\": the false discovery rate is controlled per keyword, so adding or removing a keyword never "
+            + "changes another keyword's regions; \"run\": over all regions of all keywords together.")
     static let mergeDistanceSpec = ParameterSpec(
         "merge_distance_m", .number(min: 0, max: nil), default: .null,
-        help:
-            "Regions of one keyword whose matching POIs come within this many metres are merged into one hot spot; default: twice the median POI spacing inside the regions."
-    )
+        help: "lift: candidate hot spots of one keyword whose matching POIs come within this many metres are "
+            + "merged before they are split along the keyword graph; default: twice the median POI spacing inside "
+            + "them.")
     static let dbscanEpsSpec = ParameterSpec(
         "dbscan_eps_m", .number(min: 0, max: nil, minExclusive: true), default: .number(200),
         help: "DBSCAN neighbourhood radius in metres (method dbscan only).")
@@ -65,17 +117,34 @@ public struct RegionOptions: StageOptions {
         help: "DBSCAN core-point threshold: POIs within eps, itself included (method dbscan only).")
 
     public static let specs = [
-        methodSpec, zCoreSpec, zExtendSpec, minKeywordPOIsSpec, fdrSpec, mergeDistanceSpec, dbscanEpsSpec,
+        methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, edgeFactorSpec, detourSpec,
+        zCoreSpec, zExtendSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
         dbscanMinSamplesSpec,
     ]
 
     public init(_ p: Parameters) throws(ParameterError) {
+        let minimum = p.int(Self.minKeywordPOIsSpec)
+        let core = p.double(Self.coreRatioSpec)
+        let extend = p.double(Self.extendRatioSpec)
+        guard extend <= core else {
+            throw ParameterError(
+                Self.extendRatioSpec, "must not exceed core_ratio (\(JSONValue.formatNumber(core))), got "
+                    + JSONValue.formatNumber(extend))
+        }
+        guard p.double(Self.zExtendSpec) <= p.double(Self.zCoreSpec) else {
+            throw ParameterError(Self.zExtendSpec, "must not exceed z_core")
+        }
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
+            measure: p.choice(Self.measureSpec, as: Measure.self),
             finder: RegionFinder.Options(
-                zCore: p.double(Self.zCoreSpec), zExtend: p.double(Self.zExtendSpec),
-                minKeywordPOIs: p.int(Self.minKeywordPOIsSpec), mergeDistance: p.optionalDouble(Self.mergeDistanceSpec)),
-            fdr: p.double(Self.fdrSpec), dbscanEps: p.double(Self.dbscanEpsSpec),
-            dbscanMinSamples: p.int(Self.dbscanMinSamplesSpec))
+                zCore: p.double(Self.zCoreSpec), zExtend: p.double(Self.zExtendSpec), minKeywordPOIs: minimum,
+                mergeDistance: p.optionalDouble(Self.mergeDistanceSpec)),
+            density: DensityRegionFinder.Options(coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum),
+            keywordGraph: KeywordGraph.Rules(
+                neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
+                detour: p.double(Self.detourSpec)),
+            fdr: p.double(Self.fdrSpec), fdrScope: p.choice(Self.fdrScopeSpec, as: FDRScope.self),
+            dbscanEps: p.double(Self.dbscanEpsSpec), dbscanMinSamples: p.int(Self.dbscanMinSamplesSpec))
     }
 }

@@ -72,6 +72,39 @@ public enum Significance {
         return min(1, v)
     }
 
+    /// log P(X ≥ k) for X ~ Poisson(mean), summed in log space from k upwards (terms fall
+    /// geometrically once j exceeds the mean; for k ≤ mean the complement is summed).
+    static func logPoissonUpperTail(k: Int, mean: Double) -> Double {
+        if k <= 0 { return 0 }
+        if mean <= 0 { return -.infinity }
+        let lm = Foundation.log(mean)
+        func logTerm(_ j: Int) -> Double { Double(j) * lm - mean - lgamma(Double(j) + 1) }
+        if Double(k) <= mean {
+            var lower = -Double.infinity
+            for j in 0..<k { lower = logAdd(lower, logTerm(j)) }
+            let v = 1 - Foundation.exp(lower)
+            return v > 0 ? Foundation.log(v) : Foundation.log(Double.leastNormalMagnitude)
+        }
+        var sum = -Double.infinity
+        let top = logTerm(k)
+        var j = k
+        while true {
+            let t = logTerm(j)
+            sum = logAdd(sum, t)
+            if t < top - 40 || j > k + 100_000 { break }
+            j += 1
+        }
+        return min(0, sum)
+    }
+
+    /// A density region's p-value: `min(1, windows · P(X ≥ k))` for X ~ Poisson(expected), the
+    /// count of keyword POIs its area would hold at the keyword's typical density (a scan bound
+    /// over the `windows` places such a region could be centred on).
+    public static func densityPValue(k: Int, expected: Double, windows: Int) -> Double {
+        let v = Foundation.exp(logPoissonUpperTail(k: k, mean: expected) + Foundation.log(Double(max(1, windows))))
+        return min(1, v)
+    }
+
     /// Benjamini–Hochberg q-values for `pValues` (same order). Ties are ordered by index, so the
     /// result is deterministic.
     static func benjaminiHochberg(_ pValues: [Double]) -> [Double] {

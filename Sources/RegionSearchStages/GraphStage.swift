@@ -8,7 +8,7 @@ public enum GraphStage {
     public static let definition = StageDefinition(
         name: "graph",
         abstract: "join projected points into a neighbourhood graph (Delaunay or kNN) and prune long jumps",
-        version: 1,
+        version: 2,
         inputs: [ProjectStage.definition.provides("output", as: "input")],
         outputs: [.init(option: "output", fileName: "graph.rsa", kind: .graph)],
         options: GraphOptions.self)
@@ -82,7 +82,8 @@ public enum GraphStage {
                 + "\(groupedCount(stats.duplicatesLinked)) duplicates linked")
         Log.info(
             "\(groupedCount(stats.edgesBeforePruning)) edges before pruning; dropped \(groupedCount(stats.droppedByMaxEdge)) "
-                + "by max edge, \(groupedCount(stats.droppedByLocalScale)) by local scale; "
+                + "by max edge, \(groupedCount(stats.droppedByLocalScale)) by local scale, "
+                + "\(groupedCount(stats.droppedByEmptyBand)) across empty bands; "
                 + "\(groupedCount(stats.edges)) edges kept, \(groupedCount(stats.isolatedNodes)) isolated nodes")
         if stats.lateInsertions > 0 {
             Log.info("\(groupedCount(stats.lateInsertions)) near-degenerate points inserted after the sweep")
@@ -95,6 +96,7 @@ public enum GraphStage {
             (.edgesBeforePruning, stats.edgesBeforePruning),
             (.droppedMaxEdge, stats.droppedByMaxEdge),
             (.droppedLocalScale, stats.droppedByLocalScale),
+            (.droppedEmptyBand, stats.droppedByEmptyBand),
             (.edges, stats.edges),
             (.isolatedNodes, stats.isolatedNodes),
             (.lateInsertions, stats.lateInsertions),
@@ -108,6 +110,8 @@ public enum GraphStage {
             ("parameters", stage.parameters.canonical),
             ("input_checksum", .string(hex64(artifact.checksum))),
             ("scale_fallback_m", .number(Double(LocalScale.fallbackMetres))),
+            ("scale_k", .number(Double(options.scaleK))),
+            ("median_scale_m", .number(stats.medianScale)),
         ]
         if let crs = artifact.metadata["crs"] { metadata.append(("crs", crs)) }
         metadata.append(("provenance", stage.provenance(inputs: [artifact])))

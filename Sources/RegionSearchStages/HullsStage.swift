@@ -8,10 +8,11 @@ public enum HullsStage {
     public static let definition = StageDefinition(
         name: "hulls",
         abstract: "build region polygons with GEOS and write them as RFC 7946 GeoJSON",
-        version: 1,
+        version: 2,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
+            PropagateStage.definition.provides("output", as: "scores"),
         ],
         outputs: [.init(option: "output", fileName: "regions.geojson", kind: nil)],
         options: RegionPolygonBuilder.Options.self)
@@ -35,15 +36,33 @@ public enum HullsStage {
     static func run(_ cl: ParsedCommandLine) throws {
         var stage = try StageInvocation<RegionPolygonBuilder.Options>(cl, definition)
         let output = try stage.outputPath()
-        let files = try stage.inputs(["projected", "regions"])
-        let (projectedFile, regionsFile) = (files[0], files[1])
+        let files = try stage.inputs(["projected", "regions", "scores"])
+        let (projectedFile, regionsFile, scoresFile) = (files[0], files[1], files[2])
         let points = try ProjectedPoints(artifact: projectedFile)
         let table = try RegionTable(artifact: regionsFile)
+        let scores = try ScoreTable(artifact: scoresFile)
+        guard scores.count == points.count else {
+            throw ArtifactError.malformed(
+                path: scoresFile.path,
+                detail: "\(scores.count) score rows for \(points.count) projected points; rerun propagate")
+        }
         guard let crs = try projectedFile.meta("crs").stringValue else {
             throw ArtifactError.malformed(path: projectedFile.path, detail: "metadata 'crs' is not a string")
         }
         let crsIsLocal = projectedFile.metadata["crs_is_local"]?.boolValue ?? true
-        let keywords = (try regionsFile.meta("keywords").arrayValue ?? []).map { $0["query"]?.stringValue ?? "" }
+        let keywords = (try regionsFile.meta("keywords").arrayValue ?? []).map { k in
+            RegionFeatureSchema.KeywordFacts(
+                query: k["query"]?.stringValue ?? "", baseRate: k["base_rate"]?.doubleValue ?? 0,
+                typicalDensityPerKm2: k["typical_density_per_km2"]?.doubleValue ?? 0)
+        }
+        guard keywords.count == scores.keywords.count else {
+            throw ArtifactError.malformed(
+                path: regionsFile.path,
+                detail: "\(keywords.count) keywords, the scores artifact has \(scores.keywords.count); rerun regions")
+        }
+        let measure =
+            regionsFile.metadata["method"]?.stringValue == "dbscan"
+            ? "dbscan" : (regionsFile.metadata["measure"]?.stringValue ?? "lift")
         for r in table.regions {
             guard r.keyword < keywords.count else {
                 throw ArtifactError.malformed(
@@ -59,7 +78,16 @@ public enum HullsStage {
             try builder.build(table: table, points: points, crs: crs, crsIsLocal: crsIsLocal)
         }
 
-        let features = RegionFeatureSchema.features(polygons: polygons, table: table, keywords: keywords)
+        // Counts inside the polygons as written (a GIS points-in-polygon join gives the same).
+        let census = PointCensus(lon: points.lon, lat: points.lat)
+        let geos = GEOSContext()
+        let counts = try stage.summary.time(.hulls) {
+            try polygons.map { p in
+                try census.count(p.polygons, match: scores.matches[table.regions[p.region].keyword], geos: geos)
+            }
+        }
+        let features = RegionFeatureSchema.features(
+            polygons: polygons, table: table, keywords: keywords, measure: measure, counts: counts)
         let provenance = stage.provenance(inputs: [projectedFile, regionsFile])
         let foreign: [(String, JSONValue)] = [
             (

@@ -8,7 +8,7 @@ public enum RegionsStage {
     public static let definition = StageDefinition(
         name: "regions",
         abstract: "extract dense regions of each keyword, test their significance, score and rank them",
-        version: 1,
+        version: 2,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -51,13 +51,18 @@ public enum RegionsStage {
                 "inputs disagree: \(points.count) projected points, \(graph.nodeCount) graph nodes, \(table.count) score rows; rerun graph and propagate on the same projected artifact",
                 status: .artifact)
         }
+        // The graph records the neighbour its local spacings are measured to (the occupied area
+        // needs it); graphs written before it was recorded used the default, 5.
+        let scaleK = graphFile.metadata["scale_k"]?.intValue ?? 5
         let result = stage.summary.time(.regions) {
-            RegionExtraction.run(points: points, graph: graph, table: table, options: stage.options)
+            RegionExtraction.run(points: points, graph: graph, table: table, options: stage.options, scaleK: scaleK)
         }
         let meta: JSONValue = .object([
             ("stage", .string("regions")),
             ("parameters", stage.parameters.canonical),
             ("method", .string(stage.options.method.rawValue)),
+            ("measure", .string(stage.options.measure.rawValue)),
+            ("occupied_area_m2", .number(result.occupiedArea.rounded())),
             ("windows", .number(Double(points.count))),
             ("keywords", .array(result.keywordMeta)),
             ("candidates", .number(Double(result.candidates))),

@@ -53,6 +53,7 @@ public struct StageSummary: Sendable, Equatable {
         case edgesBeforePruning = "edges_before_pruning"
         case droppedMaxEdge = "dropped_max_edge"
         case droppedLocalScale = "dropped_local_scale"
+        case droppedEmptyBand = "dropped_empty_band"
         case edges
         case isolatedNodes = "isolated_nodes"
         case lateInsertions = "late_insertions"

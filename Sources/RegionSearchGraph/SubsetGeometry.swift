@@ -1,0 +1,148 @@
+import RegionSearchCore
+import RegionSearchModel
+
+/// Neighbourhood geometry of a subset of the points — one keyword's POIs: their Delaunay edges
+/// and how far each is from its k-th nearest other member.
+///
+/// Positions are indices into `subset`. Coincident members (several restaurants in one food court)
+/// are one location for the triangulation, joined to it by zero-length edges, but each counts as
+/// a POI for distances: a member with four others at its own location has its 4th nearest at 0 m.
+public struct SubsetGeometry: Sendable {
+    /// The point index of each position.
+    public let subset: [UInt32]
+    /// Undirected edges between positions, each once with a < b, sorted: the Delaunay edges of the
+    /// distinct locations (the chain for collinear ones) and each duplicate's zero-length link to
+    /// its location's first position.
+    public let edges: [(a: Int32, b: Int32)]
+    /// Edge lengths in metres, parallel to ``edges``.
+    public let lengths: [Double]
+    /// The first position at the same location, per position (itself for distinct locations).
+    public let representative: [Int32]
+
+    private let locations: [UInt32]
+    private let multiplicity: [Int32]
+    private let locationOf: [Int32]
+    private let x: [Double]
+    private let y: [Double]
+
+    /// The geometry of the points `subset` (point indices, ascending) of x, y.
+    public init(x fullX: UnsafeBufferPointer<Double>, y fullY: UnsafeBufferPointer<Double>, subset: [UInt32]) {
+        self.subset = subset
+        let m = subset.count
+        let sx = subset.map { fullX[Int($0)] }
+        let sy = subset.map { fullY[Int($0)] }
+        x = sx
+        y = sy
+        let groups = sx.withUnsafeBufferPointer { bx in sy.withUnsafeBufferPointer { CoincidentPoints(x: bx, y: $0) } }
+        representative = groups.representative.map { Int32(bitPattern: $0) }
+        locations = groups.unique
+        var locationOf = [Int32](repeating: -1, count: m)
+        var multiplicity = [Int32](repeating: 0, count: groups.unique.count)
+        for (l, p) in groups.unique.enumerated() { locationOf[Int(p)] = Int32(l) }
+        for p in 0..<m {
+            let l = locationOf[Int(groups.representative[p])]
+            locationOf[p] = l
+            multiplicity[Int(l)] += 1
+        }
+        self.locationOf = locationOf
+        self.multiplicity = multiplicity
+
+        var pairs: [(a: Int32, b: Int32)] = []
+        if groups.unique.count >= 2 {
+            let ux = groups.unique.map { sx[Int($0)] }
+            let uy = groups.unique.map { sy[Int($0)] }
+            let dt = ux.withUnsafeBufferPointer { bx in uy.withUnsafeBufferPointer { DelaunayTriangulation(x: bx, y: $0) } }
+            let (a, b) = dt.edges()
+            pairs.reserveCapacity(a.count + m - groups.unique.count)
+            for e in 0..<a.count {
+                let pa = Int32(groups.unique[Int(a[e])])
+                let pb = Int32(groups.unique[Int(b[e])])
+                pairs.append(pa < pb ? (pa, pb) : (pb, pa))
+            }
+        }
+        for p in 0..<m where Int(groups.representative[p]) != p {
+            pairs.append((Int32(groups.representative[p]), Int32(p)))
+        }
+        pairs.sort { $0.a != $1.a ? $0.a < $1.a : $0.b < $1.b }
+        edges = pairs
+        lengths = pairs.map { e in
+            let dx = sx[Int(e.a)] - sx[Int(e.b)]
+            let dy = sy[Int(e.a)] - sy[Int(e.b)]
+            return (dx * dx + dy * dy).squareRoot()
+        }
+    }
+
+    public var count: Int { subset.count }
+
+    /// The position of point index `point`, if it is a member.
+    public func position(of point: UInt32) -> Int? {
+        var lo = 0
+        var hi = subset.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if subset[mid] < point { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < subset.count && subset[lo] == point ? lo : nil
+    }
+
+    /// For every position, the distance from its location to the k-th nearest other *location*
+    /// of the subset (coincident members count once), infinity when there are not k others: the
+    /// subset's local spacing in the sense of the graph's σ.
+    public func kthLocationDistance(_ k: Int) -> [Double] {
+        let m = subset.count
+        let u = locations.count
+        guard k >= 1, u >= 2 else { return [Double](repeating: .infinity, count: m) }
+        let kk = min(k, u - 1)
+        let knn = x.withUnsafeBufferPointer { bx in
+            y.withUnsafeBufferPointer { by in
+                locations.withUnsafeBufferPointer { NearestNeighbors(x: bx, y: by, subset: $0, k: kk) }
+            }
+        }
+        var perLocation = [Double](repeating: .infinity, count: u)
+        if kk == k {
+            for l in 0..<u {
+                let p = Int(locations[l])
+                let q = Int(locations[Int(knn.neighbors[l * kk + kk - 1])])
+                let dx = x[p] - x[q]
+                let dy = y[p] - y[q]
+                perLocation[l] = (dx * dx + dy * dy).squareRoot()
+            }
+        }
+        return (0..<m).map { perLocation[Int(locationOf[$0])] }
+    }
+
+    /// For every position, the distance to its k-th nearest other member, duplicates counted
+    /// (infinity when there are not k others).
+    public func kthNeighbourDistance(_ k: Int) -> [Double] {
+        let m = subset.count
+        guard k >= 1, m >= 2 else { return [Double](repeating: .infinity, count: m) }
+        let u = locations.count
+        // Enough distinct neighbours to reach k others even if every one holds a single POI.
+        let knn = x.withUnsafeBufferPointer { bx in
+            y.withUnsafeBufferPointer { by in
+                locations.withUnsafeBufferPointer { NearestNeighbors(x: bx, y: by, subset: $0, k: min(k, u - 1)) }
+            }
+        }
+        var perLocation = [Double](repeating: .infinity, count: u)
+        for l in 0..<u {
+            var need = k - Int(multiplicity[l] - 1)
+            if need <= 0 {
+                perLocation[l] = 0
+                continue
+            }
+            let p = Int(locations[l])
+            for t in 0..<knn.k {
+                let q = Int(knn.neighbors[l * knn.k + t])
+                need -= Int(multiplicity[q])
+                if need <= 0 {
+                    let qp = Int(locations[q])
+                    let dx = x[p] - x[qp]
+                    let dy = y[p] - y[qp]
+                    perLocation[l] = (dx * dx + dy * dy).squareRoot()
+                    break
+                }
+            }
+        }
+        return (0..<m).map { perLocation[Int(locationOf[$0])] }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import RegionSearchCore
+import RegionSearchGraph
+import RegionSearchModel
+
+/// Regions of the `density` measure: where a keyword's POIs are close together.
+///
+/// 1. **Typical density.** The keyword's N POIs over the area the city's POIs occupy: λ = N / A.
+///    A is measured from the POI graph, not a bounding box: each connected location contributes
+///    π σ² / k (σ the distance to its k-th nearest other location, the area one POI has to itself
+///    there), so rivers, parks, the sea and empty suburbs beyond the last POI count for nothing,
+///    and a lone POI far away (isolated in the graph) counts for nothing either.
+/// 2. **Local density.** Around each keyword POI, k' keyword POIs within the distance s to its
+///    k'-th nearest other keyword POI: ρ = k' / (π s²); the *density ratio* r = ρ / λ says how many
+///    times more closely packed than typical the keyword is there. It does not look at the other
+///    POIs at all: a downtown with hundreds of restaurants among thousands of shops is dense.
+/// 3. **Dense subgraphs.** Keyword POIs with r ≥ `extendRatio`, joined by the ``KeywordGraph``'s
+///    accepted edges, form connected sets; a set holding a POI with r ≥ `coreRatio` and at least
+///    `minKeywordPOIs` keyword POIs is a candidate. Hysteresis keeps a dining street whole down to
+///    its quieter ends without letting a single dense corner grow into the suburbs.
+/// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
+///    occupied area at density λ, the count in the candidate's area a (Σ π s² / k' over its POIs)
+///    is Poisson(λ a); its p-value is `N · P(X ≥ m)` for its m POIs (a scan bound over the N places
+///    a region could be centred on). In a city without clusters, points with r ≥ 16 occur about
+///    once in 10⁴ (for k' = 4), so candidates are rare and small, and the test removes them.
+public struct DensityRegionFinder: Sendable {
+    public struct Options: Sendable {
+        var coreRatio: Double
+        var extendRatio: Double
+        var minKeywordPOIs: Int
+
+        public init(coreRatio: Double = 16, extendRatio: Double = 6, minKeywordPOIs: Int = 8) {
+            self.coreRatio = coreRatio
+            self.extendRatio = extendRatio
+            self.minKeywordPOIs = minKeywordPOIs
+        }
+    }
+
+    /// What happened for one keyword (recorded in the artifact metadata).
+    struct KeywordSummary: Sendable {
+        var keywordPOIs = 0
+        /// Keyword POIs per km² over the occupied area.
+        var typicalDensityPerKm2 = 0.0
+        /// √(A / N): how far apart the keyword's POIs would be if spread evenly, metres.
+        var typicalSpacing = 0.0
+        /// The k'-th neighbour distances at which the density ratio reaches core / extend, metres.
+        var coreSpacing = 0.0
+        var extendSpacing = 0.0
+        var densePOIs = 0
+        var components = 0
+        var droppedSmall = 0
+        var supportSearches = 0
+    }
+
+    let x: Column<Double>
+    let y: Column<Double>
+    let graph: AdjacencyGraph
+    /// The occupied area A, m².
+    let occupiedArea: Double
+
+    /// Candidate regions of keyword `keyword` (with p-values, before the false discovery rate).
+    func candidates(
+        keyword: Int, match: Column<UInt8>, options: Options, rules: KeywordGraph.Rules, support: inout PathSupport
+    ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
+        var summary = KeywordSummary()
+        let points = (0..<match.count).filter { match[$0] != 0 }.map { UInt32($0) }
+        summary.keywordPOIs = points.count
+        guard points.count >= max(2, options.minKeywordPOIs), occupiedArea > 0 else { return ([], summary) }
+        let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
+        let k = Double(rules.neighbours)
+        let lambda = Double(points.count) / occupiedArea
+        summary.typicalDensityPerKm2 = lambda * 1e6
+        summary.typicalSpacing = (occupiedArea / Double(points.count)).squareRoot()
+        summary.coreSpacing = (k / (Double.pi * options.coreRatio * lambda)).squareRoot()
+        summary.extendSpacing = (k / (Double.pi * options.extendRatio * lambda)).squareRoot()
+        // POIs stacked at one address are as dense as the ratio's cap (1 m spacing) allows.
+        let ratio = kg.spacing.map { s -> Double in
+            let d = max(s, 1)
+            return d.isFinite ? k / (Double.pi * d * d * lambda) : 0
+        }
+        let eligible = ratio.map { $0 >= options.extendRatio }
+        summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
+        let edges = kg.acceptedEdges(eligible: eligible, support: &support)
+        var regions: [RegionTable.Region] = []
+        for component in KeywordGraph.components(count: kg.count, eligible: eligible, edges: edges) {
+            guard component.contains(where: { ratio[Int($0)] >= options.coreRatio }) else { continue }
+            summary.components += 1
+            guard component.count >= options.minKeywordPOIs else {
+                summary.droppedSmall += 1
+                continue
+            }
+            var region = Self.region(keyword: keyword, positions: component, geometry: kg.geometry, edges: edges)
+            var sum = 0.0
+            var maximum = 0.0
+            var area = 0.0
+            for p in component {
+                let r = ratio[Int(p)]
+                sum += r
+                maximum = max(maximum, r)
+                let d = max(kg.spacing[Int(p)], 1)
+                area += Double.pi * d * d / k
+            }
+            region.scoreSum = sum
+            region.scoreMean = sum / Double(component.count)
+            region.scoreMax = maximum
+            region.spacing = Self.spacing(component, kg)
+            region.areaM2 = area
+            region.density = area > 0 ? Double(component.count) / (area / 1e6) : 0
+            region.nFootprint = component.count
+            region.nFootprintKeyword = component.count
+            region.share = 1
+            region.lift = 1
+            region.pValue = Significance.densityPValue(k: component.count, expected: lambda * area, windows: points.count)
+            regions.append(region)
+        }
+        summary.supportSearches = support.searches
+        return (regions, summary)
+    }
+
+    /// A region's spacing: the median over its POIs of the distance to the k-th nearest other
+    /// keyword location (finite ones; 0 when all are stacked at fewer than k + 1 locations).
+    static func spacing(_ positions: [Int32], _ kg: KeywordGraph) -> Double {
+        let values = positions.map { kg.locationSpacing[Int($0)] }.filter { $0.isFinite }
+        return values.isEmpty ? 0 : Selection.median(values)
+    }
+
+    /// A region of the keyword POIs at `positions` (sorted) and the accepted edges among them.
+    static func region(
+        keyword: Int, positions: [Int32], geometry: SubsetGeometry, edges: [(a: Int32, b: Int32)]
+    ) -> RegionTable.Region {
+        let inside = Set(positions)
+        let members = positions.map { geometry.subset[Int($0)] }
+        var region = RegionTable.Region(
+            keyword: keyword, members: members,
+            memberMatch: [UInt8](
+                repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: members.count))
+        region.edges = edges.filter { inside.contains($0.a) && inside.contains($0.b) }.map {
+            (geometry.subset[Int($0.a)], geometry.subset[Int($0.b)])
+        }
+        return region
+    }
+
+    /// The occupied area of the POI graph: Σ π σ² / k over its distinct, connected locations.
+    /// A duplicate (linked by a zero-length edge to a lower index, its location's representative)
+    /// adds nothing; an isolated location adds nothing. Summed in index order: deterministic.
+    static func occupiedArea(graph: AdjacencyGraph, scaleK: Int) -> Double {
+        var sum = 0.0
+        let k = Double(max(1, scaleK))
+        for i in 0..<graph.nodeCount {
+            let range = graph.range(i)
+            if range.isEmpty { continue }
+            var duplicate = false
+            var connected = false
+            for e in range {
+                if graph.length[e] == 0 {
+                    if Int(graph.neighbors[e]) < i { duplicate = true }
+                } else {
+                    connected = true
+                }
+            }
+            if duplicate || !connected { continue }
+            let s = Double(graph.scale[i])
+            sum += Double.pi * s * s / k
+        }
+        return sum
+    }
+}

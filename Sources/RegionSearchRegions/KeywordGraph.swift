@@ -1,0 +1,117 @@
+import RegionSearchCore
+import RegionSearchGraph
+import RegionSearchModel
+
+/// The graph a keyword's regions are made of: the keyword's own POIs, joined where they are
+/// close for their own spacing and where the city's POI graph says the ground between them is
+/// not empty.
+///
+/// A region is a connected set of the keyword's POIs. Joining them over the full POI graph (as a
+/// share-based cut alone does) lets a region run through every POI between two keyword POIs —
+/// across a suburb where the keyword happens to be over-represented, for kilometres. Here an edge
+/// {i, j} of the keyword POIs' Delaunay triangulation joins them only when
+/// 1. it is short for the keyword there: L ≤ `edgeFactor` × max(sᵢ, sⱼ), s the distance to the
+///    k-th nearest other keyword POI (a street of restaurants 40 m apart is joined across a gap of
+///    a few doorways, not across a kilometre of houses);
+/// 2. the ground between them is populated: either the edge is short even for the keyword's wider
+///    neighbourhood (L ≤ the distance from each end to its 2k-th nearest other keyword POI: a gap
+///    the keyword's own cluster spans everywhere around it, such as the space between two blocks of
+///    one district where the data has no other POIs), or i and j are connected in the pruned POI
+///    graph (which has no edges across rivers, parks or other voids, see the graph stage) by a path
+///    at most `detour` × L + the local spacing long. Two banks of a river are far apart along the
+///    graph, and a river is wide for the keyword POIs that line it.
+public struct KeywordGraph: Sendable {
+    /// How the keyword POIs are joined.
+    public struct Rules: Sendable {
+        public var neighbours: Int
+        public var edgeFactor: Double
+        public var detour: Double
+
+        public init(neighbours: Int = 5, edgeFactor: Double = 1.6, detour: Double = 2) {
+            self.neighbours = neighbours
+            self.edgeFactor = edgeFactor
+            self.detour = detour
+        }
+    }
+
+    /// The keyword's POIs (projected point indices, ascending) and their triangulation.
+    public let geometry: SubsetGeometry
+    /// Distance from each keyword POI to its k-th nearest other keyword POI (duplicates count).
+    public let spacing: [Double]
+    /// Distance from each keyword POI to its 2k-th nearest other keyword POI (rule 2).
+    let wideSpacing: [Double]
+    /// Distance from each keyword POI to its k-th nearest other keyword *location* (coincident POIs
+    /// count once): the keyword's local spacing, in the sense of the graph's σ.
+    public let locationSpacing: [Double]
+    let rules: Rules
+
+    public init(keywordPoints: [UInt32], x: Column<Double>, y: Column<Double>, rules: Rules) {
+        geometry = x.withUnsafeBufferPointer { bx in
+            y.withUnsafeBufferPointer { SubsetGeometry(x: bx, y: $0, subset: keywordPoints) }
+        }
+        spacing = geometry.kthNeighbourDistance(rules.neighbours)
+        locationSpacing = geometry.kthLocationDistance(rules.neighbours)
+        wideSpacing = geometry.kthNeighbourDistance(2 * rules.neighbours)
+        self.rules = rules
+    }
+
+    public var count: Int { geometry.count }
+
+    /// Whether edge `e` of ``SubsetGeometry/edges`` is short enough by rule 1.
+    func isShort(_ e: Int) -> Bool {
+        let (a, b) = geometry.edges[e]
+        let l = geometry.lengths[e]
+        if l == 0 { return true }
+        let s = max(spacing[Int(a)], spacing[Int(b)])
+        return s.isFinite && l <= rules.edgeFactor * s
+    }
+
+    /// The accepted edges among the positions where `eligible` holds (rules 1 and 2), as position
+    /// pairs; `support` answers rule 2.
+    func acceptedEdges(eligible: [Bool], support: inout PathSupport) -> [(a: Int32, b: Int32)] {
+        var out: [(a: Int32, b: Int32)] = []
+        for e in 0..<geometry.edges.count {
+            let (a, b) = geometry.edges[e]
+            guard eligible[Int(a)], eligible[Int(b)], isShort(e) else { continue }
+            let l = geometry.lengths[e]
+            if l == 0 || l <= min(wideSpacing[Int(a)], wideSpacing[Int(b)])
+                || support.connected(
+                    Int(geometry.subset[Int(a)]), Int(geometry.subset[Int(b)]), within: rules.detour * l)
+            {
+                out.append((a, b))
+            }
+        }
+        return out
+    }
+
+    /// Connected components over `edges` of the positions where `eligible` holds, each sorted,
+    /// in order of their smallest position.
+    static func components(count m: Int, eligible: [Bool], edges: [(a: Int32, b: Int32)]) -> [[Int32]] {
+        var parent = Array(0..<Int32(m))
+        func find(_ v: Int32) -> Int32 {
+            var v = v
+            while parent[Int(v)] != v {
+                parent[Int(v)] = parent[Int(parent[Int(v)])]
+                v = parent[Int(v)]
+            }
+            return v
+        }
+        for (a, b) in edges {
+            let ra = find(a)
+            let rb = find(b)
+            if ra != rb { parent[Int(max(ra, rb))] = min(ra, rb) }
+        }
+        var groups: [Int32: Int] = [:]
+        var out: [[Int32]] = []
+        for p in 0..<m where eligible[p] {
+            let r = find(Int32(p))
+            if let g = groups[r] {
+                out[g].append(Int32(p))
+            } else {
+                groups[r] = out.count
+                out.append([Int32(p)])
+            }
+        }
+        return out
+    }
+}
