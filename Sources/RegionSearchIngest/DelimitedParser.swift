@@ -84,7 +84,7 @@ struct DelimitedParser {
         trim = spec.trim
         order = spec.coordinateOrder
         splitter = KeywordSplitter(missingValues: spec.missingValues)
-        numericMarkers = spec.missingValues.contains { var m = $0; return m.withUTF8 { parseDecimal($0) } != nil }
+        numericMarkers = spec.missingValues.contains { var m = $0; return m.withUTF8 { DecimalParser.parse($0) } != nil }
         capacity = Self.initialCapacity
         buf = .allocate(capacity: capacity)
         stops = .allocate(capacity: 256)
@@ -205,7 +205,7 @@ struct DelimitedParser {
             let v = field(i).trimmingASCIIWhitespace()
             return !splitter.isMissing(v) && !parses(v)
         }
-        return textual(c.lon, { parseDecimal($0) != nil }) || textual(c.lat, { parseDecimal($0) != nil })
+        return textual(c.lon, { DecimalParser.parse($0) != nil }) || textual(c.lat, { DecimalParser.parse($0) != nil })
             || textual(c.coordinates, { Self.parsePair($0) != nil })
             || textual(c.wkt, { if case .invalid = WKTPoint.parse($0) { return false } else { return true } })
     }
@@ -602,7 +602,7 @@ struct DelimitedParser {
             // the marker check.
             let lv = field(lonField).trimmingASCIIWhitespace()
             if !(numericMarkers && splitter.isMissing(lv)) {
-                if let d = FastDecimal.parse(lv) {
+                if let d = DecimalParser.parse(lv) {
                     lon = d
                 } else if !splitter.isMissing(lv) {
                     bad = "lon=\"\(Self.excerpt(lv))\""
@@ -610,7 +610,7 @@ struct DelimitedParser {
             }
             let av = field(latField).trimmingASCIIWhitespace()
             if !(numericMarkers && splitter.isMissing(av)) {
-                if let d = FastDecimal.parse(av) {
+                if let d = DecimalParser.parse(av) {
                     lat = d
                 } else if !splitter.isMissing(av) {
                     bad = (bad.map { $0 + " " } ?? "") + "lat=\"\(Self.excerpt(av))\""
@@ -658,13 +658,13 @@ struct DelimitedParser {
         while lo < hi && isSpace(v[lo]) { lo += 1 }
         var i = lo
         while i < hi && !isSpace(v[i]) && v[i] != UInt8(ascii: ",") && v[i] != UInt8(ascii: ";") { i += 1 }
-        guard let a = parseDecimal(UnsafeBufferPointer(rebasing: v[lo..<i])) else { return nil }
+        guard let a = DecimalParser.parse(UnsafeBufferPointer(rebasing: v[lo..<i])) else { return nil }
         while i < hi && isSpace(v[i]) { i += 1 }
         if i < hi && (v[i] == UInt8(ascii: ",") || v[i] == UInt8(ascii: ";")) { i += 1 }
         while i < hi && isSpace(v[i]) { i += 1 }
         var j = hi
         while j > i && isSpace(v[j - 1]) { j -= 1 }
-        guard i < j, let b = parseDecimal(UnsafeBufferPointer(rebasing: v[i..<j])) else { return nil }
+        guard i < j, let b = DecimalParser.parse(UnsafeBufferPointer(rebasing: v[i..<j])) else { return nil }
         return (a, b)
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import XCTest
 @testable import RegionSearchCore
-@testable import RegionSearchIngest
 
 /// ``DecimalParser`` — the one decimal parser (JSON, CSV, OSM, WKT) — against `Double(String)`
 /// and known answers.
@@ -58,19 +57,6 @@ final class DecimalParserTests: XCTestCase {
                 // Made of a decimal number's characters but not read: not one for Double either.
                 XCTAssertNil(Double(text), text.debugDescription)
             }
-        }
-    }
-
-    /// Bit-identical to both parsers it replaces (the ingest fast path and the JSON one) on every
-    /// text they accepted, and nil on every text they rejected.
-    func testAgreesWithTheParsersItReplaces() {
-        for s in randomTexts(count: 60_000, seed: 8) {
-            let text = String(decoding: s, as: UTF8.self).debugDescription
-            let got = parse(s)
-            let old = s.withUnsafeBufferPointer { parseDecimal($0) }
-            let fast = s.withUnsafeBufferPointer { FastDecimal.parse($0) }
-            XCTAssertEqual(got?.bitPattern, old?.bitPattern, text)
-            XCTAssertEqual(got?.bitPattern, fast?.bitPattern, text)
         }
     }
 
