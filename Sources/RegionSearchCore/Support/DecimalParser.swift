@@ -14,7 +14,10 @@
 /// 3. everything else: `Double(String)` (strtod semantics, correctly rounded).
 public enum DecimalParser {
     /// The number in `s`, or nil when `s` is not a decimal number.
-    @inlinable @inline(__always)
+    ///
+    /// Transparent, so tier 1 is inlined at every call site, across modules too: the ingest hot
+    /// loop calls it twice per record, and `@inlinable @inline(__always)` still left a call there.
+    @_transparent
     public static func parse(_ s: UnsafeBufferPointer<UInt8>) -> Double? {
         guard let p = s.baseAddress, s.count > 0, s.count <= 17 else { return parseGeneral(s) }
         let n = s.count
