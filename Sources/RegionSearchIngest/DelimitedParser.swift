@@ -5,7 +5,6 @@ import RegionSearchCore
 /// resolution, and filling ``RecordBatch``es. It is a struct so that its hot loops run on
 /// local state (no reference counting, no dynamic exclusivity checks).
 struct DelimitedParser {
-    let reader: ByteReader
     let spec: InputSpec
     let path: String
     var delimiter: UInt8 = 0x2C
@@ -33,14 +32,17 @@ struct DelimitedParser {
     /// Whether some missing-value marker reads as a number (then markers are checked first).
     private let numericMarkers: Bool
 
-    // Input buffer: bytes buf[0..<end]; the next record starts at pos; buf[0] is at absolute
-    // offset `base` of the (decompressed) input.
-    private(set) var buf: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var pos = 0
-    private var end = 0
-    private(set) var base: UInt64 = 0
-    private var eof = false
+    /// The input: bytes buf[0..<end]; the next record starts at pos; buf[0] is at absolute
+    /// offset `base` of the (decompressed) input. The window's fields go by these names below.
+    private var window: ByteWindow
+    private var buf: UnsafeMutablePointer<UInt8> { window.bytes }
+    private var pos: Int {
+        get { window.pos }
+        set { window.pos = newValue }
+    }
+    private var end: Int { window.end }
+    private var base: UInt64 { window.base }
+    private var eof: Bool { window.atEOF }
     private var line: UInt64 = 1
     private var skipToLineEnd = false
 
@@ -76,17 +78,24 @@ struct DelimitedParser {
     private static let initialCapacity = 1 << 20
 
     init(reader: ByteReader, spec: InputSpec) {
-        self.reader = reader
+        self.init(window: ByteWindow(reader: reader, capacity: Self.initialCapacity), path: reader.path, spec: spec)
+    }
+
+    /// A parser over text already in memory.
+    init(contents: [UInt8], path: String, spec: InputSpec) {
+        self.init(window: ByteWindow(contents: contents), path: path, spec: spec)
+    }
+
+    private init(window: ByteWindow, path: String, spec: InputSpec) {
+        self.window = window
         self.spec = spec
-        path = reader.path
+        self.path = path
         maxRecordBytes = spec.maxRecordBytes ?? InputSpec.defaultMaxRecordBytesDelimited
         quote = spec.quote.map { UInt16($0) } ?? 0x100
         trim = spec.trim
         order = spec.coordinateOrder
         splitter = KeywordSplitter(missingValues: spec.missingValues)
         numericMarkers = spec.missingValues.contains { var m = $0; return m.withUTF8 { DecimalParser.parse($0) } != nil }
-        capacity = Self.initialCapacity
-        buf = .allocate(capacity: capacity)
         stops = .allocate(capacity: 256)
         stops.initialize(repeating: 0, count: 256)
         fieldStart = .allocate(capacity: fieldCapacity)
@@ -97,7 +106,7 @@ struct DelimitedParser {
 
     /// Frees the buffers (called by the owning reader's deinit).
     func deallocate() {
-        buf.deallocate()
+        window.deallocate()
         stops.deallocate()
         fieldStart.deallocate()
         fieldEnd.deallocate()
@@ -105,7 +114,7 @@ struct DelimitedParser {
         scratch.deallocate()
     }
 
-    var bytesRead: UInt64 { base + UInt64(pos) }
+    var bytesRead: UInt64 { window.absolutePosition }
 
     // MARK: - Setup
 
@@ -113,7 +122,7 @@ struct DelimitedParser {
     /// the columns.
     mutating func prepare() throws {
         try refill()
-        if end >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF { pos = 3 }
+        if window.startsWithByteOrderMark { pos = 3 }
         // Make sure the first line is in the buffer for sniffing.
         while !eof, memchr(buf + pos, 0x0A, end - pos) == nil, end - pos < maxRecordBytes { try refill() }
         delimiter = spec.delimiter ?? sniffDelimiter()
@@ -162,7 +171,7 @@ struct DelimitedParser {
         if header {
             hasHeader = true
             headerFields = names
-            headerText = String(decoding: UnsafeBufferPointer(start: buf + scanStart, count: scanRecordEnd - scanStart), as: UTF8.self)
+            headerText = rawText(scanStart, scanRecordEnd)
             consumeScanned()
             try resolveColumns(header: names, fieldCount: first)
         } else {
@@ -306,28 +315,8 @@ struct DelimitedParser {
 
     // MARK: - Buffer
 
-    /// Moves the unread bytes to the front, grows the buffer when it is full, and reads more.
-    private mutating func refill() throws {
-        if eof { return }
-        if pos > 0 {
-            let keep = end - pos
-            if keep > 0 { memmove(buf, buf + pos, keep) }
-            base += UInt64(pos)
-            end = keep
-            pos = 0
-        }
-        if end == capacity {
-            let newCapacity = capacity * 2
-            let newBuf = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            newBuf.update(from: buf, count: end)
-            buf.deallocate()
-            buf = newBuf
-            capacity = newCapacity
-        }
-        let n = try reader.read(into: UnsafeMutableRawBufferPointer(start: buf + end, count: capacity - end))
-        if n == 0 { eof = true }
-        end += n
-    }
+    /// Drops the consumed bytes, grows the window when it is full, and reads more.
+    private mutating func refill() throws { try window.refill() }
 
     private mutating func skipBlankLines() {
         while pos < end {
@@ -734,9 +723,8 @@ struct DelimitedParser {
     /// Where the records of the current batch start in `buf` (-1 before the first).
     private var chunkStart = -1
 
-    private func rawText(_ s: Int, _ e: Int) -> String {
-        String(decoding: UnsafeBufferPointer(start: buf + s, count: e - s), as: UTF8.self)
-    }
+    /// The input text `buf[s..<e]`.
+    func rawText(_ s: Int, _ e: Int) -> String { window.text(from: s, to: e) }
 
     private mutating func reject(_ batch: inout RecordBatch, start: Int, end: Int, line: UInt64, reason: String, raw: String? = nil) {
         rawStart.append(start)
@@ -751,8 +739,7 @@ struct DelimitedParser {
         let q = max(scanOpenQuote, pos)
         var lineEnd = q
         while lineEnd < end && buf[lineEnd] != 0x0A && buf[lineEnd] != 0x0D { lineEnd += 1 }
-        var newlines: UInt64 = 0
-        for k in start..<lineEnd where buf[k] == 0x0A { newlines += 1 }
+        let newlines = window.newlines(from: start, to: lineEnd)
         reject(&batch, start: start, end: lineEnd, line: line,
             reason: "unterminated quote: the quoted field opened at byte \(base + UInt64(q)) is not closed")
         line += newlines + 1

@@ -84,7 +84,7 @@ public final class OSMXMLReader: RecordSource {
         guard tokenizer.nameIs(osmName) else {
             let name = String(decoding: tokenizer.name, as: UTF8.self)
             let what = name == "osmChange" ? "an OSM change file (osmChange), not a data file" : "root element is <\(name)>, expected <osm>"
-            throw InputError.unsupported(path: tokenizer.reader.path, reason: "not an OSM XML file: \(what)")
+            throw InputError.unsupported(path: tokenizer.path, reason: "not an OSM XML file: \(what)")
         }
     }
 
