@@ -23,6 +23,8 @@ struct DelimitedParser {
     private var wktColumn = -1
     var guessedColumns: [String] = []
     var blankLines = 0
+    /// Set by ``prepareFields()``.
+    private var allFields = false
 
     private let maxRecordBytes: Int
     private let quote: UInt16  // 0x100 when quoting is off: never equal to a byte
@@ -121,14 +123,7 @@ struct DelimitedParser {
     /// Reads the first record to sniff the delimiter, decide about the header and resolve
     /// the columns.
     mutating func prepare() throws {
-        try refill()
-        if window.startsWithByteOrderMark { pos = 3 }
-        // Make sure the first line is in the buffer for sniffing.
-        while !eof, memchr(buf + pos, 0x0A, end - pos) == nil, end - pos < maxRecordBytes { try refill() }
-        delimiter = spec.delimiter ?? sniffDelimiter()
-        stops[Int(delimiter)] = 1
-        stops[0x0A] = 1
-        stops[0x0D] = 1
+        try prepareScanning()
 
         // Scan the first non-blank record without consuming it.
         var firstCount: Int?
@@ -177,6 +172,25 @@ struct DelimitedParser {
         } else {
             try resolveColumns(header: nil, fieldCount: first)
         }
+    }
+
+    /// Prepares for ``DelimitedFieldReader``: every field of every record is kept, whatever their
+    /// number (as keyword fields whose column is the field's index); no header, no column mapping.
+    mutating func prepareFields() throws {
+        try prepareScanning()
+        allFields = true
+    }
+
+    /// Skips a byte-order mark and settles the delimiter (given, or sniffed from the first line).
+    private mutating func prepareScanning() throws {
+        try refill()
+        if window.startsWithByteOrderMark { pos = 3 }
+        // Make sure the first line is in the buffer for sniffing.
+        while !eof, memchr(buf + pos, 0x0A, end - pos) == nil, end - pos < maxRecordBytes { try refill() }
+        delimiter = spec.delimiter ?? sniffDelimiter()
+        stops[Int(delimiter)] = 1
+        stops[0x0A] = 1
+        stops[0x0D] = 1
     }
 
     /// Picks the delimiter among `,` tab `|` `;` that occurs most often, outside quotes, in the
@@ -779,7 +793,7 @@ struct DelimitedParser {
                 reason: "invalid UTF-8: first bad byte at offset \(offset + UInt64(bad))")
             return
         }
-        if fieldCount != expectedFieldCount {
+        if fieldCount != expectedFieldCount && !allFields {
             reject(&batch, start: start, end: recordEnd, line: recordLine,
                 reason: "wrong column count: \(fieldCount), expected \(expectedFieldCount)")
             return
@@ -788,8 +802,12 @@ struct DelimitedParser {
         rawEnd.append(recordEnd)
         let (id, idHash) = idColumn >= 0 ? valueRef(idColumn, &batch, hash: true) : (.empty, 0)
         let name = nameColumn >= 0 ? valueRef(nameColumn, &batch, hash: false).0 : .empty
-        for c in 0..<keywordColumns.count {
-            batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
+        if allFields {
+            for i in 0..<fieldCount { batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(i, &batch), column: Int32(i))) }
+        } else {
+            for c in 0..<keywordColumns.count {
+                batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
+            }
         }
         let (lon, lat, bad) = readCoordinates()
         if let bad { batch.coordinateTexts.append((batch.count, bad)) }
