@@ -92,11 +92,11 @@ public enum Driver {
         case "help":
             return help(rest)
         case "run":
-            return execute(runSpec, rest) { cl in try runCommand(cl) }
+            return ToolMain.execute(runSpec, rest) { cl in try runCommand(cl) }
         case "status":
-            return execute(statusSpec, rest) { cl in try statusCommand(cl) }
+            return ToolMain.execute(statusSpec, rest) { cl in try statusCommand(cl) }
         case "clean":
-            return execute(cleanSpec, rest) { cl in try cleanCommand(cl) }
+            return ToolMain.execute(cleanSpec, rest) { cl in try cleanCommand(cl) }
         default:
             if Pipeline.stage(named: command) != nil || tools.contains(where: { $0.0 == command }) {
                 return dispatch(stage: command, arguments: rest)
@@ -147,25 +147,6 @@ public enum Driver {
             """
         out += "\n" + ExitStatus.helpText + "\n"
         return out
-    }
-
-    private static func execute(_ spec: CommandSpec, _ arguments: [String], _ body: (ParsedCommandLine) throws -> Void)
-        -> ExitStatus
-    {
-        let parsed: ParsedCommandLine
-        do {
-            parsed = try spec.parse(arguments)
-        } catch {
-            Log.error(error.message)
-            Log.write("Run '\(spec.name) --help' for usage.\n")
-            return .usage
-        }
-        if parsed.flag(.help) {
-            print(spec.helpText, terminator: "")
-            return .success
-        }
-        Log.quiet = parsed.flag(.quiet)
-        return ToolMain.execute { try body(parsed) }
     }
 
     private static func manifestArgument(_ cl: ParsedCommandLine) throws -> Manifest {

@@ -100,11 +100,7 @@ public struct Comparison: Sendable {
             t.add(["POI Jaccard"] + keywords.map { fixed4($0.poi?.jaccard) })
         }
         out += t.render()
-        let allNotes = inputs.flatMap { i in i.notes.map { "\(i.role): " + $0 } } + notes
-        if !allNotes.isEmpty {
-            out += "\nNotes:\n"
-            for n in allNotes { out += "  - " + n + "\n" }
-        }
+        out += EvaluationInput.notesSection(inputs, notes)
         return out
     }
 }

@@ -41,6 +41,14 @@ public struct EvaluationInput: Sendable, Equatable {
         ])
     }
 
+    /// The "Notes:" section of a text report: each input's notes (prefixed with its role), then
+    /// `notes`; empty when there are none.
+    static func notesSection(_ inputs: [EvaluationInput], _ notes: [String]) -> String {
+        let all = inputs.flatMap { i in i.notes.map { "\(i.role): " + $0 } } + notes
+        if all.isEmpty { return "" }
+        return "\nNotes:\n" + all.map { "  - " + $0 + "\n" }.joined()
+    }
+
     /// One line for the table header.
     var summaryLine: String {
         var parts = ["\(count) \(role == "pois" ? "POIs" : role == "members" ? "planted ids" : "features")"]

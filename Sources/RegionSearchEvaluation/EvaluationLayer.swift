@@ -41,16 +41,7 @@ final class EvaluationLayer {
         path = file.path
         nullGeometries = file.nullGeometries
         // One bulk PROJ call for all coordinates of the file.
-        var xs: [Double] = []
-        var ys: [Double] = []
-        for f in file.features {
-            for polygon in f.polygons {
-                for ring in polygon {
-                    xs.append(contentsOf: ring.lon)
-                    ys.append(contentsOf: ring.lat)
-                }
-            }
-        }
+        var (xs, ys) = file.allCoordinates
         let failed = try transform.transform(x: &xs, y: &ys)
         var items: [Item] = []
         items.reserveCapacity(file.features.count)

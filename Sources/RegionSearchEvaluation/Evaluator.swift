@@ -267,16 +267,7 @@ public struct Evaluator: Sendable {
             return CRSChoice(definition: crs, explanation: "\(d.name) (\(crs)), as given", isLocal: true)
         }
         for file in files where !file.features.isEmpty {
-            var lon: [Double] = []
-            var lat: [Double] = []
-            for f in file.features {
-                for p in f.polygons {
-                    for r in p {
-                        lon.append(contentsOf: r.lon)
-                        lat.append(contentsOf: r.lat)
-                    }
-                }
-            }
+            let (lon, lat) = file.allCoordinates
             let extent = lon.withUnsafeBufferPointer { lo in lat.withUnsafeBufferPointer { GeographicExtent(lon: lo, lat: $0) } }
             var choice = CRSChoice.automatic(for: extent)
             choice.explanation += " (chosen for the extent of \(file.path))"

@@ -23,13 +23,34 @@ public struct PlantedMembers: Sendable {
     }
 
     /// Parses members CSV text. The header must name an `id` column (a `cluster_id` column is
-    /// optional); every record needs as many fields as the header and a non-empty id.
+    /// optional); every record needs as many fields as the header and a non-empty id. Records are
+    /// split by ingest's delimited tokenizer (``DelimitedFieldReader``); empty lines (and lines
+    /// holding only `""`) are skipped.
     public init(path: String, bytes: [UInt8]) throws(EvaluateError) {
         self.path = path
         ids = []
         clusterIDs = []
-        var records = CSVRecordSplitter(bytes: bytes)
-        guard let (headerLine, header) = try records.next(path: path) else {
+        let records: DelimitedFieldReader
+        do {
+            records = try DelimitedFieldReader(contents: bytes, path: path)
+        } catch {
+            throw EvaluateError.unreadable(path: path, reason: "\(error)")
+        }
+        /// The next record's line and fields; a rejected record stops the file.
+        func next() throws(EvaluateError) -> (UInt64, [String])? {
+            let record: DelimitedFieldReader.Record?
+            do {
+                record = try records.next()
+            } catch {
+                throw EvaluateError.unreadable(path: path, reason: "\(error)")
+            }
+            switch record {
+            case nil: return nil
+            case let .fields(line, fields)?: return (line, fields)
+            case let .rejected(r)?: throw EvaluateError.badRecord(path: path, line: r.line, reason: r.reason)
+            }
+        }
+        guard let (headerLine, header) = try next() else {
             throw EvaluateError.badRecord(path: path, line: 1, reason: "empty file; expected a header line 'id,cluster_id'")
         }
         let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -38,8 +59,8 @@ public struct PlantedMembers: Sendable {
                 path: path, line: headerLine, reason: "the header has no 'id' column (found: \(header.joined(separator: ",")))")
         }
         let clusterColumn = names.firstIndex(of: "cluster_id")
-        while let (line, fields) = try records.next(path: path) {
-            if fields.count == 1 && fields[0].isEmpty { continue }  // blank line
+        while let (line, fields) = try next() {
+            if fields.count == 1 && fields[0].isEmpty { continue }  // a lone `""`, like an empty line
             guard fields.count == header.count else {
                 throw EvaluateError.badRecord(
                     path: path, line: line, reason: "\(fields.count) fields, expected \(header.count) as in the header")

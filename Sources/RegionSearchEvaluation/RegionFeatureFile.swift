@@ -44,6 +44,21 @@ public struct RegionFeatureFile {
         self.nullGeometries = nullGeometries
     }
 
+    /// Every ring vertex of every feature, in file order (feature, polygon, ring, vertex).
+    public var allCoordinates: (lon: [Double], lat: [Double]) {
+        var lon: [Double] = []
+        var lat: [Double] = []
+        for f in features {
+            for polygon in f.polygons {
+                for ring in polygon {
+                    lon.append(contentsOf: ring.lon)
+                    lat.append(contentsOf: ring.lat)
+                }
+            }
+        }
+        return (lon, lat)
+    }
+
     /// Reads and parses a file (gzip-compressed files are recognised by their magic bytes).
     public static func read(path: String) throws -> RegionFeatureFile {
         let bytes = try ByteReader(path: path).readAll()

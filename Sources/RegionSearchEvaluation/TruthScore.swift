@@ -152,11 +152,7 @@ public struct TruthScore: Sendable {
             }
             out += d.render()
         }
-        let allNotes = inputs.flatMap { i in i.notes.map { "\(i.role): " + $0 } } + notes
-        if !allNotes.isEmpty {
-            out += "\nNotes:\n"
-            for n in allNotes { out += "  - " + n + "\n" }
-        }
+        out += EvaluationInput.notesSection(inputs, notes)
         return out
     }
 

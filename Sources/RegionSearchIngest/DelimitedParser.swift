@@ -5,7 +5,6 @@ import RegionSearchCore
 /// resolution, and filling ``RecordBatch``es. It is a struct so that its hot loops run on
 /// local state (no reference counting, no dynamic exclusivity checks).
 struct DelimitedParser {
-    let reader: ByteReader
     let spec: InputSpec
     let path: String
     var delimiter: UInt8 = 0x2C
@@ -24,6 +23,8 @@ struct DelimitedParser {
     private var wktColumn = -1
     var guessedColumns: [String] = []
     var blankLines = 0
+    /// Set by ``prepareFields()``.
+    private var allFields = false
 
     private let maxRecordBytes: Int
     private let quote: UInt16  // 0x100 when quoting is off: never equal to a byte
@@ -33,14 +34,17 @@ struct DelimitedParser {
     /// Whether some missing-value marker reads as a number (then markers are checked first).
     private let numericMarkers: Bool
 
-    // Input buffer: bytes buf[0..<end]; the next record starts at pos; buf[0] is at absolute
-    // offset `base` of the (decompressed) input.
-    private(set) var buf: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var pos = 0
-    private var end = 0
-    private(set) var base: UInt64 = 0
-    private var eof = false
+    /// The input: bytes buf[0..<end]; the next record starts at pos; buf[0] is at absolute
+    /// offset `base` of the (decompressed) input. The window's fields go by these names below.
+    private var window: ByteWindow
+    private var buf: UnsafeMutablePointer<UInt8> { window.bytes }
+    private var pos: Int {
+        get { window.pos }
+        set { window.pos = newValue }
+    }
+    private var end: Int { window.end }
+    private var base: UInt64 { window.base }
+    private var eof: Bool { window.atEOF }
     private var line: UInt64 = 1
     private var skipToLineEnd = false
 
@@ -76,17 +80,24 @@ struct DelimitedParser {
     private static let initialCapacity = 1 << 20
 
     init(reader: ByteReader, spec: InputSpec) {
-        self.reader = reader
+        self.init(window: ByteWindow(reader: reader, capacity: Self.initialCapacity), path: reader.path, spec: spec)
+    }
+
+    /// A parser over text already in memory.
+    init(contents: [UInt8], path: String, spec: InputSpec) {
+        self.init(window: ByteWindow(contents: contents), path: path, spec: spec)
+    }
+
+    private init(window: ByteWindow, path: String, spec: InputSpec) {
+        self.window = window
         self.spec = spec
-        path = reader.path
+        self.path = path
         maxRecordBytes = spec.maxRecordBytes ?? InputSpec.defaultMaxRecordBytesDelimited
         quote = spec.quote.map { UInt16($0) } ?? 0x100
         trim = spec.trim
         order = spec.coordinateOrder
         splitter = KeywordSplitter(missingValues: spec.missingValues)
-        numericMarkers = spec.missingValues.contains { var m = $0; return m.withUTF8 { parseDecimal($0) } != nil }
-        capacity = Self.initialCapacity
-        buf = .allocate(capacity: capacity)
+        numericMarkers = spec.missingValues.contains { var m = $0; return m.withUTF8 { DecimalParser.parse($0) } != nil }
         stops = .allocate(capacity: 256)
         stops.initialize(repeating: 0, count: 256)
         fieldStart = .allocate(capacity: fieldCapacity)
@@ -97,7 +108,7 @@ struct DelimitedParser {
 
     /// Frees the buffers (called by the owning reader's deinit).
     func deallocate() {
-        buf.deallocate()
+        window.deallocate()
         stops.deallocate()
         fieldStart.deallocate()
         fieldEnd.deallocate()
@@ -105,21 +116,14 @@ struct DelimitedParser {
         scratch.deallocate()
     }
 
-    var bytesRead: UInt64 { base + UInt64(pos) }
+    var bytesRead: UInt64 { window.absolutePosition }
 
     // MARK: - Setup
 
     /// Reads the first record to sniff the delimiter, decide about the header and resolve
     /// the columns.
     mutating func prepare() throws {
-        try refill()
-        if end >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF { pos = 3 }
-        // Make sure the first line is in the buffer for sniffing.
-        while !eof, memchr(buf + pos, 0x0A, end - pos) == nil, end - pos < maxRecordBytes { try refill() }
-        delimiter = spec.delimiter ?? sniffDelimiter()
-        stops[Int(delimiter)] = 1
-        stops[0x0A] = 1
-        stops[0x0D] = 1
+        try prepareScanning()
 
         // Scan the first non-blank record without consuming it.
         var firstCount: Int?
@@ -162,12 +166,31 @@ struct DelimitedParser {
         if header {
             hasHeader = true
             headerFields = names
-            headerText = String(decoding: UnsafeBufferPointer(start: buf + scanStart, count: scanRecordEnd - scanStart), as: UTF8.self)
+            headerText = rawText(scanStart, scanRecordEnd)
             consumeScanned()
             try resolveColumns(header: names, fieldCount: first)
         } else {
             try resolveColumns(header: nil, fieldCount: first)
         }
+    }
+
+    /// Prepares for ``DelimitedFieldReader``: every field of every record is kept, whatever their
+    /// number (as keyword fields whose column is the field's index); no header, no column mapping.
+    mutating func prepareFields() throws {
+        try prepareScanning()
+        allFields = true
+    }
+
+    /// Skips a byte-order mark and settles the delimiter (given, or sniffed from the first line).
+    private mutating func prepareScanning() throws {
+        try refill()
+        if window.startsWithByteOrderMark { pos = 3 }
+        // Make sure the first line is in the buffer for sniffing.
+        while !eof, memchr(buf + pos, 0x0A, end - pos) == nil, end - pos < maxRecordBytes { try refill() }
+        delimiter = spec.delimiter ?? sniffDelimiter()
+        stops[Int(delimiter)] = 1
+        stops[0x0A] = 1
+        stops[0x0D] = 1
     }
 
     /// Picks the delimiter among `,` tab `|` `;` that occurs most often, outside quotes, in the
@@ -205,7 +228,7 @@ struct DelimitedParser {
             let v = field(i).trimmingASCIIWhitespace()
             return !splitter.isMissing(v) && !parses(v)
         }
-        return textual(c.lon, { parseDecimal($0) != nil }) || textual(c.lat, { parseDecimal($0) != nil })
+        return textual(c.lon, { DecimalParser.parse($0) != nil }) || textual(c.lat, { DecimalParser.parse($0) != nil })
             || textual(c.coordinates, { Self.parsePair($0) != nil })
             || textual(c.wkt, { if case .invalid = WKTPoint.parse($0) { return false } else { return true } })
     }
@@ -306,28 +329,8 @@ struct DelimitedParser {
 
     // MARK: - Buffer
 
-    /// Moves the unread bytes to the front, grows the buffer when it is full, and reads more.
-    private mutating func refill() throws {
-        if eof { return }
-        if pos > 0 {
-            let keep = end - pos
-            if keep > 0 { memmove(buf, buf + pos, keep) }
-            base += UInt64(pos)
-            end = keep
-            pos = 0
-        }
-        if end == capacity {
-            let newCapacity = capacity * 2
-            let newBuf = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            newBuf.update(from: buf, count: end)
-            buf.deallocate()
-            buf = newBuf
-            capacity = newCapacity
-        }
-        let n = try reader.read(into: UnsafeMutableRawBufferPointer(start: buf + end, count: capacity - end))
-        if n == 0 { eof = true }
-        end += n
-    }
+    /// Drops the consumed bytes, grows the window when it is full, and reads more.
+    private mutating func refill() throws { try window.refill() }
 
     private mutating func skipBlankLines() {
         while pos < end {
@@ -602,7 +605,7 @@ struct DelimitedParser {
             // the marker check.
             let lv = field(lonField).trimmingASCIIWhitespace()
             if !(numericMarkers && splitter.isMissing(lv)) {
-                if let d = FastDecimal.parse(lv) {
+                if let d = DecimalParser.parse(lv) {
                     lon = d
                 } else if !splitter.isMissing(lv) {
                     bad = "lon=\"\(Self.excerpt(lv))\""
@@ -610,7 +613,7 @@ struct DelimitedParser {
             }
             let av = field(latField).trimmingASCIIWhitespace()
             if !(numericMarkers && splitter.isMissing(av)) {
-                if let d = FastDecimal.parse(av) {
+                if let d = DecimalParser.parse(av) {
                     lat = d
                 } else if !splitter.isMissing(av) {
                     bad = (bad.map { $0 + " " } ?? "") + "lat=\"\(Self.excerpt(av))\""
@@ -658,13 +661,13 @@ struct DelimitedParser {
         while lo < hi && isSpace(v[lo]) { lo += 1 }
         var i = lo
         while i < hi && !isSpace(v[i]) && v[i] != UInt8(ascii: ",") && v[i] != UInt8(ascii: ";") { i += 1 }
-        guard let a = parseDecimal(UnsafeBufferPointer(rebasing: v[lo..<i])) else { return nil }
+        guard let a = DecimalParser.parse(UnsafeBufferPointer(rebasing: v[lo..<i])) else { return nil }
         while i < hi && isSpace(v[i]) { i += 1 }
         if i < hi && (v[i] == UInt8(ascii: ",") || v[i] == UInt8(ascii: ";")) { i += 1 }
         while i < hi && isSpace(v[i]) { i += 1 }
         var j = hi
         while j > i && isSpace(v[j - 1]) { j -= 1 }
-        guard i < j, let b = parseDecimal(UnsafeBufferPointer(rebasing: v[i..<j])) else { return nil }
+        guard i < j, let b = DecimalParser.parse(UnsafeBufferPointer(rebasing: v[i..<j])) else { return nil }
         return (a, b)
     }
 
@@ -734,9 +737,8 @@ struct DelimitedParser {
     /// Where the records of the current batch start in `buf` (-1 before the first).
     private var chunkStart = -1
 
-    private func rawText(_ s: Int, _ e: Int) -> String {
-        String(decoding: UnsafeBufferPointer(start: buf + s, count: e - s), as: UTF8.self)
-    }
+    /// The input text `buf[s..<e]`.
+    func rawText(_ s: Int, _ e: Int) -> String { window.text(from: s, to: e) }
 
     private mutating func reject(_ batch: inout RecordBatch, start: Int, end: Int, line: UInt64, reason: String, raw: String? = nil) {
         rawStart.append(start)
@@ -751,8 +753,7 @@ struct DelimitedParser {
         let q = max(scanOpenQuote, pos)
         var lineEnd = q
         while lineEnd < end && buf[lineEnd] != 0x0A && buf[lineEnd] != 0x0D { lineEnd += 1 }
-        var newlines: UInt64 = 0
-        for k in start..<lineEnd where buf[k] == 0x0A { newlines += 1 }
+        let newlines = window.newlines(from: start, to: lineEnd)
         reject(&batch, start: start, end: lineEnd, line: line,
             reason: "unterminated quote: the quoted field opened at byte \(base + UInt64(q)) is not closed")
         line += newlines + 1
@@ -792,7 +793,7 @@ struct DelimitedParser {
                 reason: "invalid UTF-8: first bad byte at offset \(offset + UInt64(bad))")
             return
         }
-        if fieldCount != expectedFieldCount {
+        if fieldCount != expectedFieldCount && !allFields {
             reject(&batch, start: start, end: recordEnd, line: recordLine,
                 reason: "wrong column count: \(fieldCount), expected \(expectedFieldCount)")
             return
@@ -801,8 +802,12 @@ struct DelimitedParser {
         rawEnd.append(recordEnd)
         let (id, idHash) = idColumn >= 0 ? valueRef(idColumn, &batch, hash: true) : (.empty, 0)
         let name = nameColumn >= 0 ? valueRef(nameColumn, &batch, hash: false).0 : .empty
-        for c in 0..<keywordColumns.count {
-            batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
+        if allFields {
+            for i in 0..<fieldCount { batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(i, &batch), column: Int32(i))) }
+        } else {
+            for c in 0..<keywordColumns.count {
+                batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
+            }
         }
         let (lon, lat, bad) = readCoordinates()
         if let bad { batch.coordinateTexts.append((batch.count, bad)) }

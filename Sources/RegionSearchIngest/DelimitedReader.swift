@@ -75,9 +75,7 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
     }
 
     func recordText(inLastBatch k: Int) -> String {
-        let s = parser.rawStart[k]
-        let e = parser.rawEnd[k]
-        return String(decoding: UnsafeBufferPointer(start: parser.buf + s, count: e - s), as: UTF8.self)
+        parser.rawText(parser.rawStart[k], parser.rawEnd[k])
     }
 
     var keywordSplitRules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] {

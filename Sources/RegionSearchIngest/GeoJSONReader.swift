@@ -26,7 +26,6 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     /// Non-fatal oddities (a `crs` member naming another CRS), for the log.
     private(set) var warnings: [String] = []
 
-    private let reader: ByteReader
     private let maxRecordBytes: Int
     private var splitter: KeywordSplitter
     private let idKey: String?
@@ -35,12 +34,16 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private let guessedKeywordKeys: [String]
     private let separator: [UInt8]
 
-    private var buf: UnsafeMutablePointer<UInt8>
-    private var capacity = 1 << 20
-    private var base: UInt64 = 0
-    private var pos = 0
-    private var end = 0
-    private var eof = false
+    /// The input; its fields go by these names below.
+    private var window: ByteWindow
+    private var buf: UnsafeMutablePointer<UInt8> { window.bytes }
+    private var base: UInt64 { window.base }
+    private var pos: Int {
+        get { window.pos }
+        set { window.pos = newValue }
+    }
+    private var end: Int { window.end }
+    private var eof: Bool { window.atEOF }
     /// Bytes from this absolute offset on are kept in the buffer on refills.
     private var keepAbs: UInt64 = 0
     private var countedAbs: UInt64 = 0
@@ -60,7 +63,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private var lastEndAbs: UInt64 = 0
 
     public init(reader: ByteReader, spec: InputSpec) throws {
-        self.reader = reader
+        window = ByteWindow(reader: reader, capacity: 1 << 20)
         self.spec = spec
         path = reader.path
         maxRecordBytes = spec.maxRecordBytes ?? InputSpec.defaultMaxRecordBytesGeoJSON
@@ -78,40 +81,31 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         }
         guessedKeywordKeys = DelimitedParser.guessNames.first { $0.key == "keywords" }!.names
         separator = Array(spec.keywordSeparator.utf8)
-        buf = .allocate(capacity: capacity)
     }
 
-    deinit { buf.deallocate() }
+    deinit { window.deallocate() }
 
-    public var bytesRead: UInt64 { base + UInt64(pos) }
+    public var bytesRead: UInt64 { window.absolutePosition }
 
-    private var absPos: UInt64 { base + UInt64(pos) }
+    private var absPos: UInt64 { window.absolutePosition }
 
     // MARK: - Buffer
 
+    /// Drops the bytes before `keepAbs` (counting their lines first), grows the window when it
+    /// is full, and reads more; a byte-order mark at the start of the input is skipped.
     private func refill() throws {
         if eof { return }
         let keep = Int(min(keepAbs, absPos) - base)
-        if keep > 0 {
-            lineNumber(at: base + UInt64(keep))  // count lines in the bytes about to go
-            let n = end - keep
-            if n > 0 { memmove(buf, buf + keep, n) }
-            base += UInt64(keep)
-            pos -= keep
-            end = n
+        if keep > 0 { lineNumber(at: base + UInt64(keep)) }  // count lines in the bytes about to go
+        let n: Int
+        do {
+            // On a copy: an access to `window` that lasts through the read would cost every
+            // other access to it a dynamic exclusivity check.
+            var w = window
+            defer { window = w }
+            n = try w.refill(keepingFrom: keep)
         }
-        if end == capacity {
-            let newCapacity = capacity * 2
-            let nb = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            nb.update(from: buf, count: end)
-            buf.deallocate()
-            buf = nb
-            capacity = newCapacity
-        }
-        let n = try reader.read(into: UnsafeMutableRawBufferPointer(start: buf + end, count: capacity - end))
-        if n == 0 { eof = true }
-        end += n
-        if base == 0 && n > 0 && pos == 0 && end >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF { pos = 3 }
+        if n > 0 && pos == 0 && window.startsWithByteOrderMark { pos = 3 }
     }
 
     /// Whether at least one byte is available at `pos`.
@@ -139,28 +133,13 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     @discardableResult
     private func lineNumber(at a: UInt64) -> UInt64 {
         if a > countedAbs {
-            let from = Int(countedAbs - base)
-            let to = Int(a - base)
-            var n: UInt64 = 0
-            var p = buf + from
-            var left = to - from
-            while left > 0, let hit = memchr(p, 0x0A, left) {
-                let h = hit.assumingMemoryBound(to: UInt8.self)
-                n += 1
-                left -= h - p + 1
-                p = h + 1
-            }
-            countedLine += n
+            countedLine += window.newlines(from: Int(countedAbs - base), to: Int(a - base))
             countedAbs = a
         }
         return countedLine
     }
 
-    private func text(_ from: UInt64, _ to: UInt64) -> String {
-        let s = Int(from - base)
-        let e = Int(to - base)
-        return String(decoding: UnsafeBufferPointer(start: buf + s, count: e - s), as: UTF8.self)
-    }
+    private func text(_ from: UInt64, _ to: UInt64) -> String { window.text(from: Int(from - base), to: Int(to - base)) }
 
     // MARK: - Values
 

@@ -47,6 +47,13 @@ struct GrowableBytes {
         count += 1
     }
 
+    /// Appends what `body` writes at the end: at most `maxCount` bytes; it returns how many.
+    @inline(__always)
+    mutating func append(upTo maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if count + maxCount > capacity { grow(count + maxCount) }
+        count += body(base + count)
+    }
+
     /// Makes room for `total` bytes in all.
     mutating func reserve(_ total: Int) {
         if total > capacity { grow(total) }

@@ -2,8 +2,8 @@ import RegionSearchCore
 import RegionSearchModel
 
 /// Normalises raw keyword values given as bytes into ``KeywordText`` form, fast:
-/// - ASCII values take an inline path (lower-case, control characters to spaces, blanks
-///   collapsed and trimmed) that gives exactly what ``KeywordText/normalize(_:)`` gives;
+/// - ASCII values skip the String round trip: only ``KeywordText``'s byte pass (lower-case,
+///   control characters to spaces, blanks collapsed and trimmed) runs, straight into `out`;
 /// - other values are looked up in a table keyed by their bytes (categories repeat a lot) and
 ///   normalised by ``KeywordText/normalize(_:)`` on a miss. The table stops growing at
 ///   `limit` distinct values; later new values are normalised each time.
@@ -26,7 +26,7 @@ struct KeywordCache {
     /// table (for values that rarely repeat, such as names).
     @inline(__always)
     mutating func appendNormalized(_ raw: UnsafeBufferPointer<UInt8>, to out: inout GrowableBytes, cache: Bool = true) {
-        if Self.isASCII(raw) {
+        if KeywordText.isASCII(raw) {
             Self.appendASCII(raw, to: &out)
             return
         }
@@ -57,54 +57,14 @@ struct KeywordCache {
         }
     }
 
-    @inline(__always)
-    static func isASCII(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let p = b.baseAddress else { return true }
-        let n = b.count
-        var i = 0
-        while i + 8 <= n {
-            if UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
-            i += 8
-        }
-        while i < n {
-            if p[i] >= 0x80 { return false }
-            i += 1
-        }
-        return true
-    }
-
-    /// The ASCII branch of ``KeywordText/normalize(_:)``.
+    /// The ASCII path: ``KeywordText``'s byte pass, which is all that ``KeywordText/normalize(_:)``
+    /// does to an ASCII value.
     @inline(__always)
     static func appendASCII(_ raw: UnsafeBufferPointer<UInt8>, to out: inout GrowableBytes) {
-        // Common case: already lower-case with single inner spaces: copied as is.
-        var plain = raw.count > 0 && raw[0] != 0x20 && raw[raw.count - 1] != 0x20
-        var previousSpace = false
-        if plain {
-            for b in raw {
-                if b < 0x20 || b == 0x7F || (b >= 0x41 && b <= 0x5A) || (b == 0x20 && previousSpace) {
-                    plain = false
-                    break
-                }
-                previousSpace = b == 0x20
-            }
-        }
-        if plain {
+        if KeywordText.isCollapsed(raw) {
             out.append(raw)
-            return
-        }
-        let start = out.count
-        var pendingSpace = false
-        for var b in raw {
-            if b <= 0x20 || b == 0x7F {
-                pendingSpace = out.count > start
-                continue
-            }
-            if b >= 0x41 && b <= 0x5A { b += 0x20 }
-            if pendingSpace {
-                out.append(0x20)
-                pendingSpace = false
-            }
-            out.append(b)
+        } else {
+            out.append(upTo: raw.count) { KeywordText.collapse(raw, into: $0) }
         }
     }
 

@@ -52,7 +52,7 @@ enum WKTPoint: Equatable {
             let s = i
             while i < n, v[i] != 0x20, v[i] != 0x09, v[i] != UInt8(ascii: ")") { i += 1 }
             if i == s { break }
-            guard let d = parseDecimal(UnsafeBufferPointer(rebasing: v[s..<i])) else { return .invalid }
+            guard let d = DecimalParser.parse(UnsafeBufferPointer(rebasing: v[s..<i])) else { return .invalid }
             numbers.append(d)
             if numbers.count > 4 { return .invalid }
         }

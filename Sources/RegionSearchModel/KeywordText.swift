@@ -13,12 +13,9 @@ public enum KeywordText {
 
     /// Normalises one value.
     public static func normalize(_ raw: String) -> String {
-        var ascii = true
-        for b in raw.utf8 where b >= 0x80 {
-            ascii = false
-            break
-        }
-        let folded: String
+        var raw = raw
+        let ascii = raw.withUTF8 { isASCII($0) }
+        var folded: String
         if ascii {
             folded = raw
         } else {
@@ -26,23 +23,10 @@ public enum KeywordText {
                 .folding(options: [.caseInsensitive], locale: nil)
                 .precomposedStringWithCompatibilityMapping
         }
-        // ASCII lowercase, control characters to spaces, collapse and trim white space.
-        var out: [UInt8] = []
-        out.reserveCapacity(folded.utf8.count)
-        var pendingSpace = false
-        for var b in folded.utf8 {
-            if b < 0x20 || b == 0x7F || b == 0x20 {
-                pendingSpace = !out.isEmpty
-                continue
-            }
-            if b >= 0x41 && b <= 0x5A { b += 0x20 }
-            if pendingSpace {
-                out.append(0x20)
-                pendingSpace = false
-            }
-            out.append(b)
-        }
-        var s = String(decoding: out, as: UTF8.self)
+        var s = folded.withUTF8 { bytes -> String? in
+            if isCollapsed(bytes) { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { collapse(bytes, into: $0.baseAddress!) }
+        } ?? folded
         if !ascii {
             // Unicode white space other than ASCII (e.g. U+3000 ideographic space after NFKC is
             // already U+0020; NBSP becomes U+0020 too) — collapse what remains.
@@ -52,6 +36,63 @@ public enum KeywordText {
             }
         }
         return s
+    }
+
+    /// Whether every byte is ASCII (checked eight at a time).
+    @inlinable
+    public static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let p = bytes.baseAddress else { return true }
+        let n = bytes.count
+        var i = 0
+        while i + 8 <= n {
+            if UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < n {
+            if p[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Whether ``collapse(_:into:)`` would return `bytes` unchanged: no ASCII upper case, no
+    /// control characters, no space at either end or after another space (the common case,
+    /// checked without writing anything; the empty value is collapsed).
+    @inlinable
+    public static func isCollapsed(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first, let last = bytes.last else { return true }
+        if first == 0x20 || last == 0x20 { return false }
+        var previousSpace = false
+        for b in bytes {
+            if b < 0x20 || b == 0x7F || (b >= 0x41 && b <= 0x5A) || (b == 0x20 && previousSpace) { return false }
+            previousSpace = b == 0x20
+        }
+        return true
+    }
+
+    /// The byte pass of ``normalize(_:)``, the last step for every value (and the only one for
+    /// ASCII values): ASCII upper case to lower case; control characters, DEL and spaces to one
+    /// space between words, none at either end. Other bytes are kept, so UTF-8 stays valid. Writes
+    /// at most `bytes.count` bytes to `out` and returns how many it wrote.
+    @inlinable
+    public static func collapse(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = 0
+        var pendingSpace = false
+        for var b in bytes {
+            if b <= 0x20 || b == 0x7F {
+                pendingSpace = n > 0
+                continue
+            }
+            if b >= 0x41 && b <= 0x5A { b += 0x20 }
+            if pendingSpace {
+                out[n] = 0x20
+                n += 1
+                pendingSpace = false
+            }
+            out[n] = b
+            n += 1
+        }
+        return n
     }
 }
 

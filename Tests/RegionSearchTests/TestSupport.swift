@@ -23,6 +23,20 @@ enum TestSupport {
         return path
     }
 
+    /// Runs an executable to its end, with standard output discarded; its status and standard error.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// Brute-force symmetric kNN graph with local scales (scale_k-th neighbour distance):
     /// an independent, obviously correct graph for small tests.
     static func bruteForceKNN(x: [Double], y: [Double], k: Int, scaleK: Int = 5) -> AdjacencyGraph {

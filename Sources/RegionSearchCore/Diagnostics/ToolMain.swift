@@ -8,21 +8,29 @@ public enum ToolMain {
         _ body: (ParsedCommandLine) throws -> Void
     ) -> Never {
         Log.toolName = spec.name
+        exit(execute(spec, arguments, body).rawValue)
+    }
+
+    /// Parses `arguments`, answers `--help`, applies `--quiet` and runs `body`; returns the exit
+    /// status (for a command of a driver that goes on, or exits, itself).
+    public static func execute(
+        _ spec: CommandSpec, _ arguments: [String], _ body: (ParsedCommandLine) throws -> Void
+    ) -> ExitStatus {
         let parsed: ParsedCommandLine
         do {
             parsed = try spec.parse(arguments)
         } catch {
             Log.error(error.message)
             Log.write("Run '\(spec.name) --help' for usage.\n")
-            exit(ExitStatus.usage.rawValue)
+            return .usage
         }
         if parsed.flag(.help) {
             print(spec.helpText, terminator: "")
             fflush(nil)
-            exit(0)
+            return .success
         }
         Log.quiet = parsed.flag(.quiet)
-        exit(execute { try body(parsed) }.rawValue)
+        return execute { try body(parsed) }
     }
 
     /// Runs `body`, prints any error, and returns the exit status it maps to.

@@ -469,82 +469,9 @@ public struct JSONParser {
             while pos < bytes.count, bytes[pos] >= UInt8(ascii: "0"), bytes[pos] <= UInt8(ascii: "9") { pos += 1 }
             if pos == digits { throw error("expected digits in exponent") }
         }
-        guard let d = parseDecimal(UnsafeBufferPointer(rebasing: bytes[start..<pos])), d.isFinite else {
+        guard let d = DecimalParser.parse(UnsafeBufferPointer(rebasing: bytes[start..<pos])), d.isFinite else {
             throw error("number out of range", at: start)
         }
         return d
     }
-}
-
-/// Parses an ASCII decimal number (as in JSON or CSV) into a Double, correctly rounded.
-///
-/// Fast path for up to 15 significant digits with a small decimal exponent (exact in binary64
-/// arithmetic); otherwise falls back to `strtod` semantics via `Double(String)`.
-@inline(__always)
-public func parseDecimal(_ s: UnsafeBufferPointer<UInt8>) -> Double? {
-    var i = 0
-    let n = s.count
-    guard n > 0 else { return nil }
-    var negative = false
-    if s[0] == UInt8(ascii: "-") {
-        negative = true
-        i = 1
-    } else if s[0] == UInt8(ascii: "+") {
-        i = 1
-    }
-    var mantissa: UInt64 = 0
-    var digits = 0
-    var exponent = 0
-    var sawDigit = false
-    while i < n, s[i] &- 48 < 10 {
-        sawDigit = true
-        if digits < 18 {
-            mantissa = mantissa &* 10 &+ UInt64(s[i] &- 48)
-            if mantissa != 0 { digits += 1 }
-        } else {
-            exponent += 1
-            digits += 1
-        }
-        i += 1
-    }
-    if i < n, s[i] == UInt8(ascii: ".") {
-        i += 1
-        while i < n, s[i] &- 48 < 10 {
-            sawDigit = true
-            if digits < 18 {
-                mantissa = mantissa &* 10 &+ UInt64(s[i] &- 48)
-                if mantissa != 0 { digits += 1 }
-                exponent -= 1
-            } else {
-                digits += 1
-            }
-            i += 1
-        }
-    }
-    guard sawDigit else { return nil }
-    var slow = false
-    if i < n {
-        guard s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E") else { return nil }
-        slow = true
-    }
-    if !slow && digits <= 15 && exponent >= -22 && exponent <= 22 {
-        let powers: [Double] = [
-            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-        ]
-        var d = Double(mantissa)
-        if exponent < 0 { d /= powers[-exponent] } else { d *= powers[exponent] }
-        return negative ? -d : d
-    }
-    guard let text = String(validating: s, as: UTF8.self) else { return nil }
-    // Double(String) accepts "inf"/"nan" spellings and hex floats; the scan above has already
-    // confirmed the decimal shape up to an exponent, so validate the exponent part here.
-    if i < n {
-        var j = i + 1
-        if j < n, s[j] == UInt8(ascii: "+") || s[j] == UInt8(ascii: "-") { j += 1 }
-        let expStart = j
-        while j < n, s[j] &- 48 < 10 { j += 1 }
-        guard j == n, j > expStart else { return nil }
-    }
-    return Double(text)
 }

@@ -84,7 +84,7 @@ final class OSMXMLReader: RecordSource {
         guard tokenizer.nameIs(osmName) else {
             let name = String(decoding: tokenizer.name, as: UTF8.self)
             let what = name == "osmChange" ? "an OSM change file (osmChange), not a data file" : "root element is <\(name)>, expected <osm>"
-            throw InputError.unsupported(path: tokenizer.reader.path, reason: "not an OSM XML file: \(what)")
+            throw InputError.unsupported(path: tokenizer.path, reason: "not an OSM XML file: \(what)")
         }
     }
 
@@ -216,8 +216,8 @@ final class OSMXMLReader: RecordSource {
 
     private func nodeResult() -> ReadResult {
         let id = idText.withUnsafeBytes { parseOSMId($0) }
-        let lat = latText.flatMap { $0.withUnsafeBufferPointer { parseDecimal($0) } }
-        let lon = lonText.flatMap { $0.withUnsafeBufferPointer { parseDecimal($0) } }
+        let lat = latText.flatMap { $0.withUnsafeBufferPointer { DecimalParser.parse($0) } }
+        let lon = lonText.flatMap { $0.withUnsafeBufferPointer { DecimalParser.parse($0) } }
         func show(_ value: Double?, _ text: [UInt8]?) -> String {
             if let value { return "\(value)" }
             return text.map { "\"\(String(decoding: $0, as: UTF8.self))\"" } ?? "(missing)"
@@ -268,8 +268,8 @@ final class OSMXMLReader: RecordSource {
                 if !OSMXMLReader.isDeleted(second), let idBytes = second.attribute(OSMXMLReader.idKey),
                     let id = parseOSMId(idBytes), let index = pending.neededIndex(id)
                 {
-                    let lat = second.attribute(OSMXMLReader.latKey).flatMap { parseDecimal($0.assumingMemoryBound(to: UInt8.self)) }
-                    let lon = second.attribute(OSMXMLReader.lonKey).flatMap { parseDecimal($0.assumingMemoryBound(to: UInt8.self)) }
+                    let lat = second.attribute(OSMXMLReader.latKey).flatMap { DecimalParser.parse($0.assumingMemoryBound(to: UInt8.self)) }
+                    let lon = second.attribute(OSMXMLReader.lonKey).flatMap { DecimalParser.parse($0.assumingMemoryBound(to: UInt8.self)) }
                     pending.setCoordinates(index, lon: lon ?? .nan, lat: lat ?? .nan)
                 }
                 if second.tokenOffset >= lastNodeOffset { break scan }

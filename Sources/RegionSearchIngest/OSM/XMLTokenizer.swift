@@ -20,15 +20,18 @@ final class XMLTokenizer {
     static let maxMarkup = 1 << 20
     private static let initialCapacity = 1 << 18
 
-    let reader: ByteReader
-    private var buffer: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+    let path: String
+    /// The input; its fields go by these names below.
+    private var window: ByteWindow
+    private var buffer: UnsafeMutablePointer<UInt8> { window.bytes }
     /// First unconsumed byte and end of valid data in `buffer`.
-    private var start = 0
-    private var fill = 0
-    private var sawEOF = false
+    private var start: Int {
+        get { window.pos }
+        set { window.pos = newValue }
+    }
+    private var fill: Int { window.end }
     /// Stream offset of `buffer[0]`.
-    private var bufferBase: UInt64 = 0
+    private var bufferBase: UInt64 { window.base }
     /// Line number at `start`.
     private var line: UInt64 = 1
 
@@ -57,19 +60,18 @@ final class XMLTokenizer {
     private var sawRoot = false
 
     init(reader: ByteReader) {
-        self.reader = reader
-        capacity = XMLTokenizer.initialCapacity
-        buffer = .allocate(capacity: capacity)
+        path = reader.path
+        window = ByteWindow(reader: reader, capacity: XMLTokenizer.initialCapacity)
     }
 
-    deinit { buffer.deallocate() }
+    deinit { window.deallocate() }
 
     /// Stream offset just past the last consumed token.
     var consumedOffset: UInt64 { bufferBase + UInt64(start) }
 
     func malformed(_ what: String, line: UInt64? = nil, offset: UInt64? = nil) -> InputError {
         .unsupported(
-            path: reader.path,
+            path: path,
             reason: "malformed XML at line \(line ?? tokenLine) (byte \(offset ?? tokenOffset)): \(what)")
     }
 
@@ -89,42 +91,22 @@ final class XMLTokenizer {
 
     // MARK: Buffer
 
-    /// Moves unconsumed bytes to the front and reads more; false at the end of the input.
+    /// Moves unconsumed bytes to the front and reads more; false at the end of the input. The
+    /// window grows up to `maxMarkup`: unconsumed bytes that fill it are one overlong token.
     private func refill() throws -> Bool {
-        if sawEOF { return false }
-        if start > 0 {
-            memmove(buffer, buffer + start, fill - start)
-            bufferBase += UInt64(start)
-            fill -= start
-            start = 0
+        if window.atEOF { return false }
+        if fill - start >= XMLTokenizer.maxMarkup {
+            throw malformed("markup longer than 1 MiB (missing '>'?)", line: line, offset: window.absolutePosition)
         }
-        if fill == capacity {
-            guard fill < XMLTokenizer.maxMarkup else {
-                throw malformed("markup longer than 1 MiB (missing '>'?)", line: line, offset: bufferBase)
-            }
-            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
-            bigger.update(from: buffer, count: fill)
-            buffer.deallocate()
-            buffer = bigger
-            capacity *= 2
-        }
-        let n = try reader.read(into: UnsafeMutableRawBufferPointer(start: buffer + fill, count: capacity - fill))
-        if n == 0 {
-            sawEOF = true
-            return false
-        }
-        fill += n
-        return true
+        // On a copy: an access to `window` that lasts through the read would cost every other
+        // access to it a dynamic exclusivity check.
+        var w = window
+        defer { window = w }
+        return try w.refill() > 0
     }
 
     @inline(__always)
-    private func countLines(_ from: Int, _ to: Int) {
-        var i = from
-        while i < to {
-            if buffer[i] == 0x0A { line += 1 }
-            i += 1
-        }
-    }
+    private func countLines(_ from: Int, _ to: Int) { line += window.newlines(from: from, to: to) }
 
     /// Consumes input up to and including `terminator` (comments, PIs, CDATA), without keeping it.
     private func skip(past terminator: [UInt8], what: String) throws {
@@ -166,9 +148,7 @@ final class XMLTokenizer {
             while lt < fill && buffer[lt] != UInt8(ascii: "<") { lt += 1 }
             if openElements.isEmpty {
                 var k = start
-                if bufferBase == 0 && k == 0 && fill >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF {
-                    k = 3
-                }
+                if k == 0 && window.startsWithByteOrderMark { k = 3 }
                 while k < lt && XMLTokenizer.isSpace(buffer[k]) { k += 1 }
                 if k < lt {
                     countLines(start, k)

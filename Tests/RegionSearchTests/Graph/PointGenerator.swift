@@ -14,8 +14,9 @@ import Foundation
 @testable import RegionSearchStages
 @testable import RegionSearchSynthetic
 
-/// Seeded, deterministic pseudo-random numbers (SplitMix64) for the graph tests; their fixed
-/// sequences are part of the test cases (the library's `SeededRandom` is a different generator).
+/// Seeded, deterministic pseudo-random numbers (SplitMix64) for the graph and OSM fuzz tests;
+/// their fixed sequences are part of the test cases (the library's `SeededRandom` is a different
+/// generator).
 struct GraphTestRandom {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
@@ -31,7 +32,8 @@ struct GraphTestRandom {
     /// Uniform in [0, 1).
     mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
 
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    /// Uniform in 0..<n (0 for n ≤ 1).
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
 
     /// Standard normal (Box–Muller).
     mutating func normal() -> Double {

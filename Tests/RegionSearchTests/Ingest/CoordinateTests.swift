@@ -135,22 +135,4 @@ final class CoordinateTests: XCTestCase {
             XCTAssertThrowsError(try GeoBox.parse(bad).get(), bad)
         }
     }
-
-    func testFastDecimalAgreesWithParseDecimal() {
-        var rng = SeededRandom(seed: 11)
-        let alphabet = Array("0123456789.-+e".utf8)
-        for k in 0..<20_000 {
-            var s: [UInt8]
-            if k % 2 == 0 {
-                // Coordinate-like: sign, digits, dot, digits.
-                let value = Double(Int64.random(in: -1_800_000_000_000...1_800_000_000_000, using: &rng)) / pow(10, Double(Int.random(in: 0...12, using: &rng)))
-                s = Array(String(value).utf8)
-            } else {
-                s = (0..<Int.random(in: 1...18, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
-            }
-            let fast = s.withUnsafeBufferPointer { FastDecimal.parse($0) }
-            let reference = s.withUnsafeBufferPointer { parseDecimal($0) }
-            XCTAssertEqual(fast?.bitPattern, reference?.bitPattern, String(decoding: s, as: UTF8.self))
-        }
-    }
 }

@@ -55,6 +55,18 @@ final class GeoJSONReaderTests: XCTestCase {
         XCTAssertEqual(reader.warnings, [])
     }
 
+    /// A UTF-8 byte-order mark before the first value is skipped; offsets and lines count it.
+    func testByteOrderMarkIsSkipped() throws {
+        let text = "\u{FEFF}" + feature(1, 1, 2) + "\n" + feature(2, 3, 4) + "\n"
+        let r = try readAll(geojson(scratch.write(text)))
+        XCTAssertEqual(r.count, 2)
+        XCTAssertEqual(r[0].record?.id, "1")
+        XCTAssertEqual(r[0].record?.byteOffset, 3)
+        XCTAssertEqual(r[0].record?.line, 1)
+        XCTAssertEqual(r[1].record?.id, "2")
+        XCTAssertEqual(r[1].record?.line, 2)
+    }
+
     func testSequencesNewlineDelimitedArraysAndSingleFeature() throws {
         let rs = "\u{1E}"
         let seq = rs + feature(1, 1, 2) + "\n" + rs + feature(2, 3, 4) + "\n"

@@ -37,16 +37,7 @@ final class IngestExecutableTests: XCTestCase {
     }
 
     private func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try executable())
-        p.arguments = arguments
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        try TestSupport.run(try executable(), arguments)
     }
 
     func testExitCodesAndOutputs() throws {

@@ -19,17 +19,7 @@ import XCTest
 /// may only yield records, rejects, or an ``InputError``.
 final class OSMFuzzTests: XCTestCase {
     /// SplitMix64, for reproducible mutations.
-    private struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    }
+    private typealias Random = GraphTestRandom
 
     private struct Outcome {
         var completed = 0
@@ -72,7 +62,7 @@ final class OSMFuzzTests: XCTestCase {
     ) throws -> Outcome {
         let dir = try OSMTestSupport.temporaryDirectory(self)
         let path = dir + "/fuzz"
-        var random = Random(state: seed)
+        var random = Random(seed: seed)
         var outcome = Outcome()
         for i in 0..<iterations {
             let mutated = mutate(seeds[i % seeds.count], &random, alphabet: alphabet)

@@ -86,19 +86,9 @@ enum OSMTestSupport {
                 file: file, line: line)
             throw ToolError(message: "osmium missing")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            XCTFail(
-                "osmium \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))",
-                file: file, line: line)
+        let (status, message) = try TestSupport.run(tool, arguments)
+        guard status == 0 else {
+            XCTFail("osmium \(arguments.joined(separator: " ")) failed: \(message)", file: file, line: line)
             throw ToolError(message: "osmium failed")
         }
     }
