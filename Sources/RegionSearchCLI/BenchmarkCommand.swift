@@ -61,7 +61,8 @@ public enum BenchmarkCommand {
         name: "regionsearch-bench",
         abstract: "benchmark every stage and the whole pipeline on synthetic cities (build with -c release first)",
         usage:
-            "regionsearch-bench [--sizes 10k,100k,1m,10m] [--repeats N] [--work DIR] [--reference-python PY --reference-script refpipe.py] …",
+            "regionsearch-bench [--sizes 10k,100k,1m,10m] [--repeats N] [--work DIR] [--reference-python PY "
+            + "--reference-script refpipe.py] …",
         discussion: """
             For each size, the input CSV is generated once with regionsearch-generate (seed 42 by default;
             cached as WORK/inputs/city_<n>_seed<seed>.csv). Then, --repeats times: ingest, project,
@@ -188,7 +189,8 @@ public enum BenchmarkCommand {
         for stage in Pipeline.stages.map({ $0.executable }) + ["regionsearch-generate"] {
             guard FileManager.default.isExecutableFile(atPath: options.binDirectory + "/" + stage) else {
                 throw UsageError(
-                    "--bin: \(options.binDirectory)/\(stage) not found; build with 'swift build -c release' and pass its bin directory"
+                    "--bin: \(options.binDirectory)/\(stage) not found; build with 'swift build -c release' and pass "
+                        + "its bin directory"
                 )
             }
         }

@@ -61,7 +61,8 @@ public enum Driver {
         abstract: "remove a manifest's intermediate artifacts, run records and leftover temporary files",
         usage: "regionsearch clean MANIFEST [--unused] [--wait]",
         discussion:
-            "The output GeoJSON is kept. With --unused, only the stage runs that the latest run did not use are removed.",
+            "The output GeoJSON is kept. With --unused, only the stage runs "
+            + "that the latest run did not use are removed.",
         options: [CleanFlags.unused, CleanFlags.wait],
         acceptsPositionals: true)
 
@@ -182,7 +183,9 @@ public enum Driver {
             let ran = all.filter { $0.status == .ran }.count
             let skipped = all.filter { $0.status == .upToDate }.count
             Log.info(
-                "finished in \(Runner.seconds(monotonicSeconds() - t0)): \(outcome.combinations.count) combination(s), \(ran) stage run(s), \(skipped) up to date or shared (hashing and verification \(Runner.seconds(runner.hashingSeconds)))"
+                "finished in \(Runner.seconds(monotonicSeconds() - t0)): \(outcome.combinations.count) "
+                    + "combination(s), \(ran) stage run(s), \(skipped) up to date or shared (hashing and "
+                    + "verification \(Runner.seconds(runner.hashingSeconds)))"
             )
             return
         }
@@ -192,7 +195,8 @@ public enum Driver {
         let ran = outcome.stages.filter { $0.status == .ran }.count
         let skipped = outcome.stages.filter { $0.status == .upToDate }.count
         Log.info(
-            "finished in \(Runner.seconds(monotonicSeconds() - t0)): \(ran) stage(s) ran, \(skipped) up to date (hashing and verification \(Runner.seconds(runner.hashingSeconds)))"
+            "finished in \(Runner.seconds(monotonicSeconds() - t0)): \(ran) stage(s) ran, \(skipped) up to date "
+                + "(hashing and verification \(Runner.seconds(runner.hashingSeconds)))"
         )
     }
 
@@ -219,7 +223,8 @@ public enum Driver {
         let manifest = try manifestArgument(cl)
         let result = try Cleaner.clean(manifest, unusedOnly: cl.flag(CleanFlags.unused), wait: cl.flag(CleanFlags.wait))
         Log.info(
-            "removed \(result.objects) stage output(s), \(result.records) record(s) and \(result.temporaries) temporary file(s) from \(manifest.workDirectory)"
+            "removed \(result.objects) stage output(s), \(result.records) record(s) and \(result.temporaries) "
+                + "temporary file(s) from \(manifest.workDirectory)"
         )
     }
 

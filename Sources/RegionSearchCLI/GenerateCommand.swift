@@ -36,7 +36,8 @@ public enum GenerateCommand {
         abstract:
             "write a deterministic synthetic city with planted keyword clusters (for tests, tuning and benchmarks)",
         usage:
-            "regionsearch-generate --out PREFIX [--n N] [--seed S] [--clusters K] [--keywords A,B] [--format csv|geojson] …",
+            "regionsearch-generate --out PREFIX [--n N] [--seed S] [--clusters K] [--keywords A,B] [--format "
+            + "csv|geojson] …",
         discussion: """
             Writes PREFIX.csv (id,name,category,lon,lat) or PREFIX.geojson, PREFIX.truth.geojson (one
             polygon per planted cluster, with its keyword) and PREFIX.truth_members.csv (id,cluster_id).
@@ -79,7 +80,8 @@ public enum GenerateCommand {
             if let v = try number(maxRadiusMOption) { config.maxRadius = v }
             guard config.minRadius > 0, config.minRadius <= config.maxRadius else {
                 throw UsageError(
-                    "--min-radius-m and --max-radius-m: need 0 < min ≤ max, got \(config.minRadius) and \(config.maxRadius)"
+                    "--min-radius-m and --max-radius-m: need 0 < min "
+                        + "≤ max, got \(config.minRadius) and \(config.maxRadius)"
                 )
             }
             if let v = cl.value(Self.keywordsOption) { config.keywords = v.split(separator: ",").map(String.init) }
@@ -117,7 +119,8 @@ public enum GenerateCommand {
             try AtomicFile.write(city.truthMembersCSV(), to: prefix + ".truth_members.csv")
             let planted = city.clusterOf.filter { $0 >= 0 }.count
             Log.info(
-                "wrote \(groupedCount(city.count)) POIs (\(groupedCount(planted)) planted in \(city.clusters.count) clusters) to \(prefix).\(format)"
+                "wrote \(groupedCount(city.count)) POIs (\(groupedCount(planted)) planted in \(city.clusters.count) "
+                    + "clusters) to \(prefix).\(format)"
             )
         }
     }

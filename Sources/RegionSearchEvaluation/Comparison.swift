@@ -57,25 +57,37 @@ public struct Comparison: Sendable {
         members.append(("match_threshold", .number(matchThreshold)))
         members.append(("notes", .array(notes.map { .string($0) })))
         members.append(("inputs", .object(inputs.map { ($0.role, $0.json) })))
-        members.append(("keywords", .object(keywords.map { k in
-            var m: [(String, JSONValue)] = [
-                ("n_a", .number(Double(k.countA))), ("n_b", .number(Double(k.countB))),
-                ("area_iou", .number(roundedTo4(k.areaIoU))),
-                ("mean_best_iou_a_in_b", .number(roundedTo4(k.meanBestIoUAInB))),
-                ("mean_best_iou_b_in_a", .number(roundedTo4(k.meanBestIoUBInA))),
-            ]
-            if let p = k.poi {
-                m.append(("poi_jaccard", .number(roundedTo4(p.jaccard))))
-                m.append(("n_pois_a", .number(Double(p.insideA))))
-                m.append(("n_pois_b", .number(Double(p.insideB))))
-                m.append(("n_pois_both", .number(Double(p.insideBoth))))
-            }
-            m.append(("area_a_m2", .number((k.areaA * 10).rounded() / 10)))
-            m.append(("area_b_m2", .number((k.areaB * 10).rounded() / 10)))
-            m.append(("n_matched", .number(Double(k.matches.count))))
-            m.append(("matched", .array(k.matches.map { .object([("a", $0.aID), ("b", $0.bID), ("iou", .number(roundedTo4($0.iou)))]) })))
-            return (k.label, .object(m))
-        })))
+        members.append(
+            (
+                "keywords",
+                .object(
+                    keywords.map { k in
+                        var m: [(String, JSONValue)] = [
+                            ("n_a", .number(Double(k.countA))), ("n_b", .number(Double(k.countB))),
+                            ("area_iou", .number(roundedTo4(k.areaIoU))),
+                            ("mean_best_iou_a_in_b", .number(roundedTo4(k.meanBestIoUAInB))),
+                            ("mean_best_iou_b_in_a", .number(roundedTo4(k.meanBestIoUBInA))),
+                        ]
+                        if let p = k.poi {
+                            m.append(("poi_jaccard", .number(roundedTo4(p.jaccard))))
+                            m.append(("n_pois_a", .number(Double(p.insideA))))
+                            m.append(("n_pois_b", .number(Double(p.insideB))))
+                            m.append(("n_pois_both", .number(Double(p.insideBoth))))
+                        }
+                        m.append(("area_a_m2", .number((k.areaA * 10).rounded() / 10)))
+                        m.append(("area_b_m2", .number((k.areaB * 10).rounded() / 10)))
+                        m.append(("n_matched", .number(Double(k.matches.count))))
+                        m.append(
+                            (
+                                "matched",
+                                .array(
+                                    k.matches.map {
+                                        .object([("a", $0.aID), ("b", $0.bID), ("iou", .number(roundedTo4($0.iou)))])
+                                    })
+                            ))
+                        return (k.label, .object(m))
+                    })
+            ))
         return .object(members)
     }
 

@@ -15,12 +15,12 @@ public enum EvaluateError: Error, CustomStringConvertible, ExitCoded {
 
     public var description: String {
         switch self {
-        case let .unreadable(path, reason): return "\(path): cannot read: \(reason)"
-        case let .badJSON(path, error): return "\(path): not valid JSON: \(error)"
-        case let .badGeoJSON(path, location, reason):
+        case .unreadable(let path, let reason): return "\(path): cannot read: \(reason)"
+        case .badJSON(let path, let error): return "\(path): not valid JSON: \(error)"
+        case .badGeoJSON(let path, let location, let reason):
             return "\(path): not usable GeoJSON: \(location.isEmpty ? "" : location + ": ")\(reason)"
-        case let .badRecord(path, line, reason): return "\(path): line \(line): \(reason)"
-        case let .projection(path, reason): return "\(path): \(reason)"
+        case .badRecord(let path, let line, let reason): return "\(path): line \(line): \(reason)"
+        case .projection(let path, let reason): return "\(path): \(reason)"
         }
     }
 

@@ -60,7 +60,10 @@ final class EvaluationLayer {
                         let k = bad - offset
                         throw EvaluateError.projection(
                             path: path,
-                            reason: "feature \(f.index): position [\(ring.lon[k]), \(ring.lat[k])] cannot be projected to \(transform.target)")
+                            reason:
+                                "feature \(f.index): position [\(ring.lon[k]), \(ring.lat[k])] cannot be projected "
+                                + "to \(transform.target)"
+                        )
                     }
                     rings.append((Array(xs[range]), Array(ys[range])))
                     offset = range.upperBound
@@ -70,16 +73,20 @@ final class EvaluationLayer {
             var geometry = polygons.count == 1 ? polygons[0] : try context.collection(GEOS_MULTIPOLYGON, of: polygons)
             var wasRepaired = false
             if !geometry.isValid {
-                if notes.count < 5 { notes.append("feature \(f.index) (id \(f.id.serialized())): \(geometry.validityReason)") }
+                if notes.count < 5 {
+                    notes.append("feature \(f.index) (id \(f.id.serialized())): \(geometry.validityReason)")
+                }
                 geometry = try geometry.makeValid().polygonalParts()
                 repaired += 1
                 wasRepaired = true
             }
             let area = geometry.area
             if !(area > 0) { degenerate += 1 }
-            items.append(Item(
-                id: f.id, keyword: f.keyword, geometry: geometry, area: area > 0 ? area : 0, envelope: geometry.envelope,
-                repaired: wasRepaired))
+            items.append(
+                Item(
+                    id: f.id, keyword: f.keyword, geometry: geometry, area: area > 0 ? area : 0,
+                    envelope: geometry.envelope,
+                    repaired: wasRepaired))
         }
         self.items = items
         repairedCount = repaired

@@ -92,4 +92,3 @@ public struct EvaluationPOIs: Sendable {
         return i
     }
 }
-

@@ -44,7 +44,8 @@ public struct Evaluator: Sendable {
         let T = truthLayer?.items ?? []
         let R = regionLayer?.items ?? []
         var inputs = [
-            truthLayer.map { EvaluationInput(role: "truth", layer: $0) } ?? EvaluationInput(role: "truth", path: truthFile.path, count: 0),
+            truthLayer.map { EvaluationInput(role: "truth", layer: $0) }
+                ?? EvaluationInput(role: "truth", path: truthFile.path, count: 0),
             regionLayer.map { EvaluationInput(role: "regions", layer: $0) }
                 ?? EvaluationInput(role: "regions", path: regionFile.path, count: 0),
         ]
@@ -72,7 +73,8 @@ public struct Evaluator: Sendable {
         for (j, r) in R.enumerated() where scored[j] && r.area > 0 {
             let key = r.keywordLabel
             if truthUnions[key] == nil {
-                truthUnions[key] = try geos.unionAll(T.filter { Self.compatible($0.keyword, r.keyword) }.map(\.geometry))
+                truthUnions[key] = try geos.unionAll(
+                    T.filter { Self.compatible($0.keyword, r.keyword) }.map(\.geometry))
             }
             let u = truthUnions[key]!
             guard let eu = u.envelope, let er = r.envelope, eu.intersects(er) else { continue }
@@ -93,14 +95,20 @@ public struct Evaluator: Sendable {
             inputs.append(membersInput)
             poiCounts = try Self.poiCounts(truths: T, regions: R, pois: located, planted: planted.flags, context: geos)
             notes.append(
-                "POI keyword match: KeywordMatcher (NFKC + case fold, word boundaries outside CJK) on the POI's keyword text — "
-                    + "the category column of a CSV, the keywords column of pois.rsa — not the name (evaluate.py: substring of name+category)")
+                "POI keyword match: KeywordMatcher (NFKC + case fold, word boundaries outside CJK) on the POI's "
+                    + "keyword text — "
+                    + "the category column of a CSV, the keywords column of pois.rsa — not the name (evaluate.py: "
+                    + "substring of name+category)"
+            )
         }
 
         func metrics(truths: [Int], regions: [Int], poi: TruthScore.POICounts?) -> TruthScore.Metrics {
             let scoredRegions = regions.filter { scored[$0] }
-            let nt = Double(truths.count), nr = Double(scoredRegions.count)
-            var recall: [Double] = [], precision: [Double] = [], f1: [Double] = []
+            let nt = Double(truths.count)
+            let nr = Double(scoredRegions.count)
+            var recall: [Double] = []
+            var precision: [Double] = []
+            var f1: [Double] = []
             for t in thresholds {
                 let r = truths.isEmpty ? 0 : Double(truths.filter { truthBest[$0] >= t }.count) / nt
                 let p = scoredRegions.isEmpty ? 0 : Double(scoredRegions.filter { regionBest[$0] >= t }.count) / nr
@@ -112,46 +120,61 @@ public struct Evaluator: Sendable {
                 truthCount: truths.count, regionCount: regions.count, scoredRegionCount: scoredRegions.count,
                 meanBestIoU: truths.isEmpty ? nil : truths.reduce(0) { $0 + truthBest[$1] } / nt,
                 recall: recall, precision: precision, f1: f1,
-                precisionInside: scoredRegions.isEmpty ? 0 : Double(scoredRegions.filter { inside[$0] >= 0.5 }.count) / nr,
+                precisionInside: scoredRegions.isEmpty
+                    ? 0 : Double(scoredRegions.filter { inside[$0] >= 0.5 }.count) / nr,
                 poi: poi)
         }
 
         let labels = Set(T.map(\.keywordLabel) + R.map(\.keywordLabel)).sorted(by: codePointOrder)
         let overall = metrics(
             truths: Array(T.indices), regions: Array(R.indices),
-            poi: poiCounts.map { counts in counts.keys.sorted(by: codePointOrder).reduce(TruthScore.POICounts()) { s, k in s + counts[k]! } })
+            poi: poiCounts.map { counts in
+                counts.keys.sorted(by: codePointOrder).reduce(TruthScore.POICounts()) { s, k in s + counts[k]! }
+            })
         let byKeyword = labels.map { label in
-            (keyword: label, metrics: metrics(
-                truths: T.indices.filter { T[$0].keywordLabel == label }, regions: R.indices.filter { R[$0].keywordLabel == label },
-                poi: poiCounts.map { $0[label] ?? TruthScore.POICounts() }))
+            (
+                keyword: label,
+                metrics: metrics(
+                    truths: T.indices.filter { T[$0].keywordLabel == label },
+                    regions: R.indices.filter { R[$0].keywordLabel == label },
+                    poi: poiCounts.map { $0[label] ?? TruthScore.POICounts() })
+            )
         }
         let truths = T.indices.map { i in
             TruthScore.TruthMatch(
-                truthID: T[i].id, keyword: T[i].keywordLabel, bestIoU: truthBest[i], regionID: truthMatch[i].map { R[$0].id },
+                truthID: T[i].id, keyword: T[i].keywordLabel, bestIoU: truthBest[i],
+                regionID: truthMatch[i].map { R[$0].id },
                 area: T[i].area)
         }
 
-        if T.isEmpty { notes.append("the truth file has no features: recall is reported as 0 and mean best IoU as null") }
+        if T.isEmpty {
+            notes.append("the truth file has no features: recall is reported as 0 and mean best IoU as null")
+        }
         if overall.scoredRegionCount == 0 {
-            notes.append("no region has a same-keyword truth: precision@t and precision_inside are undefined and reported as 0")
+            notes.append(
+                "no region has a same-keyword truth: precision@t and precision_inside are undefined and reported as 0")
         }
         let unscored = R.indices.filter { !scored[$0] }
         if !unscored.isEmpty {
             let kw = Set(unscored.map { R[$0].keywordLabel }).sorted(by: codePointOrder).joined(separator: ", ")
-            notes.append("\(unscored.count) region(s) with keyword(s) that have no truth (\(kw)) are left out of precision")
+            notes.append(
+                "\(unscored.count) region(s) with keyword(s) that have no truth (\(kw)) are left out of precision")
         }
         if T.contains(where: { $0.keyword == nil }) || R.contains(where: { $0.keyword == nil }) {
             notes.append("features without a keyword property are wildcards: they pair with every keyword")
         }
         return TruthScore(
-            thresholds: thresholds, overall: overall, byKeyword: byKeyword, truths: truths, crs: crsChoice, inputs: inputs,
+            thresholds: thresholds, overall: overall, byKeyword: byKeyword, truths: truths, crs: crsChoice,
+            inputs: inputs,
             notes: notes)
     }
 
     // MARK: - Compare mode
 
     /// Compares region files `a` and `b` keyword by keyword; with `pois`, also the POIs inside.
-    public func compare(_ aFile: RegionFeatureFile, _ bFile: RegionFeatureFile, pois: EvaluationPOIs? = nil) throws -> Comparison {
+    public func compare(_ aFile: RegionFeatureFile, _ bFile: RegionFeatureFile, pois: EvaluationPOIs? = nil) throws
+        -> Comparison
+    {
         let geos = GEOSContext()
         let proj = PROJContext()
         let crsChoice = try chooseCRS([aFile, bFile], proj: proj)
@@ -161,8 +184,10 @@ public struct Evaluator: Sendable {
         let A = aLayer?.items ?? []
         let B = bLayer?.items ?? []
         var inputs = [
-            aLayer.map { EvaluationInput(role: "a", layer: $0) } ?? EvaluationInput(role: "a", path: aFile.path, count: 0),
-            bLayer.map { EvaluationInput(role: "b", layer: $0) } ?? EvaluationInput(role: "b", path: bFile.path, count: 0),
+            aLayer.map { EvaluationInput(role: "a", layer: $0) }
+                ?? EvaluationInput(role: "a", path: aFile.path, count: 0),
+            bLayer.map { EvaluationInput(role: "b", layer: $0) }
+                ?? EvaluationInput(role: "b", path: bFile.path, count: 0),
         ]
         var notes: [String] = []
         var located: LocatedPOIs?
@@ -189,7 +214,8 @@ public struct Evaluator: Sendable {
             let b = B.filter { $0.keywordLabel == kb }
             let ua = try geos.unionAll(a.map(\.geometry))
             let ub = try geos.unionAll(b.map(\.geometry))
-            let areaA = ua.area, areaB = ub.area
+            let areaA = ua.area
+            let areaB = ub.area
             var inter = 0.0
             if let ea = ua.envelope, let eb = ub.envelope, ea.intersects(eb) { inter = try ua.intersection(ub).area }
             let un = areaA + areaB - inter
@@ -219,7 +245,9 @@ public struct Evaluator: Sendable {
             if let located {
                 let inA = try located.covered(by: PointCoverIndex(ua), where: nil)
                 let inB = try located.covered(by: PointCoverIndex(ub), where: nil)
-                var nA = 0, nB = 0, nBoth = 0
+                var nA = 0
+                var nB = 0
+                var nBoth = 0
                 for p in 0..<inA.count {
                     if inA[p] { nA += 1 }
                     if inB[p] { nB += 1 }
@@ -227,11 +255,12 @@ public struct Evaluator: Sendable {
                 }
                 poi = Comparison.POIOverlap(insideA: nA, insideB: nB, insideBoth: nBoth)
             }
-            out.append(Comparison.KeywordComparison(
-                label: ka == kb ? ka : "\(ka)|\(kb)", keywordA: ka, keywordB: kb, countA: a.count, countB: b.count,
-                areaA: areaA, areaB: areaB, areaIoU: un > 0 ? inter / un : 1,
-                meanBestIoUAInB: both ? rowBest.reduce(0, +) / Double(a.count) : 0,
-                meanBestIoUBInA: both ? colBest.reduce(0, +) / Double(b.count) : 0, matches: matches, poi: poi))
+            out.append(
+                Comparison.KeywordComparison(
+                    label: ka == kb ? ka : "\(ka)|\(kb)", keywordA: ka, keywordB: kb, countA: a.count, countB: b.count,
+                    areaA: areaA, areaB: areaB, areaIoU: un > 0 ? inter / un : 1,
+                    meanBestIoUAInB: both ? rowBest.reduce(0, +) / Double(a.count) : 0,
+                    meanBestIoUBInA: both ? colBest.reduce(0, +) / Double(b.count) : 0, matches: matches, poi: poi))
         }
         if A.isEmpty || B.isEmpty {
             notes.append("\(A.isEmpty ? "A" : "B") has no features: mean best IoUs are reported as 0")
@@ -251,7 +280,8 @@ public struct Evaluator: Sendable {
         do {
             inter = try a.geometry.intersection(b.geometry).area
         } catch {
-            throw GEOSError(message: "\(error.message) (intersecting feature \(a.id.serialized()) with \(b.id.serialized()))")
+            throw GEOSError(
+                message: "\(error.message) (intersecting feature \(a.id.serialized()) with \(b.id.serialized()))")
         }
         let union = a.area + b.area - inter
         return union > 0 ? min(1, inter / union) : 0
@@ -268,7 +298,9 @@ public struct Evaluator: Sendable {
         }
         for file in files where !file.features.isEmpty {
             let (lon, lat) = file.allCoordinates
-            let extent = lon.withUnsafeBufferPointer { lo in lat.withUnsafeBufferPointer { GeographicExtent(lon: lo, lat: $0) } }
+            let extent = lon.withUnsafeBufferPointer { lo in
+                lat.withUnsafeBufferPointer { GeographicExtent(lon: lo, lat: $0) }
+            }
             var choice = CRSChoice.automatic(for: extent)
             choice.explanation += " (chosen for the extent of \(file.path))"
             return choice

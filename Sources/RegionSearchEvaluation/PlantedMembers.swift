@@ -46,17 +46,19 @@ public struct PlantedMembers: Sendable {
             }
             switch record {
             case nil: return nil
-            case let .fields(line, fields)?: return (line, fields)
-            case let .rejected(r)?: throw EvaluateError.badRecord(path: path, line: r.line, reason: r.reason)
+            case .fields(let line, let fields)?: return (line, fields)
+            case .rejected(let r)?: throw EvaluateError.badRecord(path: path, line: r.line, reason: r.reason)
             }
         }
         guard let (headerLine, header) = try next() else {
-            throw EvaluateError.badRecord(path: path, line: 1, reason: "empty file; expected a header line 'id,cluster_id'")
+            throw EvaluateError.badRecord(
+                path: path, line: 1, reason: "empty file; expected a header line 'id,cluster_id'")
         }
         let names = header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard let idColumn = names.firstIndex(of: "id") else {
             throw EvaluateError.badRecord(
-                path: path, line: headerLine, reason: "the header has no 'id' column (found: \(header.joined(separator: ",")))")
+                path: path, line: headerLine,
+                reason: "the header has no 'id' column (found: \(header.joined(separator: ",")))")
         }
         let clusterColumn = names.firstIndex(of: "cluster_id")
         while let (line, fields) = try next() {

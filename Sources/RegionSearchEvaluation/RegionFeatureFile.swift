@@ -62,7 +62,9 @@ public struct RegionFeatureFile {
     /// Reads and parses a file (gzip-compressed files are recognised by their magic bytes).
     public static func read(path: String) throws -> RegionFeatureFile {
         let bytes = try ByteReader(path: path).readAll()
-        return try bytes.withUnsafeBufferPointer { buf throws(EvaluateError) in try RegionFeatureFile(path: path, bytes: buf) }
+        return try bytes.withUnsafeBufferPointer { buf throws(EvaluateError) in
+            try RegionFeatureFile(path: path, bytes: buf)
+        }
     }
 
     /// Parses GeoJSON text; `path` names the source in errors.
@@ -128,15 +130,18 @@ public struct RegionFeatureFile {
                 polygons.append(try Self.polygon(coordinates, at: at, fail))
             case "MultiPolygon":
                 for (k, p) in coordinates.enumerated() {
-                    guard let rings = p.arrayValue else { throw fail(at + ", polygon \(k)", "expected an array of rings") }
+                    guard let rings = p.arrayValue else {
+                        throw fail(at + ", polygon \(k)", "expected an array of rings")
+                    }
                     polygons.append(try Self.polygon(rings, at: at + ", polygon \(k)", fail))
                 }
             default:
                 throw fail(at, "geometry type \"\(gtype)\" is not supported (regions must be Polygon or MultiPolygon)")
             }
-            features.append(RegionFeature(
-                id: Self.identifier(f, properties: properties, index: index),
-                keyword: try Self.keyword(properties, at: at, fail), polygons: polygons, index: index))
+            features.append(
+                RegionFeature(
+                    id: Self.identifier(f, properties: properties, index: index),
+                    keyword: try Self.keyword(properties, at: at, fail), polygons: polygons, index: index))
         }
     }
 
@@ -154,8 +159,8 @@ public struct RegionFeatureFile {
         guard let v = properties?["keyword"] else { return nil }
         switch v {
         case .null: return nil
-        case let .string(s): return s == "*" ? nil : s
-        case let .number(d): return JSONValue.formatNumber(d)
+        case .string(let s): return s == "*" ? nil : s
+        case .number(let d): return JSONValue.formatNumber(d)
         default: throw fail(at, "the \"keyword\" property must be a string, found \(v.typeName)")
         }
     }
@@ -177,7 +182,9 @@ public struct RegionFeatureFile {
                     throw fail(where_ + ", position \(k)", "expected [longitude, latitude], found \(p.serialized())")
                 }
                 guard abs(y) <= 90, abs(x) <= 360 else {
-                    throw fail(where_ + ", position \(k)", "longitude/latitude out of range: [\(a[0].serialized()), \(a[1].serialized())]")
+                    throw fail(
+                        where_ + ", position \(k)",
+                        "longitude/latitude out of range: [\(a[0].serialized()), \(a[1].serialized())]")
                 }
                 lon.append(x)
                 lat.append(y)

@@ -81,13 +81,23 @@ public struct TruthScore: Sendable {
         members.append(("thresholds", .array(thresholds.map { .number($0) })))
         members.append(("notes", .array(notes.map { .string($0) })))
         members.append(("inputs", .object(inputs.map { ($0.role, $0.json) })))
-        members.append(("keywords", .object(byKeyword.map { ($0.keyword, .object(Self.metricMembers($0.metrics, thresholds: thresholds))) })))
-        members.append(("truths", .array(truths.map { t in
-            .object([
-                ("truth_id", t.truthID), ("keyword", .string(t.keyword)), ("best_iou", .number(roundedTo4(t.bestIoU))),
-                ("region_id", t.regionID ?? .null), ("area_m2", .number((t.area * 10).rounded() / 10)),
-            ])
-        })))
+        members.append(
+            (
+                "keywords",
+                .object(byKeyword.map { ($0.keyword, .object(Self.metricMembers($0.metrics, thresholds: thresholds))) })
+            ))
+        members.append(
+            (
+                "truths",
+                .array(
+                    truths.map { t in
+                        .object([
+                            ("truth_id", t.truthID), ("keyword", .string(t.keyword)),
+                            ("best_iou", .number(roundedTo4(t.bestIoU))),
+                            ("region_id", t.regionID ?? .null), ("area_m2", .number((t.area * 10).rounded() / 10)),
+                        ])
+                    })
+            ))
         return .object(members)
     }
 

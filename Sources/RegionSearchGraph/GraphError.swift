@@ -14,10 +14,12 @@ public enum GraphError: Error, CustomStringConvertible, ExitCoded {
         switch self {
         case .nonFiniteCoordinate(let index, let x, let y):
             return
-                "point \(index) has a non-finite coordinate (x = \(x), y = \(y)); the project stage never writes such points"
+                "point \(index) has a non-finite coordinate (x = \(x), y = \(y)); the project stage never writes "
+                + "such points"
         case .coordinateOutOfRange(let index, let x, let y):
             return
-                "point \(index) has a coordinate far outside any projected CRS (x = \(x), y = \(y)); coordinates must be 0 or of magnitude 1e-30 to 1e30"
+                "point \(index) has a coordinate far outside any projected CRS (x = \(x), y = \(y)); coordinates "
+                + "must be 0 or of magnitude 1e-30 to 1e30"
         }
     }
 

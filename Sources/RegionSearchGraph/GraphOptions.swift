@@ -41,17 +41,20 @@ public struct GraphOptions: StageOptions, Equatable {
     public static let methodSpec = ParameterSpec(
         "method", .choice(GraphMethod.allCases.map { $0.rawValue }), default: .string("delaunay"),
         help:
-            "How points are joined: 'delaunay' (natural neighbours in every direction) or 'knn' (each point to its k nearest)."
+            "How points are joined: 'delaunay' (natural neighbours in every direction) "
+            + "or 'knn' (each point to its k nearest)."
     )
     static let kSpec = ParameterSpec(
         "k", .integer(min: 1, max: 64), default: .number(8),
         help:
-            "knn only: how many nearest other locations each point is joined to (the graph keeps the union, so a point can have more)."
+            "knn only: how many nearest other locations each point is joined to (the graph keeps the union, so a "
+            + "point can have more)."
     )
     static let scaleKSpec = ParameterSpec(
         "scale_k", .integer(min: 1, max: 64), default: .number(5),
         help:
-            "The local spacing of a point is the distance to its scale_k-th nearest other location (coincident points count once)."
+            "The local spacing of a point is the distance to its scale_k-th nearest other location (coincident "
+            + "points count once)."
     )
     static let maxEdgeSpec = ParameterSpec(
         "max_edge_m", .number(min: 0, max: nil, minExclusive: true), default: .null,
@@ -63,7 +66,8 @@ public struct GraphOptions: StageOptions, Equatable {
     public static let voidRadiusSpec = ParameterSpec(
         "void_radius", .number(min: 0, max: 100), default: .number(0.8),
         help: "delaunay: a triangle is empty when its circumcircle's radius exceeds void_radius times the mean local "
-            + "spacing of its corners (smoothed over two edges); groups of void_min_triangles empty triangles form a void (a river, park, lake "
+            + "spacing of its corners (smoothed over two edges); groups of void_min_triangles empty triangles form a "
+            + "void (a river, park, lake "
             + "or rail yard wide for its neighbourhood), and the edges across it are dropped. 0 keeps them.")
     public static let voidMinTrianglesSpec = ParameterSpec(
         "void_min_triangles", .integer(min: 1, max: 1_000_000), default: .number(16),

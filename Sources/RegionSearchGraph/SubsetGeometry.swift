@@ -51,7 +51,9 @@ public struct SubsetGeometry: Sendable {
         if groups.unique.count >= 2 {
             let ux = groups.unique.map { sx[Int($0)] }
             let uy = groups.unique.map { sy[Int($0)] }
-            let dt = ux.withUnsafeBufferPointer { bx in uy.withUnsafeBufferPointer { DelaunayTriangulation(x: bx, y: $0) } }
+            let dt = ux.withUnsafeBufferPointer { bx in
+                uy.withUnsafeBufferPointer { DelaunayTriangulation(x: bx, y: $0) }
+            }
             let (a, b) = dt.edges()
             pairs.reserveCapacity(a.count + m - groups.unique.count)
             for e in 0..<a.count {

@@ -14,11 +14,13 @@ enum InputError: Error, CustomStringConvertible, ExitCoded {
 
     public var description: String {
         switch self {
-        case let .cannotOpen(path, reason): return "\(path): cannot open input: \(reason)"
-        case let .readFailed(path, reason): return "\(path): read failed: \(reason)"
-        case let .corruptCompression(path, offset, reason):
-            return "\(path): gzip data is damaged near compressed byte \(offset) (\(reason)); re-download or re-compress the file"
-        case let .unsupported(path, reason): return "\(path): \(reason)"
+        case .cannotOpen(let path, let reason): return "\(path): cannot open input: \(reason)"
+        case .readFailed(let path, let reason): return "\(path): read failed: \(reason)"
+        case .corruptCompression(let path, let offset, let reason):
+            return
+                "\(path): gzip data is damaged near compressed byte \(offset) (\(reason)); re-download or "
+                + "re-compress the file"
+        case .unsupported(let path, let reason): return "\(path): \(reason)"
         }
     }
 
@@ -114,7 +116,8 @@ public final class ByteReader {
             try refill()
             if inputPos >= inputFill {  // end of file
                 if memberOpen {
-                    throw InputError.corruptCompression(path: path, offset: fileBytesRead, reason: "unexpected end of file")
+                    throw InputError.corruptCompression(
+                        path: path, offset: fileBytesRead, reason: "unexpected end of file")
                 }
                 return 0
             }

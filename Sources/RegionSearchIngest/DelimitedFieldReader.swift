@@ -52,7 +52,9 @@ public final class DelimitedFieldReader {
         cursor += 1
         let e = batch.entries[k]
         if e.rejectSlot >= 0 { return .rejected(batch.rejected[Int(e.rejectSlot)]) }
-        let fields = batch.withBytes { f in batch.keywordRange(k).map { String(decoding: f[batch.keywordFields[$0].ref], as: UTF8.self) } }
+        let fields = batch.withBytes { f in
+            batch.keywordRange(k).map { String(decoding: f[batch.keywordFields[$0].ref], as: UTF8.self) }
+        }
         return .fields(line: e.line, fields)
     }
 }

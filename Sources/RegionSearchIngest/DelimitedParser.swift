@@ -97,7 +97,10 @@ struct DelimitedParser {
         trim = spec.trim
         order = spec.coordinateOrder
         splitter = KeywordSplitter(missingValues: spec.missingValues)
-        numericMarkers = spec.missingValues.contains { var m = $0; return m.withUTF8 { DecimalParser.parse($0) } != nil }
+        numericMarkers = spec.missingValues.contains {
+            var m = $0
+            return m.withUTF8 { DecimalParser.parse($0) } != nil
+        }
         stops = .allocate(capacity: 256)
         stops.initialize(repeating: 0, count: 256)
         fieldStart = .allocate(capacity: fieldCapacity)
@@ -153,7 +156,10 @@ struct DelimitedParser {
             if pos >= end && eof { return }  // empty input: no records
             throw InputError.unsupported(
                 path: path,
-                reason: "cannot read the first record (line \(line)): a quoted field is never closed or the record is longer than max_record_bytes (\(maxRecordBytes))")
+                reason:
+                    "cannot read the first record (line \(line)): a quoted field is never closed or the record is "
+                    + "longer than max_record_bytes (\(maxRecordBytes))"
+            )
         }
         let names = (0..<first).map { fieldString($0) }
         let header: Bool
@@ -224,7 +230,7 @@ struct DelimitedParser {
         if c.all.contains(where: { if case .name = $0.1 { return true } else { return false } }) { return true }
         if !c.hasCoordinates { return true }
         func textual(_ ref: InputSpec.ColumnRef?, _ parses: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
-            guard case let .index(i)? = ref, i < fieldCount else { return false }
+            guard case .index(let i)? = ref, i < fieldCount else { return false }
             let v = field(i).trimmingASCIIWhitespace()
             return !splitter.isMissing(v) && !parses(v)
         }
@@ -243,7 +249,10 @@ struct DelimitedParser {
         ("lat", ["lat", "latitude", "latitude_deg", "y"]),
         ("coordinates", ["coordinates", "coords", "lonlat", "location"]),
         ("wkt", ["wkt", "geometry", "geom", "the_geom"]),
-        ("keywords", ["category", "categories", "rubrics", "type", "types", "kind", "class", "tags", "keywords", "amenity"]),
+        (
+            "keywords",
+            ["category", "categories", "rubrics", "type", "types", "kind", "class", "tags", "keywords", "amenity"]
+        ),
     ]
 
     private mutating func resolveColumns(header: [String]?, fieldCount: Int) throws {
@@ -251,21 +260,26 @@ struct DelimitedParser {
         let path = self.path
         func resolve(_ ref: InputSpec.ColumnRef, key: String) throws -> Int {
             switch ref {
-            case let .index(i):
+            case .index(let i):
                 if i >= fieldCount {
-                    throw UsageError("\(at).\(key): column index \(i) (0-based) but '\(path)' has \(fieldCount) columns")
+                    throw UsageError(
+                        "\(at).\(key): column index \(i) (0-based) but '\(path)' has \(fieldCount) columns")
                 }
                 return i
-            case let .name(n):
+            case .name(let n):
                 guard let header else {
-                    throw UsageError("\(at).\(key): column '\(n)' is given by name, but '\(path)' has no header line (use a 0-based index, or header: true)")
+                    throw UsageError(
+                        "\(at).\(key): column '\(n)' is given by name, but '\(path)' has no header line (use a "
+                            + "0-based index, or header: true)"
+                    )
                 }
                 if let i = header.firstIndex(of: n) { return i }
                 let folded = header.enumerated().filter { $0.element.lowercased() == n.lowercased() }
                 if folded.count == 1 { return folded[0].offset }
                 let hint = closestMatch(n, in: header).map { " (did you mean '\($0)'?)" } ?? ""
                 let list = header.prefix(40).map { "'\($0)'" }.joined(separator: ", ")
-                throw UsageError("\(at).\(key): no column named '\(n)' in the header of '\(path)'\(hint); columns: \(list)")
+                throw UsageError(
+                    "\(at).\(key): no column named '\(n)' in the header of '\(path)'\(hint); columns: \(list)")
             }
         }
         var guessed: [String] = []
@@ -286,10 +300,11 @@ struct DelimitedParser {
         r.name = try c.name.map { try resolve($0, key: "name") } ?? guess("name")
         if let ks = c.keywords {
             for (i, k) in ks.enumerated() {
-                r.keywords.append((
-                    try resolve(k.column, key: "keywords[\(i)]"), k.split ?? spec.keywordSplit,
-                    Array((k.separator ?? spec.keywordSeparator).utf8)
-                ))
+                r.keywords.append(
+                    (
+                        try resolve(k.column, key: "keywords[\(i)]"), k.split ?? spec.keywordSplit,
+                        Array((k.separator ?? spec.keywordSeparator).utf8)
+                    ))
             }
         } else if let i = guess("keywords") {
             r.keywords.append((i, spec.keywordSplit, Array(spec.keywordSeparator.utf8)))
@@ -312,7 +327,8 @@ struct DelimitedParser {
             } else {
                 let list = (header ?? []).prefix(40).map { "'\($0)'" }.joined(separator: ", ")
                 throw UsageError(
-                    "\(at): cannot tell which columns of '\(path)' hold the coordinates; give columns.lon and columns.lat (or columns.coordinates or columns.wkt)"
+                    "\(at): cannot tell which columns of '\(path)' hold the coordinates; give columns.lon and "
+                        + "columns.lat (or columns.coordinates or columns.wkt)"
                         + (header != nil ? "; columns: \(list)" : " as 0-based indexes (the file has no header line)"))
             }
         }
@@ -338,7 +354,13 @@ struct DelimitedParser {
             if c == 0x0A {
                 pos += 1
             } else if c == 0x0D {
-                if pos + 1 < end && buf[pos + 1] == 0x0A { pos += 2 } else if pos + 1 < end || eof { pos += 1 } else { return }
+                if pos + 1 < end && buf[pos + 1] == 0x0A {
+                    pos += 2
+                } else if pos + 1 < end || eof {
+                    pos += 1
+                } else {
+                    return
+                }
             } else {
                 return
             }
@@ -384,7 +406,9 @@ struct DelimitedParser {
     }
 
     /// A record made of one empty unquoted field: an empty or blank line.
-    private var isBlankRecord: Bool { fieldCount == 1 && fieldStart[0] == fieldEnd[0] && fieldKind[0] == Self.kindPlain }
+    private var isBlankRecord: Bool {
+        fieldCount == 1 && fieldStart[0] == fieldEnd[0] && fieldKind[0] == Self.kindPlain
+    }
 
     /// Splits the record starting at `start` into fields. On `.complete`, `scanRecordEnd` is the
     /// end of its last field (before the terminator) and `scanNext` the start of the next record.
@@ -444,7 +468,9 @@ struct DelimitedParser {
                     while i < e && stops[Int(b[i])] == 0 { i += 1 }
                     if i >= e && !atEOF { return .needMore }
                     fieldStop = i
-                    if trim { while fieldStop > fieldBegin && Self.isBlank(b[fieldStop - 1], tabs: tabs) { fieldStop -= 1 } }
+                    if trim {
+                        while fieldStop > fieldBegin && Self.isBlank(b[fieldStop - 1], tabs: tabs) { fieldStop -= 1 }
+                    }
                     kind = Self.kindEscaped
                 }
                 if kind == Self.kindEscaped {
@@ -456,7 +482,8 @@ struct DelimitedParser {
                 // equal to the delimiter, LF or CR (the lowest flagged byte is exact).
                 while i + 8 <= e {
                     let w = UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self)
-                    let m = Self.zeroBytes(w ^ delimMask) | Self.zeroBytes(w ^ 0x0A0A_0A0A_0A0A_0A0A)
+                    let m =
+                        Self.zeroBytes(w ^ delimMask) | Self.zeroBytes(w ^ 0x0A0A_0A0A_0A0A_0A0A)
                         | Self.zeroBytes(w ^ 0x0D0D_0D0D_0D0D_0D0D)
                     if m != 0 {
                         i += m.trailingZeroBitCount >> 3
@@ -467,7 +494,9 @@ struct DelimitedParser {
                 while i < e && stops[Int(b[i])] == 0 { i += 1 }
                 if i >= e && !atEOF { return .needMore }
                 contentEnd = i
-                if trim { while contentEnd > contentStart && Self.isBlank(b[contentEnd - 1], tabs: tabs) { contentEnd -= 1 } }
+                if trim {
+                    while contentEnd > contentStart && Self.isBlank(b[contentEnd - 1], tabs: tabs) { contentEnd -= 1 }
+                }
             }
             addField(contentStart, contentEnd, kind)
             if i >= e {
@@ -631,7 +660,7 @@ struct DelimitedParser {
             let v = field(wktColumn).trimmingASCIIWhitespace()
             if splitter.isMissing(v) { return (.nan, .nan, nil) }
             switch WKTPoint.parse(v) {
-            case let .point(x, y): return (x, y, nil)
+            case .point(let x, let y): return (x, y, nil)
             case .empty: return (.nan, .nan, nil)
             case .invalid: return (.nan, .nan, "wkt=\"\(Self.excerpt(v))\"")
             }
@@ -652,7 +681,8 @@ struct DelimitedParser {
         var lo = 0
         var hi = v.count
         if hi >= 2,
-            (v[0] == UInt8(ascii: "[") && v[hi - 1] == UInt8(ascii: "]")) || (v[0] == UInt8(ascii: "(") && v[hi - 1] == UInt8(ascii: ")"))
+            (v[0] == UInt8(ascii: "[") && v[hi - 1] == UInt8(ascii: "]"))
+                || (v[0] == UInt8(ascii: "(") && v[hi - 1] == UInt8(ascii: ")"))
         {
             lo = 1
             hi -= 1
@@ -740,10 +770,14 @@ struct DelimitedParser {
     /// The input text `buf[s..<e]`.
     func rawText(_ s: Int, _ e: Int) -> String { window.text(from: s, to: e) }
 
-    private mutating func reject(_ batch: inout RecordBatch, start: Int, end: Int, line: UInt64, reason: String, raw: String? = nil) {
+    private mutating func reject(
+        _ batch: inout RecordBatch, start: Int, end: Int, line: UInt64, reason: String, raw: String? = nil
+    ) {
         rawStart.append(start)
         rawEnd.append(end)
-        batch.append(rejected: RejectedRecord(line: line, byteOffset: base + UInt64(start), reason: reason, raw: raw ?? rawText(start, end)))
+        batch.append(
+            rejected: RejectedRecord(
+                line: line, byteOffset: base + UInt64(start), reason: reason, raw: raw ?? rawText(start, end)))
     }
 
     /// A quoted field never closed: reject from the record start to the end of the line that
@@ -754,7 +788,8 @@ struct DelimitedParser {
         var lineEnd = q
         while lineEnd < end && buf[lineEnd] != 0x0A && buf[lineEnd] != 0x0D { lineEnd += 1 }
         let newlines = window.newlines(from: start, to: lineEnd)
-        reject(&batch, start: start, end: lineEnd, line: line,
+        reject(
+            &batch, start: start, end: lineEnd, line: line,
             reason: "unterminated quote: the quoted field opened at byte \(base + UInt64(q)) is not closed")
         line += newlines + 1
         if lineEnd < end {
@@ -774,7 +809,8 @@ struct DelimitedParser {
         }
         let start = pos
         let shown = min(end, start + 1000)
-        reject(&batch, start: start, end: shown, line: line,
+        reject(
+            &batch, start: start, end: shown, line: line,
             reason: "record too long: more than max_record_bytes (\(maxRecordBytes))",
             raw: Self.excerpt(UnsafeBufferPointer(start: buf + start, count: end - start), limit: 1000))
         line += 1
@@ -789,12 +825,14 @@ struct DelimitedParser {
         consumeScanned()
         let offset = base + UInt64(start)
         if let bad = UTF8Check.firstInvalid(buf + start, count: recordEnd - start) {
-            reject(&batch, start: start, end: recordEnd, line: recordLine,
+            reject(
+                &batch, start: start, end: recordEnd, line: recordLine,
                 reason: "invalid UTF-8: first bad byte at offset \(offset + UInt64(bad))")
             return
         }
         if fieldCount != expectedFieldCount && !allFields {
-            reject(&batch, start: start, end: recordEnd, line: recordLine,
+            reject(
+                &batch, start: start, end: recordEnd, line: recordLine,
                 reason: "wrong column count: \(fieldCount), expected \(expectedFieldCount)")
             return
         }
@@ -803,15 +841,21 @@ struct DelimitedParser {
         let (id, idHash) = idColumn >= 0 ? valueRef(idColumn, &batch, hash: true) : (.empty, 0)
         let name = nameColumn >= 0 ? valueRef(nameColumn, &batch, hash: false).0 : .empty
         if allFields {
-            for i in 0..<fieldCount { batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(i, &batch), column: Int32(i))) }
+            for i in 0..<fieldCount {
+                batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(i, &batch), column: Int32(i)))
+            }
         } else {
             for c in 0..<keywordColumns.count {
-                batch.keywordFields.append(RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
+                batch.keywordFields.append(
+                    RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
             }
         }
         let (lon, lat, bad) = readCoordinates()
         if let bad { batch.coordinateTexts.append((batch.count, bad)) }
-        batch.entries.append(RecordBatch.Entry(
-            id: id, name: name, idHash: idHash, keywordEnd: Int32(batch.keywordFields.count), rejectSlot: -1, lon: lon, lat: lat,
-            line: recordLine, byteOffset: offset))
-    }}
+        batch.entries.append(
+            RecordBatch.Entry(
+                id: id, name: name, idHash: idHash, keywordEnd: Int32(batch.keywordFields.count), rejectSlot: -1,
+                lon: lon, lat: lat,
+                line: recordLine, byteOffset: offset))
+    }
+}

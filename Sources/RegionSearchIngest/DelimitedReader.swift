@@ -99,7 +99,9 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
                 let rule = rules[Int(kf.column)]
                 splitter.split(f[kf.ref], mode: rule.split, separator: rule.separator, into: &keywords)
             }
-            return RawRecord(id: value(e.id), name: value(e.name), keywords: keywords, lon: e.lon, lat: e.lat, line: e.line, byteOffset: e.byteOffset)
+            return RawRecord(
+                id: value(e.id), name: value(e.name), keywords: keywords, lon: e.lon, lat: e.lat, line: e.line,
+                byteOffset: e.byteOffset)
         }
         return .record(record)
     }
@@ -117,9 +119,12 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
         }
         let c = columns
         var parts = ["id=\(name(c.id))", "name=\(name(c.name))"]
-        parts.append("keywords=[" + c.keywords.map { "\(name($0.index)) \($0.split.rawValue)" }.joined(separator: ", ") + "]")
+        parts.append(
+            "keywords=[" + c.keywords.map { "\(name($0.index)) \($0.split.rawValue)" }.joined(separator: ", ") + "]")
         if c.lon != nil { parts.append("lon=\(name(c.lon)) lat=\(name(c.lat))") }
-        if c.coordinates != nil { parts.append("coordinates=\(name(c.coordinates)) (\(spec.coordinateOrder.rawValue))") }
+        if c.coordinates != nil {
+            parts.append("coordinates=\(name(c.coordinates)) (\(spec.coordinateOrder.rawValue))")
+        }
         if c.wkt != nil { parts.append("wkt=\(name(c.wkt))") }
         return parts.joined(separator: " ")
     }

@@ -69,14 +69,16 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         maxRecordBytes = spec.maxRecordBytes ?? InputSpec.defaultMaxRecordBytesGeoJSON
         splitter = KeywordSplitter(missingValues: spec.missingValues)
         func key(_ ref: InputSpec.ColumnRef?) -> String? {
-            if case let .name(n)? = ref { return n }
+            if case .name(let n)? = ref { return n }
             return nil
         }
         idKey = key(spec.columns.id)
         nameKey = key(spec.columns.name) ?? "name"
         keywordKeys = spec.columns.keywords.map { cols in
             cols.compactMap { k in
-                key(k.column).map { ($0, k.split ?? spec.keywordSplit, Array((k.separator ?? spec.keywordSeparator).utf8)) }
+                key(k.column).map {
+                    ($0, k.split ?? spec.keywordSplit, Array((k.separator ?? spec.keywordSeparator).utf8))
+                }
             }
         }
         guessedKeywordKeys = DelimitedParser.guessNames.first { $0.key == "keywords" }!.names
@@ -139,7 +141,9 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         return countedLine
     }
 
-    private func text(_ from: UInt64, _ to: UInt64) -> String { window.text(from: Int(from - base), to: Int(to - base)) }
+    private func text(_ from: UInt64, _ to: UInt64) -> String {
+        window.text(from: Int(from - base), to: Int(to - base))
+    }
 
     // MARK: - Values
 
@@ -164,7 +168,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         var from = pos
         while true {
             switch scanner.scan(buf, from: from, to: end, atEOF: eof) {
-            case let .complete(e):
+            case .complete(let e):
                 let s = Int(startAbs - base)
                 pos = e
                 let bytes = UnsafeBufferPointer(start: buf + s, count: e - s)
@@ -172,13 +176,19 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                     return .success(try JSONParser.parse(bytes: bytes))
                 } catch {
                     let line = lineNumber(at: startAbs) + UInt64(error.line - 1)
-                    return .failure(.bad(reason: "invalid JSON at line \(line), column \(error.column): \(error.reason)", end: base + UInt64(e)))
+                    return .failure(
+                        .bad(
+                            reason: "invalid JSON at line \(line), column \(error.column): \(error.reason)",
+                            end: base + UInt64(e)))
                 }
-            case let .needMore(resume):
+            case .needMore(let resume):
                 if base + UInt64(end) - startAbs > UInt64(maxRecordBytes) {
                     throw InputError.unsupported(
                         path: path,
-                        reason: "a JSON value starting at line \(lineNumber(at: startAbs)) (byte \(startAbs)) is longer than max_record_bytes (\(maxRecordBytes)); raise max_record_bytes if the file is valid")
+                        reason:
+                            "a JSON value starting at line \(lineNumber(at: startAbs)) (byte \(startAbs)) is longer "
+                            + "than max_record_bytes (\(maxRecordBytes)); raise max_record_bytes if the file is valid"
+                    )
                 }
                 let before = base
                 try refill()
@@ -186,7 +196,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             case .truncated:
                 pos = end
                 return .failure(.truncated)
-            case let .interrupted(at):
+            case .interrupted(let at):
                 pos = at
                 return .failure(.interrupted(at: base + UInt64(at)))
             case .invalid:
@@ -229,7 +239,8 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                     firstElement = true
                     state = .array
                 } else {
-                    return try rejectRestOfLine(from: absPos, reason: "expected a GeoJSON object, found '\(Self.printable(c))'")
+                    return try rejectRestOfLine(
+                        from: absPos, reason: "expected a GeoJSON object, found '\(Self.printable(c))'")
                 }
             case .members:
                 if let result = try nextMember() { return result }
@@ -260,11 +271,13 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         }
         firstMember = false
         guard c == UInt8(ascii: "\"") else { return try envelopeProblem("expected a member name") }
-        guard case let .success(keyValue) = try readValue(), let key = keyValue.stringValue else {
+        guard case .success(let keyValue) = try readValue(), let key = keyValue.stringValue else {
             return try envelopeProblem("invalid member name")
         }
         try skipSpace(recordSeparators: false)
-        guard try have(), buf[pos] == UInt8(ascii: ":") else { return try envelopeProblem("expected ':' after \"\(key)\"") }
+        guard try have(), buf[pos] == UInt8(ascii: ":") else {
+            return try envelopeProblem("expected ':' after \"\(key)\"")
+        }
         pos += 1
         try skipSpace(recordSeparators: false)
         guard try have() else { return try envelopeProblem("the file ends inside a JSON object") }
@@ -278,13 +291,13 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             return nil
         }
         switch try readValue() {
-        case let .success(v):
+        case .success(let v):
             if key == "crs" { checkCRS(v) }
             if !sawFeatures || key == "type" { members.append((key, v)) }
             return nil
-        case let .failure(problem):
+        case .failure(let problem):
             switch problem {
-            case let .bad(reason, _): return try envelopeProblem("member \"\(key)\": \(reason)")
+            case .bad(let reason, _): return try envelopeProblem("member \"\(key)\": \(reason)")
             default: return try envelopeProblem("invalid value of member \"\(key)\"")
             }
         }
@@ -296,7 +309,9 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private func envelopeProblem(_ reason: String) throws -> ReadResult? {
         if sawFeatures {
             fatal = InputError.unsupported(
-                path: path, reason: "malformed GeoJSON FeatureCollection at line \(lineNumber(at: absPos)) (byte \(absPos)): \(reason)")
+                path: path,
+                reason:
+                    "malformed GeoJSON FeatureCollection at line \(lineNumber(at: absPos)) (byte \(absPos)): \(reason)")
             state = .finished
             return nil
         }
@@ -352,26 +367,30 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         keepAbs = startAbs
         lastStartAbs = startAbs
         switch try readValue() {
-        case let .success(v):
+        case .success(let v):
             lastEndAbs = absPos
             return makeRecord(v, line: line, offset: startAbs)
-        case let .failure(problem):
+        case .failure(let problem):
             switch problem {
-            case let .bad(reason, e):
+            case .bad(let reason, let e):
                 lastEndAbs = e
-                return .rejected(RejectedRecord(line: line, byteOffset: startAbs, reason: reason, raw: text(startAbs, e)))
+                return .rejected(
+                    RejectedRecord(line: line, byteOffset: startAbs, reason: reason, raw: text(startAbs, e)))
             case .truncated:
                 lastEndAbs = absPos
                 state = .finished
-                return .rejected(RejectedRecord(
-                    line: line, byteOffset: startAbs, reason: "truncated feature: the file ends inside it",
-                    raw: text(startAbs, min(absPos, startAbs + 100_000))))
-            case let .interrupted(at):
+                return .rejected(
+                    RejectedRecord(
+                        line: line, byteOffset: startAbs, reason: "truncated feature: the file ends inside it",
+                        raw: text(startAbs, min(absPos, startAbs + 100_000))))
+            case .interrupted(let at):
                 lastEndAbs = at
                 state = .top
-                return .rejected(RejectedRecord(
-                    line: line, byteOffset: startAbs, reason: "truncated feature: cut short by a record separator (RS)",
-                    raw: text(startAbs, at)))
+                return .rejected(
+                    RejectedRecord(
+                        line: line, byteOffset: startAbs,
+                        reason: "truncated feature: cut short by a record separator (RS)",
+                        raw: text(startAbs, at)))
             case .notAValue:
                 return arrayProblem("expected a feature, found '\(Self.printable(c))'")
             }
@@ -403,14 +422,20 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         lastEndAbs = stop
         pos = i
         state = .top
-        return .rejected(RejectedRecord(line: recordLine, byteOffset: startAbs, reason: reason, raw: text(startAbs, stop)))
+        return .rejected(
+            RejectedRecord(line: recordLine, byteOffset: startAbs, reason: reason, raw: text(startAbs, stop)))
     }
 
     private func checkCRS(_ v: JSONValue) {
         guard let name = v["properties"]?["name"]?.stringValue else { return }
-        let ok = ["urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326"]
+        let ok = [
+            "urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326",
+        ]
         if !ok.contains(name) {
-            warnings.append("the file declares crs \"\(name)\"; coordinates are read as lon/lat in the input's crs setting (\(spec.crs.rawValue))")
+            warnings.append(
+                "the file declares crs \"\(name)\"; coordinates are read as "
+                    + "lon/lat in the input's crs setting (\(spec.crs.rawValue))"
+            )
         }
     }
 
@@ -424,14 +449,16 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         func reject(_ reason: String) -> ReadResult {
             .rejected(RejectedRecord(line: line, byteOffset: offset, reason: reason, raw: lastRecordText()))
         }
-        guard feature.objectValue != nil else { return reject("expected a GeoJSON Feature object, found \(feature.typeName)") }
+        guard feature.objectValue != nil else {
+            return reject("expected a GeoJSON Feature object, found \(feature.typeName)")
+        }
         guard let type = feature["type"]?.stringValue else { return reject("not a GeoJSON Feature: no \"type\"") }
         guard type == "Feature" else { return reject("not a GeoJSON Feature: type \"\(type)\"") }
         guard let geometry = feature["geometry"], geometry != .null else { return reject("feature has no geometry") }
         let point: (Double, Double)
         switch RepresentativePoint.of(geometry) {
-        case let .point(lon, lat): point = (lon, lat)
-        case let .failure(reason): return reject(reason)
+        case .point(let lon, let lat): point = (lon, lat)
+        case .failure(let reason): return reject(reason)
         }
         let properties = feature["properties"] ?? .null
         var id = ""
@@ -444,18 +471,24 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         let name = scalarText(properties[nameKey])
         var keywords: [String] = []
         if let keywordKeys {
-            for k in keywordKeys { appendKeywords(properties[k.key], split: k.split, separator: k.separator, to: &keywords) }
+            for k in keywordKeys {
+                appendKeywords(properties[k.key], split: k.split, separator: k.separator, to: &keywords)
+            }
         } else if let members = properties.objectValue {
             // The first guessed key present (by the guess list's order), case-insensitively.
             var best: (rank: Int, value: JSONValue)?
             for (key, value) in members where value != .null {
-                let rank = guessedKeywordKeys.firstIndex(of: key)
-                    ?? (key.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? guessedKeywordKeys.firstIndex(of: key.lowercased()) : nil)
+                let rank =
+                    guessedKeywordKeys.firstIndex(of: key)
+                    ?? (key.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }
+                        ? guessedKeywordKeys.firstIndex(of: key.lowercased()) : nil)
                 if let rank, best == nil || rank < best!.rank { best = (rank, value) }
             }
             if let best { appendKeywords(best.value, split: spec.keywordSplit, separator: separator, to: &keywords) }
         }
-        return .record(RawRecord(id: id, name: name, keywords: keywords, lon: point.0, lat: point.1, line: line, byteOffset: offset))
+        return .record(
+            RawRecord(
+                id: id, name: name, keywords: keywords, lon: point.0, lat: point.1, line: line, byteOffset: offset))
     }
 
     /// A property value as text: strings as they are (missing markers → ""), numbers in
@@ -464,7 +497,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         guard let v else { return "" }
         switch v {
         case .null: return ""
-        case var .string(s):
+        case .string(var s):
             // nil: keep the string as it is (nothing to trim).
             let trimmed: String? = s.withUTF8 { b in
                 let t = b.trimmingASCIIWhitespace()
@@ -472,8 +505,8 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                 return t.count == b.count ? nil : String(decoding: t, as: UTF8.self)
             }
             return trimmed ?? s
-        case let .number(d): return JSONValue.formatNumber(d)
-        case let .bool(b): return b ? "true" : "false"
+        case .number(let d): return JSONValue.formatNumber(d)
+        case .bool(let b): return b ? "true" : "false"
         default: return v.serialized()
         }
     }
@@ -481,17 +514,19 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     /// Keyword values of one property: a string is split like a delimited field; each string
     /// or number of an array is one keyword; numbers and booleans give their text; objects and
     /// nested arrays are not keywords.
-    private func appendKeywords(_ v: JSONValue?, split: InputSpec.KeywordSplit, separator: [UInt8], to out: inout [String]) {
+    private func appendKeywords(
+        _ v: JSONValue?, split: InputSpec.KeywordSplit, separator: [UInt8], to out: inout [String]
+    ) {
         guard let v else { return }
         switch v {
-        case var .string(s):
+        case .string(var s):
             s.withUTF8 { splitter.split($0, mode: split, separator: separator, into: &out) }
         case .number, .bool:
             out.append(scalarText(v))
-        case let .array(items):
+        case .array(let items):
             for item in items {
                 switch item {
-                case var .string(s): s.withUTF8 { splitter.split($0, mode: .plain, separator: separator, into: &out) }
+                case .string(var s): s.withUTF8 { splitter.split($0, mode: .plain, separator: separator, into: &out) }
                 case .number, .bool: out.append(scalarText(item))
                 default: continue
                 }

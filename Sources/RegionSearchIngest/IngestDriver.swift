@@ -199,7 +199,10 @@ public final class IngestDriver {
             let started = self.started
             progress.tick(
                 "\(path): \(groupedCount(read)) records, \(IngestDriver.megabytes(batch.bytesRead)) MB, "
-                    + "\(IngestDriver.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) MB/s"
+                    + "\(IngestDriver.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) "
+                    + ""
+                    + ""
+                    + "MB/s"
             )
         }
 

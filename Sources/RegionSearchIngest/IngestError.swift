@@ -20,7 +20,8 @@ enum IngestError: Error, CustomStringConvertible, ExitCoded {
             let share = Double(c.rejected) / Double(max(1, c.read))
             let top = c.sortedReasons.prefix(3).map { "\($0.0) \(groupedCount($0.1))" }.joined(separator: ", ")
             return "\(path): \(groupedCount(c.rejected)) of \(groupedCount(c.read)) records rejected "
-                + "(\(String(format: "%.1f", share * 100)) %, more than max_reject_ratio \(JSONValue.formatNumber(limit))): \(top). "
+                + "(\(String(format: "%.1f", share * 100)) %, more than max_reject_ratio "
+                + "\(JSONValue.formatNumber(limit))): \(top). "
                 + "See \(rejectsPath); fix the column mapping or the data, or raise --max-reject-ratio"
         case .invariantBroken(let what): return "internal error: record counts do not add up: \(what)"
         }

@@ -32,17 +32,20 @@ extension IngestSettings: StageOptions {
     static let duplicatesSpec = ParameterSpec(
         "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }), default: .string("merge"),
         help:
-            "What to do with a record whose id already occurred in the same input: keep_first drops it, merge adds its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI."
+            "What to do with a record whose id already occurred in the same input: keep_first drops it, merge adds "
+            + "its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI."
     )
     static let maxRejectRatioSpec = ParameterSpec(
         "max_reject_ratio", .number(min: 0, max: 1), default: .number(0.1),
         help:
-            "Fail (exit 3) when more than this share of an input's records is rejected; the rejects file is still written."
+            "Fail (exit 3) when more than this share of an input's "
+            + "records is rejected; the rejects file is still written."
     )
     static let bboxSpec = ParameterSpec(
         "bbox", .string, default: .null,
         help:
-            "Reject POIs outside west,south,east,north (WGS84 degrees, after CRS conversion); west > east crosses the antimeridian."
+            "Reject POIs outside west,south,east,north (WGS84 degrees, after CRS conversion); west > east crosses "
+            + "the antimeridian."
     )
     static let rejectNullIslandSpec = ParameterSpec(
         "reject_null_island", .boolean, default: .bool(true),

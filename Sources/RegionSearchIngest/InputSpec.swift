@@ -245,7 +245,8 @@ public struct InputSpec: Sendable {
             ]
             where ref != nil {
                 throw UsageError(
-                    "\(at).columns.\(key): only for delimited text, but '\(path)' is \(what) (coordinates come from the geometry)"
+                    "\(at).columns.\(key): only for delimited text, but '\(path)' is \(what) (coordinates come from "
+                        + "the geometry)"
                 )
             }
             if family == .osm {
@@ -380,7 +381,8 @@ public struct InputSpec: Sendable {
         let bytes = Array(s.utf8)
         guard bytes.count == 1, bytes[0] < 0x80, bytes[0] != 0x0A, bytes[0] != 0x0D, bytes[0] != 0x22 else {
             throw UsageError(
-                "\(at): expected a single ASCII character other than a quote or line break, or one of \(names); got \(value.serialized())"
+                "\(at): expected a single ASCII character other than a quote "
+                    + "or line break, or one of \(names); got \(value.serialized())"
             )
         }
         return bytes[0]

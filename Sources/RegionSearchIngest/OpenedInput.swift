@@ -56,7 +56,8 @@ public struct OpenedInput {
                 throw InputError.unsupported(
                     path: spec.path,
                     reason:
-                        "gzip-compressed OSM PBF is not supported (PBF blocks are compressed already); decompress the file first"
+                        "gzip-compressed OSM PBF is not supported (PBF blocks are compressed already); decompress "
+                        + "the file first"
                 )
             }
             source = try OSMPBFReader(path: spec.path, options: osmOptions(spec))

@@ -23,7 +23,9 @@ enum WKTPoint: Equatable {
         if keyword("srid=") {
             let s = i
             while i < n, v[i] != UInt8(ascii: ";") { i += 1 }
-            guard i < n, String(decoding: UnsafeBufferPointer(rebasing: v[s..<i]), as: UTF8.self) == "4326" else { return .invalid }
+            guard i < n, String(decoding: UnsafeBufferPointer(rebasing: v[s..<i]), as: UTF8.self) == "4326" else {
+                return .invalid
+            }
             i += 1
             skipSpace()
         }
@@ -59,7 +61,8 @@ enum WKTPoint: Equatable {
         guard i < n, v[i] == UInt8(ascii: ")") else { return .invalid }
         i += 1
         skipSpace()
-        guard i == n, numbers.count == dimensions || (dimensions == 2 && numbers.count <= 4 && numbers.count >= 2) else {
+        guard i == n, numbers.count == dimensions || (dimensions == 2 && numbers.count <= 4 && numbers.count >= 2)
+        else {
             return .invalid
         }
         return .point(numbers[0], numbers[1])

@@ -19,14 +19,16 @@ public enum KeywordText {
         if ascii {
             folded = raw
         } else {
-            folded = raw.precomposedStringWithCompatibilityMapping
+            folded =
+                raw.precomposedStringWithCompatibilityMapping
                 .folding(options: [.caseInsensitive], locale: nil)
                 .precomposedStringWithCompatibilityMapping
         }
-        var s = folded.withUTF8 { bytes -> String? in
-            if isCollapsed(bytes) { return nil }
-            return String(unsafeUninitializedCapacity: bytes.count) { collapse(bytes, into: $0.baseAddress!) }
-        } ?? folded
+        var s =
+            folded.withUTF8 { bytes -> String? in
+                if isCollapsed(bytes) { return nil }
+                return String(unsafeUninitializedCapacity: bytes.count) { collapse(bytes, into: $0.baseAddress!) }
+            } ?? folded
         if !ascii {
             // Unicode white space other than ASCII (e.g. U+3000 ideographic space after NFKC is
             // already U+0020; NBSP becomes U+0020 too) — collapse what remains.
@@ -161,8 +163,12 @@ public struct KeywordMatcher: Sendable {
         let norm = KeywordText.normalize(q)
         normalized = Array(norm.utf8)
         let scalars = Array(norm.unicodeScalars)
-        checkStart = !suffixOnly && scalars.first.map { KeywordMatcher.isWordCharacter($0) && !KeywordMatcher.isUnspacedScript($0) } ?? false
-        checkEnd = !prefixOnly && scalars.last.map { KeywordMatcher.isWordCharacter($0) && !KeywordMatcher.isUnspacedScript($0) } ?? false
+        checkStart =
+            !suffixOnly
+            && scalars.first.map { KeywordMatcher.isWordCharacter($0) && !KeywordMatcher.isUnspacedScript($0) } ?? false
+        checkEnd =
+            !prefixOnly
+            && scalars.last.map { KeywordMatcher.isWordCharacter($0) && !KeywordMatcher.isUnspacedScript($0) } ?? false
     }
 
     /// Letters, marks and digits count as word characters.
@@ -233,7 +239,7 @@ public struct KeywordMatcher: Sendable {
     private func decodeScalar(_ text: UnsafeBufferPointer<UInt8>, at i: Int) -> Unicode.Scalar? {
         var it = text[i...].makeIterator()
         var decoder = UTF8()
-        if case let .scalarValue(s) = decoder.decode(&it) { return s }
+        if case .scalarValue(let s) = decoder.decode(&it) { return s }
         return nil
     }
 }

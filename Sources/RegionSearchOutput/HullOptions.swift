@@ -6,7 +6,8 @@ extension RegionPolygonBuilder.Options: StageOptions {
     static let hullSpec = ParameterSpec(
         "hull", .choice(["convex", "concave"]), default: .string("convex"),
         help:
-            "Polygon of a region's matching POIs: \"convex\" hull, or GEOS \"concave\" hull (street-shaped clusters stay streets)."
+            "Polygon of a region's matching POIs: \"convex\" hull, or GEOS \"concave\" hull (street-shaped clusters "
+            + "stay streets)."
     )
     static let concaveRatioSpec = ParameterSpec(
         "concave_ratio", .number(min: 0, max: 1), default: .number(0.3),
@@ -14,12 +15,14 @@ extension RegionPolygonBuilder.Options: StageOptions {
     static let marginSpec = ParameterSpec(
         "margin_m", .number(min: 0, max: nil), default: .null,
         help:
-            "Metres added around the hull so it covers its edge POIs' surroundings; default: half the region's median POI spacing."
+            "Metres added around the hull so it covers its edge POIs' surroundings; default: half the region's "
+            + "median POI spacing."
     )
     static let minExtentSpec = ParameterSpec(
         "min_extent_m", .number(min: 0, max: nil), default: .number(20),
         help:
-            "Smallest polygon size in metres: a region whose POIs are stacked at one address or lie on a line becomes a disc or band this wide."
+            "Smallest polygon size in metres: a region whose POIs are stacked at one address or lie on a line "
+            + "becomes a disc or band this wide."
     )
 
     public static let specs = [hullSpec, concaveRatioSpec, marginSpec, minExtentSpec]

@@ -37,8 +37,11 @@ public enum RegionFeatureSchema {
         ("area_m2", "geodesic area of the polygon (holes excluded)"),
         ("keyword_density_per_km2", "n_keyword_pois per km² of the polygon; the colour follows it"),
         ("density_per_km2", "n_pois per km² of the polygon"),
-        ("density_ratio", "keyword_density_per_km2 / the keyword's typical density (its POIs over the area the "
-            + "data's POIs occupy)"),
+        (
+            "density_ratio",
+            "keyword_density_per_km2 / the keyword's typical density (its POIs over the area the "
+                + "data's POIs occupy)"
+        ),
         ("member_pois", "keyword POIs the region was found with (before its polygon was drawn and clipped)"),
         ("member_score_mean", "mean score of the members (density ratio, or the propagated share score for lift)"),
         ("member_score_max", "largest member score"),
@@ -82,8 +85,11 @@ public enum RegionFeatureSchema {
                         ("area_m2", round(p.areaM2, 10)),
                         ("keyword_density_per_km2", round(keywordDensity, 100)),
                         ("density_per_km2", round(km2 > 0 ? Double(all) / km2 : 0, 100)),
-                        ("density_ratio", round(
-                            facts.typicalDensityPerKm2 > 0 ? keywordDensity / facts.typicalDensityPerKm2 : 0, 100)),
+                        (
+                            "density_ratio",
+                            round(
+                                facts.typicalDensityPerKm2 > 0 ? keywordDensity / facts.typicalDensityPerKm2 : 0, 100)
+                        ),
                         ("member_pois", .number(Double(r.nKeyword))),
                         ("member_score_mean", round(r.scoreMean, 1e6)),
                         ("member_score_max", round(r.scoreMax, 1e6)),

@@ -105,7 +105,9 @@ public struct RegionPolygonBuilder {
             let margin = options.margin ?? max(0.25 * region.spacing, options.minExtent / 4)
             var g = try skeleton(region, members: members, x: px, y: py, geos: geos)
             g = margin > 0 ? try g.buffer(margin) : g
-            if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue) || g.area < Double.pi * minRadius * minRadius {
+            if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
+                || g.area < Double.pi * minRadius * minRadius
+            {
                 g = try g.union(try geos.multiPoint(x: px, y: py).buffer(max(margin, minRadius)))
             }
             if !g.isValid { g = try g.makeValid() }

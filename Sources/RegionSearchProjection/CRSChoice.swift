@@ -151,7 +151,8 @@ extension CRSChoice {
             return CRSChoice(
                 definition: "EPSG:\(code)",
                 explanation:
-                    "UTM zone \(zone)\(north ? "N" : "S") (EPSG:\(code)): the data spans \(span), all within \(utmHalfWidth)° of the zone's central meridian \(Int(cm))°",
+                    "UTM zone \(zone)\(north ? "N" : "S") (EPSG:\(code)): the data spans \(span), all within "
+                    + "\(utmHalfWidth)° of the zone's central meridian \(Int(cm))°",
                 isLocal: true, utmCentralMeridian: cm)
         }
         let fmt = { (x: Double) in String(format: "%.4f", x) }
@@ -159,28 +160,35 @@ extension CRSChoice {
             return CRSChoice(
                 definition: "+proj=laea +lat_0=90 +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
                 explanation:
-                    "north polar Lambert azimuthal equal-area: the data spans \(span) around the North Pole, beyond UTM's reach",
+                    "north polar Lambert azimuthal equal-area: the data spans \(span) around the North Pole, beyond "
+                    + "UTM's reach",
                 isLocal: false)
         }
         if e.north <= -60 && (e.width > 90 || e.south < -80) {
             return CRSChoice(
                 definition: "+proj=laea +lat_0=-90 +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
                 explanation:
-                    "south polar Lambert azimuthal equal-area: the data spans \(span) around the South Pole, beyond UTM's reach",
+                    "south polar Lambert azimuthal equal-area: the data spans \(span) around the South Pole, beyond "
+                    + "UTM's reach",
                 isLocal: false)
         }
         if e.width <= 120 && e.north - e.south <= 90 {
             return CRSChoice(
                 definition:
-                    "+proj=laea +lat_0=\(fmt(e.centerLatitude)) +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
+                    "+proj=laea +lat_0=\(fmt(e.centerLatitude)) +lon_0=\(fmt(lon0)) +datum=WGS84 "
+                    + "+units=m +no_defs +type=crs",
                 explanation:
-                    "Lambert azimuthal equal-area centred on the data (\(fmt(lon0)), \(fmt(e.centerLatitude))): the data spans \(span), wider than one UTM zone; areas stay true",
+                    "Lambert azimuthal equal-area centred on the data (\(fmt(lon0)), \(fmt(e.centerLatitude))): the "
+                    + "data spans \(span), wider than one UTM zone; areas stay true",
                 isLocal: false)
         }
         return CRSChoice(
             definition: "+proj=eqearth +lon_0=\(fmt(lon0)) +datum=WGS84 +units=m +no_defs +type=crs",
             explanation:
-                "Equal Earth world projection with central meridian \(fmt(lon0))° (its cut at \(fmt(normalizeLongitude(lon0 + 180)))° falls in the largest gap between points): the data spans \(span); areas stay true, shapes far from the centre are distorted, so hulls are re-projected per region",
+                "Equal Earth world projection with central meridian \(fmt(lon0))° (its cut at "
+                + "\(fmt(normalizeLongitude(lon0 + 180)))° falls in the largest gap between points): the data "
+                + "spans \(span); areas stay true, shapes far from the centre are distorted, so hulls are "
+                + "re-projected per region",
             isLocal: false)
     }
 }

@@ -8,7 +8,9 @@ public struct ProjectionOptions: StageOptions, Equatable {
     static let crsSpec = ParameterSpec(
         "crs", .string, default: .string("auto"),
         help:
-            "Target CRS in metres: \"auto\" picks the UTM zone of the data when it fits one zone, an equal-area continental or polar projection when it does not, and Equal Earth for worldwide data (the choice and its reason are recorded); or anything PROJ accepts, e.g. \"EPSG:3067\"."
+            "Target CRS in metres: \"auto\" picks the UTM zone of the data when it fits one zone, an equal-area "
+            + "continental or polar projection when it does not, and Equal Earth for worldwide data (the choice "
+            + "and its reason are recorded); or anything PROJ accepts, e.g. \"EPSG:3067\"."
     )
 
     public static let specs = [crsSpec]

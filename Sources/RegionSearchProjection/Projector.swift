@@ -36,7 +36,8 @@ public enum Projector {
                 }
                 if outside > 0 {
                     auto.explanation +=
-                        "; \(outside) outlying point\(outside == 1 ? " lies" : "s lie") beyond the zone's reach (far from the rest of the data) and will be isolated in the graph"
+                        "; \(outside) outlying point\(outside == 1 ? " lies" : "s lie") beyond the zone's reach (far "
+                        + "from the rest of the data) and will be isolated in the graph"
                 }
             }
             choice = auto
@@ -51,17 +52,20 @@ public enum Projector {
             info = try context.describe(choice.definition)
         } catch {
             throw UsageError(
-                "crs: \(error.message); name a projected CRS in metres, e.g. \"EPSG:3067\" or \"+proj=utm +zone=35 +datum=WGS84\", or use \"auto\""
+                "crs: \(error.message); name a projected CRS in metres, e.g. \"EPSG:3067\" or \"+proj=utm +zone=35 "
+                    + "+datum=WGS84\", or use \"auto\""
             )
         }
         guard info.isProjected else {
             throw UsageError(
-                "crs: '\(choice.definition)' (\(info.name)) is not a projected CRS; distances must be in metres — name a projected CRS or use \"auto\""
+                "crs: '\(choice.definition)' (\(info.name)) is not a projected CRS; distances must be in metres — "
+                    + "name a projected CRS or use \"auto\""
             )
         }
         guard let unit = info.metresPerUnit, abs(unit - 1) < 1e-12 else {
             throw UsageError(
-                "crs: '\(choice.definition)' (\(info.name)) does not use metres as its unit; name a CRS in metres or use \"auto\""
+                "crs: '\(choice.definition)' (\(info.name)) does not use metres as its unit; name a CRS in metres or "
+                    + "use \"auto\""
             )
         }
         // Validate the transformation once on the main thread so a bad definition fails early;

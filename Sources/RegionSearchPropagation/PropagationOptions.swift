@@ -15,12 +15,15 @@ public struct PropagationOptions: StageOptions {
     public static let keywordsSpec = ParameterSpec(
         "keywords", .stringList, default: nil,
         help:
-            "Query keywords, one score column each. Matching: NFKC + case-folded substring, with word boundaries for scripts that have them (\"bank\" does not match \"embankment\"; \"咖啡\" matches \"瑞幸咖啡\"); a trailing * asks for a prefix match."
+            "Query keywords, one score column each. Matching: NFKC + case-folded substring, with word boundaries for "
+            + "scripts that have them (\"bank\" does not match \"embankment\"; \"咖啡\" matches \"瑞幸咖啡\"); a "
+            + "trailing * asks for a prefix match."
     )
     static let alphaSpec = ParameterSpec(
         "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.9),
         help:
-            "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.9 ≈ 10 hops: a street-block cluster; higher finds broader districts, lower tighter cores)."
+            "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.9 ≈ 10 "
+            + "hops: a street-block cluster; higher finds broader districts, lower tighter cores)."
     )
     static let toleranceSpec = ParameterSpec(
         "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(1e-6),
@@ -31,7 +34,8 @@ public struct PropagationOptions: StageOptions {
     static let solverSpec = ParameterSpec(
         "solver", .choice(LabelPropagation.Solver.allCases.map { $0.rawValue }), default: .string("chebyshev"),
         help:
-            "How the fixed point F* = (1−α)(I−αS)⁻¹Y is reached: \"jacobi\" is Zhou's iteration as written; \"chebyshev\" accelerates it with the known spectrum of S (same F*, about a third of the iterations)."
+            "How the fixed point F* = (1−α)(I−αS)⁻¹Y is reached: \"jacobi\" is Zhou's iteration as written; "
+            + "\"chebyshev\" accelerates it with the known spectrum of S (same F*, about a third of the iterations)."
     )
 
     public static let specs = [keywordsSpec, alphaSpec, toleranceSpec, maxIterationsSpec, solverSpec]

@@ -110,7 +110,8 @@ public struct DensityRegionFinder: Sendable {
             region.nFootprintKeyword = component.count
             region.share = 1
             region.lift = 1
-            region.pValue = Significance.densityPValue(k: component.count, expected: lambda * area, windows: points.count)
+            region.pValue = Significance.densityPValue(
+                k: component.count, expected: lambda * area, windows: points.count)
             regions.append(region)
         }
         summary.supportSearches = support.searches

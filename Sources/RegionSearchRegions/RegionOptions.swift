@@ -128,7 +128,8 @@ public struct RegionOptions: StageOptions {
         let extend = p.double(Self.extendRatioSpec)
         guard extend <= core else {
             throw ParameterError(
-                Self.extendRatioSpec, "must not exceed core_ratio (\(JSONValue.formatNumber(core))), got "
+                Self.extendRatioSpec,
+                "must not exceed core_ratio (\(JSONValue.formatNumber(core))), got "
                     + JSONValue.formatNumber(extend))
         }
         guard p.double(Self.zExtendSpec) <= p.double(Self.zCoreSpec) else {

@@ -81,7 +81,8 @@ public enum GraphStage {
             "\(groupedCount(stats.nodes)) nodes at \(groupedCount(stats.locations)) locations, "
                 + "\(groupedCount(stats.duplicatesLinked)) duplicates linked")
         Log.info(
-            "\(groupedCount(stats.edgesBeforePruning)) edges before pruning; dropped \(groupedCount(stats.droppedByMaxEdge)) "
+            "\(groupedCount(stats.edgesBeforePruning)) edges before pruning; dropped "
+                + "\(groupedCount(stats.droppedByMaxEdge)) "
                 + "by max edge, \(groupedCount(stats.droppedByLocalScale)) by local scale, "
                 + "\(groupedCount(stats.droppedByEmptyBand)) across empty bands; "
                 + "\(groupedCount(stats.edges)) edges kept, \(groupedCount(stats.isolatedNodes)) isolated nodes")

@@ -107,7 +107,8 @@ public enum HullsStage {
         stage.summary.set(.regions, features.count)
         stage.summary.set(.droppedCovered, dropped)
         Log.info(
-            "wrote \(features.count) region polygon(s) to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")"
+            "wrote \(features.count) region polygon(s) "
+                + "to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")"
         )
         try stage.finish()
     }

@@ -9,7 +9,8 @@ public enum IngestStage {
     static let inputSpecOption = CommandSpec.Option(
         "input-spec", .repeated, placeholder: "JSON",
         help:
-            "One input as a JSON object with the keys of a manifest input (path, format, delimiter, header, columns, crs, …; see docs/INGEST.md). Read after the positional FILEs."
+            "One input as a JSON object with the keys of a manifest input (path, format, delimiter, header, columns, "
+            + "crs, …; see docs/INGEST.md). Read after the positional FILEs."
     )
     static let formatOption = CommandSpec.Option(
         "format", .value, placeholder: "auto|csv|geojson|osm_pbf|osm_xml",
@@ -17,14 +18,16 @@ public enum IngestStage {
     static let delimiterOption = CommandSpec.Option(
         "delimiter", .value, placeholder: "CHAR",
         help:
-            "Field delimiter: one ASCII character or tab, comma, pipe, semicolon, space (default: sniffed from the first line among , tab | ;)."
+            "Field delimiter: one ASCII character or tab, comma, pipe, semicolon, space (default: sniffed from the "
+            + "first line among , tab | ;)."
     )
     static let quoteOption = CommandSpec.Option(
         "quote", .value, placeholder: "CHAR", help: "Quote character (default \"; '' for none).")
     static let headerOption = CommandSpec.Option(
         "header", .value, placeholder: "true|false|auto",
         help:
-            "Whether the first line names the columns (default auto: yes when columns are named or guessed, else when the first line's coordinate fields are not numbers)."
+            "Whether the first line names the columns (default auto: yes when columns are named or guessed, else "
+            + "when the first line's coordinate fields are not numbers)."
     )
     static let trimOption = CommandSpec.Option(
         "trim", .value, placeholder: "true|false", help: "Trim blanks around field values (default true).")
@@ -60,7 +63,8 @@ public enum IngestStage {
     static let missingValueOption = CommandSpec.Option(
         "missing-value", .repeated, placeholder: "TEXT",
         help:
-            "A value meaning \"missing\" (replaces the defaults NULL, null, NaN, nan, N/A, None; the empty value is always missing)."
+            "A value meaning \"missing\" (replaces the defaults NULL, null, NaN, nan, N/A, None; the empty value is "
+            + "always missing)."
     )
     static let osmPoiKeysOption = CommandSpec.Option(
         "osm-poi-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys that make an element a POI.")
@@ -127,7 +131,8 @@ public enum IngestStage {
     public static func main() -> Never {
         let spec = definition.commandSpec(
             usage:
-                "regionsearch-ingest [format options] FILE... [--input-spec JSON]... --output POIS.rsa --rejects REJECTS [parameters]",
+                "regionsearch-ingest [format options] FILE... [--input-spec JSON]... --output POIS.rsa --rejects "
+                + "REJECTS [parameters]",
             discussion: discussion, extraOptions: formatOptions, positionals: true)
         ToolMain.run(spec) { parsed in try run(parsed) }
     }
@@ -223,7 +228,8 @@ public enum IngestStage {
         let (size, _) = try stage.summary.time(.write) { try result.table.writer(metadata: metadata).write(to: output) }
         Log.info(
             "wrote \(groupedCount(result.table.count)) POIs to \(output) (\(groupedCount(size)) bytes); "
-                + "read \(String(format: "%.1f", Double(totalBytes) / 1_000_000)) MB in \(String(format: "%.2f", result.seconds)) s (\(String(format: "%.0f", rate)) MB/s)"
+                + "read \(String(format: "%.1f", Double(totalBytes) / 1_000_000)) MB in "
+                + "\(String(format: "%.2f", result.seconds)) s (\(String(format: "%.0f", rate)) MB/s)"
         )
         try stage.finish()
     }
@@ -264,7 +270,8 @@ public enum IngestStage {
             default: name = "'\(String(UnicodeScalar(d.delimiter)))'"
             }
             s +=
-                "delimited text, delimiter \(name), \(d.hasHeader ? "header line" : "no header line"); \(d.mappingDescription)"
+                "delimited text, delimiter \(name), "
+                + "\(d.hasHeader ? "header line" : "no header line"); \(d.mappingDescription)"
             if !d.guessedColumns.isEmpty { s += " (guessed: \(d.guessedColumns.joined(separator: ", ")))" }
         case is GeoJSONReader:
             s += "GeoJSON"

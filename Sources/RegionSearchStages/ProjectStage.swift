@@ -45,12 +45,16 @@ public enum ProjectStage {
                     .object([("id", .string(ids[r])), ("lon", .number(lon[r])), ("lat", .number(lat[r]))]))
             }
             Log.warning(
-                "\(groupedCount(result.failedRows.count)) of \(groupedCount(pois.rowCount)) points could not be projected to \(result.choice.definition) and were left out (first: \(failedExamples.prefix(3).map { $0.serialized() }.joined(separator: ", "))); choose a CRS that covers the data or use \"auto\""
+                "\(groupedCount(result.failedRows.count)) of \(groupedCount(pois.rowCount)) points could not be "
+                    + "projected to \(result.choice.definition) and were left out (first: "
+                    + "\(failedExamples.prefix(3).map { $0.serialized() }.joined(separator: ", "))); choose a CRS "
+                    + "that covers the data or use \"auto\""
             )
         }
         if result.points.count == 0 {
             throw ToolFailure(
-                "no point could be projected to \(result.choice.definition); choose a CRS that covers the data or use \"auto\"",
+                "no point could be projected to \(result.choice.definition); choose a CRS that covers the data or "
+                    + "use \"auto\"",
                 status: .inputData)
         }
         var meta: [(String, JSONValue)] = [
@@ -84,7 +88,8 @@ public enum ProjectStage {
         stage.summary.setDetail("crs", .string(result.choice.definition))
         let seconds = { (phase: StageSummary.Phase) in String(format: "%.3f", stage.summary.seconds(phase) ?? 0) }
         Log.info(
-            "projected \(groupedCount(result.points.count)) points in \(seconds(.project)) s (load \(seconds(.load)) s, write \(seconds(.write)) s)"
+            "projected \(groupedCount(result.points.count)) points in \(seconds(.project)) s (load \(seconds(.load)) "
+                + "s, write \(seconds(.write)) s)"
         )
         try stage.finish()
     }

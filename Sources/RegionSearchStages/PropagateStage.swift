@@ -43,7 +43,8 @@ public enum PropagateStage {
             throw ArtifactError.malformed(
                 path: graphFile.path,
                 detail:
-                    "graph has \(graph.nodeCount) nodes but the projected artifact has \(rows.count) points; rerun graph"
+                    "graph has \(graph.nodeCount) nodes but the projected artifact "
+                    + "has \(rows.count) points; rerun graph"
             )
         }
         for r in rows where Int(r) >= poisFile.rowCount {
@@ -76,11 +77,14 @@ public enum PropagateStage {
                     ("converged", .bool(s.converged)),
                 ]))
             Log.info(
-                "\"\(l.query)\": \(groupedCount(l.count)) matching POIs, \(s.iterations) iterations, residual \(String(format: "%.2e", s.residual))\(s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha")"
+                "\"\(l.query)\": \(groupedCount(l.count)) matching POIs, "
+                    + "\(s.iterations) iterations, "
+                    + "residual \(String(format: "%.2e", s.residual))\(s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha")"
             )
             if !s.converged {
                 Log.warning(
-                    "keyword \"\(l.query)\" did not reach tolerance \(options.solver.tolerance) in \(options.solver.maxIterations) iterations"
+                    "keyword \"\(l.query)\" did not reach tolerance \(options.solver.tolerance) in "
+                        + "\(options.solver.maxIterations) iterations"
                 )
             }
         }
@@ -106,7 +110,8 @@ public enum PropagateStage {
         stage.summary.setDetail("keywords", .array(keywordMeta))
         stage.summary.set(.iterations, result.columnStatus.map { $0.iterations }.max() ?? 0)
         Log.info(
-            "propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in \(String(format: "%.3f", stage.summary.seconds(.propagate) ?? 0)) s"
+            "propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in "
+                + "\(String(format: "%.3f", stage.summary.seconds(.propagate) ?? 0)) s"
         )
         try stage.finish()
     }

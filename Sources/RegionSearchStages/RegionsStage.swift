@@ -48,7 +48,8 @@ public enum RegionsStage {
         let table = try ScoreTable(artifact: scoresFile)
         guard graph.nodeCount == points.count, table.count == points.count else {
             throw ToolFailure(
-                "inputs disagree: \(points.count) projected points, \(graph.nodeCount) graph nodes, \(table.count) score rows; rerun graph and propagate on the same projected artifact",
+                "inputs disagree: \(points.count) projected points, \(graph.nodeCount) graph nodes, \(table.count) "
+                    + "score rows; rerun graph and propagate on the same projected artifact",
                 status: .artifact)
         }
         // The graph records the neighbour its local spacings are measured to (the occupied area
@@ -78,7 +79,8 @@ public enum RegionsStage {
         stage.summary.set(.regions, result.table.regions.count)
         stage.summary.setDetail("keywords", .array(result.keywordMeta))
         Log.info(
-            "\(result.table.regions.count) region(s) from \(result.candidates) candidate(s) in \(String(format: "%.3f", stage.summary.seconds(.regions) ?? 0)) s"
+            "\(result.table.regions.count) region(s) from \(result.candidates) candidate(s) in "
+                + "\(String(format: "%.3f", stage.summary.seconds(.regions) ?? 0)) s"
         )
         try stage.finish()
     }

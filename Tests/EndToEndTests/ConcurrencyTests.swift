@@ -27,7 +27,8 @@ final class ConcurrencyTests: XCTestCase {
         XCTAssertEqual(busy.status, 5, busy.output)
         XCTAssertTrue(
             busy.output.contains(
-                "regionsearch: error: work directory \(f.workPath) is in use by another run (pid \(getpid()), started "),
+                "regionsearch: error: work directory \(f.workPath) is in use by another run (pid \(getpid()), "
+                    + "started "),
             busy.output)
         XCTAssertTrue(busy.output.contains("pass --wait"), busy.output)
         XCTAssertEqual(

@@ -178,7 +178,8 @@ final class CrashTests: XCTestCase {
         XCTAssertTrue(all.contains { $0.spec == "run:output:1" })
         XCTAssertGreaterThan(all.filter { $0.spec.hasPrefix("run:rename:") }.count, 6 * 2 + 2)
         print(
-            "CrashTests: \(killed) deterministic kill points, all recovered byte-identically (of \(references[0].points.count) points an uninterrupted run passes)"
+            "CrashTests: \(killed) deterministic kill points, all recovered byte-identically (of "
+                + "\(references[0].points.count) points an uninterrupted run passes)"
         )
         XCTAssertEqual(killed, all.count)
         XCTAssertGreaterThan(killed, 100)

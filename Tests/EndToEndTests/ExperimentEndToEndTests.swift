@@ -422,7 +422,8 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertEqual(noTruth.status, 3, noTruth.output)
         XCTAssertTrue(
             noTruth.output.contains(
-                "test.json: experiment.truth.s7.members: cannot read \(f.root)/data/s7.members.csv: No such file or directory"
+                "test.json: experiment.truth.s7.members: cannot read \(f.root)/data/s7.members.csv: No "
+                    + "such file or directory"
             ), noTruth.output)
 
         // The output of an experiment is a directory.

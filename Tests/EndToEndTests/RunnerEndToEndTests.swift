@@ -399,7 +399,8 @@ final class RunnerEndToEndTests: XCTestCase {
             XCTAssertEqual((error as? RunnerError)?.exitStatus, .failure)
             XCTAssertEqual(
                 "\(error)",
-                "input inputs[0] of stage ingest (\(f.csvPath)) changed while the stage ran, so its result was not recorded; run again once the input is stable"
+                "input inputs[0] of stage ingest (\(f.csvPath)) changed while the stage ran, so its result was not "
+                    + "recorded; run again once the input is stable"
             )
         }
         let oldKey = StageKey(
@@ -515,7 +516,8 @@ final class RunnerEndToEndTests: XCTestCase {
                 text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("z_cor") }) + 1
         XCTAssertTrue(
             result.output.contains(
-                "regionsearch: error: \(f.manifestPath):\(line):5: regions.z_cor: unknown key (did you mean 'z_core'?); known keys: \(known)"
+                "regionsearch: error: \(f.manifestPath):\(line):5: regions.z_cor: unknown key (did you mean "
+                    + "'z_core'?); known keys: \(known)"
             ),
             result.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.workPath), "nothing is created for a bad manifest")

@@ -132,14 +132,17 @@ public enum ArtifactError: Error, CustomStringConvertible {
             return "\(path): not a RegionSearch artifact (bad magic bytes)"
         case .unsupportedVersion(let path, let found):
             return
-                "\(path): artifact format version \(found) is not supported (this build reads version \(ArtifactFormat.version))"
+                "\(path): artifact format version \(found) is not "
+                + "supported (this build reads version \(ArtifactFormat.version))"
                 + hint
         case .wrongKind(let path, let expected, let found):
             return
-                "\(path): expected a \(expected) artifact but this is a \(found) artifact; check the stage's input argument"
+                "\(path): expected a \(expected) artifact but this is a "
+                + "\(found) artifact; check the stage's input argument"
         case .checksumMismatch(let path, let stored, let computed):
             return
-                "\(path): checksum mismatch (stored \(hex64(stored)), content hashes to \(hex64(computed))): the file was altered or damaged"
+                "\(path): checksum mismatch (stored \(hex64(stored)), content hashes to \(hex64(computed))): the "
+                + "file was altered or damaged"
                 + hint
         case .malformed(let path, let detail):
             return "\(path): malformed artifact: \(detail)" + hint

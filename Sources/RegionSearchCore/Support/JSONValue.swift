@@ -14,11 +14,11 @@ public enum JSONValue: Equatable, Sendable {
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.number(x), .number(y)): return x == y
-        case let (.string(x), .string(y)): return x == y
-        case let (.array(x), .array(y)): return x == y
-        case let (.object(x), .object(y)):
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.object(let x), .object(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: return false
         }
@@ -26,40 +26,40 @@ public enum JSONValue: Equatable, Sendable {
 
     /// The member named `key` of an object, or nil.
     public subscript(key: String) -> JSONValue? {
-        if case let .object(members) = self {
+        if case .object(let members) = self {
             for (k, v) in members where k == key { return v }
         }
         return nil
     }
 
     public var stringValue: String? {
-        if case let .string(s) = self { return s }
+        if case .string(let s) = self { return s }
         return nil
     }
 
     public var doubleValue: Double? {
-        if case let .number(d) = self { return d }
+        if case .number(let d) = self { return d }
         return nil
     }
 
     /// The value as an integer, when it is a number with no fractional part.
     public var intValue: Int? {
-        if case let .number(d) = self, d.rounded() == d, abs(d) < 9.0e15 { return Int(d) }
+        if case .number(let d) = self, d.rounded() == d, abs(d) < 9.0e15 { return Int(d) }
         return nil
     }
 
     public var boolValue: Bool? {
-        if case let .bool(b) = self { return b }
+        if case .bool(let b) = self { return b }
         return nil
     }
 
     public var arrayValue: [JSONValue]? {
-        if case let .array(a) = self { return a }
+        if case .array(let a) = self { return a }
         return nil
     }
 
     public var objectValue: [(String, JSONValue)]? {
-        if case let .object(o) = self { return o }
+        if case .object(let o) = self { return o }
         return nil
     }
 
@@ -91,10 +91,10 @@ extension JSONValue {
     private func write(to out: inout String, sortedKeys: Bool, pretty: Bool, indent: Int) {
         switch self {
         case .null: out += "null"
-        case let .bool(b): out += b ? "true" : "false"
-        case let .number(d): out += JSONValue.formatNumber(d)
-        case let .string(s): JSONValue.writeString(s, to: &out)
-        case let .array(items):
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let d): out += JSONValue.formatNumber(d)
+        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .array(let items):
             if items.isEmpty {
                 out += "[]"
                 return
@@ -107,7 +107,7 @@ extension JSONValue {
             }
             if pretty { out += "\n" + String(repeating: "  ", count: indent) }
             out += "]"
-        case let .object(members):
+        case .object(let members):
             if members.isEmpty {
                 out += "{}"
                 return

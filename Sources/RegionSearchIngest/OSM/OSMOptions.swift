@@ -53,7 +53,8 @@ struct OSMOptions: Equatable, Sendable {
         self.init()
         guard let members = json.objectValue else {
             throw UsageError(
-                "\(context): expected an object with keys \(OSMOptions.jsonKeys.joined(separator: ", ")), got \(json.typeName)"
+                "\(context): expected an object with "
+                    + "keys \(OSMOptions.jsonKeys.joined(separator: ", ")), got \(json.typeName)"
             )
         }
         for (key, value) in members {

@@ -99,7 +99,8 @@ final class OSMPBFReader: RecordSource {
             throw InputError.unsupported(
                 path: file.path,
                 reason:
-                    "the OSM PBF file requires the feature\(unsupported.count == 1 ? "" : "s") \(list), which this reader does not support\(hint); supported: OsmSchema-V0.6, DenseNodes"
+                    "the OSM PBF file requires the feature\(unsupported.count == 1 ? "" : "s") \(list), which this "
+                    + "reader does not support\(hint); supported: OsmSchema-V0.6, DenseNodes"
             )
         }
         return header

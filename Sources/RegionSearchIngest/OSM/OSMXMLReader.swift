@@ -83,7 +83,9 @@ final class OSMXMLReader: RecordSource {
         guard try tokenizer.next() == .start else { throw tokenizer.malformed("no root element") }
         guard tokenizer.nameIs(osmName) else {
             let name = String(decoding: tokenizer.name, as: UTF8.self)
-            let what = name == "osmChange" ? "an OSM change file (osmChange), not a data file" : "root element is <\(name)>, expected <osm>"
+            let what =
+                name == "osmChange"
+                ? "an OSM change file (osmChange), not a data file" : "root element is <\(name)>, expected <osm>"
             throw InputError.unsupported(path: tokenizer.path, reason: "not an OSM XML file: \(what)")
         }
     }
@@ -106,7 +108,7 @@ final class OSMXMLReader: RecordSource {
                     try gatherWayNodes()
                     phase = .ways(next: 0)
                 }
-            case let .ways(index):
+            case .ways(let index):
                 guard index < pending.ways.count else {
                     phase = .finished
                     return nil
@@ -153,7 +155,8 @@ final class OSMXMLReader: RecordSource {
     /// `<tag k v/>` of any element, `<nd ref/>` of a way.
     private func readChild() throws {
         if tokenizer.nameIs(OSMXMLReader.tagName) {
-            guard let key = tokenizer.attribute(OSMXMLReader.kKey), let value = tokenizer.attribute(OSMXMLReader.vKey) else {
+            guard let key = tokenizer.attribute(OSMXMLReader.kKey), let value = tokenizer.attribute(OSMXMLReader.vKey)
+            else {
                 throw tokenizer.malformed("<tag> without a k or v attribute")
             }
             let role = rules.role(of: key)
@@ -225,18 +228,21 @@ final class OSMXMLReader: RecordSource {
         let idString = id.map { String($0) } ?? String(decoding: idText, as: UTF8.self)
         func reject(_ reason: String) -> ReadResult {
             counts.rejectedNodes += 1
-            let raw = "node/\(idString) \(collector.tagDescription) at lat \(show(lat, latText)), lon \(show(lon, lonText))"
+            let raw =
+                "node/\(idString) \(collector.tagDescription) at lat \(show(lat, latText)), lon \(show(lon, lonText))"
             return .rejected(RejectedRecord(line: elementLine, byteOffset: elementOffset, reason: reason, raw: raw))
         }
         guard let id else { return reject("missing or invalid node id \"\(idString)\"") }
         guard let lat, let lon else {
             return reject("missing or invalid coordinates: lat \(show(lat, latText)), lon \(show(lon, lonText))")
         }
-        guard OSMCoordinates.isValid(lon: lon, lat: lat) else { return reject("invalid coordinates: lat \(lat), lon \(lon)") }
+        guard OSMCoordinates.isValid(lon: lon, lat: lat) else {
+            return reject("invalid coordinates: lat \(lat), lon \(lon)")
+        }
         switch collector.nameAndKeywords() {
-        case let .failure(problem):
+        case .failure(let problem):
             return reject(problem.reason)
-        case let .success((name, keywords)):
+        case .success((let name, let keywords)):
             return .record(
                 RawRecord(
                     id: "node/\(id)", name: name, keywords: keywords, lon: lon, lat: lat, line: elementLine,
@@ -255,7 +261,10 @@ final class OSMXMLReader: RecordSource {
         } catch {
             throw InputError.unsupported(
                 path: path,
-                reason: "cannot reopen the file for the second pass that finds the nodes of POI ways (\(error)); OSM XML with ways must be read from a file, not a pipe")
+                reason:
+                    "cannot reopen the file for the second pass that finds the nodes of POI ways (\(error)); OSM XML "
+                    + "with ways must be read from a file, not a pipe"
+            )
         }
         let second = XMLTokenizer(reader: again)
         try OSMXMLReader.expectRoot(second)
@@ -268,8 +277,12 @@ final class OSMXMLReader: RecordSource {
                 if !OSMXMLReader.isDeleted(second), let idBytes = second.attribute(OSMXMLReader.idKey),
                     let id = parseOSMId(idBytes), let index = pending.neededIndex(id)
                 {
-                    let lat = second.attribute(OSMXMLReader.latKey).flatMap { DecimalParser.parse($0.assumingMemoryBound(to: UInt8.self)) }
-                    let lon = second.attribute(OSMXMLReader.lonKey).flatMap { DecimalParser.parse($0.assumingMemoryBound(to: UInt8.self)) }
+                    let lat = second.attribute(OSMXMLReader.latKey).flatMap {
+                        DecimalParser.parse($0.assumingMemoryBound(to: UInt8.self))
+                    }
+                    let lon = second.attribute(OSMXMLReader.lonKey).flatMap {
+                        DecimalParser.parse($0.assumingMemoryBound(to: UInt8.self))
+                    }
                     pending.setCoordinates(index, lon: lon ?? .nan, lat: lat ?? .nan)
                 }
                 if second.tokenOffset >= lastNodeOffset { break scan }
@@ -282,7 +295,10 @@ final class OSMXMLReader: RecordSource {
         guard nodesSeen == counts.nodes else {
             throw InputError.unsupported(
                 path: path,
-                reason: "the file changed while it was read (\(counts.nodes) nodes in the first pass, \(nodesSeen) in the second)")
+                reason:
+                    "the file changed while it was read (\(counts.nodes) nodes in the first pass, \(nodesSeen) in "
+                    + "the second)"
+            )
         }
     }
 }
@@ -303,7 +319,8 @@ func parseOSMId(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         let d = bytes[i] &- UInt8(ascii: "0")
         guard d < 10 else { return nil }
         let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-        let (sum, o2) = negative ? times10.subtractingReportingOverflow(Int64(d)) : times10.addingReportingOverflow(Int64(d))
+        let (sum, o2) =
+            negative ? times10.subtractingReportingOverflow(Int64(d)) : times10.addingReportingOverflow(Int64(d))
         guard !o1, !o2 else { return nil }
         value = sum
         i += 1

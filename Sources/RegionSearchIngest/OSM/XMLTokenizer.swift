@@ -77,13 +77,15 @@ final class XMLTokenizer {
 
     /// Whether the current tag's name is `bytes`.
     func nameIs(_ bytes: [UInt8]) -> Bool {
-        name.count == bytes.count && bytes.withUnsafeBytes { memcmp($0.baseAddress!, name.baseAddress!, bytes.count) == 0 }
+        name.count == bytes.count
+            && bytes.withUnsafeBytes { memcmp($0.baseAddress!, name.baseAddress!, bytes.count) == 0 }
     }
 
     /// The decoded value of attribute `key` of the current start tag, or nil.
     func attribute(_ key: [UInt8]) -> UnsafeRawBufferPointer? {
         for a in attributes where a.nameCount == key.count {
-            let matches = key.withUnsafeBufferPointer { k in memcmp(buffer + a.nameStart, k.baseAddress!, k.count) == 0 }
+            let matches = key.withUnsafeBufferPointer { k in memcmp(buffer + a.nameStart, k.baseAddress!, k.count) == 0
+            }
             if matches { return UnsafeRawBufferPointer(start: buffer + a.valueStart, count: a.valueCount) }
         }
         return nil
@@ -254,7 +256,9 @@ final class XMLTokenizer {
             }
             if c == UInt8(ascii: "/") {
                 guard i + 1 < fill else { return nil }
-                guard buffer[i + 1] == UInt8(ascii: ">") else { throw malformed("'/' inside a tag not followed by '>'") }
+                guard buffer[i + 1] == UInt8(ascii: ">") else {
+                    throw malformed("'/' inside a tag not followed by '>'")
+                }
                 selfClosing = true
                 i += 2
                 break
@@ -291,7 +295,8 @@ final class XMLTokenizer {
                     needsDecoding: needsDecoding))
             i += 1
             guard i < fill else { return nil }
-            guard XMLTokenizer.isSpace(buffer[i]) || buffer[i] == UInt8(ascii: ">") || buffer[i] == UInt8(ascii: "/") else {
+            guard XMLTokenizer.isSpace(buffer[i]) || buffer[i] == UInt8(ascii: ">") || buffer[i] == UInt8(ascii: "/")
+            else {
                 throw malformed("attributes must be separated by white space")
             }
         }
@@ -333,14 +338,17 @@ final class XMLTokenizer {
             throw malformed("end tag </\(String(decoding: tagName, as: UTF8.self))> without a start tag")
         }
         let openStart = openElements.count > 1 ? openElements[openElements.count - 2].nameEnd : 0
-        let matches = open.nameEnd - openStart == nameCount
+        let matches =
+            open.nameEnd - openStart == nameCount
             && openNames.withUnsafeBytes { memcmp($0.baseAddress! + openStart, buffer + nameStart, nameCount) == 0 }
         guard matches else {
             let expected = openNames.withUnsafeBytes {
                 String(decoding: UnsafeRawBufferPointer(rebasing: $0[openStart..<open.nameEnd]), as: UTF8.self)
             }
             throw malformed(
-                "end tag </\(String(decoding: tagName, as: UTF8.self))> does not match <\(expected)> opened at line \(open.line)")
+                "end tag </\(String(decoding: tagName, as: UTF8.self))> does not match <\(expected)> "
+                    + "opened at line \(open.line)"
+            )
         }
         openElements.removeLast()
         openNames.removeLast(open.nameEnd - openStart)
@@ -429,7 +437,8 @@ final class XMLTokenizer {
             k += 1
         }
         // XML's Char production: no NUL, no C0 controls but tab/LF/CR, no surrogates, no U+FFFE/FFFF.
-        let allowed = value == 0x9 || value == 0xA || value == 0xD || (value >= 0x20 && value <= 0xD7FF)
+        let allowed =
+            value == 0x9 || value == 0xA || value == 0xD || (value >= 0x20 && value <= 0xD7FF)
             || (value >= 0xE000 && value <= 0xFFFD) || value >= 0x10000
         guard allowed, let scalar = Unicode.Scalar(value) else {
             throw malformed("character reference &\(text); is not an allowed XML character")

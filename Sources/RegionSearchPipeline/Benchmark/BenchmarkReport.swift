@@ -74,9 +74,11 @@ public struct BenchmarkReport {
         var out = "## Machine and build\n\n"
         out += machineDescription().map { "- " + $0 + "\n" }.joined()
         out +=
-            "- Threads per stage: \(threads); repeats as stated per size (medians; peak RSS is the largest of the repeats)\n"
+            "- Threads per stage: \(threads); repeats as stated per size (medians; "
+            + "peak RSS is the largest of the repeats)\n"
         out +=
-            "- Peak RSS: \(MeasuredProcess.rssMethod); floor (a child started the same way that does nothing): \(Self.mb(rssFloor)) MB\n"
+            "- Peak RSS: \(MeasuredProcess.rssMethod); floor (a child started the same way that does nothing): "
+            + "\(Self.mb(rssFloor)) MB\n"
         out += "\nCommand:\n\n```sh\n\(commandLine)\n```\n"
         for r in results { out += sizeSection(r) }
         if results.count >= 2 { out += growthSection() }
@@ -91,7 +93,8 @@ public struct BenchmarkReport {
                 .last
         {
             lines.append(
-                "CPU: \(model.trimmingCharacters(in: .whitespaces)), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+                "CPU: \(model.trimmingCharacters(in: .whitespaces)), \(ProcessInfo.processInfo.activeProcessorCount) "
+                    + "cores"
             )
         }
         lines.append("Memory: \(Self.f(Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30), 1)) GiB")
@@ -106,10 +109,12 @@ public struct BenchmarkReport {
     func sizeSection(_ r: BenchmarkResults) -> String {
         var out = "\n## \(groupedCount(r.n)) POIs\n\n"
         out +=
-            "Input: `\(r.inputPath)` (\(Self.mb(r.inputBytes)) MB CSV). Median of \(r.steps.first?.runs.count ?? 0) run(s) per stage. "
+            "Input: `\(r.inputPath)` (\(Self.mb(r.inputBytes)) MB CSV). Median of \(r.steps.first?.runs.count ?? 0) "
+            + "run(s) per stage. "
             + "Load average (1 min) \(Self.f(r.loadBefore, 2)) before, \(Self.f(r.loadAfter, 2)) after.\n\n"
         out +=
-            "| stage | wall s | CPU s | POIs/s | edges/s | MB/s | peak RSS MB | output MB | input load | output write | same bytes |\n"
+            "| stage | wall s | CPU s | POIs/s | edges/s | MB/s | peak RSS MB | output MB | input load | output "
+            + "write | same bytes |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
         for s in r.steps {
             let wall = s.wall
@@ -129,9 +134,11 @@ public struct BenchmarkReport {
                 + "\(Self.mb(s.outputBytes)) | \(load) | \(Self.percent(s.writeSeconds, wall)) | \(same) |\n"
         }
         out +=
-            "\nEnd to end (sum of the six process walls of one repeat, median over repeats; peak RSS of the largest stage):\n\n"
+            "\nEnd to end (sum of the six process walls of one repeat, "
+            + "median over repeats; peak RSS of the largest stage):\n\n"
         out +=
-            "| pipeline | wall s | CPU s | POIs/s | peak RSS MB | reference wall s | reference peak MB | reference / ours |\n"
+            "| pipeline | wall s | CPU s | POIs/s | peak RSS MB | reference wall s | reference peak MB | reference / "
+            + "ours |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for p in r.pipelines {
             guard let e = r.endToEnd(p) else { continue }
@@ -140,11 +147,13 @@ public struct BenchmarkReport {
                 ref = "| \(Self.f(rs.wall, 2)) | \(Self.mb(rs.peakRSS)) | **\(Self.f(rs.wall / e.wall, 1)) ×**"
             }
             out +=
-                "| \(p.name) | \(Self.f(e.wall, 3)) | \(Self.f(e.cpu, 2)) | \(Self.rate(Double(r.n) / e.wall)) | \(Self.mb(e.peakRSS)) \(ref) |\n"
+                "| \(p.name) | \(Self.f(e.wall, 3)) | \(Self.f(e.cpu, 2)) | \(Self.rate(Double(r.n) / e.wall)) | "
+                + "\(Self.mb(e.peakRSS)) \(ref) |\n"
         }
         if !r.reference.isEmpty {
             out +=
-                "\nReference (`refpipe.py`, same CSV, keywords 咖啡,bank; kNN with k = the benchmark's k), stage seconds measured inside its process:\n\n"
+                "\nReference (`refpipe.py`, same CSV, keywords 咖啡,bank; kNN with k = the benchmark's k), stage "
+                + "seconds measured inside its process:\n\n"
             for method in ["delaunay", "knn"] {
                 guard let rs = r.referenceSummary(method) else { continue }
                 out +=
@@ -155,13 +164,18 @@ public struct BenchmarkReport {
         if let (single, all) = Self.projRate(r), let p = r.step("project") {
             let phase = p.summary.seconds(.project)
             out +=
-                "\nPROJ bulk baseline (`proj_trans_generic`, same points, same CRS \(r.projBaseline?["crs"]?.stringValue ?? "?"), "
-                + "in process, nothing else timed): \(Self.rate(single)) points/s on one thread, \(Self.rate(all)) points/s on all threads "
-                + "(\(Self.f(all / single, 2))× — about \(threads)× when every core is free, about 1× when other work holds the rest). "
-                + "The project stage: \(Self.rate(Double(r.n) / p.wall)) POIs/s over its whole process (\(Self.f(100 * Double(r.n) / p.wall / all, 0)) % of PROJ)"
+                "\nPROJ bulk baseline (`proj_trans_generic`, same points, same CRS "
+                + "\(r.projBaseline?["crs"]?.stringValue ?? "?"), "
+                + "in process, nothing else timed): \(Self.rate(single)) points/s on one thread, \(Self.rate(all)) "
+                + "points/s on all threads "
+                + "(\(Self.f(all / single, 2))× — about \(threads)× when every core is free, about 1× when other "
+                + "work holds the rest). "
+                + "The project stage: \(Self.rate(Double(r.n) / p.wall)) POIs/s over its whole process "
+                + "(\(Self.f(100 * Double(r.n) / p.wall / all, 0)) % of PROJ)"
             if let phase, phase > 0 {
                 out +=
-                    ", \(Self.rate(Double(r.n) / phase)) POIs/s in its transform-and-order phase (\(Self.f(100 * Double(r.n) / phase / all, 0)) % of PROJ)"
+                    ", \(Self.rate(Double(r.n) / phase)) POIs/s in its transform-and-order phase "
+                    + "(\(Self.f(100 * Double(r.n) / phase / all, 0)) % of PROJ)"
             }
             out += ".\n"
         }
@@ -171,7 +185,8 @@ public struct BenchmarkReport {
     func growthSection() -> String {
         let sorted = results.sorted { $0.n < $1.n }
         var out =
-            "\n## Growth with n\n\nExponent b of wall ∝ nᵇ between consecutive sizes (an exact n log n cost shows b slightly above 1, given in brackets); peak RSS the same way.\n\n"
+            "\n## Growth with n\n\nExponent b of wall ∝ nᵇ between consecutive sizes (an exact n log n cost shows b "
+            + "slightly above 1, given in brackets); peak RSS the same way.\n\n"
         var header = "| stage |"
         var rule = "|---|"
         for i in 1..<sorted.count {
@@ -211,7 +226,8 @@ public struct BenchmarkReport {
                 previous = t.map { (Double(r.n), $0) }
             }
             row +=
-                " \(Self.f(BenchmarkStatistics.fittedExponent(points), 2)) | \(Self.f(BenchmarkStatistics.fittedExponent(rss), 2)) |\n"
+                " \(Self.f(BenchmarkStatistics.fittedExponent(points), 2)) | "
+                + "\(Self.f(BenchmarkStatistics.fittedExponent(rss), 2)) |\n"
             out += row
         }
         return out
@@ -237,7 +253,8 @@ public struct BenchmarkReport {
                 rows.append(
                     (
                         "project ≥ 80 % of PROJ's bulk throughput",
-                        "\(Self.f(100 * stage / all, 0)) % (\(Self.rate(stage)) POIs/s whole process vs PROJ \(Self.rate(all)) points/s)",
+                        "\(Self.f(100 * stage / all, 0)) % (\(Self.rate(stage)) POIs/s whole process vs PROJ "
+                            + "\(Self.rate(all)) points/s)",
                         verdict(stage >= 0.8 * all)
                     ))
             }

@@ -157,7 +157,8 @@ public struct BenchmarkRunner {
             if reference.step(step.id)?.runs.first?.outputHashes != m.outputHashes { mismatches.append(step.id) }
         }
         Log.info(
-            "--threads 1 check: \(mismatches.isEmpty ? "all outputs identical" : "DIFFERENT: " + mismatches.joined(separator: ", "))"
+            "--threads 1 check: "
+                + "\(mismatches.isEmpty ? "all outputs identical" : "DIFFERENT: " + mismatches.joined(separator: ", "))"
         )
         return mismatches
     }
@@ -175,7 +176,8 @@ public struct BenchmarkRunner {
         let usage = try MeasuredProcess.run(python, args, stderrPath: "\(directory)/reference.\(method).log")
         guard usage.status == 0 else {
             throw ToolFailure(
-                "reference pipeline (\(method)) failed with exit status \(usage.status); see \(directory)/reference.\(method).log"
+                "reference pipeline (\(method)) failed with exit "
+                    + "status \(usage.status); see \(directory)/reference.\(method).log"
             )
         }
         let meta = try JSONParser.parse(String(contentsOfFile: timings, encoding: .utf8))

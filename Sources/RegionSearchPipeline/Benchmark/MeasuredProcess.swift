@@ -67,7 +67,8 @@ public struct MeasuredProcess {
     /// How peak RSS is measured, for the report.
     static var rssMethod: String {
         gnuTime != nil
-            ? "GNU time's %M (maximum resident set size of the stage process; /usr/bin/time forks it from its own small address space)"
+            ? "GNU time's %M (maximum resident set size of the stage process; /usr/bin/time forks it from its own "
+                + "small address space)"
             : "ru_maxrss from wait4 (never below the benchmark's own footprint at spawn time, see the floor)"
     }
 

@@ -13,7 +13,8 @@ enum ExperimentError: ExitCoded {
         switch self {
         case .outputNotDirectory(let path):
             return
-                "\(path): the output of an experiment is a directory (one GeoJSON per combination and the results tables), but this is a file"
+                "\(path): the output of an experiment is a directory (one GeoJSON per combination and the results "
+                + "tables), but this is a file"
         case .truthUnreadable(let manifest, let key, let failure):
             return "\(manifest): \(key): cannot read \(failure.path): \(failure.reason)"
         case .scoring(let combination, let underlying):

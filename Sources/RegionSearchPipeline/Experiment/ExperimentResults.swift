@@ -124,9 +124,11 @@ public struct ExperimentResults {
         if !description.isEmpty { out += description + "\n\n" }
         let points = inputSets > 0 ? rows.count / inputSets : 0
         out +=
-            "\(rows.count) combination\(rows.count == 1 ? "" : "s"): \(inputSets) input set\(inputSets == 1 ? "" : "s") × \(points) grid point\(points == 1 ? "" : "s")."
+            "\(rows.count) combination\(rows.count == 1 ? "" : "s"): \(inputSets) input "
+            + "set\(inputSets == 1 ? "" : "s") × \(points) grid point\(points == 1 ? "" : "s")."
         out +=
-            " Counts: accepted POIs, graph edges, propagation iterations (the most over keywords), regions in the GeoJSON."
+            " Counts: accepted POIs, graph edges, propagation iterations (the "
+            + "most over keywords), regions in the GeoJSON."
         if scored {
             let ts = thresholds.map { JSONValue.formatNumber($0) }.joined(separator: " and ")
             out += " Scores: `regionsearch-evaluate truth` against the input set's truth (IoU thresholds \(ts)"

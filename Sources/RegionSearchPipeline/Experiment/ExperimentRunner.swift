@@ -116,7 +116,8 @@ public final class ExperimentRunner {
             let others = FileSystem.list(manifest.output).filter { $0.hasSuffix(".geojson") && !current.contains($0) }
             if !others.isEmpty {
                 Log.info(
-                    "\(others.count) other GeoJSON file(s) in \(manifest.output) are not combinations of this experiment (an earlier grid?); they are left as they are"
+                    "\(others.count) other GeoJSON file(s) in \(manifest.output) are not combinations of this "
+                        + "experiment (an earlier grid?); they are left as they are"
                 )
             }
         }

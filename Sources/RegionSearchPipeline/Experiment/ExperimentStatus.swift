@@ -56,7 +56,8 @@ public struct ExperimentStatus {
         let n = combinations.count
         let current = combinations.filter(\.upToDate).count
         var out =
-            "\(manifest.file) (\(manifest.name)): experiment, \(n) combination\(n == 1 ? "" : "s"), \(current) up to date\n"
+            "\(manifest.file) (\(manifest.name)): experiment, \(n) combination\(n == 1 ? "" : "s"), "
+            + "\(current) up to date\n"
         out += "work directory: \(manifest.workDirectory)\n"
         out += "last run: \(lastRun)\n"
         let width = combinations.map { $0.combination.name.count }.max() ?? 0

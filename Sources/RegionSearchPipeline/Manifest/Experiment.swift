@@ -127,7 +127,8 @@ public struct Experiment {
         guard let sets = value.objectValue else {
             throw invalid(
                 "experiment.inputs",
-                "expected an object of named input lists, e.g. {\"seed7\": [{\"path\": \"a.csv\"}]}, got \(value.typeName)"
+                "expected an object of named input lists, "
+                    + "e.g. {\"seed7\": [{\"path\": \"a.csv\"}]}, got \(value.typeName)"
             )
         }
         guard !sets.isEmpty else { throw invalid("experiment.inputs", "give at least one input set") }
@@ -136,7 +137,8 @@ public struct Experiment {
             guard Self.isValidName(name) else {
                 throw invalid(
                     key,
-                    "an input set name must start with a letter or digit and hold only letters, digits, '.', '-' and '_' (at most 64; it becomes part of file names)"
+                    "an input set name must start with a letter or digit and hold only letters, digits, '.', '-' and "
+                        + "'_' (at most 64; it becomes part of file names)"
                 )
             }
             inputSets.append(InputSet(name: name, inputs: try parseInputs(list, key)))
@@ -163,7 +165,8 @@ public struct Experiment {
             guard let object = entry.objectValue else {
                 throw invalid(
                     key,
-                    "expected an object with \"regions\" (truth polygons, GeoJSON) and optionally \"members\" (planted POI ids, CSV), got \(entry.typeName)"
+                    "expected an object with \"regions\" (truth polygons, GeoJSON) and optionally \"members\" "
+                        + "(planted POI ids, CSV), got \(entry.typeName)"
                 )
             }
             for (k, _) in object where !truthKeys.contains(k) {
@@ -219,7 +222,8 @@ public struct Experiment {
             if stageName == PropagateStage.definition.name && spec.key == "keywords" {
                 throw invalid(
                     key,
-                    "the keywords cannot vary within an experiment (the results have columns per keyword); give them in \"keywords\" and run one experiment per keyword set"
+                    "the keywords cannot vary within an experiment (the results have columns per keyword); give them "
+                        + "in \"keywords\" and run one experiment per keyword set"
                 )
             }
             if let set = document[stageName]?[spec.key], set != .null {
@@ -252,14 +256,16 @@ public struct Experiment {
                 throw invalid(
                     key,
                     linked
-                        ? "expected a list of objects of \"STAGE.PARAMETER\": value (a grid key without a dot names parameters that vary together), got \(list.typeName)"
+                        ? "expected a list of objects of \"STAGE.PARAMETER\": value (a grid key without a dot names "
+                            + "parameters that vary together), got \(list.typeName)"
                         : "expected a list of values, got \(list.typeName)")
             }
             guard !items.isEmpty else { throw invalid(key, "give at least one value") }
             if linked && !Self.isValidName(axisName) {
                 throw invalid(
                     key,
-                    "expected STAGE.PARAMETER (e.g. graph.method), or a group name of letters, digits, '.', '-' and '_' whose values are objects of STAGE.PARAMETER: value"
+                    "expected STAGE.PARAMETER (e.g. graph.method), or a group name of letters, digits, '.', '-' and "
+                        + "'_' whose values are objects of STAGE.PARAMETER: value"
                 )
             }
             // A single-parameter axis resolves its key once.
@@ -272,7 +278,8 @@ public struct Experiment {
                     guard let object = item.objectValue else {
                         throw invalid(
                             at,
-                            "expected an object of \"STAGE.PARAMETER\": value (the grid key \"\(axisName)\" has no dot, so it names parameters that vary together), got \(item.typeName)"
+                            "expected an object of \"STAGE.PARAMETER\": value (the grid key \"\(axisName)\" has no "
+                                + "dot, so it names parameters that vary together), got \(item.typeName)"
                         )
                     }
                     for (name, raw) in object {
@@ -310,13 +317,16 @@ public struct Experiment {
                 if let earlier = seen[name] {
                     throw invalid(
                         at,
-                        "combinations \(earlier + 1) and \(combinations.count + 1) get the same file name \(name).geojson (values are reduced to letters, digits, '.', '-' and '+'); make them differ there"
+                        "combinations \(earlier + 1) and \(combinations.count + 1) get the same file name "
+                            + "\(name).geojson (values are reduced to letters, digits, '.', '-' and '+'); make them "
+                            + "differ there"
                     )
                 }
                 if name.utf8.count > Self.maxNameBytes {
                     throw invalid(
                         at,
-                        "the combination name \(name) is longer than \(Self.maxNameBytes) bytes; use shorter input set names or fewer grid keys"
+                        "the combination name \(name) is longer than \(Self.maxNameBytes) bytes; use shorter input "
+                            + "set names or fewer grid keys"
                     )
                 }
                 seen[name] = combinations.count

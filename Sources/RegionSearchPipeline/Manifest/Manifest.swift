@@ -270,7 +270,8 @@ public struct Manifest {
             if k.contains(",") {
                 throw invalid(
                     "\(key)[\(i)]",
-                    "\"\(k)\" contains a comma, which separates keywords on the stage command line; give each keyword separately"
+                    "\"\(k)\" contains a comma, which separates keywords on the stage command line; give each "
+                        + "keyword separately"
                 )
             }
         }

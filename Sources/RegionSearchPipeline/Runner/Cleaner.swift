@@ -21,7 +21,8 @@ public enum Cleaner {
         guard FileSystem.isDirectory(work.path) else { return Result() }
         let lock = try WorkLock.acquire(work, wait: wait) { holder in
             Log.info(
-                "\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish"
+                "\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it "
+                    + "to finish"
             )
         }
         defer { lock.release() }

@@ -72,7 +72,8 @@ public final class Runner {
     static func lock(_ work: WorkDirectory, wait: Bool) throws -> WorkLock {
         let lock = try WorkLock.acquire(work, wait: wait) { holder in
             Log.info(
-                "\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it to finish"
+                "\(work.path) is in use by \(holder.map { "another run (\($0))" } ?? "another run"); waiting for it "
+                    + "to finish"
             )
         }
         if let previous = lock.interruptedHolder {
@@ -275,7 +276,8 @@ public final class Runner {
                         digest: try timed { try FileDigest.of(path: staging + "/" + port.fileName) }))
             } catch {
                 try failed(
-                    "\(stage.executable) exited successfully but did not write its output \(port.fileName) (\((error as? FileDigest.Failure)?.reason ?? "\(error)"))"
+                    "\(stage.executable) exited successfully but did not "
+                        + "write its output \(port.fileName) (\((error as? FileDigest.Failure)?.reason ?? "\(error)"))"
                 )
             }
         }

@@ -27,7 +27,8 @@ public enum RunnerError: ExitCoded {
             return "\(manifest): \(key).path: cannot read \(failure.path): \(failure.reason)"
         case .executableMissing(let path):
             return
-                "stage executable \(path) not found or not executable; the stage tools must be installed in the same directory as regionsearch"
+                "stage executable \(path) not found or not executable; the stage tools must be installed in the same "
+                + "directory as regionsearch"
         case .spawnFailed(let executable, let reason):
             return "cannot start \(executable): \(reason)"
         case .stageFailed(let stage, let exit, let detail):
@@ -36,7 +37,8 @@ public enum RunnerError: ExitCoded {
             return what + ". Earlier stages are kept; after fixing the cause, 'regionsearch run' resumes at \(stage)"
         case .inputChanged(let stage, let input, let path):
             return
-                "input \(input) of stage \(stage) (\(path)) changed while the stage ran, so its result was not recorded; run again once the input is stable"
+                "input \(input) of stage \(stage) (\(path)) changed while the stage ran, so its result was not "
+                + "recorded; run again once the input is stable"
         case .fileSystem(let failure):
             return failure.description + "; check free disk space and permissions"
         }

@@ -119,7 +119,8 @@ struct StagePlanner {
                 }
             }
             return
-                "\(path): content differs from its run record (\(digest), recorded \(output.digest)): the file was altered"
+                "\(path): content differs from its run record (\(digest), "
+                + "recorded \(output.digest)): the file was altered"
         }
         return nil
     }
@@ -167,7 +168,8 @@ struct StagePlanner {
             }
             if (old.options ?? .null) != (input.options ?? .null) {
                 out.append(
-                    "options of \(input.name) changed: \((old.options ?? .null).serialized(sortedKeys: true)) → \((input.options ?? .null).serialized(sortedKeys: true))"
+                    "options of \(input.name) changed: \((old.options ?? .null).serialized(sortedKeys: true)) "
+                        + "→ \((input.options ?? .null).serialized(sortedKeys: true))"
                 )
             }
         }

@@ -136,7 +136,8 @@ public struct StatusReport {
                 state.stages.first { $0.status == .running }?.stage
                 ?? state.combinations?.first { $0.status == "running" }.map { "combination \($0.name)" }
             return
-                "interrupted (pid \(state.pid) ended without finishing)\(stage.map { " during \($0)" } ?? ""), started \(state.started)"
+                "interrupted (pid \(state.pid) ended without finishing)\(stage.map { " during \($0)" } ?? ""), "
+                + "started \(state.started)"
         }
     }
 

@@ -40,7 +40,8 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertThrowsError(try RegionFeatureFile(path: "r.geojson", text: text)) { e in
             XCTAssertEqual(
                 "\(e)",
-                "r.geojson: not usable GeoJSON: feature 1: geometry type \"Point\" is not supported (regions must be Polygon or MultiPolygon)"
+                "r.geojson: not usable GeoJSON: feature 1: geometry type \"Point\" is not supported (regions must be "
+                    + "Polygon or MultiPolygon)"
             )
         }
         let badPosition = """

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RegionSearchCore
 @testable import RegionSearchIngest
 
@@ -32,7 +33,9 @@ final class ByteWindowTests: XCTestCase {
                 XCTAssertEqual(w.capacity, before.1 == before.0 ? before.0 * 2 : before.0, "doubles only when full")
                 XCTAssertEqual(w.end, before.1 + n)
                 XCTAssertEqual(n == 0, w.atEOF)
-                XCTAssertEqual(Array(UnsafeBufferPointer(start: w.bytes, count: w.end)), Array(input[Int(w.base)..<Int(w.base) + w.end]))
+                XCTAssertEqual(
+                    Array(UnsafeBufferPointer(start: w.bytes, count: w.end)),
+                    Array(input[Int(w.base)..<Int(w.base) + w.end]))
                 if steps > 100_000 { return XCTFail("no end of input") }
             }
             // At the end of the input nothing moves any more.

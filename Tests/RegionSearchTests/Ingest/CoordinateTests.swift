@@ -1,19 +1,19 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class CoordinateTests: XCTestCase {
     static let hangzhou = SharedData.path("hangzhou-shangcheng-poi86/poi.csv")
@@ -69,13 +69,15 @@ final class CoordinateTests: XCTestCase {
         let oneStep = distribution(oneStepErrors)
         let roundTrip = distribution(roundTripErrors)
         XCTAssertLessThan(oneStep.max, 0.15, "one-step approximation vs the file's WGS84 column: \(describe(oneStep))")
-        XCTAssertLessThan(roundTrip.max, 0.01, "exact inverse mapped forward vs the GCJ-02 column: \(describe(roundTrip))")
+        XCTAssertLessThan(
+            roundTrip.max, 0.01, "exact inverse mapped forward vs the GCJ-02 column: \(describe(roundTrip))")
         XCTAssertLessThan(gcj.p99, 2.5, "GCJ-02→WGS84 vs the file's WGS84 column: \(describe(gcj))")
         XCTAssertLessThan(gcj.max, 3.0, "GCJ-02→WGS84 vs the file's WGS84 column: \(describe(gcj))")
         XCTAssertLessThan(bd.p99, 2.5, "BD-09→WGS84 vs the file's WGS84 column: \(describe(bd))")
         XCTAssertLessThan(bd.max, 3.0, "BD-09→WGS84 vs the file's WGS84 column: \(describe(bd))")
-        print("Hangzhou vs its wgs84 column: GCJ-02→WGS84 \(describe(gcj)); BD-09→WGS84 \(describe(bd)); "
-            + "one-step approximation \(describe(oneStep)); exact round trip \(describe(roundTrip))")
+        print(
+            "Hangzhou vs its wgs84 column: GCJ-02→WGS84 \(describe(gcj)); BD-09→WGS84 \(describe(bd)); "
+                + "one-step approximation \(describe(oneStep)); exact round trip \(describe(roundTrip))")
     }
 
     func testInverseIsExactRoundTripAndBetterThanOneStep() {
@@ -101,7 +103,8 @@ final class CoordinateTests: XCTestCase {
     }
 
     func testValidatorRules() {
-        let v = RecordValidator(crs: .wgs84, bbox: GeoBox(west: 170, south: -10, east: -170, north: 10), rejectNullIsland: true)
+        let v = RecordValidator(
+            crs: .wgs84, bbox: GeoBox(west: 170, south: -10, east: -170, north: 10), rejectNullIsland: true)
         func check(_ lon: Double, _ lat: Double, text: String? = nil, _ validator: RecordValidator? = nil) -> String? {
             var x = lon
             var y = lat
@@ -122,15 +125,18 @@ final class CoordinateTests: XCTestCase {
         XCTAssertNil(check(-180, -90, open))
         // Conversion happens before the bbox check.
         // The GCJ-02 input (120.190999) is outside the box; its WGS84 position (120.1864) is inside.
-        let gcj = RecordValidator(crs: .gcj02, bbox: GeoBox(west: 120.18, south: 30.24, east: 120.19, north: 30.26), rejectNullIsland: true)
+        let gcj = RecordValidator(
+            crs: .gcj02, bbox: GeoBox(west: 120.18, south: 30.24, east: 120.19, north: 30.26), rejectNullIsland: true)
         var x = 120.190999
         var y = 30.245597
         XCTAssertNil(gcj.check(lon: &x, lat: &y, coordinateText: nil))
-        XCTAssertEqual(metres(x, y, 120.186413, 30.247994), 1.7, accuracy: 0.3, "the file's one-step WGS84 value is 1.7 m off")
+        XCTAssertEqual(
+            metres(x, y, 120.186413, 30.247994), 1.7, accuracy: 0.3, "the file's one-step WGS84 value is 1.7 m off")
     }
 
     func testBoundingBoxParsing() {
-        XCTAssertEqual(try GeoBox.parse("29.4, 59.6,30.8,60.3").get(), GeoBox(west: 29.4, south: 59.6, east: 30.8, north: 60.3))
+        XCTAssertEqual(
+            try GeoBox.parse("29.4, 59.6,30.8,60.3").get(), GeoBox(west: 29.4, south: 59.6, east: 30.8, north: 60.3))
         for bad in ["1,2,3", "a,b,c,d", "0,10,1,5", "0,0,190,1", "1,2,3,4,5"] {
             XCTAssertThrowsError(try GeoBox.parse(bad).get(), bad)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RegionSearchCore
 @testable import RegionSearchIngest
 
@@ -20,8 +21,8 @@ final class DelimitedFieldReaderTests: XCTestCase {
         var out: [String] = []
         while let r = try reader.next() {
             switch r {
-            case let .fields(line, fields): out.append("\(line):" + fields.joined(separator: "|"))
-            case let .rejected(r): out.append("\(r.line):!" + r.reason)
+            case .fields(let line, let fields): out.append("\(line):" + fields.joined(separator: "|"))
+            case .rejected(let r): out.append("\(r.line):!" + r.reason)
             }
         }
         return out
@@ -34,7 +35,8 @@ final class DelimitedFieldReaderTests: XCTestCase {
     }
 
     func testRecordEndsAndByteOrderMark() throws {
-        XCTAssertEqual(try records("\u{FEFF}h1,h2\r\n1,2\r\n3,4\r5,6\n7,8"), ["1:h1|h2", "2:1|2", "3:3|4", "4:5|6", "5:7|8"])
+        XCTAssertEqual(
+            try records("\u{FEFF}h1,h2\r\n1,2\r\n3,4\r5,6\n7,8"), ["1:h1|h2", "2:1|2", "3:3|4", "4:5|6", "5:7|8"])
         XCTAssertEqual(try records("a\r\n\"x\r\ny\",z\r\n"), ["1:a", "2:x\r\ny|z"], "CRLF inside quotes is kept")
         XCTAssertEqual(try records("\u{FEFF}"), [])
         XCTAssertEqual(try records(""), [])

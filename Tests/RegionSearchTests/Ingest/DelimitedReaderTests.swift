@@ -117,7 +117,8 @@ final class DelimitedReaderTests: XCTestCase {
         let n = try readAll(
             delimited(
                 named,
-                "\"columns\": {\"id\": \"id\", \"name\": \"Title\", \"lat\": \"Y\", \"lon\": \"X\", \"keywords\": \"kind\"}"
+                "\"columns\": {\"id\": \"id\", \"name\": \"Title\", \"lat\": "
+                    + "\"Y\", \"lon\": \"X\", \"keywords\": \"kind\"}"
             ))
         XCTAssertEqual(n[0].record?.id, "9")
         XCTAssertEqual(n[0].record?.lon, 2.25)

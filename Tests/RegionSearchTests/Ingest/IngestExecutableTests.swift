@@ -31,7 +31,8 @@ final class IngestExecutableTests: XCTestCase {
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
         XCTFail(
-            "regionsearch-ingest is not built next to the tests (\(candidates.map { $0.path })); run 'swift build' first"
+            "regionsearch-ingest is not built next to the "
+                + "tests (\(candidates.map { $0.path })); run 'swift build' first"
         )
         throw XCTSkip("executable missing")
     }
@@ -55,7 +56,8 @@ final class IngestExecutableTests: XCTestCase {
         XCTAssertEqual(try POITable(artifact: ArtifactFile(path: out, expected: .pois)).count, 4)
         XCTAssertEqual(
             scratch.text(rejects),
-            "source_file,line,byte_offset,reason,id,name,category,lon,lat\n\(good),3,40,null island: lon = lat = 0,2,b,bank,0,0\n"
+            "source_file,line,byte_offset,reason,id,name,category,lon,lat\n\(good),3,40,null island: lon = "
+                + "lat = 0,2,b,bank,0,0\n"
         )
         let s = StageSummary(json: try JSONParser.parse(scratch.text(summary)))
         XCTAssertEqual(s.count(.accepted), 4)

@@ -22,7 +22,8 @@ final class IngestFuzzTests: XCTestCase {
     let scratch = IngestScratch()
 
     static let seeds: [String] = [
-        "id,name,category,lon,lat\n1,\"Wang's \"\"Best\"\", Sanlitun\",restaurant,116.1,39.9\n2,\"two\nlines\",cafe;bar,116.2,39.8\r\n3,x,\"['a', 'b']\",1e1,2\n",
+        "id,name,category,lon,lat\n1,\"Wang's \"\"Best\"\", "
+            + "Sanlitun\",restaurant,116.1,39.9\n2,\"two\nlines\",cafe;bar,116.2,39.8\r\n3,x,\"['a', 'b']\",1e1,2\n",
         "|id|name|lat|lon|rubrics\n0|7|Нет|59.9|30.3|['Кафе', 'Бары']\n1|8|b|0|0|[]\n",
         "阿裡雪\t 清江路108\t \t 购物服务;服装鞋帽皮具店\t 120.186413,30.247994\n",
         "id;wkt\n1;POINT(1 2)\n2;SRID=4326;POINT Z (3 4 5)\n",

@@ -69,7 +69,8 @@ final class InputSpecTests: XCTestCase {
     func testUnknownKeysAndBadValuesNameTheKey() {
         XCTAssertEqual(
             message(#"{"path": "a", "columns": {"lonn": 1}}"#),
-            "inputs[0].columns.lonn: unknown key (did you mean 'lon'?); known keys: id, name, keywords, lon, lat, coordinates, wkt"
+            "inputs[0].columns.lonn: unknown key (did you mean 'lon'?); known keys: id, name, keywords, lon, lat, "
+                + "coordinates, wkt"
         )
         XCTAssertTrue(
             message(#"{"path": "a", "delimeter": ","}"#).hasPrefix(

@@ -64,7 +64,8 @@ final class RealDataIngestTests: XCTestCase {
         XCTAssertEqual(rejects.count, 152)
         XCTAssertTrue(
             rejects[1].hasSuffix(
-                "|null island: lon = lat = 0|24|70000001084535389|Вкусные истории|Нет|Нет|0.0|0.0|['Кондитерские изделия']"
+                "|null island: lon = lat "
+                    + "= 0|24|70000001084535389|Вкусные истории|Нет|Нет|0.0|0.0|['Кондитерские изделия']"
             ))
     }
 

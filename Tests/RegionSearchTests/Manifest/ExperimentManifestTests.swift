@@ -133,7 +133,8 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
         let column = 32 + defaultAlpha.count
         XCTAssertEqual(
             message(grid(#""propagate.alpha": [0.7, \#(defaultAlpha), null]"#)),
-            "pipelines/x.json:3:\(column): experiment.grid.propagate.alpha[2]: \(defaultAlpha) is listed twice (also experiment.grid.propagate.alpha[1])"
+            "pipelines/x.json:3:\(column): experiment.grid.propagate.alpha[2]: \(defaultAlpha) is "
+                + "listed twice (also experiment.grid.propagate.alpha[1])"
         )
     }
 
@@ -153,11 +154,13 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
     func testGridKeysAreValidatedAgainstTheStagesParameterSpecs() {
         XCTAssertEqual(
             message(grid(#""grph.method": ["knn"]"#)),
-            "pipelines/x.json:3:5: experiment.grid.grph.method: unknown stage 'grph' (did you mean 'graph'?); stages: ingest, project, graph, propagate, regions, hulls"
+            "pipelines/x.json:3:5: experiment.grid.grph.method: unknown stage 'grph' (did you mean 'graph'?); "
+                + "stages: ingest, project, graph, propagate, regions, hulls"
         )
         XCTAssertEqual(
             message(grid(#""graph.methd": ["knn"]"#)),
-            "pipelines/x.json:3:5: experiment.grid.graph.methd: unknown graph parameter 'methd' (did you mean 'method'?); known: method, k, scale_k, max_edge_m, prune_factor"
+            "pipelines/x.json:3:5: experiment.grid.graph.methd: unknown graph parameter 'methd' (did you mean "
+                + "'method'?); known: method, k, scale_k, max_edge_m, prune_factor"
         )
         XCTAssertEqual(
             message(grid(#""graph.method": ["delaunay", "tri"]"#)),
@@ -199,7 +202,9 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
         )
         XCTAssertEqual(
             message(grid(#""m": [{"regions.method": "dbscan", "regions.dbscan_eps": 100}]"#)),
-            "pipelines/x.json:3:40: experiment.grid.m[0].regions.dbscan_eps: unknown regions parameter 'dbscan_eps' (did you mean 'dbscan_eps_m'?); known: method, z_core, z_extend, min_keyword_pois, fdr, merge_distance_m, dbscan_eps_m, dbscan_min_samples"
+            "pipelines/x.json:3:40: experiment.grid.m[0].regions.dbscan_eps: unknown regions parameter 'dbscan_eps' "
+                + "(did you mean 'dbscan_eps_m'?); known: method, z_core, z_extend, min_keyword_pois, fdr, "
+                + "merge_distance_m, dbscan_eps_m, dbscan_min_samples"
         )
         XCTAssertEqual(
             message(grid(#""m": [{"regions.dbscan_eps_m": -1}]"#)),
@@ -214,18 +219,22 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
                     "graph.k": [6, 8],
                         "m": [{"graph.k": 10}]
                     """)),
-            "pipelines/x.json:4:12: experiment.grid.m[0].graph.k: already varied by experiment.grid.graph.k; a parameter belongs to one grid key"
+            "pipelines/x.json:4:12: experiment.grid.m[0].graph.k: already varied by experiment.grid.graph.k; a "
+                + "parameter belongs to one grid key"
         )
         XCTAssertEqual(
             message(grid(#""m x": [{"graph.k": 10}]"#)),
-            "pipelines/x.json:3:5: experiment.grid.m x: expected STAGE.PARAMETER (e.g. graph.method), or a group name of letters, digits, '.', '-' and '_' whose values are objects of STAGE.PARAMETER: value"
+            "pipelines/x.json:3:5: experiment.grid.m x: expected STAGE.PARAMETER (e.g. graph.method), or a group "
+                + "name of letters, digits, '.', '-' and '_' whose values are objects of STAGE.PARAMETER: value"
         )
     }
 
     func testValuesThatReduceToTheSameFileNameAreRefused() {
         XCTAssertEqual(
             message(grid(#""project.crs": ["EPSG:3067", "EPSG/3067"]"#)),
-            "pipelines/x.json:2:17: experiment.grid: combinations 1 and 2 get the same file name input__project.crs=EPSG_3067.geojson (values are reduced to letters, digits, '.', '-' and '+'); make them differ there"
+            "pipelines/x.json:2:17: experiment.grid: combinations 1 and 2 get the same file name "
+                + "input__project.crs=EPSG_3067.geojson (values are reduced to letters, digits, '.', '-' and '+'); "
+                + "make them differ there"
         )
     }
 
@@ -245,13 +254,15 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
             message(
                 #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"a/b": [{"path": "a"}]}}}"#
             ),
-            "pipelines/x.json:1:79: experiment.inputs.a/b: an input set name must start with a letter or digit and hold only letters, digits, '.', '-' and '_' (at most 64; it becomes part of file names)"
+            "pipelines/x.json:1:79: experiment.inputs.a/b: an input set name must start with a letter or digit and "
+                + "hold only letters, digits, '.', '-' and '_' (at most 64; it becomes part of file names)"
         )
         XCTAssertEqual(
             message(
                 #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a", "delimter": ";"}]}}}"#
             ),
-            "pipelines/x.json:1:99: experiment.inputs.s[0].delimter: unknown key (did you mean 'delimiter'?); known keys: \(InputSpec.keys.joined(separator: ", "))"
+            "pipelines/x.json:1:99: experiment.inputs.s[0].delimter: unknown key (did you mean 'delimiter'?); known "
+                + "keys: \(InputSpec.keys.joined(separator: ", "))"
         )
         XCTAssertEqual(
             message(#"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": []}}}"#),
@@ -271,13 +282,15 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
             message(
                 #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "truth": {"s": {"regions": "t", "member": "m"}}}}"#
             ),
-            "pipelines/x.json:1:134: experiment.truth.s.member: unknown key (did you mean 'members'?); known keys: regions, members"
+            "pipelines/x.json:1:134: experiment.truth.s.member: unknown key (did you mean 'members'?); known keys: "
+                + "regions, members"
         )
         XCTAssertEqual(
             message(
                 #"{"inputs": [{"path": "a"}], "work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"gird": {}}}"#
             ),
-            "pipelines/x.json:1:95: experiment.gird: unknown key (did you mean 'grid'?); known keys: inputs, truth, grid"
+            "pipelines/x.json:1:95: experiment.gird: unknown key (did you mean "
+                + "'grid'?); known keys: inputs, truth, grid"
         )
         XCTAssertEqual(
             message(

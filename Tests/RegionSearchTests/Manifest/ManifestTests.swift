@@ -150,7 +150,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
     func testMissingAndMalformedFields() {
         XCTAssertEqual(
             message(#"{"inputs": [{"path": "a.csv"}], "output": "o", "keywords": ["a"]}"#),
-            "pipelines/x.json:1:1: work_dir: required (the directory for intermediate artifacts and run records, relative to the manifest)"
+            "pipelines/x.json:1:1: work_dir: required (the directory for intermediate artifacts and run records, "
+                + "relative to the manifest)"
         )
         XCTAssertEqual(
             message(#"{"inputs": [{"path": "a.csv"}], "work_dir": "w", "keywords": ["a"]}"#),

@@ -82,7 +82,8 @@ enum OSMTestSupport {
         let candidates = ["/usr/bin/osmium", "/usr/local/bin/osmium"]
         guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             XCTFail(
-                "osmium is not installed; install Debian's osmium-tool (apt-get install -y osmium-tool) to run the OSM cross-check tests",
+                "osmium is not installed; install Debian's osmium-tool (apt-get install -y osmium-tool) to run the "
+                    + "OSM cross-check tests",
                 file: file, line: line)
             throw ToolError(message: "osmium missing")
         }

@@ -71,7 +71,8 @@ final class OSMXMLReaderTests: XCTestCase {
             + "<osm version='0.6'>\r\n"
             + "  <bounds minlat=\"1\" minlon=\"2\" maxlat=\"3\" maxlon=\"4\"/>\r\n"
             + "  <node id = '1'  lat=\"60.5\"\r\n lon=\"24.25\" >\r\n"
-            + "    <tag k=\"name\" v=\"A&amp;B &lt;&gt; &quot;q&quot; &apos;s&apos; caf&#233; &#xE9;&#x1F355; a>b\"/>\r\n"
+            + "    <tag k=\"name\" v=\"A&amp;B &lt;&gt; &quot;q&quot; "
+            + "&apos;s&apos; caf&#233; &#xE9;&#x1F355; a>b\"/>\r\n"
             + "    <tag k='amenity' v='restaurant'/>\r\n"
             + "    <tag k=\"cuisine\" v=\"pizza;&#10;kebab\tfries\"/>\r\n"
             + "    <![CDATA[ <tag k=\"shop\" v=\"no\"/> ]]>\r\n"
@@ -186,7 +187,8 @@ final class OSMXMLReaderTests: XCTestCase {
         let long = String(repeating: "Ä", count: 300_000)
         let text =
             "<osm>\n" + String(repeating: "<node id=\"1\" lat=\"1\" lon=\"1\"/>\n", count: 5_000)
-            + "<node id=\"2\" lat=\"2\" lon=\"3\"><tag k=\"shop\" v=\"x\"/><tag k=\"name\" v=\"\(long)\"/></node>\n</osm>\n"
+            + "<node id=\"2\" lat=\"2\" lon=\"3\"><tag k=\"shop\" "
+            + "v=\"x\"/><tag k=\"name\" v=\"\(long)\"/></node>\n</osm>\n"
         let (results, counts) = try read(text)
         XCTAssertEqual(counts.nodes, 5_001)
         let records = OSMTestSupport.records(results)

@@ -56,7 +56,8 @@ final class PlantedClusterTests: XCTestCase {
             ones: scores[keywords.count], probe: scores[keywords.count + 1])
         var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
         for (k, v) in overrides { params.set(k, v) }
-        let result = RegionExtraction.run(points: p, graph: graph, table: table, options: try RegionOptions(params), scaleK: 5)
+        let result = RegionExtraction.run(
+            points: p, graph: graph, table: table, options: try RegionOptions(params), scaleK: 5)
 
         let built = try RegionPolygonBuilder(options: overrides2).build(
             table: result.table, points: p, crs: projected.choice.definition, crsIsLocal: projected.choice.isLocal)

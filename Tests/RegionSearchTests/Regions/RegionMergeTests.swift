@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RegionSearchCore
 @testable import RegionSearchModel
 @testable import RegionSearchRegions
@@ -37,13 +38,16 @@ final class RegionMergeTests: XCTestCase {
             }
         }
 
-        func regions(mergeDistance: Double?, scale: Float = 0) -> (regions: [RegionTable.Region], summary: RegionFinder.KeywordSummary) {
+        func regions(mergeDistance: Double?, scale: Float = 0) -> (
+            regions: [RegionTable.Region], summary: RegionFinder.KeywordSummary
+        ) {
             var graph = AdjacencyGraph(nodeCount: x.count, edges: edges, x: x, y: y)
             graph.scale = Column([Float](repeating: scale, count: x.count))
             let finder = RegionFinder(x: x, y: y, graph: graph)
             let n = x.count
             return finder.candidates(
-                keyword: 3, scores: scores, ones: [Double](repeating: 1, count: n), probe: [Double](repeating: 0.1, count: n),
+                keyword: 3, scores: scores, ones: [Double](repeating: 1, count: n),
+                probe: [Double](repeating: 0.1, count: n),
                 match: match, options: RegionFinder.Options(mergeDistance: mergeDistance))
         }
     }
@@ -64,7 +68,9 @@ final class RegionMergeTests: XCTestCase {
 
     /// Gaps between the squares' facing edges against merge_distance 100 m.
     func testCloserThanMergeDistanceMergesFartherDoesNot() {
-        for (gap, merges) in [(0.0, true), (40, true), (99.5, true), (100, true), (100.5, false), (150, false), (5000, false)] {
+        for (gap, merges) in [
+            (0.0, true), (40, true), (99.5, true), (100, true), (100.5, false), (150, false), (5000, false),
+        ] {
             let (regions, summary) = City(origins: [(0, 0), (10 + gap, 0)]).regions(mergeDistance: 100)
             if merges {
                 XCTAssertEqual(regions.map { $0.members }, [members([0, 1])], "gap \(gap)")
@@ -79,7 +85,8 @@ final class RegionMergeTests: XCTestCase {
         XCTAssertEqual(City(origins: [(0, 0), (70, 70)]).regions(mergeDistance: 100).regions.count, 1)
         XCTAssertEqual(City(origins: [(0, 0), (90, 90)]).regions(mergeDistance: 100).regions.count, 2)
         // Overlapping hulls (no shared POI, no edge between them) merge.
-        XCTAssertEqual(City(origins: [(0, 0), (5, 5)]).regions(mergeDistance: 1).regions.map { $0.members }, [members([0, 1])])
+        XCTAssertEqual(
+            City(origins: [(0, 0), (5, 5)]).regions(mergeDistance: 1).regions.map { $0.members }, [members([0, 1])])
     }
 
     /// Merging repeats: a chain of fragments each within reach of the next becomes one region,
@@ -103,7 +110,8 @@ final class RegionMergeTests: XCTestCase {
         let merged = City(origins: backward).regions(mergeDistance: 100)
         XCTAssertEqual(merged.regions.map { $0.members }, [members([0, 1, 2])])
         XCTAssertEqual(merged.summary.merged, 2)
-        XCTAssertEqual(City(origins: [(45, 105), (0, 0)]).regions(mergeDistance: 100).regions.count, 2, "not without fragment 2")
+        XCTAssertEqual(
+            City(origins: [(45, 105), (0, 0)]).regions(mergeDistance: 100).regions.count, 2, "not without fragment 2")
     }
 
     /// Without a merge distance it is twice the median local spacing of the regions' members.
@@ -122,7 +130,8 @@ final class RegionMergeTests: XCTestCase {
         XCTAssertEqual(u.keyword, 1)
         XCTAssertEqual(u.members, [1, 2, 5, 6, 9, 10])
         XCTAssertEqual(u.memberMatch, [3, 1, 3, 0, 0, 1])
-        let overlapping = RegionFinder.union(a, RegionTable.Region(keyword: 1, members: [5, 9, 11], memberMatch: [3, 0, 1]))
+        let overlapping = RegionFinder.union(
+            a, RegionTable.Region(keyword: 1, members: [5, 9, 11], memberMatch: [3, 0, 1]))
         XCTAssertEqual(overlapping.members, [2, 5, 9, 11])
         XCTAssertEqual(overlapping.memberMatch, [1, 3, 0, 1])
     }

@@ -123,7 +123,8 @@ final class RegionQualityTests: XCTestCase {
         let t = try PROJContext().transformation(
             from: "EPSG:4326",
             to:
-                "+proj=aeqd +lat_0=\(city.config.centerLat) +lon_0=\(city.config.centerLon) +datum=WGS84 +units=m +no_defs"
+                "+proj=aeqd +lat_0=\(city.config.centerLat) +lon_0=\(city.config.centerLon) +datum=WGS84 "
+                + "+units=m +no_defs"
         )
         var x = ring.lon
         var y = ring.lat

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RegionSearchCore
 
 /// The command-line parser (``CommandSpec/parse(_:)``) and its result.
@@ -24,7 +25,9 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// The message of the usage error `args` give.
-    private func failure(_ args: [String], positionals: Bool = true, file: StaticString = #filePath, line: UInt = #line) -> String? {
+    private func failure(_ args: [String], positionals: Bool = true, file: StaticString = #filePath, line: UInt = #line)
+        -> String?
+    {
         do {
             _ = try parse(args, positionals: positionals)
             XCTFail("\(args) parsed", file: file, line: line)
@@ -62,7 +65,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(p.all(Self.output), [])
         // A single-valued option may not repeat; a repeated number parameter takes the last value.
         XCTAssertEqual(failure(["--output", "a", "--output=b"]), "option '--output' given 2 times")
-        XCTAssertEqual(try parse(["--keywords", "x", "--max-edge-m", "1", "--max-edge-m", "2"]).parameters().double(Self.maxEdge), 2)
+        XCTAssertEqual(
+            try parse(["--keywords", "x", "--max-edge-m", "1", "--max-edge-m", "2"]).parameters().double(Self.maxEdge),
+            2)
     }
 
     func testFlags() throws {
@@ -87,12 +92,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(failure(["--output"]), "option '--output' needs a value")
         XCTAssertEqual(failure(["a", "--max-edge-m"]), "option '--max-edge-m' needs a value")
         XCTAssertEqual(failure(["--input-spec"]), "option '--input-spec' needs a value")
-        XCTAssertThrowsError(try parse([]).required(Self.output)) { XCTAssertEqual(($0 as? UsageError)?.message, "missing required option '--output'") }
+        XCTAssertThrowsError(try parse([]).required(Self.output)) {
+            XCTAssertEqual(($0 as? UsageError)?.message, "missing required option '--output'")
+        }
         XCTAssertEqual(try parse(["--output", "o"]).required(Self.output), "o")
     }
 
     func testPositionals() throws {
-        XCTAssertEqual(try parse(["a.csv", "--output", "o", "b.csv", "-", "c d"]).positionals, ["a.csv", "b.csv", "-", "c d"])
+        XCTAssertEqual(
+            try parse(["a.csv", "--output", "o", "b.csv", "-", "c d"]).positionals, ["a.csv", "b.csv", "-", "c d"])
         XCTAssertEqual(try parse([]).positionals, [])
         XCTAssertEqual(failure(["a.csv"], positionals: false), "unexpected argument 'a.csv'")
         XCTAssertEqual(failure(["--output", "o", "-"], positionals: false), "unexpected argument '-'")
@@ -113,9 +121,13 @@ final class CommandLineTests: XCTestCase {
             }
         }
         XCTAssertEqual(parameterFailure([]), "missing required option '--keywords' (Keywords.)")
-        XCTAssertEqual(parameterFailure(["--keywords", "x", "--max-edge-m", "0"]), "--max-edge-m: expected a number > 0, got 0")
-        XCTAssertEqual(parameterFailure(["--keywords", "x", "--max-edge-m", "far"]), "--max-edge-m: expected a number > 0, got \"far\"")
-        XCTAssertEqual(parameterFailure(["--keywords", "x", "--method", "c"]), "--method: expected one of \"a\", \"b\", got \"c\"")
+        XCTAssertEqual(
+            parameterFailure(["--keywords", "x", "--max-edge-m", "0"]), "--max-edge-m: expected a number > 0, got 0")
+        XCTAssertEqual(
+            parameterFailure(["--keywords", "x", "--max-edge-m", "far"]),
+            "--max-edge-m: expected a number > 0, got \"far\"")
+        XCTAssertEqual(
+            parameterFailure(["--keywords", "x", "--method", "c"]), "--method: expected one of \"a\", \"b\", got \"c\"")
     }
 
     func testHelpListsOptionsAndParameters() {
@@ -124,7 +136,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(help.contains("  --output PATH\n        Where to write.\n"), help)
         XCTAssertTrue(help.contains("  --input-spec JSON\n        One input. (repeatable)\n"), help)
         XCTAssertTrue(help.contains("  --force\n        Overwrite.\n"), help)
-        XCTAssertTrue(help.contains("  --max-edge-m NUM\n        Longest edge. [max_edge_m; a number > 0; default 500]\n"), help)
-        XCTAssertTrue(help.contains("  --keywords A,B,...\n        Keywords. [keywords; a list of strings; required]\n"), help)
+        XCTAssertTrue(
+            help.contains("  --max-edge-m NUM\n        Longest edge. [max_edge_m; a number > 0; default 500]\n"), help)
+        XCTAssertTrue(
+            help.contains("  --keywords A,B,...\n        Keywords. [keywords; a list of strings; required]\n"), help)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import RegionSearchCore
 
 /// ``DecimalParser`` — the one decimal parser (JSON, CSV, OSM, WKT) — against `Double(String)`
@@ -21,7 +22,9 @@ final class DecimalParserTests: XCTestCase {
             switch k % 4 {
             case 0:
                 s += [[], [UInt8(ascii: "-")], [UInt8(ascii: "+")]][Int.random(in: 0...2, using: &rng)]
-                if Int.random(in: 0...3, using: &rng) == 0 { s += Array(repeating: 48, count: Int.random(in: 1...4, using: &rng)) }
+                if Int.random(in: 0...3, using: &rng) == 0 {
+                    s += Array(repeating: 48, count: Int.random(in: 1...4, using: &rng))
+                }
                 s += digits(Int.random(in: 0...20, using: &rng))
                 if Bool.random(using: &rng) { s += [UInt8(ascii: ".")] + digits(Int.random(in: 0...24, using: &rng)) }
                 if Int.random(in: 0...2, using: &rng) == 0 {
@@ -30,7 +33,8 @@ final class DecimalParserTests: XCTestCase {
                     s += digits(Int.random(in: 0...3, using: &rng))
                 }
             case 1:
-                let value = Double(Int64.random(in: -1_800_000_000_000_000...1_800_000_000_000_000, using: &rng))
+                let value =
+                    Double(Int64.random(in: -1_800_000_000_000_000...1_800_000_000_000_000, using: &rng))
                     / pow(10, Double(Int.random(in: 0...18, using: &rng)))
                 s = Array(String(format: "%.\(Int.random(in: 0...16, using: &rng))f", value).utf8)
             case 2:
@@ -74,7 +78,10 @@ final class DecimalParserTests: XCTestCase {
             XCTAssertEqual(parse(text)?.bitPattern, expected.bitPattern, text)
         }
         XCTAssertEqual(parse("-0")?.sign, .minus)
-        for bad in ["", "-", "+", ".", "-.", "1e", "1e+", "e5", "abc", "1.2.3", "1..2", "nan", "inf", "-inf", "infinity", "0x10", " 1", "1 ", "1,5", "1e5x", "١٢"] {
+        for bad in [
+            "", "-", "+", ".", "-.", "1e", "1e+", "e5", "abc", "1.2.3", "1..2", "nan", "inf", "-inf", "infinity",
+            "0x10", " 1", "1 ", "1,5", "1e5x", "١٢",
+        ] {
             XCTAssertNil(parse(bad), bad)
         }
     }

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RegionSearchCore
 
 /// ``JSONParser`` on RFC 8259's edge cases, in the manner of JSONTestSuite: `y_` inputs must
@@ -18,7 +19,9 @@ final class JSONConformanceTests: XCTestCase {
             let value = try parse(bytes)
             XCTAssertEqual(value, expected, "\(bytes)", file: file, line: line)
         } catch {
-            XCTFail("y_ \(String(decoding: bytes, as: UTF8.self).debugDescription) rejected: \(error)", file: file, line: line)
+            XCTFail(
+                "y_ \(String(decoding: bytes, as: UTF8.self).debugDescription) rejected: \(error)", file: file,
+                line: line)
         }
     }
 
@@ -26,7 +29,9 @@ final class JSONConformanceTests: XCTestCase {
     private func rejection(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> JSONParseError? {
         do {
             let v = try parse(bytes)
-            XCTFail("n_ \(String(decoding: bytes, as: UTF8.self).debugDescription) accepted as \(v)", file: file, line: line)
+            XCTFail(
+                "n_ \(String(decoding: bytes, as: UTF8.self).debugDescription) accepted as \(v)", file: file, line: line
+            )
             return nil
         } catch {
             return error
@@ -39,7 +44,8 @@ final class JSONConformanceTests: XCTestCase {
 
     private func rejects(_ bytes: [UInt8], _ reason: String, file: StaticString = #filePath, line: UInt = #line) {
         guard let e = rejection(bytes, file: file, line: line) else { return }
-        XCTAssertEqual(e.reason, reason, String(decoding: bytes, as: UTF8.self).debugDescription, file: file, line: line)
+        XCTAssertEqual(
+            e.reason, reason, String(decoding: bytes, as: UTF8.self).debugDescription, file: file, line: line)
     }
 
     func testNumbers() throws {
@@ -117,7 +123,8 @@ final class JSONConformanceTests: XCTestCase {
 
     /// Only U+0020, tab, LF and CR separate tokens.
     func testWhitespaceSet() throws {
-        accepts(" \t\n\r[ \t\n\r1 \t\n\r, \t\n\r{ \t\n\r\"a\" \t\n\r: \t\n\rnull \t\n\r} \t\n\r] \t\n\r",
+        accepts(
+            " \t\n\r[ \t\n\r1 \t\n\r, \t\n\r{ \t\n\r\"a\" \t\n\r: \t\n\rnull \t\n\r} \t\n\r] \t\n\r",
             .array([.number(1), .object([("a", .null)])]))
         rejects("[\u{C}1]", "unexpected character '\\xc', expected a value")
         rejects("[1\u{B}]", "expected ',' or ']' in array")
@@ -134,8 +141,10 @@ final class JSONConformanceTests: XCTestCase {
         accepts([0xEF, 0xBB, 0xBF] + Array(" [1]".utf8), .array([.number(1)]))
         accepts("\u{FEFF}true", .bool(true))
         rejects([0xEF, 0xBB, 0xBF], "unexpected end of input, expected a value")
-        rejects(Array(" ".utf8) + [0xEF, 0xBB, 0xBF] + Array("{}".utf8), "unexpected character '\\xef', expected a value")
-        rejects([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("{}".utf8), "unexpected character '\\xef', expected a value")
+        rejects(
+            Array(" ".utf8) + [0xEF, 0xBB, 0xBF] + Array("{}".utf8), "unexpected character '\\xef', expected a value")
+        rejects(
+            [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("{}".utf8), "unexpected character '\\xef', expected a value")
     }
 
     /// RFC 8259 allows any value at the top level.
@@ -199,10 +208,14 @@ final class JSONConformanceTests: XCTestCase {
             v = first
         }
         XCTAssertEqual(levels, depth)
-        rejects(String(repeating: "[", count: depth + 1) + String(repeating: "]", count: depth + 1), "nesting deeper than 512 levels")
+        rejects(
+            String(repeating: "[", count: depth + 1) + String(repeating: "]", count: depth + 1),
+            "nesting deeper than 512 levels")
         let objects = String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
         XCTAssertNotNil(try JSONParser.parse(objects).objectValue)
-        rejects(String(repeating: #"{"a":["#, count: 257) + "1" + String(repeating: "]}", count: 257), "nesting deeper than 512 levels")
+        rejects(
+            String(repeating: #"{"a":["#, count: 257) + "1" + String(repeating: "]}", count: 257),
+            "nesting deeper than 512 levels")
         rejects(String(repeating: "[", count: 100_000), "nesting deeper than 512 levels")
     }
 

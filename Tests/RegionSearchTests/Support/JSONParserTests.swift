@@ -1,23 +1,25 @@
 import XCTest
+
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class JSONParserTests: XCTestCase {
     func testRoundTripIsDeterministic() throws {
         let text = #"{"b":[1,2.5,-3e-7,true,null],"a":{"s":"x\"y\\z\n","u":"ünï 咖啡"}}"#
         let v = try JSONParser.parse(text)
-        XCTAssertEqual(v.serialized(sortedKeys: true), #"{"a":{"s":"x\"y\\z\n","u":"ünï 咖啡"},"b":[1,2.5,-3e-07,true,null]}"#)
+        XCTAssertEqual(
+            v.serialized(sortedKeys: true), #"{"a":{"s":"x\"y\\z\n","u":"ünï 咖啡"},"b":[1,2.5,-3e-07,true,null]}"#)
         XCTAssertEqual(try JSONParser.parse(v.serialized()), v)
     }
 

@@ -58,7 +58,8 @@ final class XXHashTests: XCTestCase {
 
     func testReferenceVectors() {
         let buffer = Self.sanityBuffer(1000)
-        XCTAssertEqual(Array(buffer.prefix(4)), [0x00, 0x52, 0x92, 0x9B], "the buffer the reference values were computed on")
+        XCTAssertEqual(
+            Array(buffer.prefix(4)), [0x00, 0x52, 0x92, 0x9B], "the buffer the reference values were computed on")
         for (n, h0, hPrime, hContent) in Self.vectors {
             buffer.withUnsafeBytes { all in
                 let b = UnsafeRawBufferPointer(rebasing: all[0..<n])
