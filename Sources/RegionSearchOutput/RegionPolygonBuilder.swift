@@ -103,8 +103,7 @@ public struct RegionPolygonBuilder {
             }
             let minRadius = options.minExtent / 2
             let margin = options.margin ?? max(0.25 * region.spacing, options.minExtent / 4)
-            var g = try skeleton(region, members: members, x: px, y: py, geos: geos)
-            g = margin > 0 ? try g.buffer(margin) : g
+            var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
             if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
                 || g.area < Double.pi * minRadius * minRadius
             {
@@ -166,21 +165,24 @@ public struct RegionPolygonBuilder {
 
     /// The region's skeleton in the plane (rule 2): its POIs, edges and triangles; or the convex
     /// (or concave) hull of its POIs for a region without edges or with a concave hull asked for.
-    func skeleton(
-        _ region: RegionTable.Region, members: [UInt32], x: [Double], y: [Double], geos: GEOSContext
+    func grown(
+        _ region: RegionTable.Region, members: [UInt32], x: [Double], y: [Double], margin: Double, geos: GEOSContext
     ) throws -> GEOSGeometry {
-        let points = try geos.multiPoint(x: x, y: y)
-        if options.concave { return try points.concaveHull(ratio: options.concaveRatio) }
-        guard !region.edges.isEmpty else { return try points.convexHull() }
+        func buffered(_ g: GEOSGeometry) throws -> GEOSGeometry { margin > 0 ? try g.buffer(margin) : g }
+        if options.concave || region.edges.isEmpty {
+            let points = try geos.multiPoint(x: x, y: y)
+            return try buffered(
+                options.concave ? points.concaveHull(ratio: options.concaveRatio) : points.convexHull())
+        }
         var position: [UInt32: Int] = [:]
         for (p, v) in members.enumerated() { position[v] = p }
-        var neighbours = [[Int]](repeating: [], count: members.count)
-        var parts: [GEOSGeometry] = [points]
+        let spacing = max(region.spacing, options.minExtent / 4)
         // Edges up to four spacings long are drawn (every point of them is within two spacings
         // of a member); a longer edge still joins the region (it is one street, one district) but
         // is not drawn across its gap: the region becomes parts rather than spanning empty ground.
-        let spacing = max(region.spacing, options.minExtent / 4)
         let longest = 4 * spacing
+        var neighbours = [[Int]](repeating: [], count: members.count)
+        var drawn: [(Int, Int)] = []
         for (a, b) in region.edges {
             guard let pa = position[a], let pb = position[b], pa != pb else { continue }
             neighbours[pa].append(pb)
@@ -188,15 +190,16 @@ public struct RegionPolygonBuilder {
             let dx = x[pa] - x[pb]
             let dy = y[pa] - y[pb]
             let l2 = dx * dx + dy * dy
-            if l2 > 0 && l2 <= longest * longest {
-                parts.append(try geos.lineString(x: [x[pa], x[pb]], y: [y[pa], y[pb]]))
-            }
+            if l2 > 0 && l2 <= longest * longest { drawn.append((min(pa, pb), max(pa, pb))) }
         }
         // Triangles: three mutually joined members (each once, a < b < c) whose circumcircle is
         // at most twice the region's spacing across: every point of such a triangle is within
         // two spacings of a member. Larger ones stay open — the gap between a district's blocks,
         // a square, a park — and only their edges are drawn.
         let limit = 2 * spacing
+        var triangles: [GEOSGeometry] = []
+        var inTriangle = Set<Int>()
+        var covered = [Bool](repeating: false, count: members.count)
         for a in 0..<members.count {
             let na = Set(neighbours[a])
             for b in neighbours[a] where b > a {
@@ -204,11 +207,31 @@ public struct RegionPolygonBuilder {
                     let r2 = Self.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
                     guard r2 <= limit * limit else { continue }
                     let tri = try geos.polygon(x: [x[a], x[b], x[c]], y: [y[a], y[b], y[c]])
-                    if tri.area > 0 { parts.append(tri) }
+                    guard tri.area > 0 else { continue }
+                    triangles.append(tri)
+                    for (u, v) in [(a, b), (b, c), (a, c)] { inTriangle.insert(u * members.count + v) }
+                    covered[a] = true
+                    covered[b] = true
+                    covered[c] = true
                 }
             }
         }
-        return try geos.collection(GEOS_GEOMETRYCOLLECTION, of: parts)
+        // Each kind is grown once (GEOS buffers a union far faster than many pieces): the
+        // triangles' union, the drawn edges no triangle holds, the members nothing else holds.
+        var pieces: [GEOSGeometry] = []
+        if !triangles.isEmpty { pieces.append(try buffered(geos.unionAll(triangles))) }
+        var lines: [GEOSGeometry] = []
+        for (a, b) in drawn where !inTriangle.contains(a * members.count + b) {
+            lines.append(try geos.lineString(x: [x[a], x[b]], y: [y[a], y[b]]))
+            covered[a] = true
+            covered[b] = true
+        }
+        if !lines.isEmpty { pieces.append(try buffered(geos.collection(GEOS_MULTILINESTRING, of: lines))) }
+        let alone = (0..<members.count).filter { !covered[$0] }
+        if !alone.isEmpty {
+            pieces.append(try buffered(geos.multiPoint(x: alone.map { x[$0] }, y: alone.map { y[$0] })))
+        }
+        return pieces.count == 1 ? pieces[0] : try geos.unionAll(pieces)
     }
 
     /// Squared circumradius of a triangle (infinity when degenerate).
