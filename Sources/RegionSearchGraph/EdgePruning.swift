@@ -10,12 +10,9 @@ import RegionSearchModel
 ///    isolated, not joined to the city by an edge thousands of times its spacing);
 /// 2. `factor` > 0 and L > factor × σmax (long for both neighbourhoods);
 /// 3. the edge crosses a void — an empty band or area (a river, a park, a rail yard) that is wide
-///    for the POIs on both sides. On a Delaunay graph ``VoidEdges`` finds these edges from the
-///    triangles; on a kNN graph (which rarely has such edges: a point's nearest neighbours lie on
-///    its own bank) an edge longer than the mean σ of its ends is dropped when the nearest other
-///    point to its midpoint is farther than `emptyGap` × that σ. σ at a bank is inflated (its
-///    nearest locations lie on one side only), which is why rule 2 alone keeps bands of 2.5–4
-///    spacings. The candidates for the nearest point are the graph neighbours of i and j.
+///    for the POIs on both sides: ``VoidEdges`` finds these from the Delaunay triangulation, for
+///    either method. σ at a bank is inflated (its nearest locations lie on one side only), which is
+///    why rule 2 alone keeps bands of 2.5–4 spacings.
 /// Zero-length edges (coincident points) are never dropped. Every rule is symmetric in i and j,
 /// so the result is still an undirected CSR graph.
 enum EdgePruning {
@@ -32,12 +29,10 @@ enum EdgePruning {
         /// Absolute cap in metres (rule 1), from `max_edge_m` and `far_factor` × median σ.
         var cap: Double?
         var factor: Double
-        /// kNN graphs: the midpoint-gap rule (0 disables).
-        var emptyGap: Double
         /// Delaunay graphs: per CSR entry, 1 when its edge crosses a void (``VoidEdges``).
         var voidFlags: [UInt8]?
 
-        var isEmpty: Bool { cap == nil && factor <= 0 && emptyGap <= 0 && voidFlags == nil }
+        var isEmpty: Bool { cap == nil && factor <= 0 && voidFlags == nil }
     }
 
     /// The rule for edge `e` = {i, j} of the unpruned graph.
@@ -52,26 +47,6 @@ enum EdgePruning {
         if let cap = rules.cap, l > cap { return .maxEdge }
         if rules.factor > 0 && l > rules.factor * Double(max(scale[i], scale[j])) { return .localScale }
         if !voids.isEmpty && voids[e] != 0 { return .emptyBand }
-        let sigma = 0.5 * (Double(scale[i]) + Double(scale[j]))
-        if rules.emptyGap > 0 && l > sigma {
-            let mx = 0.5 * (x[i] + x[j])
-            let my = 0.5 * (y[i] + y[j])
-            let limit = rules.emptyGap * sigma
-            let limit2 = limit * limit
-            // Empty unless some neighbour of i or j (not at i's or j's own location) is within
-            // the limit of the midpoint.
-            for side in 0..<2 {
-                let v = side == 0 ? i : j
-                for f in Int(offsets[v])..<Int(offsets[v + 1]) {
-                    let k = Int(nb[f])
-                    if k == i || k == j || len[f] == 0 { continue }
-                    let dx = x[k] - mx
-                    let dy = y[k] - my
-                    if dx * dx + dy * dy <= limit2 { return .keep }
-                }
-            }
-            return .emptyBand
-        }
         return .keep
     }
 

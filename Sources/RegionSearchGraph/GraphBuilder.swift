@@ -74,7 +74,8 @@ public enum GraphBuilder {
         // Delaunay works on the distinct locations' coordinates; kNN reads them through `unique`.
         var ux: [Double] = []
         var uy: [Double] = []
-        if options.method == .delaunay {
+        // (kNN graphs need the triangulation too, to find the edges that cross voids.)
+        if options.method == .delaunay || options.voidRadius > 0 {
             ux = [Double](repeating: 0, count: u)
             uy = [Double](repeating: 0, count: u)
             for (k, i) in unique.enumerated() {
@@ -119,8 +120,6 @@ public enum GraphBuilder {
             // the generic builder makes of the directed pairs; tests compare the two).
             direct = CSRBuilder.buildKNNUnion(lists: &lists, k: k, groups: groups, x: x, y: y)
         }
-        ux = []
-        uy = []
         if direct == nil {
             groups.representative.withUnsafeBufferPointer { rep in
                 for i in 0..<n where Int(rep[i]) != i {
@@ -150,14 +149,42 @@ public enum GraphBuilder {
         if options.farFactor > 0 && stats.medianScale > 0 {
             cap = min(cap ?? .infinity, options.farFactor * stats.medianScale)
         }
-        var rules = EdgePruning.Rules(
-            cap: cap, factor: options.pruneFactor, emptyGap: options.method == .knn ? options.emptyGap : 0)
-        if let dt = triangulation, options.voidRadius > 0 {
-            rules.voidFlags = VoidEdges.flags(
-                triangulation: dt, unique: unique, x: x, y: y, graph: graph, radius: options.voidRadius,
-                minTriangles: options.voidMinTriangles)
+        var rules = EdgePruning.Rules(cap: cap, factor: options.pruneFactor)
+        if options.voidRadius > 0 && u >= 3 {
+            switch options.method {
+            case .delaunay:
+                if let dt = triangulation {
+                    rules.voidFlags = VoidEdges.flags(
+                        triangulation: dt, unique: unique, x: x, y: y, graph: graph, radius: options.voidRadius,
+                        minTriangles: options.voidMinTriangles)
+                }
+            case .knn:
+                // The triangulation of the same locations, with the kNN graph's local spacings.
+                let dt = ux.withUnsafeBufferPointer { ux in
+                    uy.withUnsafeBufferPointer { uy in DelaunayTriangulation(x: ux, y: uy) }
+                }
+                var (da, db) = dt.edges()
+                for e in 0..<da.count {
+                    da[e] = unique[Int(da[e])]
+                    db[e] = unique[Int(db[e])]
+                }
+                groups.representative.withUnsafeBufferPointer { rep in
+                    for i in 0..<n where Int(rep[i]) != i {
+                        da.append(UInt32(truncatingIfNeeded: i))
+                        db.append(rep[i])
+                    }
+                }
+                var delaunay = CSRBuilder.build(nodeCount: n, a: da, b: db, x: x, y: y)
+                delaunay.scale = graph.scale
+                let delaunayFlags = VoidEdges.flags(
+                    triangulation: dt, unique: unique, x: x, y: y, graph: delaunay, radius: options.voidRadius,
+                    minTriangles: options.voidMinTriangles)
+                rules.voidFlags = VoidEdges.knnFlags(knn: graph, delaunay: delaunay, delaunayFlags: delaunayFlags)
+            }
         }
         triangulation = nil
+        ux = []
+        uy = []
         let (pruned, counts) = EdgePruning.prune(graph, x: x, y: y, rules: rules)
         graph = pruned
         stats.droppedByMaxEdge = counts.droppedByMaxEdge

@@ -16,16 +16,13 @@ public struct GraphOptions: StageOptions, Equatable {
     var voidRadius: Double
     /// Empty triangles connected in groups of at least this many form a void.
     var voidMinTriangles: Int
-    /// Empty-band pruning on kNN graphs: the largest gap around an edge's midpoint, in local
-    /// spacings; 0 disables (see ``EdgePruning``).
-    var emptyGap: Double
     /// Edges longer than this many times the data's median local spacing are dropped; 0 disables.
     var farFactor: Double
 
     public init(
         method: GraphMethod = .delaunay, k: Int = 8, scaleK: Int = 5, maxEdgeMetres: Double? = nil,
-        pruneFactor: Double = 2, voidRadius: Double = 0.8, voidMinTriangles: Int = 16, emptyGap: Double = 0.7,
-        farFactor: Double = 25
+        pruneFactor: Double = 2, voidRadius: Double = 0.8, voidMinTriangles: Int = 16,
+        farFactor: Double = 50
     ) {
         self.voidRadius = voidRadius
         self.voidMinTriangles = voidMinTriangles
@@ -34,7 +31,6 @@ public struct GraphOptions: StageOptions, Equatable {
         self.scaleK = scaleK
         self.maxEdgeMetres = maxEdgeMetres
         self.pruneFactor = pruneFactor
-        self.emptyGap = emptyGap
         self.farFactor = farFactor
     }
 
@@ -65,26 +61,22 @@ public struct GraphOptions: StageOptions, Equatable {
 
     public static let voidRadiusSpec = ParameterSpec(
         "void_radius", .number(min: 0, max: 100), default: .number(0.8),
-        help: "delaunay: a triangle is empty when its circumcircle's radius exceeds void_radius times the mean local "
+        help: "A triangle of the Delaunay triangulation is empty when its circumcircle's radius exceeds void_radius times the mean local "
             + "spacing of its corners (smoothed over two edges); groups of void_min_triangles empty triangles form a "
             + "void (a river, park, lake "
             + "or rail yard wide for its neighbourhood), and the edges across it are dropped. 0 keeps them.")
     public static let voidMinTrianglesSpec = ParameterSpec(
         "void_min_triangles", .integer(min: 1, max: 1_000_000), default: .number(16),
-        help: "delaunay: how many empty triangles, connected across shared edges, make a void rather than a chance "
+        help: "How many empty triangles, connected across shared edges, make a void rather than a chance "
             + "gap between POIs.")
-    public static let emptyGapSpec = ParameterSpec(
-        "empty_gap", .number(min: 0, max: 10), default: .number(0.7),
-        help: "knn: drop an edge longer than the mean local spacing of its ends when the nearest other POI to its "
-            + "midpoint is farther than empty_gap times that spacing (it crosses an empty band). 0 keeps such edges.")
     public static let farFactorSpec = ParameterSpec(
-        "far_factor", .number(min: 0, max: nil), default: .number(25),
+        "far_factor", .number(min: 0, max: nil), default: .number(50),
         help: "Drop every edge longer than far_factor times the median local spacing of all POIs, so POIs far from "
             + "everything else are isolated; 0 disables.")
 
     public static let specs = [
         methodSpec, kSpec, scaleKSpec, maxEdgeSpec, pruneFactorSpec, voidRadiusSpec, voidMinTrianglesSpec,
-        emptyGapSpec, farFactorSpec,
+        farFactorSpec,
     ]
 
     public init(_ p: Parameters) throws(ParameterError) {
@@ -93,6 +85,6 @@ public struct GraphOptions: StageOptions, Equatable {
             scaleK: p.int(Self.scaleKSpec),
             maxEdgeMetres: p.optionalDouble(Self.maxEdgeSpec), pruneFactor: p.double(Self.pruneFactorSpec),
             voidRadius: p.double(Self.voidRadiusSpec), voidMinTriangles: p.int(Self.voidMinTrianglesSpec),
-            emptyGap: p.double(Self.emptyGapSpec), farFactor: p.double(Self.farFactorSpec))
+            farFactor: p.double(Self.farFactorSpec))
     }
 }

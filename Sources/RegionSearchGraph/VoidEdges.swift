@@ -7,11 +7,13 @@ import RegionSearchModel
 /// A single edge cannot tell a river from a chance gap: in evenly spread POIs, empty circles
 /// 1.3 spacings wide are common. What a river has and a gap has not is *extent*: the empty
 /// circles of the triangles spanning it touch one another all along it. So:
-/// 1. a triangle is *empty* when its circumradius exceeds `radius` × the mean smoothed local
-///    spacing σ̄ of its three corners: σ̄ is the median σ (``LocalScale``) over the point and its
-///    neighbours up to two edges away. Smoothing keeps σ from shrinking inside tight clumps (which
-///    would make every gap between clumps look empty) and from swelling at a bank (whose nearest
-///    locations lie on one side only);
+/// 1. a triangle is *empty* when its circumradius exceeds `radius` × the largest smoothed local
+///    spacing σ̄ of its three corners (normal for its sparsest corner: the triangles between a
+///    dense centre and its sparse suburbs are not empty). σ̄ is the median σ (``LocalScale``) over
+///    the point and its neighbours up to two edges away, but at least the point's own σ / √2:
+///    smoothing keeps σ from shrinking inside tight clumps (which would make every gap between
+///    clumps look empty) and from swelling at a bank (whose nearest locations lie on one side only,
+///    which inflates σ by up to √2);
 /// 2. empty triangles sharing an edge form groups; a group of at least `minTriangles` is a void;
 /// 3. an edge of a void triangle is dropped when it is longer than the mean σ̄ of its two ends —
 ///    the edges across the void; the short edges along its banks stay.
@@ -40,7 +42,7 @@ enum VoidEdges {
                         let b = point(tri[3 * k + 1])
                         let c = point(tri[3 * k + 2])
                         let r2 = DelaunayTriangulation.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
-                        let sigma = (Double(scale[a]) + Double(scale[b]) + Double(scale[c])) / 3
+                        let sigma = Double(max(scale[a], scale[b], scale[c]))
                         let limit = radius * sigma
                         empty[k] = r2 > limit * limit
                     }
@@ -100,7 +102,8 @@ enum VoidEdges {
         return flags
     }
 
-    /// σ̄ per point: the median σ over the point and its graph neighbours up to two edges away.
+    /// σ̄ per point: the median σ over the point and its graph neighbours up to two edges away, at
+    /// least the point's own σ / √2.
     static func smoothedScale(_ graph: AdjacencyGraph) -> [Float] {
         let n = graph.nodeCount
         var out = [Float](repeating: 0, count: n)
@@ -132,7 +135,11 @@ enum VoidEdges {
                                 }
                                 values.sort()
                                 let m = values.count
-                                out[i] = m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2])
+                                let median = m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2])
+                                // Never below the point's own σ deflated by √2, the most a half-plane
+                                // (a bank) inflates it: a sparse point beside a dense centre keeps
+                                // its own, sparse, spacing.
+                                out[i] = max(median, scale[i] * 0.70710678)
                             }
                         }
                     }
@@ -140,5 +147,46 @@ enum VoidEdges {
             }
         }
         return out
+    }
+}
+
+extension VoidEdges {
+    /// The void flags of a kNN graph's CSR entries, from the Delaunay triangulation of the same
+    /// locations (``flags(triangulation:unique:x:y:graph:radius:minTriangles:)`` on `delaunay`, its
+    /// CSR): a kNN edge crosses a void when it is a flagged Delaunay edge, or when it is not a
+    /// Delaunay edge and no location joins its two ends by Delaunay edges that cross no void (kNN
+    /// edges span at most a few Delaunay hops; across a river every such path is cut).
+    static func knnFlags(knn: AdjacencyGraph, delaunay: AdjacencyGraph, delaunayFlags: [UInt8]) -> [UInt8] {
+        var flags = [UInt8](repeating: 0, count: knn.neighbors.count)
+        func entry(_ u: Int, _ v: Int) -> Int? {
+            var lo = Int(delaunay.offsets[u])
+            var hi = Int(delaunay.offsets[u + 1])
+            let target = UInt32(truncatingIfNeeded: v)
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if delaunay.neighbors[mid] < target { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < Int(delaunay.offsets[u + 1]) && delaunay.neighbors[lo] == target ? lo : nil
+        }
+        for i in 0..<knn.nodeCount {
+            for e in knn.range(i) {
+                let j = Int(knn.neighbors[e])
+                guard knn.length[e] > 0 else { continue }
+                if let d = entry(i, j) {
+                    flags[e] = delaunayFlags[d]
+                    continue
+                }
+                var joined = false
+                for d in delaunay.range(i) where delaunayFlags[d] == 0 {
+                    let k = Int(delaunay.neighbors[d])
+                    if let d2 = entry(k, j), delaunayFlags[d2] == 0 {
+                        joined = true
+                        break
+                    }
+                }
+                if !joined { flags[e] = 1 }
+            }
+        }
+        return flags
     }
 }

@@ -28,11 +28,14 @@ public struct DensityRegionFinder: Sendable {
         var coreRatio: Double
         var extendRatio: Double
         var minKeywordPOIs: Int
+        /// α of the density's propagation over the keyword graph (``DensitySmoothing``); 0 = none.
+        var smoothing: Double
 
-        public init(coreRatio: Double = 16, extendRatio: Double = 6, minKeywordPOIs: Int = 8) {
+        public init(coreRatio: Double = 16, extendRatio: Double = 6, minKeywordPOIs: Int = 8, smoothing: Double = 0.5) {
             self.coreRatio = coreRatio
             self.extendRatio = extendRatio
             self.minKeywordPOIs = minKeywordPOIs
+            self.smoothing = smoothing
         }
     }
 
@@ -74,10 +77,16 @@ public struct DensityRegionFinder: Sendable {
         summary.coreSpacing = (k / (Double.pi * options.coreRatio * lambda)).squareRoot()
         summary.extendSpacing = (k / (Double.pi * options.extendRatio * lambda)).squareRoot()
         // POIs stacked at one address are as dense as the ratio's cap (1 m spacing) allows.
-        let ratio = kg.spacing.map { s -> Double in
+        let raw = kg.spacing.map { s -> Double in
             let d = max(s, 1)
             return d.isFinite ? k / (Double.pi * d * d * lambda) : 0
         }
+        // Propagated over the keyword graph's short edges (no support search: smoothing is local).
+        let short = kg.geometry.edges.indices.filter { kg.isShort($0) }
+        let smoothed = DensitySmoothing.smooth(
+            logRatio: raw.map { Foundation.log(max($0, 1e-6)) }, edges: short.map { kg.geometry.edges[$0] },
+            lengths: short.map { kg.geometry.lengths[$0] }, spacing: kg.spacing, alpha: options.smoothing)
+        let ratio = smoothed.map { Foundation.exp($0) }
         let eligible = ratio.map { $0 >= options.extendRatio }
         summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: eligible, support: &support)

@@ -76,6 +76,10 @@ public struct RegionOptions: StageOptions {
         "extend_ratio", .number(min: 1, max: 1e6), default: .number(6),
         help: "density: a region extends from its core through keyword POIs at least extend_ratio times as dense "
             + "as typical, so a dining street is kept whole down to its quieter ends.")
+    static let smoothingSpec = ParameterSpec(
+        "smoothing", .number(min: 0, max: 0.99), default: .number(0.5),
+        help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
+            + "(F ← αPF + (1−α)Y on log density): about 1/(1−α) hops; 0 uses each POI's own, noisier density.")
     static let edgeFactorSpec = ParameterSpec(
         "edge_factor", .number(min: 0, max: 100, minExclusive: true), default: .number(1.6),
         help: "Two keyword POIs of a region are joined only when they are at most edge_factor times the local "
@@ -117,7 +121,8 @@ public struct RegionOptions: StageOptions {
         help: "DBSCAN core-point threshold: POIs within eps, itself included (method dbscan only).")
 
     public static let specs = [
-        methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, edgeFactorSpec, detourSpec,
+        methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, smoothingSpec, edgeFactorSpec,
+        detourSpec,
         zCoreSpec, zExtendSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
         dbscanMinSamplesSpec,
     ]
@@ -141,7 +146,8 @@ public struct RegionOptions: StageOptions {
             finder: RegionFinder.Options(
                 zCore: p.double(Self.zCoreSpec), zExtend: p.double(Self.zExtendSpec), minKeywordPOIs: minimum,
                 mergeDistance: p.optionalDouble(Self.mergeDistanceSpec)),
-            density: DensityRegionFinder.Options(coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum),
+            density: DensityRegionFinder.Options(
+                coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec)),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
                 detour: p.double(Self.detourSpec)),

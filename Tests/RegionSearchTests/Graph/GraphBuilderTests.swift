@@ -17,13 +17,17 @@ import XCTest
 /// kNN against brute force, duplicates, local scale and pruning against direct evaluation of
 /// their definitions, and thread-count independence.
 final class GraphBuilderTests: XCTestCase {
-    private func build(_ p: PointSet, _ options: GraphOptions) throws -> (
+    static func build(_ p: PointSet, _ options: GraphOptions) throws -> (
         graph: AdjacencyGraph, statistics: GraphStatistics
     ) {
         try p.x.withUnsafeBufferPointer { x in
             try p.y.withUnsafeBufferPointer { y in try GraphBuilder.build(x: x, y: y, options: options) }
         }
     }
+
+    private func build(_ p: PointSet, _ options: GraphOptions) throws -> (
+        graph: AdjacencyGraph, statistics: GraphStatistics
+    ) { try Self.build(p, options) }
 
     private func edges(_ g: AdjacencyGraph) -> Set<UInt64> {
         Set(g.edgeList.map { UInt64($0.0) << 32 | UInt64($0.1) })
@@ -78,7 +82,7 @@ final class GraphBuilderTests: XCTestCase {
             ("collinear", PointSet.collinear(300, seed: 7), 3),
         ]
         for (name, p, k) in cases {
-            let g = try build(p, GraphOptions(method: .knn, k: k, pruneFactor: 0)).graph
+            let g = try build(p, GraphOptions(method: .knn, k: k, pruneFactor: 0, voidRadius: 0, farFactor: 0)).graph
             let expected = bruteForceKNN(p, k: k)
             let got = edges(g)
             XCTAssertEqual(got.subtracting(expected).count, 0, "\(name): extra edges")
@@ -88,7 +92,7 @@ final class GraphBuilderTests: XCTestCase {
 
     func testKNNScaleIsTheKthNeighbourDistance() throws {
         let p = PointSet.clustered(1500, seed: 8).withDuplicates(300, seed: 9).hilbertSorted()
-        let (g, stats) = try build(p, GraphOptions(method: .knn, k: 8, scaleK: 5, pruneFactor: 0))
+        let (g, stats) = try build(p, GraphOptions(method: .knn, k: 8, scaleK: 5, pruneFactor: 0, voidRadius: 0, farFactor: 0))
         XCTAssertEqual(stats.duplicatesLinked, p.count - Set(representatives(p)).count)
         let rep = representatives(p)
         let locations = (0..<p.count).filter { rep[$0] == $0 }
@@ -108,7 +112,7 @@ final class GraphBuilderTests: XCTestCase {
         p.x += [0, -0.0, 0]
         p.y += [5, 5, -0.0]
         p = p.shuffled(seed: 12)
-        let (g, stats) = try build(p, GraphOptions(method: .delaunay, pruneFactor: 0))
+        let (g, stats) = try build(p, GraphOptions(method: .delaunay, pruneFactor: 0, voidRadius: 0, farFactor: 0))
         let rep = representatives(p)
         XCTAssertEqual(stats.duplicatesLinked, rep.enumerated().filter { $0.offset != $0.element }.count)
         for i in 0..<p.count where rep[i] != i {
@@ -147,9 +151,12 @@ final class GraphBuilderTests: XCTestCase {
             for (scaleK, factor, maxEdge) in [(5, 3.0, nil), (3, 1.5, 400.0), (12, 0.0, 250.0), (1, 2.0, nil)]
                 as [(Int, Double, Double?)]
             {
-                let full = try build(p, GraphOptions(method: method, k: 8, scaleK: scaleK, pruneFactor: 0)).graph
+                let full = try build(p, GraphOptions(method: method, k: 8, scaleK: scaleK, pruneFactor: 0, voidRadius: 0, farFactor: 0)).graph
                 let (pruned, stats) = try build(
-                    p, GraphOptions(method: method, k: 8, scaleK: scaleK, maxEdgeMetres: maxEdge, pruneFactor: factor))
+                    p,
+                    GraphOptions(
+                        method: method, k: 8, scaleK: scaleK, maxEdgeMetres: maxEdge, pruneFactor: factor,
+                        voidRadius: 0, farFactor: 0))
                 // σ: distance to the scaleK-th nearest other location (a duplicate takes its location's).
                 for i in 0..<p.count {
                     XCTAssertEqual(full.scale[i], sortedDistances[rep[i]]![scaleK - 1], "\(method) σ of \(i)")
@@ -200,7 +207,7 @@ final class GraphBuilderTests: XCTestCase {
             let rep = representatives(p)
             let locations = (0..<p.count).filter { rep[$0] == $0 }
             for scaleK in [1, 4, 9, 20] {
-                let g = try build(p, GraphOptions(method: .delaunay, scaleK: scaleK, pruneFactor: 0)).graph
+                let g = try build(p, GraphOptions(method: .delaunay, scaleK: scaleK, pruneFactor: 0, voidRadius: 0, farFactor: 0)).graph
                 for i in 0..<p.count {
                     let r = rep[i]
                     let sorted = locations.filter { $0 != r }.map { Float(d2(p, r, $0).squareRoot()) }.sorted()
@@ -234,7 +241,7 @@ final class GraphBuilderTests: XCTestCase {
             }.count
         }
         for method in GraphMethod.allCases {
-            let unpruned = try build(p, GraphOptions(method: method, k: 8, pruneFactor: 0)).graph
+            let unpruned = try build(p, GraphOptions(method: method, k: 8, pruneFactor: 0, voidRadius: 0, farFactor: 0)).graph
             let pruned = try build(p, GraphOptions(method: method, k: 8, pruneFactor: 3)).graph
             if method == .delaunay { XCTAssertGreaterThan(crossings(unpruned), 20, "Delaunay bridges the band") }
             XCTAssertEqual(crossings(pruned), 0, "\(method): no edge crosses the band after pruning")
@@ -243,30 +250,45 @@ final class GraphBuilderTests: XCTestCase {
         }
     }
 
-    /// A dense core next to a sparse suburb keeps its connecting edges (normal at the sparse end).
-    func testPruningKeepsEdgesIntoSparseSurroundings() throws {
+    /// A dense core next to a sparse suburb keeps its connecting edges (normal at the sparse end),
+    /// while a POI far from everything (a hundred times the data's spacing) is isolated.
+    func testPruningKeepsEdgesIntoSparseSurroundingsButIsolatesFarPoints() throws {
         var r = GraphTestRandom(seed: 16)
         var p = PointSet()
         for _ in 0..<2000 {
             p.x.append(PointSet.originX + r.uniform() * 300)
             p.y.append(PointSet.originY + r.uniform() * 300)
         }
-        for _ in 0..<300 {
-            p.x.append(PointSet.originX - 3000 + r.uniform() * 6300)
-            p.y.append(PointSet.originY - 3000 + r.uniform() * 6300)
+        // A suburb 20× as sparse (σ ≈ 9 m in the core, ≈ 180 m out there).
+        for _ in 0..<400 {
+            p.x.append(PointSet.originX - 1000 + r.uniform() * 2300)
+            p.y.append(PointSet.originY - 1000 + r.uniform() * 2300)
         }
-        let g = try build(p.hilbertSorted(), GraphOptions(method: .delaunay, pruneFactor: 3)).graph
-        // Connected: a breadth-first search from node 0 reaches every node.
-        var seen = [Bool](repeating: false, count: g.nodeCount)
-        var queue = [0]
-        seen[0] = true
-        while let i = queue.popLast() {
-            for e in g.range(i) where !seen[Int(g.neighbors[e])] {
-                seen[Int(g.neighbors[e])] = true
-                queue.append(Int(g.neighbors[e]))
+        // Three outliers 50 km away, close to one another.
+        for k in 0..<3 {
+            p.x.append(PointSet.originX + 50_000 + Double(k) * 30)
+            p.y.append(PointSet.originY + 50_000)
+        }
+        p = p.hilbertSorted()
+        for method in GraphMethod.allCases {
+            let g = try build(p, GraphOptions(method: method, pruneFactor: 3)).graph
+            var seen = [Bool](repeating: false, count: g.nodeCount)
+            let start = (0..<p.count).first { p.x[$0] < PointSet.originX + 10_000 }!
+            var queue = [start]
+            seen[start] = true
+            while let i = queue.popLast() {
+                for e in g.range(i) where !seen[Int(g.neighbors[e])] {
+                    seen[Int(g.neighbors[e])] = true
+                    queue.append(Int(g.neighbors[e]))
+                }
+            }
+            // Core and suburb are one component; the outliers are not part of it.
+            XCTAssertEqual(seen.filter { $0 }.count, g.nodeCount - 3, "\(method)")
+            for i in 0..<p.count where p.x[i] > PointSet.originX + 10_000 {
+                XCTAssertFalse(seen[i])
+                for e in g.range(i) { XCTAssertLessThan(Double(g.length[e]), 100, "outliers join only each other") }
             }
         }
-        XCTAssertEqual(seen.filter { $0 }.count, g.nodeCount)
     }
 
     func testOutputIsIdenticalForAnyThreadCount() throws {

@@ -27,7 +27,8 @@ final class PlantedClusterTests: XCTestCase {
     /// ingest-equivalent → project → graph → propagate → regions → hulls, with default parameters.
     static func runPipeline(
         city: SyntheticCity, keywords: [String], graph method: GraphMethod = .delaunay,
-        regions overrides: [(String, JSONValue)] = [], hull overrides2: RegionPolygonBuilder.Options = .init()
+        measure: RegionOptions.Measure = .density, regions overrides: [(String, JSONValue)] = [],
+        hull overrides2: RegionPolygonBuilder.Options = .init()
     ) throws -> Outcome {
         var normalizer = KeywordNormalizer()
         let text = StringColumn(city.categoryOf.map { normalizer.join([$0]) })
@@ -55,6 +56,7 @@ final class PlantedClusterTests: XCTestCase {
             keywords: keywords, scores: Array(scores.prefix(keywords.count)), matches: matches,
             ones: scores[keywords.count], probe: scores[keywords.count + 1])
         var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
+        params.set(RegionOptions.measureSpec.key, .string(measure.rawValue))
         for (k, v) in overrides { params.set(k, v) }
         let result = RegionExtraction.run(
             points: p, graph: graph, table: table, options: try RegionOptions(params), scaleK: 5)

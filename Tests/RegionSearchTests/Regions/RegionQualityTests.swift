@@ -44,7 +44,9 @@ final class RegionQualityTests: XCTestCase {
         }
     }
 
-    func testNoClustersGivesAtMostTwoRegions() throws {
+    /// lift: a city whose keywords are spread evenly over its POIs (five downtowns, 10× density
+    /// contrast) has no over-represented place.
+    func testNoClustersGivesAtMostTwoLiftRegions() throws {
         for seed in [21, 22] {
             var config = SyntheticCity.Config()
             config.n = 15_000
@@ -53,10 +55,31 @@ final class RegionQualityTests: XCTestCase {
             config.extentKm = 8
             config.backgroundRates = ["rare": 0.005, "common": 0.5]
             let city = try SyntheticCity(config)
-            let out = try Pipeline.runPipeline(city: city, keywords: ["rare", "咖啡", "common"])
+            let out = try Pipeline.runPipeline(city: city, keywords: ["rare", "咖啡", "common"], measure: .lift)
             XCTAssertLessThanOrEqual(
                 out.polygons.count, 2,
                 "seed \(seed): \(out.table.regions.map { ($0.keyword, $0.nPOIs, $0.nKeyword, $0.pValue) })")
+        }
+    }
+
+    /// density: a city of uniform density (no downtowns) without clusters has no place where a
+    /// keyword's POIs are much closer together than typical.
+    func testUniformCityGivesAtMostTwoDensityRegions() throws {
+        for seed in [23, 24] {
+            var config = SyntheticCity.Config()
+            config.n = 15_000
+            config.seed = UInt64(seed)
+            config.clusters = 0
+            config.extentKm = 8
+            config.downtownShare = 0
+            config.backgroundRates = ["rare": 0.005, "common": 0.5]
+            let city = try SyntheticCity(config)
+            for method in GraphMethod.allCases {
+                let out = try Pipeline.runPipeline(city: city, keywords: ["rare", "咖啡", "common"], graph: method)
+                XCTAssertLessThanOrEqual(
+                    out.polygons.count, 2,
+                    "seed \(seed), \(method): \(out.table.regions.map { ($0.keyword, $0.nKeyword, $0.pValue) })")
+            }
         }
     }
 
@@ -72,7 +95,7 @@ final class RegionQualityTests: XCTestCase {
                 SyntheticCity.Cluster(keyword: keyword, x: $0.0, y: $0.1, radius: 200, count: 90)
             }
             let city = try SyntheticCity(config)
-            let out = try Pipeline.runPipeline(city: city, keywords: [keyword])
+            let out = try Pipeline.runPipeline(city: city, keywords: [keyword], measure: .lift)
             let ious = try bestIoUs(city, out)
             XCTAssertGreaterThanOrEqual(ious.filter { $0 >= 0.3 }.count, 3, "\(keyword) at \(rate): best IoUs \(ious)")
             // Every region sits on a planted cluster: mostly inside one, or overlapping one well.
@@ -104,17 +127,22 @@ final class RegionQualityTests: XCTestCase {
             SyntheticCity.Cluster(keyword: "bar", x: 250, y: 0, radius: 150, count: 70),
         ]
         let city = try SyntheticCity(config)
-        let out = try Pipeline.runPipeline(city: city, keywords: ["bar"])
-        XCTAssertEqual(out.polygons.count, 2, "one region per bank")
-        let ious = try bestIoUs(city, out)
-        XCTAssertTrue(ious.allSatisfy { $0 >= 0.5 }, "best IoUs \(ious)")
-        // No region crosses the river.
-        for p in out.polygons {
-            let ring = p.rings[0]
-            let x = try xs(of: ring, city: city)
-            XCTAssertTrue(
-                x.allSatisfy { $0 < 0 } || x.allSatisfy { $0 > 0 },
-                "a region crosses the river: \(x.min()!)…\(x.max()!) m")
+        for measure in RegionOptions.Measure.allCases {
+            for method in GraphMethod.allCases {
+                let out = try Pipeline.runPipeline(city: city, keywords: ["bar"], graph: method, measure: measure)
+                XCTAssertEqual(out.polygons.count, 2, "\(measure), \(method): one region per bank")
+                let ious = try bestIoUs(city, out)
+                XCTAssertTrue(ious.allSatisfy { $0 >= 0.5 }, "\(measure), \(method): best IoUs \(ious)")
+                // No region crosses the river.
+                for p in out.polygons {
+                    for ring in p.rings {
+                        let x = try xs(of: ring, city: city)
+                        XCTAssertTrue(
+                            x.allSatisfy { $0 < 0 } || x.allSatisfy { $0 > 0 },
+                            "\(measure), \(method): a region crosses the river: \(x.min()!)…\(x.max()!) m")
+                    }
+                }
+            }
         }
     }
 
