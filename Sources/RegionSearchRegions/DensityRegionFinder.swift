@@ -76,17 +76,7 @@ public struct DensityRegionFinder: Sendable {
         summary.typicalSpacing = (occupiedArea / Double(points.count)).squareRoot()
         summary.coreSpacing = (k / (Double.pi * options.coreRatio * lambda)).squareRoot()
         summary.extendSpacing = (k / (Double.pi * options.extendRatio * lambda)).squareRoot()
-        // POIs stacked at one address are as dense as the ratio's cap (1 m spacing) allows.
-        let raw = kg.spacing.map { s -> Double in
-            let d = max(s, 1)
-            return d.isFinite ? k / (Double.pi * d * d * lambda) : 0
-        }
-        // Propagated over the keyword graph's short edges (no support search: smoothing is local).
-        let short = kg.geometry.edges.indices.filter { kg.isShort($0) }
-        let smoothed = DensitySmoothing.smooth(
-            logRatio: raw.map { Foundation.log(max($0, 1e-6)) }, edges: short.map { kg.geometry.edges[$0] },
-            lengths: short.map { kg.geometry.lengths[$0] }, spacing: kg.spacing, alpha: options.smoothing)
-        let ratio = smoothed.map { Foundation.exp($0) }
+        let ratio = Self.densityRatio(kg, lambda: lambda, smoothing: options.smoothing)
         let eligible = ratio.map { $0 >= options.extendRatio }
         summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: eligible, support: &support)
@@ -125,6 +115,22 @@ public struct DensityRegionFinder: Sendable {
         }
         summary.supportSearches = support.searches
         return (regions, summary)
+    }
+
+    /// Each keyword POI's density ratio: k / (π s²) over the typical density `lambda`, propagated
+    /// over the keyword graph's short edges (no support search: the smoothing is local). POIs
+    /// stacked at one address are as dense as the ratio's cap (1 m spacing) allows.
+    static func densityRatio(_ kg: KeywordGraph, lambda: Double, smoothing: Double) -> [Double] {
+        let k = Double(kg.rules.neighbours)
+        let raw = kg.spacing.map { s -> Double in
+            let d = max(s, 1)
+            return d.isFinite ? k / (Double.pi * d * d * lambda) : 0
+        }
+        let short = kg.geometry.edges.indices.filter { kg.isShort($0) }
+        let smoothed = DensitySmoothing.smooth(
+            logRatio: raw.map { Foundation.log(max($0, 1e-6)) }, edges: short.map { kg.geometry.edges[$0] },
+            lengths: short.map { kg.geometry.lengths[$0] }, spacing: kg.spacing, alpha: smoothing)
+        return smoothed.map { Foundation.exp($0) }
     }
 
     /// A region's spacing: the median over its POIs of the distance to the k-th nearest other

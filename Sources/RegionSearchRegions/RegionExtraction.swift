@@ -1,3 +1,4 @@
+import Foundation
 import RegionSearchCore
 import RegionSearchGraph
 import RegionSearchModel
@@ -52,7 +53,8 @@ public enum RegionExtraction {
                 all += regions
             case (.propagation, .lift):
                 let (regions, s) = lift(
-                    keyword: c, points: points, graph: graph, table: table, options: options, support: &support)
+                    keyword: c, points: points, graph: graph, table: table, options: options, occupiedArea: occupied,
+                    support: &support)
                 info += [
                     ("effective_kernel_pois", .number(s.effectiveKernelSize)),
                     ("spread", .number(s.spread)),
@@ -132,39 +134,51 @@ public enum RegionExtraction {
         }
     }
 
-    /// The `lift` measure: hot spots of the keyword's share (``RegionFinder``), each split into
-    /// the parts its keyword POIs form on the ``KeywordGraph`` — a share-based hot spot spans every
-    /// POI between its keyword POIs, which in a sparse suburb is kilometres of houses — then tested
-    /// for significance on the hull of each part's keyword POIs.
+    /// The `lift` measure: the keyword's POIs whose local share (propagated over the POI graph,
+    /// ``RegionFinder/shares(scores:ones:probe:match:options:)``) is `z_extend` standard deviations
+    /// above the base rate and which are also packed at least `lift_density_ratio` times as densely
+    /// as typical, joined on the ``KeywordGraph``; a connected set with a POI `z_core` above, and at
+    /// least `min_keyword_pois` of them, is a candidate, tested on the hull of its POIs: the count
+    /// of keyword POIs among all POIs there is binomial under the base rate, and the tail is
+    /// bounded over the places (the keyword's POIs) and shapes such a set could have.
     static func lift(
         keyword c: Int, points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions,
-        support: inout PathSupport
+        occupiedArea: Double, support: inout PathSupport
     ) -> ([RegionTable.Region], RegionFinder.KeywordSummary) {
         let finder = RegionFinder(x: points.x, y: points.y, graph: graph)
         let match = table.matches[c]
         let n = points.count
-        let (hotSpots, summary) = finder.candidates(
-            keyword: c, scores: table.scores[c], ones: table.ones, probe: table.probe, match: match,
-            options: options.finder)
+        var (share, summary) = RegionFinder.shares(
+            scores: table.scores[c], ones: table.ones, probe: table.probe, match: match, options: options.finder)
         let keywordPoints = (0..<n).filter { match[$0] != 0 }.map { UInt32($0) }
-        guard !hotSpots.isEmpty else { return ([], summary) }
+        guard keywordPoints.count >= max(2, options.finder.minKeywordPOIs) else { return ([], summary) }
         let kg = KeywordGraph(keywordPoints: keywordPoints, x: points.x, y: points.y, rules: options.keywordGraph)
-        var inHotSpot = [Bool](repeating: false, count: kg.count)
-        for r in hotSpots {
-            for (v, m) in zip(r.members, r.memberMatch) where m & RegionTable.Region.matchesFlag != 0 {
-                if let position = kg.geometry.position(of: v) { inHotSpot[position] = true }
-            }
+        let ratio =
+            occupiedArea > 0
+            ? DensityRegionFinder.densityRatio(
+                kg, lambda: Double(keywordPoints.count) / occupiedArea, smoothing: options.density.smoothing)
+            : [Double](repeating: .infinity, count: kg.count)
+        let pointShare = kg.geometry.subset.map { share[Int($0)] }
+        share = []
+        let eligible = (0..<kg.count).map {
+            pointShare[$0] >= summary.extendThreshold && ratio[$0] >= options.liftDensityRatio
         }
-        let edges = kg.acceptedEdges(eligible: inHotSpot, support: &support)
-        let p = Double(keywordPoints.count) / Double(max(n, 1))
+        let edges = kg.acceptedEdges(eligible: eligible, support: &support)
+        let p = summary.baseRate
         var regions: [RegionTable.Region] = []
-        for component in KeywordGraph.components(count: kg.count, eligible: inHotSpot, edges: edges)
-        where component.count >= options.finder.minKeywordPOIs {
+        for component in KeywordGraph.components(count: kg.count, eligible: eligible, edges: edges) {
+            guard component.contains(where: { pointShare[Int($0)] >= summary.coreThreshold }) else { continue }
+            summary.components += 1
+            guard component.count >= options.finder.minKeywordPOIs else {
+                summary.droppedSmall += 1
+                continue
+            }
             var r = DensityRegionFinder.region(keyword: c, positions: component, geometry: kg.geometry, edges: edges)
             finder.fillStatistics(&r, hull: finder.hull(of: r), scores: table.scores[c], match: match, baseRate: p)
             r.spacing = DensityRegionFinder.spacing(component, kg)
             let area = finder.testFootprint(r, match: match)
-            r.pValue = Significance.pValue(k: area.k, n: area.n, p: p, windows: n)
+            r.pValue = Significance.pValue(
+                k: area.k, n: area.n, p: p, windows: keywordPoints.count, shapes: Significance.liftShapes)
             regions.append(r)
         }
         return (regions, summary)

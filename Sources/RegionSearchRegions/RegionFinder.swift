@@ -65,6 +65,27 @@ public struct RegionFinder {
         self.graph = graph
     }
 
+    /// Every POI's local keyword share (F / F1) and the base-rate-relative thresholds (steps 1–2).
+    public static func shares(
+        scores: Column<Double>, ones: Column<Double>, probe: Column<Double>, match: Column<UInt8>, options: Options
+    ) -> (share: [Double], summary: KeywordSummary) {
+        let n = scores.count
+        var summary = KeywordSummary()
+        let matches = match.reduce(0) { $0 + Int($1) }
+        guard n > 0, matches > 0 else { return ([Double](repeating: 0, count: n), summary) }
+        let p = Double(matches) / Double(n)
+        summary.baseRate = p
+        var share = [Double](repeating: 0, count: n)
+        for i in 0..<n { share[i] = ones[i] > 0 ? scores[i] / ones[i] : 0 }
+        let meanSquare = NoiseProbe.meanSquaredWeight(probe: probe, ones: ones)
+        let spread = (p * (1 - p) * meanSquare).squareRoot()
+        summary.effectiveKernelSize = 1 / meanSquare
+        summary.spread = spread
+        summary.coreThreshold = p + options.zCore * spread
+        summary.extendThreshold = p + options.zExtend * spread
+        return (share, summary)
+    }
+
     /// Candidate regions of keyword `keyword` (not yet tested for significance).
     public func candidates(
         keyword: Int, scores: Column<Double>, ones: Column<Double>, probe: Column<Double>, match: Column<UInt8>,

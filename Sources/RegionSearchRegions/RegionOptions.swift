@@ -32,6 +32,8 @@ public struct RegionOptions: StageOptions {
     var finder: RegionFinder.Options
     var density: DensityRegionFinder.Options
     var keywordGraph: KeywordGraph.Rules
+    /// lift: a region's keyword POIs are at least this many times as dense as typical.
+    var liftDensityRatio: Double
     /// Benjamini–Hochberg false discovery rate; 1 keeps every candidate.
     public var fdr: Double
     public var fdrScope: FDRScope
@@ -41,13 +43,14 @@ public struct RegionOptions: StageOptions {
     public init(
         method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options = .init(),
         density: DensityRegionFinder.Options = .init(), keywordGraph: KeywordGraph.Rules = .init(),
-        fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200, dbscanMinSamples: Int = 10
+        liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200, dbscanMinSamples: Int = 10
     ) {
         self.method = method
         self.measure = measure
         self.finder = finder
         self.density = density
         self.keywordGraph = keywordGraph
+        self.liftDensityRatio = liftDensityRatio
         self.fdr = fdr
         self.fdrScope = fdrScope
         self.dbscanEps = dbscanEps
@@ -97,6 +100,10 @@ public struct RegionOptions: StageOptions {
         "z_extend", .number(min: 0, max: 50), default: .number(1.5),
         help: "lift: a region extends from its core through POIs whose share is at least this many standard "
             + "deviations above the base rate, so a hot spot is kept whole down to its fringe.")
+    static let liftDensityRatioSpec = ParameterSpec(
+        "lift_density_ratio", .number(min: 0, max: 1e6), default: .number(4),
+        help: "lift: a region's keyword POIs are also packed at least this many times as densely as the keyword's "
+            + "typical density, so a keyword over-represented across a sparse suburb is no region; 0 disables.")
     public static let minKeywordPOIsSpec = ParameterSpec(
         "min_keyword_pois", .integer(min: 1, max: 1_000_000), default: .number(8),
         help: "A region needs at least this many POIs matching the keyword.")
@@ -123,7 +130,7 @@ public struct RegionOptions: StageOptions {
     public static let specs = [
         methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, smoothingSpec, edgeFactorSpec,
         detourSpec,
-        zCoreSpec, zExtendSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
+        zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
         dbscanMinSamplesSpec,
     ]
 
@@ -151,7 +158,7 @@ public struct RegionOptions: StageOptions {
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
                 detour: p.double(Self.detourSpec)),
-            fdr: p.double(Self.fdrSpec), fdrScope: p.choice(Self.fdrScopeSpec, as: FDRScope.self),
+            liftDensityRatio: p.double(Self.liftDensityRatioSpec), fdr: p.double(Self.fdrSpec), fdrScope: p.choice(Self.fdrScopeSpec, as: FDRScope.self),
             dbscanEps: p.double(Self.dbscanEpsSpec), dbscanMinSamples: p.int(Self.dbscanMinSamplesSpec))
     }
 }

@@ -15,7 +15,11 @@ public enum Significance {
     /// 0.5 %, 3 % and 50 %, 2k to 1M POIs, 2–12 seeds each): the most extreme chance region there
     /// reaches N · P(X ≥ k) ≥ 1.3·10⁻³ (the intersection–union statistic of `RegionsStage`), so a
     /// factor of 100 keeps every chance region's p-value above 0.13 (EXPERIMENTS.md).
-    static let shapesPerWindow = 100.0
+    public static let shapesPerWindow = 100.0
+
+    /// Candidate shapes per keyword POI for the `lift` measure's regions (connected sets of keyword
+    /// POIs, centred on one of them): the null calibration of EXPERIMENTS.md.
+    static let liftShapes = 10.0
 
     /// log P(X ≥ k) for X ~ Binomial(n, p), computed in log space (no underflow for tiny tails).
     static func logUpperTail(k: Int, n: Int, p: Double) -> Double {
@@ -66,9 +70,9 @@ public enum Significance {
     }
 
     /// The region's p-value: `min(1, windows · shapesPerWindow · P(X ≥ k))`.
-    public static func pValue(k: Int, n: Int, p: Double, windows: Int) -> Double {
+    public static func pValue(k: Int, n: Int, p: Double, windows: Int, shapes: Double = shapesPerWindow) -> Double {
         let logTail = logUpperTail(k: k, n: n, p: p)
-        let v = Foundation.exp(logTail + Foundation.log(Double(max(1, windows)) * shapesPerWindow))
+        let v = Foundation.exp(logTail + Foundation.log(Double(max(1, windows)) * shapes))
         return min(1, v)
     }
 
