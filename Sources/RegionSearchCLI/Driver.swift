@@ -265,6 +265,7 @@ public enum Driver {
         ("evaluate", "score region GeoJSON against ground truth, or compare two region files"),
         ("generate", "write a synthetic city with planted keyword clusters and its truth"),
         ("bench", "time every stage and the whole pipeline at several sizes"),
+        ("preview", "draw a region GeoJSON as a map image (PNG/SVG/PDF) and an offline web map (HTML)"),
     ]
 
     /// Replaces this process with `regionsearch-STAGE` (so its exit status is ours).
