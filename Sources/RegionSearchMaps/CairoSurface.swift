@@ -153,9 +153,10 @@ final class CairoSurface {
         let stride = Int(cairo_image_surface_get_stride(handle))
         guard let data = cairo_image_surface_get_data(handle), x >= 0, y >= 0, x < Int(width), y < Int(height)
         else { return (0, 0, 0, 0) }
-        // ARGB32 is a native-endian 32-bit word with premultiplied alpha.
+        // ARGB32 is a native-endian 32-bit word with premultiplied alpha; RGB24 (an opaque PNG
+        // read back) leaves the top byte unused.
         let word = data.advanced(by: y * stride + 4 * x).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
-        let a = UInt32(word >> 24 & 0xff)
+        let a = cairo_image_surface_get_format(handle) == CAIRO_FORMAT_RGB24 ? 255 : UInt32(word >> 24 & 0xff)
         func straight(_ c: UInt32) -> UInt8 { a == 0 ? 0 : UInt8(min(255, (c * 255 + a / 2) / a)) }
         return (straight(word >> 16 & 0xff), straight(word >> 8 & 0xff), straight(word & 0xff), UInt8(a))
     }

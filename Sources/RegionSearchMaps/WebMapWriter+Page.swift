@@ -42,49 +42,51 @@ extension WebMapWriter {
           }
           L.control.scale({ imperial: false, maxWidth: 160 }).addTo(map);
 
-          // POIs: a level-of-detail quadtree per layer; only the nodes in view are on the map.
+          // POIs: a level-of-detail quadtree per layer. A move visits the nodes in view (deeper
+          // while a node is wider than DETAIL px) and puts on the map just their points inside the
+          // view; markers are made when first needed and dropped from the map when out of view.
           class PointLayer {
             constructor(tree, style, names) {
               this.tree = tree; this.style = style; this.names = names;
-              this.group = L.layerGroup(); this.shown = new Map(); this.cache = new Map();
+              this.group = L.layerGroup(); this.shown = new Map(); this.markers = new Map();
             }
-            nodeLayer(i) {
-              if (this.cache.has(i)) return this.cache.get(i);
-              const t = this.tree, n = t.n[i], markers = [];
-              for (let k = n[4]; k < n[4] + n[5]; k++) {
-                const latlng = [t.o[1] + t.p[2 * k + 1] * t.q, t.o[0] + t.p[2 * k] * t.q];
-                const m = L.circleMarker(latlng, Object.assign({ renderer, interactive: !!this.names }, this.style));
-                if (this.names && this.names[k]) {
-                  const name = this.names[k];
-                  m.bindPopup(() => { const d = document.createElement("div"); d.textContent = name; return d; });
-                }
-                markers.push(m);
+            marker(k) {
+              let m = this.markers.get(k);
+              if (m) return m;
+              const t = this.tree;
+              const latlng = [t.o[1] + t.p[2 * k + 1] * t.q, t.o[0] + t.p[2 * k] * t.q];
+              m = L.circleMarker(latlng, Object.assign({ renderer, interactive: !!this.names }, this.style));
+              if (this.names && this.names[k]) {
+                const name = this.names[k];
+                m.bindPopup(() => { const d = document.createElement("div"); d.textContent = name; return d; });
               }
-              const layer = L.layerGroup(markers);
-              this.cache.set(i, layer);
-              return layer;
+              this.markers.set(k, m);
+              return m;
             }
             update() {
-              const t = this.tree, b = map.getBounds().pad(0.15), z = map.getZoom();
+              const t = this.tree, b = map.getBounds().pad(0.1), z = map.getZoom();
               const x0 = (b.getWest() - t.o[0]) / t.q, x1 = (b.getEast() - t.o[0]) / t.q;
               const y0 = (b.getSouth() - t.o[1]) / t.q, y1 = (b.getNorth() - t.o[1]) / t.q;
               const pixelsPerUnit = t.q * 256 * Math.pow(2, z) / 360;
               const want = new Set(), stack = t.n.length ? [0] : [];
               while (stack.length) {
-                const i = stack.pop(), n = t.n[i];
+                const n = t.n[stack.pop()];
                 if (n[2] <= x0 || n[0] >= x1 || n[3] <= y0 || n[1] >= y1) continue;
-                want.add(i);
+                for (let k = n[4]; k < n[4] + n[5]; k++) {
+                  const x = t.p[2 * k], y = t.p[2 * k + 1];
+                  if (x >= x0 && x <= x1 && y >= y0 && y <= y1) want.add(k);
+                }
                 if ((n[2] - n[0]) * pixelsPerUnit <= DETAIL) continue;
                 for (let c = 6; c < 10; c++) if (n[c] >= 0) stack.push(n[c]);
               }
-              for (const [i, layer] of this.shown) {
-                if (!want.has(i)) { this.group.removeLayer(layer); this.shown.delete(i); }
+              for (const k of this.shown.keys()) {
+                if (!want.has(k)) { this.group.removeLayer(this.shown.get(k)); this.shown.delete(k); }
               }
-              for (const i of want) {
-                if (!this.shown.has(i)) { const l = this.nodeLayer(i); this.group.addLayer(l); this.shown.set(i, l); }
+              for (const k of want) {
+                if (!this.shown.has(k)) { const m = this.marker(k); this.group.addLayer(m); this.shown.set(k, m); }
               }
             }
-            get count() { let c = 0; for (const i of this.shown.keys()) c += this.tree.n[i][5]; return c; }
+            get count() { return this.shown.size; }
           }
 
           const context = data.context
