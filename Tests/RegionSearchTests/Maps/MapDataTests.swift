@@ -32,7 +32,8 @@ final class MapDataTests: XCTestCase {
         for i in 0..<12 {  // inside, matching
             points.append((square.lon - 0.0015 + 0.00025 * Double(i), square.lat + 0.0004 * Double(i % 3 - 1), "Cafe"))
         }
-        for i in 0..<4 { points.append((square.lon + 0.0002 * Double(i), square.lat, "bakery")) }  // inside, not matching
+        // Inside, not matching.
+        for i in 0..<4 { points.append((square.lon + 0.0002 * Double(i), square.lat, "bakery")) }
         for i in 0..<5 { points.append((square.lon + 0.003 + 0.0001 * Double(i), square.lat, "cafe")) }  // outside
         let data = try MapFixtures.data([square], pois: MapFixtures.pois(points))
         let region = try XCTUnwrap(data.regions.first)

@@ -90,7 +90,8 @@ final class WebMapBrowserTests: XCTestCase {
             + " regionsearch.map.setView([60.170, 24.950], 19, { animate: false }); })"
         let popup =
             "(() => { let text = null; regionsearch.map.eachLayer(l => { if (text === null && l instanceof L.Polygon"
-            + " && l.getPopup()) { l.openPopup(); text = document.querySelector('.leaflet-popup-content').textContent; } });"
+            + " && l.getPopup()) { l.openPopup();"
+            + " text = document.querySelector('.leaflet-popup-content').textContent; } });"
             + " return text; })()"
         let (status, report) = try check(
             page, screenshot: shot,
