@@ -42,9 +42,11 @@ public enum Driver {
             Stages whose inputs (by content hash), parameters and versions match their last successful
             run, and whose outputs still verify, are skipped; the others run in order, each into a
             staging directory that replaces the work directory's object only when complete. An
-            interrupted or failed run resumes where it stopped. An experiment manifest runs every
-            combination of its input sets and parameter grid, computing shared stages once, and writes
-            one GeoJSON per combination and results.csv/results.md. See docs/RUNNING.md.
+            interrupted or failed run resumes where it stopped. Beside the GeoJSON it writes the maps
+            (<output stem>.png, .svg and .html; the manifest's "maps" section chooses them, see
+            docs/MAPS.md). An experiment manifest runs every combination of its input sets and parameter
+            grid, computing shared stages once, and writes one GeoJSON per combination, results.csv,
+            results.md and plots. See docs/RUNNING.md.
             """,
         options: [RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait],
         acceptsPositionals: true)

@@ -4,6 +4,10 @@ import RegionSearchCore
 /// Renders a map's files and writes them beside an output: `STEM.png`, `STEM.svg`, `STEM.pdf`,
 /// `STEM.html`.
 public enum MapProducts {
+    /// Version of the drawing: part of the maps' cache key, bumped when the same data would be
+    /// drawn differently (as a stage's version is), so existing map files are redrawn.
+    public static let version = 1
+
     /// One rendered file.
     public struct File {
         public var format: MapFormat

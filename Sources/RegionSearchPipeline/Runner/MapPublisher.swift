@@ -6,9 +6,9 @@ import RegionSearchMaps
 /// ingest's `pois.rsa`.
 ///
 /// The maps are derived outputs, keyed like a stage: by the content of those two files, the map
-/// settings, title, attribution, keywords and the tool version. `WORK/maps/<id>.json` records the
-/// key and each file's digest; a run whose key matches and whose files still hash to the
-/// recorded values renders nothing. Otherwise every file is rendered and written atomically,
+/// settings, title, attribution, keywords, the tool version and ``MapProducts/version``.
+/// `WORK/maps/<id>.json` records the key and each file's digest; a run whose key matches and
+/// whose files still hash to the recorded values renders nothing. Otherwise every file is rendered and written atomically,
 /// and only where its bytes changed, then the record is written.
 struct MapPublisher {
     let manifest: Manifest
@@ -37,6 +37,7 @@ struct MapPublisher {
     func key(regions: FileDigest, pois: FileDigest?) -> ContentHash {
         let canonical = JSONValue.object([
             ("tool_version", .string(RegionSearchVersion.current)),
+            ("maps_version", .number(Double(MapProducts.version))),
             ("regions", .object(regions.jsonMembers)),
             ("pois", pois.map { .object($0.jsonMembers) } ?? .null),
             ("options", manifest.maps.options.json),
