@@ -146,6 +146,57 @@ final class CairoSurface {
         return withExtendedLifetime(out) { out.bytes }
     }
 
+    /// Composites `sprite` (an image surface whose centre pixel is the dot's centre) OVER this
+    /// image surface once per point, the sprite's centre on the pixel holding the point.
+    ///
+    /// What a million POI dots need: one small drawing made by Cairo and copied, instead of a path
+    /// of a million arcs (which took 2 GB and 17 s). Centres snap to whole pixels (≤ 0.5 px off).
+    /// Integer arithmetic on premultiplied ARGB32, so the result is the same on every machine.
+    func stamp(_ sprite: CairoSurface, at points: [(x: Double, y: Double)]) {
+        precondition(kind == .image && sprite.kind == .image)
+        cairo_surface_flush(handle)
+        cairo_surface_flush(sprite.handle)
+        guard let dst = cairo_image_surface_get_data(handle), let src = cairo_image_surface_get_data(sprite.handle)
+        else { return }
+        let (w, h) = (Int(width), Int(height))
+        let (sw, sh) = (Int(sprite.width), Int(sprite.height))
+        let dstStride = Int(cairo_image_surface_get_stride(handle)) / 4
+        let srcStride = Int(cairo_image_surface_get_stride(sprite.handle)) / 4
+        let (cx, cy) = (sw / 2, sh / 2)
+        dst.withMemoryRebound(to: UInt32.self, capacity: dstStride * h) { d in
+            src.withMemoryRebound(to: UInt32.self, capacity: srcStride * sh) { s in
+                for p in points {
+                    guard p.x.isFinite, p.y.isFinite else { continue }
+                    let ox = Int(p.x.rounded(.down)) - cx
+                    let oy = Int(p.y.rounded(.down)) - cy
+                    guard ox + sw > 0, oy + sh > 0, ox < w, oy < h else { continue }
+                    for j in max(0, -oy)..<min(sh, h - oy) {
+                        let srcRow = s + j * srcStride
+                        let dstRow = d + (oy + j) * dstStride + ox
+                        for i in max(0, -ox)..<min(sw, w - ox) {
+                            let sp = srcRow[i]
+                            let sa = sp >> 24
+                            if sa == 0 { continue }
+                            if sa == 255 {
+                                dstRow[i] = sp
+                                continue
+                            }
+                            let dp = dstRow[i]
+                            let k = 255 - sa
+                            // Premultiplied OVER, per channel: s + d·(1 − αs).
+                            let b = min(255, (sp & 0xff) + ((dp & 0xff) * k + 127) / 255)
+                            let g = min(255, (sp >> 8 & 0xff) + ((dp >> 8 & 0xff) * k + 127) / 255)
+                            let r = min(255, (sp >> 16 & 0xff) + ((dp >> 16 & 0xff) * k + 127) / 255)
+                            let a = min(255, sa + ((dp >> 24) * k + 127) / 255)
+                            dstRow[i] = a << 24 | r << 16 | g << 8 | b
+                        }
+                    }
+                }
+            }
+        }
+        cairo_surface_mark_dirty(handle)
+    }
+
     /// The pixel at (x, y) of an image surface as straight (not premultiplied) RGBA bytes.
     func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         precondition(kind == .image)

@@ -71,10 +71,11 @@ public struct MapRenderer {
                 let p = scene.local(scene.poiX[i], scene.poiY[i])
                 if inside(p) { all.append(p) }
             }
+            let area = scene.boxWidth * scene.boxHeight
             let grey = try CairoSurface(.image, width: scene.boxWidth, height: scene.boxHeight)
-            let g = try CairoContext(grey)
-            g.dots(all, radius: MapStyle.contextPOIRadius * scene.s, fill: MapStyle.contextPOI, stroke: nil)
-            try g.check("draw POIs")
+            let greyRadius = MapStyle.dotRadius(
+                MapStyle.contextPOIRadius * scene.s, count: all.count, area: area, coverage: 0.3)
+            grey.stamp(try Self.sprite(radius: greyRadius, fill: MapStyle.contextPOI, ring: nil), at: all)
             context = grey
             var layers: [CairoSurface?] = []
             for (k, kw) in data.keywords.enumerated() {
@@ -84,14 +85,30 @@ public struct MapRenderer {
                     if inside(p) { points.append(p) }
                 }
                 let surface = try CairoSurface(.image, width: scene.boxWidth, height: scene.boxHeight)
-                let c = try CairoContext(surface)
-                c.dots(
-                    points, radius: MapStyle.keywordPOIRadius * scene.s, fill: MapStyle.keywordPOI(kw.colorIndex),
-                    stroke: MapStyle.keywordPOIRing, lineWidth: 1.2 * scene.s)
-                try c.check("draw keyword POIs")
+                let radius = MapStyle.dotRadius(
+                    MapStyle.keywordPOIRadius * scene.s, count: points.count, area: area, coverage: 0.12)
+                // A white ring only on dots large enough to carry one.
+                let sprite = try Self.sprite(
+                    radius: radius, fill: MapStyle.keywordPOI(kw.colorIndex),
+                    ring: radius >= 2 * scene.s ? (MapStyle.keywordPOIRing, 1.2 * scene.s) : nil)
+                surface.stamp(sprite, at: points)
                 layers.append(surface)
             }
             keyword = layers
+        }
+
+        /// One dot drawn by Cairo, centred on the centre pixel of a small image.
+        static func sprite(radius: Double, fill: RGBA, ring: (RGBA, Double)?) throws -> CairoSurface {
+            let half = Int((radius + (ring?.1 ?? 0)).rounded(.up)) + 1
+            let size = Double(2 * half + 1)
+            let sprite = try CairoSurface(.image, width: size, height: size)
+            let c = try CairoContext(sprite)
+            let centre = Double(half) + 0.5
+            // The ring under the fill, so it shows only outside the dot.
+            if let ring { c.circle(x: centre, y: centre, radius: radius, fill: nil, stroke: ring.0, lineWidth: ring.1) }
+            c.circle(x: centre, y: centre, radius: radius, fill: fill, stroke: nil)
+            try c.check("draw a POI dot")
+            return sprite
         }
     }
 
@@ -170,6 +187,8 @@ public struct MapRenderer {
             cr.clip(x: box.x, y: box.y, width: bw, height: bh)
             cr.paint(MapStyle.mapBackground)
             if let grey = layers.context { cr.paint(grey, x: box.x, y: box.y) }
+            // Regions over the POIs: the keyword's dots first, then the fills tint them.
+            if k < layers.keyword.count, let dots = layers.keyword[k] { cr.paint(dots, x: box.x, y: box.y) }
             let ramp = keyword.colorIndex
             let stroke = RGBA.scale(ColorScale.stroke(keyword: ramp))
             var pixelRings: [Int: [[(x: Double, y: Double)]]] = [:]
@@ -191,7 +210,6 @@ public struct MapRenderer {
                     alpha: ColorScale.opacity(density: region.density))
                 cr.polygon(rings, fill: fill, stroke: nil, lineWidth: 0)
             }
-            if k < layers.keyword.count, let dots = layers.keyword[k] { cr.paint(dots, x: box.x, y: box.y) }
             var placed: [Rect] = []
             var anchors: [(region: Int, box: Rect)] = []
             for r in regions {

@@ -29,6 +29,15 @@ enum MapStyle {
     static let smallRegionPixels = 9.0
     static let smallRegionRingRadius = 8.0
 
+    /// The radius of `count` dots in `area` pixels: `preferred`, or smaller where that many dots
+    /// would cover more than `coverage` of the map (a million POIs become a fine texture instead
+    /// of a solid sheet), but not below 0.7 px.
+    static func dotRadius(_ preferred: Double, count: Int, area: Double, coverage: Double) -> Double {
+        guard count > 0, area > 0 else { return preferred }
+        let fitting = (coverage * area / (Double(count) * Double.pi)).squareRoot()
+        return max(0.7, min(preferred, fitting))
+    }
+
     /// Colour of a keyword's POIs: step 5 of its ramp.
     static func keywordPOI(_ colorIndex: Int) -> RGBA {
         RGBA.scale(ColorScale.ramps[colorIndex % ColorScale.ramps.count][5])

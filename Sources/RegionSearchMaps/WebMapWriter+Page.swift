@@ -46,8 +46,8 @@ extension WebMapWriter {
           // while a node is wider than DETAIL px) and puts on the map just their points inside the
           // view; markers are made when first needed and dropped from the map when out of view.
           class PointLayer {
-            constructor(tree, style, names) {
-              this.tree = tree; this.style = style; this.names = names;
+            constructor(tree, style, names, back) {
+              this.tree = tree; this.style = style; this.names = names; this.back = back;
               this.group = L.layerGroup(); this.shown = new Map(); this.markers = new Map();
             }
             marker(k) {
@@ -83,14 +83,21 @@ extension WebMapWriter {
                 if (!want.has(k)) { this.group.removeLayer(this.shown.get(k)); this.shown.delete(k); }
               }
               for (const k of want) {
-                if (!this.shown.has(k)) { const m = this.marker(k); this.group.addLayer(m); this.shown.set(k, m); }
+                if (this.shown.has(k)) continue;
+                const m = this.marker(k);
+                this.group.addLayer(m);
+                // One canvas for everything, drawn in order: grey dots under the regions, the
+                // keyword's dots over them (so a click on a dot names it, elsewhere the region).
+                if (this.back) m.bringToBack();
+                this.shown.set(k, m);
               }
             }
             get count() { return this.shown.size; }
           }
 
           const context = data.context
-            ? new PointLayer(data.context, { radius: 2, stroke: false, fillColor: "#b9b9b9", fillOpacity: 1 }, null)
+            ? new PointLayer(data.context, { radius: 2, stroke: false, fillColor: "#b9b9b9", fillOpacity: 1 }, null,
+              true)
             : null;
           const keywords = data.keywords.map((kw) => {
             const regions = L.featureGroup();
@@ -108,7 +115,7 @@ extension WebMapWriter {
             }
             const poiStyle = { radius: 3.5, color: "#ffffff", weight: 1, opacity: 0.9, fillColor: kw.poiColor,
               fillOpacity: 1 };
-            const pois = kw.pois ? new PointLayer(kw.pois, poiStyle, kw.pois.names) : null;
+            const pois = kw.pois ? new PointLayer(kw.pois, poiStyle, kw.pois.names, false) : null;
             return { kw, regions, pois };
           });
 
@@ -197,7 +204,11 @@ extension WebMapWriter {
 
           function refresh() {
             if (context) {
-              if (showContext) { if (!map.hasLayer(context.group)) context.group.addTo(map); context.update(); }
+              if (showContext && !map.hasLayer(context.group)) {
+                context.group.addTo(map);
+                context.group.eachLayer((m) => m.bringToBack());
+              }
+              if (showContext) context.update();
               else context.group.remove();
             }
             const k = keywords[current];
@@ -214,8 +225,8 @@ extension WebMapWriter {
             const radio = document.getElementById("rs-keyword-" + i);
             if (radio) radio.checked = true;
             drawLegend(k);
-            if (k.pois) k.pois.group.addTo(map);
             k.regions.addTo(map);
+            if (k.pois) k.pois.group.addTo(map);
             refresh();
           }
 
