@@ -127,25 +127,6 @@ final class CairoContext {
         cairo_new_path(handle)
     }
 
-    /// Many dots of one style as one path: one fill and one stroke for all of them, which is
-    /// what keeps a hundred thousand POIs fast.
-    func dots(_ points: [(x: Double, y: Double)], radius: Double, fill: RGBA, stroke: RGBA?, lineWidth: Double = 1) {
-        guard !points.isEmpty else { return }
-        cairo_new_path(handle)
-        for p in points {
-            cairo_new_sub_path(handle)
-            cairo_arc(handle, p.x, p.y, radius, 0, 2 * Double.pi)
-        }
-        if let stroke {
-            setColor(stroke)
-            cairo_set_line_width(handle, lineWidth)
-            cairo_stroke_preserve(handle)
-        }
-        setColor(fill)
-        cairo_set_fill_rule(handle, CAIRO_FILL_RULE_WINDING)
-        cairo_fill(handle)
-    }
-
     /// Paints another (image) surface with its top-left corner at (x, y).
     func paint(_ source: CairoSurface, x: Double, y: Double) {
         cairo_set_source_surface(handle, source.handle, x, y)

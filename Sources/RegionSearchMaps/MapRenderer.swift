@@ -210,7 +210,6 @@ public struct MapRenderer {
                     alpha: ColorScale.opacity(density: region.density))
                 cr.polygon(rings, fill: fill, stroke: nil, lineWidth: 0)
             }
-            var placed: [Rect] = []
             var anchors: [(region: Int, box: Rect)] = []
             for r in regions {
                 let rings = pixelRings[r]!
@@ -224,7 +223,6 @@ public struct MapRenderer {
                     anchor = Rect(x: c.x - radius, y: c.y - radius, w: 2 * radius, h: 2 * radius)
                 }
                 anchors.append((r, anchor))
-                placed.append(anchor)
             }
             // Rank labels, best rank first so it gets the best spot.
             let boxRect = Rect(x: box.x, y: box.y, w: bw, h: bh)
@@ -243,7 +241,6 @@ public struct MapRenderer {
                     label, x: spot.x + s, y: spot.y + h, size: 15 * s, bold: true, color: stroke, halo: MapStyle.halo,
                     haloWidth: 4 * s)
             }
-            _ = placed
             scaleBar(box: box)
             cr.restore()
             cr.strokeRectangle(
