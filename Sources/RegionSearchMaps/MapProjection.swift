@@ -32,9 +32,12 @@ final class MapProjection {
         forward = try context.transformation(from: "EPSG:4326", to: self.definition)
         let name = (try? context.describe(self.definition).name) ?? ""
         if self.definition.hasPrefix("+") {
-            label =
-                name.isEmpty || name == "unknown"
-                ? self.definition.replacingOccurrences(of: " +type=crs", with: "") : name
+            let text = self.definition.replacingOccurrences(of: " +no_defs", with: "")
+                .replacingOccurrences(of: " +type=crs", with: "")
+            let names = ["+proj=eqearth": "Equal Earth", "+proj=laea": "Lambert azimuthal equal-area"]
+            let definition = self.definition
+            let known = names.first { definition.hasPrefix($0.key + " ") }?.value
+            label = (name.isEmpty || name == "unknown" ? known : name).map { "\($0) (\(text))" } ?? text
         } else {
             label = name.isEmpty ? self.definition : "\(self.definition) (\(name))"
         }
