@@ -19,6 +19,8 @@ let output = "RegionSearchOutput"
 /// Scoring regions against truth, and synthetic cities with planted truth.
 let evaluation = "RegionSearchEvaluation"
 let synthetic = "RegionSearchSynthetic"
+/// Map images (Cairo), the offline web map (Leaflet) and experiment plots.
+let maps = "RegionSearchMaps"
 /// The stage definitions (ports, typed options, versions) and the stage executables' wiring.
 let stages = "RegionSearchStages"
 /// Manifests, the content-keyed runner, experiments and the benchmark.
@@ -37,16 +39,18 @@ let stageExecutables = [
 ]
 
 /// Tools beside the stages, thin `main.swift`s over `RegionSearchCLI`: the driver (`run`, `status`,
-/// `clean`, dispatch), the evaluator, the synthetic POI generator and the benchmark command.
+/// `clean`, dispatch), the evaluator, the synthetic POI generator, the benchmark command and the map
+/// preview.
 let toolExecutables = [
     "regionsearch",
     "regionsearch-evaluate",
     "regionsearch-generate",
     "regionsearch-bench",
+    "regionsearch-preview",
 ]
 
 let domain = [ingest, projection, graph, propagation, regions, output]
-let libraries = [core, model] + domain + [evaluation, synthetic, stages, pipeline, cli]
+let libraries = [core, model] + domain + [evaluation, synthetic, maps, stages, pipeline, cli]
 
 func deps(_ names: [String]) -> [Target.Dependency] { names.map { .target(name: $0) } }
 
@@ -54,6 +58,7 @@ var targets: [Target] = [
     .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
     .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
 
     .target(name: core),
     .target(name: model, dependencies: deps([core])),
@@ -67,14 +72,16 @@ var targets: [Target] = [
 
     .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output, "CGEOS"])),
     .target(name: synthetic, dependencies: deps([core, model, projection, output])),
+    .target(name: maps, dependencies: deps([core, model, ingest, projection, output, evaluation, "CCairo"])),
 
     .target(name: stages, dependencies: deps([core, model] + domain)),
-    .target(name: pipeline, dependencies: deps([core, model] + domain + [evaluation, synthetic, stages])),
-    .target(name: cli, dependencies: deps([core, model] + domain + [evaluation, synthetic, stages, pipeline])),
+    .target(name: pipeline, dependencies: deps([core, model] + domain + [evaluation, synthetic, maps, stages])),
+    .target(
+        name: cli, dependencies: deps([core, model] + domain + [evaluation, synthetic, maps, stages, pipeline])),
 
     .testTarget(
         name: "RegionSearchTests",
-        dependencies: deps(libraries + ["CGEOS", "CPROJ"])
+        dependencies: deps(libraries + ["CGEOS", "CPROJ", "CCairo"])
     ),
     .testTarget(
         name: "EndToEndTests",

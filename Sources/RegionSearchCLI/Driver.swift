@@ -42,9 +42,11 @@ public enum Driver {
             Stages whose inputs (by content hash), parameters and versions match their last successful
             run, and whose outputs still verify, are skipped; the others run in order, each into a
             staging directory that replaces the work directory's object only when complete. An
-            interrupted or failed run resumes where it stopped. An experiment manifest runs every
-            combination of its input sets and parameter grid, computing shared stages once, and writes
-            one GeoJSON per combination and results.csv/results.md. See docs/RUNNING.md.
+            interrupted or failed run resumes where it stopped. Beside the GeoJSON it writes the maps
+            (<output stem>.png, .svg and .html; the manifest's "maps" section chooses them, see
+            docs/MAPS.md). An experiment manifest runs every combination of its input sets and parameter
+            grid, computing shared stages once, and writes one GeoJSON per combination, results.csv,
+            results.md and plots. See docs/RUNNING.md.
             """,
         options: [RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait],
         acceptsPositionals: true)
@@ -251,6 +253,7 @@ public enum Driver {
         ("evaluate", "score region GeoJSON against ground truth, or compare two region files"),
         ("generate", "write a synthetic city with planted keyword clusters and its truth"),
         ("bench", "time every stage and the whole pipeline at several sizes"),
+        ("preview", "draw a region GeoJSON as a map image (PNG/SVG/PDF) and an offline web map (HTML)"),
     ]
 
     /// Replaces this process with `regionsearch-STAGE` (so its exit status is ours).

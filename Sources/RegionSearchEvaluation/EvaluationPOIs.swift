@@ -16,6 +16,9 @@ public struct EvaluationPOIs: Sendable {
     public var ids = StringColumn()
     /// Normalised keyword values joined by ``KeywordText/separator``.
     public var keywordText = StringColumn()
+    /// The POIs' names, when the source has them (`pois.rsa` and ingested inputs; empty for POIs
+    /// added by ``append(id:keywordText:lon:lat:)``).
+    public var names = StringColumn()
     /// Records left out (bad or missing coordinates, reader rejects), with the first reasons.
     public var skipped = 0
     var skipNotes: [String] = []
@@ -41,6 +44,7 @@ public struct EvaluationPOIs: Sendable {
         lat = table.lat
         ids = table.ids
         keywordText = table.keywords
+        names = table.names
     }
 
     /// Loads POIs from a `pois.rsa` artifact, or from any input the ingest stage reads (the

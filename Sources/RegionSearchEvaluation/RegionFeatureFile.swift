@@ -13,12 +13,17 @@ public struct RegionFeature {
     public var polygons: [[GeoJSONWriter.Ring]]
     /// 0-based position among the file's features.
     public var index: Int
+    /// The feature's `properties` object as written (`.null` when absent); maps show them.
+    public var properties: JSONValue
 
-    public init(id: JSONValue, keyword: String?, polygons: [[GeoJSONWriter.Ring]], index: Int) {
+    public init(
+        id: JSONValue, keyword: String?, polygons: [[GeoJSONWriter.Ring]], index: Int, properties: JSONValue = .null
+    ) {
         self.id = id
         self.keyword = keyword
         self.polygons = polygons
         self.index = index
+        self.properties = properties
     }
 
     /// The keyword as shown in reports: the keyword, or `*` for a wildcard feature.
@@ -37,6 +42,9 @@ public struct RegionFeatureFile {
     public var features: [RegionFeature]
     /// Features without geometry, skipped.
     var nullGeometries: Int
+    /// The top-level `regionsearch` member a run writes (tool version, CRS, provenance); nil in
+    /// files from elsewhere.
+    public var metadata: JSONValue?
 
     public init(path: String, features: [RegionFeature], nullGeometries: Int = 0) {
         self.path = path
@@ -91,6 +99,7 @@ public struct RegionFeatureFile {
         self.path = path
         features = []
         nullGeometries = 0
+        metadata = root["regionsearch"]
         func fail(_ location: String, _ reason: String) -> EvaluateError {
             EvaluateError.badGeoJSON(path: path, location: location, reason: reason)
         }
@@ -138,10 +147,10 @@ public struct RegionFeatureFile {
             default:
                 throw fail(at, "geometry type \"\(gtype)\" is not supported (regions must be Polygon or MultiPolygon)")
             }
-            features.append(
-                RegionFeature(
-                    id: Self.identifier(f, properties: properties, index: index),
-                    keyword: try Self.keyword(properties, at: at, fail), polygons: polygons, index: index))
+            features.append(RegionFeature(
+                id: Self.identifier(f, properties: properties, index: index),
+                keyword: try Self.keyword(properties, at: at, fail), polygons: polygons, index: index,
+                properties: properties ?? .null))
         }
     }
 

@@ -5,7 +5,7 @@ import RegionSearchCore
 public struct GeoBox: Sendable, Equatable, CustomStringConvertible {
     public var west: Double
     public var south: Double
-    var east: Double
+    public var east: Double
     public var north: Double
 
     public init(west: Double, south: Double, east: Double, north: Double) {

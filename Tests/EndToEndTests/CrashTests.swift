@@ -24,6 +24,8 @@ final class CrashTests: XCTestCase {
     /// An uninterrupted run's results, and a copy of its work directory to start trials from.
     private struct Reference {
         var output: Data
+        /// The map files beside the output (name → bytes).
+        var maps: [String: Data]
         var objects: [String: Data]
         var work: String
         var seconds: Double
@@ -41,7 +43,18 @@ final class CrashTests: XCTestCase {
         try FileManager.default.copyItem(atPath: f.workPath, toPath: copy)
         let points = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
         return Reference(
-            output: try f.output(), objects: try f.objectFiles(), work: copy, seconds: seconds, points: points)
+            output: try f.output(), maps: try mapFiles(f), objects: try f.objectFiles(), work: copy, seconds: seconds,
+            points: points)
+    }
+
+    /// The files beside the output other than the output itself (the maps), by name.
+    private func mapFiles(_ f: PipelineFixture) throws -> [String: Data] {
+        let dir = AtomicFile.directory(of: f.outputPath)
+        var out: [String: Data] = [:]
+        for name in FileSystem.list(dir) where dir + "/" + name != f.outputPath {
+            out[name] = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))
+        }
+        return out
     }
 
     private struct Failure: Error, CustomStringConvertible {
@@ -55,7 +68,10 @@ final class CrashTests: XCTestCase {
         _ f: PipelineFixture, _ reference: Reference, keep: Bool, removing stages: ArraySlice<String> = []
     ) throws {
         try? FileManager.default.removeItem(atPath: f.workPath)
-        unlink(f.outputPath)
+        // The output and the maps beside it: a trial starts before anything was published.
+        for name in FileSystem.list(AtomicFile.directory(of: f.outputPath)) {
+            unlink(AtomicFile.directory(of: f.outputPath) + "/" + name)
+        }
         guard keep else { return }
         try FileManager.default.copyItem(atPath: reference.work, toPath: f.workPath)
         for dir in [f.work.objects, f.work.records] {
@@ -75,6 +91,7 @@ final class CrashTests: XCTestCase {
             problems.append("recovery run: \(recovery.termination): \(recovery.output)")
         }
         if (try? f.output()) != reference.output { problems.append("output differs from the uninterrupted run") }
+        if (try? mapFiles(f)) != reference.maps { problems.append("maps differ from the uninterrupted run") }
         let objects = try f.objectFiles()
         if objects != reference.objects {
             let differing = Set(objects.keys).union(reference.objects.keys).filter {

@@ -6,6 +6,7 @@ import XCTest
 @testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
 @testable import RegionSearchIngest
+@testable import RegionSearchMaps
 @testable import RegionSearchModel
 @testable import RegionSearchOutput
 @testable import RegionSearchPipeline
@@ -158,8 +159,16 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.output)
         let manifest = try f.manifest()
         XCTAssertEqual(manifest.experiment?.combinations.map(\.name), zCoreNames)
+        let plots = ["plot-regions.z_core.png", "plot-regions.z_core.svg"]
         XCTAssertEqual(
-            FileSystem.list(f.outDir), (zCoreNames.map { $0 + ".geojson" } + ["results.csv", "results.md"]).sorted())
+            FileSystem.list(f.outDir),
+            (zCoreNames.map { $0 + ".geojson" } + ["results.csv", "results.md"] + plots).sorted())
+        // The plot of the one grid key, linked from results.md.
+        let plot = try CairoSurface(png: Array(try f.read(f.outDir + "/plot-regions.z_core.png")))
+        XCTAssertEqual(plot.width, 1500)
+        let resultsMarkdown = String(decoding: try f.read(f.outDir + "/results.md"), as: UTF8.self)
+        XCTAssertTrue(resultsMarkdown.contains("![Scores by regions.z_core](plot-regions.z_core.png)"), resultsMarkdown)
+        XCTAssertTrue(resultsMarkdown.contains("[plot-regions.z_core.svg](plot-regions.z_core.svg)"), resultsMarkdown)
 
         // Each GeoJSON is its combination's hulls object.
         for name in zCoreNames {

@@ -40,6 +40,8 @@ public struct ExperimentResults {
     public var scored: Bool
     var poiScored: Bool
     public var rows: [Row]
+    /// The plots next to results.md (grid key, file name without extension), linked from it.
+    var plots: [(axis: String, name: String)] = []
 
     init(manifest: Manifest, experiment: Experiment, rows: [Row]) {
         name = manifest.name
@@ -144,6 +146,14 @@ public struct ExperimentResults {
         out += Self.markdownRow(head.enumerated().map { i, _ in i < 2 + parameterKeys.count ? "---" : "---:" })
         for (i, row) in rows.enumerated() {
             out += Self.markdownRow([String(i + 1)] + cells(row).dropFirst().map { $0.isEmpty ? "–" : $0 })
+        }
+
+        if !plots.isEmpty {
+            out += "\n## Plots\n\n"
+            out += "Each score against each grid key, one line or bar per input set (PNG; the SVG beside it):\n"
+            for plot in plots {
+                out += "\n![Scores by \(plot.axis)](\(plot.name).png)\n[\(plot.name).svg](\(plot.name).svg)\n"
+            }
         }
 
         out += "\n## Stage timings (seconds)\n\n"

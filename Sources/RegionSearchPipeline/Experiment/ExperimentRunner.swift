@@ -1,5 +1,6 @@
 import RegionSearchCore
 import RegionSearchEvaluation
+import RegionSearchMaps
 import RegionSearchStages
 
 /// `regionsearch run` on an experiment manifest: every combination (input set × grid point) runs
@@ -7,7 +8,8 @@ import RegionSearchStages
 /// run that several combinations share (same inputs and parameters, hence the same key) is
 /// computed once and only verified once. Each combination's GeoJSON goes to
 /// `OUTPUT/<combination>.geojson`; then the combination is scored against its input set's truth
-/// (``ExperimentScorer``) and `OUTPUT/results.csv` and `OUTPUT/results.md` are written.
+/// (``ExperimentScorer``) and `OUTPUT/results.csv`, `OUTPUT/results.md` and its plots
+/// (``ExperimentPlots``, `OUTPUT/plot-<key>.png` and `.svg`) are written.
 ///
 /// State: `WORK/run.json` lists the combinations and their status; `WORK/runs/<combination>.json`
 /// is each combination's run state in the format of a single run's `run.json`.
@@ -53,8 +55,16 @@ public final class ExperimentRunner {
         let lock = try Runner.lock(work, wait: options.wait)
         defer { lock.release() }
         let combinations = experiment.combinations
+        let plotFiles = ExperimentPlots.names(experiment).flatMap { name in
+            [MapFormat.png, .svg].map { manifest.output + "/" + name + "." + $0.rawValue }
+        }
+        let combinationMaps = combinations.flatMap {
+            MapPublisher(manifest: manifest.variant(for: $0), work: work).paths
+        }
         try Runner.prepare(
-            work, outputs: combinations.map { manifest.output + "/" + $0.fileName } + [csvPath, markdownPath])
+            work,
+            outputs: combinations.map { manifest.output + "/" + $0.fileName } + [csvPath, markdownPath] + plotFiles
+                + combinationMaps)
         do {
             try FileSystem.createDirectories(work.runs)
         } catch {
@@ -104,11 +114,20 @@ public final class ExperimentRunner {
         }
 
         if reachesEnd {
-            let results = ExperimentResults(manifest: manifest, experiment: experiment, rows: rows)
+            var results = ExperimentResults(manifest: manifest, experiment: experiment, rows: rows)
+            let plots = ExperimentPlots.plots(results, experiment: experiment)
+            results.plots = plots.map { ($0.axis, $0.name) }
             outcome.results = results
+            var wrotePlots = false
+            for plot in plots {
+                for (format, bytes) in try PlotRenderer().render(plot.figure).sorted(by: { $0.key < $1.key }) {
+                    let path = manifest.output + "/" + plot.name + "." + format.rawValue
+                    if try Self.writeIfChanged(bytes, to: path) { wrotePlots = true }
+                }
+            }
             let wroteCSV = try Self.writeIfChanged(results.csv, to: csvPath)
             let wroteMarkdown = try Self.writeIfChanged(results.markdown, to: markdownPath)
-            outcome.resultsWritten = wroteCSV || wroteMarkdown
+            outcome.resultsWritten = wroteCSV || wroteMarkdown || wrotePlots
             Log.info(
                 outcome.resultsWritten
                     ? "wrote \(csvPath) and \(markdownPath)" : "\(csvPath) and \(markdownPath) are up to date")
@@ -181,7 +200,11 @@ public final class ExperimentRunner {
 
     /// Writes `text` atomically unless the file already holds exactly it; true when written.
     static func writeIfChanged(_ text: String, to path: String) throws -> Bool {
-        let bytes = Array(text.utf8)
+        try writeIfChanged(Array(text.utf8), to: path)
+    }
+
+    /// Writes `bytes` atomically unless the file already holds exactly them; true when written.
+    static func writeIfChanged(_ bytes: [UInt8], to path: String) throws -> Bool {
         if let existing = try? FileSystem.read(path), existing == bytes { return false }
         do {
             try FileSystem.createDirectories(AtomicFile.directory(of: path))

@@ -56,11 +56,13 @@ public struct Manifest {
     /// `output` is then a directory (one GeoJSON per combination and the results tables) and
     /// ``inputs`` holds the first input set. ``variant(for:)`` gives each combination's pipeline.
     public private(set) var experiment: Experiment?
+    /// The `maps` section: which map files `run` writes beside the output.
+    public var maps: MapSettings
     /// Resolved parameters of every stage, in pipeline order (defaults filled in).
     private(set) var stageParameters: [(stage: String, parameters: Parameters)]
 
     /// Top-level keys besides the stage sections.
-    static let topLevelKeys = ["name", "description", "inputs", "work_dir", "output", "keywords", "experiment"]
+    static let topLevelKeys = ["name", "description", "inputs", "work_dir", "output", "keywords", "experiment", "maps"]
 
     /// The resolved parameters of `stage`.
     public func parameters(for stage: String) -> Parameters {
@@ -89,6 +91,8 @@ public struct Manifest {
         m.name = name + "/" + combination.name
         m.inputs = combination.inputs
         m.output = output + "/" + combination.fileName
+        // Combination maps only on request: an experiment's pictures are its plots.
+        if !maps.explicit { m.maps = .disabled }
         for a in combination.assignments {
             var p = m.parameters(for: a.stage)
             p.set(a.parameter, a.value)
@@ -158,6 +162,7 @@ public struct Manifest {
         output = try path("output")
         inputs = []
         stageParameters = []
+        maps = try MapSettings(document["maps"], invalid: invalid)
 
         let experimentValue = document["experiment"].flatMap { $0 == .null ? nil : $0 }
         let experimentInputs = experimentValue?["inputs"].flatMap { $0 == .null ? nil : $0 }

@@ -78,7 +78,7 @@ public enum Cleaner {
                 result.records += 1
             }
             if !unusedOnly {
-                for dir in [work.runs, work.scores] {
+                for dir in [work.runs, work.scores, work.maps] {
                     result.records += FileSystem.list(dir).count
                     try FileSystem.removeTree(dir)
                 }

@@ -16,7 +16,7 @@ import RegionSearchStages
 /// directory is renamed to `objects/<stage>-<key>` before the record is written — so a crash at
 /// any moment leaves either the previous complete state or the new one, and the next run resumes
 /// from the first stage without a valid record. Finally the GeoJSON is copied atomically to the
-/// manifest's `output`.
+/// manifest's `output`, and the maps are written beside it (``MapPublisher``).
 public final class Runner {
     public let manifest: Manifest
     public let work: WorkDirectory
@@ -64,7 +64,7 @@ public final class Runner {
         _ = try options.window()
         let lock = try Self.lock(work, wait: options.wait)
         defer { lock.release() }
-        try Self.prepare(work, outputs: [manifest.output])
+        try Self.prepare(work, outputs: [manifest.output] + mapPaths)
         return try runLocked(options, statePath: work.runState)
     }
 
@@ -201,6 +201,15 @@ public final class Runner {
                 }
             } catch {
                 throw fail(last.name, error)
+            }
+            do {
+                try publishMaps(done, stage: last, completed: completed)
+            } catch {
+                // The GeoJSON is published and every stage is recorded; only the maps failed.
+                state.status = "failed"
+                state.finished = Timestamp.now()
+                try? state.write(to: statePath)
+                throw error
             }
         }
         state.status = "ok"

@@ -11,6 +11,7 @@ import RegionSearchStages
 /// WORK/records/<stage>-<key>.failed.json   the last failed attempt at that key
 /// WORK/runs/<combination>.json       experiments: the latest run of each combination
 /// WORK/scores/<key>.json             experiments: a combination's scores, keyed by content
+/// WORK/maps/<output>.json            the map files last written beside an output, with their key
 /// ```
 /// A stage runs into `objects/.<stage>-<key>.tmp-<pid>/`, which is renamed into place once the
 /// stage has succeeded, so `objects/<stage>-<key>/` only ever holds complete outputs. Because the
@@ -30,6 +31,8 @@ public struct WorkDirectory {
     public var runs: String { path + "/runs" }
     /// Experiments: evaluation results, content-keyed.
     public var scores: String { path + "/scores" }
+    /// Records of the map files written beside outputs (``MapPublisher``).
+    public var maps: String { path + "/maps" }
 
     /// The run state of one experiment combination.
     func combinationState(_ name: String) -> String { runs + "/" + name + ".json" }
@@ -69,12 +72,12 @@ public struct WorkDirectory {
     }
 
     /// Removes what interrupted runs left behind: `*.tmp-*` files and staging directories in the
-    /// work directory, `objects/`, `records/`, `runs/` and `scores/`. Only call this while holding the lock: the
+    /// work directory, `objects/`, `records/`, `runs/`, `scores/` and `maps/`. Only call this while holding the lock: the
     /// files of a live run look the same. Returns the removed paths.
     @discardableResult
     func removeTemporaries() throws(FileSystem.Failure) -> [String] {
         var removed: [String] = []
-        for dir in [path, objects, records, runs, scores] {
+        for dir in [path, objects, records, runs, scores, maps] {
             for name in FileSystem.list(dir) where name.contains(AtomicFile.temporaryMarker) {
                 try FileSystem.removeTree(dir + "/" + name)
                 removed.append(dir + "/" + name)

@@ -1,0 +1,45 @@
+import RegionSearchCore
+import RegionSearchOutput
+
+/// One region polygon of a map, in WGS84 degrees, with the numbers its colour and label show.
+public struct MapRegion {
+    /// Index into ``MapData/keywords``.
+    public var keyword: Int
+    /// Rank within the keyword (1 = best), when the file has it.
+    public var rank: Int?
+    /// Polygons, each as rings (exterior first, then holes), lon/lat.
+    public var polygons: [[GeoJSONWriter.Ring]]
+    /// The feature's properties as written (shown in the web map's popup).
+    public var properties: [(String, JSONValue)]
+    /// Keyword POIs per km² inside the polygon: the colour's bin.
+    public var density: Double
+    /// Where ``density`` came from, for the legend and tests.
+    public var densitySource: DensitySource
+
+    /// How a region's keyword density was obtained.
+    public enum DensitySource: String, Sendable {
+        /// The feature's `keyword_density_per_km2` property.
+        case property
+        /// Keyword POIs inside the polygon, counted here, over its geodesic area.
+        case counted
+        /// `n_footprint × share` over `area_m2` (no POIs given).
+        case footprint
+        /// Nothing to compute it from: drawn in the lowest bin.
+        case unknown
+    }
+
+    public init(
+        keyword: Int, rank: Int?, polygons: [[GeoJSONWriter.Ring]], properties: [(String, JSONValue)],
+        density: Double, densitySource: DensitySource
+    ) {
+        self.keyword = keyword
+        self.rank = rank
+        self.polygons = polygons
+        self.properties = properties
+        self.density = density
+        self.densitySource = densitySource
+    }
+
+    /// The bin of ``density`` in ``RegionSearchOutput/ColorScale/binLowerBounds``.
+    var bin: Int { ColorScale.bin(density: density) }
+}

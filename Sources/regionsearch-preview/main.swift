@@ -1,0 +1,3 @@
+import RegionSearchCLI
+
+PreviewCommand.main()

@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchEvaluation
+@testable import RegionSearchMaps
+@testable import RegionSearchOutput
+
+/// The web map's data and index, without a browser (WebMapBrowserTests opens the page).
+final class WebMapWriterTests: XCTestCase {
+    func testQuadtreeHoldsEveryPointOnceInsideItsNodes() {
+        var random = SeededRandom(seed: 5)
+        let n = 5_000
+        // A dense blob and a sparse spread, so the tree is deep in one place and shallow elsewhere.
+        let lon = (0..<n).map { i in i % 2 == 0 ? 24.9 + 0.002 * random.uniform() : 24.8 + 0.3 * random.uniform() }
+        let lat = (0..<n).map { i in i % 2 == 0 ? 60.1 + 0.001 * random.uniform() : 60.0 + 0.2 * random.uniform() }
+        let subset = (0..<n).filter { $0 % 7 != 3 }
+        let tree = PointQuadtree(lon: lon, lat: lat, indices: subset)
+        XCTAssertEqual(tree.order.sorted(), subset, "every point exactly once")
+        for node in tree.nodes {
+            XCTAssertLessThanOrEqual(node.count, PointQuadtree.capacity)
+            for i in tree.order[node.start..<(node.start + node.count)] {
+                XCTAssertTrue(
+                    tree.qx[i] >= node.x0 && tree.qx[i] < node.x1 && tree.qy[i] >= node.y0 && tree.qy[i] < node.y1)
+                XCTAssertEqual(tree.origin.lon + Double(tree.qx[i]) * PointQuadtree.quantum, lon[i], accuracy: 1e-6)
+            }
+            // A node with children keeps a full sample; its children lie inside it.
+            let children = node.children.filter { $0 >= 0 }
+            if !children.isEmpty { XCTAssertEqual(node.count, PointQuadtree.capacity) }
+            for c in children {
+                let child = tree.nodes[c]
+                XCTAssertTrue(child.x0 >= node.x0 && child.x1 <= node.x1 && child.y0 >= node.y0 && child.y1 <= node.y1)
+                XCTAssertEqual(child.x1 - child.x0, (node.x1 - node.x0) / 2)
+            }
+        }
+        XCTAssertGreaterThan(tree.nodes.count, 20)
+        let again = PointQuadtree(lon: lon, lat: lat, indices: subset)
+        XCTAssertEqual(again.nodes, tree.nodes)
+        XCTAssertEqual(again.order, tree.order)
+    }
+
+    func testPageDataCarriesTheColourScaleAndThePagePolicyAllowsNoNetwork() throws {
+        let squares = [
+            MapFixtures.Square(
+                lon: 24.95, lat: 60.17, halfLon: 0.002, halfLat: 0.001, keyword: "cafe", rank: 1, density: 300),
+            MapFixtures.Square(
+                lon: 24.93, lat: 60.17, halfLon: 0.002, halfLat: 0.001, keyword: "bank", rank: 1, density: 20),
+        ]
+        // A property that would end the script element if written as it is.
+        let text = MapFixtures.geoJSON(squares).replacingOccurrences(
+            of: "\"rank\":1", with: "\"rank\":1,\"note\":\"</script><b>x</b> & more\"")
+        let data = try MapData(
+            file: try RegionFeatureFile(path: "r.geojson", text: text), keywords: ["cafe", "bank"], only: nil,
+            title: "test", attribution: "© test data",
+            pois: MapFixtures.pois([(24.95, 60.17, "cafe"), (24.90, 60.10, "shop")]))
+        let html = String(decoding: try WebMapWriter().page(data), as: UTF8.self)
+        XCTAssertTrue(
+            html.contains(
+                "content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\""))
+        XCTAssertFalse(html.contains("sourceMappingURL"))
+        XCTAssertFalse(html.contains("url(images/"), "Leaflet's images are inlined")
+        // The data: one element, parseable, with the regions' colours from ColorScale.
+        let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"regionsearch-data\">"))
+        let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+        let json = try JSONParser.parse(String(html[start.upperBound..<end.lowerBound]))
+        let keywords = try XCTUnwrap(json["keywords"]?.arrayValue)
+        XCTAssertEqual(keywords.map { $0["name"]?.stringValue }, ["cafe", "bank"])
+        XCTAssertEqual(keywords[0]["regions"]?.arrayValue?[0]["fill"]?.stringValue, ColorScale.ramps[0][4])
+        XCTAssertEqual(keywords[0]["regions"]?.arrayValue?[0]["opacity"]?.doubleValue, ColorScale.opacities[4])
+        XCTAssertEqual(keywords[1]["regions"]?.arrayValue?[0]["fill"]?.stringValue, ColorScale.ramps[1][0])
+        XCTAssertEqual(keywords[1]["stroke"]?.stringValue, ColorScale.stroke(keyword: 1))
+        XCTAssertEqual(keywords[0]["poiCount"]?.intValue, 1)
+        XCTAssertEqual(json["attribution"]?.stringValue, "© test data")
+        XCTAssertEqual(json["context"]?["p"]?.arrayValue?.count, 4, "two POIs, x and y each")
+        let properties = try XCTUnwrap(keywords[0]["regions"]?.arrayValue?[0]["properties"]?.arrayValue)
+        XCTAssertTrue(properties.contains(.array([.string("note"), .string("</script><b>x</b> & more")])))
+        XCTAssertTrue(properties.contains(.array([.string("keyword_density_per_km2"), .string("300")])))
+        // A property or name cannot end the script element.
+        XCTAssertEqual(html.components(separatedBy: "</script>").count - 1, 3, "Leaflet, data, page script")
+
+        let online = String(
+            decoding: try WebMapWriter(basemap: "https://{s}.tile.example.org/{z}/{x}/{y}.png").page(data),
+            as: UTF8.self)
+        XCTAssertTrue(online.contains("img-src data: https://*.tile.example.org\""))
+        XCTAssertEqual(try WebMapWriter().page(data), try WebMapWriter().page(data), "deterministic")
+    }
+}
