@@ -160,7 +160,7 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
         XCTAssertEqual(
             message(grid(#""graph.methd": ["knn"]"#)),
             "pipelines/x.json:3:5: experiment.grid.graph.methd: unknown graph parameter 'methd' (did you mean "
-                + "'method'?); known: method, k, scale_k, max_edge_m, prune_factor"
+                + "'method'?); known: \(GraphStage.definition.parameters.map(\.key).joined(separator: ", "))"
         )
         XCTAssertEqual(
             message(grid(#""graph.method": ["delaunay", "tri"]"#)),
@@ -203,8 +203,8 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
         XCTAssertEqual(
             message(grid(#""m": [{"regions.method": "dbscan", "regions.dbscan_eps": 100}]"#)),
             "pipelines/x.json:3:40: experiment.grid.m[0].regions.dbscan_eps: unknown regions parameter 'dbscan_eps' "
-                + "(did you mean 'dbscan_eps_m'?); known: method, z_core, z_extend, min_keyword_pois, fdr, "
-                + "merge_distance_m, dbscan_eps_m, dbscan_min_samples"
+                + "(did you mean 'dbscan_eps_m'?); known: "
+                + RegionsStage.definition.parameters.map(\.key).joined(separator: ", ")
         )
         XCTAssertEqual(
             message(grid(#""m": [{"regions.dbscan_eps_m": -1}]"#)),
