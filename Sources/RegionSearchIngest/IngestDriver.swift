@@ -15,6 +15,9 @@ public struct IngestResult {
     /// inputs. Wall time is about the larger one when two cores are free.
     public var readerCPUSeconds = 0.0
     public var builderCPUSeconds = 0.0
+    /// Byte-string comparisons made to drop repeated keyword values (linear in the values, also
+    /// when one id repeats 100,000 times: tests check it).
+    var keywordComparisons = 0
 }
 
 /// CPU time of the calling thread, in seconds.
@@ -72,6 +75,7 @@ public final class IngestDriver {
             table: table, perInput: perInput, total: total, bytesRead: bytes, seconds: monotonicSeconds() - start)
         result.readerCPUSeconds = readerCPU
         result.builderCPUSeconds = builderCPU
+        result.keywordComparisons = builder.valueComparisons
         return result
     }
 
