@@ -16,7 +16,9 @@ import RegionSearchCore
 /// rejected and reading resumes on the next line (so a truncated line of newline-delimited
 /// GeoJSON costs one record); a text cut short by an RS byte is rejected up to the RS; a broken
 /// FeatureCollection envelope (after its features began) stops the file with an error that
-/// gives the line.
+/// gives the line. Once it has resynchronised at a line end, a file without RS bytes is read as
+/// newline-delimited: a top-level object must end on the line where it starts (each broken line
+/// costs its own length, not a rescan of the rest of the file).
 public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     public let path: String
     public let spec: InputSpec
@@ -58,6 +60,16 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
 
     private var lastStartAbs: UInt64 = 0
     private var lastEndAbs: UInt64 = 0
+    /// Set once the reader has resynchronised at a line end after a malformed top-level value
+    /// in a file without RS bytes: from then on the file is read as newline-delimited GeoJSON,
+    /// and a top-level object's members must end on the line where they start. Without this,
+    /// a file whose every line leaves a `[` open would rescan the rest of the file for each
+    /// line (quadratic: a 56 MB file took minutes).
+    private var lineDelimited = false
+    /// An RS byte was seen between top-level values: RS, not lines, delimits the texts.
+    private var sawRecordSeparator = false
+    /// Bytes given to the extent scanner (tests check that it stays linear in the input).
+    private(set) var scannedBytes: UInt64 = 0
 
     public init(reader: ByteReader, spec: InputSpec) throws {
         self.reader = reader
@@ -128,6 +140,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         while try have() {
             let c = buf[pos]
             if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || (recordSeparators && c == 0x1E) {
+                if c == 0x1E { sawRecordSeparator = true }
                 pos += 1
             } else {
                 return
@@ -183,8 +196,22 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         defer { keepAbs = savedKeep }
         var scanner = JSONExtentScanner()
         var from = pos
+        // A member of a top-level object (not a collection's envelope) in a file read as lines.
+        let bounded = lineDelimited && !sawRecordSeparator && state == .members && !sawFeatures
         while true {
-            switch scanner.scan(buf, from: from, to: end, atEOF: eof) {
+            var to = end
+            var atEOF = eof
+            if bounded, from < end, let nl = memchr(buf + from, 0x0A, end - from) {
+                to = nl.assumingMemoryBound(to: UInt8.self) - buf
+                atEOF = true
+            }
+            let result = scanner.scan(buf, from: from, to: to, atEOF: atEOF)
+            if case let .complete(e) = result {
+                scannedBytes &+= UInt64(max(0, e - from))
+            } else {
+                scannedBytes &+= UInt64(max(0, to - from))
+            }
+            switch result {
             case let .complete(e):
                 let s = Int(startAbs - base)
                 pos = e
@@ -205,7 +232,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                 try refill()
                 from = resume - Int(base - before)
             case .truncated:
-                pos = end
+                pos = to
                 return .failure(.truncated)
             case let .interrupted(at):
                 pos = at
@@ -409,6 +436,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     /// Rejects the text from `startAbs` to the end of its line (or the next RS) and resumes after it.
     private func rejectRestOfLine(from startAbs: UInt64, reason: String, line: UInt64? = nil) throws -> ReadResult {
         let recordLine = line ?? lineNumber(at: startAbs)
+        lineDelimited = true
         keepAbs = startAbs
         var i = Int(startAbs - base)
         while true {

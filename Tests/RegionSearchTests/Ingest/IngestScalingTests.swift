@@ -82,3 +82,40 @@ final class OSMTagScalingTests: XCTestCase {
         XCTAssertLessThan(large, 8_000 * 2 * 4)
     }
 }
+
+/// Newline-delimited GeoJSON whose lines each leave a `[` (and the feature) open.
+final class GeoJSONLinesScalingTests: XCTestCase {
+    let scratch = IngestScratch()
+
+    private func read(lines n: Int) throws -> (scanned: UInt64, size: Int, records: [String], rejected: Int) {
+        var text = ""
+        for i in 0..<n {
+            if i % 100 == 50 {
+                text +=
+                    #"{"type":"Feature","id":"ok\#(i)","geometry":{"type":"Point","coordinates":[1,2]},"properties":{}}"#
+                    + "\n"
+            } else {
+                text +=
+                    #"{"type":"Feature","id":"\#(i)","properties":{},"geometry":{"type":"Point","coordinates":[1,2}"#
+                    + "\n"
+            }
+        }
+        let path = scratch.write(text, name: "lines-\(n).geojson")
+        let reader = try geojson(path)
+        let results = try readAll(reader)
+        return (
+            reader.scannedBytes, text.utf8.count, results.compactMap { $0.record?.id },
+            results.filter { $0.rejected != nil }.count
+        )
+    }
+
+    func testBrokenLinesCostTheirOwnLength() throws {
+        let small = try read(lines: 1_000)
+        XCTAssertEqual(small.records, (0..<10).map { "ok\($0 * 100 + 50)" }, "valid lines between broken ones are read")
+        XCTAssertEqual(small.rejected, 990, "one reject per broken line")
+        XCTAssertLessThan(small.scanned, UInt64(3 * small.size), "scanned \(small.scanned) of \(small.size) bytes")
+        let large = try read(lines: 4_000)
+        XCTAssertEqual(large.rejected, 3_960)
+        XCTAssertLessThan(large.scanned, UInt64(3 * large.size), "scanned \(large.scanned) of \(large.size) bytes")
+    }
+}
