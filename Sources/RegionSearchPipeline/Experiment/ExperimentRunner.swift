@@ -60,6 +60,7 @@ public final class ExperimentRunner {
         } catch {
             throw RunnerError.fileSystem(error)
         }
+        defer { work.keepManifestState() }
 
         var state = RunState(
             manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()),

@@ -65,6 +65,7 @@ public final class Runner {
         let lock = try Self.lock(work, wait: options.wait)
         defer { lock.release() }
         try Self.prepare(work, outputs: [manifest.output])
+        defer { work.keepManifestState() }
         return try runLocked(options, statePath: work.runState)
     }
 
