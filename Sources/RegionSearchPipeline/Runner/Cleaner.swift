@@ -75,6 +75,11 @@ public enum Cleaner {
                 try FileSystem.removeTree(work.records + "/" + name)
                 result.records += 1
             }
+            // Files of failed stage runs are for reading the failure, never inputs of a run.
+            if FileSystem.exists(work.failed) {
+                result.records += FileSystem.list(work.failed).count
+                try FileSystem.removeTree(work.failed)
+            }
             if !unusedOnly {
                 for dir in [work.runs, work.scores, work.manifestStates] {
                     result.records += FileSystem.list(dir).count

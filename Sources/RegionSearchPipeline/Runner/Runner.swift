@@ -237,14 +237,29 @@ public final class Runner {
         let launch = try launcher.launch(stage: stage, executable: executable, arguments: arguments)
         let seconds = monotonicSeconds() - t0
 
+        let summaryPath = staging + "/" + StageCommand.summaryFileName
+        func readSummary() -> StageSummary {
+            guard let bytes = try? FileSystem.read(summaryPath),
+                let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                    try JSONParser.parse(bytes: b)
+                })
+            else { return StageSummary(stage: stage.name) }
+            return StageSummary(json: json)
+        }
+
         func failed(_ detail: String?) throws -> Never {
+            // What the stage wrote before failing (the rejects of an ingest that stopped on too
+            // many of them) is kept: the staging directory its message names is about to go.
+            let kept = keepFailedOutputs(stage: stage, hash: hash, staging: staging)
             let text =
                 launch.termination.description
                 + (launch.errorLines.isEmpty ? "" : ": " + launch.errorLines.joined(separator: " | "))
+                + (kept.map { "; its files so far are kept in \($0)" } ?? "")
             let failure = StageRecord(
                 key: key, succeeded: false, outputs: [], started: started, finished: Timestamp.now(), seconds: seconds,
-                threads: options.threads, summary: StageSummary(stage: stage.name), failure: detail ?? text)
+                threads: options.threads, summary: readSummary(), failure: detail ?? text)
             try? failure.write(to: work.failurePath(stage: stage.name, key: hash))
+            if let kept { Log.info("\(stage.name): what the stage wrote before failing is kept in \(kept)") }
             throw RunnerError.stageFailed(stage: stage.name, exit: launch.termination, detail: detail)
         }
         guard launch.termination.succeeded else { try failed(nil) }
@@ -257,15 +272,7 @@ public final class Runner {
                 throw RunnerError.inputChanged(stage: stage.name, input: input.name, path: path)
             }
         }
-        var summary = StageSummary(stage: stage.name)
-        let summaryPath = staging + "/" + StageCommand.summaryFileName
-        if let bytes = try? FileSystem.read(summaryPath),
-            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
-                try JSONParser.parse(bytes: b)
-            })
-        {
-            summary = StageSummary(json: json)
-        }
+        let summary = readSummary()
         unlink(summaryPath)
         var outputs: [StageRecord.Output] = []
         for port in stage.outputs {
@@ -302,7 +309,26 @@ public final class Runner {
         CrashPoint.reached("promoted")
         try record.write(to: work.recordPath(stage: stage.name, key: hash))
         unlink(work.failurePath(stage: stage.name, key: hash))
+        try? FileSystem.removeTree(work.failedDirectory(stage: stage.name, key: hash))
         return record
+    }
+
+    /// Moves the files a failed stage wrote (its summary aside) to `WORK/failed/<stage>-<key>/`,
+    /// replacing an earlier failure's; nil when it wrote none.
+    private func keepFailedOutputs(stage: StageDefinition, hash: ContentHash, staging: String) -> String? {
+        let files = FileSystem.list(staging).filter {
+            $0 != StageCommand.summaryFileName && WorkDirectory.temporaryBase($0) == nil
+        }
+        guard !files.isEmpty else { return nil }
+        let target = work.failedDirectory(stage: stage.name, key: hash)
+        do {
+            try FileSystem.removeTree(target)
+            try FileSystem.createDirectories(target)
+            for name in files { try FileSystem.rename(staging + "/" + name, to: target + "/" + name) }
+        } catch {
+            return nil
+        }
+        return target
     }
 
     /// Copies the final stage's GeoJSON to the manifest output unless it already has those bytes.

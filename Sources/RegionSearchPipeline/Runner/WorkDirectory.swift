@@ -71,6 +71,14 @@ public struct WorkDirectory {
         records + "/" + Self.entryName(stage: stage, key: key) + ".failed.json"
     }
 
+    /// Where the files of a failed stage run are kept (an ingest's rejects), until the same
+    /// key succeeds or `clean` runs.
+    var failed: String { path + "/failed" }
+
+    func failedDirectory(stage: String, key: ContentHash) -> String {
+        failed + "/" + Self.entryName(stage: stage, key: key)
+    }
+
     /// Where a stage runs before its outputs are complete.
     func stagingDirectory(stage: String, key: ContentHash, pid: Int32) -> String {
         objects + "/." + Self.entryName(stage: stage, key: key) + AtomicFile.temporaryMarker + String(pid)
