@@ -26,8 +26,9 @@ public struct ExperimentStatus {
         let experiment = manifest.experiment!
         let work = WorkDirectory(path: manifest.workDirectory)
         lastRun = StatusReport.describeLastRun(RunState.load(work), lock: WorkLock.state(of: work))
+        let builds = BuildIdentity(toolDirectory: CurrentExecutable.directory)
         combinations = experiment.combinations.map { c in
-            let report = StatusReport(manifest: manifest.variant(for: c))
+            let report = StatusReport(manifest: manifest.variant(for: c), builds: builds)
             let outputCurrent = report.output.hasSuffix(": up to date")
             if let first = report.stages.first(where: { $0.state != .upToDate }) {
                 let verb = first.state == .failed ? "failed at" : "\(first.state.rawValue) from"

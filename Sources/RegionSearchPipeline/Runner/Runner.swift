@@ -140,7 +140,9 @@ public final class Runner {
                 }
                 inputs = found
             }
-            let key = StageKey(stage: stage, parameters: manifest.parameters(for: stage.name), inputs: inputs)
+            let build = timed { session.build(toolDirectory: toolDirectory).of(stage) }
+            let key = StageKey(
+                stage: stage, parameters: manifest.parameters(for: stage.name), inputs: inputs, build: build)
             let hash = key.hash
             state[stage.name].key = hash
             let entry = WorkDirectory.entryName(stage: stage.name, key: hash)

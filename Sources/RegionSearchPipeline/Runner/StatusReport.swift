@@ -29,8 +29,9 @@ public struct StatusReport {
     /// Whether the manifest output holds the current final stage's GeoJSON.
     public var output: String
 
-    /// Evaluates every stage of `manifest`.
-    public init(manifest: Manifest) {
+    /// Evaluates every stage of `manifest`; `builds` identifies the stage executables (their
+    /// build is part of each key).
+    public init(manifest: Manifest, builds: BuildIdentity = BuildIdentity(toolDirectory: CurrentExecutable.directory)) {
         self.manifest = manifest
         let work = WorkDirectory(path: manifest.workDirectory)
         let planner = StagePlanner(manifest: manifest, work: work)
@@ -73,7 +74,7 @@ public struct StatusReport {
                 staleUpstream.append(stage.name)
                 continue
             }
-            let key = StageKey(stage: stage, parameters: parameters, inputs: inputs)
+            let key = StageKey(stage: stage, parameters: parameters, inputs: inputs, build: builds.of(stage))
             let hash = key.hash
             switch planner.check(stage, key: hash) {
             case .upToDate(let record):

@@ -100,7 +100,7 @@ public struct WorkDirectory {
     /// files of a live run look the same. Returns the removed paths.
     ///
     /// Only names the runner itself makes are taken, so a user's `notes.tmp-1` survives:
-    /// `.run.json.tmp-<pid>-<n>` at the top, `.<stage>-<key>.tmp-<pid>` (and `.tmp-old-<pid>`)
+    /// `.run.json.tmp-<pid>-<n>` at the top, `.<entry>.tmp-<pid>` (and `.tmp-old-<pid>`)
     /// staging directories in `objects/`, `.<record>.json.tmp-<pid>-<n>` in the other folders.
     @discardableResult
     func removeTemporaries() throws(FileSystem.Failure) -> [String] {
@@ -120,7 +120,7 @@ public struct WorkDirectory {
         guard let base = Self.temporaryBase(name) else { return false }
         switch dir {
         case path: return base == "run.json"
-        case objects: return Self.parseEntry(base) != nil
+        case objects: return true
         default: return base.hasSuffix(".json")
         }
     }

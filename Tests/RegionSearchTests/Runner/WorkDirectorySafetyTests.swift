@@ -47,7 +47,7 @@ final class WorkDirectorySafetyTests: XCTestCase {
         try work.create()
         let users = [
             work.path + "/notes.tmp-1", work.path + "/.data.csv.tmp-5-0", work.path + "/report.tmp-final.txt",
-            work.objects + "/mine.tmp-2", work.objects + "/.photos.tmp-3", dir + "/out/.x.geojson.tmp-mine",
+            work.objects + "/mine.tmp-2", work.records + "/.notes.txt.tmp-3-0", dir + "/out/.x.geojson.tmp-mine",
         ]
         let ours = [
             work.path + "/.run.json.tmp-7-0", work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7",
