@@ -316,7 +316,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         pos += 1
         try skipSpace(recordSeparators: false)
         guard try have() else { return try envelopeProblem("the file ends inside a JSON object") }
-        if key == "features" && buf[pos] == UInt8(ascii: "[") && !sawFeatures {
+        // A `features` array makes the object a collection, unless its `type` already said it
+        // is a Feature (a foreign member then, read with the rest of the feature).
+        let declaredType = key == "features" ? members.first(where: { $0.0 == "type" })?.1.stringValue : nil
+        if key == "features" && buf[pos] == UInt8(ascii: "[") && !sawFeatures && declaredType != "Feature" {
             pos += 1
             sawFeatures = true
             collectionsSeen += 1
@@ -361,6 +364,17 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private func finishObject() -> ReadResult? {
         if sawFeatures {
             if let t = members.first(where: { $0.0 == "type" })?.1.stringValue, t != "FeatureCollection" {
+                if t == "Feature" {
+                    // Its `features` came before its `type`: the elements were read, the
+                    // feature itself cannot be (its other members were not kept). Say so.
+                    return .rejected(
+                        RejectedRecord(
+                            line: objectLine, byteOffset: objectStartAbs,
+                            reason:
+                                "a Feature with a \"features\" member before its \"type\": its features were read, "
+                                + "the feature itself was not; put \"type\" first or remove \"features\"",
+                            raw: ""))
+                }
                 warnings.append("a top-level object of type \"\(t)\" has a features array; its features were read")
             }
             return nil
@@ -368,7 +382,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         topLevelFeatures += 1
         lastStartAbs = objectStartAbs
         lastEndAbs = absPos
-        return makeRecord(.object(members), line: objectLine, offset: objectStartAbs)
+        return makeRecord(.object(members), line: objectLine, offset: objectStartAbs, topLevel: true)
     }
 
     /// The next element of a features array (or of a top-level array).
@@ -402,7 +416,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         switch try readValue() {
         case let .success(v):
             lastEndAbs = absPos
-            return makeRecord(v, line: line, offset: startAbs)
+            return makeRecord(v, line: line, offset: startAbs, topLevel: !arrayInObject)
         case let .failure(problem):
             switch problem {
             case let .bad(reason, e):
@@ -469,12 +483,23 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
 
     // MARK: - Feature → record
 
-    private func makeRecord(_ feature: JSONValue, line: UInt64, offset: UInt64) -> ReadResult {
+    /// GeoJSON geometry types: a bare geometry outside a collection is read as a feature without
+    /// properties, as GDAL reads it.
+    static let geometryTypes: Set<String> = [
+        "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection",
+    ]
+
+    private func makeRecord(_ feature: JSONValue, line: UInt64, offset: UInt64, topLevel: Bool = false) -> ReadResult {
         func reject(_ reason: String) -> ReadResult {
             .rejected(RejectedRecord(line: line, byteOffset: offset, reason: reason, raw: lastRecordText()))
         }
         guard feature.objectValue != nil else { return reject("expected a GeoJSON Feature object, found \(feature.typeName)") }
         guard let type = feature["type"]?.stringValue else { return reject("not a GeoJSON Feature: no \"type\"") }
+        if topLevel && Self.geometryTypes.contains(type) {
+            return makeRecord(
+                .object([("type", .string("Feature")), ("geometry", feature), ("properties", .null)]), line: line,
+                offset: offset)
+        }
         guard type == "Feature" else { return reject("not a GeoJSON Feature: type \"\(type)\"") }
         guard let geometry = feature["geometry"], geometry != .null else { return reject("feature has no geometry") }
         let point: (Double, Double)
@@ -485,10 +510,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         let properties = feature["properties"] ?? .null
         var id = ""
         if let idKey {
-            id = scalarText(properties[idKey])
+            id = idText(properties[idKey], path: ["properties", idKey])
         } else {
-            id = scalarText(feature["id"])
-            if id.isEmpty { id = scalarText(properties["id"]) }
+            id = idText(feature["id"], path: ["id"])
+            if id.isEmpty { id = idText(properties["id"], path: ["properties", "id"]) }
         }
         let name = scalarText(properties[nameKey])
         var keywords: [String] = []
@@ -505,6 +530,66 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             if let best { appendKeywords(best.value, split: spec.keywordSplit, separator: separator, to: &keywords) }
         }
         return .record(RawRecord(id: id, name: name, keywords: keywords, lon: point.0, lat: point.1, line: line, byteOffset: offset))
+    }
+
+    /// An id as text. A number beyond 2^53 is not exact as a double (9007199254740993 and …992
+    /// are the same double), so its literal is taken from the feature's text instead.
+    private func idText(_ v: JSONValue?, path: [String]) -> String {
+        if case let .number(d)? = v, abs(d) >= 9_007_199_254_740_992,
+            let literal = Self.numberLiteral(in: lastRecordText(), path: path)
+        {
+            return literal
+        }
+        return scalarText(v)
+    }
+
+    /// The literal text of an integer member (`path`: member names from the top-level object)
+    /// in JSON `text`; nil when it is not there or not an integer literal.
+    static func numberLiteral(in text: String, path: [String]) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            func skip(_ i: inout Int) {
+                while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+            }
+            var i = 0
+            var level = 0
+            while true {
+                skip(&i)
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return nil }
+                i += 1
+                var found = false
+                while !found {
+                    skip(&i)
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
+                    guard let (key, afterKey) = try? JSONParser.parsePrefix(bytes: bytes, from: i) else { return nil }
+                    i = afterKey
+                    skip(&i)
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
+                    i += 1
+                    skip(&i)
+                    if key.stringValue == path[level] {
+                        found = true
+                    } else {
+                        guard let (_, afterValue) = try? JSONParser.parsePrefix(bytes: bytes, from: i) else { return nil }
+                        i = afterValue
+                        skip(&i)
+                        guard i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return nil }
+                        i += 1
+                    }
+                }
+                level += 1
+                if level == path.count { break }
+            }
+            var j = i
+            if j < bytes.count, bytes[j] == UInt8(ascii: "-") { j += 1 }
+            let digits = j
+            while j < bytes.count, bytes[j] >= UInt8(ascii: "0"), bytes[j] <= UInt8(ascii: "9") { j += 1 }
+            guard j > digits else { return nil }
+            if j < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[j]) {
+                return nil
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<j]), as: UTF8.self)
+        }
     }
 
     /// A property value as text: strings as they are (missing markers → ""), numbers in
