@@ -27,22 +27,27 @@ final class GeoJSONRecordLossTests: XCTestCase {
     }
 
     func testIdsBeyond2To53KeepEveryDigit() throws {
-        let text = point("9007199254740993") + "\n" + point("9007199254740992") + "\n" + point("-9007199254740995") + "\n"
+        let text =
+            point("9007199254740993") + "\n" + point("9007199254740992") + "\n" + point("-9007199254740995") + "\n"
             + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"id":18446744073709551617}}"#
             + "\n" + point("12")
         let ids = try readAll(geojson(scratch.write(text))).compactMap { $0.record?.id }
-        XCTAssertEqual(ids, ["9007199254740993", "9007199254740992", "-9007199254740995", "18446744073709551617", "12"])
+        XCTAssertEqual(
+            ids, ["9007199254740993", "9007199254740992", "-9007199254740995", "18446744073709551617", "12"])
         // With the id in a named property.
-        let named = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"a":[1,{"b":2}],"osm_id":9007199254740993}}"#
+        let named =
+            #"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"a":[1,{"b":2}],"osm_id":9007199254740993}}"#
         let r = try readAll(geojson(scratch.write(named), #""columns": {"id": "osm_id"}"#))
         XCTAssertEqual(r.first?.record?.id, "9007199254740993")
-        XCTAssertEqual(GeoJSONReader.numberLiteral(in: #"{"x": "9", "id" : 123456789012345678901}"#, path: ["id"]),
+        XCTAssertEqual(
+            GeoJSONReader.numberLiteral(in: #"{"x": "9", "id" : 123456789012345678901}"#, path: ["id"]),
             "123456789012345678901")
         XCTAssertNil(GeoJSONReader.numberLiteral(in: #"{"id": 1.5e20}"#, path: ["id"]))
     }
 
     func testBareGeometriesAreFeaturesWithoutProperties() throws {
-        let text = #"{"type":"Point","coordinates":[24.9,60.1]}"# + "\n"
+        let text =
+            #"{"type":"Point","coordinates":[24.9,60.1]}"# + "\n"
             + #"{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]}"# + "\n"
         let r = try readAll(geojson(scratch.write(text)))
         XCTAssertEqual(r.compactMap { $0.record?.lon }, [24.9, 1])
