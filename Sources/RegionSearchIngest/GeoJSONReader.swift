@@ -26,7 +26,23 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private(set) var collectionsSeen = 0
     private(set) var topLevelFeatures = 0
     /// Non-fatal oddities (a `crs` member naming another CRS), for the log.
-    private(set) var warnings: [String] = []
+    private var oddities: [String] = []
+    /// Oddities, and each property named in `columns` that no feature has (a misspelt name).
+    var warnings: [String] {
+        var out = oddities
+        guard featuresRead > 0 else { return out }
+        for (role, key) in namedProperties where !seenProperties.contains(key) {
+            let seen = propertySample.isEmpty ? "" : "; properties seen: " + propertySample.joined(separator: ", ")
+            out.append(
+                "columns.\(role) names the property \"\(key)\", which no feature has (check its spelling)\(seen)")
+        }
+        return out
+    }
+    /// Properties named in the spec's columns: (column role, property name).
+    private let namedProperties: [(String, String)]
+    private var seenProperties: Set<String> = []
+    private var propertySample: [String] = []
+    private var featuresRead = 0
 
     private let reader: ByteReader
     private let maxRecordBytes: Int
@@ -89,6 +105,11 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             }
         }
         guessedKeywordKeys = DelimitedParser.guessNames.first { $0.key == "keywords" }!.names
+        var named: [(String, String)] = []
+        if let k = key(spec.columns.id) { named.append(("id", k)) }
+        if let k = key(spec.columns.name) { named.append(("name", k)) }
+        for k in keywordKeys ?? [] where !named.contains(where: { $0.1 == k.key }) { named.append(("keywords", k.key)) }
+        namedProperties = named
         separator = Array(spec.keywordSeparator.utf8)
         buf = .allocate(capacity: capacity)
     }
@@ -375,7 +396,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                                 + "the feature itself was not; put \"type\" first or remove \"features\"",
                             raw: ""))
                 }
-                warnings.append("a top-level object of type \"\(t)\" has a features array; its features were read")
+                oddities.append("a top-level object of type \"\(t)\" has a features array; its features were read")
             }
             return nil
         }
@@ -473,7 +494,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         guard let name = v["properties"]?["name"]?.stringValue else { return }
         let ok = ["urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326"]
         if !ok.contains(name) {
-            warnings.append("the file declares crs \"\(name)\"; coordinates are read as lon/lat in the input's crs setting (\(spec.crs.rawValue))")
+            oddities.append("the file declares crs \"\(name)\"; coordinates are read as lon/lat in the input's crs setting (\(spec.crs.rawValue))")
         }
     }
 
@@ -508,6 +529,17 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         case let .failure(reason): return reject(reason)
         }
         let properties = feature["properties"] ?? .null
+        featuresRead += 1
+        if let members = properties.objectValue {
+            if propertySample.count < 12 {
+                for (k, _) in members where propertySample.count < 12 && !propertySample.contains(k) {
+                    propertySample.append(k)
+                }
+            }
+            if seenProperties.count < namedProperties.count {
+                for (_, key) in namedProperties where properties[key] != nil { seenProperties.insert(key) }
+            }
+        }
         var id = ""
         if let idKey {
             id = idText(properties[idKey], path: ["properties", idKey])

@@ -149,10 +149,11 @@ public final class IngestDriver {
                 return true
             }
         }
+        consumer.progress.finish()
         var counts = consumer.counts
         if let d = source as? DelimitedReader { counts.blankLines = d.blankLines }
         if let g = source as? GeoJSONReader {
-            for w in g.warnings { Log.warning("\(path): \(w)") }
+            for w in g.warnings { try Log.strictWarning("\(path): \(w)") }
         }
         return counts
     }
@@ -201,10 +202,13 @@ public final class IngestDriver {
             let read = counts.read
             let path = self.path
             let started = self.started
+            // The share read is known for plain files (gzip's decompressed size is not).
+            let fraction =
+                !input.isGzip && input.fileSize > 0 ? min(1, Double(batch.bytesRead) / Double(input.fileSize)) : nil
             progress.tick(
                 "\(path): \(groupedCount(read)) records, \(IngestDriver.megabytes(batch.bytesRead)) MB, "
-                    + "\(IngestDriver.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) MB/s"
-            )
+                    + "\(IngestDriver.megabytes(UInt64(Double(batch.bytesRead) / max(1e-9, monotonicSeconds() - started)))) MB/s",
+                fraction: fraction)
         }
 
         private mutating func add(

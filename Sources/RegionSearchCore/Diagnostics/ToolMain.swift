@@ -21,7 +21,17 @@ public enum ToolMain {
             fflush(nil)
             exit(0)
         }
-        Log.quiet = parsed.flag(.quiet)
+        if parsed.flag(.version) {
+            print("\(spec.name) \(RegionSearchVersion.current)")
+            fflush(nil)
+            exit(0)
+        }
+        do {
+            try Log.configure(parsed)
+        } catch {
+            Log.error(error.message)
+            exit(ExitStatus.usage.rawValue)
+        }
         exit(execute { try body(parsed) }.rawValue)
     }
 
@@ -31,9 +41,12 @@ public enum ToolMain {
             try body()
             fflush(nil)
             return .success
+        } catch let e as SilentExit {
+            fflush(nil)
+            return e.exitStatus
         } catch let e as UsageError {
             Log.error(e.message)
-            Log.write("Run '\(Log.toolName) --help' for usage.\n")
+            if Log.format == .human { Log.write("Run '\(Log.toolName) --help' for usage.\n") }
             return .usage
         } catch let e as ExitCoded {
             Log.error(e.description)

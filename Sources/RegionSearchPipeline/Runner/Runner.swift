@@ -154,13 +154,22 @@ public final class Runner {
                     ?? timed({ planner.check(stage, key: hash) })
                 switch check {
                 case .upToDate(let record):
+                    // A result made with warnings about the data is not good enough for --strict.
+                    if options.strict, let warnings = record.summary.detail("warnings")?.arrayValue, !warnings.isEmpty {
+                        let text = warnings.compactMap(\.stringValue).joined(separator: "; ")
+                        throw fail(
+                            stage.name,
+                            ToolFailure(
+                                "\(stage.name) is up to date, but its run warned: \(text) (an error because of --strict)",
+                                status: .inputData))
+                    }
                     session.completed[entry] = record
                     completed[stage.name] = .init(
                         key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
                     outcome.records[stage.name] = record
                     state[stage.name].status = .upToDate
                     outcome.stages.append((stage.name, .upToDate, hash))
-                    Log.info("\(label): up to date, skipped")
+                    Log.event("\(label): up to date, skipped", stage: stage.name, phase: "skipped")
                     continue
                 case .damaged(let reason):
                     Log.warning("\(reason)")
@@ -171,7 +180,7 @@ public final class Runner {
             }
             state[stage.name].status = .running
             try state.write(to: statePath)
-            Log.info("\(label) …")
+            Log.event("\(label) …", stage: stage.name, phase: "start")
             let record: StageRecord
             do {
                 record = try execute(stage, key: key, hash: hash, options: options)
@@ -187,7 +196,10 @@ public final class Runner {
             state[stage.name].seconds = record.seconds
             outcome.stages.append((stage.name, .ran, hash))
             let counts = Self.countsText(record.summary)
-            Log.info("\(label): done in \(Self.seconds(record.seconds))\(counts.isEmpty ? "" : " — " + counts)")
+            Log.event(
+                "\(label): done in \(Self.seconds(record.seconds))\(counts.isEmpty ? "" : " — " + counts)",
+                stage: stage.name, phase: "done", counts: record.summary.counts.map { ($0.0.rawValue, $0.1) },
+                seconds: record.seconds)
             try state.write(to: statePath)
         }
 
@@ -231,7 +243,8 @@ public final class Runner {
         let arguments = StageCommand.arguments(
             stage: stage, parameters: manifest.parameters(for: stage.name),
             inputPaths: key.inputs.map { planner.absolute($0.path) }, rawInputs: rawSpecs,
-            outputDirectory: staging, threads: options.threads, quiet: options.quiet)
+            outputDirectory: staging, threads: options.threads, quiet: options.quiet, logFormat: options.logFormat,
+            strict: options.strict)
 
         CrashPoint.reached("spawn")
         let started = Timestamp.now()
