@@ -69,6 +69,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private var objectStartAbs: UInt64 = 0
     private var objectLine: UInt64 = 1
     private var members: [(String, JSONValue)] = []
+    /// The geometry of the top-level object being read, when it took the fast path.
+    private var objectShape: RepresentativePoint.Shape?
+    /// Stands for a geometry read as a shape in a feature's members.
+    static let shapePlaceholder = JSONValue.object([("type", .string("(read as positions)"))])
     private var firstMember = true
     private var sawFeatures = false
     private var arrayInObject = false
@@ -210,7 +214,21 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     }
 
     /// Finds the extent of the value at `pos` and parses it; advances past it.
-    private func readValue() throws -> Result<JSONValue, ValueProblem> {
+    /// How the bytes of a value are parsed once its extent is known.
+    private enum ParseMode {
+        /// As JSON.
+        case plain
+        /// A feature: a geometry object is read straight into a shape (``FeatureBytes``).
+        case feature
+        /// A geometry object read straight into a shape (``GeometryBytes``).
+        case geometry
+    }
+
+    /// The shape of the last value read in mode `.feature` or `.geometry`, when its geometry
+    /// took the fast path (the JSON value then lacks it).
+    private var parsedShape: RepresentativePoint.Shape?
+
+    private func readValue(_ mode: ParseMode = .plain) throws -> Result<JSONValue, ValueProblem> {
         let startAbs = absPos
         let savedKeep = keepAbs
         keepAbs = min(keepAbs, startAbs)
@@ -237,6 +255,20 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                 let s = Int(startAbs - base)
                 pos = e
                 let bytes = UnsafeBufferPointer(start: buf + s, count: e - s)
+                parsedShape = nil
+                switch mode {
+                case .plain: break
+                case .geometry:
+                    if let shape = GeometryBytes.shape(bytes) {
+                        parsedShape = shape
+                        return .success(.null)
+                    }
+                case .feature:
+                    if let (members, shape) = FeatureBytes.parse(bytes) {
+                        parsedShape = shape
+                        return .success(.object(members))
+                    }
+                }
                 do {
                     return .success(try JSONParser.parse(bytes: bytes))
                 } catch {
@@ -288,6 +320,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                     objectStartAbs = absPos
                     objectLine = lineNumber(at: objectStartAbs)
                     members.removeAll(keepingCapacity: true)
+                    objectShape = nil
                     firstMember = true
                     sawFeatures = false
                     pos += 1
@@ -349,9 +382,15 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             state = .array
             return nil
         }
-        switch try readValue() {
+        let geometryObject = key == "geometry" && !sawFeatures && buf[pos] == UInt8(ascii: "{")
+        switch try readValue(geometryObject ? .geometry : .plain) {
         case let .success(v):
             if key == "crs" { checkCRS(v) }
+            if geometryObject, let shape = parsedShape {
+                objectShape = shape
+                members.append((key, Self.shapePlaceholder))
+                return nil
+            }
             if !sawFeatures || key == "type" { members.append((key, v)) }
             return nil
         case let .failure(problem):
@@ -403,7 +442,9 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         topLevelFeatures += 1
         lastStartAbs = objectStartAbs
         lastEndAbs = absPos
-        return makeRecord(.object(members), line: objectLine, offset: objectStartAbs, topLevel: true)
+        let shape = objectShape
+        objectShape = nil
+        return makeRecord(.object(members), shape: shape, line: objectLine, offset: objectStartAbs, topLevel: true)
     }
 
     /// The next element of a features array (or of a top-level array).
@@ -434,10 +475,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         let line = lineNumber(at: startAbs)
         keepAbs = startAbs
         lastStartAbs = startAbs
-        switch try readValue() {
+        switch try readValue(c == UInt8(ascii: "{") ? .feature : .plain) {
         case let .success(v):
             lastEndAbs = absPos
-            return makeRecord(v, line: line, offset: startAbs, topLevel: !arrayInObject)
+            return makeRecord(v, shape: parsedShape, line: line, offset: startAbs, topLevel: !arrayInObject)
         case let .failure(problem):
             switch problem {
             case let .bad(reason, e):
@@ -510,7 +551,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection",
     ]
 
-    private func makeRecord(_ feature: JSONValue, line: UInt64, offset: UInt64, topLevel: Bool = false) -> ReadResult {
+    private func makeRecord(
+        _ feature: JSONValue, shape: RepresentativePoint.Shape? = nil, line: UInt64, offset: UInt64,
+        topLevel: Bool = false
+    ) -> ReadResult {
         func reject(_ reason: String) -> ReadResult {
             .rejected(RejectedRecord(line: line, byteOffset: offset, reason: reason, raw: lastRecordText()))
         }
@@ -524,7 +568,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         guard type == "Feature" else { return reject("not a GeoJSON Feature: type \"\(type)\"") }
         guard let geometry = feature["geometry"], geometry != .null else { return reject("feature has no geometry") }
         let point: (Double, Double)
-        switch RepresentativePoint.of(geometry) {
+        switch shape.map({ RepresentativePoint.of($0) }) ?? RepresentativePoint.of(geometry) {
         case let .point(lon, lat): point = (lon, lat)
         case let .failure(reason): return reject(reason)
         }
