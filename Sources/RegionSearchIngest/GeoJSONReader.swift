@@ -224,6 +224,9 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         case geometry
     }
 
+    /// Features and geometries at least this long are read with their geometry as positions.
+    static let positionsThreshold = 1 << 16
+
     /// The shape of the last value read in mode `.feature` or `.geometry`, when its geometry
     /// took the fast path (the JSON value then lacks it).
     private var parsedShape: RepresentativePoint.Shape?
@@ -256,7 +259,9 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                 pos = e
                 let bytes = UnsafeBufferPointer(start: buf + s, count: e - s)
                 parsedShape = nil
-                switch mode {
+                // Small values parse faster as a JSON tree; only large ones (where the tree would
+                // cost many times their size) take the positions path.
+                switch bytes.count < Self.positionsThreshold ? .plain : mode {
                 case .plain: break
                 case .geometry:
                     if let shape = GeometryBytes.shape(bytes) {
@@ -575,7 +580,8 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         let properties = feature["properties"] ?? .null
         featuresRead += 1
         if let members = properties.objectValue {
-            if propertySample.count < 12 {
+            // The names seen, for the hint of a misspelt column: the first features suffice.
+            if featuresRead <= 64 && propertySample.count < 12 {
                 for (k, _) in members where propertySample.count < 12 && !propertySample.contains(k) {
                     propertySample.append(k)
                 }

@@ -31,7 +31,7 @@ enum RepresentativePoint {
 
     /// A geometry's positions, checked: what the rules need, without the JSON tree (a 200 MB
     /// polygon as JSON values takes gigabytes; as positions, 16 bytes each).
-    indirect enum Shape {
+    enum Shape {
         case point(Position)
         /// Not empty.
         case multiPoint([Position])

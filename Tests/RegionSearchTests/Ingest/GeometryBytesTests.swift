@@ -104,3 +104,35 @@ final class GeometryBytesTests: XCTestCase {
         XCTAssertNil(duplicate.withUTF8 { FeatureBytes.parse($0) })
     }
 }
+
+/// The reader takes the positions path for large features, with the same point as the JSON path.
+final class GeoJSONLargeFeatureTests: XCTestCase {
+    let scratch = IngestScratch()
+
+    func testLargeFeaturesInEveryLayoutGiveTheJSONPathsPoint() throws {
+        var ring: [String] = []
+        for k in 0..<10_000 {
+            let a = 2 * Double.pi * Double(k) / 10_000
+            ring.append("[\(24.9 + 0.01 * cos(a) * (1 + 0.3 * sin(7 * a))),\(60.1 + 0.01 * sin(a))]")
+        }
+        ring.append(ring[0])
+        let geometry = #"{"type":"Polygon","coordinates":[[\#(ring.joined(separator: ","))]]}"#
+        XCTAssertGreaterThan(geometry.utf8.count, GeoJSONReader.positionsThreshold)
+        guard case .point(let lon, let lat) = RepresentativePoint.of(try JSONParser.parse(geometry)) else {
+            return XCTFail("polygon not read")
+        }
+        let feature = #"{"type":"Feature","id":1,"properties":{"name":"big"},"geometry":\#(geometry)}"#
+        for text in [
+            #"{"type":"FeatureCollection","features":[\#(feature)]}"#, feature + "\n" + feature,
+            "\u{1E}" + feature + "\n", "[" + feature + "]",
+        ] {
+            let records = try readAll(geojson(scratch.write(text))).compactMap(\.record)
+            XCTAssertFalse(records.isEmpty)
+            for r in records {
+                XCTAssertEqual(r.lon, lon)
+                XCTAssertEqual(r.lat, lat)
+                XCTAssertEqual(r.name, "big")
+            }
+        }
+    }
+}
