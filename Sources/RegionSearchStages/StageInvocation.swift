@@ -19,6 +19,7 @@ struct StageInvocation<Options: StageOptions> {
         options = try Options.fromCommandLine(parameters)
         summary = StageSummary(stage: definition.name)
         Log.stage = definition.name
+        Log.clearDataWarnings()
     }
 
     /// The path given for output port `option`.

@@ -91,6 +91,10 @@ public enum Log {
     /// The data warnings given so far (``strictWarning(_:)``).
     public static var dataWarnings: [String] { warnings.withLock { $0 } }
 
+    /// Forgets the data warnings (a stage run starts with none, also when tests run several in
+    /// one process).
+    public static func clearDataWarnings() { warnings.withLock { $0.removeAll() } }
+
     /// Whether progress lines are suppressed (`--quiet`); warnings and errors are always printed.
     public static var quiet: Bool {
         get { quietFlag.load(ordering: .relaxed) }
