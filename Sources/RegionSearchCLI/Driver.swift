@@ -22,6 +22,23 @@ public enum Driver {
         static let wait = CommandSpec.Option(
             "wait", .flag,
             help: "If another run holds the work directory, wait for it instead of exiting with status 5.")
+        static let dryRun = CommandSpec.Option(
+            "dry-run", .flag,
+            help: "Say which stages would run and why, and whether the output would be written; run nothing.")
+    }
+
+    /// Overrides of the manifest, for `run` and `status`.
+    enum OverrideFlags {
+        static let set = CommandSpec.Option(
+            "set", .repeated, placeholder: "STAGE.PARAMETER=VALUE",
+            help:
+                "Override one parameter of the manifest for this run (e.g. --set graph.k=10); validated as the manifest is."
+        )
+        static let input = CommandSpec.Option(
+            "input", .repeated, placeholder: "PATH",
+            help:
+                "Read this file instead of the manifest's input (one --input per input, in order; format options are "
+                + "kept), e.g. tonight's dump.")
     }
 
     /// The options of `regionsearch clean`.
@@ -34,10 +51,18 @@ public enum Driver {
 
     /// `regionsearch status --json`.
     static let statusJSON = CommandSpec.Option("json", .flag, help: "Print the report as JSON on stdout.")
+    /// `regionsearch status --check`.
+    static let statusCheck = CommandSpec.Option(
+        "check", .flag,
+        help:
+            "Print nothing (unless --json) and exit 0 when everything is up to date and the output current, 1 otherwise "
+            + "(as make -q).")
 
     static let runSpec = CommandSpec(
         name: "regionsearch run", abstract: "bring every stage of a pipeline manifest up to date and write its GeoJSON",
-        usage: "regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--quiet]",
+        usage:
+            "regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--dry-run] "
+            + "[--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict] [--log-format human|json] [--quiet]",
         discussion: """
             Stages whose inputs (by content hash), parameters and versions match their last successful
             run, and whose outputs still verify, are skipped; the others run in order, each into a
@@ -48,14 +73,17 @@ public enum Driver {
             grid, computing shared stages once, and writes one GeoJSON per combination, results.csv,
             results.md and plots. See docs/RUNNING.md.
             """,
-        options: [RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait],
+        options: [
+            RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait, RunFlags.dryRun,
+            OverrideFlags.set, OverrideFlags.input,
+        ],
         acceptsPositionals: true)
 
     static let statusSpec = CommandSpec(
         name: "regionsearch status",
         abstract: "show which stages of a manifest are up to date, stale (and why), missing or failed",
-        usage: "regionsearch status MANIFEST [--json]",
-        options: [statusJSON],
+        usage: "regionsearch status MANIFEST [--json] [--check] [--set STAGE.PARAMETER=VALUE]... [--input PATH]...",
+        options: [statusJSON, statusCheck, OverrideFlags.set, OverrideFlags.input],
         acceptsPositionals: true)
 
     static let cleanSpec = CommandSpec(
@@ -119,7 +147,9 @@ public enum Driver {
 
             Usage:
               regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--quiet]
-              regionsearch status MANIFEST [--json]
+                               [--dry-run] [--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict]
+                               [--log-format human|json]
+              regionsearch status MANIFEST [--json] [--check] [--set …] [--input …]
               regionsearch clean MANIFEST [--unused] [--wait]
               regionsearch STAGE [ARGS...]     run the stage executable regionsearch-STAGE directly
               regionsearch help [COMMAND|STAGE]
@@ -160,7 +190,13 @@ public enum Driver {
                     : "expected one manifest file, got \(cl.positionals.count) arguments")
         }
         // A ManifestError exits with status 2 and already names file, key and position.
-        return try Manifest.load(path: cl.positionals[0])
+        var manifest = try Manifest.load(path: cl.positionals[0])
+        if cl.spec.options.contains(OverrideFlags.set) {
+            for assignment in cl.all(OverrideFlags.set) { try manifest.override(assignment) }
+            try manifest.replaceInputs(
+                cl.all(OverrideFlags.input), relativeTo: FileManager.default.currentDirectoryPath)
+        }
+        return manifest
     }
 
     static func runCommand(_ cl: ParsedCommandLine) throws {
@@ -171,11 +207,18 @@ public enum Driver {
         options.until = cl.value(RunFlags.until)
         options.wait = cl.flag(RunFlags.wait)
         options.quiet = cl.flag(.quiet)
+        options.strict = cl.flag(.strict)
+        options.logFormat = Log.format
         if let text = cl.value(RunFlags.threads) {
             guard let n = Int(text), n >= 1, n <= 1024 else {
                 throw UsageError("--threads: expected an integer in [1, 1024], got \"\(text)\"")
             }
             options.threads = n
+        }
+        if cl.flag(RunFlags.dryRun) {
+            let plan = try DryRun(manifest, options: options)
+            print(plan.text, terminator: "")
+            return
         }
         if manifest.experiment != nil {
             let runner = ExperimentRunner(manifest: manifest, toolDirectory: CurrentExecutable.directory)
@@ -204,21 +247,27 @@ public enum Driver {
 
     static func statusCommand(_ cl: ParsedCommandLine) throws {
         let manifest = try manifestArgument(cl)
+        let check = cl.flag(statusCheck)
+        let upToDate: Bool
         if manifest.experiment != nil {
             let report = ExperimentStatus(manifest: manifest)
             if cl.flag(statusJSON) {
                 print(report.json.serialized(pretty: true))
-            } else {
+            } else if !check {
                 print(report.text, terminator: "")
             }
-            return
-        }
-        let report = StatusReport(manifest: manifest)
-        if cl.flag(statusJSON) {
-            print(report.json.serialized(pretty: true))
+            upToDate = report.isUpToDate
         } else {
-            print(report.text, terminator: "")
+            let report = StatusReport(manifest: manifest)
+            if cl.flag(statusJSON) {
+                print(report.json.serialized(pretty: true))
+            } else if !check {
+                print(report.text, terminator: "")
+            }
+            upToDate = report.isUpToDate
         }
+        // Exit 1 without an error line: the answer, not a failure.
+        if check && !upToDate { throw SilentExit(.failure) }
     }
 
     static func cleanCommand(_ cl: ParsedCommandLine) throws {

@@ -57,6 +57,12 @@ public final class ByteReader {
             close(fd)
             throw InputError.cannotOpen(path: path, reason: "is a directory")
         }
+        // A device never ends (/dev/zero) or is not a file of records; a pipe is fine here.
+        let kind = st.st_mode & S_IFMT
+        if kind == S_IFCHR || kind == S_IFBLK || kind == S_IFSOCK {
+            close(fd)
+            throw InputError.cannotOpen(path: path, reason: "is a device or socket, not a file of records")
+        }
         fileSize = UInt64(max(0, st.st_size))
         input = .allocate(capacity: ByteReader.inputSize)
         // Peek at the magic bytes.

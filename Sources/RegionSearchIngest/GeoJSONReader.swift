@@ -16,7 +16,9 @@ import RegionSearchCore
 /// rejected and reading resumes on the next line (so a truncated line of newline-delimited
 /// GeoJSON costs one record); a text cut short by an RS byte is rejected up to the RS; a broken
 /// FeatureCollection envelope (after its features began) stops the file with an error that
-/// gives the line.
+/// gives the line. Once it has resynchronised at a line end, a file without RS bytes is read as
+/// newline-delimited: a top-level object must end on the line where it starts (each broken line
+/// costs its own length, not a rescan of the rest of the file).
 public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     public let path: String
     public let spec: InputSpec
@@ -24,7 +26,23 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private(set) var collectionsSeen = 0
     private(set) var topLevelFeatures = 0
     /// Non-fatal oddities (a `crs` member naming another CRS), for the log.
-    private(set) var warnings: [String] = []
+    private var oddities: [String] = []
+    /// Oddities, and each property named in `columns` that no feature has (a misspelt name).
+    var warnings: [String] {
+        var out = oddities
+        guard featuresRead > 0 else { return out }
+        for (role, key) in namedProperties where !seenProperties.contains(key) {
+            let seen = propertySample.isEmpty ? "" : "; properties seen: " + propertySample.joined(separator: ", ")
+            out.append(
+                "columns.\(role) names the property \"\(key)\", which no feature has (check its spelling)\(seen)")
+        }
+        return out
+    }
+    /// Properties named in the spec's columns: (column role, property name).
+    private let namedProperties: [(String, String)]
+    private var seenProperties: Set<String> = []
+    private var propertySample: [String] = []
+    private var featuresRead = 0
 
     private let maxRecordBytes: Int
     private var splitter: KeywordSplitter
@@ -54,6 +72,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private var objectStartAbs: UInt64 = 0
     private var objectLine: UInt64 = 1
     private var members: [(String, JSONValue)] = []
+    /// The geometry of the top-level object being read, when it took the fast path.
+    private var objectShape: RepresentativePoint.Shape?
+    /// Stands for a geometry read as a shape in a feature's members.
+    static let shapePlaceholder = JSONValue.object([("type", .string("(read as positions)"))])
     private var firstMember = true
     private var sawFeatures = false
     private var arrayInObject = false
@@ -61,6 +83,16 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
 
     private var lastStartAbs: UInt64 = 0
     private var lastEndAbs: UInt64 = 0
+    /// Set once the reader has resynchronised at a line end after a malformed top-level value
+    /// in a file without RS bytes: from then on the file is read as newline-delimited GeoJSON,
+    /// and a top-level object's members must end on the line where they start. Without this,
+    /// a file whose every line leaves a `[` open would rescan the rest of the file for each
+    /// line (quadratic: a 56 MB file took minutes).
+    private var lineDelimited = false
+    /// An RS byte was seen between top-level values: RS, not lines, delimits the texts.
+    private var sawRecordSeparator = false
+    /// Bytes given to the extent scanner (tests check that it stays linear in the input).
+    private(set) var scannedBytes: UInt64 = 0
 
     public init(reader: ByteReader, spec: InputSpec) throws {
         window = ByteWindow(reader: reader, capacity: 1 << 20)
@@ -82,6 +114,11 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             }
         }
         guessedKeywordKeys = DelimitedParser.guessNames.first { $0.key == "keywords" }!.names
+        var named: [(String, String)] = []
+        if let k = key(spec.columns.id) { named.append(("id", k)) }
+        if let k = key(spec.columns.name) { named.append(("name", k)) }
+        for k in keywordKeys ?? [] where !named.contains(where: { $0.1 == k.key }) { named.append(("keywords", k.key)) }
+        namedProperties = named
         separator = Array(spec.keywordSeparator.utf8)
     }
 
@@ -124,6 +161,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         while try have() {
             let c = buf[pos]
             if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || (recordSeparators && c == 0x1E) {
+                if c == 0x1E { sawRecordSeparator = true }
                 pos += 1
             } else {
                 return
@@ -159,19 +197,66 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     }
 
     /// Finds the extent of the value at `pos` and parses it; advances past it.
-    private func readValue() throws -> Result<JSONValue, ValueProblem> {
+    /// How the bytes of a value are parsed once its extent is known.
+    private enum ParseMode {
+        /// As JSON.
+        case plain
+        /// A feature: a geometry object is read straight into a shape (``FeatureBytes``).
+        case feature
+        /// A geometry object read straight into a shape (``GeometryBytes``).
+        case geometry
+    }
+
+    /// Features and geometries at least this long are read with their geometry as positions.
+    static let positionsThreshold = 1 << 16
+
+    /// The shape of the last value read in mode `.feature` or `.geometry`, when its geometry
+    /// took the fast path (the JSON value then lacks it).
+    private var parsedShape: RepresentativePoint.Shape?
+
+    private func readValue(_ mode: ParseMode = .plain) throws -> Result<JSONValue, ValueProblem> {
         let startAbs = absPos
         let savedKeep = keepAbs
         keepAbs = min(keepAbs, startAbs)
         defer { keepAbs = savedKeep }
         var scanner = JSONExtentScanner()
         var from = pos
+        // A member of a top-level object (not a collection's envelope) in a file read as lines.
+        let bounded = lineDelimited && !sawRecordSeparator && state == .members && !sawFeatures
         while true {
-            switch scanner.scan(buf, from: from, to: end, atEOF: eof) {
-            case .complete(let e):
+            var to = end
+            var atEOF = eof
+            if bounded, from < end, let nl = memchr(buf + from, 0x0A, end - from) {
+                to = nl.assumingMemoryBound(to: UInt8.self) - buf
+                atEOF = true
+            }
+            let result = scanner.scan(buf, from: from, to: to, atEOF: atEOF)
+            if case let .complete(e) = result {
+                scannedBytes &+= UInt64(max(0, e - from))
+            } else {
+                scannedBytes &+= UInt64(max(0, to - from))
+            }
+            switch result {
+            case let .complete(e):
                 let s = Int(startAbs - base)
                 pos = e
                 let bytes = UnsafeBufferPointer(start: buf + s, count: e - s)
+                parsedShape = nil
+                // Small values parse faster as a JSON tree; only large ones (where the tree would
+                // cost many times their size) take the positions path.
+                switch bytes.count < Self.positionsThreshold ? .plain : mode {
+                case .plain: break
+                case .geometry:
+                    if let shape = GeometryBytes.shape(bytes) {
+                        parsedShape = shape
+                        return .success(.null)
+                    }
+                case .feature:
+                    if let (members, shape) = FeatureBytes.parse(bytes) {
+                        parsedShape = shape
+                        return .success(.object(members))
+                    }
+                }
                 do {
                     return .success(try JSONParser.parse(bytes: bytes))
                 } catch {
@@ -194,7 +279,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                 try refill()
                 from = resume - Int(base - before)
             case .truncated:
-                pos = end
+                pos = to
                 return .failure(.truncated)
             case .interrupted(let at):
                 pos = at
@@ -229,6 +314,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                     objectStartAbs = absPos
                     objectLine = lineNumber(at: objectStartAbs)
                     members.removeAll(keepingCapacity: true)
+                    objectShape = nil
                     firstMember = true
                     sawFeatures = false
                     pos += 1
@@ -281,7 +367,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         pos += 1
         try skipSpace(recordSeparators: false)
         guard try have() else { return try envelopeProblem("the file ends inside a JSON object") }
-        if key == "features" && buf[pos] == UInt8(ascii: "[") && !sawFeatures {
+        // A `features` array makes the object a collection, unless its `type` already said it
+        // is a Feature (a foreign member then, read with the rest of the feature).
+        let declaredType = key == "features" ? members.first(where: { $0.0 == "type" })?.1.stringValue : nil
+        if key == "features" && buf[pos] == UInt8(ascii: "[") && !sawFeatures && declaredType != "Feature" {
             pos += 1
             sawFeatures = true
             collectionsSeen += 1
@@ -290,9 +379,15 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             state = .array
             return nil
         }
-        switch try readValue() {
-        case .success(let v):
+        let geometryObject = key == "geometry" && !sawFeatures && buf[pos] == UInt8(ascii: "{")
+        switch try readValue(geometryObject ? .geometry : .plain) {
+        case let .success(v):
             if key == "crs" { checkCRS(v) }
+            if geometryObject, let shape = parsedShape {
+                objectShape = shape
+                members.append((key, Self.shapePlaceholder))
+                return nil
+            }
             if !sawFeatures || key == "type" { members.append((key, v)) }
             return nil
         case .failure(let problem):
@@ -328,14 +423,27 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     private func finishObject() -> ReadResult? {
         if sawFeatures {
             if let t = members.first(where: { $0.0 == "type" })?.1.stringValue, t != "FeatureCollection" {
-                warnings.append("a top-level object of type \"\(t)\" has a features array; its features were read")
+                if t == "Feature" {
+                    // Its `features` came before its `type`: the elements were read, the
+                    // feature itself cannot be (its other members were not kept). Say so.
+                    return .rejected(
+                        RejectedRecord(
+                            line: objectLine, byteOffset: objectStartAbs,
+                            reason:
+                                "a Feature with a \"features\" member before its \"type\": its features were read, "
+                                + "the feature itself was not; put \"type\" first or remove \"features\"",
+                            raw: ""))
+                }
+                oddities.append("a top-level object of type \"\(t)\" has a features array; its features were read")
             }
             return nil
         }
         topLevelFeatures += 1
         lastStartAbs = objectStartAbs
         lastEndAbs = absPos
-        return makeRecord(.object(members), line: objectLine, offset: objectStartAbs)
+        let shape = objectShape
+        objectShape = nil
+        return makeRecord(.object(members), shape: shape, line: objectLine, offset: objectStartAbs, topLevel: true)
     }
 
     /// The next element of a features array (or of a top-level array).
@@ -366,11 +474,11 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         let line = lineNumber(at: startAbs)
         keepAbs = startAbs
         lastStartAbs = startAbs
-        switch try readValue() {
-        case .success(let v):
+        switch try readValue(c == UInt8(ascii: "{") ? .feature : .plain) {
+        case let .success(v):
             lastEndAbs = absPos
-            return makeRecord(v, line: line, offset: startAbs)
-        case .failure(let problem):
+            return makeRecord(v, shape: parsedShape, line: line, offset: startAbs, topLevel: !arrayInObject)
+        case let .failure(problem):
             switch problem {
             case .bad(let reason, let e):
                 lastEndAbs = e
@@ -407,6 +515,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     /// Rejects the text from `startAbs` to the end of its line (or the next RS) and resumes after it.
     private func rejectRestOfLine(from startAbs: UInt64, reason: String, line: UInt64? = nil) throws -> ReadResult {
         let recordLine = line ?? lineNumber(at: startAbs)
+        lineDelimited = true
         keepAbs = startAbs
         var i = Int(startAbs - base)
         while true {
@@ -432,10 +541,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             "urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326",
         ]
         if !ok.contains(name) {
-            warnings.append(
-                "the file declares crs \"\(name)\"; coordinates are read as "
-                    + "lon/lat in the input's crs setting (\(spec.crs.rawValue))"
-            )
+            oddities.append("the file declares crs \"\(name)\"; coordinates are read as lon/lat in the input's crs setting (\(spec.crs.rawValue))")
         }
     }
 
@@ -445,7 +551,16 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
 
     // MARK: - Feature → record
 
-    private func makeRecord(_ feature: JSONValue, line: UInt64, offset: UInt64) -> ReadResult {
+    /// GeoJSON geometry types: a bare geometry outside a collection is read as a feature without
+    /// properties, as GDAL reads it.
+    static let geometryTypes: Set<String> = [
+        "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection",
+    ]
+
+    private func makeRecord(
+        _ feature: JSONValue, shape: RepresentativePoint.Shape? = nil, line: UInt64, offset: UInt64,
+        topLevel: Bool = false
+    ) -> ReadResult {
         func reject(_ reason: String) -> ReadResult {
             .rejected(RejectedRecord(line: line, byteOffset: offset, reason: reason, raw: lastRecordText()))
         }
@@ -453,20 +568,37 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             return reject("expected a GeoJSON Feature object, found \(feature.typeName)")
         }
         guard let type = feature["type"]?.stringValue else { return reject("not a GeoJSON Feature: no \"type\"") }
+        if topLevel && Self.geometryTypes.contains(type) {
+            return makeRecord(
+                .object([("type", .string("Feature")), ("geometry", feature), ("properties", .null)]), line: line,
+                offset: offset)
+        }
         guard type == "Feature" else { return reject("not a GeoJSON Feature: type \"\(type)\"") }
         guard let geometry = feature["geometry"], geometry != .null else { return reject("feature has no geometry") }
         let point: (Double, Double)
-        switch RepresentativePoint.of(geometry) {
-        case .point(let lon, let lat): point = (lon, lat)
-        case .failure(let reason): return reject(reason)
+        switch shape.map({ RepresentativePoint.of($0) }) ?? RepresentativePoint.of(geometry) {
+        case let .point(lon, lat): point = (lon, lat)
+        case let .failure(reason): return reject(reason)
         }
         let properties = feature["properties"] ?? .null
+        featuresRead += 1
+        if let members = properties.objectValue {
+            // The names seen, for the hint of a misspelt column: the first features suffice.
+            if featuresRead <= 64 && propertySample.count < 12 {
+                for (k, _) in members where propertySample.count < 12 && !propertySample.contains(k) {
+                    propertySample.append(k)
+                }
+            }
+            if seenProperties.count < namedProperties.count {
+                for (_, key) in namedProperties where properties[key] != nil { seenProperties.insert(key) }
+            }
+        }
         var id = ""
         if let idKey {
-            id = scalarText(properties[idKey])
+            id = idText(properties[idKey], path: ["properties", idKey])
         } else {
-            id = scalarText(feature["id"])
-            if id.isEmpty { id = scalarText(properties["id"]) }
+            id = idText(feature["id"], path: ["id"])
+            if id.isEmpty { id = idText(properties["id"], path: ["properties", "id"]) }
         }
         let name = scalarText(properties[nameKey])
         var keywords: [String] = []
@@ -489,6 +621,66 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         return .record(
             RawRecord(
                 id: id, name: name, keywords: keywords, lon: point.0, lat: point.1, line: line, byteOffset: offset))
+    }
+
+    /// An id as text. A number beyond 2^53 is not exact as a double (9007199254740993 and …992
+    /// are the same double), so its literal is taken from the feature's text instead.
+    private func idText(_ v: JSONValue?, path: [String]) -> String {
+        if case let .number(d)? = v, abs(d) >= 9_007_199_254_740_992,
+            let literal = Self.numberLiteral(in: lastRecordText(), path: path)
+        {
+            return literal
+        }
+        return scalarText(v)
+    }
+
+    /// The literal text of an integer member (`path`: member names from the top-level object)
+    /// in JSON `text`; nil when it is not there or not an integer literal.
+    static func numberLiteral(in text: String, path: [String]) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            func skip(_ i: inout Int) {
+                while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+            }
+            var i = 0
+            var level = 0
+            while true {
+                skip(&i)
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return nil }
+                i += 1
+                var found = false
+                while !found {
+                    skip(&i)
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
+                    guard let (key, afterKey) = try? JSONParser.parsePrefix(bytes: bytes, from: i) else { return nil }
+                    i = afterKey
+                    skip(&i)
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
+                    i += 1
+                    skip(&i)
+                    if key.stringValue == path[level] {
+                        found = true
+                    } else {
+                        guard let (_, afterValue) = try? JSONParser.parsePrefix(bytes: bytes, from: i) else { return nil }
+                        i = afterValue
+                        skip(&i)
+                        guard i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return nil }
+                        i += 1
+                    }
+                }
+                level += 1
+                if level == path.count { break }
+            }
+            var j = i
+            if j < bytes.count, bytes[j] == UInt8(ascii: "-") { j += 1 }
+            let digits = j
+            while j < bytes.count, bytes[j] >= UInt8(ascii: "0"), bytes[j] <= UInt8(ascii: "9") { j += 1 }
+            guard j > digits else { return nil }
+            if j < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[j]) {
+                return nil
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<j]), as: UTF8.self)
+        }
     }
 
     /// A property value as text: strings as they are (missing markers → ""), numbers in

@@ -26,6 +26,10 @@ enum InputFormatDetector {
         switch prefix[i] {
         case UInt8(ascii: "{"), UInt8(ascii: "["), 0x1E:
             return .geojson
+        case UInt8(ascii: "n") where prefix.count < prefixLength && isJSONNull(prefix[i...]):
+            // A whole file that is the JSON literal null (an export that found nothing) is JSON,
+            // rejected by the GeoJSON reader, not a one-column CSV without rows.
+            return .geojson
         case UInt8(ascii: "<"):
             let rest = prefix[i...]
             if rest.starts(with: Array("<?xml".utf8)) || rest.starts(with: Array("<osm".utf8)) { return .osmXML }
@@ -33,6 +37,12 @@ enum InputFormatDetector {
         default:
             return .csv
         }
+    }
+
+    /// Whether `bytes` are `null` followed by white space only.
+    private static func isJSONNull(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.starts(with: Array("null".utf8)) else { return false }
+        return bytes.dropFirst(4).allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
     }
 
     /// The format family of a concrete format.

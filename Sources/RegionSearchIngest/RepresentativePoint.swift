@@ -29,19 +29,87 @@ enum RepresentativePoint {
         var reason: String
     }
 
+    /// A geometry's positions, checked: what the rules need, without the JSON tree (a 200 MB
+    /// polygon as JSON values takes gigabytes; as positions, 16 bytes each).
+    enum Shape {
+        case point(Position)
+        /// Not empty.
+        case multiPoint([Position])
+        /// Not empty.
+        case lineString([Position])
+        /// At least one line is not empty.
+        case multiLineString([[Position]])
+        /// The rings; the exterior is not empty.
+        case polygon([[Position]])
+        /// Not empty; each member as ``polygon``.
+        case multiPolygon([[[Position]]])
+        /// Not empty.
+        case collection([Shape])
+    }
+
     /// The representative point of a GeoJSON geometry object.
     public static func of(_ geometry: JSONValue) -> Outcome {
         do {
-            let (p, _, _) = try candidate(geometry, depth: 0)
-            return .point(lon: p.x, lat: p.y)
+            return of(try shape(geometry, depth: 0))
         } catch {
             return .failure(error.reason)
         }
     }
 
+    /// The representative point of a checked shape.
+    static func of(_ shape: Shape) -> Outcome {
+        let (p, _, _) = candidate(shape)
+        return .point(lon: p.x, lat: p.y)
+    }
+
     /// The point, the geometry's dimension and its size (area or length) for choosing among
     /// the members of collections.
-    private static func candidate(_ g: JSONValue, depth: Int) throws(Failure) -> (Position, Int, Double) {
+    private static func candidate(_ shape: Shape) -> (Position, Int, Double) {
+        switch shape {
+        case .collection(let members):
+            var best: (Position, Int, Double)?
+            for m in members {
+                let c = candidate(m)
+                if let b = best, (c.1, c.2) <= (b.1, b.2) { continue }
+                best = c
+            }
+            return best!
+        case .point(let p):
+            return (p, 0, 0)
+        case .multiPoint(let points):
+            return (nearestToMean(points), 0, 0)
+        case .lineString(let line):
+            let (p, length) = halfway(line)
+            return (p, 1, length)
+        case .multiLineString(let lines):
+            var best: (Position, Double)?
+            for line in lines {
+                if line.isEmpty { continue }
+                let c = halfway(line)
+                if let b = best, c.1 <= b.1 { continue }
+                best = c
+            }
+            return (best!.0, 1, best!.1)
+        case .polygon(let rings):
+            let (p, area) = polygonPoint(rings)
+            return (p, 2, area)
+        case .multiPolygon(let polygons):
+            var best: [[Position]]?
+            var bestArea = -1.0
+            for rings in polygons {
+                let a = abs(signedArea(rings[0]))
+                if a > bestArea {
+                    bestArea = a
+                    best = rings
+                }
+            }
+            let (p, area) = polygonPoint(best!)
+            return (p, 2, area)
+        }
+    }
+
+    /// The checked shape of a geometry object; the failure names what is wrong.
+    private static func shape(_ g: JSONValue, depth: Int) throws(Failure) -> Shape {
         guard g.objectValue != nil else { throw Failure(reason: "geometry is \(g.typeName), expected an object") }
         guard let type = g["type"]?.stringValue else { throw Failure(reason: "geometry has no type") }
         if type == "GeometryCollection" {
@@ -49,63 +117,41 @@ enum RepresentativePoint {
             guard let members = g["geometries"]?.arrayValue else {
                 throw Failure(reason: "GeometryCollection without geometries")
             }
-            var best: (Position, Int, Double)?
-            for m in members {
-                let c = try candidate(m, depth: depth + 1)
-                if let b = best, (c.1, c.2) <= (b.1, b.2) { continue }
-                best = c
-            }
-            guard let best else { throw Failure(reason: "empty GeometryCollection") }
-            return best
+            var shapes: [Shape] = []
+            for m in members { shapes.append(try shape(m, depth: depth + 1)) }
+            guard !shapes.isEmpty else { throw Failure(reason: "empty GeometryCollection") }
+            return .collection(shapes)
         }
         guard let coordinates = g["coordinates"] else { throw Failure(reason: "\(type) without coordinates") }
         switch type {
         case "Point":
-            return (try position(coordinates, type), 0, 0)
+            return .point(try position(coordinates, type))
         case "MultiPoint":
             let points = try positions(coordinates, type)
             guard !points.isEmpty else { throw Failure(reason: "empty MultiPoint") }
-            return (nearestToMean(points), 0, 0)
+            return .multiPoint(points)
         case "LineString":
             let line = try positions(coordinates, type)
             guard !line.isEmpty else { throw Failure(reason: "empty LineString") }
-            let (p, length) = halfway(line)
-            return (p, 1, length)
+            return .lineString(line)
         case "MultiLineString":
             guard let lines = coordinates.arrayValue else {
                 throw Failure(reason: "invalid MultiLineString coordinates")
             }
-            var best: (Position, Double)?
-            for l in lines {
-                let line = try positions(l, type)
-                if line.isEmpty { continue }
-                let c = halfway(line)
-                if let b = best, c.1 <= b.1 { continue }
-                best = c
-            }
-            guard let best else { throw Failure(reason: "empty MultiLineString") }
-            return (best.0, 1, best.1)
+            var out: [[Position]] = []
+            for l in lines { out.append(try positions(l, type)) }
+            guard out.contains(where: { !$0.isEmpty }) else { throw Failure(reason: "empty MultiLineString") }
+            return .multiLineString(out)
         case "Polygon":
-            let rings = try polygonRings(coordinates, type)
-            let (p, area) = polygonPoint(rings)
-            return (p, 2, area)
+            return .polygon(try polygonRings(coordinates, type))
         case "MultiPolygon":
             guard let polygons = coordinates.arrayValue else {
                 throw Failure(reason: "invalid MultiPolygon coordinates")
             }
-            var best: [[Position]]?
-            var bestArea = -1.0
-            for poly in polygons {
-                let rings = try polygonRings(poly, type)
-                let a = abs(signedArea(rings[0]))
-                if a > bestArea {
-                    bestArea = a
-                    best = rings
-                }
-            }
-            guard let best else { throw Failure(reason: "empty MultiPolygon") }
-            let (p, area) = polygonPoint(best)
-            return (p, 2, area)
+            var out: [[[Position]]] = []
+            for poly in polygons { out.append(try polygonRings(poly, type)) }
+            guard !out.isEmpty else { throw Failure(reason: "empty MultiPolygon") }
+            return .multiPolygon(out)
         default:
             throw Failure(reason: "unsupported geometry type \"\(type)\"")
         }

@@ -31,11 +31,21 @@ struct TableBuilder {
     private var slices: [KeywordSplitter.ValueSlice] = []
     private var listScratch: [UInt8] = []
     private var touched: UInt64 = 0
-    /// Normalised keyword values merged into earlier rows (policy `merge`), by row.
-    private var extras: [Int: [[UInt8]]] = [:]
+    /// Normalised keyword values merged into earlier rows (policy `merge`), by row, in first-seen
+    /// order, with the set of them (an id repeated 100,000 times must not scan a list per value).
+    private var extras: [Int: (values: [[UInt8]], seen: Set<[UInt8]>)] = [:]
     /// Keyword text of the row being built and the ranges of its values.
     private var text = GrowableBytes(capacity: 1024)
     private var valueRanges: [Range<Int>] = []
+    /// Up to this many values a repeat is found by scanning the row's values (nearly every row);
+    /// beyond it by hash, so a row with n values costs O(n), not O(n²).
+    private static let linearScanLimit = 16
+    /// Indices into `valueRanges` by ``ShortHash`` of the value; filled once a row passes
+    /// ``linearScanLimit`` values, empty otherwise.
+    private var valueIndex: [UInt64: [Int]] = [:]
+    /// Byte-string comparisons made to find repeated keyword values (tests check that it grows
+    /// linearly with the values).
+    private(set) var valueComparisons = 0
 
     init(settings: IngestSettings) {
         duplicates = settings.duplicates
@@ -139,8 +149,7 @@ struct TableBuilder {
         _ keywordFields: UnsafeBufferPointer<RecordBatch.KeywordField>, _ fields: RecordBatch.FieldResolver,
         name: UnsafeBufferPointer<UInt8>
     ) {
-        text.truncate(to: 0)
-        valueRanges.removeAll(keepingCapacity: true)
+        startText()
         for kf in keywordFields {
             let bytes = fields[kf.ref]
             if kf.column < 0 {
@@ -190,29 +199,58 @@ struct TableBuilder {
         }
         let n = text.count - start
         var repeated = n == 0
+        var hash: UInt64 = 0
         if !repeated {
             let value = text[start..<(start + n)]
-            for r in valueRanges where r.count == n && text[r].elementsEqual(value) {
-                repeated = true
-                break
+            if valueRanges.count < Self.linearScanLimit {
+                for r in valueRanges where r.count == n {
+                    valueComparisons &+= 1
+                    if text[r].elementsEqual(value) {
+                        repeated = true
+                        break
+                    }
+                }
+            } else {
+                if valueIndex.isEmpty {
+                    for (k, r) in valueRanges.enumerated() {
+                        valueIndex[ShortHash.hash(text[r]), default: []].append(k)
+                    }
+                }
+                hash = ShortHash.hash(value)
+                for k in valueIndex[hash] ?? [] where valueRanges[k].count == n {
+                    valueComparisons &+= 1
+                    if text[valueRanges[k]].elementsEqual(value) {
+                        repeated = true
+                        break
+                    }
+                }
             }
         }
         if repeated {
             text.truncate(to: before)
         } else {
+            if !valueIndex.isEmpty { valueIndex[hash, default: []].append(valueRanges.count) }
             valueRanges.append(start..<(start + n))
         }
+    }
+
+    /// Empties `text` for the next row.
+    @inline(__always)
+    private mutating func startText() {
+        text.truncate(to: 0)
+        valueRanges.removeAll(keepingCapacity: true)
+        if !valueIndex.isEmpty { valueIndex.removeAll() }
     }
 
     /// Keeps the values now in `text` for `row` (policy `merge`).
     private mutating func merge(into row: Int) {
         guard !valueRanges.isEmpty else { return }
-        var list = extras[row] ?? []
+        var entry = extras.removeValue(forKey: row) ?? ([], [])
         for r in valueRanges {
             let v = Array(text[r])
-            if !list.contains(v) { list.append(v) }
+            if entry.seen.insert(v).inserted { entry.values.append(v) }
         }
-        extras[row] = list
+        extras[row] = entry
     }
 
     /// The finished table: merged keyword values are added to their rows (in row order).
@@ -237,12 +275,11 @@ struct TableBuilder {
                         out.append(utf8: UnsafeBufferPointer(rebasing: bytes[r]))
                         continue
                     }
-                    text.truncate(to: 0)
-                    valueRanges.removeAll(keepingCapacity: true)
+                    startText()
                     for part in UnsafeBufferPointer(rebasing: bytes[r]).split(separator: KeywordText.separatorByte) {
                         appendValue(UnsafeBufferPointer(rebasing: part), cache: false, normalize: false)
                     }
-                    for v in extras[row]! {
+                    for v in extras[row]!.values {
                         v.withUnsafeBufferPointer { appendValue($0, cache: false, normalize: false) }
                     }
                     out.append(utf8: text.bytes)

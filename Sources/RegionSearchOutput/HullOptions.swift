@@ -13,13 +13,13 @@ extension RegionPolygonBuilder.Options: StageOptions {
         "concave_ratio", .number(min: 0, max: 1), default: .number(0.3),
         help: "Concave hull tightness: 1 = convex hull, smaller = follows the POIs more closely.")
     static let marginSpec = ParameterSpec(
-        "margin_m", .number(min: 0, max: nil), default: .null,
+        "margin_m", .number(min: 0, max: 1_000_000), default: .null,
         help:
             "Metres added around the hull so it covers its edge POIs' surroundings; default: half the region's "
             + "median POI spacing."
     )
     static let minExtentSpec = ParameterSpec(
-        "min_extent_m", .number(min: 0, max: nil), default: .number(20),
+        "min_extent_m", .number(min: 0, max: 1_000_000), default: .number(20),
         help:
             "Smallest polygon size in metres: a region whose POIs are stacked at one address or lie on a line "
             + "becomes a disc or band this wide."

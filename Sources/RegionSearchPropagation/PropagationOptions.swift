@@ -1,3 +1,4 @@
+import Foundation
 import RegionSearchCore
 import RegionSearchModel
 
@@ -40,11 +41,52 @@ public struct PropagationOptions: StageOptions {
 
     public static let specs = [keywordsSpec, alphaSpec, toleranceSpec, maxIterationsSpec, solverSpec]
 
+    /// The longest keyword, in UTF-8 bytes: keywords are words or short category names, and
+    /// they travel on the stage's command line, where one argument holds at most 128 KiB.
+    public static let maxKeywordBytes = 1_000
+    /// All keywords together (one command-line argument).
+    public static let maxTotalKeywordBytes = 100_000
+
+    /// Rejects a keyword that cannot mean what it says: control characters (a NUL cut the
+    /// keyword short and turned it into a prefix), over-long text, nothing but a wildcard, or
+    /// nothing left after normalisation.
+    static func check(_ q: String, index i: Int) throws(ParameterError) {
+        if let c = q.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let code = "U+" + String(format: "%04X", c.value)
+            throw ParameterError(
+                Self.keywordsSpec, index: i,
+                "holds the control character \(code); keywords are plain text (remove it)")
+        }
+        if q.utf8.count > maxKeywordBytes {
+            throw ParameterError(
+                Self.keywordsSpec, index: i,
+                "is \(q.utf8.count) bytes long; at most \(maxKeywordBytes): give a word or a category name")
+        }
+        var core = Substring(q).trimmingCharacters(in: .whitespaces)
+        if core.hasSuffix("*") { core = String(core.dropLast()).trimmingCharacters(in: .whitespaces) }
+        if core.isEmpty && q.contains("*") {
+            throw ParameterError(
+                Self.keywordsSpec, index: i,
+                "\"\(q)\" is only a wildcard; give the text to match, e.g. \"cafe*\" for words starting with cafe")
+        }
+        if KeywordMatcher(q).normalized.isEmpty {
+            throw ParameterError(Self.keywordsSpec, index: i, "\"\(q)\" is empty after normalisation")
+        }
+    }
+
     public init(_ p: Parameters) throws(ParameterError) {
         keywords = p.strings(Self.keywordsSpec)
         guard !keywords.isEmpty else { throw ParameterError(Self.keywordsSpec, "give at least one keyword") }
-        for (i, q) in keywords.enumerated() where KeywordMatcher(q).normalized.isEmpty {
-            throw ParameterError(Self.keywordsSpec, index: i, "\"\(q)\" is empty after normalisation")
+        var totalBytes = 0
+        for (i, q) in keywords.enumerated() {
+            try Self.check(q, index: i)
+            totalBytes += q.utf8.count + 1
+        }
+        if totalBytes > Self.maxTotalKeywordBytes {
+            throw ParameterError(
+                Self.keywordsSpec,
+                "the keywords hold \(totalBytes) bytes together; at most \(Self.maxTotalKeywordBytes) "
+                    + "(they travel on one stage command line): query fewer keywords per manifest")
         }
         solver = LabelPropagation.Options(
             alpha: p.double(Self.alphaSpec), tolerance: p.double(Self.toleranceSpec),

@@ -56,14 +56,26 @@ public enum PropagateStage {
             options.keywords.map { KeywordPropagation.labels(query: $0, keywordText: keywordText, rows: rows) }
         }
         for l in labels where l.count == 0 {
-            Log.warning("keyword \"\(l.query)\" matches no POI; its scores are all 0 and it will have no regions")
+            try Log.strictWarning(
+                "keyword \"\(l.query)\" matches no POI; its scores are all 0 and it will have no regions")
         }
         var progress = ProgressReporter("propagate")
+        var firstResidual: Double?
+        let tolerance = options.solver.tolerance
         let result = stage.summary.time(.propagate) {
             KeywordPropagation.run(labels: labels, graph: graph, options: options.solver) { it, residual in
-                progress.tick("iteration \(it), largest change \(String(format: "%.2e", residual))")
+                // The residual falls about geometrically: the share done is how far its
+                // logarithm has come from the first residual towards the tolerance.
+                if firstResidual == nil || it <= 1 { firstResidual = residual }
+                var fraction: Double?
+                if let r0 = firstResidual, r0 > tolerance, residual > 0 {
+                    fraction = max(0, min(1, log(r0 / residual) / log(r0 / tolerance)))
+                }
+                progress.tick(
+                    "iteration \(it), largest change \(String(format: "%.2e", residual))", fraction: fraction)
             }
         }
+        progress.finish()
 
         var keywordMeta: [JSONValue] = []
         for (l, s) in zip(labels, result.status) {

@@ -18,6 +18,8 @@ struct StageInvocation<Options: StageOptions> {
         parameters = try commandLine.parameters()
         options = try Options.fromCommandLine(parameters)
         summary = StageSummary(stage: definition.name)
+        Log.stage = definition.name
+        Log.clearDataWarnings()
     }
 
     /// The path given for output port `option`.
@@ -49,5 +51,16 @@ struct StageInvocation<Options: StageOptions> {
     }
 
     /// Writes the summary where `--summary` asks.
-    func finish() throws { try summary.write(to: commandLine.value(StageDefinition.summaryOption)) }
+    func finish() throws {
+        var summary = self.summary
+        let warnings = Log.dataWarnings
+        if !warnings.isEmpty { summary.setDetail("warnings", .array(warnings.map { .string($0) })) }
+        try summary.write(to: commandLine.value(StageDefinition.summaryOption))
+        if Log.format == .json {
+            let done = summary.finished()
+            Log.event(
+                "\(definition.name) finished", phase: "done", counts: done.counts.map { ($0.0.rawValue, $0.1) },
+                seconds: done.seconds)
+        }
+    }
 }

@@ -411,7 +411,7 @@ final class ExperimentEndToEndTests: XCTestCase {
         let f = try Fixture(grid: #""project.crs": ["auto", "EPSG:999999"]"#, inputSets: 1, truth: false)
         defer { f.remove() }
         let failed = try f.run()
-        XCTAssertEqual(failed.status, 7, failed.output)
+        XCTAssertEqual(failed.status, 2, failed.output)
         let state = try XCTUnwrap(RunState.load(f.work))
         XCTAssertEqual(state.status, "failed")
         XCTAssertEqual(state.combinations?.map(\.status), ["ok", "failed"])

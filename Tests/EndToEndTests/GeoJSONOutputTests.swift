@@ -97,11 +97,14 @@ final class GeoJSONOutputTests: XCTestCase {
             let opacity = try XCTUnwrap(feature["properties"]?["fill-opacity"]?.doubleValue)
             XCTAssertTrue(opacity > 0 && opacity <= 1)
         }
-        // Denser is darker: within a keyword, a higher mean score never gets a fainter fill.
+        // Denser is darker: within a keyword, a higher keyword density never gets a fainter fill.
         var byKeyword: [String: [(Double, Double)]] = [:]
         for f in features {
             byKeyword[f["properties"]?["keyword"]?.stringValue ?? "", default: []].append(
-                (f["properties"]?["score_mean"]?.doubleValue ?? 0, f["properties"]?["fill-opacity"]?.doubleValue ?? 0))
+                (
+                    f["properties"]?["keyword_density_per_km2"]?.doubleValue ?? 0,
+                    f["properties"]?["fill-opacity"]?.doubleValue ?? 0
+                ))
         }
         for (_, list) in byKeyword {
             let sorted = list.sorted { $0.0 < $1.0 }

@@ -219,7 +219,10 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(stages[3]["reasons"], .array([.string("waits for graph to rerun")]))
         XCTAssertEqual(
             stages[5]["reasons"],
-            .array([.string("waits for regions to rerun"), .string(#"parameter hulls.hull: "convex" → "concave""#)]))
+            .array([
+                .string("waits for regions, propagate to rerun"),
+                .string(#"parameter hulls.hull: "convex" → "concave""#),
+            ]))
         let text = try f.tool(["status", f.manifestPath]).output
         XCTAssertTrue(text.contains("[3/6] graph      stale       parameter graph.k: 8 → 10"), text)
     }
@@ -322,7 +325,7 @@ final class RunnerEndToEndTests: XCTestCase {
         defer { f.remove() }
         try f.writeManifest(sections: [("project", .object([("crs", .string("EPSG:999999"))]))])
         let failed = try f.run()
-        XCTAssertEqual(failed.status, 7, failed.output)
+        XCTAssertEqual(failed.status, 2, "the stage's own status (bad parameter) passes through: " + failed.output)
         // The stage's own message, then the runner's.
         let stageMessage = try XCTUnwrap(failed.output.range(of: "regionsearch-project: error:"), failed.output)
         let runnerMessage = try XCTUnwrap(

@@ -23,6 +23,22 @@ public struct CommandSpec: Sendable {
         public static let quiet = Option("quiet", .flag, help: "Print only errors on stderr (no progress).")
         /// `--help`, which every command accepts.
         public static let help = Option("help", .flag, help: "Show this help and exit.")
+        /// `--version`, which every command accepts.
+        public static let version = Option("version", .flag, help: "Print the version and exit.")
+        /// `--log-format human|json`, which every command accepts (``Log/Format``).
+        public static let logFormat = Option(
+            "log-format", .value, placeholder: "FORMAT",
+            help:
+                "human (default): lines for people; json: one JSON object per line on stderr with tool, level, stage, "
+                + "phase, message, counts and seconds.")
+        /// `--strict`, which every command accepts.
+        public static let strict = Option(
+            "strict", .flag,
+            help:
+                "Treat a warning about the data (a keyword that matches nothing, a property no feature has) "
+                + "as an error: exit status 3.")
+        /// The options every command accepts, appended to its own.
+        public static let common = [quiet, logFormat, strict, version, help]
     }
 
     public var name: String
@@ -42,7 +58,7 @@ public struct CommandSpec: Sendable {
         self.abstract = abstract
         self.usage = usage
         self.discussion = discussion
-        self.options = options + [Option.quiet, Option.help]
+        self.options = options + Option.common
         self.parameters = parameters
         self.acceptsPositionals = acceptsPositionals
     }

@@ -71,3 +71,11 @@ public struct ToolFailure: ExitCoded {
     }
     public var description: String { message }
 }
+
+/// An exit status that is an answer, not a failure (`status --check` exits 1 when not up to
+/// date): ``ToolMain`` returns it without printing an error.
+public struct SilentExit: ExitCoded {
+    public var exitStatus: ExitStatus
+    public init(_ status: ExitStatus) { exitStatus = status }
+    public var description: String { "exit status \(exitStatus.rawValue)" }
+}

@@ -29,7 +29,17 @@ public enum ToolMain {
             fflush(nil)
             return .success
         }
-        Log.quiet = parsed.flag(.quiet)
+        if parsed.flag(.version) {
+            print("\(spec.name) \(RegionSearchVersion.current)")
+            fflush(nil)
+            return .success
+        }
+        do {
+            try Log.configure(parsed)
+        } catch {
+            Log.error(error.message)
+            return .usage
+        }
         return execute { try body(parsed) }
     }
 
@@ -39,9 +49,12 @@ public enum ToolMain {
             try body()
             fflush(nil)
             return .success
+        } catch let e as SilentExit {
+            fflush(nil)
+            return e.exitStatus
         } catch let e as UsageError {
             Log.error(e.message)
-            Log.write("Run '\(Log.toolName) --help' for usage.\n")
+            if Log.format == .human { Log.write("Run '\(Log.toolName) --help' for usage.\n") }
             return .usage
         } catch let e as ExitCoded {
             Log.error(e.description)

@@ -216,7 +216,7 @@ public struct JSONParser {
     }
 
     /// Parses the value starting at `offset` and returns it with the offset just past it.
-    static func parsePrefix(bytes: UnsafeBufferPointer<UInt8>, from offset: Int) throws(JSONParseError)
+    public static func parsePrefix(bytes: UnsafeBufferPointer<UInt8>, from offset: Int) throws(JSONParseError)
         -> (JSONValue, Int)
     {
         var p = JSONParser(bytes: bytes)

@@ -36,6 +36,17 @@ struct OSMTagCollector {
 
     /// Name and keywords of the element, or the reason they cannot be read.
     func nameAndKeywords() -> Result<(name: String, keywords: [String]), OSMTagProblem> {
+        var comparisons = 0
+        return nameAndKeywords(comparisons: &comparisons)
+    }
+
+    /// Up to this many keywords a repeat is found by scanning them; beyond it through a set, so
+    /// an element with 300,000 tags costs O(n), not O(n²).
+    static let linearScanLimit = 16
+
+    /// ``nameAndKeywords()``, adding to `comparisons` the string comparisons made to drop
+    /// repeated keywords (tests check that it grows linearly).
+    func nameAndKeywords(comparisons: inout Int) -> Result<(name: String, keywords: [String]), OSMTagProblem> {
         bytes.withUnsafeBufferPointer { buf -> Result<(name: String, keywords: [String]), OSMTagProblem> in
             func text(_ start: Int, _ count: Int) -> String? {
                 String(validating: UnsafeBufferPointer(rebasing: buf[start..<start + count]), as: UTF8.self)
@@ -59,6 +70,7 @@ struct OSMTagCollector {
                 order[j] = i
             }
             var keywords: [String] = []
+            var seen: Set<String> = []
             for i in order {
                 let tag = tags[i]
                 var start = tag.valueStart
@@ -79,7 +91,14 @@ struct OSMTagCollector {
                         guard let word = text(partStart, partCount) else {
                             return .failure(.invalidUTF8(key: lossy(buf, tag.keyStart, tag.keyCount)))
                         }
-                        if !keywords.contains(word) { keywords.append(word) }
+                        if keywords.count < Self.linearScanLimit {
+                            comparisons += keywords.count
+                            if !keywords.contains(word) { keywords.append(word) }
+                        } else {
+                            if seen.isEmpty { seen = Set(keywords) }
+                            comparisons += 1
+                            if seen.insert(word).inserted { keywords.append(word) }
+                        }
                     }
                     start = stop + 1
                 }

@@ -70,6 +70,7 @@ public final class ExperimentRunner {
         } catch {
             throw RunnerError.fileSystem(error)
         }
+        defer { work.keepManifestState() }
 
         var state = RunState(
             manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()),
@@ -118,6 +119,8 @@ public final class ExperimentRunner {
             let plots = ExperimentPlots.plots(results, experiment: experiment)
             results.plots = plots.map { ($0.axis, $0.name) }
             outcome.results = results
+            try OutputSafety.check(
+                writing: [csvPath, markdownPath], protected: OutputSafety.protectedFiles(of: manifest))
             var wrotePlots = false
             for plot in plots {
                 for (format, bytes) in try PlotRenderer().render(plot.figure).sorted(by: { $0.key < $1.key }) {

@@ -18,6 +18,10 @@ public struct ExperimentStatus {
     public var combinations: [Combination]
     /// One line about the latest run.
     var lastRun: String
+    var lastRunJSON: JSONValue
+
+    /// Whether every combination is up to date and the results tables exist (`status --check`).
+    public var isUpToDate: Bool { combinations.allSatisfy(\.upToDate) && results.allSatisfy(\.exists) }
     /// Paths of the results tables, with whether they exist.
     public var results: [(path: String, exists: Bool)]
 
@@ -25,9 +29,13 @@ public struct ExperimentStatus {
         self.manifest = manifest
         let experiment = manifest.experiment!
         let work = WorkDirectory(path: manifest.workDirectory)
-        lastRun = StatusReport.describeLastRun(RunState.load(work), lock: WorkLock.state(of: work))
+        let state = RunState.load(work)
+        let lock = WorkLock.state(of: work)
+        lastRun = StatusReport.describeLastRun(state, lock: lock)
+        lastRunJSON = StatusReport.lastRunJSON(state, lock: lock)
+        let builds = BuildIdentity(toolDirectory: CurrentExecutable.directory)
         combinations = experiment.combinations.map { c in
-            let report = StatusReport(manifest: manifest.variant(for: c))
+            let report = StatusReport(manifest: manifest.variant(for: c), builds: builds)
             let outputCurrent = report.output.hasSuffix(": up to date")
             if let first = report.stages.first(where: { $0.state != .upToDate }) {
                 let verb = first.state == .failed ? "failed at" : "\(first.state.rawValue) from"
@@ -77,7 +85,8 @@ public struct ExperimentStatus {
         .object([
             ("manifest", .string(manifest.file)),
             ("work_dir", .string(manifest.workDirectory)),
-            ("last_run", .string(lastRun)),
+            ("up_to_date", .bool(isUpToDate)),
+            ("last_run", lastRunJSON),
             (
                 "combinations",
                 .array(
@@ -89,7 +98,7 @@ public struct ExperimentStatus {
                             ("up_to_date", .bool(c.upToDate)),
                             ("summary", .string(c.summary)),
                             ("stages", c.report.json["stages"] ?? .array([])),
-                            ("output", .string(c.report.output)),
+                            ("output", c.report.json["output"] ?? .null),
                         ])
                     })
             ),

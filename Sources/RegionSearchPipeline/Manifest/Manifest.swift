@@ -197,7 +197,9 @@ public struct Manifest {
                 parameters = try stage.resolve(section, context: stage.name)
             } catch {
                 var (key, reason) = Manifest.splitKey(error.message, default: stage.name)
-                if keywordsFromTop && key == stage.name + ".keywords" { key = "keywords" }
+                if keywordsFromTop && key.hasPrefix(stage.name + ".keywords") {
+                    key = String(key.dropFirst(stage.name.count + 1))
+                }
                 if key == stage.name && section?.objectValue == nil {
                     reason = "expected an object of \(stage.name) parameters, got \(section?.typeName ?? "nothing")"
                 }
@@ -227,6 +229,11 @@ public struct Manifest {
                     }
                 }
             }
+        }
+        do {
+            try OutputSafety.check(self)
+        } catch {
+            throw invalid("output", error.description)
         }
     }
 

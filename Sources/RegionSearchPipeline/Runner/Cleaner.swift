@@ -37,23 +37,22 @@ public enum Cleaner {
                 } ?? [manifest.output]
             for output in outputs { result.temporaries += try WorkDirectory.removeTemporaries(besides: output).count }
             var keep: Set<String> = []
-            if unusedOnly, let state = RunState.load(work) {
-                // An experiment's run.json lists its combinations; each one's stages are in its own state.
-                var states = [state]
+            if unusedOnly {
+                // The latest run of every manifest that ran here (the work directory may be shared),
+                // not only run.json's. An experiment's state lists its combinations; each one's
+                // stages are in its own state.
+                var latest: [RunState] = RunState.load(work).map { [$0] } ?? []
+                for name in FileSystem.list(work.manifestStates) where name.hasSuffix(".json") {
+                    if let s = RunState.load(path: work.manifestStates + "/" + name) { latest.append(s) }
+                }
+                var states = latest
                 var keepRuns: Set<String> = []
                 var keepScores: Set<String> = []
-                for c in state.combinations ?? [] {
+                for c in latest.flatMap({ $0.combinations ?? [] }) {
                     let path = work.combinationState(c.name)
                     keepRuns.insert(PathResolver.baseName(path))
                     if let key = c.scoreKey { keepScores.insert(PathResolver.baseName(work.scorePath(key))) }
-                    if let bytes = try? FileSystem.read(path),
-                        let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
-                            try JSONParser.parse(bytes: b)
-                        }),
-                        let s = RunState(json: json)
-                    {
-                        states.append(s)
-                    }
+                    if let s = RunState.load(path: path) { states.append(s) }
                 }
                 for s in states.flatMap(\.stages) {
                     if let key = s.key { keep.insert(WorkDirectory.entryName(stage: s.stage, key: key)) }
@@ -77,8 +76,13 @@ public enum Cleaner {
                 try FileSystem.removeTree(work.records + "/" + name)
                 result.records += 1
             }
+            // Files of failed stage runs are for reading the failure, never inputs of a run.
+            if FileSystem.exists(work.failed) {
+                result.records += FileSystem.list(work.failed).count
+                try FileSystem.removeTree(work.failed)
+            }
             if !unusedOnly {
-                for dir in [work.runs, work.scores, work.maps] {
+                for dir in [work.runs, work.scores, work.maps, work.manifestStates] {
                     result.records += FileSystem.list(dir).count
                     try FileSystem.removeTree(dir)
                 }

@@ -28,18 +28,31 @@ public struct FileDigest: Equatable, Sendable, CustomStringConvertible {
         public var description: String { "\(path): \(reason)" }
     }
 
-    /// Hashes a file's whole content with ``ContentHasher``.
+    /// Hashes a file's whole content with ``ContentHasher``. Only regular files: `/dev/zero`
+    /// never ends, a FIFO cannot be read twice (once to hash, once by the stage) and opening one
+    /// blocks until a writer comes, so it is opened non-blocking and refused.
     public static func of(path: String) throws(Failure) -> FileDigest {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let e = errno
             throw Failure(path: path, reason: String(cString: strerror(e)), isMissing: e == ENOENT)
         }
         defer { close(fd) }
         var st = stat()
-        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            throw Failure(path: path, reason: "is a directory, expected a file", isMissing: false)
+        guard fstat(fd, &st) == 0 else {
+            throw Failure(path: path, reason: String(cString: strerror(errno)), isMissing: false)
         }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw Failure(path: path, reason: "is a directory, expected a file", isMissing: false)
+        default:
+            throw Failure(
+                path: path,
+                reason:
+                    "is not a regular file (a device, FIFO or socket); give a file, e.g. save a stream to disk first",
+                isMissing: false)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         #if os(Linux)
             _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         #endif

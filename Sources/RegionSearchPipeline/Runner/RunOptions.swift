@@ -15,6 +15,10 @@ public struct RunOptions {
     public var wait = false
     /// Only errors on stderr (passed to the stages as `--quiet`).
     public var quiet = false
+    /// Passed to the stages as `--log-format json`, whose lines the runner copies through.
+    public var logFormat = Log.Format.human
+    /// Passed to the stages as `--strict`: a warning about the data fails the stage (status 3).
+    public var strict = false
 
     public init() {}
 

@@ -10,6 +10,15 @@ public final class RunSession {
     var executed: Set<String> = []
     /// Content digests of raw input files hashed in this session, by absolute path.
     var rawDigests: [String: FileDigest] = [:]
+    /// Build identities of the stage executables, by tool directory (hashed once per invocation).
+    var builds: [String: BuildIdentity] = [:]
+
+    func build(toolDirectory: String) -> BuildIdentity {
+        if let known = builds[toolDirectory] { return known }
+        let identity = BuildIdentity(toolDirectory: toolDirectory)
+        builds[toolDirectory] = identity
+        return identity
+    }
 
     public init() {}
 }

@@ -167,8 +167,11 @@ public struct RunState {
 
     /// Reads `run.json`; nil when absent or unreadable (it is informative only: keys and records
     /// decide what is up to date).
-    public static func load(_ work: WorkDirectory) -> RunState? {
-        guard let bytes = try? FileSystem.read(work.runState),
+    public static func load(_ work: WorkDirectory) -> RunState? { load(path: work.runState) }
+
+    /// Reads a run state file; nil when it is missing or unreadable.
+    static func load(path: String) -> RunState? {
+        guard let bytes = try? FileSystem.read(path),
             let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
                 try JSONParser.parse(bytes: b)
             })

@@ -65,6 +65,7 @@ public final class Runner {
         let lock = try Self.lock(work, wait: options.wait)
         defer { lock.release() }
         try Self.prepare(work, outputs: [manifest.output] + mapPaths)
+        defer { work.keepManifestState() }
         return try runLocked(options, statePath: work.runState)
     }
 
@@ -140,7 +141,9 @@ public final class Runner {
                 }
                 inputs = found
             }
-            let key = StageKey(stage: stage, parameters: manifest.parameters(for: stage.name), inputs: inputs)
+            let build = timed { session.build(toolDirectory: toolDirectory).of(stage) }
+            let key = StageKey(
+                stage: stage, parameters: manifest.parameters(for: stage.name), inputs: inputs, build: build)
             let hash = key.hash
             state[stage.name].key = hash
             let entry = WorkDirectory.entryName(stage: stage.name, key: hash)
@@ -152,13 +155,22 @@ public final class Runner {
                     ?? timed({ planner.check(stage, key: hash) })
                 switch check {
                 case .upToDate(let record):
+                    // A result made with warnings about the data is not good enough for --strict.
+                    if options.strict, let warnings = record.summary.detail("warnings")?.arrayValue, !warnings.isEmpty {
+                        let text = warnings.compactMap(\.stringValue).joined(separator: "; ")
+                        throw fail(
+                            stage.name,
+                            ToolFailure(
+                                "\(stage.name) is up to date, but its run warned: \(text) (an error because of --strict)",
+                                status: .inputData))
+                    }
                     session.completed[entry] = record
                     completed[stage.name] = .init(
                         key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
                     outcome.records[stage.name] = record
                     state[stage.name].status = .upToDate
                     outcome.stages.append((stage.name, .upToDate, hash))
-                    Log.info("\(label): up to date, skipped")
+                    Log.event("\(label): up to date, skipped", stage: stage.name, phase: "skipped")
                     continue
                 case .damaged(let reason):
                     Log.warning("\(reason)")
@@ -169,7 +181,7 @@ public final class Runner {
             }
             state[stage.name].status = .running
             try state.write(to: statePath)
-            Log.info("\(label) …")
+            Log.event("\(label) …", stage: stage.name, phase: "start")
             let record: StageRecord
             do {
                 record = try execute(stage, key: key, hash: hash, options: options)
@@ -185,7 +197,10 @@ public final class Runner {
             state[stage.name].seconds = record.seconds
             outcome.stages.append((stage.name, .ran, hash))
             let counts = Self.countsText(record.summary)
-            Log.info("\(label): done in \(Self.seconds(record.seconds))\(counts.isEmpty ? "" : " — " + counts)")
+            Log.event(
+                "\(label): done in \(Self.seconds(record.seconds))\(counts.isEmpty ? "" : " — " + counts)",
+                stage: stage.name, phase: "done", counts: record.summary.counts.map { ($0.0.rawValue, $0.1) },
+                seconds: record.seconds)
             try state.write(to: statePath)
         }
 
@@ -238,7 +253,8 @@ public final class Runner {
         let arguments = StageCommand.arguments(
             stage: stage, parameters: manifest.parameters(for: stage.name),
             inputPaths: key.inputs.map { planner.absolute($0.path) }, rawInputs: rawSpecs,
-            outputDirectory: staging, threads: options.threads, quiet: options.quiet)
+            outputDirectory: staging, threads: options.threads, quiet: options.quiet, logFormat: options.logFormat,
+            strict: options.strict)
 
         CrashPoint.reached("spawn")
         let started = Timestamp.now()
@@ -246,14 +262,29 @@ public final class Runner {
         let launch = try launcher.launch(stage: stage, executable: executable, arguments: arguments)
         let seconds = monotonicSeconds() - t0
 
+        let summaryPath = staging + "/" + StageCommand.summaryFileName
+        func readSummary() -> StageSummary {
+            guard let bytes = try? FileSystem.read(summaryPath),
+                let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                    try JSONParser.parse(bytes: b)
+                })
+            else { return StageSummary(stage: stage.name) }
+            return StageSummary(json: json)
+        }
+
         func failed(_ detail: String?) throws -> Never {
+            // What the stage wrote before failing (the rejects of an ingest that stopped on too
+            // many of them) is kept: the staging directory its message names is about to go.
+            let kept = keepFailedOutputs(stage: stage, hash: hash, staging: staging)
             let text =
                 launch.termination.description
                 + (launch.errorLines.isEmpty ? "" : ": " + launch.errorLines.joined(separator: " | "))
+                + (kept.map { "; its files so far are kept in \($0)" } ?? "")
             let failure = StageRecord(
                 key: key, succeeded: false, outputs: [], started: started, finished: Timestamp.now(), seconds: seconds,
-                threads: options.threads, summary: StageSummary(stage: stage.name), failure: detail ?? text)
+                threads: options.threads, summary: readSummary(), failure: detail ?? text)
             try? failure.write(to: work.failurePath(stage: stage.name, key: hash))
+            if let kept { Log.info("\(stage.name): what the stage wrote before failing is kept in \(kept)") }
             throw RunnerError.stageFailed(stage: stage.name, exit: launch.termination, detail: detail)
         }
         guard launch.termination.succeeded else { try failed(nil) }
@@ -266,15 +297,7 @@ public final class Runner {
                 throw RunnerError.inputChanged(stage: stage.name, input: input.name, path: path)
             }
         }
-        var summary = StageSummary(stage: stage.name)
-        let summaryPath = staging + "/" + StageCommand.summaryFileName
-        if let bytes = try? FileSystem.read(summaryPath),
-            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
-                try JSONParser.parse(bytes: b)
-            })
-        {
-            summary = StageSummary(json: json)
-        }
+        let summary = readSummary()
         unlink(summaryPath)
         var outputs: [StageRecord.Output] = []
         for port in stage.outputs {
@@ -312,7 +335,26 @@ public final class Runner {
         CrashPoint.reached("promoted")
         try record.write(to: work.recordPath(stage: stage.name, key: hash))
         unlink(work.failurePath(stage: stage.name, key: hash))
+        try? FileSystem.removeTree(work.failedDirectory(stage: stage.name, key: hash))
         return record
+    }
+
+    /// Moves the files a failed stage wrote (its summary aside) to `WORK/failed/<stage>-<key>/`,
+    /// replacing an earlier failure's; nil when it wrote none.
+    private func keepFailedOutputs(stage: StageDefinition, hash: ContentHash, staging: String) -> String? {
+        let files = FileSystem.list(staging).filter {
+            $0 != StageCommand.summaryFileName && WorkDirectory.temporaryBase($0) == nil
+        }
+        guard !files.isEmpty else { return nil }
+        let target = work.failedDirectory(stage: stage.name, key: hash)
+        do {
+            try FileSystem.removeTree(target)
+            try FileSystem.createDirectories(target)
+            for name in files { try FileSystem.rename(staging + "/" + name, to: target + "/" + name) }
+        } catch {
+            return nil
+        }
+        return target
     }
 
     /// Copies the final stage's GeoJSON to the manifest output unless it already has those bytes.
@@ -321,6 +363,8 @@ public final class Runner {
             throw ToolFailure("internal error: \(stage.name) has no output to publish", status: .internalError)
         }
         if timed({ try? FileDigest.of(path: manifest.output) }) == recorded.digest { return (false, recorded.digest) }
+        // Checked at load too; again here, because a link may have appeared since.
+        try OutputSafety.check(writing: [manifest.output], protected: OutputSafety.protectedFiles(of: manifest))
         CrashPoint.reached("output")
         let source = planner.absolute(done.objectPath + "/" + port.fileName)
         do {

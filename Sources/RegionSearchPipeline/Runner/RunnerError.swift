@@ -10,7 +10,8 @@ public enum RunnerError: ExitCoded {
     case executableMissing(path: String)
     /// A stage executable could not be started.
     case spawnFailed(executable: String, reason: String)
-    /// A stage exited with an error or was killed (exit status 7); its own message is above.
+    /// A stage exited with an error or was killed; its own message is above. Exit status: the
+    /// stage's own when it is a documented one, 7 otherwise (``passedThrough(_:)``).
     case stageFailed(stage: String, exit: ChildProcess.Termination, detail: String?)
     /// An input of a stage changed while the stage ran; its outputs were not recorded.
     case inputChanged(stage: String, input: String, path: String)
@@ -44,12 +45,22 @@ public enum RunnerError: ExitCoded {
         }
     }
 
+    /// A stage's own documented exit status (1 failed, 2 bad parameters, 3 bad input data, 4
+    /// damaged artifact, 6 output not writable) is the run's, so a nightly job can tell "fix the
+    /// input" from "disk full"; a signal, an internal error (70) or an unknown code is 7.
+    static func passedThrough(_ exit: ChildProcess.Termination) -> ExitStatus {
+        guard case .exited(let code) = exit, let status = ExitStatus(rawValue: code),
+            [.failure, .usage, .inputData, .artifact, .output].contains(status)
+        else { return .stageFailed }
+        return status
+    }
+
     public var exitStatus: ExitStatus {
         switch self {
         case .busy: return .busy
         case .inputUnreadable: return .inputData
         case .executableMissing, .spawnFailed, .inputChanged: return .failure
-        case .stageFailed: return .stageFailed
+        case .stageFailed(_, let exit, _): return Self.passedThrough(exit)
         case .fileSystem: return .output
         }
     }

@@ -14,7 +14,7 @@ enum StageCommand {
     ///   - rawInputs: ingest's input objects, each passed as `--input-spec JSON` (paths absolute).
     public static func arguments(
         stage: StageDefinition, parameters: Parameters, inputPaths: [String], rawInputs: [JSONValue],
-        outputDirectory: String, threads: Int?, quiet: Bool
+        outputDirectory: String, threads: Int?, quiet: Bool, logFormat: Log.Format = .human, strict: Bool = false
     ) -> [String] {
         var args: [String] = []
         for spec in rawInputs { args += ["--input-spec", spec.serialized(sortedKeys: false)] }
@@ -24,6 +24,8 @@ enum StageCommand {
         args += ["--summary", outputDirectory + "/" + summaryFileName]
         if let threads { args += ["--threads", String(threads)] }
         if quiet { args.append("--quiet") }
+        if logFormat != .human { args += ["--log-format", logFormat.rawValue] }
+        if strict { args.append("--strict") }
         return args
     }
 }

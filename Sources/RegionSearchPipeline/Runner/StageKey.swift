@@ -6,8 +6,10 @@ import RegionSearchStages
 ///
 /// The key covers the content hashes of the stage's inputs (never paths or timestamps, so a
 /// copied or freshly checked-out work directory is still up to date), its resolved parameters in
-/// canonical form (sorted keys), the stage's version and the artifact format version. The
-/// thread count is deliberately left out: outputs are identical for any thread count.
+/// canonical form (sorted keys), the stage's version, the artifact format version, the build
+/// of the stage executable (``BuildIdentity``) and raw inputs' file names (recorded in the
+/// outputs). The thread count is deliberately left out: outputs are identical for any thread
+/// count.
 public struct StageKey: Equatable {
     /// One input file of the stage.
     public struct Input: Equatable {
@@ -21,6 +23,8 @@ public struct StageKey: Equatable {
         /// For raw inputs: the manifest's input object without `path` (format options count,
         /// the file's location does not).
         public var options: JSONValue?
+        /// The last component of ``path``.
+        var fileName: String { String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "") }
 
         public init(name: String, producer: String?, path: String, digest: FileDigest, options: JSONValue? = nil) {
             self.name = name
@@ -34,20 +38,23 @@ public struct StageKey: Equatable {
     public var stage: String
     var stageVersion: Int
     var formatVersion: Int
+    /// The stage executable's build (``BuildIdentity``); empty where no executable is involved.
+    var build: String
     /// `Parameters.canonical`.
     public var parameters: JSONValue
     public var inputs: [Input]
 
-    public init(stage: StageDefinition, parameters: Parameters, inputs: [Input]) {
+    public init(stage: StageDefinition, parameters: Parameters, inputs: [Input], build: String = "") {
         self.stage = stage.name
         stageVersion = stage.version
         formatVersion = Int(ArtifactFormat.version)
+        self.build = build
         self.parameters = parameters.canonical
         self.inputs = inputs
     }
 
     /// Bumped if the key derivation itself changes.
-    static let scheme = "regionsearch stage key 1"
+    static let scheme = "regionsearch stage key 2"
 
     /// The key.
     public var hash: ContentHash {
@@ -56,6 +63,7 @@ public struct StageKey: Equatable {
         h.update(stage)
         h.update("stage_version=\(stageVersion)")
         h.update("format_version=\(formatVersion)")
+        h.update("build=\(build)")
         h.update(parameters.serialized(sortedKeys: true))
         h.update("inputs=\(inputs.count)")
         for input in inputs {
@@ -63,6 +71,9 @@ public struct StageKey: Equatable {
             h.update(input.digest.hash.description)
             h.update(String(input.digest.size))
             h.update(input.options?.serialized(sortedKeys: true) ?? "")
+            // A raw input's file name (not its directory) is recorded in the artifacts and the
+            // GeoJSON provenance, so the same bytes under another name are another result.
+            if input.producer == nil { h.update("file=" + input.fileName) }
         }
         return h.finalize()
     }
@@ -75,10 +86,13 @@ public struct StageKey: Equatable {
 
 extension StageKey {
     /// Rebuilds a key from a record's members.
-    init(stageName: String, stageVersion: Int, formatVersion: Int, parameters: JSONValue, inputs: [Input]) {
+    init(
+        stageName: String, stageVersion: Int, formatVersion: Int, build: String, parameters: JSONValue, inputs: [Input]
+    ) {
         stage = stageName
         self.stageVersion = stageVersion
         self.formatVersion = formatVersion
+        self.build = build
         self.parameters = parameters
         self.inputs = inputs
     }

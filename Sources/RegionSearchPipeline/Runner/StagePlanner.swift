@@ -151,6 +151,11 @@ struct StagePlanner {
         if previous.formatVersion != current.formatVersion {
             out.append("artifact format version \(previous.formatVersion) → \(current.formatVersion)")
         }
+        if previous.build != current.build {
+            out.append(
+                "another build of \(Pipeline.stage(named: current.stage)?.executable ?? current.stage) (executable changed)"
+            )
+        }
         out += parameterDifferences(stage: current.stage, from: previous.parameters, to: current.parameters)
         for input in current.inputs {
             guard let old = previous.inputs.first(where: { $0.name == input.name }) else {
@@ -165,6 +170,11 @@ struct StagePlanner {
                 } else {
                     out.append("input file \(input.name) (\(input.path)) changed: \(old.digest) → \(input.digest)")
                 }
+            }
+            if input.producer == nil, old.digest == input.digest, old.fileName != input.fileName {
+                out.append(
+                    "input \(input.name) is named \(input.fileName) (was \(old.fileName)); the name is recorded in the outputs"
+                )
             }
             if (old.options ?? .null) != (input.options ?? .null) {
                 out.append(

@@ -54,6 +54,7 @@ public struct StageRecord {
             ("tool_version", .string(toolVersion)),
             ("stage_version", .number(Double(key.stageVersion))),
             ("format_version", .number(Double(key.formatVersion))),
+            ("build", .string(key.build)),
             ("parameters", key.parameters),
             (
                 "inputs",
@@ -118,8 +119,8 @@ public struct StageRecord {
             outs.append(Output(name: name, file: file, digest: digest))
         }
         key = StageKey(
-            stageName: stage, stageVersion: stageVersion, formatVersion: formatVersion, parameters: parameters,
-            inputs: keyInputs)
+            stageName: stage, stageVersion: stageVersion, formatVersion: formatVersion,
+            build: json["build"]?.stringValue ?? "", parameters: parameters, inputs: keyInputs)
         self.keyHash = keyHash
         succeeded = status == "ok"
         self.outputs = outs

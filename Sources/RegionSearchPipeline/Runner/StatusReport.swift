@@ -20,6 +20,18 @@ public struct StatusReport {
         var reasons: [String]
         /// The key it would run with, when its inputs are known.
         public var key: ContentHash?
+        /// An up-to-date stage's recorded summary (counts, seconds).
+        var summary: StageSummary?
+    }
+
+    /// Whether the manifest output holds the current result.
+    public enum OutputState: String {
+        case upToDate = "up_to_date"
+        /// It exists, with other bytes than the current result.
+        case differs
+        case missing
+        /// The final stage is not up to date, so the output cannot be current.
+        case outOfDate = "out_of_date"
     }
 
     public var manifest: Manifest
@@ -28,14 +40,25 @@ public struct StatusReport {
     var lastRun: String
     /// Whether the manifest output holds the current final stage's GeoJSON.
     public var output: String
+    public var outputState: OutputState
+    /// run.json and the lock, for the machine-readable report.
+    var runState: RunState?
+    var lock: WorkLock.State
 
-    /// Evaluates every stage of `manifest`.
-    public init(manifest: Manifest) {
+    /// Whether every stage is up to date and the output holds the current result (`status
+    /// --check` exits 0 exactly then).
+    public var isUpToDate: Bool { outputState == .upToDate && stages.allSatisfy { $0.state == .upToDate } }
+
+    /// Evaluates every stage of `manifest`; `builds` identifies the stage executables (their
+    /// build is part of each key).
+    public init(manifest: Manifest, builds: BuildIdentity = BuildIdentity(toolDirectory: CurrentExecutable.directory)) {
         self.manifest = manifest
         let work = WorkDirectory(path: manifest.workDirectory)
         let planner = StagePlanner(manifest: manifest, work: work)
         let runState = RunState.load(work)
-        lastRun = Self.describeLastRun(runState, lock: WorkLock.state(of: work))
+        self.runState = runState
+        lock = WorkLock.state(of: work)
+        lastRun = Self.describeLastRun(runState, lock: lock)
         stages = []
         var completed: [String: StagePlanner.Completed] = [:]
         var staleUpstream: [String] = []
@@ -73,7 +96,7 @@ public struct StatusReport {
                 staleUpstream.append(stage.name)
                 continue
             }
-            let key = StageKey(stage: stage, parameters: parameters, inputs: inputs)
+            let key = StageKey(stage: stage, parameters: parameters, inputs: inputs, build: builds.of(stage))
             let hash = key.hash
             switch planner.check(stage, key: hash) {
             case .upToDate(let record):
@@ -81,7 +104,9 @@ public struct StatusReport {
                     key: hash, objectPath: StagePlanner.objectPath(stage: stage.name, key: hash), record: record)
                 let counts = Runner.countsText(record.summary)
                 stages.append(
-                    Stage(stage: stage.name, state: .upToDate, reasons: counts.isEmpty ? [] : [counts], key: hash))
+                    Stage(
+                        stage: stage.name, state: .upToDate, reasons: counts.isEmpty ? [] : [counts], key: hash,
+                        summary: record.summary))
                 continue
             case .damaged(let reason):
                 stages.append(
@@ -104,12 +129,20 @@ public struct StatusReport {
             let digest = done.output(port.fileName)?.digest
         {
             switch try? FileDigest.of(path: manifest.output) {
-            case .some(let d) where d == digest: output = "\(manifest.output): up to date"
-            case .some: output = "\(manifest.output): differs from the current result; 'regionsearch run' rewrites it"
-            case .none: output = "\(manifest.output): missing; 'regionsearch run' writes it"
+            case .some(let d) where d == digest:
+                output = "\(manifest.output): up to date"
+                outputState = .upToDate
+            case .some:
+                output = "\(manifest.output): differs from the current result; 'regionsearch run' rewrites it"
+                outputState = .differs
+            case .none:
+                output = "\(manifest.output): missing; 'regionsearch run' writes it"
+                outputState = .missing
             }
         } else {
-            output = "\(manifest.output): " + (FileSystem.exists(manifest.output) ? "out of date" : "missing")
+            let exists = FileSystem.exists(manifest.output)
+            output = "\(manifest.output): " + (exists ? "out of date" : "missing")
+            outputState = exists ? .outOfDate : .missing
         }
     }
 
@@ -160,25 +193,66 @@ public struct StatusReport {
         return out
     }
 
-    /// The machine-readable report (`status --json`).
+    /// The machine-readable report (`status --json`): states as fixed words, times as ISO 8601
+    /// UTC, counts as numbers; `reasons` are the human explanations.
     public var json: JSONValue {
         .object([
             ("manifest", .string(manifest.file)),
             ("work_dir", .string(manifest.workDirectory)),
-            ("last_run", .string(lastRun)),
+            ("up_to_date", .bool(isUpToDate)),
+            ("last_run", Self.lastRunJSON(runState, lock: lock)),
             (
                 "stages",
                 .array(
                     stages.map { s in
-                        .object([
+                        var members: [(String, JSONValue)] = [
                             ("stage", .string(s.stage)),
                             ("state", .string(s.state == .upToDate ? "up_to_date" : s.state.rawValue)),
                             ("key", s.key.map { .string($0.description) } ?? .null),
                             ("reasons", .array(s.reasons.map { .string($0) })),
-                        ])
+                        ]
+                        if let summary = s.summary {
+                            members.append(
+                                ("counts", .object(summary.counts.map { ($0.0.rawValue, .number(Double($0.1))) })))
+                        }
+                        return .object(members)
                     })
             ),
-            ("output", .string(output)),
+            (
+                "output",
+                .object([("path", .string(manifest.output)), ("state", .string(outputState.rawValue))])
+            ),
+        ])
+    }
+
+    /// The latest run as fields: `state` (`never`, `running`, `ok`, `failed`, `interrupted`),
+    /// `pid`, `started`, `finished`, `stage` (where it failed or was interrupted).
+    static func lastRunJSON(_ state: RunState?, lock: WorkLock.State) -> JSONValue {
+        if case .held(let holder) = lock {
+            return .object([
+                ("state", .string("running")), ("pid", holder.map { .number(Double($0.pid)) } ?? .null),
+                ("started", holder.map { .string($0.started) } ?? .null),
+            ])
+        }
+        guard let state else { return .object([("state", .string("never"))]) }
+        let word: String
+        var stage: String?
+        switch state.status {
+        case "ok": word = "ok"
+        case "failed":
+            word = "failed"
+            stage =
+                state.stages.first { $0.status == .failed }?.stage
+                ?? state.combinations?.first { $0.status == "failed" }?.name
+        default:
+            word = "interrupted"
+            stage =
+                state.stages.first { $0.status == .running }?.stage
+                ?? state.combinations?.first { $0.status == "running" }?.name
+        }
+        return .object([
+            ("state", .string(word)), ("pid", .number(Double(state.pid))), ("started", .string(state.started)),
+            ("finished", state.finished.map { .string($0) } ?? .null), ("stage", stage.map { .string($0) } ?? .null),
         ])
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import RegionSearchCore
 import RegionSearchStages
 
@@ -34,6 +35,24 @@ public struct WorkDirectory {
     /// Records of the map files written beside outputs (``MapPublisher``).
     public var maps: String { path + "/maps" }
 
+    /// The latest run state of each manifest that ran in this work directory: `run.json` holds
+    /// only the latest run of any of them, and `clean --unused` must keep what every one uses.
+    var manifestStates: String { path + "/manifests" }
+
+    /// Where the latest run state of `manifest` (its absolute path) is kept.
+    func manifestState(for manifest: String) -> String {
+        var h = ContentHasher()
+        h.update(manifest)
+        return manifestStates + "/\(h.finalize()).json"
+    }
+
+    /// Copies `run.json` to its manifest's state file (after a run, successful or not).
+    func keepManifestState() {
+        guard let state = RunState.load(self), let bytes = try? FileSystem.read(runState) else { return }
+        try? FileSystem.createDirectories(manifestStates)
+        try? AtomicFile.write(bytes, to: manifestState(for: state.manifest))
+    }
+
     /// The run state of one experiment combination.
     func combinationState(_ name: String) -> String { runs + "/" + name + ".json" }
 
@@ -55,6 +74,14 @@ public struct WorkDirectory {
         records + "/" + Self.entryName(stage: stage, key: key) + ".failed.json"
     }
 
+    /// Where the files of a failed stage run are kept (an ingest's rejects), until the same
+    /// key succeeds or `clean` runs.
+    var failed: String { path + "/failed" }
+
+    func failedDirectory(stage: String, key: ContentHash) -> String {
+        failed + "/" + Self.entryName(stage: stage, key: key)
+    }
+
     /// Where a stage runs before its outputs are complete.
     func stagingDirectory(stage: String, key: ContentHash, pid: Int32) -> String {
         objects + "/." + Self.entryName(stage: stage, key: key) + AtomicFile.temporaryMarker + String(pid)
@@ -74,16 +101,46 @@ public struct WorkDirectory {
     /// Removes what interrupted runs left behind: `*.tmp-*` files and staging directories in the
     /// work directory, `objects/`, `records/`, `runs/`, `scores/` and `maps/`. Only call this while holding the lock: the
     /// files of a live run look the same. Returns the removed paths.
+    ///
+    /// Only names the runner itself makes are taken, so a user's `notes.tmp-1` survives:
+    /// `.run.json.tmp-<pid>-<n>` at the top, `.<entry>.tmp-<pid>` (and `.tmp-old-<pid>`)
+    /// staging directories in `objects/`, `.<record>.json.tmp-<pid>-<n>` in the other folders.
     @discardableResult
     func removeTemporaries() throws(FileSystem.Failure) -> [String] {
         var removed: [String] = []
-        for dir in [path, objects, records, runs, scores, maps] {
-            for name in FileSystem.list(dir) where name.contains(AtomicFile.temporaryMarker) {
+        for dir in [path, objects, records, runs, scores, maps, manifestStates] {
+            for name in FileSystem.list(dir) where isLeftover(name, in: dir) {
                 try FileSystem.removeTree(dir + "/" + name)
                 removed.append(dir + "/" + name)
             }
         }
         return removed
+    }
+
+    /// Whether `name` in `dir` (one of the work directory's folders) is a temporary the runner
+    /// or a stage writing through it left behind.
+    private func isLeftover(_ name: String, in dir: String) -> Bool {
+        guard let base = Self.temporaryBase(name) else { return false }
+        switch dir {
+        case path: return base == "run.json"
+        case objects: return true
+        default: return base.hasSuffix(".json")
+        }
+    }
+
+    /// `X` for a temporary name `.X.tmp-<pid>-<n>`, `.X.tmp-<pid>` or `.X.tmp-old-<pid>` (the
+    /// forms ``AtomicFile`` and the runner's staging make); nil for any other name.
+    static func temporaryBase(_ name: String) -> String? {
+        guard name.hasPrefix("."), let marker = name.range(of: AtomicFile.temporaryMarker, options: .backwards) else {
+            return nil
+        }
+        var suffix = Substring(name[marker.upperBound...])
+        if suffix.hasPrefix("old-") { suffix = suffix.dropFirst(4) }
+        let parts = suffix.split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigitChar) })
+        else { return nil }
+        let base = String(name[name.index(after: name.startIndex)..<marker.lowerBound])
+        return base.isEmpty ? nil : base
     }
 
     /// Removes leftover temporary copies of `file` (`.<name>.tmp-*` beside it), as an
@@ -93,7 +150,7 @@ public struct WorkDirectory {
         let dir = AtomicFile.directory(of: file)
         let prefix = "." + PathResolver.baseName(file) + AtomicFile.temporaryMarker
         var removed: [String] = []
-        for name in FileSystem.list(dir) where name.hasPrefix(prefix) {
+        for name in FileSystem.list(dir) where name.hasPrefix(prefix) && temporaryBase(name) != nil {
             try FileSystem.removeTree(dir + "/" + name)
             removed.append(dir + "/" + name)
         }
@@ -113,4 +170,8 @@ public struct WorkDirectory {
         guard Pipeline.stage(named: stage) != nil else { return nil }
         return (stage, key)
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigitChar: Bool { isASCII && isNumber }
 }

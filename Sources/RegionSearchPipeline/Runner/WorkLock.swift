@@ -46,10 +46,22 @@ public final class WorkLock {
             throw RunnerError.fileSystem(error)
         }
         let path = work.lockFile
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // The lock file is truncated and written: never through a link to some other file.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
+            let reason =
+                errno == ELOOP
+                ? "is a symbolic link; the lock file is written, so it must be a plain file: remove the link"
+                : String(cString: strerror(errno))
+            throw RunnerError.fileSystem(.init(path: path, operation: "open lock file", reason: reason))
+        }
+        var st = stat()
+        if fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != S_IFREG || st.st_nlink > 1 {
+            close(fd)
             throw RunnerError.fileSystem(
-                .init(path: path, operation: "open lock file", reason: String(cString: strerror(errno))))
+                .init(
+                    path: path, operation: "open lock file",
+                    reason: "is not a plain file of its own (a hard link or a special file); remove it"))
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK else {
@@ -96,7 +108,7 @@ public final class WorkLock {
 
     /// Whether a run holds `work`'s lock right now (a shared probe that never blocks).
     public static func state(of work: WorkDirectory) -> State {
-        let fd = open(work.lockFile, O_RDONLY | O_CLOEXEC)
+        let fd = open(work.lockFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return .free }
         defer { close(fd) }
         if flock(fd, LOCK_SH | LOCK_NB) == 0 {

@@ -68,7 +68,12 @@ final class StageKeyTests: XCTestCase {
             ).hash
         }
         let a = key(.object([("path", .string("/a/pois.csv")), ("format", .string("csv"))]))
-        XCTAssertEqual(key(.object([("path", .string("/b/copy.csv")), ("format", .string("csv"))])), a)
+        XCTAssertEqual(
+            key(.object([("path", .string("/b/pois.csv")), ("format", .string("csv"))])), a,
+            "the directory does not count")
+        XCTAssertNotEqual(
+            key(.object([("path", .string("/a/copy.csv")), ("format", .string("csv"))])), a,
+            "the file name does: it is recorded in the outputs' provenance")
         XCTAssertNotEqual(
             key(.object([("path", .string("/a/pois.csv")), ("format", .string("csv")), ("header", .bool(true))])), a)
         XCTAssertNotEqual(
@@ -79,6 +84,33 @@ final class StageKeyTests: XCTestCase {
             StageKey.inputOptions(
                 .object([("path", .string("/a")), ("format", .string("csv")), ("delimiter", .string(";"))])),
             .object([("format", .string("csv")), ("delimiter", .string(";"))]))
+    }
+
+    func testTheBuildOfTheStageExecutableCounts() throws {
+        var other = graphKey()
+        other.build = "xxh128:0123"
+        XCTAssertNotEqual(other.hash, graphKey().hash)
+        XCTAssertEqual(
+            StagePlanner.differences(from: graphKey(), to: other),
+            ["another build of regionsearch-propagate (executable changed)"])
+        // The identity is the executable's content: the same bytes anywhere, other bytes otherwise.
+        let dir = TestSupport.temporaryDirectory()
+        let copy = TestSupport.temporaryDirectory()
+        for d in [dir, copy] {
+            try "#!/bin/sh\n".write(toFile: d + "/regionsearch-graph", atomically: true, encoding: .utf8)
+        }
+        let a = BuildIdentity(toolDirectory: dir).of(GraphStage.definition)
+        XCTAssertTrue(a.hasPrefix("xxh128:"), a)
+        XCTAssertEqual(BuildIdentity(toolDirectory: copy).of(GraphStage.definition), a)
+        try "#!/bin/sh\n#\n".write(toFile: copy + "/regionsearch-graph", atomically: true, encoding: .utf8)
+        XCTAssertNotEqual(BuildIdentity(toolDirectory: copy).of(GraphStage.definition), a)
+        XCTAssertEqual(BuildIdentity(toolDirectory: dir + "/none").of(GraphStage.definition), "missing")
+        // Records keep it, so a record's key is rebuilt with it.
+        let record = StageRecord(
+            key: other, succeeded: true, outputs: [], started: "", finished: "", seconds: 0, threads: nil,
+            summary: StageSummary(stage: "propagate"))
+        let reread = try StageRecord(json: record.json, path: "x")
+        XCTAssertEqual(reread.key.hash, other.hash)
     }
 
     func testDifferencesNameWhatChanged() {

@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchPipeline
+@testable import RegionSearchStages
+
+/// The controls a nightly job needs: --version everywhere, status --check and its JSON,
+/// run --dry-run, --set, --input, --strict and --log-format json.
+final class OperatorControlsTests: XCTestCase {
+    func testEveryExecutableHasVersion() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let names =
+            ["regionsearch", "regionsearch-evaluate", "regionsearch-generate", "regionsearch-bench"]
+            + Pipeline.stages.map(\.executable)
+        for name in names {
+            let r = try f.tool(["--version"], executable: PipelineFixture.toolDirectory + "/" + name)
+            XCTAssertEqual(r.status, 0, name + ": " + r.output)
+            XCTAssertEqual(r.output, "\(name) \(RegionSearchVersion.current)\n", name)
+        }
+        XCTAssertEqual(try f.tool(["run", "--version"]).output, "regionsearch \(RegionSearchVersion.current)\n")
+    }
+
+    func testStatusCheckAndMachineReadableJSON() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        var check = try f.tool(["status", f.manifestPath, "--check"])
+        XCTAssertEqual(check.status, 1)
+        XCTAssertEqual(check.output, "", "--check prints nothing, as make -q")
+        XCTAssertEqual(try f.run().status, 0)
+        check = try f.tool(["status", f.manifestPath, "--check"])
+        XCTAssertEqual(check.status, 0, check.output)
+        // JSON: fixed words and ISO times, no prose.
+        let r = try f.tool(["status", f.manifestPath, "--json"])
+        let json = try JSONParser.parse(r.output)
+        XCTAssertEqual(json["up_to_date"], .bool(true))
+        let last = try XCTUnwrap(json["last_run"])
+        XCTAssertEqual(last["state"]?.stringValue, "ok")
+        for key in ["started", "finished"] {
+            let t = try XCTUnwrap(last[key]?.stringValue, key)
+            XCTAssertNotNil(t.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression), t)
+        }
+        XCTAssertEqual(json["output"]?["state"]?.stringValue, "up_to_date")
+        XCTAssertEqual(json["stages"]?.arrayValue?.first?["counts"]?["accepted"]?.intValue, 3_000)
+        // A changed parameter: not up to date.
+        try f.writeManifest(sections: [("graph", .object([("prune_factor", .number(3))]))])
+        XCTAssertEqual(try f.tool(["status", f.manifestPath, "--check"]).status, 1)
+        let stale = try JSONParser.parse(try f.tool(["status", f.manifestPath, "--json", "--check"]).output)
+        XCTAssertEqual(stale["up_to_date"], .bool(false))
+        XCTAssertEqual(stale["stages"]?.arrayValue?[2]["state"]?.stringValue, "stale")
+    }
+
+    func testDryRunSaysWhatWouldRunAndRunsNothing() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        var dry = try f.run(["--dry-run"])
+        XCTAssertEqual(dry.status, 0, dry.output)
+        XCTAssertTrue(dry.output.contains("[1/6] ingest: would run (missing — never run)"), dry.output)
+        XCTAssertTrue(dry.output.contains("would write \(f.outputPath)"), dry.output)
+        XCTAssertFalse(FileSystem.exists(f.workPath), "a dry run writes nothing, not even the lock")
+        XCTAssertEqual(try f.run().status, 0)
+        dry = try f.run(["--dry-run"])
+        XCTAssertEqual(dry.output.components(separatedBy: "would skip (up to date").count - 1, 6, dry.output)
+        XCTAssertTrue(dry.output.contains("output: nothing to write"), dry.output)
+        dry = try f.run(["--dry-run", "--set", "graph.prune_factor=3"])
+        XCTAssertTrue(dry.output.contains("[2/6] project: would skip"), dry.output)
+        XCTAssertTrue(
+            dry.output.contains("[3/6] graph: would run (stale — parameter graph.prune_factor: 2 → 3)"), dry.output)
+        dry = try f.run(["--dry-run", "--from", "regions"])
+        XCTAssertTrue(dry.output.contains("[5/6] regions: would run (forced (--from regions))"), dry.output)
+        XCTAssertEqual(try f.ranStages(), stageNamesRanFirst, "the dry runs changed nothing")
+    }
+
+    private var stageNamesRanFirst: [String] { Pipeline.stages.map(\.name) }
+
+    func testSetAndInputOverrideTheManifestForOneRun() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        var r = try f.run(["--set", "graph.prune_factor=3"])
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertEqual(try f.ranStages(), ["graph", "propagate", "regions", "hulls"])
+        XCTAssertEqual(try f.tool(["status", f.manifestPath, "--check", "--set", "graph.prune_factor=3"]).status, 0)
+        XCTAssertEqual(try f.tool(["status", f.manifestPath, "--check"]).status, 1)
+        // Bad overrides are usage errors before anything runs.
+        for bad in [["--set", "graph.prune_factr=3"], ["--set", "graph.k=-1"], ["--set", "nothing"]] {
+            r = try f.run(bad)
+            XCTAssertEqual(r.status, 2, "\(bad): " + r.output)
+        }
+        XCTAssertTrue(try f.run(["--set", "graph.prune_factr=3"]).output.contains("did you mean 'prune_factor'"))
+        // Tonight's dump: the same manifest over another file (its first 2,000 rows).
+        let lines = String(decoding: PipelineFixture.csvBytes, as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        let tonight = f.root + "/tonight.csv"
+        try (lines.prefix(2_001).joined(separator: "\n") + "\n").write(
+            toFile: tonight, atomically: true, encoding: .utf8)
+        r = try f.run(["--input", tonight])
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertEqual(try f.runState()["ingest"].status, .ran)
+        let key = try XCTUnwrap(try f.runState()["ingest"].key)
+        let record = try XCTUnwrap(try StageRecord.load(f.work.recordPath(stage: "ingest", key: key)))
+        XCTAssertEqual(record.summary.count(.accepted), 2_000)
+        XCTAssertEqual(record.key.inputs.first?.path, tonight)
+        XCTAssertEqual(try f.run(["--input", tonight, "--input", tonight]).status, 2, "one --input per input")
+        XCTAssertEqual(try f.run(["--input", f.outputPath]).status, 2, "an input may not be the output")
+    }
+
+    func testStrictTurnsDataWarningsIntoErrors() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest(keywords: ["cafe", "nosuchkeyword"])
+        var r = try f.run()
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertTrue(r.output.contains("warning: keyword \"nosuchkeyword\" matches no POI"), r.output)
+        // Up to date, but made with a warning: not good enough for --strict.
+        r = try f.run(["--strict"])
+        XCTAssertEqual(r.status, 3, r.output)
+        XCTAssertTrue(r.output.contains("propagate is up to date, but its run warned"), r.output)
+        // Fresh: the stage itself fails.
+        try FileManager.default.removeItem(atPath: f.workPath)
+        r = try f.run(["--strict"])
+        XCTAssertEqual(r.status, 3, r.output)
+        XCTAssertTrue(r.output.contains("matches no POI; its scores are all 0"), r.output)
+        XCTAssertTrue(r.output.contains("(an error because of --strict)"), r.output)
+        XCTAssertEqual(try f.statuses()["propagate"], .failed)
+    }
+
+    func testJSONLogFormatGivesOneEventPerLineThroughTheRunner() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let r = try f.run(["--log-format", "json"])
+        XCTAssertEqual(r.status, 0, r.output)
+        var events: [JSONValue] = []
+        for line in r.output.split(separator: "\n") {
+            guard let e = try? JSONParser.parse(String(line)), e.objectValue != nil else {
+                return XCTFail("not a JSON event: \(line)")
+            }
+            XCTAssertNotNil(e["tool"]?.stringValue)
+            XCTAssertNotNil(e["level"]?.stringValue)
+            XCTAssertNotNil(e["message"]?.stringValue)
+            events.append(e)
+        }
+        let done = events.filter { $0["tool"]?.stringValue == "regionsearch" && $0["phase"]?.stringValue == "done" }
+        XCTAssertEqual(done.compactMap { $0["stage"]?.stringValue }, Pipeline.stages.map(\.name))
+        XCTAssertEqual(done.first?["counts"]?["accepted"]?.intValue, 3_000)
+        XCTAssertNotNil(done.first?["seconds"]?.doubleValue)
+        // The stages' own events come through, with their stage.
+        XCTAssertTrue(
+            events.contains { $0["tool"]?.stringValue == "regionsearch-graph" && $0["stage"]?.stringValue == "graph" })
+        XCTAssertEqual(try f.run(["--log-format", "xml"]).status, 2)
+    }
+}
