@@ -31,12 +31,18 @@ public enum GraphStage {
         propagate stage. (It is not taken from the Delaunay edges: a point on the bank of a river
         has half of its Delaunay edges crossing the water, which would make the water look normal.)
 
-        Pruning: an edge is dropped when it is longer than --max-edge-m (if given), or longer than
-        --prune-factor times the local spacing at BOTH of its ends. So a triangulation edge that
-        spans a river, park, lake or rail yard, empty for the neighbourhoods on either bank, is
-        cut, while an edge from a dense centre into a sparse suburb survives because it is normal
-        for the suburb end. Zero-length edges between coincident points are never dropped.
-        Points may end up isolated; their number is reported.
+        Pruning: an edge is dropped when it is longer than --max-edge-m (if given) or than
+        --far-factor times the median local spacing of the data (a POI far from everything is
+        isolated); when it is longer than --prune-factor times the local spacing at BOTH of its ends
+        (so an edge from a dense centre into a sparse suburb survives, being normal for the suburb
+        end); or when it crosses a void. Voids come from the Delaunay triangulation (also for knn):
+        a triangle is empty when its circumradius exceeds --void-radius times the largest smoothed
+        spacing of its corners (the median spacing over two edges around a point, at least its own
+        spacing / sqrt 2); empty triangles connected in groups of at least --void-min-triangles are a
+        void — a river, park, lake or rail yard, wide for the POIs on both sides — and the edges
+        across it (longer than the spacing of their ends) are dropped. A chance gap between evenly
+        spread POIs is a lone empty triangle; a river is a chain of them. Zero-length edges between
+        coincident points are never dropped. Points may end up isolated; their number is reported.
 
         The output is byte-identical for any --threads value. Counts and per-phase timings are
         printed on stderr and, with --summary, written as JSON.

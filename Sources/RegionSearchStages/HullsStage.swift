@@ -18,15 +18,20 @@ public enum HullsStage {
         options: RegionPolygonBuilder.Options.self)
 
     static let discussion = """
-        One Polygon feature per region (a MultiPolygon only when a region crosses the antimeridian):
-        the convex or concave hull of the region's matching POIs plus a margin, at least min_extent_m
-        wide, valid (GEOS isValid), not overlapping better-ranked regions of the same keyword, in
-        WGS84 lon/lat with counter-clockwise rings and at most 7 decimals. Properties (same type in
-        every feature): region_id, keyword, rank, n_pois, n_keyword_pois, n_footprint, share, lift,
-        score_sum, score_mean, score_max, p_value, q_value, area_m2 (geodesic), density_per_km2, and
-        simplestyle fill, fill-opacity, stroke, stroke-width - darker and more opaque for denser
-        regions. The top-level member "regionsearch" records the tool version, CRS, input hashes
-        and every stage's parameters (GIS tools ignore it).
+        One feature per region: its skeleton (its POIs, the keyword-graph edges between them up to 4
+        spacings long, and the triangles of such edges whose circumcircle is at most 2 spacings
+        wide; spacing = the region's median distance from a member to its 5th nearest keyword
+        location) grown by margin_m with GEOS, at least min_extent_m wide, valid, not overlapping
+        better-ranked regions of the same keyword; a Polygon, or a MultiPolygon when a gap is too
+        long to draw, in WGS84 lon/lat with counter-clockwise exterior rings, clockwise holes and at
+        most 7 decimals. Properties (same type in every feature), counted on the polygon as written
+        (a points-in-polygon join on the file gives the same): region_id, keyword, measure, rank,
+        n_keyword_pois, n_pois, share, lift, area_m2 (geodesic), keyword_density_per_km2,
+        density_per_km2, density_ratio; from the region's members: member_pois, member_score_mean,
+        member_score_max, spacing_m; margin_m, p_value, q_value, and simplestyle fill, fill-opacity,
+        stroke, stroke-width on the fixed density bins of the colour scale (darker = denser). The
+        top-level member "regionsearch" records the tool version, CRS, input hashes and every
+        stage's parameters (GIS tools ignore it).
         """
 
     public static func main() -> Never {

@@ -18,20 +18,32 @@ public enum RegionsStage {
         options: RegionOptions.self)
 
     static let discussion = """
-        For each keyword: the keyword's local share around every POI (its propagation score divided
-        by the score of an all-ones labelling) is compared with the keyword's base rate p, in units of
-        s = sqrt(p(1-p)/n_eff), the chance deviation of a share on this graph (n_eff is measured by the
-        random-label probe column of propagate). Connected POIs at least z_extend·s above p that
-        include a core at least z_core·s above p form a candidate; candidates with fewer than
-        min_keyword_pois matching POIs are dropped and those of one keyword within merge_distance_m of
-        each other merged. Significance: with N POIs, a candidate's p-value is
-        N · 100 · P(Binomial(n, p) >= k), computed for its own POIs and for all POIs inside the hull of
-        its matching POIs; the larger counts (the factor 100, candidate shapes per POI, was calibrated
-        on cities without clusters). Benjamini-Hochberg q-values over all candidates of all keywords
-        keep the false discovery rate at `fdr`. A region's shape POIs are its matching POIs whose own
-        two-hop neighbourhood is keyword-dense; the hulls stage draws them. Regions are ranked within
-        their keyword by score sum (the keyword mass they hold). Method "dbscan" instead clusters the
-        keyword's POIs with DBSCAN (a baseline; its clusters get the same statistics but no filter).
+        For each keyword, over its own POIs. Keyword graph: the keyword POIs' Delaunay triangulation;
+        two of them are joined when at most edge_factor times the keyword spacing apart (s, the
+        distance to the neighbours-th nearest keyword POI, at the sparser end) and either that gap is
+        one the keyword spans around both (at most the 2·neighbours-th nearest distance) or the POI
+        graph joins them by a path at most detour times their distance (not across a river or park).
+
+        measure "density": the keyword's typical density is its POIs over the area the city's POIs
+        occupy (each connected location of the graph counts pi·sigma²/scale_k); a keyword POI's
+        density ratio r = neighbours/(pi·s²) / typical, propagated over the keyword graph
+        (F <- smoothing·P·F + (1-smoothing)·log r). Keyword POIs with r >= extend_ratio joined on the
+        keyword graph form connected sets; a set with a POI at r >= core_ratio and at least
+        min_keyword_pois POIs is a candidate. p-value: N_k · P(Poisson(typical · area) >= m), its m
+        POIs against the count its area (sum of pi·s²/neighbours) holds at typical density.
+
+        measure "lift": every POI's share of the keyword (its propagation score over the score of an
+        all-ones labelling) against the base rate p, in units of the chance deviation
+        sqrt(p(1-p)/n_eff) (n_eff from propagate's random-label probe); keyword POIs at least
+        z_extend above it and at least lift_density_ratio times as dense as typical, joined on the
+        keyword graph, with a POI z_core above, form candidates. p-value: N_k · 10 ·
+        P(Binomial(n, p) >= k) for all and keyword POIs inside the hull of its keyword POIs.
+
+        Benjamini-Hochberg q-values per keyword (fdr_scope "keyword"; "run": over all keywords) keep
+        the false discovery rate at `fdr`. Regions are ranked within their keyword by their number of
+        keyword POIs, then p-value. Each region records its POIs and the keyword-graph edges between
+        them, which the hulls stage draws. Method "dbscan" instead clusters the keyword's POIs with
+        DBSCAN (a baseline; its clusters get statistics but no filter).
         """
 
     public static func main() -> Never {
