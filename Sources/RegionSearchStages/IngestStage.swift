@@ -268,6 +268,10 @@ public enum IngestStage {
             if !d.guessedColumns.isEmpty { s += " (guessed: \(d.guessedColumns.joined(separator: ", ")))" }
         case is GeoJSONReader:
             s += "GeoJSON"
+        case let o as OGRReader:
+            s += "GDAL \(o.driverName), layer '\(o.layerName)' in \(o.crsDescription)"
+                + (o.crsDescription == "EPSG:4326" ? "" : " (reprojected to WGS 84)") + "; \(o.mappingDescription)"
+            for note in o.notes { s += "; " + note }
         default:
             s += input.format.rawValue
         }
