@@ -8,7 +8,7 @@ public enum HullsStage {
     public static let definition = StageDefinition(
         name: "hulls",
         abstract: "build region polygons with GEOS and write them as RFC 7946 GeoJSON",
-        version: 1,
+        version: 2,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -17,15 +17,15 @@ public enum HullsStage {
         options: RegionPolygonBuilder.Options.self)
 
     static let discussion = """
-        One Polygon feature per region (a MultiPolygon only when a region crosses the antimeridian):
+        One MultiPolygon feature per region (one part, or two when a region crosses the antimeridian):
         the convex or concave hull of the region's matching POIs plus a margin, at least min_extent_m
         wide, valid (GEOS isValid), not overlapping better-ranked regions of the same keyword, in
         WGS84 lon/lat with counter-clockwise rings and at most 7 decimals. Properties (same type in
         every feature): region_id, keyword, rank, n_pois, n_keyword_pois, n_footprint, share, lift,
         score_sum, score_mean, score_max, p_value, q_value, area_m2 (geodesic), density_per_km2, and
         simplestyle fill, fill-opacity, stroke, stroke-width - darker and more opaque for denser
-        regions. The top-level member "regionsearch" records the tool version, CRS, input hashes
-        and every stage's parameters (GIS tools ignore it).
+        regions; reals are always written as reals. The top-level member "regionsearch" records the
+        tool version, CRS, input hashes and every stage's parameters (GIS tools ignore it).
         """
 
     public static func main() -> Never {
@@ -59,7 +59,7 @@ public enum HullsStage {
             try builder.build(table: table, points: points, crs: crs, crsIsLocal: crsIsLocal)
         }
 
-        let features = RegionFeatureSchema.features(polygons: polygons, table: table, keywords: keywords)
+        let layer = RegionFeatureSchema.layer(polygons: polygons, table: table, keywords: keywords)
         let provenance = stage.provenance(inputs: [projectedFile, regionsFile])
         let foreign: [(String, JSONValue)] = [
             (
@@ -67,19 +67,19 @@ public enum HullsStage {
                 .object([
                     ("version", .string(RegionSearchVersion.current)),
                     ("crs", .string(crs)),
-                    ("regions", .number(Double(features.count))),
+                    ("regions", .number(Double(layer.count))),
                     ("dropped_covered", .number(Double(dropped))),
                     ("provenance", provenance),
                 ])
             )
         ]
         try stage.summary.time(.write) {
-            try AtomicFile.write(GeoJSONWriter.document(features: features, foreignMembers: foreign), to: output)
+            try AtomicFile.write(GeoJSONWriter.document(layer, foreignMembers: foreign), to: output)
         }
-        stage.summary.set(.regions, features.count)
+        stage.summary.set(.regions, layer.count)
         stage.summary.set(.droppedCovered, dropped)
         Log.info(
-            "wrote \(features.count) region polygon(s) to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")"
+            "wrote \(layer.count) region polygon(s) to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")"
         )
         try stage.finish()
     }
