@@ -106,6 +106,8 @@ public final class ExperimentRunner {
         if reachesEnd {
             let results = ExperimentResults(manifest: manifest, experiment: experiment, rows: rows)
             outcome.results = results
+            try OutputSafety.check(
+                writing: [csvPath, markdownPath], protected: OutputSafety.protectedFiles(of: manifest))
             let wroteCSV = try Self.writeIfChanged(results.csv, to: csvPath)
             let wroteMarkdown = try Self.writeIfChanged(results.markdown, to: markdownPath)
             outcome.resultsWritten = wroteCSV || wroteMarkdown

@@ -223,6 +223,11 @@ public struct Manifest {
                 }
             }
         }
+        do {
+            try OutputSafety.check(self)
+        } catch {
+            throw invalid("output", error.description)
+        }
     }
 
     /// Parses a list of input objects (`inputs`, or one set of `experiment.inputs`): `path` made

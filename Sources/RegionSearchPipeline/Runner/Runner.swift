@@ -310,6 +310,8 @@ public final class Runner {
             throw ToolFailure("internal error: \(stage.name) has no output to publish", status: .internalError)
         }
         if timed({ try? FileDigest.of(path: manifest.output) }) == recorded.digest { return (false, recorded.digest) }
+        // Checked at load too; again here, because a link may have appeared since.
+        try OutputSafety.check(writing: [manifest.output], protected: OutputSafety.protectedFiles(of: manifest))
         CrashPoint.reached("output")
         let source = planner.absolute(done.objectPath + "/" + port.fileName)
         do {
