@@ -74,7 +74,7 @@ var targets: [Target] = [
     .target(name: synthetic, dependencies: deps([core, model, projection, output])),
 
     .target(name: stages, dependencies: deps([core, model] + domain)),
-    .target(name: pipeline, dependencies: deps([core, model] + domain + [evaluation, synthetic, stages])),
+    .target(name: pipeline, dependencies: deps([core, model, gdal] + domain + [evaluation, synthetic, stages])),
     .target(name: cli, dependencies: deps([core, model] + domain + [evaluation, synthetic, stages, pipeline])),
 
     .testTarget(

@@ -9,7 +9,7 @@ import RegionSearchCore
 /// Writes tables to PostGIS through GDAL's PostgreSQL driver so that a failed or killed writer
 /// leaves the previous tables exactly as they were.
 ///
-/// ``write(_:mode:srs:)`` writes all its tables in one transaction (`BEGIN` …
+/// ``write(_:srs:)`` writes all its tables in one transaction (`BEGIN` …
 /// `COMMIT`). `overwrite`: per table, create the staging table `<table>__tmp_<pid>_<hex>`,
 /// `COPY` the features into it, build its GiST index, `DROP TABLE <table>`, `ALTER TABLE
 /// <staging> RENAME TO <table>`, and rename the staging table's index, primary key and FID
@@ -54,13 +54,13 @@ public final class PostGISTableWriter {
         try open().close()
     }
 
-    /// Writes every table in one transaction (see the type's documentation).
+    /// Writes every table, each in its mode, in one transaction (see the type's documentation).
     /// - Returns: the number of features written per table.
     @discardableResult
-    public func write(_ tables: [(table: String, layer: OutputLayer)], mode: Mode, srs: SpatialReference)
+    public func write(_ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference)
         throws(GDALError) -> [Int]
     {
-        for (table, _) in tables { try Self.validate(table) }
+        for (table, _, _) in tables { try Self.validate(table) }
         // COPY instead of one INSERT per feature (about 20× faster); GDAL uses COPY by default
         // only for tables it has just created.
         return try GDALLibrary.withThreadLocalConfig([("PG_USE_COPY", "YES")]) { () throws(GDALError) -> [Int] in
@@ -69,7 +69,7 @@ public final class PostGISTableWriter {
             try dataset.startTransaction()
             do throws(GDALError) {
                 var counts: [Int] = []
-                for (table, layer) in tables {
+                for (table, layer, mode) in tables {
                     switch mode {
                     case .overwrite: try replace(table, with: layer, srs: srs, in: dataset)
                     case .append: try append(table, with: layer, srs: srs, in: dataset)

@@ -23,11 +23,14 @@ public enum VectorOutput {
     public static let fixedDate = "2000-01-01T00:00:00Z"
 
     /// Writes `layers` (one, or several for a GeoPackage) to `path` as `format`.
-    /// - Parameter foreignMembers: top-level members of a GeoJSON FeatureCollection.
+    /// - Parameters:
+    ///   - foreignMembers: top-level members of a GeoJSON FeatureCollection.
+    ///   - styleSidecar: whether to write the layer's QGIS style beside a single-layer file.
     /// - Returns: the files written (the output last, after its style sidecar).
     @discardableResult
     public static func writeFile(
-        _ layers: [FeatureLayer], format: OutputFormat, to path: String, foreignMembers: [(String, JSONValue)] = []
+        _ layers: [FeatureLayer], format: OutputFormat, to path: String, foreignMembers: [(String, JSONValue)] = [],
+        styleSidecar: Bool = true
     ) throws -> [String] {
         guard format != .postgis else { throw Failure("\(path): PostGIS output is written with writePostGIS") }
         guard layers.count == 1 || format.holdsSeveralLayers else {
@@ -35,8 +38,8 @@ public enum VectorOutput {
         }
         let target = try AtomicFile.Target(path)
         var written: [String] = []
-        if format.hasStyleSidecar, case .replace(let real) = target, let qml = layers[0].qgisStyle {
-            let sidecar = styleSidecar(of: real)
+        if styleSidecar, format.hasStyleSidecar, case .replace(let real) = target, let qml = layers[0].qgisStyle {
+            let sidecar = Self.styleSidecar(of: real)
             try AtomicFile.write(qml, to: sidecar)
             written.append(sidecar)
         }
@@ -110,14 +113,15 @@ public enum VectorOutput {
         }
     }
 
-    /// Writes `tables` to the PostGIS database `connection` in one transaction.
+    /// Writes `tables` to the PostGIS database `connection` in one transaction, each replaced
+    /// (`overwrite`) or added to (`append`).
     public static func writePostGIS(
-        _ tables: [(table: String, layer: FeatureLayer)], connection: String, mode: PostGISTableWriter.Mode
+        _ tables: [(table: String, layer: FeatureLayer, mode: PostGISTableWriter.Mode)], connection: String
     ) throws(Failure) -> [Int] {
         do {
             let writer = PostGISTableWriter(connection: connection)
             return try writer.write(
-                tables.map { ($0.table, outputLayer($0.layer, format: nil)) }, mode: mode, srs: try .wgs84())
+                tables.map { ($0.table, outputLayer($0.layer, format: nil), $0.mode) }, srs: try .wgs84())
         } catch {
             throw Failure(
                 "\(GDALLibrary.redacted(connection)): cannot write PostGIS table(s) \(tables.map(\.table)): \(error)")

@@ -100,17 +100,24 @@ public struct StatusReport {
             }
             staleUpstream.append(stage.name)
         }
-        if let final = Pipeline.stages.last, let done = completed[final.name], let port = final.outputs.first,
-            let digest = done.output(port.fileName)?.digest
-        {
-            switch try? FileDigest.of(path: manifest.output) {
-            case .some(let d) where d == digest: output = "\(manifest.output): up to date"
-            case .some: output = "\(manifest.output): differs from the current result; 'regionsearch run' rewrites it"
-            case .none: output = "\(manifest.output): missing; 'regionsearch run' writes it"
+        let publisher = Publisher(manifest: manifest, work: work, planner: planner)
+        var lines: [String] = []
+        for group in Publisher.destinations(manifest.outputTargets) {
+            let at = group[0].display
+            guard let final = Pipeline.stages.last, completed[final.name] != nil else {
+                lines.append("\(at): " + (FileSystem.exists(group[0].path) ? "out of date" : "missing"))
+                continue
             }
-        } else {
-            output = "\(manifest.output): " + (FileSystem.exists(manifest.output) ? "out of date" : "missing")
+            switch publisher.isUpToDate(group, completed) {
+            case .some(true): lines.append("\(at): up to date")
+            case .some(false):
+                lines.append(
+                    "\(at): " + (FileSystem.exists(group[0].path) ? "differs from the current result" : "missing")
+                        + "; 'regionsearch run' writes it")
+            case .none: lines.append("\(at): written on every run")
+            }
         }
+        output = lines.joined(separator: "\n        ")
     }
 
     private static func unique(_ names: [String]) -> [String] {
