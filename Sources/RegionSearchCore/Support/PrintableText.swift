@@ -13,33 +13,49 @@ public enum PrintableText {
 
     /// Bytes as text: valid UTF-8 decoded, anything else and every control character escaped.
     public static func of(bytes: some Collection<UInt8>, limit: Int = 200) -> String {
+        let b = Array(bytes)
         var out = ""
         var count = 0
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        // Decoding byte by byte keeps the offending bytes for the escape when a sequence is invalid.
-        var pending: [UInt8] = []
-        var source = AnyIterator<UInt8> {
-            guard let b = iterator.next() else { return nil }
-            pending.append(b)
-            return b
-        }
-        loop: while count < limit {
-            switch decoder.decode(&source) {
-            case .scalarValue(let scalar):
-                pending.removeAll(keepingCapacity: true)
-                out += escaped(scalar)
-                count += 1
-            case .emptyInput:
-                break loop
-            case .error:
-                for b in pending { out += "\\x" + hex(b) }
-                pending.removeAll(keepingCapacity: true)
-                count += 1
+        var i = 0
+        while i < b.count {
+            if count == limit {
+                out += "…"
+                break
             }
+            if let (scalar, length) = decode(b, at: i) {
+                out += escaped(scalar)
+                i += length
+            } else {
+                out += "\\x" + hex(b[i])
+                i += 1
+            }
+            count += 1
         }
-        if count >= limit, case .scalarValue = decoder.decode(&source) { out += "…" }
         return out
+    }
+
+    /// The scalar of a well-formed UTF-8 sequence at `i` and its length; nil when malformed.
+    private static func decode(_ b: [UInt8], at i: Int) -> (Unicode.Scalar, Int)? {
+        let lead = b[i]
+        let length: Int
+        var value: UInt32
+        switch lead {
+        case 0x00..<0x80: return (Unicode.Scalar(lead), 1)
+        case 0xC2..<0xE0: (length, value) = (2, UInt32(lead & 0x1F))
+        case 0xE0..<0xF0: (length, value) = (3, UInt32(lead & 0x0F))
+        case 0xF0..<0xF5: (length, value) = (4, UInt32(lead & 0x07))
+        default: return nil
+        }
+        guard i + length <= b.count else { return nil }
+        for k in 1..<length {
+            let c = b[i + k]
+            guard c & 0xC0 == 0x80 else { return nil }
+            value = value << 6 | UInt32(c & 0x3F)
+        }
+        // Overlong forms and surrogates are malformed.
+        let minimum: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return nil }
+        return (scalar, length)
     }
 
     private static func escaped(_ scalar: Unicode.Scalar) -> String {

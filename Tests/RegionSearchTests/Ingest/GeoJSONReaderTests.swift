@@ -2,19 +2,19 @@ import CGEOS
 import Foundation
 import XCTest
 
+@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchModel
-@testable import RegionSearchIngest
-@testable import RegionSearchProjection
+@testable import RegionSearchEvaluation
 @testable import RegionSearchGraph
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+@testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchOutput
-@testable import RegionSearchEvaluation
-@testable import RegionSearchSynthetic
 @testable import RegionSearchStages
-@testable import RegionSearchPipeline
-@testable import RegionSearchCLI
+@testable import RegionSearchSynthetic
 
 final class GeoJSONReaderTests: XCTestCase {
     let scratch = IngestScratch()
@@ -67,7 +67,8 @@ final class GeoJSONReaderTests: XCTestCase {
         XCTAssertEqual(try readAll(geojson(scratch.write(array))).compactMap { $0.record?.lat }, [2, 4])
         XCTAssertEqual(try readAll(geojson(scratch.write(feature(9, 7, 8)))).first?.record?.id, "9")
         // A sequence of collections.
-        let collections = rs + "{\"type\":\"FeatureCollection\",\"features\":[\(feature(1, 1, 2))]}\n" + rs
+        let collections =
+            rs + "{\"type\":\"FeatureCollection\",\"features\":[\(feature(1, 1, 2))]}\n" + rs
             + "{\"type\":\"FeatureCollection\",\"features\":[\(feature(2, 3, 4))]}\n"
         XCTAssertEqual(try readAll(geojson(scratch.write(collections))).compactMap { $0.record?.id }, ["1", "2"])
     }
@@ -92,7 +93,8 @@ final class GeoJSONReaderTests: XCTestCase {
         XCTAssertEqual(r[1].rejected?.raw, "{\"type\": \"Feature\", \"geometry\": null, \"properties\": {}}")
         XCTAssertEqual(r[1].rejected?.line, 3)
         XCTAssertEqual(r[2].rejected?.reason, "invalid Point coordinates: a position must hold at least two numbers")
-        XCTAssertTrue(r[3].rejected?.reason.hasPrefix("invalid JSON at line 5, column") == true, r[3].rejected?.reason ?? "")
+        XCTAssertTrue(
+            r[3].rejected?.reason.hasPrefix("invalid JSON at line 5, column") == true, r[3].rejected?.reason ?? "")
         XCTAssertTrue(r[3].rejected?.reason.contains("duplicate member name") == true)
         XCTAssertEqual(r[4].rejected?.reason, "not a GeoJSON Feature: type \"Thing\"")
         XCTAssertEqual(r[5].rejected?.reason, "expected a GeoJSON Feature object, found array")
@@ -101,7 +103,9 @@ final class GeoJSONReaderTests: XCTestCase {
     }
 
     func testBrokenLinesOfNewlineDelimitedInputCostOneRecordEach() throws {
-        let text = feature(1, 1, 2) + "\n" + "{\"type\": \"Feature\", \"geometry\": {\"type\": \"Po\n" + "garbage line\n" + feature(2, 3, 4) + "\n"
+        let text =
+            feature(1, 1, 2) + "\n" + "{\"type\": \"Feature\", \"geometry\": {\"type\": \"Po\n" + "garbage line\n"
+            + feature(2, 3, 4) + "\n"
         let r = try readAll(geojson(scratch.write(text)))
         XCTAssertEqual(r.compactMap { $0.record?.id }, ["1", "2"])
         XCTAssertEqual(r.compactMap { $0.rejected?.line }, [2, 3])
@@ -109,7 +113,8 @@ final class GeoJSONReaderTests: XCTestCase {
     }
 
     func testTruncatedCollectionRejectsTheLastFeatureAndBrokenEnvelopeIsAnError() throws {
-        let truncated = "{\"type\":\"FeatureCollection\",\"features\":[" + feature(1, 1, 2) + ",{\"type\":\"Feature\",\"geometry\":"
+        let truncated =
+            "{\"type\":\"FeatureCollection\",\"features\":[" + feature(1, 1, 2) + ",{\"type\":\"Feature\",\"geometry\":"
         let r = try readAll(geojson(scratch.write(truncated)))
         XCTAssertEqual(r.count, 2)
         XCTAssertEqual(r[1].rejected?.reason, "truncated feature: the file ends inside it")
@@ -128,9 +133,12 @@ final class GeoJSONReaderTests: XCTestCase {
              "properties": {"osm": 77, "title": "T", "kind": "a|b", "extra": ["x", "y"], "name": "ignored"}}
             """
         let path = scratch.write(text)
-        let mapped = try readAll(geojson(path, """
-            "columns": {"id": "osm", "name": "title", "keywords": [{"column": "kind", "split": "hierarchy", "separator": "|"}, "extra"]}
-            """))
+        let mapped = try readAll(
+            geojson(
+                path,
+                """
+                "columns": {"id": "osm", "name": "title", "keywords": [{"column": "kind", "split": "hierarchy", "separator": "|"}, "extra"]}
+                """))
         XCTAssertEqual(mapped[0].record?.id, "77")
         XCTAssertEqual(mapped[0].record?.name, "T")
         XCTAssertEqual(mapped[0].record?.keywords, ["a", "b", "x", "y"])
@@ -190,13 +198,19 @@ final class RepresentativePointTests: XCTestCase {
         XCTAssertEqual(point(#"{"type":"MultiPoint","coordinates":[[0,0],[10,0],[4,1]]}"#), .point(lon: 4, lat: 1))
         XCTAssertEqual(point(#"{"type":"LineString","coordinates":[[0,0],[2,0],[2,2]]}"#), .point(lon: 2, lat: 0))
         XCTAssertEqual(point(#"{"type":"LineString","coordinates":[[0,0],[4,0]]}"#), .point(lon: 2, lat: 0))
-        XCTAssertEqual(point(#"{"type":"MultiLineString","coordinates":[[[0,0],[1,0]],[[0,5],[0,9]]]}"#), .point(lon: 0, lat: 7))
-        XCTAssertEqual(point(#"{"type":"Polygon","coordinates":[[[0,0],[4,0],[4,2],[0,2],[0,0]]]}"#), .point(lon: 2, lat: 1))
         XCTAssertEqual(
-            point(#"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[10,10],[14,10],[14,14],[10,14],[10,10]]]]}"#),
+            point(#"{"type":"MultiLineString","coordinates":[[[0,0],[1,0]],[[0,5],[0,9]]]}"#), .point(lon: 0, lat: 7))
+        XCTAssertEqual(
+            point(#"{"type":"Polygon","coordinates":[[[0,0],[4,0],[4,2],[0,2],[0,0]]]}"#), .point(lon: 2, lat: 1))
+        XCTAssertEqual(
+            point(
+                #"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[10,10],[14,10],[14,14],[10,14],[10,10]]]]}"#
+            ),
             .point(lon: 12, lat: 12))
         XCTAssertEqual(
-            point(#"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[9,9]},{"type":"LineString","coordinates":[[0,0],[0,2]]}]}"#),
+            point(
+                #"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[9,9]},{"type":"LineString","coordinates":[[0,0],[0,2]]}]}"#
+            ),
             .point(lon: 0, lat: 1))
         XCTAssertEqual(point(#"{"type":"Point","coordinates":[]}"#), .failure("empty Point"))
         XCTAssertEqual(point(#"{"type":"MultiPoint","coordinates":[]}"#), .failure("empty MultiPoint"))
@@ -207,8 +221,9 @@ final class RepresentativePointTests: XCTestCase {
     /// A ring-shaped polygon (square with a square hole): its centroid lies in the hole, so the
     /// scan-line rule must give a point inside the ring, which GEOS confirms.
     func testCentroidInHoleFallsBackToAnInsidePoint() throws {
-        let json = #"{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]],[[2,2],[8,2],[8,8],[2,8],[2,2]]]}"#
-        guard case let .point(x, y) = point(json) else { return XCTFail("no point") }
+        let json =
+            #"{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]],[[2,2],[8,2],[8,8],[2,8],[2,2]]]}"#
+        guard case .point(let x, let y) = point(json) else { return XCTFail("no point") }
         XCTAssertEqual(y, 5)
         XCTAssertEqual(x, 1, "middle of the widest inside interval [0,2] or [8,10] (the first)")
         XCTAssertTrue(try geosContains("POLYGON((0 0,10 0,10 10,0 10,0 0),(2 2,8 2,8 8,2 8,2 2))", x, y))
@@ -225,13 +240,15 @@ final class RepresentativePointTests: XCTestCase {
             for k in 0..<n {
                 let a = Double(k) / Double(n) * 2 * .pi
                 // Deep notches make many centroids fall outside.
-                let r = (k % 2 == 0 ? 1.0 : Double.random(in: 0.05...0.5, using: &rng)) * Double.random(in: 0.001...1, using: &rng)
+                let r =
+                    (k % 2 == 0 ? 1.0 : Double.random(in: 0.05...0.5, using: &rng))
+                    * Double.random(in: 0.001...1, using: &rng)
                 ring.append((cx + r * cos(a), cy + r * sin(a)))
             }
             if trial % 3 == 0 { ring = ring.map { ($0.0, $0.1) }.reversed() }
             ring.append(ring[0])
             let coords = ring.map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
-            guard case let .point(x, y) = point(#"{"type":"Polygon","coordinates":[[\#(coords)]]}"#) else {
+            guard case .point(let x, let y) = point(#"{"type":"Polygon","coordinates":[[\#(coords)]]}"#) else {
                 return XCTFail("no point for trial \(trial)")
             }
             let wkt = "POLYGON((" + ring.map { "\($0.0) \($0.1)" }.joined(separator: ",") + "))"
