@@ -94,3 +94,21 @@ final class OutputTargetTests: XCTestCase, ManifestParsing {
         XCTAssertTrue(message(qml).contains("would overwrite input inputs[0]"))
     }
 }
+
+/// The example manifests of README's Formats section are valid manifests.
+final class ReadmeFormatExamplesTests: XCTestCase, ManifestParsing {
+    func testTheFormatsSectionsExamplesParse() throws {
+        let readme = try String(contentsOfFile: GIS.repository + "/README.md", encoding: .utf8)
+        let section = try XCTUnwrap(readme.components(separatedBy: "\n## Formats\n").last?
+            .components(separatedBy: "\n## ").first)
+        let blocks = section.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        XCTAssertEqual(blocks.count, 3, "one example each: input, PostGIS output, GeoPackage output")
+        for block in blocks {
+            do {
+                _ = try parse(block)
+            } catch {
+                XCTFail("\(error)\n\(block)")
+            }
+        }
+    }
+}
