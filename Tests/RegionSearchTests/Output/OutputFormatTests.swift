@@ -70,7 +70,13 @@ final class OutputFormatTests: XCTestCase {
             let path = dir + "/" + name
             try VectorOutput.writeFile([layer], format: format, to: path)
             let back = try GIS.read(path)
-            // One geometry type for the layer (a Shapefile has no Multi distinction: Polygon).
+            // ogrinfo: one geometry type (a Shapefile has no Multi distinction: Polygon), the count.
+            let info = try GIS.ogrinfo(["-so", "-al", path.hasSuffix(".zip") ? "/vsizip/" + path : path])
+            XCTAssertTrue(
+                info.contains("Geometry: " + (format == .shapefile ? "Polygon" : "Multi Polygon")), "\(name): \(info)")
+            XCTAssertTrue(info.contains("Feature Count: 2"), "\(name): \(info)")
+            XCTAssertTrue(info.contains("score_mean: Real"), "\(name): \(info)")
+            // The same through the API.
             XCTAssertEqual(back.declaredGeometryType, format == .shapefile ? "Polygon" : "Multi Polygon", name)
             // The documented schema, typed.
             XCTAssertEqual(back.fields.map(\.name), layer.fields.map { Self.storedName($0, format) }, name)
