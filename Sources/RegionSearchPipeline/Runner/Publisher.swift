@@ -41,7 +41,8 @@ struct Publisher {
     }
 
     /// `WORK/published.json`: per destination, the publish key and the files written.
-    var memoPath: String { work.path + "/published.json" }
+    static func memoPath(_ work: WorkDirectory) -> String { work.path + "/published.json" }
+    var memoPath: String { Self.memoPath(work) }
 
     /// Destinations in manifest order: targets that share a file or database together.
     static func destinations(_ targets: [OutputTarget]) -> [[OutputTarget]] {
@@ -110,13 +111,14 @@ struct Publisher {
         guard let regions = artifact(nil, completed) else {
             throw ToolFailure("internal error: the hulls stage has no output to publish", status: .internalError)
         }
-        var memo = loadMemo()
+        let loaded = loadMemo()
+        var memo = loaded
         var cache = Layers(publisher: self, completed: completed, regions: regions)
         var results: [Result] = []
         for group in Self.destinations(manifest.outputTargets) {
             results.append(try publish(group, completed, &cache, &memo))
         }
-        saveMemo(memo)
+        if memo.keys != loaded.keys || memo.contains(where: { loaded[$0.key] != $0.value }) { saveMemo(memo) }
         return results
     }
 
