@@ -1,4 +1,5 @@
 import RegionSearchCore
+import RegionSearchGDAL
 
 /// How to read one input file: its format, how to split it into fields and which fields hold the
 /// id, name, keywords and coordinates.
@@ -270,6 +271,10 @@ public struct InputSpec: Sendable {
     /// Whether `path` is a GDAL connection string rather than a file (`PG:…`): read through OGR,
     /// never made absolute or hashed as a file.
     public static func isConnectionString(_ path: String) -> Bool { path.hasPrefix("PG:") }
+
+    /// The path for messages, the rejects file and metadata: a connection string's password
+    /// replaced by `***`.
+    public var displayPath: String { GDALLibrary.redacted(path) }
 
     /// The column keys must describe one way of finding coordinates.
     func checkColumnCombination() throws(UsageError) {

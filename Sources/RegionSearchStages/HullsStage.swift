@@ -35,6 +35,11 @@ public enum HullsStage {
     static func run(_ cl: ParsedCommandLine) throws {
         var stage = try StageInvocation<RegionPolygonBuilder.Options>(cl, definition)
         let output = try stage.outputPath()
+        if let format = OutputFormat(path: output), format != .geojson {
+            throw UsageError(
+                "--output \(output): this stage writes GeoJSON; name the \(format.rawValue) file as a manifest's "
+                    + "output (regionsearch run converts the result) or convert the GeoJSON with ogr2ogr")
+        }
         let files = try stage.inputs(["projected", "regions"])
         let (projectedFile, regionsFile) = (files[0], files[1])
         let points = try ProjectedPoints(artifact: projectedFile)

@@ -168,7 +168,7 @@ public enum IngestStage {
             var inputs: [OpenedInput] = []
             for s in specs {
                 let input = try OpenedInput.open(s)
-                Log.info("\(s.path): \(describe(input))")
+                Log.info("\(s.displayPath): \(describe(input))")
                 inputs.append(input)
             }
             return inputs
@@ -190,7 +190,7 @@ public enum IngestStage {
         for (input, (counts, bytes)) in zip(inputs, zip(result.perInput, result.bytesRead)) {
             inputReports.append(
                 .object([
-                    ("path", .string(input.spec.path)), ("format", .string(input.format.rawValue)),
+                    ("path", .string(input.spec.displayPath)), ("format", .string(input.format.rawValue)),
                     ("bytes", .number(Double(bytes))), ("counts", counts.json),
                 ]))
         }
@@ -255,7 +255,9 @@ public enum IngestStage {
     /// The last path component: artifacts record input file names, not machine-specific paths,
     /// so the same input gives the same artifact bytes wherever it lives.
     static func fileName(_ path: String) -> String {
-        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path))
+        // A database connection is named by its text, without a password.
+        if InputSpec.isConnectionString(path) { return InputSpec(path: path).displayPath }
+        return String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path))
     }
 
     static func metadataEntry(_ input: OpenedInput, _ counts: IngestCounts) -> JSONValue {

@@ -165,6 +165,10 @@ final class FormatsEndToEndTests: XCTestCase {
             XCTAssertEqual(FileSystem.list(f.work.objects), [], "\(output): no stage ran")
         }
         XCTAssertEqual(FileManager.default.contents(atPath: f.csvPath), PipelineFixture.csvBytes, "the input is intact")
+        // The hulls stage alone writes GeoJSON only, and says so instead of misnaming it.
+        let hulls = try f.tool(["hulls", "--projected", "p.rsa", "--regions", "r.rsa", "--output", f.root + "/x.gpkg"])
+        XCTAssertEqual(hulls.status, 2, hulls.output)
+        XCTAssertTrue(hulls.output.contains("this stage writes GeoJSON"), hulls.output)
     }
 
     func testAGeoPackageInputGivesTheRegionsOfTheCSV() throws {

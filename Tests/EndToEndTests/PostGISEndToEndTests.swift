@@ -167,8 +167,9 @@ final class PostGISEndToEndTests: XCTestCase {
         try f.runOK()
         let regions = try f.regionsArtifact()["features"]?.arrayValue?.count
         // The POI layer read back from the database as the input of a new pipeline.
+        // (The throwaway cluster trusts local clients: the password is not needed, only not printed.)
         let input = JSONValue.object([
-            ("path", .string(pg)), ("layer", .string("input_pois")),
+            ("path", .string(pg + " password=hunter2")), ("layer", .string("input_pois")),
             (
                 "columns",
                 .object([("id", .string("poi_id")), ("name", .string("name")), ("keywords", .string("keywords"))])
@@ -177,6 +178,10 @@ final class PostGISEndToEndTests: XCTestCase {
         try f.writeManifest(output: .string("../out/again.geojson"), input: input)
         let r = try f.runOK()
         XCTAssertTrue(r.output.contains("read 3,000, accepted 3,000, rejected 0"), r.output)
+        XCTAssertFalse(r.output.contains("hunter2"), r.output)
+        XCTAssertTrue(r.output.contains("password=***"), r.output)
+        let pois = try Data(contentsOf: URL(fileURLWithPath: try f.objectPath("ingest", "pois.rsa")))
+        XCTAssertNil(pois.range(of: Data("hunter2".utf8)), "no password in the artifact")
         XCTAssertEqual(try f.regionsArtifact()["features"]?.arrayValue?.count, regions)
         // A database has no content hash: ingest reads it every run; what follows is up to date.
         try f.runOK()
