@@ -1,3 +1,5 @@
+import RegionSearchCore
+
 /// Streams records from delimited text (CSV, TSV, pipe- or semicolon-separated…).
 ///
 /// Parsing follows RFC 4180 with the usual real-world allowances:
@@ -115,7 +117,7 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
         let headerFields = self.headerFields
         func name(_ i: Int?) -> String {
             guard let i else { return "-" }
-            return i < headerFields.count ? "'\(headerFields[i])'" : "#\(i)"
+            return i < headerFields.count ? "'\(PrintableText.of(headerFields[i], limit: 60))'" : "#\(i)"
         }
         let c = columns
         var parts = ["id=\(name(c.id))", "name=\(name(c.name))"]
