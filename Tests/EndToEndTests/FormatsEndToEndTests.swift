@@ -113,7 +113,7 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertEqual(back.fieldNames, RegionFeatureSchema.fields.map(\.name))
         let info = try f.tool(["-ro", "-so", f.root + "/out/none.gpkg", "regions"], executable: "/usr/bin/ogrinfo")
             .output
-        XCTAssertTrue(info.contains("Feature Count: 0") && info.contains("score_mean: Real"), info)
+        XCTAssertTrue(info.contains("Feature Count: 0") && info.contains("member_score_mean: Real"), info)
         XCTAssertEqual(try ReadBack(f.root + "/out/none.gpkg", layer: "pois").rows.count, 3_000)
     }
 

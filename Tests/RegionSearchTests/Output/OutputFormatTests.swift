@@ -22,13 +22,15 @@ final class OutputFormatTests: XCTestCase {
         -> [FieldValue]
     {
         RegionFeatureSchema.values([
-            ("region_id", .integer(id)), ("keyword", .string(keyword)), ("rank", .integer(rank)),
-            ("n_pois", .integer(nKeyword * 3 + 1_234_567_890_123)), ("n_keyword_pois", .integer(nKeyword)),
-            ("n_footprint", .integer(nKeyword * 2)), ("share", .real(share)), ("lift", .real(2.0)),
-            ("score_sum", .real(12.5)), ("score_mean", .real(0.125)), ("score_max", .real(0.9)),
-            ("p_value", .real(1.5e-300)), ("q_value", .real(1)), ("area_m2", .real(area)),
-            ("density_per_km2", .real(10)), ("fill", .string("#fee5d9")), ("fill-opacity", .real(0.35)),
-            ("stroke", .string("#99000d")), ("stroke-width", .real(2)),
+            ("region_id", .integer(id)), ("keyword", .string(keyword)), ("measure", .string("density")),
+            ("rank", .integer(rank)), ("n_keyword_pois", .integer(nKeyword)),
+            ("n_pois", .integer(nKeyword * 3 + 1_234_567_890_123)), ("share", .real(share)), ("lift", .real(2.0)),
+            ("area_m2", .real(area)), ("keyword_density_per_km2", .real(Double(nKeyword) / (area / 1e6))),
+            ("density_per_km2", .real(10)), ("density_ratio", .real(4.5)), ("member_pois", .integer(nKeyword + 1)),
+            ("member_score_mean", .real(0.125)), ("member_score_max", .real(0.9)), ("spacing_m", .real(35.5)),
+            ("margin_m", .real(8.9)), ("p_value", .real(1.5e-300)), ("q_value", .real(1)),
+            ("fill", .string("#fee5d9")), ("fill-opacity", .real(0.35)), ("stroke", .string("#99000d")),
+            ("stroke-width", .real(2)),
         ])
     }
 
@@ -75,7 +77,8 @@ final class OutputFormatTests: XCTestCase {
             XCTAssertTrue(
                 info.contains("Geometry: " + (format == .shapefile ? "Polygon" : "Multi Polygon")), "\(name): \(info)")
             XCTAssertTrue(info.contains("Feature Count: 2"), "\(name): \(info)")
-            XCTAssertTrue(info.contains("score_mean: Real"), "\(name): \(info)")
+            XCTAssertTrue(
+                info.contains((format == .shapefile ? "mem_score" : "member_score_mean") + ": Real"), "\(name): \(info)")
             // The same through the API.
             XCTAssertEqual(back.declaredGeometryType, format == .shapefile ? "Polygon" : "Multi Polygon", name)
             // The documented schema, typed.
