@@ -16,6 +16,8 @@ public struct EvaluationPOIs: Sendable {
     public var ids = StringColumn()
     /// Normalised keyword values joined by ``KeywordText/separator``.
     public var keywordText = StringColumn()
+    /// The key table of the keyword text (``POITable/keywordKeys``), for `key=value` keywords.
+    public var keywordKeys: [String] = []
     /// Records left out (bad or missing coordinates, reader rejects), with the first reasons.
     public var skipped = 0
     var skipNotes: [String] = []
@@ -41,6 +43,7 @@ public struct EvaluationPOIs: Sendable {
         lat = table.lat
         ids = table.ids
         keywordText = table.keywords
+        keywordKeys = table.keywordKeys
     }
 
     /// Loads POIs from a `pois.rsa` artifact, or from any input the ingest stage reads (the

@@ -470,25 +470,32 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         }
         let name = scalarText(properties[nameKey])
         var keywords: [String] = []
+        // The property each value came from: its key for key=value queries.
+        var keys: [String] = []
         if let keywordKeys {
             for k in keywordKeys {
                 appendKeywords(properties[k.key], split: k.split, separator: k.separator, to: &keywords)
+                keys += repeatElement(k.key, count: keywords.count - keys.count)
             }
         } else if let members = properties.objectValue {
             // The first guessed key present (by the guess list's order), case-insensitively.
-            var best: (rank: Int, value: JSONValue)?
+            var best: (rank: Int, key: String, value: JSONValue)?
             for (key, value) in members where value != .null {
                 let rank =
                     guessedKeywordKeys.firstIndex(of: key)
                     ?? (key.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }
                         ? guessedKeywordKeys.firstIndex(of: key.lowercased()) : nil)
-                if let rank, best == nil || rank < best!.rank { best = (rank, value) }
+                if let rank, best == nil || rank < best!.rank { best = (rank, key, value) }
             }
-            if let best { appendKeywords(best.value, split: spec.keywordSplit, separator: separator, to: &keywords) }
+            if let best {
+                appendKeywords(best.value, split: spec.keywordSplit, separator: separator, to: &keywords)
+                keys = Array(repeating: best.key, count: keywords.count)
+            }
         }
         return .record(
             RawRecord(
-                id: id, name: name, keywords: keywords, lon: point.0, lat: point.1, line: line, byteOffset: offset))
+                id: id, name: name, keywords: keywords, keywordKeys: keys, lon: point.0, lat: point.1, line: line,
+                byteOffset: offset))
     }
 
     /// A property value as text: strings as they are (missing markers → ""), numbers in

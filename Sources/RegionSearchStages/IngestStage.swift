@@ -79,7 +79,8 @@ public enum IngestStage {
     public static let definition = StageDefinition(
         name: "ingest",
         abstract: "read POI files (CSV/TSV/…, GeoJSON, OSM; gzip ok) into a validated POI table",
-        version: 1,
+        // 2: keyword values carry the code of the key they came from; the keyword_keys column.
+        version: 2,
         inputs: [],
         outputs: [
             .init(option: "output", fileName: "pois.rsa", kind: .pois),

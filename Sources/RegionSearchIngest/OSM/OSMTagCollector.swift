@@ -34,9 +34,11 @@ struct OSMTagCollector {
         if role.isPOI { isPOI = true }
     }
 
-    /// Name and keywords of the element, or the reason they cannot be read.
-    func nameAndKeywords() -> Result<(name: String, keywords: [String]), OSMTagProblem> {
-        bytes.withUnsafeBufferPointer { buf -> Result<(name: String, keywords: [String]), OSMTagProblem> in
+    /// Name, keywords and the tag key of each keyword, or the reason they cannot be read. A
+    /// value repeated under another key is kept once per key (`amenity=parking` and
+    /// `parking=parking` are two keyed values).
+    func nameAndKeywords() -> Result<OSMTagValues, OSMTagProblem> {
+        bytes.withUnsafeBufferPointer { buf -> Result<OSMTagValues, OSMTagProblem> in
             func text(_ start: Int, _ count: Int) -> String? {
                 String(validating: UnsafeBufferPointer(rebasing: buf[start..<start + count]), as: UTF8.self)
             }
@@ -59,8 +61,12 @@ struct OSMTagCollector {
                 order[j] = i
             }
             var keywords: [String] = []
+            var keys: [String] = []
             for i in order {
                 let tag = tags[i]
+                guard let key = text(tag.keyStart, tag.keyCount) else {
+                    return .failure(.invalidUTF8(key: lossy(buf, tag.keyStart, tag.keyCount)))
+                }
                 var start = tag.valueStart
                 let end = tag.valueStart + tag.valueCount
                 while start <= end {
@@ -79,12 +85,15 @@ struct OSMTagCollector {
                         guard let word = text(partStart, partCount) else {
                             return .failure(.invalidUTF8(key: lossy(buf, tag.keyStart, tag.keyCount)))
                         }
-                        if !keywords.contains(word) { keywords.append(word) }
+                        if !zip(keys, keywords).contains(where: { $0 == key && $1 == word }) {
+                            keywords.append(word)
+                            keys.append(key)
+                        }
                     }
                     start = stop + 1
                 }
             }
-            return .success((name, keywords))
+            return .success(OSMTagValues(name: name, keywords: keywords, keys: keys))
         }
     }
 
@@ -102,6 +111,13 @@ struct OSMTagCollector {
             return out + "]"
         }
     }
+}
+
+/// What an element's tags give: the name, the keyword values and the tag key of each.
+struct OSMTagValues: Equatable {
+    var name: String
+    var keywords: [String]
+    var keys: [String]
 }
 
 /// Why the tags of a POI could not be used.

@@ -1,0 +1,189 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchIngest
+@testable import RegionSearchModel
+@testable import RegionSearchPropagation
+@testable import RegionSearchStages
+
+/// Keys of keyword values (OSM tag keys, GeoJSON properties, delimited columns) through ingest,
+/// and `key=value` against token queries on the pois artifact.
+final class KeywordKeyTests: XCTestCase {
+    let scratch = IngestScratch()
+
+    private func ingest(_ arguments: [String], name: String) throws -> POITable {
+        let out = scratch.path(name + ".rsa")
+        try runIngest(arguments + ["--output", out, "--rejects", scratch.path(name + ".rejects")])
+        return try POITable(artifact: ArtifactFile(path: out, expected: .pois))
+    }
+
+    /// The ids of the POIs whose keyword text matches `query`.
+    private func ids(_ t: POITable, _ query: String) -> [String] {
+        let matcher = KeywordMatcher(query, keys: t.keywordKeys)
+        return (0..<t.count).filter { t.keywords.withUTF8($0) { matcher.matches($0) } }.map { t.ids[$0] }
+    }
+
+    private func readable(_ t: POITable, _ row: Int) -> String {
+        KeywordText.readable(t.keywords[row], keys: t.keywordKeys)
+    }
+
+    static let osm = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <osm version="0.6" generator="test">
+          <node id="1" lat="60.1700" lon="24.9400"><tag k="amenity" v="parking"/><tag k="parking" v="surface"/></node>
+          <node id="2" lat="60.1701" lon="24.9401"><tag k="amenity" v="bicycle_parking"/></node>
+          <node id="3" lat="60.1702" lon="24.9402"><tag k="amenity" v="parking_entrance"/></node>
+          <node id="4" lat="60.1703" lon="24.9403"><tag k="amenity" v="motorcycle_parking"/></node>
+          <node id="5" lat="60.1704" lon="24.9404"><tag k="shop" v="yes"/><tag k="name" v="Parking Shop"/>
+          </node>
+          <node id="6" lat="60.1705" lon="24.9405"><tag k="amenity" v="restaurant"/>
+            <tag k="cuisine" v="pizza;burger"/></node>
+          <node id="7" lat="60.1706" lon="24.9406"><tag k="parking" v="underground"/><tag k="amenity" v="parking"/></node>
+          <node id="8" lat="60.1707" lon="24.9407"><tag k="amenity" v="Parking garage"/></node>
+          <node id="100" lat="60.1710" lon="24.9410"/>
+          <node id="101" lat="60.1710" lon="24.9420"/>
+          <node id="102" lat="60.1720" lon="24.9420"/>
+          <way id="10"><nd ref="100"/><nd ref="101"/><nd ref="102"/><nd ref="100"/><tag k="amenity" v="parking"/></way>
+        </osm>
+
+        """
+
+    func testOSMXMLKeyValueAgainstTokens() throws {
+        let path = scratch.write(Self.osm, name: "small.osm")
+        let t = try ingest([path, "--osm-keyword-keys", "amenity,shop,cuisine,parking"], name: "osm")
+        XCTAssertEqual(t.keywordKeys, ["amenity", "parking", "shop", "cuisine"], "in order of first use")
+        XCTAssertEqual(ids(t, "amenity=parking"), ["node/1", "node/7", "way/10"])
+        XCTAssertEqual(ids(t, "parking"), ["node/1", "node/7", "node/8", "way/10"])
+        XCTAssertEqual(ids(t, "parking=surface"), ["node/1"])
+        XCTAssertEqual(ids(t, "parking=*"), ["node/1", "node/7"])
+        XCTAssertEqual(ids(t, "amenity=parking*"), ["node/1", "node/3", "node/7", "node/8", "way/10"])
+        XCTAssertEqual(ids(t, "*_parking"), ["node/2", "node/4"])
+        XCTAssertEqual(ids(t, "amenity=bicycle_parking"), ["node/2"])
+        XCTAssertEqual(ids(t, "amenity=parking garage"), ["node/8"])
+        XCTAssertEqual(ids(t, "shop=yes"), ["node/5"])
+        XCTAssertEqual(ids(t, "shop"), ["node/5"], "shop=yes gives the value shop, as before")
+        XCTAssertEqual(ids(t, "cuisine=burger"), ["node/6"])
+        XCTAssertEqual(ids(t, "amenity"), [], "keys are not values")
+        XCTAssertEqual(readable(t, 0), "amenity=parking\nparking=surface")
+        XCTAssertEqual(readable(t, 6), "amenity=parking\nparking=underground", "values in keyword-key order")
+
+        // With the default keyword keys `parking` is no keyword key: parking=surface finds nothing.
+        let d = try ingest([path], name: "osm-default")
+        XCTAssertFalse(d.keywordKeys.contains("parking"))
+        XCTAssertEqual(ids(d, "parking=surface"), [])
+        XCTAssertFalse(KeywordMatcher("parking=surface", keys: d.keywordKeys).isKeyKnown)
+        XCTAssertEqual(ids(d, "amenity=parking"), ["node/1", "node/7", "way/10"])
+
+        // Names only with name_as_keyword, under the key `name`, token-matched.
+        XCTAssertEqual(ids(d, "parking shop"), [])
+        let n = try ingest([path, "--name-as-keyword", "true"], name: "osm-names")
+        XCTAssertEqual(ids(n, "parking shop"), ["node/5"])
+        XCTAssertEqual(ids(n, "parking"), ["node/1", "node/5", "node/7", "node/8", "way/10"])
+        XCTAssertEqual(ids(n, "name=parking shop"), ["node/5"])
+        XCTAssertEqual(ids(n, "name=parking"), [])
+    }
+
+    func testOSMPBFGivesTheSameKeysAsXML() throws {
+        let xml = scratch.write(Self.osm, name: "same.osm")
+        let pbf = scratch.path("same.osm.pbf")
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/osmium") else {
+            throw XCTSkip("osmium (osmium-tool) is not installed")
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/osmium")
+        p.arguments = ["cat", xml, "-o", pbf, "--overwrite"]
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let a = try ingest([xml, "--osm-keyword-keys", "amenity,parking"], name: "x")
+        let b = try ingest([pbf, "--osm-keyword-keys", "amenity,parking"], name: "p")
+        XCTAssertEqual(a.keywordKeys, b.keywordKeys)
+        XCTAssertEqual(a.keywords, b.keywords)
+        XCTAssertEqual(ids(b, "parking=surface"), ["node/1"])
+    }
+
+    func testGeoJSONPropertiesAreKeys() throws {
+        func feature(_ id: Int, _ props: String) -> String {
+            #"{"type":"Feature","id":\#(id),"geometry":{"type":"Point","coordinates":[24.9\#(id),60.1]},"#
+                + #""properties":{\#(props)}}"#
+        }
+        let text =
+            #"{"type":"FeatureCollection","features":["#
+            + [
+                feature(1, #""amenity":"parking","parking":"surface""#),
+                feature(2, #""amenity":"bicycle_parking""#),
+                feature(3, #""amenity":"parking_entrance","parking":"multi-storey""#),
+                feature(4, #""amenity":["cafe","parking"],"name":"Bank of China""#),
+                feature(5, #""category":"parking""#),
+            ].joined(separator: ",") + "]}"
+        let path = scratch.write(text, name: "p.geojson")
+        let spec = #"{"path":"\#(path)","columns":{"keywords":["amenity","parking"]}}"#
+        let t = try ingest(["--input-spec", spec], name: "geo")
+        XCTAssertEqual(t.keywordKeys, ["amenity", "parking"])
+        XCTAssertEqual(ids(t, "amenity=parking"), ["1", "4"])
+        XCTAssertEqual(ids(t, "parking=surface"), ["1"])
+        XCTAssertEqual(ids(t, "parking"), ["1", "4"])
+        XCTAssertEqual(ids(t, "parking=multi"), [], "a key=value value is matched whole")
+        XCTAssertEqual(ids(t, "multi"), ["3"], "a token query finds multi in multi-storey")
+        XCTAssertEqual(ids(t, "category=parking"), [], "category is not a keyword property here")
+        XCTAssertEqual(readable(t, 3), "amenity=cafe\namenity=parking")
+
+        // Guessed keyword property: its name is the key (here the first of the guess list present).
+        let g = try ingest([path], name: "geo-guess")
+        XCTAssertEqual(ids(g, "category=parking"), ["5"])
+        XCTAssertEqual(ids(g, "amenity=parking"), ["1", "4"])
+        XCTAssertEqual(Set(g.keywordKeys), ["amenity", "category"])
+        // Names as free text.
+        let n = try ingest(["--input-spec", spec, "--name-as-keyword", "true"], name: "geo-names")
+        XCTAssertEqual(ids(n, "bank"), ["4"])
+        XCTAssertEqual(ids(n, "china"), ["4"])
+        XCTAssertEqual(ids(n, "name=bank of china"), ["4"])
+    }
+
+    func testDelimitedColumnsAreKeysAndMergeKeepsThem() throws {
+        let csv = """
+            id,name,fclass,Cuisine,lon,lat
+            1,Lot A,parking,,10,20
+            2,Racks,bicycle_parking,,10.001,20
+            3,Pizza Parking,restaurant,pizza;burger,10.002,20
+            1,Lot A,Parking,coffee_shop,10,20
+            4,Entrance,parking_entrance,,10.003,20
+
+            """
+        let path = scratch.write(csv, name: "p.csv")
+        let t = try ingest(
+            [path, "--keyword-column", "fclass", "--keyword-column", "Cuisine", "--name-as-keyword", "true"],
+            name: "csv")
+        XCTAssertEqual(t.keywordKeys, ["fclass", "cuisine", "name"], "keys are normalised like values")
+        XCTAssertEqual(ids(t, "fclass=parking"), ["1"])
+        XCTAssertEqual(ids(t, "parking"), ["1", "3"], "the name Pizza Parking is free text")
+        XCTAssertEqual(ids(t, "cuisine=coffee_shop"), ["1"], "merged duplicates keep their keys")
+        XCTAssertEqual(readable(t, 0), "fclass=parking\nname=lot a\ncuisine=coffee_shop")
+        XCTAssertEqual(ids(t, "CUISINE=Pizza"), ["3"])
+
+        // Without a header there is no column name, so no key.
+        let bare = scratch.write("1,parking,10,20\n2,bicycle_parking,10.1,20\n", name: "bare.csv")
+        let b = try ingest(
+            [bare, "--header", "false", "--keyword-column", "1", "--lon-column", "2", "--lat-column", "3"],
+            name: "bare")
+        XCTAssertEqual(b.keywordKeys, [])
+        XCTAssertEqual(b.keywords[0], "parking")
+        XCTAssertEqual(ids(b, "parking"), [""])
+    }
+
+    /// The same input gives the same artifact for any thread count (keys numbered in input order).
+    func testKeysAreDeterministic() throws {
+        let path = scratch.write(Self.osm, name: "det.osm")
+        var outputs: [[UInt8]] = []
+        for threads in ["1", "2"] {
+            let out = scratch.path("det-\(threads).rsa")
+            try runIngest([
+                path, "--osm-keyword-keys", "cuisine,parking,amenity,shop", "--output", out, "--rejects",
+                scratch.path("det-\(threads).rej"), "--threads", threads,
+            ])
+            outputs.append(scratch.read(out))
+        }
+        XCTAssertEqual(outputs[0], outputs[1])
+    }
+}
