@@ -105,9 +105,9 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
             let columnKeys = keywordKeys
             for kf in single.keywordFields {
                 let rule = rules[Int(kf.column)]
-                splitter.split(f[kf.ref], mode: rule.split, separator: rule.separator, into: &keywords)
                 let key = Int(kf.column) < columnKeys.count ? columnKeys[Int(kf.column)] ?? "" : ""
-                keys += repeatElement(key, count: keywords.count - keys.count)
+                splitter.split(
+                    f[kf.ref], mode: rule.split, separator: rule.separator, key: key, into: &keywords, keys: &keys)
             }
             return RawRecord(
                 id: value(e.id), name: value(e.name), keywords: keywords, keywordKeys: keys, lon: e.lon, lat: e.lat,

@@ -51,6 +51,8 @@ struct TableBuilder {
     private var batchKeys: [Int32] = []
     /// Key index of the name (when added as a keyword), -1 until first used.
     private var nameKey: Int32 = -1
+    /// Key index of each ``KeywordSplitter/hstoreKeys`` entry, -1 until first used.
+    private var hstoreKeys = [Int32](repeating: -1, count: KeywordSplitter.hstoreKeys.count)
 
     init(settings: IngestSettings) {
         duplicates = settings.duplicates
@@ -110,6 +112,14 @@ struct TableBuilder {
         idHashes.removeAll(keepingCapacity: true)
         for e in entries { idHashes.append(e.idHash) }
         batchKeys = keyNames.map { key(named: $0) }
+    }
+
+    /// The key index of an hstore tag key (registered on first use).
+    private mutating func hstoreKey(_ k: Int) -> Int32 {
+        if hstoreKeys[k] < 0 {
+            hstoreKeys[k] = key(named: String(decoding: KeywordSplitter.hstoreKeys[k], as: UTF8.self))
+        }
+        return hstoreKeys[k]
     }
 
     /// The index of a raw key name in the key table (added when new); -1 when it normalises to
@@ -201,14 +211,15 @@ struct TableBuilder {
             }
             for i in 0..<slices.count {
                 let v = slices[i]
+                let valueKey = v.key < 0 ? key : hstoreKey(Int(v.key))
                 if v.inScratch {
                     // Copied out: appendValue may not run while listScratch is borrowed.
                     let item = Array(listScratch[Int(v.start)..<Int(v.start + v.count)])
-                    item.withUnsafeBufferPointer { appendValue($0, key: key, cache: true) }
+                    item.withUnsafeBufferPointer { appendValue($0, key: valueKey, cache: true) }
                 } else {
                     appendValue(
                         KeywordSplitter.bytes(v, field: bytes, scratch: UnsafeBufferPointer(start: nil, count: 0)),
-                        key: key, cache: true)
+                        key: valueKey, cache: true)
                 }
             }
         }

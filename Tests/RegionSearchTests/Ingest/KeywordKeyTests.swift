@@ -39,7 +39,8 @@ final class KeywordKeyTests: XCTestCase {
           </node>
           <node id="6" lat="60.1705" lon="24.9405"><tag k="amenity" v="restaurant"/>
             <tag k="cuisine" v="pizza;burger"/></node>
-          <node id="7" lat="60.1706" lon="24.9406"><tag k="parking" v="underground"/><tag k="amenity" v="parking"/></node>
+          <node id="7" lat="60.1706" lon="24.9406"><tag k="parking" v="underground"/>
+            <tag k="amenity" v="parking"/></node>
           <node id="8" lat="60.1707" lon="24.9407"><tag k="amenity" v="Parking garage"/></node>
           <node id="100" lat="60.1710" lon="24.9410"/>
           <node id="101" lat="60.1710" lon="24.9420"/>
@@ -172,6 +173,95 @@ final class KeywordKeyTests: XCTestCase {
         XCTAssertEqual(ids(b, "parking"), [""])
     }
 
+    /// `split: hstore` (osm2pgsql/ogr2ogr `other_tags`): the OSM keyword keys' values with their
+    /// tag keys; other tags left out; escapes, NULL, `;` and `yes` as in the OSM readers.
+    func testHStoreSplit() {
+        let splitter = KeywordSplitter(missingValues: ["N/A"])
+        func split(_ text: String) -> [String] {
+            var out: [String] = []
+            var keys: [String] = []
+            var t = text
+            t.withUTF8 {
+                splitter.split($0, mode: .hstore, separator: [0x3B], key: "other_tags", into: &out, keys: &keys)
+            }
+            return zip(keys, out).map { $0 + "=" + $1 }
+        }
+        XCTAssertEqual(
+            split(
+                #""amenity"=>"cafe","cuisine"=>"coffee_shop; donut","addr:street"=>"Parking Rd","shop"=>"yes","#
+                    + #" "website"=>NULL, "name"=>"A \"B\"""#),
+            ["amenity=cafe", "cuisine=coffee_shop", "cuisine=donut", "shop=shop"])
+        XCTAssertEqual(split(#""cuisine"=>"a\"b;c\\d""#), [#"cuisine=a"b"#, #"cuisine=c\d"#])
+        XCTAssertEqual(split(#""cuisine"=>"N/A;pizza""#), ["cuisine=pizza"], "missing-value markers dropped")
+        XCTAssertEqual(split(#""addr:city"=>"Chicago""#), [], "no keyword key: no value")
+        XCTAssertEqual(split(#""amenity"=>"cafe" "cuisine"=>"x""#), ["amenity=cafe"], "pairs up to a break stand")
+        XCTAssertEqual(
+            split(#""amenity"=>"cafe","opening_hours"=>"Mo-Fr 11:00-22:00; Sa,S"#), ["amenity=cafe"],
+            "a cell cut short keeps its complete pairs")
+        XCTAssertEqual(split(#""amenity"=>"#), [#"other_tags="amenity"=>"#], "not hstore: kept whole")
+        XCTAssertEqual(
+            split(#""amenity"=>"cafe","cuisine"=>"pizza;coffee_shop;cof"#),
+            ["amenity=cafe", "cuisine=pizza", "cuisine=coffee_shop"],
+            "a tag value cut short keeps its parts before the last")
+        XCTAssertEqual(split(#""amenity"=>"cafe","cuisine"=>"coffee_shop"#), ["amenity=cafe"])
+        XCTAssertEqual(split("cafe"), ["other_tags=cafe"])
+    }
+
+    /// Random hstore-like text: never a crash, no empty value, every key the column's or a
+    /// keyword key, and a value either a tag's part, the key (for yes) or the whole text.
+    func testHStoreFuzz() {
+        let splitter = KeywordSplitter(missingValues: [])
+        let pieces = [#"""#, #"\"#, "=>", ",", ";", " ", "a", "amenity", "cuisine", "yes", "NULL", #""amenity"=>""#]
+        var rng = SeededRandom(seed: 7)
+        for _ in 0..<20_000 {
+            var text = ""
+            for _ in 0..<Int(rng.next() % 12) { text += pieces[Int(rng.next() % UInt64(pieces.count))] }
+            var out: [String] = []
+            var keys: [String] = []
+            var t = text
+            t.withUTF8 { splitter.split($0, mode: .hstore, separator: [0x3B], key: "col", into: &out, keys: &keys) }
+            XCTAssertEqual(out.count, keys.count)
+            for (k, v) in zip(keys, out) {
+                XCTAssertFalse(v.isEmpty, text)
+                XCTAssertTrue(k == "col" || OSMOptions.defaultKeywordKeys.contains(k), text)
+                if k == "col" { XCTAssertEqual(v, text.trimmingCharacters(in: .whitespaces), text) }
+            }
+        }
+    }
+
+    /// Chicago's `other_tags`: `cuisine=coffee_shop` finds exactly the rows whose other_tags
+    /// carry that cuisine (counted here from the raw CSV with a second reader).
+    func testChicagoOtherTags() throws {
+        let csv = SharedData.path("chicago-osm-2019/chicago-2019.csv")
+        guard FileManager.default.fileExists(atPath: csv) else { throw XCTSkip("\(csv) not available") }
+        let records = csvRecords(try String(contentsOfFile: csv, encoding: .utf8))
+        let tagsColumn = try XCTUnwrap(records[0].firstIndex(of: "other_tags"))
+        let fid = try XCTUnwrap(records[0].firstIndex(of: "FID"))
+        func rows(withCuisine c: String) -> Set<String> {
+            Set(
+                records.dropFirst().filter { r in
+                    guard let range = r[tagsColumn].range(of: #""cuisine"=>""#) else { return false }
+                    let rest = r[tagsColumn][range.upperBound...]
+                    let end = rest.firstIndex(of: "\"")
+                    var parts = rest[..<(end ?? rest.endIndex)].split(separator: ";", omittingEmptySubsequences: false)
+                    if end == nil { parts.removeLast() }  // the cell was cut inside this value
+                    return parts.map { $0.trimmingCharacters(in: .whitespaces) }.contains(c)
+                }.map { $0[fid] })
+        }
+        let expected = rows(withCuisine: "coffee_shop")
+        XCTAssertGreaterThan(expected.count, 50)
+        let spec =
+            #"{"path": "\#(csv)", "columns": {"id": "FID", "keywords": ["fclass", "#
+            + #"{"column": "other_tags", "split": "hstore"}], "lat": "lat", "lon": "lon"}}"#
+        let t = try ingest(["--input-spec", spec, "--duplicates", "keep_all"], name: "chicago")
+        XCTAssertEqual(Set(ids(t, "cuisine=coffee_shop")), expected)
+        XCTAssertEqual(Set(ids(t, "coffee_shop")), expected, "no other keyword field says coffee_shop")
+        XCTAssertEqual(Set(ids(t, "cuisine=pizza")), rows(withCuisine: "pizza"))
+        XCTAssertTrue(t.keywordKeys.contains("amenity") && t.keywordKeys.contains("cuisine"), "\(t.keywordKeys)")
+        XCTAssertFalse(t.keywordKeys.contains("addr:street"))
+        XCTAssertEqual(ids(t, "fclass=parking").count, ids(t, "amenity=parking").count, "the two agree here")
+    }
+
     /// The same input gives the same artifact for any thread count (keys numbered in input order).
     func testKeysAreDeterministic() throws {
         let path = scratch.write(Self.osm, name: "det.osm")
@@ -186,4 +276,46 @@ final class KeywordKeyTests: XCTestCase {
         }
         XCTAssertEqual(outputs[0], outputs[1])
     }
+}
+
+/// Fields of an RFC 4180 CSV text (quotes, doubled quotes, commas and line breaks in quotes) —
+/// a second reader, independent of ingest.
+func csvRecords(_ text: String) -> [[String]] {
+    var records: [[String]] = []
+    var record: [String] = []
+    var field = ""
+    var quoted = false
+    var chars = Array(text.unicodeScalars)[...]
+    while let c = chars.popFirst() {
+        if quoted {
+            if c == "\"" {
+                if chars.first == "\"" {
+                    field.unicodeScalars.append("\"")
+                    chars = chars.dropFirst()
+                } else {
+                    quoted = false
+                }
+            } else {
+                field.unicodeScalars.append(c)
+            }
+        } else if c == "\"" {
+            quoted = true
+        } else if c == "," {
+            record.append(field)
+            field = ""
+        } else if c == "\n" || c == "\r" {
+            if c == "\r" && chars.first == "\n" { chars = chars.dropFirst() }
+            record.append(field)
+            field = ""
+            records.append(record)
+            record = []
+        } else {
+            field.unicodeScalars.append(c)
+        }
+    }
+    if !field.isEmpty || !record.isEmpty {
+        record.append(field)
+        records.append(record)
+    }
+    return records
 }

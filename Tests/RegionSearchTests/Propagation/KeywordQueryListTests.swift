@@ -60,48 +60,6 @@ final class KeywordQueryListTests: XCTestCase, ManifestParsing {
 
     // MARK: - Real data
 
-    /// Fields of an RFC 4180 CSV text (quotes, doubled quotes, commas and line breaks in quotes) —
-    /// a second reader, independent of ingest.
-    private func csvRecords(_ text: String) -> [[String]] {
-        var records: [[String]] = []
-        var record: [String] = []
-        var field = ""
-        var quoted = false
-        var chars = Array(text.unicodeScalars)[...]
-        while let c = chars.popFirst() {
-            if quoted {
-                if c == "\"" {
-                    if chars.first == "\"" {
-                        field.unicodeScalars.append("\"")
-                        chars = chars.dropFirst()
-                    } else {
-                        quoted = false
-                    }
-                } else {
-                    field.unicodeScalars.append(c)
-                }
-            } else if c == "\"" {
-                quoted = true
-            } else if c == "," {
-                record.append(field)
-                field = ""
-            } else if c == "\n" || c == "\r" {
-                if c == "\r" && chars.first == "\n" { chars = chars.dropFirst() }
-                record.append(field)
-                field = ""
-                records.append(record)
-                record = []
-            } else {
-                field.unicodeScalars.append(c)
-            }
-        }
-        if !field.isEmpty || !record.isEmpty {
-            record.append(field)
-            records.append(record)
-        }
-        return records
-    }
-
     /// dc-osm-2017: 420 `parking` and 308 `bicycle_parking` rows (its SOURCE.md). `parking` and
     /// `fclass=parking` must find exactly the 420, none of the 308; `PARKING` and `ｐａｒｋｉｎｇ`
     /// are the same keyword as `parking` and give no score column of their own.
