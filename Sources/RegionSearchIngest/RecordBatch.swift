@@ -52,6 +52,7 @@ struct RecordBatch {
     /// The keys of the batch's keyword values (``KeywordField/key``), raw, in order of first use.
     var keyNames: [String] = []
     private var keyLookup: [String: Int32] = [:]
+    private var lastKey: Int32 = -1
 
     public init() {}
 
@@ -66,15 +67,22 @@ struct RecordBatch {
         coordinateTexts.removeAll(keepingCapacity: true)
         keyNames.removeAll(keepingCapacity: true)
         keyLookup.removeAll(keepingCapacity: true)
+        lastKey = -1
     }
 
     /// The index of `key` in ``keyNames`` (added when new); -1 for "" (no key).
     mutating func keyIndex(_ key: String) -> Int32 {
         if key.isEmpty { return -1 }
-        if let i = keyLookup[key] { return i }
+        // Consecutive values mostly share their key (one property, one tag): skip the hashing.
+        if lastKey >= 0, keyNames[Int(lastKey)] == key { return lastKey }
+        if let i = keyLookup[key] {
+            lastKey = i
+            return i
+        }
         let i = Int32(keyNames.count)
         keyNames.append(key)
         keyLookup[key] = i
+        lastKey = i
         return i
     }
 
