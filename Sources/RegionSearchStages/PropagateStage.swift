@@ -86,11 +86,11 @@ public enum PropagateStage {
             let known = keys.isEmpty ? "none (the pois artifact records no keys)" : keys.joined(separator: ", ")
             let key = l.normalized.prefix { $0 != "=" }
             Log.warning(
-                "keyword \"\(l.query)\" matches no POI: no keyword field of the input is named \"\(key)\"; keys "
-                    + "recorded at ingest: \(known) (name the column or property as a keyword field, or for OSM "
-                    + "add the tag key to osm.keyword_keys)")
+                "keyword \"\(l.query)\" matches no POI (it will have no regions): no keyword field of the input is "
+                    + "named \"\(key)\"; keys recorded at ingest: \(known) (name the column or property as a keyword "
+                    + "field, or for OSM add the tag key to osm.keyword_keys)")
         }
-        for l in labels where l.count == 0 {
+        for l in labels where l.count == 0 && l.keyKnown {
             Log.warning("keyword \"\(l.query)\" matches no POI; its scores are all 0 and it will have no regions")
         }
         var progress = ProgressReporter("propagate")
