@@ -19,6 +19,8 @@ public struct EvaluationPOIs: Sendable {
     /// The POIs' names, when the source has them (`pois.rsa` and ingested inputs; empty for POIs
     /// added by ``append(id:keywordText:lon:lat:)``).
     public var names = StringColumn()
+    /// The key table of the keyword text (``POITable/keywordKeys``), for `key=value` keywords.
+    public var keywordKeys: [String] = []
     /// Records left out (bad or missing coordinates, reader rejects), with the first reasons.
     public var skipped = 0
     var skipNotes: [String] = []
@@ -45,6 +47,7 @@ public struct EvaluationPOIs: Sendable {
         ids = table.ids
         keywordText = table.keywords
         names = table.names
+        keywordKeys = table.keywordKeys
     }
 
     /// Loads POIs from a `pois.rsa` artifact, or from any input the ingest stage reads (the

@@ -325,7 +325,7 @@ public struct Evaluator: Sendable {
             if label != "*" {
                 let keyword: String? = label
                 let union = try context.unionAll(R.filter { compatible($0.keyword, keyword) }.map(\.geometry))
-                let matcher = KeywordMatcher(label)
+                let matcher = pois.matcher(label)
                 let matching = pois.matching(matcher)
                 let inside = try pois.covered(by: PointCoverIndex(union), where: matching)
                 for p in 0..<pois.count where matching[p] {
@@ -340,7 +340,7 @@ public struct Evaluator: Sendable {
                 var keywordInside = [Bool](repeating: false, count: pois.count)
                 for k in regionLabels {
                     let group = R.filter { $0.keywordLabel == k }.map(\.geometry)
-                    let matching = k == "*" ? nil : pois.matching(KeywordMatcher(k))
+                    let matching = k == "*" ? nil : pois.matching(pois.matcher(k))
                     let inside = try pois.covered(by: PointCoverIndex(context.unionAll(group)), where: matching)
                     for p in 0..<pois.count where inside[p] { keywordInside[p] = true }
                 }

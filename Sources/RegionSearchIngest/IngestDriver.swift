@@ -106,7 +106,9 @@ public final class IngestDriver {
             crs: input.spec.crs, bbox: settings.bbox, rejectNullIsland: settings.rejectNullIsland)
         let source = input.source
         let batchSource = source as? RecordBatchSource
-        builder.startInput(rules: batchSource?.keywordSplitRules ?? [], missingValues: batchSource?.missingValues ?? [])
+        builder.startInput(
+            rules: batchSource?.keywordSplitRules ?? [], keys: batchSource?.keywordKeys ?? [],
+            missingValues: batchSource?.missingValues ?? [])
         // The builder moves into the consumer (swap: no copy of its columns) and back.
         var consumer = BatchConsumer(
             builder: TableBuilder(settings: settings), input: input, sourceIndex: sourceIndex, rejects: rejects)
@@ -215,7 +217,7 @@ public final class IngestDriver {
             _ records: RecordBatch, _ entries: UnsafeBufferPointer<RecordBatch.Entry>,
             _ keywordFields: UnsafeBufferPointer<RecordBatch.KeywordField>, _ fields: RecordBatch.FieldResolver
         ) throws {
-            builder.prepare(entries, fields)
+            builder.prepare(entries, fields, keyNames: records.keyNames)
             var start = 0
             for k in 0..<entries.count {
                 if k % 256 == 0 { builder.touchSlots(k..<min(entries.count, k + 256)) }

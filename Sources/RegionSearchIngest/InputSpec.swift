@@ -78,6 +78,10 @@ public struct InputSpec: Sendable {
         case hierarchy
         /// A Python or JSON list literal, `['Кафе', 'Бары']` or `["a","b"]`; each item is a keyword.
         case list
+        /// OSM tags in PostgreSQL hstore text, `"amenity"=>"cafe","cuisine"=>"coffee_shop"` (as
+        /// osm2pgsql/ogr2ogr write `other_tags`): the values of the OSM keyword keys, each with
+        /// its tag key (see ``KeywordSplitter``).
+        case hstore
     }
 
     /// The order of the two numbers in a combined coordinate column.

@@ -203,6 +203,8 @@ public final class OGRReader: RecordSource, RecordSourceDiagnostics {
         if idField == nil { id = feature.fid >= 0 ? String(feature.fid) : String(ordinal) }
         let name = nameField.map { text(feature.value(at: $0)) } ?? ""
         var keywords: [String] = []
+        // The field each value came from: its key for key=value queries.
+        var keys: [String] = []
         for k in keywordFields {
             switch feature.value(at: k.index) {
             case .null: continue
@@ -210,9 +212,12 @@ public final class OGRReader: RecordSource, RecordSourceDiagnostics {
                 s.withUTF8 { splitter.split($0, mode: k.split, separator: k.separator, into: &keywords) }
             case let v: keywords.append(text(v))
             }
+            while keys.count < keywords.count { keys.append(fieldNames[k.index]) }
         }
         return .record(
-            RawRecord(id: id, name: name, keywords: keywords, lon: lon, lat: lat, line: ordinal, byteOffset: 0))
+            RawRecord(
+                id: id, name: name, keywords: keywords, keywordKeys: keys, lon: lon, lat: lat, line: ordinal,
+                byteOffset: 0))
     }
 
     /// A value as text: strings trimmed (missing markers → ""), integers as written, reals in

@@ -69,9 +69,10 @@ public enum IngestStage {
         "crs", .value, placeholder: "wgs84|gcj02|bd09",
         help: "Coordinate system of the input; GCJ-02 and BD-09 are converted to WGS84 (default wgs84).")
     static let keywordSplitOption = CommandSpec.Option(
-        "keyword-split", .value, placeholder: "auto|plain|hierarchy|list",
+        "keyword-split", .value, placeholder: "auto|plain|hierarchy|list|hstore",
         help:
-            "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator)."
+            "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator; "
+            + "hstore: OSM tags as \"k\"=>\"v\" pairs, the values of the OSM keyword keys with their keys)."
     )
     static let keywordSeparatorOption = CommandSpec.Option(
         "keyword-separator", .value, placeholder: "TEXT", help: "Separator of hierarchy levels (default ;).")
@@ -95,7 +96,8 @@ public enum IngestStage {
         name: "ingest",
         abstract:
             "read POI files (CSV/TSV/…, GeoJSON, OSM, any GDAL vector format; gzip ok) into a validated POI table",
-        version: 3,
+        // 3: GDAL inputs; 4: keyword values carry the code of the key they came from (keyword_keys).
+        version: 4,
         inputs: [],
         outputs: [
             .init(option: "output", fileName: "pois.rsa", kind: .pois),

@@ -80,9 +80,12 @@ public struct Manifest {
         stageParameters.first { $0.stage == stage }?.parameters ?? Parameters(values: [])
     }
 
-    /// The query keywords (`propagate.keywords`), in order.
+    /// The query keywords (`propagate.keywords`), in order, one score column each: a keyword that
+    /// repeats an earlier one after normalisation (`BANK` after `bank`) is left out, as the
+    /// propagate stage does.
     public var keywords: [String] {
-        parameters(for: PropagateStage.definition.name).strings(PropagationOptions.keywordsSpec)
+        PropagationOptions.distinct(
+            parameters(for: PropagateStage.definition.name).strings(PropagationOptions.keywordsSpec))
     }
 
     /// Replaces the parameters of one stage (used by tests and experiment grids).
@@ -239,8 +242,8 @@ public struct Manifest {
                 parameters = try stage.resolve(section, context: stage.name)
             } catch {
                 var (key, reason) = Manifest.splitKey(error.message, default: stage.name)
-                if keywordsFromTop && key.hasPrefix(stage.name + ".keywords") {
-                    key = String(key.dropFirst(stage.name.count + 1))
+                if keywordsFromTop && (key == stage.name + ".keywords" || key.hasPrefix(stage.name + ".keywords[")) {
+                    key = String(key.dropFirst(stage.name.count + 1))  // keywords, keywords[i]: where they were given
                 }
                 if key == stage.name && section?.objectValue == nil {
                     reason = "expected an object of \(stage.name) parameters, got \(section?.typeName ?? "nothing")"
@@ -321,7 +324,8 @@ public struct Manifest {
     /// The stage command line splits keyword lists at commas; a keyword must therefore not hold one.
     private func validateKeywords(invalid: (String, String) -> ManifestError, fromTop: Bool) throws(ManifestError) {
         let key = fromTop ? "keywords" : "propagate.keywords"
-        let keywords = self.keywords
+        // As given (positions name the manifest's entries), repeats included.
+        let keywords = parameters(for: PropagateStage.definition.name).strings(PropagationOptions.keywordsSpec)
         guard !keywords.isEmpty else { throw invalid(key, "give at least one keyword") }
         for (i, k) in keywords.enumerated() {
             if k.allSatisfy({ $0.isWhitespace }) { throw invalid("\(key)[\(i)]", "empty keyword") }

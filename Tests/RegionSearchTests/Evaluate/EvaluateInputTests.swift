@@ -131,7 +131,10 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertTrue(pois.skipNotes[0].contains("latitude out of range"), "\(pois.skipNotes)")
         XCTAssertEqual((0..<pois.count).map { pois.ids[$0] }, ["1", "2", "3", "4", "3"])
         // The keyword text is the normalised category, not the name.
-        XCTAssertEqual((0..<pois.count).map { pois.keywordText[$0] }, ["restaurant", "hotel", "bank", "咖啡", "bank"])
+        XCTAssertEqual(pois.keywordKeys, ["category"])
+        XCTAssertEqual(
+            (0..<pois.count).map { KeywordText.readable(pois.keywordText[$0], keys: pois.keywordKeys) },
+            ["category=restaurant", "category=hotel", "category=bank", "category=咖啡", "category=bank"])
         let bank = KeywordMatcher("bank")
         XCTAssertEqual((0..<pois.count).filter { pois.keywordText.withUTF8($0) { bank.matches($0) } }, [2, 4])
         XCTAssertEqual(pois.lon[3], 116.403)
