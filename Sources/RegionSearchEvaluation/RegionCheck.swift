@@ -27,7 +27,7 @@ public struct CheckOptions: Sendable, Equatable {
 
     public init() {}
 
-    var json: JSONValue {
+    public var json: JSONValue {
         .object([
             ("spacing_k", .number(Double(spacingK))), ("disc_factor", .number(discFactor)),
             ("empty_limit", .number(emptyLimit)), ("max_area_m2", .number(maxArea)),
