@@ -72,7 +72,8 @@ public enum GenerateCommand {
                          60 m, each crossed by a meandering empty band 150 m (3 ×), 75 m (2.5 ×),
                          120 m (3 ×) and 240 m (4 ×) wide; 3 pairs of clusters (cafe) per river
                          facing each other, radius 6 × spacing, 15 m from the water. Truth: each
-                         cluster on its own. Must-not: the bands. --n sets the zones' width.
+                         cluster on its own. Must-not: the bands. --n sets the zones' width (at
+                         least 900 m per pair: 3 pairs make at least 40,000 POIs).
               ellipses   5:1 elliptic clusters (semi-major axis 400-1200 m) in the downtowns of a
                          20 km city.
               uniform    uniform density everywhere, no clusters (a null test).

@@ -16,7 +16,8 @@ import RegionSearchOutput
 /// | 2 | 40 m | 120 m | 3 |
 /// | 3 | 60 m | 240 m | 4 |
 ///
-/// The zones are as wide as makes `n` POIs. Along each river `clusters` pairs (default 3) of
+/// The zones are as wide as makes `n` POIs (at least 900 m per cluster pair, so `n` is at least
+/// about 13,000 per pair). Along each river `clusters` pairs (default 3) of
 /// keyword clusters face each other, one on each bank: each the disc of radius 6 s whose centre
 /// lies 0.6 × radius beyond the water's edge, less everything within 15 m of the water, holding
 /// half as many keyword POIs as the field has there, spread uniformly. Truth: each cluster on its
@@ -33,8 +34,9 @@ extension SyntheticCity {
     static func riverCity(_ config: Config, _ rng: inout SeededRandom) throws -> SyntheticLayout {
         let height = riverZoneHeight
         let densities = riverZones.map { pow(fifthNeighbourFactor / $0.spacing, 2) }
-        let width = max(3000, Double(config.n) / (height * densities.reduce(0, +)))
         let pairs = max(1, config.clusters)
+        // Wide enough for `pairs` clusters of up to 720 m across side by side.
+        let width = max(Double(pairs) * 900, Double(config.n) / (height * densities.reduce(0, +)))
         let geos = GEOSContext()
         var layout = SyntheticLayout()
         let categories = CategoryDraw(config)
