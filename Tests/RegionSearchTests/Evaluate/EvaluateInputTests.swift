@@ -255,6 +255,11 @@ final class EvaluateInputTests: XCTestCase {
                 + #""keywords": ["restaurant", "bar"]}"#, "m.json", in: dir)
         let out2 = dir + "/manifest.json"
         XCTAssertEqual(run(common + ["--manifest", manifest, "--json", out2]), .success)
+        let out3 = dir + "/again.json"
+        XCTAssertEqual(run(common + ["--input-spec", spec, "--json", out3, "--threads", "1"]), .success)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: out1)), try Data(contentsOf: URL(fileURLWithPath: out3)),
+            "the same bytes on every run and thread count")
         let a = try JSONParser.parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: out1)), as: UTF8.self))
         let b = try JSONParser.parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: out2)), as: UTF8.self))
         for report in [a, b] {
