@@ -7,8 +7,8 @@ import RegionSearchOutput
 /// Background density falls off as exp(−r / L) from the centre, L = extent / 22 (1.8 km in the
 /// default 40 km square): with 100,000 POIs about 4,800 per km² at the centre, one per 4 km²
 /// 18 km out (POIs a kilometre apart) and fewer still in the corners. East of a wavy coast (15 %
-/// of the extent east of the centre) lies water, with a bay cut into the land 10 % south; six parks and lakes (ellipses of 300–1,200 m) in the core and
-/// mid ring hold no POIs. Planted clusters (truncated Gaussians like the clusters scenario's):
+/// of the extent east of the centre) lies water, with a bay cut into the land 10 % south; six
+/// parks and lakes (ellipses of 300–1,200 m) in the core and mid ring hold no POIs. Planted clusters (truncated Gaussians like the clusters scenario's):
 /// half in the core (r < 7.5 % of the extent, radius 150–350 m), half in the mid ring (7.5–20 %,
 /// 250–600 m), each holding 25–50 % as many keyword POIs as background POIs lie in its disc.
 /// Must-not: the water and the parks and lakes (`void`), and the outer periphery beyond 25 % of
