@@ -27,6 +27,9 @@ public enum EvaluateCommand {
     static let spacingKOption = CommandSpec.Option(
         "spacing-k", .value, placeholder: "K",
         help: "Spacing = distance to the K-th nearest other keyword location (default 5, as graph.scale_k).")
+    static let minSpacingOption = CommandSpec.Option(
+        "min-spacing", .value, placeholder: "M",
+        help: "A region's spacing below M metres counts as M (default 5, as regions.min_spacing_m).")
     static let emptyLimitOption = CommandSpec.Option(
         "empty-limit", .value, placeholder: "E", help: "Flag regions whose empty share is above E (default 0.1).")
     static let maxAreaOption = CommandSpec.Option(
@@ -69,8 +72,8 @@ public enum EvaluateCommand {
             category column of the generator's CSV), not the name. Several TRUTH files are scored as one.
 
             Region checks (with POIs): per region its keyword POIs inside, their spacing (median over them of
-            the distance to the K-th nearest other location of the keyword, coincident POIs counting once),
-            the empty share (the share of the polygon farther than 2 × spacing from every one of them), area
+            the distance to the K-th nearest other location of the keyword, coincident POIs counting once, at
+            least --min-spacing), the empty share (the share of the polygon farther than 2 × spacing from every one of them), area
             and density; regions over --empty-limit or --max-area-km2 are listed. Member recall (with POIs
             and members): a truth item is found when at least half of its members (rows whose cluster_id is
             the item's id) lie in regions of its keyword; its fragments are the regions holding at least
@@ -95,6 +98,7 @@ public enum EvaluateCommand {
             Self.membersOption,
             Self.mustNotOption,
             Self.spacingKOption,
+            Self.minSpacingOption,
             Self.emptyLimitOption,
             Self.maxAreaOption,
             Self.jsonOption,
@@ -233,6 +237,7 @@ public enum EvaluateCommand {
         if let k = try number(Self.spacingKOption, { $0 >= 1 && $0 <= 100 && $0 == $0.rounded() }, "an integer 1-100") {
             options.spacingK = Int(k)
         }
+        if let m = try number(Self.minSpacingOption, { $0 >= 0 }, "metres ≥ 0") { options.minSpacing = m }
         if let e = try number(Self.emptyLimitOption, { $0 >= 0 && $0 <= 1 }, "a number in [0, 1]") {
             options.emptyLimit = e
         }

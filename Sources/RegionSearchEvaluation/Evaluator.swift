@@ -33,6 +33,21 @@ public struct Evaluator: Sendable {
         self.checks = checks
     }
 
+    // MARK: - Region checks alone
+
+    /// The region checks (``RegionCheck``: keyword POIs inside, spacing, empty share, area) of
+    /// every feature of `regions` against `pois`, with ``checks`` (or the defaults), measured in
+    /// ``crs`` or a CRS chosen for the regions' extent; nil for a feature without keyword.
+    public func checkRegions(_ regionFile: RegionFeatureFile, pois: EvaluationPOIs) throws -> [RegionCheck?] {
+        let geos = GEOSContext()
+        let proj = PROJContext()
+        guard let choice = try chooseCRS([regionFile], proj: proj) else { return [] }
+        let transform = try proj.transformation(from: "EPSG:4326", to: choice.definition)
+        let layer = try EvaluationLayer(file: regionFile, transform: transform, context: geos)
+        let located = try LocatedPOIs(pois, transform: transform)
+        return try RegionCheck.check(regions: layer.items, pois: located, options: checks ?? CheckOptions(), context: geos)
+    }
+
     // MARK: - Truth mode
 
     /// Scores `regions` against `truth`; with `pois` and `members`, also at POI level.

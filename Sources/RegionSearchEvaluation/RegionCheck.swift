@@ -8,6 +8,10 @@ import RegionSearchOutput
 public struct CheckOptions: Sendable, Equatable {
     /// A keyword POI's spacing is the distance to its k-th nearest other keyword location.
     public var spacingK = 5
+    /// A region's spacing below this many metres counts as this much (`regions.min_spacing_m`):
+    /// below it the discs would measure geocoding noise — the units of one building a metre
+    /// apart — not empty ground.
+    public var minSpacing = 5.0
     /// Discs of this many spacings around each keyword POI; what they leave of the polygon is empty.
     public var discFactor = 2.0
     /// A region is flagged when its empty share is above this.
@@ -29,7 +33,8 @@ public struct CheckOptions: Sendable, Equatable {
 
     public var json: JSONValue {
         .object([
-            ("spacing_k", .number(Double(spacingK))), ("disc_factor", .number(discFactor)),
+            ("spacing_k", .number(Double(spacingK))), ("min_spacing_m", .number(minSpacing)),
+            ("disc_factor", .number(discFactor)),
             ("empty_limit", .number(emptyLimit)), ("max_area_m2", .number(maxArea)),
             ("found_share", .number(foundShare)), ("fragment_share", .number(fragmentShare)),
             ("fragment_minimum", .number(Double(fragmentMinimum))),
@@ -90,7 +95,7 @@ public struct RegionCheck: Sendable, Equatable {
         var out = [RegionCheck?](repeating: nil, count: regions.count)
         let labels = Set(regions.compactMap(\.keyword)).sorted(by: codePointOrder)
         for label in labels {
-            let matching = pois.matching(KeywordMatcher(label))
+            let matching = pois.matching(pois.matcher(label))
             let members = (0..<pois.count).filter { matching[$0] }
             let index = LocationIndex(x: members.map { pois.x[$0] }, y: members.map { pois.y[$0] })
             // Spacing per keyword POI, computed once even when regions overlap.
@@ -113,7 +118,7 @@ public struct RegionCheck: Sendable, Equatable {
                     }
                     if let s = spacing[m] { values.append(s) }
                 }
-                let median = Self.median(values)
+                let median = Self.median(values).map { max($0, options.minSpacing) }
                 var locations: [(Double, Double)] = inside.map { (pois.x[members[$0]], pois.y[members[$0]]) }
                 locations.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
                 var distinct: [(Double, Double)] = []

@@ -63,8 +63,8 @@ public struct PropagationOptions: StageOptions {
     public static let maxTotalKeywordBytes = 100_000
 
     /// Rejects a keyword that cannot mean what it says: control characters (a NUL cut the
-    /// keyword short and turned it into a prefix), over-long text, or nothing but a wildcard
-    /// (``KeywordQuery`` rejects the rest: nothing left after normalisation, `=x`, `x=`).
+    /// keyword short and turned it into a prefix) or over-long text (``KeywordQuery`` rejects
+    /// the rest: nothing but a wildcard, nothing left after normalisation, `=x`, `x=`).
     static func check(_ q: String, index i: Int) throws(ParameterError) {
         if let c = q.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
             let code = "U+" + String(format: "%04X", c.value)
@@ -76,13 +76,6 @@ public struct PropagationOptions: StageOptions {
             throw ParameterError(
                 Self.keywordsSpec, index: i,
                 "is \(q.utf8.count) bytes long; at most \(maxKeywordBytes): give a word or a category name")
-        }
-        var core = Substring(q).trimmingCharacters(in: .whitespaces)
-        if core.hasSuffix("*") { core = String(core.dropLast()).trimmingCharacters(in: .whitespaces) }
-        if core.isEmpty && q.contains("*") {
-            throw ParameterError(
-                Self.keywordsSpec, index: i,
-                "\"\(q)\" is only a wildcard; give the text to match, e.g. \"cafe*\" for words starting with cafe")
         }
     }
 

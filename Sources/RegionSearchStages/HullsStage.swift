@@ -8,7 +8,8 @@ public enum HullsStage {
     public static let definition = StageDefinition(
         name: "hulls",
         abstract: "build region polygons with GEOS and write them as RFC 7946 GeoJSON",
-        version: 3,
+        // 4: polygons snapped to the written 7-decimal grid.
+        version: 4,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
