@@ -64,12 +64,17 @@ public struct ExperimentScore: Equatable {
         poiRecall = report["poi_recall"]?.doubleValue
         poiPrecision = report["poi_precision"]?.doubleValue
         if checks {
-            guard report["n_regions_checked"] != nil else { return nil }
+            // Without regions (and truth) the evaluator has no CRS to check in: nothing to check.
+            guard report["n_regions_checked"] != nil || report["n_regions"]?.intValue == 0 else { return nil }
             memberRecall = report["member_recall"]?.doubleValue
             fragmentation = report["mean_fragmentation"]?.doubleValue
             maxEmptyShare = report["max_empty_share"]?.doubleValue
             regionsEmptyOverLimit = report["n_regions_empty_over_limit"]?.intValue
             regionsOverMaxArea = report["n_regions_over_max_area"]?.intValue
+            if report["n_regions"]?.intValue == 0 {
+                regionsEmptyOverLimit = regionsEmptyOverLimit ?? 0
+                regionsOverMaxArea = regionsOverMaxArea ?? 0
+            }
             for g in report["member_groups"]?.arrayValue ?? [] {
                 guard let name = g["group"]?.stringValue, let r = g["member_recall"]?.doubleValue else { return nil }
                 memberGroups.append((name, r, g["mean_fragmentation"]?.doubleValue))
