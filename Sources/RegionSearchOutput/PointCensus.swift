@@ -4,7 +4,9 @@ import RegionSearchModel
 
 /// Counts the POIs inside written polygons, as a GIS "count points in polygon" on the output file
 /// would: the test is GEOS `covers` on the polygon exactly as written (lon/lat, rounded to 7
-/// decimals, holes included), so the counts in a region's properties describe its polygon.
+/// decimals, holes included) against each point as the POI layer writes it (also rounded to 7
+/// decimals), so the counts in a region's properties describe its polygon and agree with a join
+/// of the two written layers even for a POI that is itself a hull vertex.
 public struct PointCensus {
     let lon: Column<Double>
     let lat: Column<Double>
@@ -33,16 +35,18 @@ public struct PointCensus {
             var hi = byLon.count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if lon[Int(byLon[mid])] < box.minX { lo = mid + 1 } else { hi = mid }
+                if lon[Int(byLon[mid])] < box.minX - 1e-7 { lo = mid + 1 } else { hi = mid }
             }
             var k = lo
             while k < byLon.count {
                 let i = Int(byLon[k])
                 k += 1
-                let x = lon[i]
-                if x > box.maxX { break }
-                let y = lat[i]
-                guard y >= box.minY && y <= box.maxY else { continue }
+                // Candidates are found by the unrounded longitude; rounding moves a point by at most
+                // half a grid step, so the window is widened by one step on each side.
+                if lon[i] > box.maxX + 1e-7 { break }
+                let x = GeoJSONWriter.rounded(lon[i])
+                let y = GeoJSONWriter.rounded(lat[i])
+                guard x >= box.minX && x <= box.maxX && y >= box.minY && y <= box.maxY else { continue }
                 if try prepared.covers(x: x, y: y) {
                     all += 1
                     if match[i] != 0 { matching += 1 }
