@@ -4,6 +4,7 @@ import XCTest
 @testable import RegionSearchCore
 @testable import RegionSearchEvaluation
 @testable import RegionSearchOutput
+import RegionSearchProjection
 
 /// Region checks (spacing, empty share, area, density), member recall and must-not shares against
 /// hand-computed answers and brute force (shapes drawn in UTM metres, measured in that CRS).
@@ -109,6 +110,53 @@ final class RegionCheckTests: XCTestCase {
         XCTAssertNil(none.regionChecks[0].spacing)
         XCTAssertEqual(none.overall.regionChecks?.overEmptyLimit, 1)
         XCTAssertEqual(none.overall.regionChecks?.maxEmptyShare, 1)
+    }
+
+    /// A worldwide file (regions in Alaska and Australia: the CRS chosen for the extent is an
+    /// equal-area world projection, whose shear 60° from its centre is strong) is checked region by
+    /// region in a frame centred on the region: a 2 km lattice at 62° N has its true spacing
+    /// (√2 · 2 km, the 5th-nearest lattice neighbour) and discs of 0.75 of it cover its square.
+    func testWorldwideRegionsAreMeasuredInTheirOwnFrame() throws {
+        let proj = PROJContext()
+        func lonLat(_ x: [Double], _ y: [Double], centre: (Double, Double)) throws -> ([Double], [Double]) {
+            let t = try proj.transformation(
+                from: "EPSG:4326", to: "+proj=laea +lat_0=\(centre.1) +lon_0=\(centre.0) +datum=WGS84 +units=m +type=crs")
+            var (x, y) = (x, y)
+            _ = try t.transform(x: &x, y: &y, inverse: true)
+            return (x, y)
+        }
+        var pois = EvaluationPOIs(path: "pois")
+        var features: [RegionFeature] = []
+        for (n, centre) in [(-150.0, 62.0), (135.0, -25.0)].enumerated() {
+            var xs: [Double] = []
+            var ys: [Double] = []
+            for i in 0...4 {
+                for j in 0...4 {
+                    xs.append(Double(i) * 2_000)
+                    ys.append(Double(j) * 2_000)
+                }
+            }
+            let (lon, lat) = try lonLat(xs, ys, centre: centre)
+            for k in 0..<lon.count { pois.append(id: "\(n)-\(k)", keywordText: "seaplane_base", lon: lon[k], lat: lat[k]) }
+            let ring = try lonLat([-500, 8_500, 8_500, -500, -500], [-500, -500, 8_500, 8_500, -500], centre: centre)
+            features.append(
+                RegionFeature(
+                    id: .number(Double(n)), keyword: "seaplane_base",
+                    polygons: [[GeoJSONWriter.Ring(lon: ring.0, lat: ring.1)]], index: n))
+        }
+        var options = CheckOptions()
+        options.discFactor = 0.75
+        var e = Evaluator()
+        e.checks = options
+        let checks = try e.checkRegions(RegionFeatureFile(path: "regions", features: features), pois: pois)
+        XCTAssertEqual(checks.count, 2)
+        for check in checks {
+            let c = try XCTUnwrap(check)
+            XCTAssertEqual(c.keywordPOIs, 25)
+            XCTAssertEqual(try XCTUnwrap(c.spacing), 2_000 * 2.0.squareRoot(), accuracy: 1)
+            XCTAssertEqual(c.area, 9_000 * 9_000, accuracy: 9_000 * 9_000 * 1e-6)
+            XCTAssertEqual(try XCTUnwrap(c.emptyShare), 0, accuracy: 1e-9)
+        }
     }
 
     /// Random polygons and POIs: spacing by brute force, empty share by sampling a 300 × 300 raster.
