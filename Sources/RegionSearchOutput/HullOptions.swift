@@ -6,8 +6,9 @@ extension RegionPolygonBuilder.Options: StageOptions {
     static let hullSpec = ParameterSpec(
         "hull", .choice(["convex", "concave"]), default: .string("convex"),
         help:
-            "Polygon of a region's matching POIs: \"convex\" hull, or GEOS \"concave\" hull (street-shaped clusters "
-            + "stay streets)."
+            "Regions without a skeleton (the DBSCAN baseline): \"convex\" hull of their POIs, or GEOS \"concave\" "
+            + "hull; other regions are their skeleton grown by the margin, and \"concave\" draws them as the concave "
+            + "hull of their POIs instead."
     )
     static let concaveRatioSpec = ParameterSpec(
         "concave_ratio", .number(min: 0, max: 1), default: .number(0.3),
@@ -15,9 +16,14 @@ extension RegionPolygonBuilder.Options: StageOptions {
     static let marginSpec = ParameterSpec(
         "margin_m", .number(min: 0, max: 1_000_000), default: .null,
         help:
-            "Metres added around the hull so it covers its edge POIs' surroundings; default: half the region's "
-            + "median POI spacing."
+            "Metres the skeleton (or hull) is grown by, so the polygon covers the ground around its POIs; default: "
+            + "margin_spacing times the region's spacing, at least a quarter of min_extent_m."
     )
+    static let marginSpacingSpec = ParameterSpec(
+        "margin_spacing", .number(min: 0, max: 10), default: .number(0.25),
+        help:
+            "The automatic margin in spacings (the region's median distance from a keyword POI to its 5th nearest "
+            + "keyword location): how far beyond its POIs a region reaches.")
     static let minExtentSpec = ParameterSpec(
         "min_extent_m", .number(min: 0, max: 1_000_000), default: .number(20),
         help:
@@ -25,11 +31,12 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "becomes a disc or band this wide."
     )
 
-    public static let specs = [hullSpec, concaveRatioSpec, marginSpec, minExtentSpec]
+    public static let specs = [hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, minExtentSpec]
 
     public init(_ p: Parameters) throws(ParameterError) {
         self.init(
             concave: p.string(Self.hullSpec) == "concave", concaveRatio: p.double(Self.concaveRatioSpec),
-            margin: p.optionalDouble(Self.marginSpec), minExtent: p.double(Self.minExtentSpec))
+            margin: p.optionalDouble(Self.marginSpec), marginSpacing: p.double(Self.marginSpacingSpec),
+            minExtent: p.double(Self.minExtentSpec))
     }
 }

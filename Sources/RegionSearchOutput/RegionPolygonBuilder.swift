@@ -37,8 +37,14 @@ public struct RegionPolygonBuilder {
         var concaveRatio: Double
         /// Metres; nil = half the region's median spacing (at least a quarter of `minExtent`).
         public var margin: Double?
+        /// The automatic margin in spacings (`margin_spacing`).
+        public var marginSpacing: Double
         var minExtent: Double
-        public init(concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, minExtent: Double = 20) {
+        public init(
+            concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.25,
+            minExtent: Double = 20
+        ) {
+            self.marginSpacing = marginSpacing
             self.concave = concave
             self.concaveRatio = concaveRatio
             self.margin = margin
@@ -103,7 +109,7 @@ public struct RegionPolygonBuilder {
                 _ = try plane.transform(x: &px, y: &py)
             }
             let minRadius = options.minExtent / 2
-            let margin = options.margin ?? max(0.25 * region.spacing, options.minExtent / 4)
+            let margin = options.margin ?? max(options.marginSpacing * region.spacing, options.minExtent / 4)
             var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
             if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
                 || g.area < Double.pi * minRadius * minRadius

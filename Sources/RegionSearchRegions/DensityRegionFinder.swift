@@ -21,8 +21,9 @@ import RegionSearchModel
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ, the count in the candidate's area a (Σ π s² / k' over its POIs)
 ///    is Poisson(λ a); its p-value is `N · P(X ≥ m)` for its m POIs (a scan bound over the N places
-///    a region could be centred on). In a city without clusters, points with r ≥ 16 occur about
-///    once in 10⁴ (for k' = 4), so candidates are rare and small, and the test removes them.
+///    a region could be centred on). In a city without clusters, points with r ≥ 10 are rare
+///    (the density is smoothed over the keyword graph first), candidates are small, and the test
+///    removes them; a cluster of 70 cafés at 8 × the density around it is kept.
 public struct DensityRegionFinder: Sendable {
     public struct Options: Sendable {
         var coreRatio: Double
@@ -31,7 +32,7 @@ public struct DensityRegionFinder: Sendable {
         /// α of the density's propagation over the keyword graph (``DensitySmoothing``); 0 = none.
         var smoothing: Double
 
-        public init(coreRatio: Double = 16, extendRatio: Double = 6, minKeywordPOIs: Int = 8, smoothing: Double = 0.5) {
+        public init(coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5) {
             self.coreRatio = coreRatio
             self.extendRatio = extendRatio
             self.minKeywordPOIs = minKeywordPOIs

@@ -72,11 +72,11 @@ public struct RegionOptions: StageOptions {
         help: "A keyword POI's local spacing is the distance to its neighbours-th nearest other keyword POI (the "
             + "density around it is neighbours POIs within that distance).")
     static let coreRatioSpec = ParameterSpec(
-        "core_ratio", .number(min: 1, max: 1e6), default: .number(16),
+        "core_ratio", .number(min: 1, max: 1e6), default: .number(10),
         help: "density: a region's core POIs have keyword POIs at least core_ratio times as dense around them as "
             + "the keyword's typical density (its POIs over the area the city's POIs occupy).")
     static let extendRatioSpec = ParameterSpec(
-        "extend_ratio", .number(min: 1, max: 1e6), default: .number(6),
+        "extend_ratio", .number(min: 1, max: 1e6), default: .number(4),
         help: "density: a region extends from its core through keyword POIs at least extend_ratio times as dense "
             + "as typical, so a dining street is kept whole down to its quieter ends.")
     static let smoothingSpec = ParameterSpec(

@@ -9,7 +9,9 @@ public enum HullsStage {
         name: "hulls",
         abstract: "build region polygons with GEOS and write them as RFC 7946 GeoJSON",
         // 4: polygons snapped to the written 7-decimal grid.
-        version: 4,
+        // 5: the point census tests each POI as the POI layer writes it (7 decimals); hull margin
+        //    as a parameter (hulls.margin_spacing).
+        version: 5,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
