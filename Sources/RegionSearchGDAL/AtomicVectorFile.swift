@@ -86,7 +86,7 @@ public final class AtomicVectorFile {
 
     /// The files the driver produced, main file last (call after closing).
     private func producedFiles() throws(GDALError) -> [String] {
-        let produced = FileSystemList.names(temporaryDirectory)
+        let produced = DirectoryListing.names(temporaryDirectory)
         let main = Self.baseName(destination)
         guard produced.contains(main) else {
             throw .fileSystem("driver \(format.driver) produced \(produced), not \(main)")
@@ -147,7 +147,7 @@ public final class AtomicVectorFile {
             throw error
         }
         // Durable contents before the renames make them visible.
-        for name in FileSystemList.names(temporaryDirectory) {
+        for name in DirectoryListing.names(temporaryDirectory) {
             let fd = open(temporaryDirectory + "/" + name, O_RDONLY | O_CLOEXEC)
             if fd >= 0 {
                 fsync(fd)
@@ -173,21 +173,5 @@ public final class AtomicVectorFile {
     static func stem(_ name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
-    }
-}
-
-/// Directory listing on plain POSIX calls (sorted bytewise).
-enum FileSystemList {
-    static func names(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 }

@@ -114,7 +114,7 @@ public struct OpenedInput {
             return (hasher.finalize(), 0)
         }
         var total: UInt64 = 0
-        for name in directoryFiles(path) {
+        for name in DirectoryListing.regularFiles(path) {
             let (h, size) = try hashFile(path + "/" + name)
             let line = Array("\(name) \(h) \(size)\n".utf8)
             line.withUnsafeBytes { hasher.update($0) }
@@ -158,23 +158,6 @@ public struct OpenedInput {
             total += size
         }
         return (hasher.finalize(), total)
-    }
-
-    /// The regular files directly in a directory, sorted bytewise.
-    static func directoryFiles(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            var st = stat()
-            if name != ".", name != "..", stat(path + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
-                names.append(name)
-            }
-        }
-        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// The ``ContentHash`` and size of a file's bytes as stored.

@@ -46,18 +46,7 @@ public enum FileSystem {
     }
 
     /// The names in a directory (no `.` and `..`), sorted bytewise; empty when it does not exist.
-    public static func list(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
+    public static func list(_ path: String) -> [String] { DirectoryListing.names(path) }
 
     /// Removes a file or a directory tree; a path that does not exist is not an error.
     static func removeTree(_ path: String) throws(Failure) {

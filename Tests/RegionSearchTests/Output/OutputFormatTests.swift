@@ -167,12 +167,12 @@ final class OutputFormatTests: XCTestCase {
             }
             if run == "a" { Thread.sleep(forTimeInterval: 1.1) }  // a clock in the file would now differ
         }
-        for name in FileSystemList.names(dir + "/a") {
+        for name in DirectoryListing.names(dir + "/a") {
             XCTAssertEqual(
                 FileManager.default.contents(atPath: dir + "/a/" + name),
                 FileManager.default.contents(atPath: dir + "/b/" + name), name)
         }
-        XCTAssertTrue(FileSystemList.names(dir + "/a").contains("r.dbf"))
+        XCTAssertTrue(DirectoryListing.names(dir + "/a").contains("r.dbf"))
     }
 
     func testShapefileFieldNamesFitDBaseAndTextIsUTF8() throws {
@@ -185,7 +185,7 @@ final class OutputFormatTests: XCTestCase {
         let written = try VectorOutput.writeFile([Self.regions()], format: .shapefile, to: dir + "/r.shp")
         XCTAssertEqual(written.last, dir + "/r.shp", "the main file is renamed last")
         XCTAssertEqual(
-            Set(FileSystemList.names(dir)), ["r.shp", "r.shx", "r.dbf", "r.prj", "r.cpg", "r.qml"])
+            Set(DirectoryListing.names(dir)), ["r.shp", "r.shx", "r.dbf", "r.prj", "r.cpg", "r.qml"])
         XCTAssertEqual(try String(contentsOfFile: dir + "/r.cpg", encoding: .utf8), "UTF-8")
         XCTAssertEqual(
             try String(contentsOfFile: dir + "/r.qml", encoding: .utf8), QGISStyle.regions(keywords: Self.keywords))
