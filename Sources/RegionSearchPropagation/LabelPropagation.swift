@@ -58,6 +58,12 @@ public struct LabelPropagation {
         /// The largest change of any score in the column's last step.
         public var residual: Double
         public var converged: Bool
+
+        public init(iterations: Int, residual: Double, converged: Bool) {
+            self.iterations = iterations
+            self.residual = residual
+            self.converged = converged
+        }
     }
 
     /// Builds `S` from a graph with edge lengths and local scales.
