@@ -129,7 +129,8 @@ public enum GraphStage {
             let loaded = part.loadedPerRound.last ?? 0
             Log.info(
                 "tile \(tile) of \(tiles): \(groupedCount(core.count)) points owned, \(groupedCount(loaded)) loaded "
-                    + "(\(part.loadedPerRound.count) round\(part.loadedPerRound.count == 1 ? "" : "s")); wrote \(output)"
+                    + "(\(part.loadedPerRound.count) round\(part.loadedPerRound.count == 1 ? "" : "s")); "
+                    + "wrote \(output)"
             )
             stage.summary.set(.nodes, core.count)
             stage.summary.setDetail("tile", .number(Double(tile)))
@@ -155,7 +156,8 @@ public enum GraphStage {
                 let loaded = parts.map { $0.loadedPerRound.last ?? 0 }.reduce(0, +)
                 Log.info(
                     "gathered \(tiles) tile parts from \(dir): \(groupedCount(loaded)) points loaded in all "
-                        + "(\(String(format: "%.2f", Double(loaded) / Double(max(1, artifact.rowCount))))× the points), "
+                        + "(\(String(format: "%.2f", Double(loaded) / Double(max(1, artifact.rowCount))))"
+                        + "× the points), "
                         + "at most \(rounds.max() ?? 0) rounds")
                 stage.summary.setDetail("tiles", .number(Double(tiles)))
                 stage.summary.setDetail("tile_points_loaded", .number(Double(loaded)))
