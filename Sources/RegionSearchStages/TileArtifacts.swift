@@ -35,7 +35,7 @@ public enum TileArtifacts {
     public static func window(_ dir: String, _ tile: Int) -> String { dir + "/window-\(number(tile)).rsa" }
     public static func scoresPart(_ dir: String, _ tile: Int) -> String { dir + "/scores-part-\(number(tile)).rsa" }
 
-    static func number(_ i: Int) -> String {
+    public static func number(_ i: Int) -> String {
         let s = String(i)
         return String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
