@@ -89,7 +89,9 @@ public enum TileCommands {
         }
         request.haloCells = try integer(cl, haloOption, default: 1, range: 0...1000)
         request.pointsPerCell = try integer(cl, densityOption, default: 256, range: 1...1_000_000)
-        if cl.value(pointsOption) != nil { request.points = try integer(cl, pointsOption, default: 0, range: 1...Int(Int32.max)) }
+        if cl.value(pointsOption) != nil {
+            request.points = try integer(cl, pointsOption, default: 0, range: 1...Int(Int32.max))
+        }
         let (plan, files) = try TilePlanner.plan(request)
         let e = plan.estimate
         Log.info(
@@ -102,7 +104,8 @@ public enum TileCommands {
         switch engine {
         case .snakefile:
             Log.info("run: snakemake -s \(plan.directory)/Snakefile --cores 2")
-            Log.info("  or on Slurm: snakemake -s \(plan.directory)/Snakefile --profile \(plan.directory)/profiles/slurm")
+            Log.info(
+                "  or on Slurm: snakemake -s \(plan.directory)/Snakefile --profile \(plan.directory)/profiles/slurm")
         case .sbatch:
             Log.info("run: \(plan.directory)/submit.sh   (rerun it to resume; --fresh after changing the data)")
         }
@@ -117,7 +120,9 @@ public enum TileCommands {
         var steps = try TileSteps(plan: plan, threads: threads)
         steps.quiet = cl.flag(.quiet)
         func tileNumber() throws -> Int {
-            guard cl.value(tileOption) != nil else { throw UsageError("--tile: this step runs one tile; give its number") }
+            guard cl.value(tileOption) != nil else {
+                throw UsageError("--tile: this step runs one tile; give its number")
+            }
             return try integer(cl, tileOption, default: 0, range: 0...(plan.tiles - 1))
         }
         let t0 = monotonicSeconds()

@@ -77,7 +77,7 @@ public struct TileEstimate: Equatable {
             bytes = (180 + 17 * columns) * n
             seconds = 0.4e-6 * n + 0.1e-6 * Double(keywords) * n
         }
-        let memory = Int((1.25 * bytes / 1_048_576).rounded(.up)) + 64
+        let memory = max(256, Int((1.25 * bytes / 1_048_576).rounded(.up)) + 64)
         let minutes = max(10, Int((4 * seconds / 60).rounded(.up)))
         return Resources(memoryMB: memory, runtimeMinutes: minutes, threads: 2, seconds: seconds)
     }

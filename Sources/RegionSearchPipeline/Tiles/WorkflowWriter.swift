@@ -1,7 +1,8 @@
+import RegionSearchCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import RegionSearchCore
 
 /// Writes the engine files of a ``TilePlan``: a Snakefile with a Slurm profile
 /// (`profiles/slurm/config.yaml`), or plain `sbatch` job scripts with a submit script that needs
@@ -205,11 +206,11 @@ public enum WorkflowWriter {
             #SBATCH --output=\(output)
 
             """ + header(plan, comment: "#") + """
-            # Submitted by submit.sh\(tiled ? " as an array, one task per tile" : ""); runs from the plan directory.
-            set -euo pipefail
-            exec \(run)
+                # Submitted by submit.sh\(tiled ? " as an array, one task per tile" : ""); runs from the plan directory.
+                set -euo pipefail
+                exec \(run)
 
-            """
+                """
     }
 
     static func submitScript(_ plan: TilePlan) -> String {
