@@ -62,12 +62,14 @@ public enum WorkflowWriter {
     }
 
     static func header(_ plan: TilePlan, comment: String) -> String {
-        """
-        \(comment) Written by 'regionsearch plan' (regionsearch \(RegionSearchVersion.current)); rerun the plan rather
-        \(comment) than editing. Manifest: \(plan.manifest); \(plan.tiles) tiles; sizes estimated for
-        \(comment) \(groupedCount(plan.estimate.points)) POIs (\(plan.estimate.source)). docs/TILES.md describes the steps.
+        let version = RegionSearchVersion.current
+        let points = groupedCount(plan.estimate.points)
+        return """
+            \(comment) Written by 'regionsearch plan' (regionsearch \(version)); rerun the plan rather
+            \(comment) than editing. Manifest: \(plan.manifest); \(plan.tiles) tiles; sizes estimated for
+            \(comment) \(points) POIs (\(plan.estimate.source)). docs/TILES.md describes the steps.
 
-        """
+            """
     }
 
     static func command(_ plan: TilePlan, _ step: String, tile: String? = nil, threads: String) -> String {
