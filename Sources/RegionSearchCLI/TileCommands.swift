@@ -14,7 +14,7 @@ public enum TileCommands {
         "partition", .value, placeholder: "NAME", help: "Slurm partition of every job (default local).")
     static let haloOption = CommandSpec.Option(
         "halo-cells", .value, placeholder: "H",
-        help: "Rings of grid cells a graph tile loads around its own at first (default 1; tiles grow as needed).")
+        help: "Rings of grid cells a graph tile loads around its own at first (default 2; tiles grow as needed).")
     static let densityOption = CommandSpec.Option(
         "points-per-cell", .value, placeholder: "P", help: "Density of the graph tiles' grid (default 256).")
     static let pointsOption = CommandSpec.Option(
@@ -87,7 +87,7 @@ public enum TileCommands {
             }
             request.partition = p
         }
-        request.haloCells = try integer(cl, haloOption, default: 1, range: 0...1000)
+        request.haloCells = try integer(cl, haloOption, default: 2, range: 0...1000)
         request.pointsPerCell = try integer(cl, densityOption, default: 256, range: 1...1_000_000)
         if cl.value(pointsOption) != nil {
             request.points = try integer(cl, pointsOption, default: 0, range: 1...Int(Int32.max))

@@ -93,9 +93,19 @@ public enum GraphTile {
             verdict: Column(), scale: Column(), representative: Column(), loadedPerRound: [], lateInsertions: 0)
         if core.isEmpty { return part }
         var window = TileWindow(grid: grid, x: x, y: y)
+        let hull = HullCycle(window.globalHull())
         var cells = [Bool](repeating: false, count: grid.cellCount)
         for i in core { cells[Int(window.cellOf[i])] = true }
         cells = grid.dilate(cells, radius: max(0, haloCells))
+        // Owned points on the whole data's hull: their neighbours lie along the hull.
+        let reach =
+            options.method == .knn ? max(2 * max(options.k, options.scaleK), options.k + 4) + 1 : options.scaleK + 4
+        var hullSeen = Set<Int>()
+        for i in hull.cycle where core.contains(i) {
+            for (from, to) in hull.edges(around: i, steps: reach) where hullSeen.insert(from).inserted {
+                for c in window.cellsAlong(from, to) { cells[c] = true }
+            }
+        }
         // Each growth reaches beyond the halo so far: the failing rows are inside the core.
         var radius = 2 * max(1, haloCells)
         var round = 0
@@ -106,7 +116,7 @@ public enum GraphTile {
             let points = window.loadedPoints()
             part.loadedPerRound.append(points.count)
             let local = LocalBuild(points: points, window: window, options: options)
-            let (failing, targets) = local.uncertified(core: core)
+            let (failing, targets) = local.uncertified(core: core, hull: hull)
             Log.info(
                 "tile round \(round): \(groupedCount(points.count)) points loaded, "
                     + "\(groupedCount(failing.count)) owned rows not yet certified")
@@ -254,7 +264,7 @@ private struct LocalBuild {
 
     /// Global indices of the owned points whose rows cannot (yet) be certified, and cells whose
     /// points would certify them.
-    func uncertified(core: Range<Int>) -> (failing: [Int], grow: [Int]) {
+    func uncertified(core: Range<Int>, hull: HullCycle) -> (failing: [Int], grow: [Int]) {
         // Everything not loaded is empty space: this is the single run.
         if window.blockedTotal == 0 { return ([], []) }
         let m = points.count
@@ -288,9 +298,7 @@ private struct LocalBuild {
                 complete[v1] = false
             }
             guard mesh.halfedges[e] < 0 else { continue }
-            let inner = Int(mesh.triangles[TriangleMesh.previous(e)])
-            let global = { (v: Int) in Int(points[Int(unique[v])]) }
-            if window.blockedPointBeyond(global(v0), global(v1), inner: global(inner)) {
+            if !hull.isEdge(Int(points[Int(unique[v0])]), Int(points[Int(unique[v1])])) {
                 hullOK[e] = false
                 complete[v0] = false
                 complete[v1] = false
@@ -467,21 +475,30 @@ private struct LocalBuild {
             }
             let global = { (v: Int) in Int(points[Int(unique[v])]) }
             var seen = Set<Int>()
+            var hullSeen = Set<Int>()
             for k in 0..<t {
                 let v = (0..<3).map { Int(mesh.triangles[3 * k + $0]) }
                 guard v.contains(where: { near[Int(unique[$0])] }) else { continue }
                 if !triangleOK[k] {
-                    for cell in window.blockedCellsInCircle(global(v[0]), global(v[1]), global(v[2]))
-                    where seen.insert(cell).inserted {
-                        grow.append(cell)
+                    for corner in v where near[Int(unique[corner])] {
+                        for cell in window.blockedCellsInCircle(
+                            global(v[0]), global(v[1]), global(v[2]), nearestTo: global(corner))
+                        where seen.insert(cell).inserted {
+                            grow.append(cell)
+                        }
                     }
                 }
+                // A corner on the whole data's hull has Delaunay neighbours along the hull, which can
+                // be far when the hull is nearly straight: take in the strips along its hull edges.
                 for j in 0..<3 where mesh.halfedges[3 * k + j] < 0 && !hullOK[3 * k + j] {
-                    if let cell = window.blockedCellBeyond(
-                        global(v[j]), global(v[(j + 1) % 3]), inner: global(v[(j + 2) % 3])),
-                        seen.insert(cell).inserted
-                    {
-                        grow.append(cell)
+                    for corner in [v[j], v[(j + 1) % 3]] where near[Int(unique[corner])] {
+                        // Rows within `needed` hops are read, and along the hull a hop is a hull edge.
+                        for (from, to) in hull.edges(around: global(corner), steps: needed)
+                        where hullSeen.insert(from).inserted {
+                            for cell in window.cellsAlong(from, to) where seen.insert(cell).inserted {
+                                grow.append(cell)
+                            }
+                        }
                     }
                 }
             }
@@ -569,5 +586,39 @@ extension AdjacencyGraph {
             if neighbors[mid] < target { lo = mid + 1 } else { hi = mid }
         }
         return lo < Int(offsets[u + 1]) && neighbors[lo] == target ? lo : nil
+    }
+}
+
+/// The whole data set's convex hull boundary as a cycle of global point indices: which local hull
+/// edges are the whole data's.
+struct HullCycle {
+    let cycle: [Int]
+    let position: [Int: Int]
+
+    init(_ cycle: [Int]) {
+        self.cycle = cycle
+        var position: [Int: Int] = [:]
+        for (k, i) in cycle.enumerated() { position[i] = k }
+        self.position = position
+    }
+
+    /// Whether a and b are consecutive on the hull (an edge of the whole data's triangulation's boundary).
+    func isEdge(_ a: Int, _ b: Int) -> Bool {
+        guard let pa = position[a], let pb = position[b] else { return false }
+        let m = cycle.count
+        return (pa + 1) % m == pb || (pb + 1) % m == pa
+    }
+
+    /// The hull edges within `steps` edges of a on both sides, as (from, to) pairs (none when a is
+    /// not on the hull).
+    func edges(around a: Int, steps: Int) -> [(Int, Int)] {
+        guard let pa = position[a] else { return [] }
+        let m = cycle.count
+        var out: [(Int, Int)] = []
+        for d in -steps..<steps {
+            let i = ((pa + d) % m + m) % m
+            out.append((cycle[i], cycle[(i + 1) % m]))
+        }
+        return out
     }
 }

@@ -111,12 +111,22 @@ struct TileWindow {
         return blockedPointInCircle(a, b, c, offenders: &none)
     }
 
-    /// The cells holding a point not loaded inside or on the circle through a, b, c (every such
-    /// cell; a needle's circle cannot be trusted, so then every candidate cell).
-    func blockedCellsInCircle(_ a: Int, _ b: Int, _ c: Int) -> [Int] {
+    /// The cells holding a point not loaded inside or on the circumcircle of a, b, c that lie
+    /// nearest to `anchor` (a corner the window must certify): those within two cells of the
+    /// nearest one. Where the window must grow for that corner's triangles to become the global
+    /// ones — not the whole circle: a triangle bridging a concave bend of the window, or closing
+    /// the window's hull over another tile, has a huge circle, but the corner only needs the
+    /// points next to it; the next round finds the rest. (Empty for a needle, whose circle is not
+    /// trusted.)
+    func blockedCellsInCircle(_ a: Int, _ b: Int, _ c: Int, nearestTo anchor: Int) -> [Int] {
         var cells: [Int]? = []
         _ = blockedPointInCircle(a, b, c, offenders: &cells)
-        return cells ?? []
+        guard let found = cells, !found.isEmpty else { return [] }
+        let ax = grid.column(x[anchor])
+        let ay = grid.row(y[anchor])
+        func distance(_ cell: Int) -> Int { max(abs(cell % grid.columns - ax), abs(cell / grid.columns - ay)) }
+        let nearest = found.map(distance).min()!
+        return found.filter { distance($0) <= nearest + 2 }
     }
 
     /// Whether a point not loaded lies inside or on the circle; with `offenders` non-nil, also
@@ -179,79 +189,97 @@ struct TileWindow {
         return found
     }
 
-    /// Whether a point not loaded lies strictly on the outer side of the hull edge a → b (the side
-    /// away from its triangle, whose third corner is `inner`) or on the open segment between them.
-    func blockedPointBeyond(_ a: Int, _ b: Int, inner: Int) -> Bool { blockedCellBeyond(a, b, inner: inner) != nil }
+    /// The convex hull of the whole data set, with the points on its edges: global indices in order
+    /// around it (one per location, the lowest index), or empty when all points are collinear.
+    ///
+    /// A point can only be on the hull if its cell's bounding box is not strictly inside the octagon
+    /// of the data's extreme points in eight directions (Akl–Toussaint), so only the boundary cells
+    /// are sorted; Andrew's monotone chain with exact orientation keeps collinear boundary points,
+    /// which the Delaunay triangulation joins in a row.
+    func globalHull() -> [Int] {
+        let n = x.count
+        guard n >= 3 else { return [] }
+        // Extreme points along x, y, x + y, x − y (ties by index: the first).
+        var best = [Int](repeating: 0, count: 8)
+        func key(_ i: Int, _ d: Int) -> Double {
+            switch d {
+            case 0: return x[i]
+            case 1: return x[i] + y[i]
+            case 2: return y[i]
+            case 3: return y[i] - x[i]
+            case 4: return -x[i]
+            case 5: return -x[i] - y[i]
+            case 6: return -y[i]
+            default: return x[i] - y[i]
+            }
+        }
+        for i in 1..<n {
+            for d in 0..<8 where key(i, d) > key(best[d], d) { best[d] = i }
+        }
+        // The octagon, counter-clockwise (directions in angular order), without repeats.
+        var octagon: [Int] = []
+        for i in best where !octagon.contains(where: { x[$0] == x[i] && y[$0] == y[i] }) { octagon.append(i) }
+        func strictlyInside(_ px: Double, _ py: Double) -> Bool {
+            guard octagon.count >= 3 else { return false }
+            for k in 0..<octagon.count {
+                let a = octagon[k]
+                let b = octagon[(k + 1) % octagon.count]
+                if GeometricPredicates.orient2d(x[a], y[a], x[b], y[b], px, py) <= 0 { return false }
+            }
+            return true
+        }
+        var candidates: [Int] = []
+        for c in 0..<grid.cellCount where count(c) > 0 {
+            let (x0, y0, x1, y1) = (cellBox[4 * c], cellBox[4 * c + 1], cellBox[4 * c + 2], cellBox[4 * c + 3])
+            if strictlyInside(x0, y0) && strictlyInside(x1, y0) && strictlyInside(x0, y1) && strictlyInside(x1, y1) {
+                continue
+            }
+            for k in cellStart[c]..<cellStart[c + 1] where !strictlyInside(x[Int(cellPoints[k])], y[Int(cellPoints[k])])
+            {
+                candidates.append(Int(cellPoints[k]))
+            }
+        }
+        candidates.sort { a, b in x[a] != x[b] ? x[a] < x[b] : (y[a] != y[b] ? y[a] < y[b] : a < b) }
+        var sorted: [Int] = []
+        for i in candidates where sorted.last.map({ x[$0] != x[i] || y[$0] != y[i] }) ?? true { sorted.append(i) }
+        guard sorted.count >= 3 else { return [] }
+        func chain(_ points: [Int]) -> [Int] {
+            var h: [Int] = []
+            for p in points {
+                while h.count >= 2,
+                    GeometricPredicates.orient2d(
+                        x[h[h.count - 2]], y[h[h.count - 2]], x[h[h.count - 1]], y[h[h.count - 1]], x[p], y[p]) < 0
+                {
+                    h.removeLast()
+                }
+                h.append(p)
+            }
+            return h
+        }
+        let lower = chain(sorted)
+        let upper = chain(sorted.reversed())
+        // All collinear: the chains retrace each other and there is no area.
+        if lower.count == sorted.count && upper.count == sorted.count { return [] }
+        return Array(lower.dropLast()) + Array(upper.dropLast())
+    }
 
-    /// A cell holding a point not loaded beyond the hull edge a → b (or on its open segment),
-    /// scanning rows outwards from the edge's: nil when there is none.
-    func blockedCellBeyond(_ a: Int, _ b: Int, inner: Int) -> Int? {
-        guard blockedTotal > 0 else { return nil }
-        let (ax, ay, bx, by) = (x[a], y[a], x[b], y[b])
-        let side = GeometricPredicates.orient2d(ax, ay, bx, by, x[inner], y[inner])
-        guard side != 0 else { return grid.cell(x: ax, y: ay) }
-        // outer(p) > 0 on the far side.
-        @inline(__always) func outer(_ px: Double, _ py: Double) -> Double {
-            let o = GeometricPredicates.orient2d(ax, ay, bx, by, px, py)
-            return side < 0 ? o : -o
-        }
-        let g = grid
-        let startRow = g.row((ay + by) / 2)
-        var order: [Int] = [startRow]
-        var step = 1
-        while startRow - step >= 0 || startRow + step < g.rows {
-            if startRow + step < g.rows { order.append(startRow + step) }
-            if startRow - step >= 0 { order.append(startRow - step) }
-            step += 1
-        }
-        // The outer side as A·x + B·y + C ≥ 0 in floating point, only to narrow each row to the
-        // columns it can reach (widened by a cell); the exact test decides every point.
-        let s: Double = side < 0 ? 1 : -1
-        let coefA = -s * (by - ay)
-        let coefB = s * (bx - ax)
-        let coefC = s * ((by - ay) * ax - (bx - ax) * ay)
-        for row in order {
-            let y0 = g.minY + Double(row) * g.cell
-            let y1 = y0 + g.cell
-            var c0 = 0
-            var c1 = g.columns - 1
-            if coefA == 0 {
-                if max(coefB * y0, coefB * y1) + coefC < -abs(coefB) * g.cell { continue }
-            } else {
-                let xa = (-coefC - coefB * y0) / coefA
-                let xb = (-coefC - coefB * y1) / coefA
-                if coefA > 0 {
-                    c0 = g.column(min(xa, xb) - g.cell)
-                } else {
-                    c1 = g.column(max(xa, xb) + g.cell)
-                }
-                if !(xa.isFinite && xb.isFinite) { (c0, c1) = (0, g.columns - 1) }
-            }
-            guard c0 <= c1, blocked(columns: c0, c1, rows: row, row) > 0 else { continue }
-            for col in c0...c1 {
-                let cell = row * g.columns + col
-                if loaded[cell] || count(cell) == 0 { continue }
-                let bx0 = cellBox[4 * cell]
-                let by0 = cellBox[4 * cell + 1]
-                let bx1 = cellBox[4 * cell + 2]
-                let by1 = cellBox[4 * cell + 3]
-                // All four corners strictly inside: the whole box is (the side is a half-plane).
-                if outer(bx0, by0) < 0 && outer(bx1, by0) < 0 && outer(bx0, by1) < 0 && outer(bx1, by1) < 0 {
-                    continue
-                }
-                for k in cellStart[cell]..<cellStart[cell + 1] {
-                    let p = Int(cellPoints[k])
-                    let o = outer(x[p], y[p])
-                    if o > 0 { return cell }
-                    if o == 0 {
-                        let inside =
-                            ax != bx
-                            ? (min(ax, bx) < x[p] && x[p] < max(ax, bx)) : (min(ay, by) < y[p] && y[p] < max(ay, by))
-                        if inside { return cell }
-                    }
+    /// The cells within one cell of the segment from point a to point b.
+    func cellsAlong(_ a: Int, _ b: Int) -> [Int] {
+        let length = ((x[b] - x[a]) * (x[b] - x[a]) + (y[b] - y[a]) * (y[b] - y[a])).squareRoot()
+        let steps = max(1, Int((2 * length / grid.cell).rounded(.up)))
+        var out = Set<Int>()
+        for s in 0...steps {
+            let t = Double(s) / Double(steps)
+            let c = grid.column(x[a] + t * (x[b] - x[a]))
+            let r = grid.row(y[a] + t * (y[b] - y[a]))
+            for dr in -1...1 {
+                for dc in -1...1 {
+                    let rr = r + dr
+                    let cc = c + dc
+                    if rr >= 0 && rr < grid.rows && cc >= 0 && cc < grid.columns { out.insert(rr * grid.columns + cc) }
                 }
             }
         }
-        return nil
+        return out.sorted()
     }
 }

@@ -106,7 +106,7 @@ public enum GraphStage {
         }
         if parsed.value(TileArtifacts.tileOption) != nil {
             let (tile, tiles) = try TileArtifacts.tileNumbers(parsed, needTile: true)
-            let halo = try TileArtifacts.integer(parsed, TileArtifacts.haloOption, default: 1, range: 0...1000)
+            let halo = try TileArtifacts.integer(parsed, TileArtifacts.haloOption, default: 2, range: 0...1000)
             let density = try TileArtifacts.integer(
                 parsed, TileArtifacts.pointsPerCellOption, default: TileGrid.defaultPointsPerCell, range: 1...1_000_000)
             let core = TileArtifacts.core(tile: tile, tiles: tiles, count: artifact.rowCount)

@@ -19,7 +19,7 @@ public enum TileArtifacts {
         help: "Tiled runs: gather the --tiles parts in DIR into the stage's usual output (the same bytes as one run).")
     public static let haloOption = CommandSpec.Option(
         "halo-cells", .value, placeholder: "H",
-        help: "graph --tile: rings of grid cells loaded around the tile's own at first (default 1; grows as needed).")
+        help: "graph --tile: rings of grid cells loaded around the tile's own at first (default 2; grows as needed).")
     public static let pointsPerCellOption = CommandSpec.Option(
         "points-per-cell", .value, placeholder: "P",
         help: "graph --tile: the tile grid's density, points per cell on average (default 256).")

@@ -32,7 +32,7 @@ public struct TilePlan: Equatable {
     public var partition: String
 
     public init(
-        manifest: String, directory: String, toolDirectory: String, tiles: Int, haloCells: Int = 1,
+        manifest: String, directory: String, toolDirectory: String, tiles: Int, haloCells: Int = 2,
         pointsPerCell: Int = 256, estimate: TileEstimate, partition: String = "local"
     ) {
         self.manifest = manifest

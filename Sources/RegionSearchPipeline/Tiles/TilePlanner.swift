@@ -13,7 +13,7 @@ public enum TilePlanner {
         public var directory: String
         public var engine: WorkflowWriter.Engine
         public var partition = "local"
-        public var haloCells = 1
+        public var haloCells = 2
         public var pointsPerCell = 256
         /// The number of POIs to size the jobs for, instead of the estimate.
         public var points: Int?

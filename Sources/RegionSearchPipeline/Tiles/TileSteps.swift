@@ -99,9 +99,13 @@ public struct TileSteps {
         }
     }
 
-    private func spawn(_ stage: StageDefinition, _ arguments: [String], what: String) throws {
+    /// Runs a stage executable in a tile mode; its summary (counts, phases, peak memory) goes to
+    /// `DIR/logs/SUMMARY.summary.json`.
+    private func spawn(_ stage: StageDefinition, _ arguments: [String], what: String, summary: String) throws {
         var args = arguments
         args += manifest.parameters(for: stage.name).commandLine(specs: stage.parameters)
+        try FileSystem.createDirectories(plan.directory + "/logs")
+        args += ["--summary", plan.directory + "/logs/" + summary + ".summary.json"]
         if let threads { args += ["--threads", String(threads)] }
         if quiet { args.append("--quiet") }
         if Log.format != .human { args += ["--log-format", Log.format.rawValue] }
@@ -129,7 +133,7 @@ public struct TileSteps {
                 "--input", prepared.projected, "--tile", String(t), "--tiles", String(plan.tiles), "--output",
                 TileArtifacts.graphPart(plan.graphParts, t), "--halo-cells", String(plan.haloCells),
                 "--points-per-cell", String(plan.pointsPerCell),
-            ], what: "graph tile \(t)")
+            ], what: "graph tile \(t)", summary: "graph-" + plan.tileName(t))
     }
 
     /// The graph object from the tile parts, then every tile's propagation window.
@@ -142,7 +146,7 @@ public struct TileSteps {
             [
                 "--pois", prepared.pois, "--projected", prepared.projected, "--graph", graph, "--write-windows",
                 plan.propagateDirectory, "--tiles", String(plan.tiles),
-            ], what: "propagation windows")
+            ], what: "propagation windows", summary: "windows")
         try writeState(.object([("graph", .string(graph))]), to: plan.graphDonePath)
     }
 
@@ -154,7 +158,7 @@ public struct TileSteps {
             [
                 "--window", TileArtifacts.window(plan.propagateDirectory, t), "--output",
                 TileArtifacts.scoresPart(plan.propagateDirectory, t),
-            ], what: "propagate tile \(t)")
+            ], what: "propagate tile \(t)", summary: "propagate-" + plan.tileName(t))
     }
 
     /// The scores object from the tile parts, then regions, hulls and maps: the run's output.
