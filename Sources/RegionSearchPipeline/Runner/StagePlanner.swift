@@ -34,7 +34,9 @@ struct StagePlanner {
     }
 
     /// Absolute path of a work-directory-relative path.
-    func absolute(_ relative: String) -> String { relative.hasPrefix("/") ? relative : work.path + "/" + relative }
+    func absolute(_ relative: String) -> String {
+        relative.hasPrefix("/") || InputDigest.isVolatile(relative) ? relative : work.path + "/" + relative
+    }
 
     /// The object directory of a stage run, relative to the work directory.
     static func objectPath(stage: String, key: ContentHash) -> String {
@@ -51,7 +53,7 @@ struct StagePlanner {
                 digest = known
             } else {
                 do {
-                    digest = try FileDigest.of(path: input.path)
+                    digest = try InputDigest.of(path: input.path)
                 } catch {
                     throw RunnerError.inputUnreadable(manifest: manifest.file, key: input.key, failure: error)
                 }
