@@ -46,9 +46,11 @@ public enum TilePlanner {
             manifest: manifestPath, directory: PathResolver.absolute(request.directory, relativeTo: cwd),
             toolDirectory: CurrentExecutable.directory, tiles: tiles, haloCells: request.haloCells,
             pointsPerCell: request.pointsPerCell, estimate: estimate, partition: request.partition)
-        try WorkflowWriter.check(plan, inputs: manifest.inputs.map(\.path))
+        // A PostGIS input is no file the engine can wait for or date; prepare reads it every run.
+        let inputs = manifest.inputs.map(\.path).filter { !$0.hasPrefix("PG:") }
+        try WorkflowWriter.check(plan, inputs: inputs)
         try plan.write()
-        let files = try WorkflowWriter.write(plan, engine: request.engine, inputs: manifest.inputs.map(\.path))
+        let files = try WorkflowWriter.write(plan, engine: request.engine, inputs: inputs)
         return (plan, [plan.planPath] + files)
     }
 

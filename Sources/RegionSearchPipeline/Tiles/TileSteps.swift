@@ -167,10 +167,18 @@ public struct TileSteps {
         guard outcome.stages.count == Pipeline.stages.count else {
             throw ToolFailure("internal error: the run stopped early", status: .internalError)
         }
-        let digest = try FileDigest.of(path: manifest.output)
+        // The files the run published (none for PostGIS or standard output, whose rows the
+        // publisher wrote); a file's digest shows which bytes the workflow produced.
+        var files: [JSONValue] = []
+        for target in manifest.outputTargets {
+            for path in target.files {
+                files.append(.object([("path", .string(path))] + (try FileDigest.of(path: path)).jsonMembers))
+            }
+        }
         try writeState(
-            .object([("output", .string(manifest.output))] + digest.jsonMembers), to: plan.finishedPath)
-        Log.info("tiled run of \(manifest.file) complete: \(manifest.output)")
+            .object([("output", .string(manifest.outputTarget.display)), ("files", .array(files))]),
+            to: plan.finishedPath)
+        Log.info("tiled run of \(manifest.file) complete: \(manifest.outputTarget.display)")
     }
 }
 
