@@ -98,7 +98,12 @@ public enum Driver {
         options: [CleanFlags.unused, CleanFlags.wait],
         acceptsPositionals: true)
 
-    static var commands: [(String, CommandSpec)] { [("run", runSpec), ("status", statusSpec), ("clean", cleanSpec)] }
+    static var commands: [(String, CommandSpec)] {
+        [
+            ("run", runSpec), ("status", statusSpec), ("clean", cleanSpec), ("plan", TileCommands.planSpec),
+            ("tile", TileCommands.tileSpec),
+        ]
+    }
 
     /// Entry point of `regionsearch`.
     public static func main() -> Never {
@@ -130,6 +135,10 @@ public enum Driver {
             return ToolMain.execute(statusSpec, rest) { cl in try statusCommand(cl) }
         case "clean":
             return ToolMain.execute(cleanSpec, rest) { cl in try cleanCommand(cl) }
+        case "plan":
+            return ToolMain.execute(TileCommands.planSpec, rest) { cl in try TileCommands.plan(cl) }
+        case "tile":
+            return ToolMain.execute(TileCommands.tileSpec, rest) { cl in try TileCommands.tile(cl) }
         default:
             if Pipeline.stage(named: command) != nil || tools.contains(where: { $0.0 == command }) {
                 return dispatch(stage: command, arguments: rest)
@@ -153,6 +162,8 @@ public enum Driver {
                                [--log-format human|json]
               regionsearch status MANIFEST [--json] [--check] [--set …] [--input …]
               regionsearch clean MANIFEST [--unused] [--wait]
+              regionsearch plan MANIFEST --tiles N|auto --emit snakefile|sbatch DIR   (a tiled run, docs/TILES.md)
+              regionsearch tile STEP --plan PLAN [--tile I]                            (one step of it)
               regionsearch STAGE [ARGS...]     run the stage executable regionsearch-STAGE directly
               regionsearch help [COMMAND|STAGE]
 

@@ -89,13 +89,16 @@ public enum GraphBuilder {
         var b: [UInt32] = []
         var knnScale: [Float] = []
         var direct: AdjacencyGraph?
-        var triangulation: DelaunayTriangulation?
+        var triangulation: TriangleMesh?
         switch options.method {
         case .delaunay:
             let dt = ux.withUnsafeBufferPointer { ux in
-                uy.withUnsafeBufferPointer { uy in DelaunayTriangulation(x: ux, y: uy) }
+                uy.withUnsafeBufferPointer { uy in
+                    let sweep = DelaunayTriangulation(x: ux, y: uy)
+                    stats.lateInsertions = sweep.lateInsertions
+                    return TriangleMesh(sweep, x: ux, y: uy)
+                }
             }
-            stats.lateInsertions = dt.lateInsertions
             triangulation = dt
             phase(.triangulate)
             (a, b) = dt.edges()
@@ -161,7 +164,7 @@ public enum GraphBuilder {
             case .knn:
                 // The triangulation of the same locations, with the kNN graph's local spacings.
                 let dt = ux.withUnsafeBufferPointer { ux in
-                    uy.withUnsafeBufferPointer { uy in DelaunayTriangulation(x: ux, y: uy) }
+                    uy.withUnsafeBufferPointer { uy in TriangleMesh(DelaunayTriangulation(x: ux, y: uy), x: ux, y: uy) }
                 }
                 var (da, db) = dt.edges()
                 for e in 0..<da.count {

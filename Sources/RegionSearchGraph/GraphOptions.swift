@@ -61,7 +61,8 @@ public struct GraphOptions: StageOptions, Equatable {
 
     public static let voidRadiusSpec = ParameterSpec(
         "void_radius", .number(min: 0, max: 100), default: .number(0.8),
-        help: "A triangle of the Delaunay triangulation is empty when its circumcircle's radius exceeds void_radius times the mean local "
+        help:
+            "A triangle of the Delaunay triangulation is empty when its circumcircle's radius exceeds void_radius times the mean local "
             + "spacing of its corners (smoothed over two edges); groups of void_min_triangles empty triangles form a "
             + "void (a river, park, lake "
             + "or rail yard wide for its neighbourhood), and the edges across it are dropped. 0 keeps them.")

@@ -25,74 +25,92 @@ enum VoidEdges {
     /// Flags, parallel to `graph.neighbors`, of the CSR entries whose edge crosses a void.
     /// `unique[v]` is the point index of triangulation vertex v; `scale` is per point.
     static func flags(
-        triangulation dt: DelaunayTriangulation, unique: [UInt32], x: UnsafeBufferPointer<Double>,
+        triangulation dt: TriangleMesh, unique: [UInt32], x: UnsafeBufferPointer<Double>,
         y: UnsafeBufferPointer<Double>, graph: AdjacencyGraph, radius: Double, minTriangles: Int
     ) -> [UInt8] {
-        var flags = [UInt8](repeating: 0, count: graph.neighbors.count)
+        guard dt.triangleCount > 0, radius > 0 else { return [UInt8](repeating: 0, count: graph.neighbors.count) }
+        let smoothed = Self.smoothedScale(graph)
+        let empty = Self.emptyTriangles(dt, unique: unique, x: x, y: y, smoothed: smoothed, radius: radius)
+        let (group, sizes) = Self.groups(dt, empty: empty)
+        let void = (0..<dt.triangleCount).map { group[$0] >= 0 && sizes[Int(group[$0])] >= minTriangles }
+        return Self.mark(dt, void: void, unique: unique, x: x, y: y, graph: graph, smoothed: smoothed)
+    }
+
+    /// 1. Per triangle: its circumradius exceeds `radius` × the largest σ̄ of its corners.
+    static func emptyTriangles(
+        _ dt: TriangleMesh, unique: [UInt32], x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>,
+        smoothed: [Float], radius: Double
+    ) -> [Bool] {
         let t = dt.triangleCount
-        guard t > 0, radius > 0 else { return flags }
+        var empty = [Bool](repeating: false, count: t)
         dt.triangles.withUnsafeBufferPointer { tri in
-            dt.halfedges.withUnsafeBufferPointer { half in
-                Self.smoothedScale(graph).withUnsafeBufferPointer { scale in
-                    func point(_ v: UInt32) -> Int { Int(unique[Int(v)]) }
-                    // 1. Empty triangles.
-                    var empty = [Bool](repeating: false, count: t)
-                    for k in 0..<t {
-                        let a = point(tri[3 * k])
-                        let b = point(tri[3 * k + 1])
-                        let c = point(tri[3 * k + 2])
-                        let r2 = DelaunayTriangulation.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
-                        let sigma = Double(max(scale[a], scale[b], scale[c]))
-                        let limit = radius * sigma
-                        empty[k] = r2 > limit * limit
-                    }
-                    // 2. Groups of empty triangles across shared edges (iterative, in index order).
-                    var group = [Int32](repeating: -1, count: t)
-                    var sizes: [Int] = []
-                    var stack: [Int] = []
-                    for s in 0..<t where empty[s] && group[s] < 0 {
-                        let id = Int32(sizes.count)
-                        group[s] = id
-                        stack.append(s)
-                        var size = 0
-                        while let k = stack.popLast() {
-                            size += 1
-                            for e in (3 * k)..<(3 * k + 3) {
-                                let twin = Int(half[e])
-                                if twin < 0 { continue }
-                                let other = twin / 3
-                                if empty[other] && group[other] < 0 {
-                                    group[other] = id
-                                    stack.append(other)
-                                }
-                            }
+            smoothed.withUnsafeBufferPointer { scale in
+                for k in 0..<t {
+                    let a = Int(unique[Int(tri[3 * k])])
+                    let b = Int(unique[Int(tri[3 * k + 1])])
+                    let c = Int(unique[Int(tri[3 * k + 2])])
+                    let r2 = DelaunayTriangulation.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
+                    let sigma = Double(max(scale[a], scale[b], scale[c]))
+                    let limit = radius * sigma
+                    empty[k] = r2 > limit * limit
+                }
+            }
+        }
+        return empty
+    }
+
+    /// 2. Groups of empty triangles across shared edges (iterative, in index order): each empty
+    /// triangle's group, −1 for the others, and each group's size.
+    static func groups(_ dt: TriangleMesh, empty: [Bool]) -> (group: [Int32], sizes: [Int]) {
+        let t = dt.triangleCount
+        var group = [Int32](repeating: -1, count: t)
+        var sizes: [Int] = []
+        var stack: [Int] = []
+        dt.halfedges.withUnsafeBufferPointer { half in
+            for s in 0..<t where empty[s] && group[s] < 0 {
+                let id = Int32(sizes.count)
+                group[s] = id
+                stack.append(s)
+                var size = 0
+                while let k = stack.popLast() {
+                    size += 1
+                    for e in (3 * k)..<(3 * k + 3) {
+                        let twin = Int(half[e])
+                        if twin < 0 { continue }
+                        let other = twin / 3
+                        if empty[other] && group[other] < 0 {
+                            group[other] = id
+                            stack.append(other)
                         }
-                        sizes.append(size)
                     }
-                    // 3. Long edges of void triangles.
-                    graph.offsets.withUnsafeBufferPointer { offsets in
-                        graph.neighbors.withUnsafeBufferPointer { nb in
-                            func mark(_ u: Int, _ v: Int) {
-                                var lo = Int(offsets[u])
-                                var hi = Int(offsets[u + 1])
-                                let target = UInt32(truncatingIfNeeded: v)
-                                while lo < hi {
-                                    let mid = (lo + hi) / 2
-                                    if nb[mid] < target { lo = mid + 1 } else { hi = mid }
-                                }
-                                if lo < Int(offsets[u + 1]) && nb[lo] == target { flags[lo] = 1 }
-                            }
-                            for k in 0..<t where group[k] >= 0 && sizes[Int(group[k])] >= minTriangles {
-                                for e in (3 * k)..<(3 * k + 3) {
-                                    let u = point(tri[e])
-                                    let v = point(tri[e % 3 == 2 ? e - 2 : e + 1])
-                                    let dx = x[u] - x[v]
-                                    let dy = y[u] - y[v]
-                                    let sigma = 0.5 * (Double(scale[u]) + Double(scale[v]))
-                                    guard dx * dx + dy * dy > sigma * sigma else { continue }
-                                    mark(u, v)
-                                    mark(v, u)
-                                }
+                }
+                sizes.append(size)
+            }
+        }
+        return (group, sizes)
+    }
+
+    /// 3. Flags the CSR entries of the edges of `void` triangles that are longer than the mean σ̄
+    /// of their two ends.
+    static func mark(
+        _ dt: TriangleMesh, void: [Bool], unique: [UInt32], x: UnsafeBufferPointer<Double>,
+        y: UnsafeBufferPointer<Double>, graph: AdjacencyGraph, smoothed: [Float]
+    ) -> [UInt8] {
+        var flags = [UInt8](repeating: 0, count: graph.neighbors.count)
+        dt.triangles.withUnsafeBufferPointer { tri in
+            smoothed.withUnsafeBufferPointer { scale in
+                graph.offsets.withUnsafeBufferPointer { offsets in
+                    graph.neighbors.withUnsafeBufferPointer { nb in
+                        func mark(_ u: Int, _ v: Int) {
+                            if let e = Self.entry(u, v, offsets: offsets, neighbors: nb) { flags[e] = 1 }
+                        }
+                        for k in 0..<dt.triangleCount where void[k] {
+                            for e in (3 * k)..<(3 * k + 3) {
+                                let u = Int(unique[Int(tri[e])])
+                                let v = Int(unique[Int(tri[TriangleMesh.next(e)])])
+                                guard Self.crosses(u, v, x: x, y: y, smoothed: scale) else { continue }
+                                mark(u, v)
+                                mark(v, u)
                             }
                         }
                     }
@@ -100,6 +118,34 @@ enum VoidEdges {
             }
         }
         return flags
+    }
+
+    /// Whether edge {u, v} of a void triangle is one across the void: longer than the mean σ̄ of
+    /// its ends.
+    @inline(__always)
+    static func crosses(
+        _ u: Int, _ v: Int, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>,
+        smoothed scale: UnsafeBufferPointer<Float>
+    ) -> Bool {
+        let dx = x[u] - x[v]
+        let dy = y[u] - y[v]
+        let sigma = 0.5 * (Double(scale[u]) + Double(scale[v]))
+        return dx * dx + dy * dy > sigma * sigma
+    }
+
+    /// The CSR entry of v in row u, by binary search.
+    @inline(__always)
+    static func entry(
+        _ u: Int, _ v: Int, offsets: UnsafeBufferPointer<UInt64>, neighbors nb: UnsafeBufferPointer<UInt32>
+    ) -> Int? {
+        var lo = Int(offsets[u])
+        var hi = Int(offsets[u + 1])
+        let target = UInt32(truncatingIfNeeded: v)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if nb[mid] < target { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < Int(offsets[u + 1]) && nb[lo] == target ? lo : nil
     }
 
     /// σ̄ per point: the median σ over the point and its graph neighbours up to two edges away, at

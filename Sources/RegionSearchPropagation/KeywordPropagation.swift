@@ -65,15 +65,21 @@ public enum KeywordPropagation {
     }
 
     /// Propagates labelled keywords plus the all-ones and probe columns over `graph`.
+    ///
+    /// - Parameter nodeIndex: for a tile, each node's index in the whole data set (the probe's
+    ///   labels are drawn by it); nil when `graph` is the whole graph.
+    /// - Parameter residualRows: the rows whose last change is reported (a tile's own rows).
     public static func run(
-        labels: [Labels], graph: AdjacencyGraph, options: LabelPropagation.Options,
-        progress: ((Int, Double) -> Void)? = nil
+        labels: [Labels], graph: AdjacencyGraph, options: LabelPropagation.Options, nodeIndex: [UInt32]? = nil,
+        residualRows: Range<Int>? = nil, progress: ((Int, Double) -> Void)? = nil
     ) -> Result {
         let n = graph.nodeCount
+        precondition(nodeIndex.map { $0.count == n } ?? true)
         var columns = labels.map { l in l.match.map { Double($0) } }
         columns.append([Double](repeating: 1, count: n))
-        columns.append(NoiseProbe.labels(count: n))
-        let (scores, status) = LabelPropagation(graph: graph).run(labels: columns, options: options, progress: progress)
+        columns.append(nodeIndex.map { NoiseProbe.labels(indices: $0) } ?? NoiseProbe.labels(count: n))
+        let (scores, status) = LabelPropagation(graph: graph).run(
+            labels: columns, options: options, residualRows: residualRows, progress: progress)
         let k = labels.count
         let table = ScoreTable(
             keywords: labels.map(\.query), scores: Array(scores.prefix(k)), matches: labels.map(\.match),

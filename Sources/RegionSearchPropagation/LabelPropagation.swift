@@ -16,11 +16,16 @@ import RegionSearchModel
 ///     spectrum bounds of `I−αS`, `[1−α, 1+α]` (S's eigenvalues lie in [−1, 1]); the error shrinks
 ///     by `(√κ−1)/(√κ+1)` per step with `κ = (1+α)/(1−α)` — 0.56 instead of 0.85 at α = 0.85, so
 ///     about a third of the iterations, with one sparse product per step and no dot products.
-///   Both stop a column when no score changes by more than `tolerance` in one step.
+///   Both run a fixed number of steps, ``iterationCount(_:)``: the first at which the solver's
+///   error bound falls below `tolerance`. The largest change in the last step is recorded as the
+///   residual, and a column whose residual exceeds `tolerance` is reported as not converged.
+///   The count depends on α, the tolerance and the solver only — never on the data — so a score
+///   depends on the graph within ``reach(iterations:)`` hops of its node alone, and a tile that
+///   holds that neighbourhood computes the single run's value bit for bit.
 /// - Columns (keywords) are updated together, several per SIMD register, in one pass over the
-///   graph. A column that has converged is frozen (its step is zeroed), so its result does not
-///   depend on which other columns share the run. Rows are split over threads and every row's
-///   sum is computed in a fixed order, so results are identical for any thread count.
+///   graph; every column runs the same steps, so its result does not depend on which other
+///   columns share the run. Rows are split over threads and every row's sum is computed in a
+///   fixed order, so results are identical for any thread count and any split into tiles.
 public struct LabelPropagation {
     /// `S` in CSR form sharing the graph's row structure.
     public let offsets: Column<UInt64>
@@ -53,6 +58,12 @@ public struct LabelPropagation {
         /// The largest change of any score in the column's last step.
         public var residual: Double
         public var converged: Bool
+
+        public init(iterations: Int, residual: Double, converged: Bool) {
+            self.iterations = iterations
+            self.residual = residual
+            self.converged = converged
+        }
     }
 
     /// Builds `S` from a graph with edge lengths and local scales.
@@ -113,41 +124,123 @@ public struct LabelPropagation {
         self.values = values
     }
 
-    /// Runs the solver for `labels.count` label vectors at once.
+    /// The number of iterations every column runs: the first at which the solver's error bound,
+    /// relative to the starting error, is at most `tolerance / 10` — `α^k` for Jacobi (‖αS‖₂ ≤ α),
+    /// `2ρ^k / (1 + ρ^2k)` with `ρ = (√κ − 1)/(√κ + 1)`, `κ = (1 + α)/(1 − α)` for Chebyshev — and
+    /// at most `maxIterations`. The bound holds for the error as a whole (in the norm of the
+    /// spectrum), not for the largest change of one score, which is what `tolerance` promises;
+    /// the decade of margin keeps that change below it (on the real-data pipelines at the default
+    /// 1e-6 the last change is 1–3 × 10⁻⁷, where the bound alone left 0.8–1.4 × 10⁻⁶).
+    ///
+    /// A fixed count instead of "until the largest change anywhere is below tolerance" makes a
+    /// score a function of the graph within `count + 2` hops of its POI only: a tile that holds
+    /// that neighbourhood computes exactly the single run's value. Computed by repeated
+    /// multiplication (IEEE, no `pow`/`log`), so it is the same on every machine.
+    public static func iterationCount(_ options: Options) -> Int {
+        let alpha = options.alpha
+        let limit = max(1, options.maxIterations)
+        let rate: Double
+        switch options.solver {
+        case .jacobi:
+            rate = alpha
+        case .chebyshev:
+            let kappa = (1 + alpha) / (1 - alpha)
+            let root = kappa.squareRoot()
+            rate = (root - 1) / (root + 1)
+        }
+        guard rate > 0 else { return 1 }
+        var power = 1.0
+        for k in 1...limit {
+            power *= rate
+            let bound = options.solver == .jacobi ? power : 2 * power / (1 + power * power)
+            if bound <= options.tolerance / 10 { return k }
+        }
+        return limit
+    }
+
+    /// How many graph hops around a node its score depends on after `iterations` steps: the
+    /// initial residual and every step read one hop of the previous step, and the normalised
+    /// weights of a row read its neighbours' degrees (their rows).
+    public static func reach(iterations: Int) -> Int { iterations + 2 }
+
+    /// Runs the solver for `labels.count` label vectors at once, ``iterationCount(_:)`` steps.
     ///
     /// - Parameter labels: `labels[c][i]` is Y for column c at node i (0 or 1, or any weight).
+    /// - Parameter residualRows: the rows whose largest last change is reported as each column's
+    ///   residual (all rows when nil; a tile reports the rows it owns).
     /// - Parameter progress: called after each iteration with the iteration number and the
-    ///   largest change among columns still running.
-    public func run(labels: [[Double]], options: Options, progress: ((Int, Double) -> Void)? = nil)
-        -> (scores: [[Double]], status: [ColumnStatus])
-    {
+    ///   largest change of any column.
+    public func run(
+        labels: [[Double]], options: Options, residualRows: Range<Int>? = nil,
+        progress: ((Int, Double) -> Void)? = nil
+    ) -> (scores: [[Double]], status: [ColumnStatus]) {
         let k = labels.count
         guard k > 0 else { return ([], []) }
         precondition(labels.allSatisfy { $0.count == nodeCount })
+        if nodeCount == 0 {
+            let status = ColumnStatus(iterations: Self.iterationCount(options), residual: 0, converged: true)
+            return ([[Double]](repeating: [], count: k), [ColumnStatus](repeating: status, count: k))
+        }
+        let report = residualRows ?? 0..<nodeCount
+        precondition(report.lowerBound >= 0 && report.upperBound <= nodeCount)
         // Columns are independent: run them in groups of at most 64 (each group's rows padded to
         // a multiple of the SIMD width).
         if k > 64 {
             var scores: [[Double]] = []
             var status: [ColumnStatus] = []
             for start in stride(from: 0, to: k, by: 64) {
-                let part = run(labels: Array(labels[start..<min(k, start + 64)]), options: options, progress: progress)
+                let part = run(
+                    labels: Array(labels[start..<min(k, start + 64)]), options: options, residualRows: report,
+                    progress: progress)
                 scores += part.scores
                 status += part.status
             }
             return (scores, status)
         }
-        if options.solver == .chebyshev { return solveChebyshev(labels, options, progress) }
+        if options.solver == .chebyshev { return solveChebyshev(labels, options, report, progress) }
         switch k {
-        case 1: return solve(labels, options, progress, lanes: SIMD2<Double>.self, width: 1)
-        case 2: return solve(labels, options, progress, lanes: SIMD2<Double>.self, width: 2)
-        default: return solve(labels, options, progress, lanes: SIMD4<Double>.self, width: (k + 3) / 4 * 4)
+        case 1: return solve(labels, options, report, progress, lanes: SIMD2<Double>.self, width: 1)
+        case 2: return solve(labels, options, report, progress, lanes: SIMD2<Double>.self, width: 2)
+        default: return solve(labels, options, report, progress, lanes: SIMD4<Double>.self, width: (k + 3) / 4 * 4)
         }
     }
 
+    /// Row blocks covering 0..<n, about `count` of them, cut also at the bounds of `report` so
+    /// that the largest change over `report` is a maximum over whole blocks.
+    static func blocks(rows n: Int, count: Int, cutAt report: Range<Int>) -> [Range<Int>] {
+        let size = max(1, (n + max(count, 1) - 1) / max(count, 1))
+        var cuts = Set<Int>([report.lowerBound, report.upperBound])
+        for b in stride(from: 0, through: n, by: size) { cuts.insert(b) }
+        cuts.insert(n)
+        let sorted = cuts.filter { $0 >= 0 && $0 <= n }.sorted()
+        var out: [Range<Int>] = []
+        for (a, b) in zip(sorted, sorted.dropFirst()) where b > a { out.append(a..<b) }
+        return out
+    }
+
+    /// Folds the per-block maxima of the last step over the blocks inside `report`.
+    private static func residuals(
+        blockMax: [Double], blocks: [Range<Int>], report: Range<Int>, width w: Int, columns k: Int
+    ) -> [Double] {
+        var out = [Double](repeating: 0, count: k)
+        for (b, rows) in blocks.enumerated()
+        where rows.lowerBound >= report.lowerBound
+            && rows.upperBound <= report.upperBound
+        {
+            for c in 0..<k { out[c] = max(out[c], blockMax[b * w + c]) }
+        }
+        return out
+    }
+
+    /// The status of every column after the fixed number of steps.
+    private static func finalStatus(iterations: Int, residuals: [Double], tolerance: Double) -> [ColumnStatus] {
+        residuals.map { ColumnStatus(iterations: iterations, residual: $0, converged: $0 <= tolerance) }
+    }
+
     /// Chebyshev semi-iteration for `(I − αS)F = (1 − α)Y` on all columns at once.
-    private func solveChebyshev(_ labels: [[Double]], _ options: Options, _ progress: ((Int, Double) -> Void)?)
-        -> (scores: [[Double]], status: [ColumnStatus])
-    {
+    private func solveChebyshev(
+        _ labels: [[Double]], _ options: Options, _ report: Range<Int>, _ progress: ((Int, Double) -> Void)?
+    ) -> (scores: [[Double]], status: [ColumnStatus]) {
         let n = nodeCount
         let k = labels.count
         // Row-major n × w; one or two columns stay unpadded, more are padded to 4-column groups.
@@ -157,7 +250,7 @@ public struct LabelPropagation {
         // Rows per work item: small enough that a block's part of S stays in cache while every
         // band of columns sweeps it, many enough to balance threads.
         let blockCount = max(1, min((n + 4095) / 4096, max(Parallel.threadCount * 16, n / 8192)))
-        let blockSize = (n + blockCount - 1) / blockCount
+        let blocks = Self.blocks(rows: n, count: blockCount, cutAt: report)
 
         // x0 = Y; r0 = b − (I − αS)x0 with b = (1 − α)Y; d0 = r0 (θ = 1, the spectrum's centre).
         // The step d is what every row gathers from its neighbours: Float32 halves that traffic.
@@ -167,6 +260,7 @@ public struct LabelPropagation {
         var r = [Double](repeating: 0, count: n * w)
         var d = [Float](repeating: 0, count: n * w)
         var dNext = [Float](repeating: 0, count: n * w)
+        let bands = ChebyshevKernel.bands(width: w, activeGroups: [Bool](repeating: true, count: w / groupWidth))
         withMatrix { m in
             x.withUnsafeMutableBufferPointer { xb in
                 r.withUnsafeMutableBufferPointer { rb in
@@ -182,12 +276,9 @@ public struct LabelPropagation {
                             }
                         }
                         // r temporarily holds S·x0.
-                        let all = ChebyshevKernel.bands(
-                            width: w, activeGroups: [Bool](repeating: true, count: w / groupWidth))
-                        Parallel.forEach(blockCount) { block in
-                            let rows = (block * blockSize)..<min(n, (block + 1) * blockSize)
-                            guard !rows.isEmpty else { return }
-                            for band in all {
+                        Parallel.forEach(blocks.count) { block in
+                            let rows = blocks[block]
+                            for band in bands {
                                 ChebyshevKernel.multiply(
                                     lanes: band.lanes, offset: band.offset, rows: rows, m, v: xp, out: rp, width: w)
                             }
@@ -202,27 +293,18 @@ public struct LabelPropagation {
                 }
             }
         }
-        var active = [Bool](repeating: true, count: k)
-        var status = [ColumnStatus](
-            repeating: ColumnStatus(iterations: 0, residual: .infinity, converged: false), count: k)
-        var blockMax = [Double](repeating: 0, count: blockCount * w)
+        var blockMax = [Double](repeating: 0, count: blocks.count * w)
         var mask = [Double](repeating: 0, count: w)
         for c in 0..<k { mask[c] = 1 }
         // Chebyshev scalars (Saad, Iterative Methods, Alg. 12.1) for spectrum [1−α, 1+α].
         let delta = alpha
         let sigma1 = 1 / alpha
         var rho0 = 1 / sigma1
-        var iteration = 0
-        while iteration < options.maxIterations && active.contains(true) {
-            iteration += 1
+        let iterations = Self.iterationCount(options)
+        for iteration in 1...iterations {
             let rho1 = 1 / (2 * sigma1 - rho0)
             let c1 = rho1 * rho0
             let c2 = 2 * rho1 / delta
-            // A group whose columns have all converged keeps a zero step: x and r would not
-            // change by a single bit, so it is skipped.
-            var activeGroups = [Bool](repeating: false, count: w / groupWidth)
-            for c in 0..<k where active[c] { activeGroups[c / groupWidth] = true }
-            let bands = ChebyshevKernel.bands(width: w, activeGroups: activeGroups)
             withMatrix { m in
                 x.withUnsafeMutableBufferPointer { xb in
                     r.withUnsafeMutableBufferPointer { rb in
@@ -234,9 +316,8 @@ public struct LabelPropagation {
                                             x: xb.baseAddress!, r: rb.baseAddress!, d: db.baseAddress!,
                                             dNext: dn.baseAddress!, mask: mk.baseAddress!, width: w)
                                         let bm = bm
-                                        Parallel.forEach(blockCount) { block in
-                                            let rows = (block * blockSize)..<min(n, (block + 1) * blockSize)
-                                            guard !rows.isEmpty else { return }
+                                        Parallel.forEach(blocks.count) { block in
+                                            let rows = blocks[block]
                                             for band in bands {
                                                 ChebyshevKernel.step(
                                                     lanes: band.lanes, offset: band.offset, rows: rows, alpha: alpha,
@@ -253,18 +334,16 @@ public struct LabelPropagation {
             }
             swap(&d, &dNext)
             rho0 = rho1
-            let (worst, converged) = Self.recordIteration(
-                iteration, partMax: blockMax, parts: blockCount, width: w, tolerance: options.tolerance,
-                status: &status, active: &active, mask: &mask)
-            for c in converged {
-                // Freeze: a zero step leaves x and r of this column unchanged from now on.
-                d.withUnsafeMutableBufferPointer { db in
-                    for i in 0..<n { db[i &* w &+ c] = 0 }
-                }
+            if let progress {
+                let worst = Self.residuals(blockMax: blockMax, blocks: blocks, report: report, width: w, columns: k)
+                progress(iteration, worst.max() ?? 0)
             }
-            progress?(iteration, worst)
         }
-        return (columns(of: x, width: w, count: k), status)
+        let last = Self.residuals(blockMax: blockMax, blocks: blocks, report: report, width: w, columns: k)
+        return (
+            columns(of: x, width: w, count: k),
+            Self.finalStatus(iterations: iterations, residuals: last, tolerance: options.tolerance)
+        )
     }
 
     /// Calls `body` with raw views of S.
@@ -281,32 +360,6 @@ public struct LabelPropagation {
     }
 
     /// Columns 0..<k of a row-major n × w matrix, as separate arrays.
-    /// Folds one iteration's per-part maxima (`parts` rows of `width` lanes) into the status of
-    /// every active column. A column whose largest change is below `tolerance` is converged: it
-    /// becomes inactive and its mask lane 0. Returns the largest change over the columns that were
-    /// active and the columns that converged in this iteration.
-    private static func recordIteration(
-        _ iteration: Int, partMax: [Double], parts: Int, width w: Int, tolerance: Double,
-        status: inout [ColumnStatus], active: inout [Bool], mask: inout [Double]
-    ) -> (worst: Double, converged: [Int]) {
-        var worst = 0.0
-        var converged: [Int] = []
-        for c in 0..<status.count where active[c] {
-            var change = 0.0
-            for part in 0..<parts { change = max(change, partMax[part * w + c]) }
-            status[c].iterations = iteration
-            status[c].residual = change
-            if change < tolerance {
-                status[c].converged = true
-                active[c] = false
-                mask[c] = 0
-                converged.append(c)
-            }
-            worst = max(worst, change)
-        }
-        return (worst, converged)
-    }
-
     private func columns(of x: [Double], width w: Int, count k: Int) -> [[Double]] {
         let n = nodeCount
         var scores = [[Double]](repeating: [], count: k)
@@ -326,7 +379,7 @@ public struct LabelPropagation {
 
     /// Zhou's iteration (`jacobi`), columns in SIMD registers of `V`.
     private func solve<V: SIMD>(
-        _ labels: [[Double]], _ options: Options, _ progress: ((Int, Double) -> Void)?,
+        _ labels: [[Double]], _ options: Options, _ report: Range<Int>, _ progress: ((Int, Double) -> Void)?,
         lanes: V.Type, width: Int
     ) -> (scores: [[Double]], status: [ColumnStatus]) where V.Scalar == Double {
         let n = nodeCount
@@ -344,18 +397,13 @@ public struct LabelPropagation {
             }
         }
         var xNext = x
-        var active = [Bool](repeating: true, count: k)
-        var status = [ColumnStatus](
-            repeating: ColumnStatus(iterations: 0, residual: .infinity, converged: false), count: k)
-        let chunkCount = max(1, min(n / 2048, Parallel.threadCount * 16))
-        let chunkSize = (n + chunkCount - 1) / chunkCount
-        var chunkMax = [Double](repeating: 0, count: chunkCount * w)
+        let blocks = Self.blocks(rows: n, count: max(1, min(n / 2048, Parallel.threadCount * 16)), cutAt: report)
+        var chunkMax = [Double](repeating: 0, count: blocks.count * w)
         var mask = [Double](repeating: 0, count: w)
         for c in 0..<k { mask[c] = 1 }
-        var iteration = 0
-        while iteration < options.maxIterations && active.contains(true) {
-            iteration += 1
-            let maskVector = mask
+        let maskVector = mask
+        let iterations = Self.iterationCount(options)
+        for iteration in 1...iterations {
             offsets.withUnsafeBufferPointer { off in
                 neighbors.withUnsafeBufferPointer { nb in
                     values.withUnsafeBufferPointer { sv in
@@ -364,12 +412,10 @@ public struct LabelPropagation {
                                 x.withUnsafeBufferPointer { xb in
                                     base.withUnsafeBufferPointer { bb in
                                         xNext.withUnsafeMutableBufferPointer { xn in
-                                            Parallel.forEach(chunkCount) { chunk in
-                                                let lo = chunk * chunkSize
-                                                let hi = min(n, lo + chunkSize)
+                                            Parallel.forEach(blocks.count) { chunk in
                                                 Self.jacobiRows(
-                                                    lo..<hi, width: w, alpha: alpha, off: off, nb: nb, sv: sv, mask: mk,
-                                                    x: xb, base: bb, xNext: xn,
+                                                    blocks[chunk], width: w, alpha: alpha, off: off, nb: nb, sv: sv,
+                                                    mask: mk, x: xb, base: bb, xNext: xn,
                                                     maxOut: UnsafeMutableBufferPointer(
                                                         rebasing: cm[(chunk * w)..<(chunk * w + w)]),
                                                     lanes: V.self)
@@ -383,12 +429,16 @@ public struct LabelPropagation {
                 }
             }
             swap(&x, &xNext)
-            let (worst, _) = Self.recordIteration(
-                iteration, partMax: chunkMax, parts: chunkCount, width: w, tolerance: options.tolerance,
-                status: &status, active: &active, mask: &mask)
-            progress?(iteration, worst)
+            if let progress {
+                let worst = Self.residuals(blockMax: chunkMax, blocks: blocks, report: report, width: w, columns: k)
+                progress(iteration, worst.max() ?? 0)
+            }
         }
-        return (columns(of: x, width: w, count: k), status)
+        let last = Self.residuals(blockMax: chunkMax, blocks: blocks, report: report, width: w, columns: k)
+        return (
+            columns(of: x, width: w, count: k),
+            Self.finalStatus(iterations: iterations, residuals: last, tolerance: options.tolerance)
+        )
     }
 
     @inline(__always)

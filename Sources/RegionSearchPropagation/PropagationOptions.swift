@@ -43,10 +43,13 @@ public struct PropagationOptions: StageOptions {
     )
     static let toleranceSpec = ParameterSpec(
         "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(1e-6),
-        help: "Stop a keyword when no score changes by more than this between iterations.")
+        help:
+            "Run the fixed number of iterations at which the solver's error bound (relative to the start) falls to a "
+            + "tenth of this; the largest change in the last one is recorded, and a keyword whose change is larger is "
+            + "reported as not converged.")
     static let maxIterationsSpec = ParameterSpec(
         "max_iterations", .integer(min: 1, max: 100_000), default: .number(1000),
-        help: "Iteration cap per keyword; a keyword that hits it is reported as not converged.")
+        help: "Cap on the fixed iteration count (see tolerance).")
     static let solverSpec = ParameterSpec(
         "solver", .choice(LabelPropagation.Solver.allCases.map { $0.rawValue }), default: .string("chebyshev"),
         help:

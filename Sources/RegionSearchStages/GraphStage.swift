@@ -8,7 +8,7 @@ public enum GraphStage {
     public static let definition = StageDefinition(
         name: "graph",
         abstract: "join projected points into a neighbourhood graph (Delaunay or kNN) and prune long jumps",
-        version: 2,
+        version: 3,
         inputs: [ProjectStage.definition.provides("output", as: "input")],
         outputs: [.init(option: "output", fileName: "graph.rsa", kind: .graph)],
         options: GraphOptions.self)
@@ -53,8 +53,30 @@ public enum GraphStage {
         let usage =
             "regionsearch-graph --input projected.rsa --output graph.rsa [--method delaunay|knn] [--k N] "
             + "[--scale-k N] [--max-edge-m M] [--prune-factor F] [--summary S.json] [--threads N] [--quiet]"
-        ToolMain.run(definition.commandSpec(usage: usage, discussion: discussion)) { parsed in try run(parsed) }
+        ToolMain.run(commandSpec(usage: usage)) { parsed in try run(parsed) }
     }
+
+    /// The executable's command line: the stage's ports and parameters plus the tiled-run options.
+    static func commandSpec(usage: String? = nil) -> CommandSpec {
+        definition.commandSpec(
+            usage: usage, discussion: discussion + tiledDiscussion,
+            extraOptions: [
+                TileArtifacts.tileOption, TileArtifacts.tilesOption, TileArtifacts.fromTilesOption,
+                TileArtifacts.haloOption, TileArtifacts.pointsPerCellOption,
+            ])
+    }
+
+    static let tiledDiscussion = """
+
+
+        Tiled runs (docs/TILES.md; 'regionsearch plan' writes the commands): --tile I --tiles N
+        computes only the rows of tile I (an equal share of the points in their Hilbert order) from a
+        window of grid cells around it, certifies every row against the points it did not load
+        (exact in-circle and hull tests) and grows the window where it cannot; --from-tiles DIR
+        --tiles N gathers the parts into the graph a single run writes, byte for byte.
+        """
+
+    private static func dir(_ parsed: ParsedCommandLine) -> String { parsed.value(TileArtifacts.fromTilesOption) ?? "" }
 
     /// Runs the stage for a parsed command line (also used by tests).
     public static func run(_ parsed: ParsedCommandLine) throws {
@@ -76,11 +98,76 @@ public enum GraphStage {
         }
         Log.info("\(groupedCount(artifact.rowCount)) points from \(input); method \(options.method.rawValue)")
 
+        let canonical = stage.parameters.canonical
+        func identity(tile: Int, tiles: Int) -> TileArtifacts.Identity {
+            .init(
+                stage: "graph", tile: tile, tiles: tiles, nodes: artifact.rowCount, input: hex64(artifact.checksum),
+                parameters: canonical)
+        }
+        if parsed.value(TileArtifacts.tileOption) != nil {
+            let (tile, tiles) = try TileArtifacts.tileNumbers(parsed, needTile: true)
+            let halo = try TileArtifacts.integer(parsed, TileArtifacts.haloOption, default: 2, range: 0...1000)
+            let density = try TileArtifacts.integer(
+                parsed, TileArtifacts.pointsPerCellOption, default: TileGrid.defaultPointsPerCell, range: 1...1_000_000)
+            let core = TileArtifacts.core(tile: tile, tiles: tiles, count: artifact.rowCount)
+            let part: GraphTilePart
+            do {
+                let grid = TileGrid(x: x, y: y, pointsPerCell: density)
+                part = try stage.summary.time(.triangulate) {
+                    try GraphTile.build(
+                        x: x, y: y, core: core, grid: grid, options: options, haloCells: halo)
+                }
+            } catch let error as GraphError {
+                throw ArtifactError.malformed(path: input, detail: error.description)
+            }
+            try stage.summary.time(.write) {
+                try TileArtifacts.write(
+                    part, identity: identity(tile: tile, tiles: tiles),
+                    extra: [("halo_cells", .number(Double(halo))), ("points_per_cell", .number(Double(density)))],
+                    to: output)
+            }
+            let loaded = part.loadedPerRound.last ?? 0
+            Log.info(
+                "tile \(tile) of \(tiles): \(groupedCount(core.count)) points owned, \(groupedCount(loaded)) loaded "
+                    + "(\(part.loadedPerRound.count) round\(part.loadedPerRound.count == 1 ? "" : "s")); "
+                    + "wrote \(output)"
+            )
+            stage.summary.set(.nodes, core.count)
+            stage.summary.setDetail("tile", .number(Double(tile)))
+            stage.summary.setDetail("loaded_per_round", .array(part.loadedPerRound.map { .number(Double($0)) }))
+            try stage.finish()
+            return
+        }
+
         let built: (graph: AdjacencyGraph, statistics: GraphStatistics)
         do {
-            built = try GraphBuilder.build(x: x, y: y, options: options)
-        } catch {
+            if let dir = parsed.value(TileArtifacts.fromTilesOption) {
+                let (_, tiles) = try TileArtifacts.tileNumbers(parsed, needTile: false)
+                var parts: [GraphTilePart] = []
+                try stage.summary.time(.load) {
+                    for t in 0..<tiles {
+                        parts.append(
+                            try TileArtifacts.readGraphPart(
+                                TileArtifacts.graphPart(dir, t), expected: identity(tile: t, tiles: tiles)))
+                    }
+                }
+                built = try GraphTile.gather(parts: parts, nodeCount: artifact.rowCount, options: options)
+                let rounds = parts.map { $0.loadedPerRound.count }
+                let loaded = parts.map { $0.loadedPerRound.last ?? 0 }.reduce(0, +)
+                Log.info(
+                    "gathered \(tiles) tile parts from \(dir): \(groupedCount(loaded)) points loaded in all "
+                        + "(\(String(format: "%.2f", Double(loaded) / Double(max(1, artifact.rowCount))))"
+                        + "× the points), "
+                        + "at most \(rounds.max() ?? 0) rounds")
+                stage.summary.setDetail("tiles", .number(Double(tiles)))
+                stage.summary.setDetail("tile_points_loaded", .number(Double(loaded)))
+            } else {
+                built = try GraphBuilder.build(x: x, y: y, options: options)
+            }
+        } catch let error as GraphError {
             throw ArtifactError.malformed(path: input, detail: error.description)
+        } catch let error as GraphTileError {
+            throw ArtifactError.malformed(path: dir(parsed), detail: error.description)
         }
         let stats = built.statistics
         Log.info(
@@ -123,7 +210,9 @@ public enum GraphStage {
         if let crs = artifact.metadata["crs"] { metadata.append(("crs", crs)) }
         metadata.append(("provenance", stage.provenance(inputs: [artifact])))
         for (count, value) in counts {
-            metadata.append((count.rawValue, .number(Double(value))))
+            // How many points the sweep inserted late depends on the sweep over the whole point
+            // set, not on the graph: a tiled run cannot reproduce it, so it stays out of the artifact.
+            if count != .lateInsertions { metadata.append((count.rawValue, .number(Double(value)))) }
             stage.summary.set(count, value)
         }
         stage.summary.setDetail("method", .string(options.method.rawValue))

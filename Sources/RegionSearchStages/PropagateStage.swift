@@ -8,8 +8,9 @@ public enum PropagateStage {
     public static let definition = StageDefinition(
         name: "propagate",
         abstract: "spread keyword labels over the POI graph by label propagation (Zhou et al. 2004)",
-        // 2: token matching (`_` joins tokens), key=value queries, repeated keywords run once.
-        version: 2,
+        // 2 (tiles): a fixed iteration count, probe labels by global index. 2 (main): token matching
+        // (`_` joins tokens), key=value queries, repeated keywords run once. 3: both.
+        version: 3,
         inputs: [
             IngestStage.definition.provides("output", as: "pois"),
             ProjectStage.definition.provides("output", as: "projected"),
@@ -22,9 +23,16 @@ public enum PropagateStage {
         Y = 1 on POIs whose keyword text matches a query keyword. Edge weights are Gaussian with a
         self-tuning local scale, w_ij = exp(-d_ij^2 / (s_i s_j)) with s_i the graph's local spacing
         (distance to the k-th nearest neighbour); S = D^-1/2 W D^-1/2; F <- alpha S F + (1 - alpha) Y
-        from F = Y until max |change| < tolerance or max_iterations. All keywords run in one pass over
-        the graph, plus one column with Y = 1 whose result normalises F into a local keyword share.
-        Iterations and the final residual of every keyword are recorded.
+        from F = Y. Every keyword runs the same fixed number of iterations: the first at which the
+        solver's error bound (alpha^k for jacobi; 2 rho^k / (1 + rho^2k) with
+        rho = (sqrt(kappa) - 1)/(sqrt(kappa) + 1), kappa = (1 + alpha)/(1 - alpha), for chebyshev)
+        falls below tolerance, capped by max_iterations — a function of alpha, tolerance and the
+        solver only, so a score depends on the graph within iterations + 2 hops of its POI and a
+        tiled run computes the same bytes. The largest change in the last iteration is recorded
+        as the residual; a keyword whose residual exceeds tolerance is reported as not converged.
+        All keywords run in one pass over the graph, plus one column with Y = 1 whose result
+        normalises F into a local keyword share and one with random +-1 labels (by the POI's
+        index) that measures how noisy that share is.
 
         Keyword matching. Query and keyword text are NFKC + case-folded (ＣＡＦＥ = cafe, ⽕锅 = 火锅).
         A POI's keyword text is a list of values (tag values, category levels, rubrics; the name
@@ -46,13 +54,38 @@ public enum PropagateStage {
         """
 
     public static func main() -> Never {
-        ToolMain.run(definition.commandSpec(discussion: discussion)) { try run($0) }
+        ToolMain.run(commandSpec()) { try run($0) }
     }
+
+    /// The executable's command line: the stage's ports and parameters plus the tiled-run options.
+    static func commandSpec() -> CommandSpec {
+        definition.commandSpec(
+            discussion: discussion + tiledDiscussion,
+            extraOptions: [
+                TileArtifacts.writeWindowsOption, TileArtifacts.tilesOption, TileArtifacts.windowOption,
+                TileArtifacts.fromTilesOption,
+            ])
+    }
+
+    static let tiledDiscussion = """
+
+
+        Tiled runs (docs/TILES.md; 'regionsearch plan' writes the commands): --write-windows DIR
+        --tiles N cuts, for each tile (an equal share of the points in their Hilbert order), its
+        nodes and every node within iterations + 2 hops, with their keyword labels (no --output);
+        --window PATH --output PART propagates one window (no other input); --from-tiles DIR
+        --tiles N gathers the parts into the scores a single run writes, byte for byte.
+        """
 
     static func run(_ cl: ParsedCommandLine) throws {
         var stage = try StageInvocation<PropagationOptions>(cl, definition)
         let options = stage.options
-        let output = try stage.outputPath()
+        if let window = cl.value(TileArtifacts.windowOption) {
+            try runTile(&stage, window: window)
+            return
+        }
+        let writeWindows = cl.value(TileArtifacts.writeWindowsOption)
+        let output = writeWindows == nil ? try stage.outputPath() : ""
         let files = try stage.inputs(["pois", "projected", "graph"])
         let (poisFile, projectedFile, graphFile) = (files[0], files[1], files[2])
         let keywordText = try poisFile.stringView("keywords", count: poisFile.rowCount)
@@ -94,23 +127,80 @@ public enum PropagateStage {
             try Log.strictWarning(
                 "keyword \"\(l.query)\" matches no POI; its scores are all 0 and it will have no regions")
         }
-        var progress = ProgressReporter("propagate")
-        var firstResidual: Double?
-        let tolerance = options.solver.tolerance
-        let result = stage.summary.time(.propagate) {
-            KeywordPropagation.run(labels: labels, graph: graph, options: options.solver) { it, residual in
-                // The residual falls about geometrically: the share done is how far its
-                // logarithm has come from the first residual towards the tolerance.
-                if firstResidual == nil || it <= 1 { firstResidual = residual }
-                var fraction: Double?
-                if let r0 = firstResidual, r0 > tolerance, residual > 0 {
-                    fraction = max(0, min(1, log(r0 / residual) / log(r0 / tolerance)))
-                }
-                progress.tick(
-                    "iteration \(it), largest change \(String(format: "%.2e", residual))", fraction: fraction)
-            }
+        let iterations = LabelPropagation.iterationCount(options.solver)
+        let canonical = stage.parameters.canonical
+        func identity(tile: Int, tiles: Int) -> TileArtifacts.Identity {
+            .init(
+                stage: "propagate", tile: tile, tiles: tiles, nodes: rows.count, input: hex64(graphFile.checksum),
+                parameters: canonical)
         }
-        progress.finish()
+        if let dir = writeWindows {
+            let (_, tiles) = try TileArtifacts.tileNumbers(cl, needTile: false)
+            let reach = LabelPropagation.reach(iterations: iterations)
+            var visited = [UInt32](repeating: 0, count: rows.count)
+            var loaded = 0
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            } catch {
+                throw ToolFailure("\(dir): cannot create the windows directory: \(error)", status: .output)
+            }
+            for t in 0..<tiles {
+                let core = TileArtifacts.core(tile: t, tiles: tiles, count: rows.count)
+                let window = PropagationWindow.cut(
+                    graph: graph, core: core, reach: reach, visited: &visited, stamp: UInt32(t + 1))
+                let matches = labels.map { l in window.nodes.map { l.match[Int($0)] } }
+                try TileArtifacts.write(
+                    window, matches: matches, identity: identity(tile: t, tiles: tiles),
+                    extra: [
+                        ("keywords", .array(options.keywords.map { .string($0) })),
+                        ("iterations", .number(Double(iterations))), ("reach", .number(Double(reach))),
+                    ], to: TileArtifacts.window(dir, t))
+                loaded += window.nodes.count
+                Log.info(
+                    "window \(t) of \(tiles): \(groupedCount(core.count)) nodes owned, "
+                        + "\(groupedCount(window.nodes.count)) within \(reach) hops")
+            }
+            Log.info(
+                "wrote \(tiles) propagation windows into \(dir): \(groupedCount(loaded)) nodes in all "
+                    + "(\(String(format: "%.2f", Double(loaded) / Double(max(1, rows.count))))× the points)")
+            stage.summary.set(.nodes, rows.count)
+            stage.summary.setDetail("tile_points_loaded", .number(Double(loaded)))
+            try stage.finish()
+            return
+        }
+        let result: KeywordPropagation.Result
+        if let dir = cl.value(TileArtifacts.fromTilesOption) {
+            let (_, tiles) = try TileArtifacts.tileNumbers(cl, needTile: false)
+            var parts: [PropagationTilePart] = []
+            try stage.summary.time(.load) {
+                for t in 0..<tiles {
+                    parts.append(
+                        try TileArtifacts.readScoresPart(
+                            TileArtifacts.scoresPart(dir, t), expected: identity(tile: t, tiles: tiles),
+                            columns: labels.count + 2))
+                }
+            }
+            guard
+                let gathered = KeywordPropagation.gather(
+                    labels: labels, parts: parts, nodeCount: rows.count, tolerance: options.solver.tolerance)
+            else {
+                throw ArtifactError.malformed(
+                    path: dir, detail: "the \(tiles) score parts do not cover the \(rows.count) points in order")
+            }
+            result = gathered
+            Log.info("gathered \(tiles) score parts from \(dir)")
+            stage.summary.setDetail("tiles", .number(Double(tiles)))
+        } else {
+            var progress = ProgressReporter("propagate")
+            result = stage.summary.time(.propagate) {
+                KeywordPropagation.run(labels: labels, graph: graph, options: options.solver) { it, residual in
+                    progress.tick(
+                        "iteration \(it) of \(iterations), largest change \(String(format: "%.2e", residual))",
+                        fraction: Double(it) / Double(iterations))
+                }
+            }
+            progress.finish()
+        }
 
         var keywordMeta: [JSONValue] = []
         for (l, s) in zip(labels, result.status) {
@@ -126,12 +216,13 @@ public enum PropagateStage {
             Log.info(
                 "\"\(l.query)\": \(groupedCount(l.count)) matching POIs, "
                     + "\(s.iterations) iterations, "
-                    + "residual \(String(format: "%.2e", s.residual))\(s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha")"
+                    + "residual \(String(format: "%.2e", s.residual))"
+                    + (s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha or tolerance")
             )
             if !s.converged {
                 Log.warning(
-                    "keyword \"\(l.query)\" did not reach tolerance \(options.solver.tolerance) in "
-                        + "\(options.solver.maxIterations) iterations"
+                    "keyword \"\(l.query)\": its largest change in the last of \(s.iterations) iterations, "
+                        + "\(String(format: "%.2e", s.residual)), exceeds tolerance \(options.solver.tolerance)"
                 )
             }
         }
@@ -163,6 +254,7 @@ public enum PropagateStage {
                     ("converged", .bool(onesStatus.converged)),
                 ])
             ),
+            ("iterations", .number(Double(iterations))),
             ("nodes", .number(Double(rows.count))),
             ("edges", .number(Double(graph.edgeCount))),
             ("provenance", stage.provenance(inputs: [poisFile, projectedFile, graphFile])),
@@ -176,6 +268,40 @@ public enum PropagateStage {
             "propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in "
                 + "\(String(format: "%.3f", stage.summary.seconds(.propagate) ?? 0)) s"
         )
+        try stage.finish()
+    }
+
+    /// `--window`: one tile of a tiled propagation.
+    private static func runTile(_ stage: inout StageInvocation<PropagationOptions>, window path: String) throws {
+        let output = try stage.outputPath()
+        let options = stage.options
+        let w = try stage.summary.time(.load) { try TileArtifacts.readWindow(path) }
+        var identity = w.identity
+        identity.parameters = stage.parameters.canonical
+        if identity != w.identity {
+            throw ToolFailure(
+                "\(path): the window was cut with other propagate parameters "
+                    + "(\(w.identity.parameters.serialized(sortedKeys: true))); rerun --write-windows",
+                status: .usage)
+        }
+        let iterations = LabelPropagation.iterationCount(options.solver)
+        var progress = ProgressReporter("propagate")
+        let part = stage.summary.time(.propagate) {
+            KeywordPropagation.runTile(window: w.window, matches: w.matches, options: options.solver) { it, residual in
+                progress.tick(
+                    "iteration \(it) of \(iterations), largest change \(String(format: "%.2e", residual))",
+                    fraction: Double(it) / Double(iterations))
+            }
+        }
+        progress.finish()
+        try stage.summary.time(.write) {
+            try TileArtifacts.write(part, identity: w.identity, keywords: w.keywords, to: output)
+        }
+        Log.info(
+            "tile \(w.identity.tile) of \(w.identity.tiles): \(groupedCount(part.count)) nodes owned, "
+                + "\(groupedCount(w.window.nodes.count)) propagated; wrote \(output)")
+        stage.summary.set(.nodes, part.count)
+        stage.summary.set(.iterations, iterations)
         try stage.finish()
     }
 }

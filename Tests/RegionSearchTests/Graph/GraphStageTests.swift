@@ -32,7 +32,7 @@ final class GraphStageTests: XCTestCase {
     }
 
     private func run(_ arguments: [String]) -> ExitStatus {
-        let spec = GraphStage.definition.commandSpec()
+        let spec = GraphStage.commandSpec()
         return ToolMain.execute { try GraphStage.run(try spec.parse(arguments)) }
     }
 
@@ -140,7 +140,7 @@ final class GraphStageTests: XCTestCase {
     }
 
     func testHelpDescribesMethodsAndPruning() {
-        let help = GraphStage.definition.commandSpec(discussion: GraphStage.discussion).helpText
+        let help = GraphStage.commandSpec().helpText
         for phrase in [
             "--method delaunay|knn", "--prune-factor", "--max-edge-m", "--scale-k", "river", "BOTH", "Exit status",
         ] {

@@ -86,10 +86,10 @@ final class KeywordQueryListTests: XCTestCase, ManifestParsing {
             "--rejects", scratch.path("rejects.txt"),
         ])
         try ProjectStage.run(ProjectStage.definition.commandSpec().parse(["--input", pois, "--output", projected]))
-        try GraphStage.run(GraphStage.definition.commandSpec().parse(["--input", projected, "--output", graph]))
+        try GraphStage.run(GraphStage.commandSpec().parse(["--input", projected, "--output", graph]))
         let queries = ["parking", "fclass=parking", "bicycle_parking", "PARKING", "ｐａｒｋｉｎｇ", "*_parking"]
         try PropagateStage.run(
-            PropagateStage.definition.commandSpec().parse([
+            PropagateStage.commandSpec().parse([
                 "--pois", pois, "--projected", projected, "--graph", graph, "--output", scores, "--keywords",
                 queries.joined(separator: ","),
             ]))

@@ -141,4 +141,119 @@ final class LabelPropagationTests: XCTestCase {
         XCTAssertEqual(status[0].iterations, 5)
         XCTAssertGreaterThan(status[0].residual, 1e-12)
     }
+
+    /// The fixed count is the first k whose bound is at most tolerance / 10, checked against the
+    /// closed forms with logarithms (the implementation multiplies instead).
+    func testIterationCountFollowsTheSpectrumBound() {
+        for alpha in [0.5, 0.8, 0.9, 0.95, 0.99] {
+            for tolerance in [1e-3, 1e-6, 1e-9] {
+                let target = tolerance / 10
+                let kappa = (1 + alpha) / (1 - alpha)
+                let rho = (kappa.squareRoot() - 1) / (kappa.squareRoot() + 1)
+                // Chebyshev: 2ρ^k/(1+ρ^2k) ≤ t ⇔ ρ^k ≤ (1 − √(1 − t²))/t ≈ t/2.
+                let chebyshev = LabelPropagation.iterationCount(
+                    .init(alpha: alpha, tolerance: tolerance, maxIterations: 100_000, solver: .chebyshev))
+                let root = target / (1 + (1 - target * target).squareRoot())
+                let expected = Int((log(root) / log(rho)).rounded(.up))
+                XCTAssertLessThanOrEqual(abs(chebyshev - expected), 1, "chebyshev α \(alpha) tol \(tolerance)")
+                let bound = { (k: Int) in 2 * pow(rho, Double(k)) / (1 + pow(rho, Double(2 * k))) }
+                XCTAssertLessThanOrEqual(bound(chebyshev), target * (1 + 1e-9))
+                XCTAssertGreaterThan(bound(chebyshev - 1), target * (1 - 1e-9))
+                let jacobi = LabelPropagation.iterationCount(
+                    .init(alpha: alpha, tolerance: tolerance, maxIterations: 100_000, solver: .jacobi))
+                XCTAssertLessThanOrEqual(pow(alpha, Double(jacobi)), target * (1 + 1e-9))
+                XCTAssertGreaterThan(pow(alpha, Double(jacobi - 1)), target * (1 - 1e-9))
+            }
+        }
+        XCTAssertEqual(LabelPropagation.iterationCount(.init(alpha: 0.9)), 36)
+        XCTAssertEqual(
+            LabelPropagation.iterationCount(.init(alpha: 0.99, tolerance: 1e-12, maxIterations: 5)), 5, "capped")
+    }
+
+    /// A node's score after the fixed count depends only on the graph within reach(iterations)
+    /// hops: the subgraph induced by that ball gives the same bits at its centre, for both
+    /// solvers, while a much smaller ball does not. (One hop fewer often still gives the same
+    /// bits: the far end's influence shrinks by a weight below 1 per hop and falls under the
+    /// last bit; the reach is what guarantees it.)
+    func testScoreDependsOnlyOnTheReachBall() {
+        let (graph, _, _) = randomGraph(n: 1500, seed: 21)
+        let y = (0..<1500).map { $0 % 11 == 0 ? 1.0 : 0.0 }
+        for solver in LabelPropagation.Solver.allCases {
+            let options = LabelPropagation.Options(
+                alpha: 0.8, tolerance: solver == .jacobi ? 1e-2 : 1e-4, solver: solver)
+            let reach = LabelPropagation.reach(iterations: LabelPropagation.iterationCount(options))
+            let (full, fullStatus) = LabelPropagation(graph: graph).run(labels: [y], options: options)
+            var smallerDiffers = false
+            for centre in [0, 700, 1499] {
+                for radius in [reach, reach / 3] {
+                    // Breadth-first ball, kept in index order.
+                    var depth = [Int](repeating: -1, count: 1500)
+                    depth[centre] = 0
+                    var queue = [centre]
+                    var head = 0
+                    while head < queue.count {
+                        let i = queue[head]
+                        head += 1
+                        if depth[i] == radius { continue }
+                        for e in graph.range(i) where depth[Int(graph.neighbors[e])] < 0 {
+                            depth[Int(graph.neighbors[e])] = depth[i] + 1
+                            queue.append(Int(graph.neighbors[e]))
+                        }
+                    }
+                    let ball = (0..<1500).filter { depth[$0] >= 0 }
+                    var local = [Int](repeating: -1, count: 1500)
+                    for (k, i) in ball.enumerated() { local[i] = k }
+                    var offsets: [UInt64] = [0]
+                    var nb: [UInt32] = []
+                    var len: [Float] = []
+                    for i in ball {
+                        for e in graph.range(i) where local[Int(graph.neighbors[e])] >= 0 {
+                            nb.append(UInt32(local[Int(graph.neighbors[e])]))
+                            len.append(graph.length[e])
+                        }
+                        offsets.append(UInt64(nb.count))
+                    }
+                    let sub = AdjacencyGraph(
+                        offsets: offsets, neighbors: nb, length: len, scale: ball.map { graph.scale[$0] })
+                    let c = local[centre]
+                    let (part, status) = LabelPropagation(graph: sub).run(
+                        labels: [ball.map { y[$0] }], options: options, residualRows: c..<(c + 1))
+                    if radius == reach {
+                        XCTAssertEqual(part[0][c].bitPattern, full[0][centre].bitPattern, "\(solver) node \(centre)")
+                        XCTAssertLessThanOrEqual(status[0].residual, fullStatus[0].residual)
+                    } else if part[0][c].bitPattern != full[0][centre].bitPattern {
+                        smallerDiffers = true
+                    }
+                }
+            }
+            XCTAssertTrue(smallerDiffers, "\(solver): a smaller ball should not be enough (the test would be vacuous)")
+        }
+    }
+
+    /// The largest change reported over a set of rows is the maximum over those rows only, and
+    /// over all rows equals the maximum of the parts (what a tiled run combines).
+    func testResidualOverRowsCombinesByMaximum() {
+        let (graph, _, _) = randomGraph(n: 900, seed: 5)
+        let prop = LabelPropagation(graph: graph)
+        let y = (0..<900).map { $0 % 13 == 0 ? 1.0 : 0.0 }
+        let (_, all) = prop.run(labels: [y, y.map { 1 - $0 }], options: .init())
+        var parts: [[LabelPropagation.ColumnStatus]] = []
+        for rows in [0..<301, 301..<777, 777..<900] {
+            parts.append(prop.run(labels: [y, y.map { 1 - $0 }], options: .init(), residualRows: rows).status)
+        }
+        for c in 0..<2 {
+            XCTAssertEqual(parts.map { $0[c].residual }.max(), all[c].residual)
+        }
+    }
+
+    /// Probe labels are a function of the node's index in the whole data set.
+    func testProbeLabelsAreCounterBased() {
+        let all = NoiseProbe.labels(count: 10_000)
+        XCTAssertEqual(NoiseProbe.labels(indices: [17, 4096, 9999]), [all[17], all[4096], all[9999]])
+        let plus = all.filter { $0 == 1 }.count
+        XCTAssertEqual(Double(plus) / 10_000, 0.5, accuracy: 0.02)
+        XCTAssertTrue(all.allSatisfy { $0 == 1 || $0 == -1 })
+        // Not trivially periodic.
+        XCTAssertNotEqual(Array(all[0..<64]), Array(all[64..<128]))
+    }
 }

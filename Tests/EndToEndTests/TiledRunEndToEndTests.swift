@@ -1,0 +1,230 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchPipeline
+@testable import RegionSearchStages
+
+/// A tiled run (`regionsearch plan`, then every `regionsearch tile` step as the workflow jobs run
+/// them, no engine) writes exactly the single run's bytes: every object in the work directory
+/// (same keys, same files) and the GeoJSON — for 1, 2, 7 and 16 tiles, α 0.8 / 0.9 / 0.95, both
+/// graph methods, stacked points, a near-lattice, worldwide data across the antimeridian, and a
+/// first halo too small to certify anything.
+final class TiledRunEndToEndTests: XCTestCase {
+    /// CSV text of `points` (lon, lat, category), ids in order.
+    private static func csv(_ points: [(Double, Double, String)]) -> String {
+        var out = "id,name,category,lon,lat\n"
+        for (i, p) in points.enumerated() {
+            out += "\(i + 1),poi \(i + 1),\(p.2),\(String(format: "%.7f", p.0)),\(String(format: "%.7f", p.1))\n"
+        }
+        return out
+    }
+
+    /// A city around Helsinki: uniform background, dense cafe and bank blobs, a river band with no
+    /// POIs, and stacked points (several POIs at one address).
+    static let city: String = {
+        var rng = SeededRandom(seed: 99)
+        var p: [(Double, Double, String)] = []
+        let categories = ["shop", "office", "restaurant", "school"]
+        for i in 0..<4_000 {
+            var lat = 60.15 + rng.uniform(0, 0.06)
+            let lon = 24.90 + rng.uniform(0, 0.12)
+            if abs(lat - 60.18) < 0.002 { lat += 0.005 }  // the river
+            p.append((lon, lat, categories[i % 4]))
+        }
+        for (clon, clat, kw, n) in [
+            (24.94, 60.17, "cafe", 300), (24.99, 60.20, "cafe", 200), (24.96, 60.16, "bank", 150),
+        ] {
+            for _ in 0..<n { p.append((clon + 0.002 * rng.normal(), clat + 0.001 * rng.normal(), kw)) }
+        }
+        for s in 0..<60 {
+            let base = p[s * 37]
+            for k in 0..<(2 + s % 5) { p.append((base.0, base.1, k % 2 == 0 ? "cafe" : "office")) }
+        }
+        return csv(p)
+    }()
+
+    /// Worldwide points, with dense clusters on both sides of the antimeridian (Fiji) and in the
+    /// far north (Equal Earth).
+    static let world: String = {
+        var rng = SeededRandom(seed: 5)
+        var p: [(Double, Double, String)] = []
+        for i in 0..<2_500 {
+            p.append((rng.uniform(-180, 180), rng.uniform(-60, 75), i % 3 == 0 ? "airport" : "town"))
+        }
+        for (clon, clat, n) in [(179.7, -17.5, 250), (-179.8, -16.8, 250), (-150.0, 61.0, 200)] {
+            for _ in 0..<n {
+                var lon = clon + 0.6 * rng.normal()
+                if lon > 180 { lon -= 360 }
+                if lon < -180 { lon += 360 }
+                p.append((lon, clat + 0.4 * rng.normal(), "heliport"))
+            }
+        }
+        return csv(p)
+    }()
+
+    /// A regular grid in degrees (nearly cocircular after projection), with keyword rows.
+    static let grid: String = {
+        var p: [(Double, Double, String)] = []
+        for r in 0..<60 {
+            for c in 0..<60 {
+                // Two 8 × 8 blocks of cafés among 3,600 points: dense for the keyword.
+                let block = (r / 8, c / 8)
+                let cafe = block == (2, 2) || block == (5, 4)
+                p.append((24.9 + Double(c) * 0.001, 60.15 + Double(r) * 0.0005, cafe ? "cafe" : "shop"))
+            }
+        }
+        return csv(p)
+    }()
+
+    private func fixture(_ csv: String, keywords: [String], sections: [(String, JSONValue)]) throws -> PipelineFixture {
+        let f = try PipelineFixture()
+        try csv.write(toFile: f.csvPath, atomically: true, encoding: .utf8)
+        try f.writeManifest(sections: sections + [("maps", .bool(false))], keywords: keywords)
+        return f
+    }
+
+    /// Runs the data once as a single run and once tiled, and compares every byte.
+    @discardableResult
+    private func assertTiledEqualsSingle(
+        _ csv: String, keywords: [String], sections: [(String, JSONValue)] = [], tiles: Int, halo: Int = 1,
+        pointsPerCell: Int = 256, label: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> (plan: String, tiled: PipelineFixture) {
+        let single = try fixture(csv, keywords: keywords, sections: sections)
+        let tiled = try fixture(csv, keywords: keywords, sections: sections)
+        defer { single.remove() }
+        let r = try single.run()
+        XCTAssertEqual(r.status, 0, "\(label): single run: \(r.output)", file: file, line: line)
+        let dir = tiled.root + "/wf"
+        let plan = dir + "/plan.json"
+        var steps: [[String]] = [
+            [
+                "plan", tiled.manifestPath, "--tiles", String(tiles), "--emit", "snakefile", dir, "--halo-cells",
+                String(halo), "--points-per-cell", String(pointsPerCell),
+            ],
+            ["tile", "prepare", "--plan", plan],
+        ]
+        steps += (0..<tiles).map { ["tile", "graph", "--plan", plan, "--tile", String($0)] }
+        steps.append(["tile", "gather-graph", "--plan", plan])
+        steps += (0..<tiles).map { ["tile", "propagate", "--plan", plan, "--tile", String($0)] }
+        steps.append(["tile", "finish", "--plan", plan])
+        for step in steps {
+            let s = try tiled.tool(step + ["--threads", "2"].filter { _ in step[0] == "tile" })
+            XCTAssertEqual(s.status, 0, "\(label): \(step.joined(separator: " ")): \(s.output)", file: file, line: line)
+            if s.status != 0 { return (plan, tiled) }
+        }
+        let a = try single.objectFiles()
+        let b = try tiled.objectFiles()
+        XCTAssertEqual(a.keys.sorted(), b.keys.sorted(), "\(label): the same stage keys", file: file, line: line)
+        for (name, bytes) in a where b[name] != bytes {
+            XCTFail("\(label): \(name) differs", file: file, line: line)
+        }
+        XCTAssertEqual(try single.output(), try tiled.output(), "\(label): GeoJSON", file: file, line: line)
+        XCTAssertNotNil(
+            try tiled.output().range(of: Data("Polygon".utf8)), "\(label): no region at all (the test would be weak)",
+            file: file, line: line)
+        // A single run on the tiled work directory finds everything up to date.
+        let status = try tiled.tool(["status", tiled.manifestPath, "--check"])
+        XCTAssertEqual(status.status, 0, "\(label): not up to date after the tiled run", file: file, line: line)
+        return (plan, tiled)
+    }
+
+    func testCityInTilesForEveryAlphaAndMethod() throws {
+        let kw = ["cafe", "bank"]
+        try assertTiledEqualsSingle(Self.city, keywords: kw, tiles: 1, label: "1 tile").tiled.remove()
+        try assertTiledEqualsSingle(
+            Self.city, keywords: kw,
+            sections: [("propagate", .object([("alpha", .number(0.8)), ("solver", .string("jacobi"))]))], tiles: 2,
+            label: "2 tiles, α 0.8, Jacobi"
+        ).tiled.remove()
+        try assertTiledEqualsSingle(
+            Self.city, keywords: kw,
+            sections: [
+                ("graph", .object([("method", .string("knn"))])), ("regions", .object([("measure", .string("lift"))])),
+            ], tiles: 7, label: "7 tiles, kNN, lift"
+        ).tiled.remove()
+        try assertTiledEqualsSingle(
+            Self.city, keywords: kw,
+            sections: [("propagate", .object([("alpha", .number(0.95))]))], tiles: 16, label: "16 tiles, α 0.95"
+        ).tiled.remove()
+    }
+
+    func testWorldAcrossTheAntimeridianAndANearLattice() throws {
+        try assertTiledEqualsSingle(Self.world, keywords: ["heliport", "airport"], tiles: 4, label: "world")
+            .tiled.remove()
+        try assertTiledEqualsSingle(
+            Self.world, keywords: ["heliport"],
+            sections: [
+                ("graph", .object([("method", .string("knn"))])), ("propagate", .object([("alpha", .number(0.95))])),
+            ],
+            tiles: 7, label: "world, kNN, α 0.95"
+        ).tiled.remove()
+        try assertTiledEqualsSingle(Self.grid, keywords: ["cafe"], tiles: 4, label: "grid").tiled.remove()
+    }
+
+    /// With no halo and a fine grid, no tile can certify its first window; every tile grows and
+    /// the bytes are still the single run's.
+    func testASmallFirstHaloGrows() throws {
+        let (plan, tiled) = try assertTiledEqualsSingle(
+            Self.city, keywords: ["cafe"], tiles: 4, halo: 0, pointsPerCell: 16, label: "halo 0")
+        defer { tiled.remove() }
+        let dir = (plan as NSString).deletingLastPathComponent + "/graph"
+        var rounds: [Int] = []
+        for t in 0..<4 {
+            let part = try ArtifactFile(path: TileArtifacts.graphPart(dir, t), expected: .graph)
+            rounds.append(part.metadata["tile_part"]?["loaded_per_round"]?.arrayValue?.count ?? 0)
+        }
+        XCTAssertTrue(rounds.allSatisfy { $0 >= 2 }, "every tile should have grown its window: \(rounds)")
+    }
+
+    /// Parts made from other data or parameters are refused by the gather, naming the part and
+    /// what to rerun.
+    func testStalePartsAreRefused() throws {
+        let (plan, tiled) = try assertTiledEqualsSingle(Self.grid, keywords: ["cafe"], tiles: 2, label: "grid, 2")
+        defer { tiled.remove() }
+        // Another graph parameter: the graph stage reruns, gathers the old parts, and must refuse.
+        try tiled.writeManifest(
+            sections: [("maps", .bool(false)), ("graph", .object([("prune_factor", .number(3))]))], keywords: ["cafe"])
+        let r = try tiled.tool(["tile", "gather-graph", "--plan", plan])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.output.contains("graph-part-0000.rsa"), r.output)
+        XCTAssertTrue(r.output.contains("other parameters"), r.output)
+        XCTAssertTrue(r.output.contains("rerun the tile jobs"), r.output)
+    }
+
+    /// The plan's engine files: a Snakefile with one rule per step and the Slurm profile with the
+    /// squeue status check, or sbatch scripts chained by afterok that bash accepts.
+    func testPlanWritesTheEngineFiles() throws {
+        let f = try fixture(Self.grid, keywords: ["cafe"], sections: [])
+        defer { f.remove() }
+        let dir = f.root + "/wf"
+        XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "3", "--emit", "snakefile", dir]).status, 0)
+        let snakefile = try String(contentsOfFile: dir + "/Snakefile", encoding: .utf8)
+        for rule in ["rule all:", "rule prepare:", "rule graph_tile:", "rule gather_graph:", "rule propagate_tile:"] {
+            XCTAssertTrue(snakefile.contains(rule), rule)
+        }
+        XCTAssertTrue(snakefile.contains("TILES = [\"0000\", \"0001\", \"0002\"]"))
+        let profile = try String(contentsOfFile: dir + "/profiles/slurm/config.yaml", encoding: .utf8)
+        XCTAssertTrue(profile.contains("executor: slurm"))
+        XCTAssertTrue(profile.contains("slurm-status-command: squeue"))
+        XCTAssertTrue(profile.contains("  graph_tile:\n    mem_mb: "))
+        XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "auto", "--emit", "sbatch", dir]).status, 0)
+        let submit = try String(contentsOfFile: dir + "/submit.sh", encoding: .utf8)
+        XCTAssertTrue(submit.contains("--dependency=afterok:"))
+        XCTAssertTrue(submit.contains("--kill-on-invalid-dep=yes"))
+        XCTAssertTrue(submit.contains("--array=\"$tiles\""))
+        for script in ["submit.sh", "sbatch/graph.sbatch", "sbatch/finish.sbatch"] {
+            let check = try ChildProcess.run("/bin/bash", ["-n", dir + "/" + script])
+            XCTAssertTrue(check.succeeded, script)
+        }
+        let graphJob = try String(contentsOfFile: dir + "/sbatch/graph.sbatch", encoding: .utf8)
+        XCTAssertTrue(graphJob.contains("#SBATCH --mem="))
+        XCTAssertTrue(graphJob.contains("--tile \"$SLURM_ARRAY_TASK_ID\""))
+        // auto: one tile for 3,600 POIs.
+        XCTAssertEqual(try TilePlan.load(dir + "/plan.json").tiles, 1)
+        // Experiment manifests and bad options are refused with status 2.
+        XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "0", "--emit", "sbatch", dir]).status, 2)
+        XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "make", dir]).status, 2)
+        XCTAssertEqual(try f.tool(["tile", "graph", "--plan", dir + "/plan.json"]).status, 2)
+    }
+}
