@@ -139,12 +139,19 @@ public struct PlotRenderer {
             xs = (0..<n).map { left + slot * (Double($0) + 0.5) }
         }
         cr.selectFont(size: 12)
+        // Labels wider than their slot would run into each other: every other one is set a line
+        // lower (alternating rows), which keeps twelve input names legible on a 440 px panel.
+        let slotWidth = n > 1 ? abs(xs[1] - xs[0]) : plotWidth
+        let crowded = figure.xLabels.contains { Double($0.count) * 6.5 > slotWidth - 4 }
         for (i, label) in figure.xLabels.enumerated() {
-            cr.line(from: (xs[i], bottom), to: (xs[i], bottom + 4), MapStyle.secondaryInk, width: 1)
-            cr.text(label, x: xs[i], y: bottom + 18, MapStyle.ink, align: .center)
+            let lower = crowded && i % 2 == 1
+            cr.line(from: (xs[i], bottom), to: (xs[i], bottom + (lower ? 16 : 4)), MapStyle.secondaryInk, width: 1)
+            cr.text(label, x: xs[i], y: bottom + (lower ? 32 : 18), MapStyle.ink, align: .center)
         }
         cr.selectFont(size: 13)
-        cr.text(figure.xLabel, x: left + plotWidth / 2, y: bottom + 40, MapStyle.secondaryInk, align: .center)
+        cr.text(
+            figure.xLabel, x: left + plotWidth / 2, y: bottom + (crowded ? 52 : 40), MapStyle.secondaryInk,
+            align: .center)
 
         let series = panel.values.count
         switch figure.kind {

@@ -115,6 +115,11 @@ struct ExperimentPlots {
             Metric(title: "recall @ IoU \(t)", range: 0...1, value: { $0.score.map { $0.recall[k] } }),
             Metric(title: "precision @ IoU \(t)", range: 0...1, value: { $0.score.map { $0.precision[k] } }),
         ]
+        if results.memberChecked {
+            // The headline on real truth and the scenarios: truth items with half their members in
+            // regions of their keyword (IoU does not reward a region that holds a strip whole).
+            out.insert(Metric(title: "member recall", range: 0...1, value: { $0.score?.memberRecall }), at: 1)
+        }
         if results.poiScored {
             out.append(Metric(title: "POI recall", range: 0...1, value: { $0.score?.poiRecall }))
             out.append(Metric(title: "POI precision", range: 0...1, value: { $0.score?.poiPrecision }))
