@@ -102,40 +102,95 @@ enum VoidEdges {
         return flags
     }
 
+    /// The k-th smallest of `v[0..<m]` (0-based) by quickselect; reorders `v[0..<m]` so that the
+    /// k values before position k are the smallest.
+    @inline(__always)
+    static func select(_ v: UnsafeMutablePointer<Float>, _ m: Int, _ k: Int) -> Float {
+        var lo = 0
+        var hi = m - 1
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2
+            if v[mid] < v[lo] { swap(&v[mid], &v[lo]) }
+            if v[hi] < v[lo] { swap(&v[hi], &v[lo]) }
+            if v[hi] < v[mid] { swap(&v[hi], &v[mid]) }
+            let pivot = v[mid]
+            var i = lo
+            var j = hi
+            while i <= j {
+                while v[i] < pivot { i += 1 }
+                while v[j] > pivot { j -= 1 }
+                if i <= j {
+                    let t = v[i]
+                    v[i] = v[j]
+                    v[j] = t
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { return v[k] }
+        }
+        return v[k]
+    }
+
     /// σ̄ per point: the median σ over the point and its graph neighbours up to two edges away, at
     /// least the point's own σ / √2.
+    ///
+    /// Each worker marks the points it has reached from i in its own stamp array (no sort to
+    /// remove duplicates) and selects the median of the ~20 values without sorting them: the
+    /// median of the same multiset as a sort gives, bit for bit.
     static func smoothedScale(_ graph: AdjacencyGraph) -> [Float] {
         let n = graph.nodeCount
         var out = [Float](repeating: 0, count: n)
+        let workers = max(1, min(Parallel.threadCount, n / 4096))
+        let share = (n + workers - 1) / workers
         out.withUnsafeMutableBufferPointer { out in
             let out = out
             graph.offsets.withUnsafeBufferPointer { offsets in
                 graph.neighbors.withUnsafeBufferPointer { nb in
                     graph.scale.withUnsafeBufferPointer { scale in
-                        Parallel.forRanges(n, minChunk: 4096) { range in
-                            var ring: [Int32] = []
-                            var values: [Float] = []
-                            for i in range {
-                                ring.removeAll(keepingCapacity: true)
-                                ring.append(Int32(i))
-                                for e in Int(offsets[i])..<Int(offsets[i + 1]) { ring.append(Int32(bitPattern: nb[e])) }
-                                let first = ring.count
-                                for t in 1..<first {
-                                    let j = Int(ring[t])
-                                    for e in Int(offsets[j])..<Int(offsets[j + 1]) {
-                                        ring.append(Int32(bitPattern: nb[e]))
+                        Parallel.forEach(workers) { w in
+                            // seen[v] == i + 1: v already counted for point i (no clearing needed).
+                            let seen = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+                            seen.initialize(repeating: 0, count: n)
+                            var capacity = 64
+                            var values = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+                            defer {
+                                seen.deallocate()
+                                values.deallocate()
+                            }
+                            for i in (w * share)..<min(n, (w + 1) * share) {
+                                let mark = UInt32(truncatingIfNeeded: i + 1)
+                                var m = 0
+                                @inline(__always) func add(_ v: Int) {
+                                    if seen[v] == mark { return }
+                                    seen[v] = mark
+                                    if m == capacity {
+                                        let bigger = UnsafeMutablePointer<Float>.allocate(capacity: 2 * capacity)
+                                        bigger.update(from: values, count: m)
+                                        values.deallocate()
+                                        values = bigger
+                                        capacity *= 2
                                     }
+                                    values[m] = scale[v]
+                                    m += 1
                                 }
-                                ring.sort()
-                                values.removeAll(keepingCapacity: true)
-                                var last: Int32 = -1
-                                for v in ring where v != last {
-                                    values.append(scale[Int(v)])
-                                    last = v
+                                add(i)
+                                let lo = Int(offsets[i])
+                                let hi = Int(offsets[i + 1])
+                                for e in lo..<hi { add(Int(nb[e])) }
+                                for e in lo..<hi {
+                                    let j = Int(nb[e])
+                                    for f in Int(offsets[j])..<Int(offsets[j + 1]) { add(Int(nb[f])) }
                                 }
-                                values.sort()
-                                let m = values.count
-                                let median = m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2])
+                                let upper = Self.select(values, m, m / 2)
+                                var median = upper
+                                if m % 2 == 0 {
+                                    // The lower half now holds the m/2 smallest values: the other
+                                    // middle value is their largest.
+                                    var lower = values[0]
+                                    for k in 1..<(m / 2) { lower = max(lower, values[k]) }
+                                    median = 0.5 * (lower + upper)
+                                }
                                 // Never below the point's own σ deflated by √2, the most a half-plane
                                 // (a bank) inflates it: a sparse point beside a dense centre keeps
                                 // its own, sparse, spacing.
