@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -7,7 +9,8 @@
 /// Writes a file so that readers only ever see the previous complete version or the new
 /// complete version: the bytes go to a temporary file in the same directory, are flushed with
 /// `fsync`, and the temporary file is renamed over the target; the directory is then synced so
-/// the rename survives a power cut. A crash leaves at most a `*.tmp-*` file that no stage reads.
+/// the rename survives a power cut (both syncs only when ``durable``). A crash leaves at most a
+/// `*.tmp-*` file that no stage reads.
 public final class AtomicFile {
     public let path: String
     let temporaryPath: String
@@ -17,12 +20,29 @@ public final class AtomicFile {
     private(set) var bytesWritten: Int = 0
     private var finished = false
 
+    private static let syncing = Atomic<Bool>(true)
+
+    /// Whether ``commit()`` makes the file durable (`fsync` of the file and of its directory);
+    /// true by default. The stages that `regionsearch run` starts write without (`--no-sync`): a
+    /// sync costs about as much as writing (30 ms for 80 MB here), and the runner checks every
+    /// object's content hash before it relies on it, so a file a power cut left short or empty
+    /// is found and rebuilt, never used. Files a user reads directly (the published GeoJSON and
+    /// maps, a stage run by hand) stay durable. The rename is atomic either way.
+    public static var durable: Bool {
+        get { syncing.load(ordering: .relaxed) }
+        set { syncing.store(newValue, ordering: .relaxed) }
+    }
+
     /// The temporary-file marker; `regionsearch clean` and the runner remove leftovers with it.
     public static let temporaryMarker = ".tmp-"
 
-    /// Creates the temporary file beside `path`.
-    public init(path: String) throws {
+    /// Overrides ``durable`` for this file (nil: the process-wide setting).
+    let durable: Bool?
+
+    /// Creates the temporary file beside `path`; `durable` overrides the process-wide setting.
+    public init(path: String, durable: Bool? = nil) throws {
         self.path = path
+        self.durable = durable
         let dir = AtomicFile.directory(of: path)
         let base = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         var tmp = ""
@@ -107,7 +127,8 @@ public final class AtomicFile {
     public func commit() throws {
         try flushBuffer()
         CrashPoint.reached("fsync")
-        if fsync(fd) != 0 {
+        let durable = self.durable ?? AtomicFile.durable
+        if durable && fsync(fd) != 0 {
             throw ArtifactError.writeFailed(path: path, reason: "fsync: " + String(cString: strerror(errno)))
         }
         close(fd)
@@ -121,7 +142,7 @@ public final class AtomicFile {
         }
         finished = true
         CrashPoint.reached("renamed")
-        AtomicFile.syncDirectory(AtomicFile.directory(of: path))
+        if durable { AtomicFile.syncDirectory(AtomicFile.directory(of: path)) }
     }
 
     /// Removes the temporary file without touching the target.
@@ -143,15 +164,15 @@ public final class AtomicFile {
         }
     }
 
-    /// Writes a whole file atomically.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
-        let f = try AtomicFile(path: path)
+    /// Writes a whole file atomically (`durable`: see ``durable``).
+    public static func write(_ bytes: [UInt8], to path: String, durable: Bool? = nil) throws {
+        let f = try AtomicFile(path: path, durable: durable)
         try f.write(bytes)
         try f.commit()
     }
 
     /// Writes a whole text file atomically.
-    public static func write(_ text: String, to path: String) throws {
-        try write(Array(text.utf8), to: path)
+    public static func write(_ text: String, to path: String, durable: Bool? = nil) throws {
+        try write(Array(text.utf8), to: path, durable: durable)
     }
 }

@@ -152,7 +152,7 @@ public final class Runner {
             if !forced {
                 let check =
                     session.completed[entry].map { StagePlanner.Check.upToDate($0) }
-                    ?? timed({ planner.check(stage, key: hash) })
+                    ?? timed({ planner.check(stage, key: hash, digests: session.digests) })
                 switch check {
                 case .upToDate(let record):
                     // A result made with warnings about the data is not good enough for --strict.
@@ -290,10 +290,11 @@ public final class Runner {
         guard launch.termination.succeeded else { try failed(nil) }
         CrashPoint.reached("stage-done")
 
-        // The outputs are only as good as the inputs the stage read: hash them again.
+        // The outputs are only as good as the inputs the stage read: check that they are unchanged
+        // (by their signatures, rehashing only a file whose signature changed or was not settled).
         for input in key.inputs {
             let path = planner.absolute(input.path)
-            if timed({ try? FileDigest.of(path: path) }) != input.digest {
+            if !timed({ session.digests.hasDigest(path: path, input.digest) }) {
                 throw RunnerError.inputChanged(stage: stage.name, input: input.name, path: path)
             }
         }
@@ -305,7 +306,7 @@ public final class Runner {
                 outputs.append(
                     .init(
                         name: port.option, file: port.fileName,
-                        digest: try timed { try FileDigest.of(path: staging + "/" + port.fileName) }))
+                        digest: try timed { try session.digests.digest(path: staging + "/" + port.fileName) }))
             } catch {
                 try failed(
                     "\(stage.executable) exited successfully but did not "
@@ -326,8 +327,9 @@ public final class Runner {
                 retired = work.retiredDirectory(stage: stage.name, key: hash, pid: pid)
                 try FileSystem.rename(object, to: retired!)
             }
+            // Not synced: the record written next only counts if the object verifies (see
+            // StageRecord.write), so a rename a power cut undid means a rerun.
             try FileSystem.rename(staging, to: object)
-            AtomicFile.syncDirectory(work.objects)
             if let retired { try FileSystem.removeTree(retired) }
         } catch {
             throw RunnerError.fileSystem(error)

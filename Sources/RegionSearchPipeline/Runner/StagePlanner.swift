@@ -51,7 +51,11 @@ struct StagePlanner {
                 digest = known
             } else {
                 do {
-                    digest = try FileDigest.of(path: input.path)
+                    if let session {
+                        digest = try session.digests.digest(path: input.path)
+                    } else {
+                        digest = try FileDigest.of(path: input.path)
+                    }
                 } catch {
                     throw RunnerError.inputUnreadable(manifest: manifest.file, key: input.key, failure: error)
                 }
@@ -80,8 +84,9 @@ struct StagePlanner {
         return out
     }
 
-    /// Looks up the record of `key` and verifies its outputs by rehashing them.
-    public func check(_ stage: StageDefinition, key: ContentHash) -> Check {
+    /// Looks up the record of `key` and verifies its outputs by rehashing them (remembering the
+    /// digests in `digests`, when given, for the rest of the run).
+    func check(_ stage: StageDefinition, key: ContentHash, digests: DigestCache? = nil) -> Check {
         let path = work.recordPath(stage: stage.name, key: key)
         let record: StageRecord?
         do {
@@ -90,13 +95,13 @@ struct StagePlanner {
             return .damaged(error.description)
         }
         guard let record, record.succeeded, record.keyHash == key else { return .absent }
-        if let problem = verify(stage, record: record) { return .damaged(problem) }
+        if let problem = verify(stage, record: record, digests: digests) { return .damaged(problem) }
         return .upToDate(record)
     }
 
     /// Nil when every output of the record is present with its recorded hash; otherwise what is
     /// wrong, naming the file. Artifacts that fail are opened to say how (truncated, checksum).
-    public func verify(_ stage: StageDefinition, record: StageRecord) -> String? {
+    func verify(_ stage: StageDefinition, record: StageRecord, digests: DigestCache? = nil) -> String? {
         let dir = absolute(Self.objectPath(stage: stage.name, key: record.keyHash))
         for port in stage.outputs where !record.outputs.contains(where: { $0.file == port.fileName }) {
             return "\(dir)/\(port.fileName): not listed in the run record"
@@ -105,7 +110,11 @@ struct StagePlanner {
             let path = dir + "/" + output.file
             let digest: FileDigest
             do {
-                digest = try FileDigest.of(path: path)
+                if let digests {
+                    digest = try digests.digest(path: path)
+                } else {
+                    digest = try FileDigest.of(path: path)
+                }
             } catch {
                 return error.isMissing
                     ? "\(path): output is missing" : "\(path): output cannot be read: \(error.reason)"
