@@ -210,7 +210,8 @@ final class StageKeyTests: XCTestCase {
                 "/w/stage/scores.rsa",
                 "--keywords", "cafe", "--keywords", "咖啡", "--alpha", "0.85", "--tolerance", "1e-06", "--max-iterations",
                 "1000",
-                "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--no-sync", "--threads", "2", "--quiet",
+                "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--no-sync", "--threads", "2",
+                "--quiet",
             ])
         // Every value survives the round trip through the stage's own option parser.
         let parsed = try? PropagateStage.definition.commandSpec().parse(propagate).parameters()
