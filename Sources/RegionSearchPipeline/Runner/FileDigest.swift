@@ -150,8 +150,25 @@ final class DigestCache {
 
     private static func identity(_ s: FileSignature) -> String { "\(s.device):\(s.inode)" }
 
-    /// Hashes the file and remembers its digest under its signature.
-    func digest(path: String) throws(FileDigest.Failure) -> FileDigest {
+    /// Hashes the file and remembers its digest under its signature. An artifact (`artifact`)
+    /// is identified by ``ArtifactFile/identity(path:verifyingColumns:)`` instead — a few
+    /// kilobytes read — and with `verifyingColumns` its columns are checked against their
+    /// checksums too.
+    func digest(path: String, artifact: Bool = false, verifyingColumns: Bool = true) throws(FileDigest.Failure)
+        -> FileDigest
+    {
+        if artifact {
+            let signature = FileSignature.current(path: path)
+            let digest = try FileDigest.ofArtifact(path: path, verifyingColumns: verifyingColumns)
+            if verifyingColumns {
+                hashedFiles += 1
+                hashedBytes += digest.size
+            }
+            if let signature, signature.isSettled(at: FileSignature.now()) {
+                known[Self.identity(signature)] = (signature, digest)
+            }
+            return digest
+        }
         let (digest, signature) = try FileDigest.hashed(path: path)
         hashedFiles += 1
         hashedBytes += digest.size
@@ -160,13 +177,31 @@ final class DigestCache {
     }
 
     /// Whether the file still has `digest`: true without reading it when its signature is the one
-    /// it had when it was hashed with that digest; otherwise it is hashed again.
-    func hasDigest(path: String, _ digest: FileDigest) -> Bool {
+    /// it had when it was hashed with that digest; otherwise it is hashed (an artifact: its
+    /// identity taken) again. An artifact's columns are not rehashed here: every stage checks
+    /// each column it reads against its checksum, so content altered behind an unchanged identity
+    /// stops the stage that reads it rather than passing into a result.
+    func hasDigest(path: String, _ digest: FileDigest, artifact: Bool = false) -> Bool {
         if let now = FileSignature.current(path: path), let (signature, known) = known[Self.identity(now)],
             signature == now, known == digest
         {
             return true
         }
-        return (try? self.digest(path: path)) == digest
+        return (try? self.digest(path: path, artifact: artifact, verifyingColumns: false)) == digest
+    }
+}
+
+extension FileDigest {
+    /// An artifact's recorded digest: its identity (see ``ArtifactFile/identity``) and size.
+    static func ofArtifact(path: String, verifyingColumns: Bool) throws(Failure) -> FileDigest {
+        do {
+            let (hash, size) = try ArtifactFile.identity(path: path, verifyingColumns: verifyingColumns)
+            return FileDigest(hash: hash, size: size)
+        } catch {
+            var st = stat()
+            let missing = stat(path, &st) != 0 && errno == ENOENT
+            throw Failure(
+                path: path, reason: missing ? "No such file or directory" : error.description, isMissing: missing)
+        }
     }
 }
