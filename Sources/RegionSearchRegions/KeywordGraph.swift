@@ -49,9 +49,11 @@ public struct KeywordGraph: Sendable {
         geometry = x.withUnsafeBufferPointer { bx in
             y.withUnsafeBufferPointer { SubsetGeometry(x: bx, y: $0, subset: keywordPoints) }
         }
-        spacing = geometry.kthNeighbourDistance(rules.neighbours)
-        locationSpacing = geometry.kthLocationDistance(rules.neighbours)
-        wideSpacing = geometry.kthNeighbourDistance(2 * rules.neighbours)
+        // One k-d tree query for all three (the shorter lists are prefixes of the longer).
+        let nearest = geometry.nearestLocations(2 * rules.neighbours)
+        spacing = geometry.kthNeighbourDistance(rules.neighbours, nearest: nearest)
+        locationSpacing = geometry.kthLocationDistance(rules.neighbours, nearest: nearest)
+        wideSpacing = geometry.kthNeighbourDistance(2 * rules.neighbours, nearest: nearest)
         self.rules = rules
     }
 

@@ -255,4 +255,31 @@ final class FastPathEquivalenceTests: XCTestCase {
             XCTAssertEqual(counted.matching, matching)
         }
     }
+
+    /// Spacings taken from one shared nearest-location query (the longest k) equal those each
+    /// query makes for itself, bit for bit: duplicates, few locations, k beyond the locations.
+    func testSharedNearestLocationListsGiveTheSameSpacings() {
+        let cases: [(String, PointSet)] = [
+            ("clustered with duplicates", PointSet.clustered(3000, seed: 46).withDuplicates(900, seed: 47)),
+            ("grid ties", PointSet.grid(20, 15, spacing: 10)),
+            ("three locations", PointSet.uniform(3, seed: 48).withDuplicates(5, seed: 49)),
+        ]
+        for (name, p) in cases {
+            let subset = (0..<UInt32(p.count)).filter { $0 % 3 != 1 }
+            let g = p.x.withUnsafeBufferPointer { x in
+                p.y.withUnsafeBufferPointer { SubsetGeometry(x: x, y: $0, subset: subset) }
+            }
+            for k in [1, 2, 5, 8] {
+                let shared = g.nearestLocations(2 * k)
+                for kk in [k, 2 * k] {
+                    XCTAssertEqual(
+                        g.kthNeighbourDistance(kk, nearest: shared).map(\.bitPattern),
+                        g.kthNeighbourDistance(kk).map(\.bitPattern), "\(name): neighbour k=\(kk)")
+                    XCTAssertEqual(
+                        g.kthLocationDistance(kk, nearest: shared).map(\.bitPattern),
+                        g.kthLocationDistance(kk).map(\.bitPattern), "\(name): location k=\(kk)")
+                }
+            }
+        }
+    }
 }
