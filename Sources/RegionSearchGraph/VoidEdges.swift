@@ -35,16 +35,23 @@ enum VoidEdges {
             dt.halfedges.withUnsafeBufferPointer { half in
                 Self.smoothedScale(graph).withUnsafeBufferPointer { scale in
                     func point(_ v: UInt32) -> Int { Int(unique[Int(v)]) }
-                    // 1. Empty triangles.
+                    // 1. Empty triangles (each on its own: all threads).
                     var empty = [Bool](repeating: false, count: t)
-                    for k in 0..<t {
-                        let a = point(tri[3 * k])
-                        let b = point(tri[3 * k + 1])
-                        let c = point(tri[3 * k + 2])
-                        let r2 = DelaunayTriangulation.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
-                        let sigma = Double(max(scale[a], scale[b], scale[c]))
-                        let limit = radius * sigma
-                        empty[k] = r2 > limit * limit
+                    unique.withUnsafeBufferPointer { unique in
+                        empty.withUnsafeMutableBufferPointer { empty in
+                            let empty = empty
+                            Parallel.forRanges(t, minChunk: 16384) { range in
+                                for k in range {
+                                    let a = Int(unique[Int(tri[3 * k])])
+                                    let b = Int(unique[Int(tri[3 * k + 1])])
+                                    let c = Int(unique[Int(tri[3 * k + 2])])
+                                    let r2 = DelaunayTriangulation.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
+                                    let sigma = Double(max(scale[a], scale[b], scale[c]))
+                                    let limit = radius * sigma
+                                    empty[k] = r2 > limit * limit
+                                }
+                            }
+                        }
                     }
                     // 2. Groups of empty triangles across shared edges (iterative, in index order).
                     var group = [Int32](repeating: -1, count: t)
@@ -211,35 +218,72 @@ extension VoidEdges {
     /// CSR): a kNN edge crosses a void when it is a flagged Delaunay edge, or when it is not a
     /// Delaunay edge and no location joins its two ends by Delaunay edges that cross no void (kNN
     /// edges span at most a few Delaunay hops; across a river every such path is cut).
+    ///
+    /// Per point, its Delaunay neighbours (with their entries) and the ends of its two-edge paths
+    /// that cross no void are marked in stamp arrays, one set per worker, so each kNN edge is two
+    /// lookups instead of binary searches; rows are independent, so any thread count gives the
+    /// same flags.
     static func knnFlags(knn: AdjacencyGraph, delaunay: AdjacencyGraph, delaunayFlags: [UInt8]) -> [UInt8] {
+        let n = knn.nodeCount
         var flags = [UInt8](repeating: 0, count: knn.neighbors.count)
-        func entry(_ u: Int, _ v: Int) -> Int? {
-            var lo = Int(delaunay.offsets[u])
-            var hi = Int(delaunay.offsets[u + 1])
-            let target = UInt32(truncatingIfNeeded: v)
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if delaunay.neighbors[mid] < target { lo = mid + 1 } else { hi = mid }
-            }
-            return lo < Int(delaunay.offsets[u + 1]) && delaunay.neighbors[lo] == target ? lo : nil
-        }
-        for i in 0..<knn.nodeCount {
-            for e in knn.range(i) {
-                let j = Int(knn.neighbors[e])
-                guard knn.length[e] > 0 else { continue }
-                if let d = entry(i, j) {
-                    flags[e] = delaunayFlags[d]
-                    continue
-                }
-                var joined = false
-                for d in delaunay.range(i) where delaunayFlags[d] == 0 {
-                    let k = Int(delaunay.neighbors[d])
-                    if let d2 = entry(k, j), delaunayFlags[d2] == 0 {
-                        joined = true
-                        break
+        let workers = max(1, min(Parallel.threadCount, n / 4096))
+        let share = (n + workers - 1) / workers
+        flags.withUnsafeMutableBufferPointer { out in
+            let out = out
+            knn.offsets.withUnsafeBufferPointer { ko in
+                knn.neighbors.withUnsafeBufferPointer { kn in
+                    knn.length.withUnsafeBufferPointer { kl in
+                        delaunay.offsets.withUnsafeBufferPointer { dof in
+                            delaunay.neighbors.withUnsafeBufferPointer { dn in
+                                delaunayFlags.withUnsafeBufferPointer { df in
+                                    Parallel.forEach(workers) { w in
+                                        // direct[v] == i + 1: v is a Delaunay neighbour of i, at entry entry[v];
+                                        // reach[v] == i + 1: i → k → v by two Delaunay edges crossing no void.
+                                        let direct = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+                                        let entry = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+                                        let reach = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+                                        direct.initialize(repeating: 0, count: n)
+                                        entry.initialize(repeating: 0, count: n)
+                                        reach.initialize(repeating: 0, count: n)
+                                        defer {
+                                            direct.deallocate()
+                                            entry.deallocate()
+                                            reach.deallocate()
+                                        }
+                                        for i in (w * share)..<min(n, (w + 1) * share) {
+                                            let mark = UInt32(truncatingIfNeeded: i + 1)
+                                            let lo = Int(dof[i])
+                                            let hi = Int(dof[i + 1])
+                                            for d in lo..<hi {
+                                                let v = Int(dn[d])
+                                                direct[v] = mark
+                                                entry[v] = Int32(truncatingIfNeeded: d)
+                                            }
+                                            var reached = false
+                                            for e in Int(ko[i])..<Int(ko[i + 1]) where kl[e] > 0 {
+                                                let j = Int(kn[e])
+                                                if direct[j] == mark {
+                                                    out[e] = df[Int(entry[j])]
+                                                    continue
+                                                }
+                                                if !reached {
+                                                    for d in lo..<hi where df[d] == 0 {
+                                                        let k = Int(dn[d])
+                                                        for d2 in Int(dof[k])..<Int(dof[k + 1]) where df[d2] == 0 {
+                                                            reach[Int(dn[d2])] = mark
+                                                        }
+                                                    }
+                                                    reached = true
+                                                }
+                                                if reach[j] != mark { out[e] = 1 }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
-                if !joined { flags[e] = 1 }
             }
         }
         return flags

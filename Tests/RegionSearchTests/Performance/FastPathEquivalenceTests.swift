@@ -282,4 +282,60 @@ final class FastPathEquivalenceTests: XCTestCase {
             }
         }
     }
+
+    /// The kNN void flags by stamp arrays equal the definition evaluated by binary searches (the
+    /// previous implementation), on kNN and Delaunay graphs of the same points with duplicates and
+    /// with many random void flags, for any thread count.
+    func testKNNVoidFlagsEqualTheBinarySearchDefinition() throws {
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        let p = PointSet.clustered(12_000, seed: 50).withDuplicates(1_500, seed: 51).hilbertSorted()
+        let (knn, _) = try p.x.withUnsafeBufferPointer { x in
+            try p.y.withUnsafeBufferPointer { y in
+                try GraphBuilder.build(
+                    x: x, y: y, options: GraphOptions(method: .knn, k: 8, pruneFactor: 0, voidRadius: 0, farFactor: 0))
+            }
+        }
+        let (delaunay, _) = try p.x.withUnsafeBufferPointer { x in
+            try p.y.withUnsafeBufferPointer { y in
+                try GraphBuilder.build(
+                    x: x, y: y, options: GraphOptions(method: .delaunay, pruneFactor: 0, voidRadius: 0, farFactor: 0))
+            }
+        }
+        var rng = SeededRandom(seed: 52)
+        let dflags = (0..<delaunay.neighbors.count).map { _ in UInt8(rng.uniform() < 0.2 ? 1 : 0) }
+        func entry(_ u: Int, _ v: Int) -> Int? {
+            var lo = Int(delaunay.offsets[u])
+            var hi = Int(delaunay.offsets[u + 1])
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if delaunay.neighbors[mid] < UInt32(v) { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < Int(delaunay.offsets[u + 1]) && delaunay.neighbors[lo] == UInt32(v) ? lo : nil
+        }
+        var expected = [UInt8](repeating: 0, count: knn.neighbors.count)
+        for i in 0..<knn.nodeCount {
+            for e in knn.range(i) where knn.length[e] > 0 {
+                let j = Int(knn.neighbors[e])
+                if let d = entry(i, j) {
+                    expected[e] = dflags[d]
+                    continue
+                }
+                var joined = false
+                for d in delaunay.range(i) where dflags[d] == 0 {
+                    if let d2 = entry(Int(delaunay.neighbors[d]), j), dflags[d2] == 0 {
+                        joined = true
+                        break
+                    }
+                }
+                if !joined { expected[e] = 1 }
+            }
+        }
+        XCTAssertGreaterThan(expected.filter { $0 == 1 }.count, 100)
+        for threads in [1, 2, 3] {
+            Parallel.threadCount = threads
+            XCTAssertEqual(
+                VoidEdges.knnFlags(knn: knn, delaunay: delaunay, delaunayFlags: dflags), expected, "\(threads) threads")
+        }
+    }
 }
