@@ -202,7 +202,8 @@ final class FastPathEquivalenceTests: XCTestCase {
 
     /// Region polygons built on several threads (shapes in parallel, overlaps removed in rank
     /// order) are the polygons built on one, coordinate for coordinate; the point census sorted
-    /// by radix counts what a scan of every point counts.
+    /// by radix, over all points or only those near the polygons, counts what a scan of every
+    /// point counts.
     func testHullPolygonsAndCensusAreTheSameOnAnyThreadCount() throws {
         let saved = Parallel.threadCount
         defer { Parallel.threadCount = saved }
@@ -238,10 +239,14 @@ final class FastPathEquivalenceTests: XCTestCase {
             XCTAssertEqual(many.dropped, single.dropped)
         }
         let census = PointCensus(lon: one.points.lon, lat: one.points.lat)
+        let near = PointCensus(lon: one.points.lon, lat: one.points.lat, near: one.polygons.map(\.polygons))
         let geos = GEOSContext()
         let match = Column<UInt8>((0..<one.points.count).map { UInt8($0 % 3 == 0 ? 1 : 0) })
         for p in one.polygons {
             let counted = try census.count(p.polygons, match: match, geos: geos)
+            let nearCounted = try near.count(p.polygons, match: match, geos: geos)
+            XCTAssertEqual(nearCounted.all, counted.all)
+            XCTAssertEqual(nearCounted.matching, counted.matching)
             var all = 0
             var matching = 0
             for part in p.polygons {
