@@ -9,6 +9,9 @@ import PackageDescription
 let core = "RegionSearchCore"
 /// POIs, projected points, the adjacency graph, scores and regions, with their artifact codecs.
 let model = "RegionSearchModel"
+/// GDAL/OGR owners (datasets, layers, features, spatial references, the error collector) and the
+/// writers of typed layers to files and PostGIS, used by ingest (any OGR input) and output.
+let gdal = "RegionSearchGDAL"
 /// One target per stage concern: pure domain code over the model.
 let ingest = "RegionSearchIngest"
 let projection = "RegionSearchProjection"
@@ -50,7 +53,7 @@ let toolExecutables = [
 ]
 
 let domain = [ingest, projection, graph, propagation, regions, output]
-let libraries = [core, model] + domain + [evaluation, synthetic, maps, stages, pipeline, cli]
+let libraries = [core, model, gdal] + domain + [evaluation, synthetic, maps, stages, pipeline, cli]
 
 func deps(_ names: [String]) -> [Target.Dependency] { names.map { .target(name: $0) } }
 
@@ -59,29 +62,31 @@ var targets: [Target] = [
     .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+    .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"])]),
 
     .target(name: core),
     .target(name: model, dependencies: deps([core])),
+    .target(name: gdal, dependencies: deps([core, "CGDAL"])),
 
-    .target(name: ingest, dependencies: deps([core, model, "CZlib"])),
+    .target(name: ingest, dependencies: deps([core, model, gdal, "CZlib"])),
     .target(name: projection, dependencies: deps([core, model, "CPROJ"])),
     .target(name: graph, dependencies: deps([core, model])),
     .target(name: propagation, dependencies: deps([core, model])),
     .target(name: regions, dependencies: deps([core, model, graph])),
-    .target(name: output, dependencies: deps([core, model, projection, "CGEOS"])),
+    .target(name: output, dependencies: deps([core, model, gdal, projection, "CGEOS"])),
 
     .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output, "CGEOS"])),
     .target(name: synthetic, dependencies: deps([core, model, projection, output])),
     .target(name: maps, dependencies: deps([core, model, ingest, projection, output, evaluation, "CCairo"])),
 
     .target(name: stages, dependencies: deps([core, model] + domain)),
-    .target(name: pipeline, dependencies: deps([core, model] + domain + [evaluation, synthetic, maps, stages])),
+    .target(name: pipeline, dependencies: deps([core, model, gdal] + domain + [evaluation, synthetic, maps, stages])),
     .target(
         name: cli, dependencies: deps([core, model] + domain + [evaluation, synthetic, maps, stages, pipeline])),
 
     .testTarget(
         name: "RegionSearchTests",
-        dependencies: deps(libraries + ["CGEOS", "CPROJ", "CCairo"])
+        dependencies: deps(libraries + ["CGEOS", "CPROJ", "CCairo", "CGDAL"])
     ),
     .testTarget(
         name: "EndToEndTests",

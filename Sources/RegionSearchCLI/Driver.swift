@@ -15,7 +15,7 @@ public enum Driver {
             "from", .value, placeholder: "STAGE", help: "Rerun STAGE and every later stage even when up to date.")
         static let until = CommandSpec.Option(
             "until", .value, placeholder: "STAGE",
-            help: "Stop after STAGE (the output GeoJSON is written only when hulls is reached).")
+            help: "Stop after STAGE (the outputs are written only when hulls is reached).")
         static let threads = CommandSpec.Option(
             "threads", .value, placeholder: "N",
             help: "Worker threads for every stage (default: all cores). Results are identical for any N.")
@@ -59,7 +59,7 @@ public enum Driver {
             + "(as make -q).")
 
     static let runSpec = CommandSpec(
-        name: "regionsearch run", abstract: "bring every stage of a pipeline manifest up to date and write its GeoJSON",
+        name: "regionsearch run", abstract: "bring every stage of a pipeline manifest up to date and write its outputs",
         usage:
             "regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--dry-run] "
             + "[--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict] [--log-format human|json] [--quiet]",
@@ -67,11 +67,13 @@ public enum Driver {
             Stages whose inputs (by content hash), parameters and versions match their last successful
             run, and whose outputs still verify, are skipped; the others run in order, each into a
             staging directory that replaces the work directory's object only when complete. An
-            interrupted or failed run resumes where it stopped. Beside the GeoJSON it writes the maps
-            (<output stem>.png, .svg and .html; the manifest's "maps" section chooses them, see
-            docs/MAPS.md). An experiment manifest runs every combination of its input sets and parameter
-            grid, computing shared stages once, and writes one GeoJSON per combination, results.csv,
-            results.md and plots. See docs/RUNNING.md.
+            interrupted or failed run resumes where it stopped. Finally the regions (and, with
+            poi_output, the scored POIs) are written in the output's format: GeoJSON, GeoJSONSeq,
+            GeoPackage, FlatGeobuf, Shapefile, KML or PostGIS (see README, Formats), and beside them
+            the maps (<output stem>.png, .svg and .html; the manifest's "maps" section chooses them,
+            see docs/MAPS.md). An experiment manifest runs every combination of its input sets and
+            parameter grid, computing shared stages once, and writes one GeoJSON per combination,
+            results.csv, results.md and plots. See docs/RUNNING.md.
             """,
         options: [
             RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait, RunFlags.dryRun,

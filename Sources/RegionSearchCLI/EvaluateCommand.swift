@@ -1,17 +1,39 @@
 import Foundation
 import RegionSearchCore
 import RegionSearchEvaluation
+import RegionSearchIngest
 import RegionSearchModel
+import RegionSearchPipeline
+import RegionSearchStages
 
 /// `regionsearch-evaluate`: scores region GeoJSON against ground truth (`truth`) or compares two
 /// region files (`compare`); a table on stdout and, with `--json`, a JSON report.
 public enum EvaluateCommand {
     static let poisOption = CommandSpec.Option(
         "pois", .value, placeholder: "POIS",
-        help: "POI file (CSV/GeoJSON read by ingest, or pois.rsa) for POI-level scores.")
+        help: "POI file (CSV/GeoJSON read by ingest, or pois.rsa) for POI-level scores and region checks.")
+    static let inputSpecOption = CommandSpec.Option(
+        "input-spec", .repeated, placeholder: "JSON",
+        help: "The POIs as an ingest input spec, like a manifest's inputs entry (instead of --pois).")
+    static let manifestOption = CommandSpec.Option(
+        "manifest", .value, placeholder: "M.json",
+        help: "Read the POIs as this manifest's inputs and ingest settings, and report its keywords.")
     static let membersOption = CommandSpec.Option(
-        "members", .value, placeholder: "MEMBERS.csv", help: "Planted POI ids (id,cluster_id); truth mode, with --pois."
-    )
+        "members", .repeated, placeholder: "MEMBERS.csv",
+        help: "Truth members (id,cluster_id); truth mode, with POIs (one per truth file, or one for all).")
+    static let mustNotOption = CommandSpec.Option(
+        "must-not", .value, placeholder: "FILE",
+        help: "Areas regions must avoid (GeoJSON, kind void or sparse): share of region area inside them.")
+    static let spacingKOption = CommandSpec.Option(
+        "spacing-k", .value, placeholder: "K",
+        help: "Spacing = distance to the K-th nearest other keyword location (default 5, as graph.scale_k).")
+    static let minSpacingOption = CommandSpec.Option(
+        "min-spacing", .value, placeholder: "M",
+        help: "A region's spacing below M metres counts as M (default 5, as regions.min_spacing_m).")
+    static let emptyLimitOption = CommandSpec.Option(
+        "empty-limit", .value, placeholder: "E", help: "Flag regions whose empty share is above E (default 0.1).")
+    static let maxAreaOption = CommandSpec.Option(
+        "max-area-km2", .value, placeholder: "A", help: "Flag regions larger than A km² (default 5).")
     static let jsonOption = CommandSpec.Option(
         "json", .value, placeholder: "OUT.json",
         help: "Also write the report as JSON ('-' = JSON on stdout instead of the table).")
@@ -30,7 +52,9 @@ public enum EvaluateCommand {
         name: "regionsearch-evaluate",
         abstract: "score region polygons against ground truth, or compare two region files",
         usage: """
-            regionsearch-evaluate truth REGIONS.geojson TRUTH.geojson [--pois POIS --members MEMBERS.csv] [--json OUT.json] [--thresholds 0.3,0.5]
+            regionsearch-evaluate truth REGIONS.geojson TRUTH.geojson...
+                       [--pois POIS | --input-spec JSON | --manifest M.json] [--members MEMBERS.csv]...
+                       [--must-not FILE] [--json OUT.json] [--thresholds 0.3,0.5]
                    regionsearch-evaluate compare A.geojson B.geojson [--pois POIS] [--json OUT.json]
             """,
         discussion: """
@@ -45,19 +69,38 @@ public enum EvaluateCommand {
             same-keyword truths). With --pois and --members: POI recall (planted POIs matching the keyword
             inside a same-keyword region / planted POIs matching it) and POI precision (planted keyword POIs
             inside / keyword POIs inside). The keyword match is KeywordMatcher on the POI's keyword text (the
-            category column of the generator's CSV), not the name.
+            category column of the generator's CSV), not the name. Several TRUTH files are scored as one.
+
+            Region checks (with POIs): per region its keyword POIs inside, their spacing (median over them of
+            the distance to the K-th nearest other location of the keyword, coincident POIs counting once, at
+            least --min-spacing), the empty share (the share of the polygon farther than 2 × spacing from every one of them), area
+            and density; regions over --empty-limit or --max-area-km2 are listed. Member recall (with POIs
+            and members): a truth item is found when at least half of its members (rows whose cluster_id is
+            the item's id) lie in regions of its keyword; its fragments are the regions holding at least
+            max(2, 10 %) of them; recall = found / items, fragmentation = mean fragments of found items, per
+            keyword and per keyword/kind. --must-not: per keyword, the share of the union of its regions that
+            lies in `void` areas and in that keyword's `sparse` areas.
 
             compare: per keyword the area IoU of the two unions, the mean best IoU of A's regions in B and
             of B's in A, pairs matched one-to-one (greedy by IoU ≥ --match-iou), and with --pois the Jaccard
             index of the POI sets inside each union.
 
-            POIS is the generator's CSV (id,name,category,lon,lat) or another input ingest reads, or a
-            pois.rsa artifact. MEMBERS is the generator's truth_members.csv (id,cluster_id).
+            POIS is the generator's CSV (id,name,category,lon,lat) or another input ingest reads with its column
+            guesses, or a pois.rsa artifact; --input-spec names the columns ({"path": …, "columns": {"id":
+            "osm_id", "keywords": "fclass", …}}); --manifest takes a pipeline manifest's inputs, ingest settings
+            and keywords. MEMBERS is the generator's truth_members.csv (id,cluster_id).
             JSON numbers are rounded to 4 decimals; key order is fixed. See docs/EVALUATE.md.
             """,
         options: [
             Self.poisOption,
+            Self.inputSpecOption,
+            Self.manifestOption,
             Self.membersOption,
+            Self.mustNotOption,
+            Self.spacingKOption,
+            Self.minSpacingOption,
+            Self.emptyLimitOption,
+            Self.maxAreaOption,
             Self.jsonOption,
             Self.thresholdsOption,
             Self.matchIouOption,
@@ -76,9 +119,10 @@ public enum EvaluateCommand {
         guard mode == "truth" || mode == "compare" else {
             throw UsageError("unknown mode '\(mode)': expected 'truth' or 'compare'")
         }
-        guard cl.positionals.count == 3 else {
-            let names = mode == "truth" ? "REGIONS.geojson TRUTH.geojson" : "A.geojson B.geojson"
-            throw UsageError("\(mode) needs two files, \(names); got \(cl.positionals.count - 1)")
+        guard cl.positionals.count == 3 || (mode == "truth" && cl.positionals.count > 3) else {
+            let names = mode == "truth" ? "REGIONS.geojson TRUTH.geojson..." : "A.geojson B.geojson"
+            let least = mode == "truth" ? "at least " : ""
+            throw UsageError("\(mode) needs \(least)two files, \(names); got \(cl.positionals.count - 1)")
         }
         try Parallel.configure(from: cl.value(Self.threadsOption))
         var evaluator = Evaluator()
@@ -92,24 +136,73 @@ public enum EvaluateCommand {
             evaluator.matchThreshold = t
         }
         evaluator.crs = cl.value(Self.crsOption)
-        let poisPath = cl.value(Self.poisOption)
-        let membersPath = cl.value(Self.membersOption)
-        if mode == "truth" && (poisPath == nil) != (membersPath == nil) {
-            throw UsageError("POI-level scores need both --pois and --members")
+        evaluator.checks = try checkOptions(cl)
+        let membersPaths = cl.all(Self.membersOption)
+        let poiSources = [Self.poisOption, Self.inputSpecOption, Self.manifestOption].filter {
+            !cl.all($0).isEmpty
         }
-        if mode == "compare" && membersPath != nil { throw UsageError("--members applies to truth mode only") }
+        if poiSources.count > 1 {
+            throw UsageError(
+                "give the POIs once: " + poiSources.map { "--" + $0.name }.joined(separator: " and ")
+                    + " both name them")
+        }
+        if mode == "truth" && !membersPaths.isEmpty && poiSources.isEmpty {
+            throw UsageError("--members needs the POIs they name: give --pois, --input-spec or --manifest")
+        }
+        if mode == "compare" {
+            if !membersPaths.isEmpty { throw UsageError("--members applies to truth mode only") }
+            if let o = [Self.mustNotOption, Self.manifestOption, Self.inputSpecOption].first(where: {
+                !cl.all($0).isEmpty
+            }) {
+                throw UsageError("--\(o.name) applies to truth mode only")
+            }
+        }
 
         let first = try RegionFeatureFile.read(path: cl.positionals[1])
-        let second = try RegionFeatureFile.read(path: cl.positionals[2])
-        let pois = try poisPath.map { path in
+        let second = RegionFeatureFile.concatenating(
+            try cl.positionals.dropFirst(2).map { try RegionFeatureFile.read(path: $0) })
+        var keywords: [String] = []
+        var pois: EvaluationPOIs?
+        if let path = cl.value(Self.poisOption) {
             Log.info("reading POIs from \(path)")
-            return try EvaluationPOIs.load(path: path)
+            pois = try EvaluationPOIs.load(path: path)
+        } else if let path = cl.value(Self.manifestOption) {
+            let manifest = try Manifest.load(path: path)
+            if manifest.experiment != nil {
+                throw UsageError(
+                    "--manifest \(path): an experiment manifest has several input sets; give the POIs with --pois "
+                        + "or --input-spec")
+            }
+            let specs = try manifest.inputs.map { try InputSpec(json: $0.spec, context: "\(path): \($0.key)") }
+            let settings = try IngestSettings(manifest.parameters(for: IngestStage.definition.name))
+            keywords = manifest.keywords
+            Log.info("reading POIs from the inputs of \(path)")
+            pois = try EvaluationPOIs.load(specs: specs, settings: settings)
+        } else if !cl.all(Self.inputSpecOption).isEmpty {
+            var specs: [InputSpec] = []
+            for (k, text) in cl.all(Self.inputSpecOption).enumerated() {
+                let json: JSONValue
+                do {
+                    json = try JSONParser.parse(text)
+                } catch {
+                    throw UsageError("--input-spec #\(k + 1): invalid JSON: \(error.description)")
+                }
+                specs.append(try InputSpec(json: json, context: "--input-spec #\(k + 1)"))
+            }
+            var settings = IngestSettings()
+            settings.duplicates = .keepAll
+            Log.info("reading POIs from \(specs.map(\.path).joined(separator: ", "))")
+            pois = try EvaluationPOIs.load(specs: specs, settings: settings)
         }
-        let members = try membersPath.map { try PlantedMembers.read(path: $0) }
+        let members =
+            membersPaths.isEmpty
+            ? nil : PlantedMembers.concatenating(try membersPaths.map { try PlantedMembers.read(path: $0) })
+        let mustNot = try cl.value(Self.mustNotOption).map { try RegionFeatureFile.read(path: $0) }
         let json: JSONValue
         let table: String
         if mode == "truth" {
-            let score = try evaluator.scoreTruth(regions: first, truth: second, pois: pois, members: members)
+            let score = try evaluator.scoreTruth(
+                regions: first, truth: second, pois: pois, members: members, mustNot: mustNot, keywords: keywords)
             json = score.json
             table = score.table
         } else {
@@ -127,6 +220,29 @@ public enum EvaluateCommand {
             Log.info("wrote \(out)")
         }
         print(cl.value(Self.jsonOption) == "-" ? jsonText : table, terminator: "")
+    }
+
+    /// The region-check thresholds from the command line.
+    static func checkOptions(_ cl: ParsedCommandLine) throws(UsageError) -> CheckOptions {
+        var options = CheckOptions()
+        func number(_ option: CommandSpec.Option, _ valid: (Double) -> Bool, _ expected: String) throws(UsageError)
+            -> Double?
+        {
+            guard let text = cl.value(option) else { return nil }
+            guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v.isFinite, valid(v) else {
+                throw UsageError("--\(option.name): expected \(expected), got \"\(text)\"")
+            }
+            return v
+        }
+        if let k = try number(Self.spacingKOption, { $0 >= 1 && $0 <= 100 && $0 == $0.rounded() }, "an integer 1-100") {
+            options.spacingK = Int(k)
+        }
+        if let m = try number(Self.minSpacingOption, { $0 >= 0 }, "metres ≥ 0") { options.minSpacing = m }
+        if let e = try number(Self.emptyLimitOption, { $0 >= 0 && $0 <= 1 }, "a number in [0, 1]") {
+            options.emptyLimit = e
+        }
+        if let a = try number(Self.maxAreaOption, { $0 > 0 }, "a number of km² > 0") { options.maxArea = a * 1e6 }
+        return options
     }
 
     /// Parses "0.3,0.5": numbers in (0, 1], no repeats, in the given order.

@@ -5,18 +5,25 @@ import RegionSearchSynthetic
 /// `regionsearch-generate`: writes a synthetic city with planted keyword clusters and its truth.
 public enum GenerateCommand {
     static let outOption = CommandSpec.Option("out", .value, placeholder: "PREFIX", help: "Output path prefix.")
+    static let scenarioOption = CommandSpec.Option(
+        "scenario", .value, placeholder: SyntheticScenario.allCases.map(\.rawValue).joined(separator: "|"),
+        help: "What to plant (default clusters); see below.")
     static let nOption = CommandSpec.Option("n", .value, placeholder: "N", help: "Total POIs (default 100000).")
     static let seedOption = CommandSpec.Option("seed", .value, placeholder: "S", help: "Random seed (default 42).")
     static let clustersOption = CommandSpec.Option(
-        "clusters", .value, placeholder: "K", help: "Planted clusters (default 20; 0 = none).")
+        "clusters", .value, placeholder: "K",
+        help: "Planted clusters (default 20; 0 = none); strips: strips (12); rivers: pairs per river (3).")
     static let keywordsOption = CommandSpec.Option(
-        "keywords", .value, placeholder: "A,B", help: "Planted keywords, round-robin (default 咖啡,bank).")
+        "keywords", .value, placeholder: "A,B",
+        help: "Planted keywords, round-robin (default 咖啡,bank; strips restaurant; periphery, rivers cafe).")
     static let centerOption = CommandSpec.Option(
         "center", .value, placeholder: "LON,LAT", help: "Centre of the city (default 116.40,39.90).")
     static let extentKmOption = CommandSpec.Option(
-        "extent-km", .value, placeholder: "KM", help: "Side of the square city (default 30).")
+        "extent-km", .value, placeholder: "KM",
+        help: "Side of the square city (default 30; periphery 40, ellipses 20; rivers: from --n).")
     static let aspectOption = CommandSpec.Option(
-        "aspect", .value, placeholder: "R", help: "Cluster elongation, major/minor axis (default 1 = discs).")
+        "aspect", .value, placeholder: "R",
+        help: "Cluster elongation, major/minor axis (default 1 = discs; ellipses 5).")
     static let minRadiusMOption = CommandSpec.Option(
         "min-radius-m", .value, placeholder: "M",
         help: "Smallest planted cluster radius (semi-major axis) in metres (default 150).")
@@ -40,13 +47,40 @@ public enum GenerateCommand {
             + "csv|geojson] …",
         discussion: """
             Writes PREFIX.csv (id,name,category,lon,lat) or PREFIX.geojson, PREFIX.truth.geojson (one
-            polygon per planted cluster, with its keyword) and PREFIX.truth_members.csv (id,cluster_id).
-            Background: 60 % uniform over the extent, 40 % in five Gaussian downtowns; 21 categories in
-            English and Chinese. Planted clusters: truncated Gaussians of radius U(150, 800) m holding
-            U(0.5, 1.5) × max(20, n/1000) POIs each. The output depends only on the options.
+            polygon per planted item, with its keyword, kind and cluster_id), PREFIX.truth_members.csv
+            (id,cluster_id) and, for the scenarios with areas regions must avoid, PREFIX.must_not.geojson
+            (kind void or sparse; `regionsearch-evaluate truth --must-not`). The output depends only on
+            the options.
+
+            Scenarios (--scenario):
+              clusters   the default. Background: 60 % uniform over the extent, 40 % in five Gaussian
+                         downtowns; 21 categories in English and Chinese. Planted clusters: truncated
+                         Gaussians of radius U(150, 800) m (--aspect stretches them) holding
+                         U(0.5, 1.5) × max(20, n/1000) POIs each, anywhere.
+              strips     the same background with 12 dining strips (restaurant): 1-2 km polylines,
+                         straight or bent once or twice by 20-60°, 40 % axis-aligned, the rest at any
+                         angle, at least 1 km apart; 30-40 keyword POIs each within 25 m of the line,
+                         plus other-category POIs so that the keyword's share in the 40 m corridor is
+                         2-3 × its background share. Truth: the 40 m corridor.
+              periphery  density exp(-r / L) from a dense core (L = extent / 22; 40 km by default)
+                         to an edge where POIs are km apart; water east of a wavy coast with a bay;
+                         six parks and lakes without POIs; 12 clusters (cafe), half in the core
+                         (150-350 m), half in the mid ring (250-600 m), each with 25-50 % as many
+                         keyword POIs as background POIs in its disc. Must-not: water, parks and
+                         lakes (void), the periphery beyond 25 % of the extent (sparse).
+              rivers     four 4 km zones with local spacing (5th-neighbour distance) 50, 30, 40 and
+                         60 m, each crossed by a meandering empty band 150 m (3 ×), 75 m (2.5 ×),
+                         120 m (3 ×) and 240 m (4 ×) wide; 3 pairs of clusters (cafe) per river
+                         facing each other, radius 6 × spacing, 15 m from the water. Truth: each
+                         cluster on its own. Must-not: the bands. --n sets the zones' width (at
+                         least 900 m per pair: 3 pairs make at least 40,000 POIs).
+              ellipses   5:1 elliptic clusters (semi-major axis 400-1200 m) in the downtowns of a
+                         20 km city.
+              uniform    uniform density everywhere, no clusters (a null test).
             """,
         options: [
             Self.outOption,
+            Self.scenarioOption,
             Self.nOption,
             Self.seedOption,
             Self.clustersOption,
@@ -62,66 +96,78 @@ public enum GenerateCommand {
         ])
 
     public static func main() -> Never {
-        ToolMain.run(spec) { cl in
-            var config = SyntheticCity.Config()
-            func number(_ option: CommandSpec.Option) throws -> Double? {
-                guard let v = cl.value(option) else { return nil }
-                guard let d = Double(v), d.isFinite else {
-                    throw UsageError("--\(option.name): expected a number, got \"\(v)\"")
-                }
-                return d
+        ToolMain.run(spec) { cl in try run(cl) }
+    }
+
+    static func run(_ cl: ParsedCommandLine) throws {
+        var config = SyntheticCity.Config()
+        if let v = cl.value(Self.scenarioOption) {
+            guard let scenario = SyntheticScenario(rawValue: v) else {
+                let names = SyntheticScenario.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError("--scenario: expected one of \(names), got \"\(v)\"")
             }
-            if let v = try number(nOption) { config.n = Int(v) }
-            if let v = try number(seedOption) { config.seed = UInt64(v) }
-            if let v = try number(clustersOption) { config.clusters = Int(v) }
-            if let v = try number(extentKmOption) { config.extentKm = v }
-            if let v = try number(aspectOption) { config.aspect = max(1, v) }
-            if let v = try number(minRadiusMOption) { config.minRadius = v }
-            if let v = try number(maxRadiusMOption) { config.maxRadius = v }
-            guard config.minRadius > 0, config.minRadius <= config.maxRadius else {
-                throw UsageError(
-                    "--min-radius-m and --max-radius-m: need 0 < min "
-                        + "≤ max, got \(config.minRadius) and \(config.maxRadius)"
-                )
+            config = SyntheticCity.Config(scenario: scenario)
+        }
+        func number(_ option: CommandSpec.Option) throws -> Double? {
+            guard let v = cl.value(option) else { return nil }
+            guard let d = Double(v), d.isFinite else {
+                throw UsageError("--\(option.name): expected a number, got \"\(v)\"")
             }
-            if let v = cl.value(Self.keywordsOption) { config.keywords = v.split(separator: ",").map(String.init) }
-            if let v = cl.value(Self.centerOption) {
-                let parts = v.split(separator: ",").compactMap { Double($0) }
-                guard parts.count == 2 else { throw UsageError("--center: expected LON,LAT, got \"\(v)\"") }
-                config.centerLon = parts[0]
-                config.centerLat = parts[1]
-            }
-            for r in cl.all(Self.backgroundRateOption) {
-                let kv = r.split(separator: "=", maxSplits: 1)
-                guard kv.count == 2, let share = Double(kv[1]), share >= 0, share <= 1 else {
-                    throw UsageError("--background-rate: expected KEYWORD=SHARE with SHARE in [0, 1], got \"\(r)\"")
-                }
-                config.backgroundRates[String(kv[0])] = share
-            }
-            for b in cl.all(Self.emptyBandOption) {
-                let p = b.split(separator: ",").compactMap { Double($0) }
-                guard p.count == 4 else {
-                    throw UsageError("--empty-band: expected X0,Y0,X1,Y1 in metres, got \"\(b)\"")
-                }
-                config.emptyBands.append(
-                    .init(minX: min(p[0], p[2]), minY: min(p[1], p[3]), maxX: max(p[0], p[2]), maxY: max(p[1], p[3])))
-            }
-            let prefix = try cl.required(Self.outOption)
-            let format = cl.value(Self.formatOption) ?? "csv"
-            guard format == "csv" || format == "geojson" else { throw UsageError("--format: expected csv or geojson") }
-            let city = try SyntheticCity(config)
-            if format == "csv" {
-                try city.writeCSV(to: prefix + ".csv")
-            } else {
-                try city.writeGeoJSON(to: prefix + ".geojson")
-            }
-            try AtomicFile.write(city.truthGeoJSON(), to: prefix + ".truth.geojson")
-            try AtomicFile.write(city.truthMembersCSV(), to: prefix + ".truth_members.csv")
-            let planted = city.clusterOf.filter { $0 >= 0 }.count
-            Log.info(
-                "wrote \(groupedCount(city.count)) POIs (\(groupedCount(planted)) planted in \(city.clusters.count) "
-                    + "clusters) to \(prefix).\(format)"
+            return d
+        }
+        if let v = try number(nOption) { config.n = Int(v) }
+        if let v = try number(seedOption) { config.seed = UInt64(v) }
+        if let v = try number(clustersOption) { config.clusters = Int(v) }
+        if let v = try number(extentKmOption) { config.extentKm = v }
+        if let v = try number(aspectOption) { config.aspect = max(1, v) }
+        if let v = try number(minRadiusMOption) { config.minRadius = v }
+        if let v = try number(maxRadiusMOption) { config.maxRadius = v }
+        guard config.minRadius > 0, config.minRadius <= config.maxRadius else {
+            throw UsageError(
+                "--min-radius-m and --max-radius-m: need 0 < min "
+                    + "≤ max, got \(config.minRadius) and \(config.maxRadius)"
             )
         }
+        if let v = cl.value(Self.keywordsOption) { config.keywords = v.split(separator: ",").map(String.init) }
+        if let v = cl.value(Self.centerOption) {
+            let parts = v.split(separator: ",").compactMap { Double($0) }
+            guard parts.count == 2 else { throw UsageError("--center: expected LON,LAT, got \"\(v)\"") }
+            config.centerLon = parts[0]
+            config.centerLat = parts[1]
+        }
+        for r in cl.all(Self.backgroundRateOption) {
+            let kv = r.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2, let share = Double(kv[1]), share >= 0, share <= 1 else {
+                throw UsageError("--background-rate: expected KEYWORD=SHARE with SHARE in [0, 1], got \"\(r)\"")
+            }
+            config.backgroundRates[String(kv[0])] = share
+        }
+        for b in cl.all(Self.emptyBandOption) {
+            let p = b.split(separator: ",").compactMap { Double($0) }
+            guard p.count == 4 else {
+                throw UsageError("--empty-band: expected X0,Y0,X1,Y1 in metres, got \"\(b)\"")
+            }
+            config.emptyBands.append(
+                .init(minX: min(p[0], p[2]), minY: min(p[1], p[3]), maxX: max(p[0], p[2]), maxY: max(p[1], p[3])))
+        }
+        let prefix = try cl.required(Self.outOption)
+        let format = cl.value(Self.formatOption) ?? "csv"
+        guard format == "csv" || format == "geojson" else { throw UsageError("--format: expected csv or geojson") }
+        let city = try SyntheticCity(config)
+        if format == "csv" {
+            try city.writeCSV(to: prefix + ".csv")
+        } else {
+            try city.writeGeoJSON(to: prefix + ".geojson")
+        }
+        try AtomicFile.write(city.truthGeoJSON(), to: prefix + ".truth.geojson")
+        try AtomicFile.write(city.truthMembersCSV(), to: prefix + ".truth_members.csv")
+        if let mustNot = city.mustNotGeoJSON() { try AtomicFile.write(mustNot, to: prefix + ".must_not.geojson") }
+        let planted = city.clusterOf.filter { $0 >= 0 }.count
+        let kind = config.scenario == .strips ? "strips" : "clusters"
+        Log.info(
+            "wrote \(groupedCount(city.count)) POIs (\(groupedCount(planted)) planted in \(city.truths.count) "
+                + "\(kind)) to \(prefix).\(format)"
+                + (city.mustNot.isEmpty
+                    ? "" : ", \(city.mustNot.count) must-not areas to \(prefix).must_not.geojson"))
     }
 }

@@ -16,6 +16,8 @@ final class EvaluationLayer {
     struct Item {
         public var id: JSONValue
         public var keyword: String?
+        /// The feature's `kind` property (truth and must-not files).
+        public var kind: String?
         public var geometry: GEOSGeometry
         /// Area in m² of the CRS's plane.
         public var area: Double
@@ -84,7 +86,7 @@ final class EvaluationLayer {
             if !(area > 0) { degenerate += 1 }
             items.append(
                 Item(
-                    id: f.id, keyword: f.keyword, geometry: geometry, area: area > 0 ? area : 0,
+                    id: f.id, keyword: f.keyword, kind: f.kind, geometry: geometry, area: area > 0 ? area : 0,
                     envelope: geometry.envelope,
                     repaired: wasRepaired))
         }

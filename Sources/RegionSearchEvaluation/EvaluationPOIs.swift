@@ -19,6 +19,8 @@ public struct EvaluationPOIs: Sendable {
     /// The POIs' names, when the source has them (`pois.rsa` and ingested inputs; empty for POIs
     /// added by ``append(id:keywordText:lon:lat:)``).
     public var names = StringColumn()
+    /// The key table of the keyword text (``POITable/keywordKeys``), for `key=value` keywords.
+    public var keywordKeys: [String] = []
     /// Records left out (bad or missing coordinates, reader rejects), with the first reasons.
     public var skipped = 0
     var skipNotes: [String] = []
@@ -45,6 +47,7 @@ public struct EvaluationPOIs: Sendable {
         ids = table.ids
         keywordText = table.keywords
         names = table.names
+        keywordKeys = table.keywordKeys
     }
 
     /// Loads POIs from a `pois.rsa` artifact, or from any input the ingest stage reads (the
@@ -60,21 +63,31 @@ public struct EvaluationPOIs: Sendable {
             let file = try ArtifactFile(path: path, expected: .pois)
             return EvaluationPOIs(table: try POITable(artifact: file), path: path)
         }
-        let input = try OpenedInput.open(InputSpec(path: path))
         var settings = IngestSettings()
         settings.duplicates = .keepAll
+        return try load(specs: [InputSpec(path: path)], settings: settings)
+    }
+
+    /// Loads POIs through ingest from input specs (as in a manifest's `inputs` or ingest's
+    /// `--input-spec`) with the given ingest settings; several inputs form one POI set, in order.
+    public static func load(specs: [InputSpec], settings: IngestSettings) throws -> EvaluationPOIs {
+        let inputs = try specs.map { try OpenedInput.open($0) }
         // The rejects file is scratch: evaluation reports counts and reasons, not the records.
         let scratch = NSTemporaryDirectory() + "regionsearch-evaluate-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let rejects = try RejectsWriter(path: scratch + "/rejects.txt", style: RejectsWriter.style(for: [input]))
+        let rejects = try RejectsWriter(path: scratch + "/rejects.txt", style: RejectsWriter.style(for: inputs))
         defer { rejects.discard() }
-        let result = try IngestDriver(settings: settings).run([input], rejects: rejects)
-        var pois = EvaluationPOIs(table: result.table, path: path)
+        let result = try IngestDriver(settings: settings).run(inputs, rejects: rejects)
+        var pois = EvaluationPOIs(table: result.table, path: specs.map(\.path).joined(separator: " + "))
         pois.skipped = result.total.rejected
         pois.skipNotes = result.total.sortedReasons.prefix(5).map { "\(groupedCount($0.1)) record(s): \($0.0)" }
-        if let reader = input.source as? DelimitedReader, !reader.guessedColumns.isEmpty {
-            pois.columnNotes.append("columns guessed from the header: " + reader.guessedColumns.joined(separator: ", "))
+        for input in inputs {
+            if let reader = input.source as? DelimitedReader, !reader.guessedColumns.isEmpty {
+                pois.columnNotes.append(
+                    (inputs.count > 1 ? "\(input.spec.path): " : "") + "columns guessed from the header: "
+                        + reader.guessedColumns.joined(separator: ", "))
+            }
         }
         return pois
     }

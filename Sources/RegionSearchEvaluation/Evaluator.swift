@@ -20,23 +20,50 @@ public struct Evaluator: Sendable {
     public var crs: String?
     /// The IoU a pair of regions needs to be matched one-to-one in compare mode.
     public var matchThreshold: Double
+    /// Region checks (spacing, empty share, area) and member recall in truth mode, with these
+    /// thresholds; nil leaves them out (the report then has evaluate.py's metrics only).
+    public var checks: CheckOptions?
 
-    public init(thresholds: [Double] = [0.3, 0.5], crs: String? = nil, matchThreshold: Double = 0.5) {
+    public init(
+        thresholds: [Double] = [0.3, 0.5], crs: String? = nil, matchThreshold: Double = 0.5, checks: CheckOptions? = nil
+    ) {
         self.thresholds = thresholds
         self.crs = crs
         self.matchThreshold = matchThreshold
+        self.checks = checks
+    }
+
+    // MARK: - Region checks alone
+
+    /// The region checks (``RegionCheck``: keyword POIs inside, spacing, empty share, area) of
+    /// every feature of `regions` against `pois`, with ``checks`` (or the defaults), measured in
+    /// ``crs`` or a CRS chosen for the regions' extent; nil for a feature without keyword.
+    public func checkRegions(_ regionFile: RegionFeatureFile, pois: EvaluationPOIs) throws -> [RegionCheck?] {
+        let geos = GEOSContext()
+        let proj = PROJContext()
+        guard let choice = try chooseCRS([regionFile], proj: proj) else { return [] }
+        let transform = try proj.transformation(from: "EPSG:4326", to: choice.definition)
+        let layer = try EvaluationLayer(file: regionFile, transform: transform, context: geos)
+        let located = try LocatedPOIs(pois, transform: transform)
+        return try RegionCheck.check(regions: layer.items, pois: located, options: checks ?? CheckOptions(), context: geos)
     }
 
     // MARK: - Truth mode
 
     /// Scores `regions` against `truth`; with `pois` and `members`, also at POI level.
+    ///
+    /// With ``checks`` set: with `pois`, every region's keyword POIs, spacing, empty share and
+    /// density; with `pois` and `members`, member recall and fragmentation per truth item.
+    /// With `mustNot`, the share of each keyword's region area in void and sparse areas.
+    /// `keywords` adds report columns for keywords that may have neither truth nor region.
     public func scoreTruth(
         regions regionFile: RegionFeatureFile, truth truthFile: RegionFeatureFile, pois: EvaluationPOIs? = nil,
-        members: PlantedMembers? = nil
+        members: PlantedMembers? = nil, mustNot mustNotFile: RegionFeatureFile? = nil, keywords: [String] = []
     ) throws -> TruthScore {
         let geos = GEOSContext()
         let proj = PROJContext()
-        let crsChoice = try chooseCRS([truthFile, regionFile], proj: proj)
+        if let mustNotFile { try MustNotShare.validate(mustNotFile) }
+        let crsChoice = try chooseCRS([truthFile, regionFile] + (mustNotFile.map { [$0] } ?? []), proj: proj)
         let transform = try crsChoice.map { try proj.transformation(from: "EPSG:4326", to: $0.definition) }
         // Both files empty: nothing to project, every count is 0.
         let truthLayer = try transform.map { try EvaluationLayer(file: truthFile, transform: $0, context: geos) }
@@ -83,15 +110,18 @@ public struct Evaluator: Sendable {
 
         // POI level.
         var poiCounts: [String: TruthScore.POICounts]?
-        if let pois, let members, let transform {
-            let located = try LocatedPOIs(pois, transform: transform)
+        var located: LocatedPOIs?
+        if let pois, let transform {
+            located = try LocatedPOIs(pois, transform: transform)
+            inputs.append(located!.input)
+        }
+        if let located, let members {
             let planted = located.plantedFlags(members)
             var membersInput = EvaluationInput(role: "members", path: members.path, count: members.count)
             if planted.missing > 0 {
                 membersInput.skipped = planted.missing
                 membersInput.notes.append("\(planted.missing) member id(s) not found among the POIs")
             }
-            inputs.append(located.input)
             inputs.append(membersInput)
             poiCounts = try Self.poiCounts(truths: T, regions: R, pois: located, planted: planted.flags, context: geos)
             notes.append(
@@ -102,7 +132,51 @@ public struct Evaluator: Sendable {
             )
         }
 
-        func metrics(truths: [Int], regions: [Int], poi: TruthScore.POICounts?) -> TruthScore.Metrics {
+        // Region checks and member recall.
+        var checks = [RegionCheck?](repeating: nil, count: R.count)
+        var outcomes = [MemberRecall.Outcome?](repeating: nil, count: T.count)
+        if let options = self.checks, let located {
+            checks = try RegionCheck.check(regions: R, pois: located, options: options, context: geos)
+            let wildcards = R.filter { $0.keyword == nil }.count
+            if wildcards > 0 {
+                notes.append("\(wildcards) region(s) without keyword have no keyword POIs and are not checked")
+            }
+            let undefined = checks.compactMap { $0 }.filter { $0.emptyShare == nil && $0.area > 0 }.count
+            if undefined > 0 {
+                notes.append(
+                    "\(undefined) region(s) have no empty share: their keyword has no more than "
+                        + "\(options.spacingK) distinct locations, so its spacing is undefined")
+            }
+            if let members {
+                let result = try MemberRecall.outcomes(
+                    truths: T, regions: R, pois: located, members: members, options: options)
+                outcomes = result.outcomes
+                if !result.unknownClusters.isEmpty {
+                    let shown = result.unknownClusters.prefix(5).joined(separator: ", ")
+                    notes.append(
+                        "\(result.unknownClusters.count) cluster id(s) of the members file name no truth feature "
+                            + "(\(shown)\(result.unknownClusters.count > 5 ? ", …" : ""))")
+                }
+                let empty = T.indices.filter { outcomes[$0]?.members == 0 }.count
+                if empty > 0 {
+                    notes.append(
+                        "\(empty) truth item(s) have member rows but none of their ids is among the POIs; they are "
+                            + "left out of member recall")
+                }
+            }
+        }
+
+        // Must-not areas.
+        var mustNotShares: [String: MustNotShare]?
+        if let mustNotFile, let transform {
+            let layer = try EvaluationLayer(file: mustNotFile, transform: transform, context: geos)
+            inputs.append(EvaluationInput(role: "must_not", layer: layer))
+            mustNotShares = try MustNotShare.shares(regions: R, mustNot: layer.items, context: geos)
+        }
+
+        func metrics(truths: [Int], regions: [Int], poi: TruthScore.POICounts?, mustNot: MustNotShare?)
+            -> TruthScore.Metrics
+        {
             let scoredRegions = regions.filter { scored[$0] }
             let nt = Double(truths.count)
             let nr = Double(scoredRegions.count)
@@ -122,14 +196,24 @@ public struct Evaluator: Sendable {
                 recall: recall, precision: precision, f1: f1,
                 precisionInside: scoredRegions.isEmpty
                     ? 0 : Double(scoredRegions.filter { inside[$0] >= 0.5 }.count) / nr,
-                poi: poi)
+                poi: poi,
+                members: members == nil || self.checks == nil || located == nil
+                    ? nil
+                    : truths.reduce(into: MemberRecall()) { m, i in if let o = outcomes[i] { m.add(o) } },
+                regionChecks: self.checks.flatMap { options in
+                    located == nil ? nil : RegionCheck.Summary(regions.compactMap { checks[$0] }, options: options)
+                },
+                mustNot: mustNot)
         }
 
-        let labels = Set(T.map(\.keywordLabel) + R.map(\.keywordLabel)).sorted(by: codePointOrder)
+        let labels = Set(T.map(\.keywordLabel) + R.map(\.keywordLabel) + keywords).sorted(by: codePointOrder)
         let overall = metrics(
             truths: Array(T.indices), regions: Array(R.indices),
             poi: poiCounts.map { counts in
                 counts.keys.sorted(by: codePointOrder).reduce(TruthScore.POICounts()) { s, k in s + counts[k]! }
+            },
+            mustNot: mustNotShares.map { shares in
+                shares.keys.sorted(by: codePointOrder).reduce(MustNotShare()) { s, k in s + shares[k]! }
             })
         let byKeyword = labels.map { label in
             (
@@ -137,14 +221,26 @@ public struct Evaluator: Sendable {
                 metrics: metrics(
                     truths: T.indices.filter { T[$0].keywordLabel == label },
                     regions: R.indices.filter { R[$0].keywordLabel == label },
-                    poi: poiCounts.map { $0[label] ?? TruthScore.POICounts() })
+                    poi: poiCounts.map { $0[label] ?? TruthScore.POICounts() },
+                    mustNot: mustNotShares.map { $0[label] ?? MustNotShare() })
             )
         }
         let truths = T.indices.map { i in
             TruthScore.TruthMatch(
                 truthID: T[i].id, keyword: T[i].keywordLabel, bestIoU: truthBest[i],
                 regionID: truthMatch[i].map { R[$0].id },
-                area: T[i].area)
+                area: T[i].area, kind: T[i].kind, members: outcomes[i],
+                memberRegionIDs: outcomes[i]?.regionCounts.map { R[$0.region].id } ?? [])
+        }
+        // Member recall per keyword and kind, when the truth has kinds.
+        var memberGroups: [(label: String, recall: MemberRecall)] = []
+        if T.contains(where: { $0.kind != nil }) && outcomes.contains(where: { $0 != nil }) {
+            var groups: [String: MemberRecall] = [:]
+            for i in T.indices {
+                guard let o = outcomes[i] else { continue }
+                groups[T[i].keywordLabel + "/" + (T[i].kind ?? "*"), default: MemberRecall()].add(o)
+            }
+            memberGroups = groups.keys.sorted(by: codePointOrder).map { ($0, groups[$0]!) }
         }
 
         if T.isEmpty {
@@ -165,8 +261,8 @@ public struct Evaluator: Sendable {
         }
         return TruthScore(
             thresholds: thresholds, overall: overall, byKeyword: byKeyword, truths: truths, crs: crsChoice,
-            inputs: inputs,
-            notes: notes)
+            inputs: inputs, notes: notes, checkOptions: located == nil ? nil : self.checks,
+            regionChecks: checks.compactMap { $0 }, memberGroups: memberGroups)
     }
 
     // MARK: - Compare mode
@@ -325,7 +421,7 @@ public struct Evaluator: Sendable {
             if label != "*" {
                 let keyword: String? = label
                 let union = try context.unionAll(R.filter { compatible($0.keyword, keyword) }.map(\.geometry))
-                let matcher = KeywordMatcher(label)
+                let matcher = pois.matcher(label)
                 let matching = pois.matching(matcher)
                 let inside = try pois.covered(by: PointCoverIndex(union), where: matching)
                 for p in 0..<pois.count where matching[p] {
@@ -340,7 +436,7 @@ public struct Evaluator: Sendable {
                 var keywordInside = [Bool](repeating: false, count: pois.count)
                 for k in regionLabels {
                     let group = R.filter { $0.keywordLabel == k }.map(\.geometry)
-                    let matching = k == "*" ? nil : pois.matching(KeywordMatcher(k))
+                    let matching = k == "*" ? nil : pois.matching(pois.matcher(k))
                     let inside = try pois.covered(by: PointCoverIndex(context.unionAll(group)), where: matching)
                     for p in 0..<pois.count where inside[p] { keywordInside[p] = true }
                 }

@@ -45,6 +45,9 @@ struct LocatedPOIs {
         return (flags, found.filter { !$0 }.count)
     }
 
+    /// The matcher of a keyword over these POIs' keyword text (with its key table).
+    func matcher(_ keyword: String) -> KeywordMatcher { KeywordMatcher(keyword, keys: pois.keywordKeys) }
+
     /// Which POIs' keyword text matches.
     func matching(_ matcher: KeywordMatcher) -> [Bool] {
         var out = [Bool](repeating: false, count: count)

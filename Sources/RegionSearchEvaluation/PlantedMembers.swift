@@ -75,4 +75,12 @@ public struct PlantedMembers: Sendable {
     }
 
     public var count: Int { ids.count }
+
+    /// Several members files as one (rows in order; `path` names them all joined by " + ").
+    public static func concatenating(_ files: [PlantedMembers]) -> PlantedMembers {
+        if files.count == 1 { return files[0] }
+        return PlantedMembers(
+            path: files.map(\.path).joined(separator: " + "), ids: files.flatMap(\.ids),
+            clusterIDs: files.flatMap(\.clusterIDs))
+    }
 }

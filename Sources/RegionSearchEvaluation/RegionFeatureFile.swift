@@ -4,11 +4,14 @@ import RegionSearchOutput
 
 /// One polygonal feature of a region or truth GeoJSON file, in WGS84 degrees.
 public struct RegionFeature {
-    /// The feature's identifier: the `region_id`, `cluster_id` or `id` property, else the
-    /// Feature's `id` member, else its 0-based position in the file.
+    /// The feature's identifier: the `region_id`, `cluster_id`, `truth_id` or `id` property, else
+    /// the Feature's `id` member, else its 0-based position in the file.
     public var id: JSONValue
     /// The `keyword` property; nil when absent, null or `"*"` (then the feature matches every keyword).
     public var keyword: String?
+    /// The `kind` property when it is a string (truth files: `strip`, `district`, `cluster`;
+    /// must-not files: `void`, `sparse`); nil otherwise.
+    public var kind: String?
     /// Polygons, each as rings (first the exterior, then holes), lon/lat degrees.
     public var polygons: [[GeoJSONWriter.Ring]]
     /// 0-based position among the file's features.
@@ -17,10 +20,12 @@ public struct RegionFeature {
     public var properties: JSONValue
 
     public init(
-        id: JSONValue, keyword: String?, polygons: [[GeoJSONWriter.Ring]], index: Int, properties: JSONValue = .null
+        id: JSONValue, keyword: String?, polygons: [[GeoJSONWriter.Ring]], index: Int, kind: String? = nil,
+        properties: JSONValue = .null
     ) {
         self.id = id
         self.keyword = keyword
+        self.kind = kind
         self.polygons = polygons
         self.index = index
         self.properties = properties
@@ -65,6 +70,16 @@ public struct RegionFeatureFile {
             }
         }
         return (lon, lat)
+    }
+
+    /// Several files read as one (their features in order, `path` naming them all joined by
+    /// " + "), for truth spread over files (strips, districts and café clusters of one city).
+    /// Feature positions in messages stay those of each feature in its own file.
+    public static func concatenating(_ files: [RegionFeatureFile]) -> RegionFeatureFile {
+        if files.count == 1 { return files[0] }
+        return RegionFeatureFile(
+            path: files.map(\.path).joined(separator: " + "), features: files.flatMap(\.features),
+            nullGeometries: files.reduce(0) { $0 + $1.nullGeometries })
     }
 
     /// Reads and parses a file (gzip-compressed files are recognised by their magic bytes).
@@ -147,15 +162,16 @@ public struct RegionFeatureFile {
             default:
                 throw fail(at, "geometry type \"\(gtype)\" is not supported (regions must be Polygon or MultiPolygon)")
             }
-            features.append(RegionFeature(
-                id: Self.identifier(f, properties: properties, index: index),
-                keyword: try Self.keyword(properties, at: at, fail), polygons: polygons, index: index,
-                properties: properties ?? .null))
+            features.append(
+                RegionFeature(
+                    id: Self.identifier(f, properties: properties, index: index),
+                    keyword: try Self.keyword(properties, at: at, fail), polygons: polygons, index: index,
+                    kind: properties?["kind"]?.stringValue, properties: properties ?? .null))
         }
     }
 
     private static func identifier(_ feature: JSONValue, properties: JSONValue?, index: Int) -> JSONValue {
-        for key in ["region_id", "cluster_id", "id"] {
+        for key in ["region_id", "cluster_id", "truth_id", "id"] {
             if let v = properties?[key], v.stringValue != nil || v.doubleValue != nil { return v }
         }
         if let v = feature["id"], v.stringValue != nil || v.doubleValue != nil { return v }

@@ -276,8 +276,8 @@ struct DelimitedParser {
                 if let i = header.firstIndex(of: n) { return i }
                 let folded = header.enumerated().filter { $0.element.lowercased() == n.lowercased() }
                 if folded.count == 1 { return folded[0].offset }
-                let hint = closestMatch(n, in: header).map { " (did you mean '\($0)'?)" } ?? ""
-                let list = header.prefix(40).map { "'\($0)'" }.joined(separator: ", ")
+                let hint = closestMatch(n, in: header).map { " (did you mean '\(PrintableText.of($0, limit: 60))'?)" } ?? ""
+                let list = header.prefix(40).map { "'\(PrintableText.of($0, limit: 60))'" }.joined(separator: ", ")
                 throw UsageError(
                     "\(at).\(key): no column named '\(n)' in the header of '\(path)'\(hint); columns: \(list)")
             }
@@ -288,7 +288,7 @@ struct DelimitedParser {
             let lowered = header.map { $0.lowercased() }
             for n in names {
                 if let i = lowered.firstIndex(of: n) {
-                    guessed.append("\(key)='\(header[i])'")
+                    guessed.append("\(key)='\(PrintableText.of(header[i], limit: 60))'")
                     return i
                 }
             }
@@ -325,7 +325,7 @@ struct DelimitedParser {
             } else if let i = guess("wkt") {
                 r.wkt = i
             } else {
-                let list = (header ?? []).prefix(40).map { "'\($0)'" }.joined(separator: ", ")
+                let list = (header ?? []).prefix(40).map { "'\(PrintableText.of($0, limit: 60))'" }.joined(separator: ", ")
                 throw UsageError(
                     "\(at): cannot tell which columns of '\(path)' hold the coordinates; give columns.lon and "
                         + "columns.lat (or columns.coordinates or columns.wkt)"

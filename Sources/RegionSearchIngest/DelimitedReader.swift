@@ -1,3 +1,5 @@
+import RegionSearchCore
+
 /// Streams records from delimited text (CSV, TSV, pipe- or semicolon-separated…).
 ///
 /// Parsing follows RFC 4180 with the usual real-world allowances:
@@ -82,6 +84,12 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
         parser.columns.keywords.map { ($0.split, $0.separator) }
     }
 
+    /// The header names of the keyword columns (nil for every column without a header line).
+    var keywordKeys: [String?] {
+        let header = parser.headerFields
+        return parser.columns.keywords.map { $0.index < header.count ? header[$0.index] : nil }
+    }
+
     var missingValues: [String] { parser.spec.missingValues }
 
     public func next() throws -> ReadResult? {
@@ -95,13 +103,17 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
                 return splitter.isMissing(v) ? "" : String(decoding: v, as: UTF8.self)
             }
             var keywords: [String] = []
+            var keys: [String] = []
+            let columnKeys = keywordKeys
             for kf in single.keywordFields {
                 let rule = rules[Int(kf.column)]
-                splitter.split(f[kf.ref], mode: rule.split, separator: rule.separator, into: &keywords)
+                let key = Int(kf.column) < columnKeys.count ? columnKeys[Int(kf.column)] ?? "" : ""
+                splitter.split(
+                    f[kf.ref], mode: rule.split, separator: rule.separator, key: key, into: &keywords, keys: &keys)
             }
             return RawRecord(
-                id: value(e.id), name: value(e.name), keywords: keywords, lon: e.lon, lat: e.lat, line: e.line,
-                byteOffset: e.byteOffset)
+                id: value(e.id), name: value(e.name), keywords: keywords, keywordKeys: keys, lon: e.lon, lat: e.lat,
+                line: e.line, byteOffset: e.byteOffset)
         }
         return .record(record)
     }
@@ -115,7 +127,7 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
         let headerFields = self.headerFields
         func name(_ i: Int?) -> String {
             guard let i else { return "-" }
-            return i < headerFields.count ? "'\(headerFields[i])'" : "#\(i)"
+            return i < headerFields.count ? "'\(PrintableText.of(headerFields[i], limit: 60))'" : "#\(i)"
         }
         let c = columns
         var parts = ["id=\(name(c.id))", "name=\(name(c.name))"]

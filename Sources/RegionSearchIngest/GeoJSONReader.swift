@@ -602,25 +602,33 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         }
         let name = scalarText(properties[nameKey])
         var keywords: [String] = []
+        // The property each value came from: its key for key=value queries.
+        var keys: [String] = []
         if let keywordKeys {
             for k in keywordKeys {
-                appendKeywords(properties[k.key], split: k.split, separator: k.separator, to: &keywords)
+                appendKeywords(
+                    properties[k.key], key: k.key, split: k.split, separator: k.separator, to: &keywords, keys: &keys)
             }
         } else if let members = properties.objectValue {
             // The first guessed key present (by the guess list's order), case-insensitively.
-            var best: (rank: Int, value: JSONValue)?
+            var best: (rank: Int, key: String, value: JSONValue)?
             for (key, value) in members where value != .null {
                 let rank =
                     guessedKeywordKeys.firstIndex(of: key)
                     ?? (key.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }
                         ? guessedKeywordKeys.firstIndex(of: key.lowercased()) : nil)
-                if let rank, best == nil || rank < best!.rank { best = (rank, value) }
+                if let rank, best == nil || rank < best!.rank { best = (rank, key, value) }
             }
-            if let best { appendKeywords(best.value, split: spec.keywordSplit, separator: separator, to: &keywords) }
+            if let best {
+                appendKeywords(
+                    best.value, key: best.key, split: spec.keywordSplit, separator: separator, to: &keywords,
+                    keys: &keys)
+            }
         }
         return .record(
             RawRecord(
-                id: id, name: name, keywords: keywords, lon: point.0, lat: point.1, line: line, byteOffset: offset))
+                id: id, name: name, keywords: keywords, keywordKeys: keys, lon: point.0, lat: point.1, line: line,
+                byteOffset: offset))
     }
 
     /// An id as text. A number beyond 2^53 is not exact as a double (9007199254740993 and …992
@@ -703,23 +711,31 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         }
     }
 
-    /// Keyword values of one property: a string is split like a delimited field; each string
-    /// or number of an array is one keyword; numbers and booleans give their text; objects and
-    /// nested arrays are not keywords.
+    /// Keyword values of one property, with their keys (the property name `key`, or an hstore
+    /// tag's key): a string is split like a delimited field; each string or number of an array
+    /// is one keyword; numbers and booleans give their text; objects and nested arrays are not
+    /// keywords.
     private func appendKeywords(
-        _ v: JSONValue?, split: InputSpec.KeywordSplit, separator: [UInt8], to out: inout [String]
+        _ v: JSONValue?, key: String, split: InputSpec.KeywordSplit, separator: [UInt8], to out: inout [String],
+        keys: inout [String]
     ) {
         guard let v else { return }
         switch v {
         case .string(var s):
-            s.withUTF8 { splitter.split($0, mode: split, separator: separator, into: &out) }
+            s.withUTF8 { splitter.split($0, mode: split, separator: separator, key: key, into: &out, keys: &keys) }
         case .number, .bool:
             out.append(scalarText(v))
+            keys.append(key)
         case .array(let items):
             for item in items {
                 switch item {
-                case .string(var s): s.withUTF8 { splitter.split($0, mode: .plain, separator: separator, into: &out) }
-                case .number, .bool: out.append(scalarText(item))
+                case .string(var s):
+                    s.withUTF8 {
+                        splitter.split($0, mode: .plain, separator: separator, key: key, into: &out, keys: &keys)
+                    }
+                case .number, .bool:
+                    out.append(scalarText(item))
+                    keys.append(key)
                 default: continue
                 }
             }

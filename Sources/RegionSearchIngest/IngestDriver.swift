@@ -60,9 +60,9 @@ public final class IngestDriver {
         for (k, input) in inputs.enumerated() {
             let counts = try ingest(input, sourceIndex: UInt32(k), builder: &builder, rejects: rejects)
             guard counts.invariantHolds else {
-                throw IngestError.invariantBroken("\(input.spec.path): \(counts.json.serialized())")
+                throw IngestError.invariantBroken("\(input.spec.displayPath): \(counts.json.serialized())")
             }
-            Log.info("\(input.spec.path): \(counts.summary)")
+            Log.info("\(input.spec.displayPath): \(counts.summary)")
             perInput.append(counts)
             bytes.append(input.source.bytesRead)
             total.add(counts)
@@ -85,12 +85,12 @@ public final class IngestDriver {
         _ result: IngestResult, inputs: [OpenedInput], settings: IngestSettings, rejectsPath: String
     ) throws {
         for (input, c) in zip(inputs, result.perInput) where c.read == 0 {
-            throw IngestError.emptyInput(path: input.spec.path, blankLines: c.blankLines)
+            throw IngestError.emptyInput(path: input.spec.displayPath, blankLines: c.blankLines)
         }
         for (input, c) in zip(inputs, result.perInput)
         where Double(c.rejected) > settings.maxRejectRatio * Double(c.read) {
             throw IngestError.tooManyRejects(
-                path: input.spec.path, counts: c, limit: settings.maxRejectRatio, rejectsPath: rejectsPath)
+                path: input.spec.displayPath, counts: c, limit: settings.maxRejectRatio, rejectsPath: rejectsPath)
         }
         if result.total.accepted == 0 { throw IngestError.noUsableRows(total: result.total) }
     }
@@ -101,12 +101,14 @@ public final class IngestDriver {
         throws
         -> IngestCounts
     {
-        let path = input.spec.path
+        let path = input.spec.displayPath
         let validator = RecordValidator(
             crs: input.spec.crs, bbox: settings.bbox, rejectNullIsland: settings.rejectNullIsland)
         let source = input.source
         let batchSource = source as? RecordBatchSource
-        builder.startInput(rules: batchSource?.keywordSplitRules ?? [], missingValues: batchSource?.missingValues ?? [])
+        builder.startInput(
+            rules: batchSource?.keywordSplitRules ?? [], keys: batchSource?.keywordKeys ?? [],
+            missingValues: batchSource?.missingValues ?? [])
         // The builder moves into the consumer (swap: no copy of its columns) and back.
         var consumer = BatchConsumer(
             builder: TableBuilder(settings: settings), input: input, sourceIndex: sourceIndex, rejects: rejects)
@@ -175,7 +177,7 @@ public final class IngestDriver {
         init(builder: TableBuilder, input: OpenedInput, sourceIndex: UInt32, rejects: RejectsWriter) {
             self.builder = builder
             self.input = input
-            path = input.spec.path
+            path = input.spec.displayPath
             self.sourceIndex = sourceIndex
             self.rejects = rejects
         }
@@ -215,7 +217,7 @@ public final class IngestDriver {
             _ records: RecordBatch, _ entries: UnsafeBufferPointer<RecordBatch.Entry>,
             _ keywordFields: UnsafeBufferPointer<RecordBatch.KeywordField>, _ fields: RecordBatch.FieldResolver
         ) throws {
-            builder.prepare(entries, fields)
+            builder.prepare(entries, fields, keyNames: records.keyNames)
             var start = 0
             for k in 0..<entries.count {
                 if k % 256 == 0 { builder.touchSlots(k..<min(entries.count, k + 256)) }

@@ -1,4 +1,5 @@
 import RegionSearchCore
+import RegionSearchGDAL
 
 /// How to read one input file: its format, how to split it into fields and which fields hold the
 /// id, name, keywords and coordinates.
@@ -13,6 +14,29 @@ public struct InputSpec: Sendable {
         case auto, csv, geojson
         case osmPBF = "osm_pbf"
         case osmXML = "osm_xml"
+        /// Any vector source GDAL/OGR opens: GeoPackage, Shapefile, FlatGeobuf, KML, GML, GPX,
+        /// MapInfo, CSV through OGR, a `PG:` connection string, …
+        case ogr
+    }
+
+    /// Options of OGR input (`format: "ogr"`); nil members keep the defaults.
+    public struct OGRSettings: Sendable, Equatable {
+        /// The layer to read, by name (default: the first layer).
+        public var layer: String?
+        /// An SQL statement whose result is read instead of a layer (the source's own SQL
+        /// dialect: SQLite for GeoPackage, PostgreSQL for PostGIS, OGR SQL otherwise).
+        public var sql: String?
+        /// An attribute filter (OGR SQL WHERE syntax) on the layer read.
+        public var whereClause: String?
+        /// Driver open options, `KEY=VALUE` (e.g. `X_POSSIBLE_NAMES=lon` for CSV).
+        public var openOptions: [String] = []
+        /// The CRS of a layer that declares none ("EPSG:3067", WKT, PROJ string); a declared CRS
+        /// is always used as declared.
+        public var sourceCRS: String?
+        public init() {}
+
+        /// Whether any key was given.
+        var isSet: Bool { self != OGRSettings() }
     }
 
     /// Whether the first record of delimited text names the columns.
@@ -54,6 +78,10 @@ public struct InputSpec: Sendable {
         case hierarchy
         /// A Python or JSON list literal, `['Кафе', 'Бары']` or `["a","b"]`; each item is a keyword.
         case list
+        /// OSM tags in PostgreSQL hstore text, `"amenity"=>"cafe","cuisine"=>"coffee_shop"` (as
+        /// osm2pgsql/ogr2ogr write `other_tags`): the values of the OSM keyword keys, each with
+        /// its tag key (see ``KeywordSplitter``).
+        case hstore
     }
 
     /// The order of the two numbers in a combined coordinate column.
@@ -118,7 +146,7 @@ public struct InputSpec: Sendable {
 
     /// The families of input formats; the rejects file follows the family of its inputs.
     enum Family: String, Sendable {
-        case delimited, geojson, osm
+        case delimited, geojson, osm, ogr
     }
 
     /// Values that mean "missing" by default (besides the empty string, which always does).
@@ -148,13 +176,15 @@ public struct InputSpec: Sendable {
     var keywordSeparator = ";"
     var missingValues: [String] = InputSpec.defaultMissingValues
     public var osm = OSMSettings()
+    public var ogr = OGRSettings()
     /// nil: the format's default.
     var maxRecordBytes: Int?
 
     /// All keys of the JSON form, in documentation order.
     public static let keys = [
         "path", "format", "delimiter", "quote", "header", "trim", "columns", "coordinate_order", "crs",
-        "keyword_split", "keyword_separator", "missing_values", "osm", "max_record_bytes",
+        "keyword_split", "keyword_separator", "missing_values", "osm", "max_record_bytes", "layer", "sql", "where",
+        "open_options", "source_crs",
     ]
     static let columnKeys = ["id", "name", "keywords", "lon", "lat", "coordinates", "wkt"]
     static let keywordColumnKeys = ["column", "split", "separator"]
@@ -204,14 +234,51 @@ public struct InputSpec: Sendable {
                     throw UsageError("\(at): expected an integer in [1024, 1073741824], got \(value.serialized())")
                 }
                 maxRecordBytes = n
+            case "layer": ogr.layer = try Self.nonEmptyString(value, at: at)
+            case "sql": ogr.sql = try Self.nonEmptyString(value, at: at)
+            case "where": ogr.whereClause = try Self.nonEmptyString(value, at: at)
+            case "source_crs": ogr.sourceCRS = try Self.nonEmptyString(value, at: at)
+            case "open_options":
+                ogr.openOptions = try Self.stringList(value, at: at)
+                for (i, o) in ogr.openOptions.enumerated() where !o.contains("=") {
+                    throw UsageError("\(at)[\(i)]: expected KEY=VALUE, got \"\(o)\"")
+                }
             default: break  // unknown keys were rejected above
             }
         }
         if let q = quote, q == delimiter {
             throw UsageError("\(context).quote: the quote character cannot also be the delimiter")
         }
+        if ogr.sql != nil && (ogr.layer != nil || ogr.whereClause != nil) {
+            throw UsageError("\(context).sql: give either sql or layer/where (the SQL names its layer and filter)")
+        }
+        if format != .auto && format != .ogr, let key = ogrKeyGiven {
+            throw UsageError(
+                "\(context).\(key): only for OGR input (format \"ogr\"), but the format is \(format.rawValue)")
+        }
+        if Self.isConnectionString(path) && format != .auto && format != .ogr {
+            throw UsageError("\(context).format: '\(path)' is a database connection, read with format \"ogr\"")
+        }
         try checkColumnCombination()
     }
+
+    /// The first OGR-only key given, for messages.
+    var ogrKeyGiven: String? {
+        if ogr.layer != nil { return "layer" }
+        if ogr.sql != nil { return "sql" }
+        if ogr.whereClause != nil { return "where" }
+        if !ogr.openOptions.isEmpty { return "open_options" }
+        if ogr.sourceCRS != nil { return "source_crs" }
+        return nil
+    }
+
+    /// Whether `path` is a GDAL connection string rather than a file (`PG:…`): read through OGR,
+    /// never made absolute or hashed as a file.
+    public static func isConnectionString(_ path: String) -> Bool { path.hasPrefix("PG:") }
+
+    /// The path for messages, the rejects file and metadata: a connection string's password
+    /// replaced by `***`.
+    public var displayPath: String { GDALLibrary.redacted(path) }
 
     /// The column keys must describe one way of finding coordinates.
     func checkColumnCombination() throws(UsageError) {
@@ -229,7 +296,27 @@ public struct InputSpec: Sendable {
     /// Checks that the keys used suit the detected format.
     func checkApplicable(to family: Family) throws(UsageError) {
         let at = "\(context)"
+        if family != .ogr, let key = ogrKeyGiven {
+            throw UsageError(
+                "\(at).\(key): only for OGR input (format \"ogr\"), but '\(path)' is read as \(family.rawValue)")
+        }
         switch family {
+        case .ogr:
+            if delimiter != nil || header != .auto || maxRecordBytes != nil {
+                let key = delimiter != nil ? "delimiter" : header != .auto ? "header" : "max_record_bytes"
+                throw UsageError("\(at).\(key): not used for OGR input (GDAL reads the format itself)")
+            }
+            if osm != OSMSettings() {
+                throw UsageError("\(at).osm: only for OSM input, but '\(path)' is read through OGR")
+            }
+            for (key, ref) in [
+                ("lon", columns.lon), ("lat", columns.lat), ("coordinates", columns.coordinates), ("wkt", columns.wkt),
+            ]
+            where ref != nil {
+                throw UsageError(
+                    "\(at).columns.\(key): not used for OGR input (coordinates come from the geometry; for CSV "
+                        + "through OGR give open_options such as X_POSSIBLE_NAMES=lon and Y_POSSIBLE_NAMES=lat)")
+            }
         case .delimited:
             if osm != OSMSettings() {
                 throw UsageError("\(at).osm: only for OSM input, but '\(path)' is delimited text")
@@ -298,7 +385,7 @@ public struct InputSpec: Sendable {
         case .absent: headerValue = .bool(false)
         case .auto: headerValue = .string("auto")
         }
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("path", .string(path)),
             ("format", .string(format.rawValue)),
             ("delimiter", delimiter.map { .string(String(UnicodeScalar($0))) } ?? .null),
@@ -313,7 +400,18 @@ public struct InputSpec: Sendable {
             ("missing_values", .array(missingValues.map { .string($0) })),
             ("osm", .object(osmMembers)),
             ("max_record_bytes", maxRecordBytes.map { .number(Double($0)) } ?? .null),
-        ])
+        ]
+        // Only when given, so that the metadata of other inputs is what it was before OGR input.
+        if ogr.isSet {
+            members += [
+                ("layer", ogr.layer.map { .string($0) } ?? .null),
+                ("sql", ogr.sql.map { .string($0) } ?? .null),
+                ("where", ogr.whereClause.map { .string($0) } ?? .null),
+                ("open_options", .array(ogr.openOptions.map { .string($0) })),
+                ("source_crs", ogr.sourceCRS.map { .string($0) } ?? .null),
+            ]
+        }
+        return .object(members)
     }
 
     // MARK: - Value parsing
@@ -359,6 +457,13 @@ public struct InputSpec: Sendable {
             out.append(s)
         }
         return out
+    }
+
+    static func nonEmptyString(_ value: JSONValue, at: String) throws(UsageError) -> String {
+        guard let s = value.stringValue, !s.isEmpty else {
+            throw UsageError("\(at): expected a non-empty string, got \(value.serialized())")
+        }
+        return s
     }
 
     static func separator(_ value: JSONValue, at: String) throws(UsageError) -> String {

@@ -11,6 +11,15 @@ import Foundation
 ///   tokens (numbers, `None`, `null`; `None`/`null` are missing). Whitespace and a trailing comma
 ///   are allowed. A value that is not a well-formed flat list is kept whole, as `plain`.
 /// - `auto`: `list` when the trimmed value starts with `[` and ends with `]`, else `hierarchy`.
+/// - `hstore`: OSM tags in PostgreSQL hstore text, `"amenity"=>"cafe", "cuisine"=>"a;b"` (pairs
+///   separated by commas; keys and values double-quoted with `\"` and `\\` escapes; a value may
+///   be `NULL`). Only the tags of the OSM readers' default keyword keys (``OSMOptions``: amenity,
+///   shop, cuisine, tourism, …) give values, by the OSM readers' rules: split at `;`, `yes`
+///   replaced by the key, each value with its tag key (``ValueSlice/key``); addresses, websites,
+///   opening hours and the like are left out. A value cut short (files that truncate long
+///   cells: 581 of Chicago's 7,626 `other_tags` end at 255 characters) keeps its complete pairs,
+///   and of a tag value cut in the middle the `;`-parts before the last (which may be cut); a
+///   value that does not start as hstore is kept whole, as `plain`.
 ///
 /// Every resulting value is trimmed and dropped when empty or equal to a missing-value marker.
 struct KeywordSplitter: Sendable {
@@ -26,7 +35,12 @@ struct KeywordSplitter: Sendable {
         public var start: Int32
         public var count: Int32
         var inScratch: Bool
+        /// `hstore` values: the tag key, an index into ``hstoreKeys``; -1: the field's own key.
+        var key: Int16 = -1
     }
+
+    /// The tag keys whose values `hstore` keeps (the OSM readers' default keyword keys).
+    static let hstoreKeys: [[UInt8]] = OSMOptions.defaultKeywordKeys.map { Array($0.utf8) }
 
     /// Appends the keyword values of `field` to `values` (without a closure, so hot callers
     /// need not copy anything); unescaped list items are stored in `scratch`.
@@ -45,6 +59,8 @@ struct KeywordSplitter: Sendable {
             splitAtSeparator(value, base, separator: separator, &values)
         case .list:
             if !parseList(value, base, &values, &scratch) { emit(value, base, &values) }
+        case .hstore:
+            if !parseHStore(value, base, &values, &scratch) { emit(value, base, &values) }
         case .auto:
             if value[0] == UInt8(ascii: "["), value[value.count - 1] == UInt8(ascii: "]"),
                 parseList(value, base, &values, &scratch)
@@ -55,16 +71,16 @@ struct KeywordSplitter: Sendable {
         }
     }
 
-    /// Calls `body` with each keyword value of `field`, in order.
+    /// Calls `body` with each keyword value of `field`, in order, and its ``ValueSlice/key``.
     func forEachValue(
         _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: UnsafeBufferPointer<UInt8>,
-        _ body: (UnsafeBufferPointer<UInt8>) -> Void
+        _ body: (UnsafeBufferPointer<UInt8>, Int16) -> Void
     ) {
         var values: [ValueSlice] = []
         var scratch: [UInt8] = []
         collect(field, mode: mode, separator: separator, into: &values, scratch: &scratch)
         scratch.withUnsafeBufferPointer { s in
-            for v in values { body(Self.bytes(v, field: field, scratch: s)) }
+            for v in values { body(Self.bytes(v, field: field, scratch: s), v.key) }
         }
     }
 
@@ -82,7 +98,21 @@ struct KeywordSplitter: Sendable {
         _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8], into out: inout [String]
     ) {
         separator.withUnsafeBufferPointer { sep in
-            forEachValue(field, mode: mode, separator: sep) { out.append(String(decoding: $0, as: UTF8.self)) }
+            forEachValue(field, mode: mode, separator: sep) { v, _ in out.append(String(decoding: v, as: UTF8.self)) }
+        }
+    }
+
+    /// Appends the keyword values of `field` to `out` and the key of each to `keys`: the tag key
+    /// of an `hstore` value, else `key`.
+    func split(
+        _ field: UnsafeBufferPointer<UInt8>, mode: InputSpec.KeywordSplit, separator: [UInt8], key: String,
+        into out: inout [String], keys: inout [String]
+    ) {
+        separator.withUnsafeBufferPointer { sep in
+            forEachValue(field, mode: mode, separator: sep) { v, k in
+                out.append(String(decoding: v, as: UTF8.self))
+                keys.append(k >= 0 ? String(decoding: Self.hstoreKeys[Int(k)], as: UTF8.self) : key)
+            }
         }
     }
 
@@ -203,6 +233,124 @@ struct KeywordSplitter: Sendable {
             i += 1
         }
         return true
+    }
+
+    /// Parses hstore text (see the type documentation) and appends the values of the keyword
+    /// keys' tags of its complete pairs; false (nothing appended) when not even the first pair
+    /// is complete.
+    private func parseHStore(
+        _ value: UnsafeBufferPointer<UInt8>, _ base: UnsafePointer<UInt8>, _ values: inout [ValueSlice],
+        _ scratch: inout [UInt8]
+    ) -> Bool {
+        let n = value.count
+        var pairs = 0
+        // Where a pair breaks off, the pairs before it stand (the tail was cut).
+        func fail() -> Bool { pairs > 0 }
+        let offset = value.baseAddress! - base
+        var i = 0
+        func skipSpace() {
+            while i < n, value[i] == 0x20 || value[i] == 0x09 || value[i] == 0x0A || value[i] == 0x0D { i += 1 }
+        }
+        /// The quoted string at `i` (its contents' range, whether it has escapes); `i` moves past it.
+        func quoted() -> (range: Range<Int>, escaped: Bool)? {
+            guard i < n, value[i] == 0x22 else { return nil }
+            var j = i + 1
+            var escaped = false
+            while j < n {
+                if value[j] == 0x5C {
+                    escaped = true
+                    j += 2
+                    continue
+                }
+                if value[j] == 0x22 {
+                    defer { i = j + 1 }
+                    return ((i + 1)..<j, escaped)
+                }
+                j += 1
+            }
+            return nil
+        }
+        while true {
+            skipSpace()
+            if i >= n { break }
+            guard let key = quoted() else { return fail() }
+            skipSpace()
+            guard i + 1 < n, value[i] == UInt8(ascii: "="), value[i + 1] == UInt8(ascii: ">") else { return fail() }
+            i += 2
+            skipSpace()
+            var tag: (range: Range<Int>, escaped: Bool)?
+            if let q = quoted() {
+                tag = q
+            } else if i < n, value[i] == 0x22 {
+                // The text ends inside this tag value: its parts before the last one are whole.
+                if !key.escaped, let k = Self.hstoreKeys.firstIndex(where: { $0.elementsEqual(value[key.range]) }),
+                    let cut = value[(i + 1)...].lastIndex(of: UInt8(ascii: ";"))
+                {
+                    let range = (i + 1)..<cut
+                    let escaped = value[range].contains(0x5C)
+                    appendTagValues(
+                        value, (range, escaped), key: Int16(k), keyRange: key.range, offset: offset, &values, &scratch)
+                }
+                return true
+            } else if i + 4 <= n, UnsafeBufferPointer(rebasing: value[i..<(i + 4)]).elementsEqual("NULL".utf8) {
+                i += 4
+            } else {
+                return fail()
+            }
+            pairs += 1
+            if let tag, !key.escaped,
+                let k = Self.hstoreKeys.firstIndex(where: { $0.elementsEqual(value[key.range]) })
+            {
+                appendTagValues(
+                    value, tag, key: Int16(k), keyRange: key.range, offset: offset, &values, &scratch)
+            }
+            skipSpace()
+            if i >= n { break }
+            guard value[i] == UInt8(ascii: ",") else { return fail() }
+            i += 1
+        }
+        return true
+    }
+
+    /// The values of one hstore tag (split at `;`, trimmed; `yes` becomes the key), unescaped
+    /// into `scratch` when the tag value has escapes.
+    private func appendTagValues(
+        _ value: UnsafeBufferPointer<UInt8>, _ tag: (range: Range<Int>, escaped: Bool), key: Int16,
+        keyRange: Range<Int>, offset: Int, _ values: inout [ValueSlice], _ scratch: inout [UInt8]
+    ) {
+        var source = UnsafeBufferPointer(rebasing: value[tag.range])
+        var unescaped: [UInt8] = []
+        if tag.escaped {
+            var j = 0
+            while j < source.count {
+                if source[j] == 0x5C && j + 1 < source.count { j += 1 }
+                unescaped.append(source[j])
+                j += 1
+            }
+        }
+        let scratchStart = scratch.count
+        if tag.escaped { scratch += unescaped }
+        unescaped.withUnsafeBufferPointer { u in
+            if tag.escaped { source = u }
+            var start = 0
+            while start <= source.count {
+                var stop = start
+                while stop < source.count, source[stop] != UInt8(ascii: ";") { stop += 1 }
+                let part = UnsafeBufferPointer(rebasing: source[start..<stop]).trimmingASCIIWhitespace()
+                start = stop + 1
+                if missing.contains(part) { continue }
+                if part.elementsEqual("yes".utf8) {
+                    values.append(
+                        ValueSlice(
+                            start: Int32(offset + keyRange.lowerBound), count: Int32(keyRange.count), inScratch: false,
+                            key: key))
+                    continue
+                }
+                let at = part.baseAddress! - source.baseAddress!
+                let s = tag.escaped ? scratchStart + at : offset + tag.range.lowerBound + at
+                values.append(ValueSlice(start: Int32(s), count: Int32(part.count), inScratch: tag.escaped, key: key))
+            }
+        }
     }
 
     /// Parses a quoted string starting at `start` (the quote) into `out`; returns the index

@@ -1,4 +1,5 @@
 import RegionSearchCore
+import RegionSearchGDAL
 
 #if canImport(Glibc)
     import Glibc
@@ -28,11 +29,20 @@ public struct OpenedInput {
     ///   `UsageError` when the spec does not fit the file (a column that is not in the header,
     ///   a delimited-text key for GeoJSON, …).
     public static func open(_ spec: InputSpec) throws -> OpenedInput {
-        let (hash, size) = try hashFile(spec.path)
+        // A database or a directory (a folder of Shapefiles, a FileGDB) is read through OGR and
+        // has no bytes of its own to sniff.
+        if InputSpec.isConnectionString(spec.path) || isDirectory(spec.path) {
+            try spec.checkApplicable(to: .ogr)
+            let (hash, size) = try hashSource(spec.path)
+            return OpenedInput(
+                spec: spec, format: .ogr, source: try OGRReader(spec: spec, fileSize: size), contentHash: hash,
+                fileSize: size, isGzip: false)
+        }
+        var (hash, size) = try hashFile(spec.path)
         var format = spec.format
         let probe = try ByteReader(path: spec.path)
         let isGzip = probe.isGzip
-        if format == .auto {
+        if format != .ogr {
             var prefix = [UInt8](repeating: 0, count: InputFormatDetector.prefixLength)
             var filled = 0
             while filled < prefix.count {
@@ -42,11 +52,23 @@ public struct OpenedInput {
                 if n == 0 { break }
                 filled += n
             }
-            format = InputFormatDetector.detect(Array(prefix[0..<filled]))
+            let head = Array(prefix[0..<filled])
+            if format == .auto {
+                format = try InputFormatDetector.detect(head, path: spec.path)
+            } else if format == .csv || format == .geojson {
+                try InputFormatDetector.checkText(head, format: format, path: spec.path)
+            }
+        }
+        if format == .ogr, Self.sourceFiles(spec.path).count > 1 { (hash, size) = try hashFiles(spec.path) }
+        if format == .ogr && isGzip {
+            throw InputError.unsupported(
+                path: spec.path, reason: "gzip-compressed input is not read through GDAL; decompress it first")
         }
         try spec.checkApplicable(to: InputFormatDetector.family(of: format))
         let source: RecordSource
         switch format {
+        case .ogr:
+            source = try OGRReader(spec: spec, fileSize: size)
         case .auto, .csv:
             source = try DelimitedReader(reader: ByteReader(path: spec.path), spec: spec)
         case .geojson:
@@ -74,6 +96,85 @@ public struct OpenedInput {
         if let v = spec.osm.keywordKeys { o.keywordKeys = v }
         if let v = spec.osm.nameKey { o.nameKey = v }
         return o
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The content hash of a source that is not one file: a directory's regular files (names
+    /// and bytes, in name order), or a connection string's text (password removed) — a
+    /// database has no content to hash without reading it, so its POIs are read on every run.
+    static func hashSource(_ path: String) throws -> (ContentHash, UInt64) {
+        var hasher = ContentHasher()
+        guard isDirectory(path) else {
+            let text = Array(GDALLibrary.redacted(path).utf8)
+            text.withUnsafeBytes { hasher.update($0) }
+            return (hasher.finalize(), 0)
+        }
+        var total: UInt64 = 0
+        for name in directoryFiles(path) {
+            let (h, size) = try hashFile(path + "/" + name)
+            let line = Array("\(name) \(h) \(size)\n".utf8)
+            line.withUnsafeBytes { hasher.update($0) }
+            total += size
+        }
+        return (hasher.finalize(), total)
+    }
+
+    /// The files a file input consists of: a Shapefile's `.shp` with its `.shx`, `.dbf`, `.prj`
+    /// and `.cpg`, a MapInfo `.tab` with its `.dat`, `.map`, `.id` and `.ind` (those that exist,
+    /// in this order); any other file alone. A change to any of them is a changed input.
+    public static func sourceFiles(_ path: String) -> [String] {
+        let lower = path.lowercased()
+        let sidecars: [String]
+        if lower.hasSuffix(".shp") {
+            sidecars = ["shx", "dbf", "prj", "cpg"]
+        } else if lower.hasSuffix(".tab") {
+            sidecars = ["dat", "map", "id", "ind"]
+        } else {
+            return [path]
+        }
+        let stem = String(path.dropLast(3))
+        let upper = path.hasSuffix("SHP") || path.hasSuffix("TAB")
+        var out = [path]
+        for ext in sidecars {
+            let candidate = stem + (upper ? ext.uppercased() : ext)
+            var st = stat()
+            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { out.append(candidate) }
+        }
+        return out
+    }
+
+    /// The hash of a file input with its sidecars (``sourceFiles(_:)``).
+    static func hashFiles(_ path: String) throws -> (ContentHash, UInt64) {
+        var hasher = ContentHasher()
+        var total: UInt64 = 0
+        for file in sourceFiles(path) {
+            let (h, size) = try hashFile(file)
+            let line = Array("\(file.split(separator: "/").last ?? "") \(h) \(size)\n".utf8)
+            line.withUnsafeBytes { hasher.update($0) }
+            total += size
+        }
+        return (hasher.finalize(), total)
+    }
+
+    /// The regular files directly in a directory, sorted bytewise.
+    static func directoryFiles(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            var st = stat()
+            if name != ".", name != "..", stat(path + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
+                names.append(name)
+            }
+        }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// The ``ContentHash`` and size of a file's bytes as stored.

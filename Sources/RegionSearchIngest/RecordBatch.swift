@@ -16,10 +16,13 @@ struct RecordBatch {
     }
 
     /// A keyword field and the index of its split rule in the source's keyword columns; -1
-    /// means the field is one value already (split by the reader).
+    /// means the field is one value already (split by the reader). A field with a split rule
+    /// takes the key of its column (``RecordBatchSource/keywordKeys``); one of column -1 has
+    /// `key`, an index into the batch's ``keyNames`` (-1: none).
     struct KeywordField: Sendable {
         public var ref: FieldRef
         public var column: Int32
+        public var key: Int32 = -1
     }
 
     public struct Entry: Sendable {
@@ -46,6 +49,10 @@ struct RecordBatch {
     public var rejected: [RejectedRecord] = []
     /// Coordinate text of records whose coordinates could not be read (record index, text).
     var coordinateTexts: [(Int, String)] = []
+    /// The keys of the batch's keyword values (``KeywordField/key``), raw, in order of first use.
+    var keyNames: [String] = []
+    private var keyLookup: [String: Int32] = [:]
+    private var lastKey: Int32 = -1
 
     public init() {}
 
@@ -58,6 +65,25 @@ struct RecordBatch {
         extra.removeAll(keepingCapacity: true)
         rejected.removeAll(keepingCapacity: true)
         coordinateTexts.removeAll(keepingCapacity: true)
+        keyNames.removeAll(keepingCapacity: true)
+        keyLookup.removeAll(keepingCapacity: true)
+        lastKey = -1
+    }
+
+    /// The index of `key` in ``keyNames`` (added when new); -1 for "" (no key).
+    mutating func keyIndex(_ key: String) -> Int32 {
+        if key.isEmpty { return -1 }
+        // Consecutive values mostly share their key (one property, one tag): skip the hashing.
+        if lastKey >= 0, keyNames[Int(lastKey)] == key { return lastKey }
+        if let i = keyLookup[key] {
+            lastKey = i
+            return i
+        }
+        let i = Int32(keyNames.count)
+        keyNames.append(key)
+        keyLookup[key] = i
+        lastKey = i
+        return i
     }
 
     /// Stores bytes in `extra` and returns their reference.
@@ -83,7 +109,10 @@ struct RecordBatch {
             return (addExtra(t), t.isEmpty ? 0 : ShortHash.hash(t))
         }
         let name = nameText.withUTF8 { addExtra($0.trimmingASCIIWhitespace()) }
-        for k in r.keywords { keywordFields.append(KeywordField(ref: addExtra(k), column: -1)) }
+        for (j, k) in r.keywords.enumerated() {
+            let key = j < r.keywordKeys.count ? keyIndex(r.keywordKeys[j]) : -1
+            keywordFields.append(KeywordField(ref: addExtra(k), column: -1, key: key))
+        }
         entries.append(
             Entry(
                 id: id, name: name, idHash: hash, keywordEnd: Int32(keywordFields.count), rejectSlot: -1, lon: r.lon,
@@ -156,8 +185,15 @@ protocol RecordBatchSource: RecordSource {
     func recordText(inLastBatch k: Int) -> String
     /// How the keyword fields of column index `c` (``RecordBatch/KeywordField/column``) are split.
     var keywordSplitRules: [(split: InputSpec.KeywordSplit, separator: [UInt8])] { get }
+    /// The key (column name) of the values of column index `c`; nil or a missing entry: none.
+    var keywordKeys: [String?] { get }
     /// Values that mean "missing" in this input.
     var missingValues: [String] { get }
+}
+
+extension RecordBatchSource {
+    /// No keys unless the source names them.
+    var keywordKeys: [String?] { [] }
 }
 
 extension StringColumn {

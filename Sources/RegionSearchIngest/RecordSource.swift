@@ -8,6 +8,10 @@ public struct RawRecord {
     public var name: String
     /// Raw keyword values (one per category level, tag or list item); ingest normalises them.
     public var keywords: [String]
+    /// The key each keyword value came from (OSM tag key, GeoJSON property, column name), by
+    /// position in ``keywords``; "" or a missing entry means none. Keys make `key=value`
+    /// queries possible (see ``KeywordMatcher``).
+    public var keywordKeys: [String]
     /// Longitude and latitude as given; NaN when missing or not a number.
     public var lon: Double
     public var lat: Double
@@ -17,11 +21,13 @@ public struct RawRecord {
     public var byteOffset: UInt64
 
     public init(
-        id: String, name: String, keywords: [String], lon: Double, lat: Double, line: UInt64, byteOffset: UInt64
+        id: String, name: String, keywords: [String], keywordKeys: [String] = [], lon: Double, lat: Double,
+        line: UInt64, byteOffset: UInt64
     ) {
         self.id = id
         self.name = name
         self.keywords = keywords
+        self.keywordKeys = keywordKeys
         self.lon = lon
         self.lat = lat
         self.line = line

@@ -4,6 +4,12 @@ import RegionSearchModel
 /// Builds the POI table from validated records: extracts ids and names (missing markers
 /// become empty), applies the duplicate policy per input file, splits and normalises keyword
 /// values and joins them (without repeats) into the keyword text.
+///
+/// A value from a named key (a column with a header name, a GeoJSON property, an OSM tag key;
+/// `name` for the name) is written after its key's code (``KeywordText/keyCode(_:)``). Keys are
+/// normalised like values and numbered in order of first appearance: input by input, a
+/// delimited input's keyword columns in spec order when it starts, other inputs' keys as their
+/// records use them — the same for any thread count, since records keep their order.
 struct TableBuilder {
     private var lon: [Double] = []
     private var lat: [Double] = []
@@ -46,6 +52,17 @@ struct TableBuilder {
     /// Byte-string comparisons made to find repeated keyword values (tests check that it grows
     /// linearly with the values).
     private(set) var valueComparisons = 0
+    /// The key table: normalised names, their lookup and codes.
+    private var keyNames: [String] = []
+    private var keyLookup: [String: Int32] = [:]
+    private var keyCodes: [[UInt8]] = []
+    /// Key index of each split rule's column (-1: none), and of each key of the current batch.
+    private var ruleKeys: [Int32] = []
+    private var batchKeys: [Int32] = []
+    /// Key index of the name (when added as a keyword), -1 until first used.
+    private var nameKey: Int32 = -1
+    /// Key index of each ``KeywordSplitter/hstoreKeys`` entry, -1 until first used.
+    private var hstoreKeys = [Int32](repeating: -1, count: KeywordSplitter.hstoreKeys.count)
 
     init(settings: IngestSettings) {
         duplicates = settings.duplicates
@@ -54,11 +71,22 @@ struct TableBuilder {
 
     var count: Int { lon.count }
 
-    /// Starts an input: ids repeat only within one input file; split rules and missing-value
-    /// markers are the input's.
-    mutating func startInput(rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])], missingValues: [String]) {
+    /// Starts an input: ids repeat only within one input file; split rules, their columns' keys
+    /// and missing-value markers are the input's.
+    mutating func startInput(
+        rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])], keys: [String?] = [], missingValues: [String]
+    ) {
         index = IdIndex()
         ruleSplits = rules.map { $0.split }
+        var columnKeys: [Int32] = []
+        for c in rules.indices {
+            if c < keys.count, let name = keys[c] {
+                columnKeys.append(key(named: name))
+            } else {
+                columnKeys.append(-1)
+            }
+        }
+        ruleKeys = columnKeys
         separators = []
         separatorRanges = []
         for r in rules {
@@ -86,10 +114,34 @@ struct TableBuilder {
         Prefault.start(untouched.compactMap { $0 })
     }
 
-    /// Collects the batch's id hashes (computed by the reading side).
-    mutating func prepare(_ entries: UnsafeBufferPointer<RecordBatch.Entry>, _ fields: RecordBatch.FieldResolver) {
+    /// Collects the batch's id hashes (computed by the reading side) and resolves its keys.
+    mutating func prepare(
+        _ entries: UnsafeBufferPointer<RecordBatch.Entry>, _ fields: RecordBatch.FieldResolver, keyNames: [String] = []
+    ) {
         idHashes.removeAll(keepingCapacity: true)
         for e in entries { idHashes.append(e.idHash) }
+        batchKeys = keyNames.map { key(named: $0) }
+    }
+
+    /// The key index of an hstore tag key (registered on first use).
+    private mutating func hstoreKey(_ k: Int) -> Int32 {
+        if hstoreKeys[k] < 0 {
+            hstoreKeys[k] = key(named: String(decoding: KeywordSplitter.hstoreKeys[k], as: UTF8.self))
+        }
+        return hstoreKeys[k]
+    }
+
+    /// The index of a raw key name in the key table (added when new); -1 when it normalises to
+    /// nothing.
+    private mutating func key(named raw: String) -> Int32 {
+        let name = KeywordText.normalize(raw)
+        if name.isEmpty { return -1 }
+        if let i = keyLookup[name] { return i }
+        let i = Int32(keyNames.count)
+        keyNames.append(name)
+        keyLookup[name] = i
+        keyCodes.append(KeywordText.keyCode(Int(i)))
+        return i
     }
 
     /// Loads the id-table slots of records `range` of the prepared batch (call shortly
@@ -152,10 +204,11 @@ struct TableBuilder {
         for kf in keywordFields {
             let bytes = fields[kf.ref]
             if kf.column < 0 {
-                appendValue(bytes, cache: true)
+                appendValue(bytes, key: kf.key >= 0 ? batchKeys[Int(kf.key)] : -1, cache: true)
                 continue
             }
             let c = Int(kf.column)
+            let key = ruleKeys[c]
             let range = separatorRanges[c]
             slices.removeAll(keepingCapacity: true)
             listScratch.removeAll(keepingCapacity: true)
@@ -166,38 +219,45 @@ struct TableBuilder {
             }
             for i in 0..<slices.count {
                 let v = slices[i]
+                let valueKey = v.key < 0 ? key : hstoreKey(Int(v.key))
                 if v.inScratch {
                     // Copied out: appendValue may not run while listScratch is borrowed.
                     let item = Array(listScratch[Int(v.start)..<Int(v.start + v.count)])
-                    item.withUnsafeBufferPointer { appendValue($0, cache: true) }
+                    item.withUnsafeBufferPointer { appendValue($0, key: valueKey, cache: true) }
                 } else {
                     appendValue(
                         KeywordSplitter.bytes(v, field: bytes, scratch: UnsafeBufferPointer(start: nil, count: 0)),
-                        cache: true)
+                        key: valueKey, cache: true)
                 }
             }
         }
-        if nameAsKeyword {
+        if nameAsKeyword && !name.isEmpty {
+            if nameKey < 0 { nameKey = key(named: "name") }
             // Names are nearly all distinct: normalise without filling the cache.
-            appendValue(name, cache: false)
+            appendValue(name, key: nameKey, cache: false)
         }
     }
 
-    /// Normalises one raw value onto `text` unless it is empty or already there (`normalize:
-    /// false` for values that are normalised already).
+    /// Normalises one raw value onto `text`, after the code of `key` (-1: none), unless it is
+    /// empty or already there with the same key (`normalize: false` for items that are
+    /// normalised already, key code included).
     @inline(__always)
-    private mutating func appendValue(_ raw: UnsafeBufferPointer<UInt8>, cache useCache: Bool, normalize: Bool = true) {
+    private mutating func appendValue(
+        _ raw: UnsafeBufferPointer<UInt8>, key: Int32, cache useCache: Bool, normalize: Bool = true
+    ) {
         if raw.isEmpty { return }
         let before = text.count
         if before > 0 { text.append(KeywordText.separatorByte) }
         let start = text.count
+        if key >= 0 { keyCodes[Int(key)].withUnsafeBufferPointer { text.append($0) } }
+        let valueStart = text.count
         if normalize {
             cache.appendNormalized(raw, to: &text, cache: useCache)
         } else {
             text.append(raw)
         }
         let n = text.count - start
-        var repeated = n == 0
+        var repeated = text.count == valueStart
         var hash: UInt64 = 0
         if !repeated {
             let value = text[start..<(start + n)]
@@ -276,10 +336,10 @@ struct TableBuilder {
                     }
                     startText()
                     for part in UnsafeBufferPointer(rebasing: bytes[r]).split(separator: KeywordText.separatorByte) {
-                        appendValue(UnsafeBufferPointer(rebasing: part), cache: false, normalize: false)
+                        appendValue(UnsafeBufferPointer(rebasing: part), key: -1, cache: false, normalize: false)
                     }
                     for v in extras[row]!.values {
-                        v.withUnsafeBufferPointer { appendValue($0, cache: false, normalize: false) }
+                        v.withUnsafeBufferPointer { appendValue($0, key: -1, cache: false, normalize: false) }
                     }
                     out.append(utf8: text.bytes)
                     next += 1
@@ -289,6 +349,7 @@ struct TableBuilder {
             extras = [:]
         }
         table.keywords = kw
+        table.keywordKeys = keyNames
         return table
     }
 }

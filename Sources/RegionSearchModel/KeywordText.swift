@@ -6,10 +6,64 @@ import Foundation
 /// NFKC maps compatibility forms to their plain equivalents (ＣＡＦＥ → CAFE, ⽕锅 → 火锅, ﬁ → fi);
 /// case folding makes CAFE, Cafe and cafe equal (and Straße equal to STRASSE). A POI's keyword
 /// values are normalised one by one and joined by ``separator``.
+///
+/// **Keys.** An item of the keyword text may start with a *key code*: one or more bytes from
+/// 0x01–0x1F other than 0x0A, naming the tag key, column or property the value came from (index
+/// `i` of the pois artifact's `keyword_keys` column, written in base 30 with those bytes as
+/// digits, see ``keyCode(_:)``). Normalised values never contain control bytes, so a code is
+/// unambiguous, costs one byte for the first 30 keys, and is invisible to plain queries: a
+/// control byte is neither a query byte nor a word character, so `parking` finds
+/// `<code of fclass>parking` exactly as it finds `parking`. Only `key=value` queries read codes.
 public enum KeywordText {
     /// Joins the keyword values of one POI in the `keywords` column.
     public static let separator: Character = "\n"
     public static let separatorByte: UInt8 = 0x0A
+
+    /// The 30 bytes that write key codes, in digit order.
+    static let keyDigits: [UInt8] = Array(0x01...0x09) + Array(0x0B...0x1F)
+
+    /// Whether `b` is a key-code byte (0x01–0x1F except the separator 0x0A).
+    @inline(__always)
+    public static func isKeyCodeByte(_ b: UInt8) -> Bool { b >= 0x01 && b <= 0x1F && b != separatorByte }
+
+    /// The code of key index `index` (≥ 0): its shortest base-30 form, most significant digit
+    /// first.
+    public static func keyCode(_ index: Int) -> [UInt8] {
+        precondition(index >= 0, "key index must not be negative")
+        var n = index
+        var digits: [UInt8] = []
+        repeat {
+            digits.append(keyDigits[n % 30])
+            n /= 30
+        } while n > 0
+        return digits.reversed()
+    }
+
+    /// The key index written by a code (the inverse of ``keyCode(_:)``).
+    static func keyIndex(_ code: some Collection<UInt8>) -> Int {
+        code.reduce(0) { $0 * 30 + Int($1 <= 0x09 ? $1 - 0x01 : $1 - 0x02) }
+    }
+
+    /// The items of a keyword text: each value with the index of its key (nil: no key).
+    public static func items(_ text: String) -> [(key: Int?, value: String)] {
+        text.utf8.split(separator: separatorByte).map { item in
+            let code = item.prefix(while: isKeyCodeByte)
+            let value = String(decoding: item.dropFirst(code.count), as: UTF8.self)
+            return (code.isEmpty ? nil : keyIndex(code), value)
+        }
+    }
+
+    /// The values of a keyword text without their keys, in order.
+    public static func values(_ text: String) -> [String] { items(text).map(\.value) }
+
+    /// A keyword text for people: one item a line, `key=value` where it has a key (`keys` is the
+    /// pois artifact's key table), the plain value otherwise.
+    public static func readable(_ text: String, keys: [String]) -> String {
+        items(text).map { item in
+            guard let k = item.key else { return item.value }
+            return (k < keys.count ? keys[k] : "#\(k)") + "=" + item.value
+        }.joined(separator: String(separator))
+    }
 
     /// Normalises one value.
     public static func normalize(_ raw: String) -> String {
@@ -122,124 +176,5 @@ struct KeywordNormalizer {
             if !n.isEmpty && !seen.contains(n) { seen.append(n) }
         }
         return seen.joined(separator: String(KeywordText.separator))
-    }
-}
-
-/// Decides whether a POI's keyword text matches a query keyword.
-///
-/// The rule, for Latin, Cyrillic, CJK and other scripts alike: the query is normalised like the
-/// keyword text (NFKC + case fold) and must occur in it as a substring, with word boundaries
-/// where the script has them:
-/// - if the query starts with a letter or digit of a script that separates words (Latin,
-///   Cyrillic, Greek, Arabic, …), the character before the occurrence must not be a letter or
-///   digit; likewise at the end. So `bank` matches "bank" and "bank of china" but not "banking"
-///   or "embankment", and `кофейни` matches "кофейни".
-/// - scripts written without spaces (Han, Hiragana, Katakana, Hangul, Thai, Lao, Khmer, Myanmar)
-///   have no boundary requirement at a CJK edge: `咖啡` matches "瑞幸咖啡" and `火锅` matches
-///   "餐饮服务;中餐厅;火锅店".
-/// - a trailing `*` asks for a prefix match: `cafe*` also matches "cafeteria"; a leading `*` a
-///   suffix match.
-/// The keyword text holds only the keyword fields chosen at ingest (category, tags, rubrics),
-/// not the name, unless ingest was told to add the name.
-public struct KeywordMatcher: Sendable {
-    public let query: String
-    public let normalized: [UInt8]
-    private let checkStart: Bool
-    private let checkEnd: Bool
-
-    public init(_ query: String) {
-        var q = query
-        var prefixOnly = false
-        var suffixOnly = false
-        if q.hasSuffix("*") {
-            prefixOnly = true
-            q.removeLast()
-        }
-        if q.hasPrefix("*") {
-            suffixOnly = true
-            q.removeFirst()
-        }
-        self.query = query
-        let norm = KeywordText.normalize(q)
-        normalized = Array(norm.utf8)
-        let scalars = Array(norm.unicodeScalars)
-        checkStart =
-            !suffixOnly
-            && scalars.first.map { KeywordMatcher.isWordCharacter($0) && !KeywordMatcher.isUnspacedScript($0) } ?? false
-        checkEnd =
-            !prefixOnly
-            && scalars.last.map { KeywordMatcher.isWordCharacter($0) && !KeywordMatcher.isUnspacedScript($0) } ?? false
-    }
-
-    /// Letters, marks and digits count as word characters.
-    @inline(__always)
-    static func isWordCharacter(_ s: Unicode.Scalar) -> Bool {
-        if s.value < 0x80 {
-            let v = s.value
-            return (v >= 0x30 && v <= 0x39) || (v >= 0x61 && v <= 0x7A) || (v >= 0x41 && v <= 0x5A)
-        }
-        let p = s.properties
-        return p.isAlphabetic || p.numericType != nil || p.generalCategory == .nonspacingMark
-    }
-
-    /// Scripts written without spaces between words.
-    @inline(__always)
-    static func isUnspacedScript(_ s: Unicode.Scalar) -> Bool {
-        switch s.value {
-        case 0x2E80...0x2FDF, 0x3005...0x3007, 0x3021...0x3029, 0x3040...0x30FF, 0x3100...0x312F,
-            0x3190...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x3FFFF,
-            0x1100...0x11FF, 0x3130...0x318F, 0xAC00...0xD7AF,
-            0x0E00...0x0EFF, 0x1000...0x109F, 0x1780...0x17FF:
-            return true
-        default:
-            return false
-        }
-    }
-
-    /// Whether `text` (normalised keyword text, UTF-8) contains a match.
-    public func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        let q = normalized
-        let m = q.count
-        let n = text.count
-        guard m > 0, n >= m else { return false }
-        return q.withUnsafeBufferPointer { qb -> Bool in
-            let first = qb[0]
-            var i = 0
-            while i <= n - m {
-                if text[i] != first {
-                    i += 1
-                    continue
-                }
-                var k = 1
-                while k < m && text[i + k] == qb[k] { k += 1 }
-                if k == m && boundaryOK(text, start: i, end: i + m) { return true }
-                i += 1
-            }
-            return false
-        }
-    }
-
-    public func matches(_ text: String) -> Bool {
-        var t = text
-        return t.withUTF8 { matches($0) }
-    }
-
-    private func boundaryOK(_ text: UnsafeBufferPointer<UInt8>, start: Int, end: Int) -> Bool {
-        if checkStart && start > 0 {
-            var j = start - 1
-            while j > 0 && text[j] & 0xC0 == 0x80 { j -= 1 }
-            if let s = decodeScalar(text, at: j), KeywordMatcher.isWordCharacter(s) { return false }
-        }
-        if checkEnd && end < text.count {
-            if let s = decodeScalar(text, at: end), KeywordMatcher.isWordCharacter(s) { return false }
-        }
-        return true
-    }
-
-    private func decodeScalar(_ text: UnsafeBufferPointer<UInt8>, at i: Int) -> Unicode.Scalar? {
-        var it = text[i...].makeIterator()
-        var decoder = UTF8()
-        if case .scalarValue(let s) = decoder.decode(&it) { return s }
-        return nil
     }
 }

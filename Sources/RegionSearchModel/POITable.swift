@@ -4,14 +4,19 @@ import RegionSearchCore
 ///
 /// Columns: `lon`, `lat` (f64, WGS84 degrees), `id`, `name`, `keywords` (strings), `source` (u32,
 /// index of the input file in `metadata.inputs`), `line` (u64, 1-based line or record number in
-/// that file). `keywords` holds the POI's keyword values, each Unicode NFKC + case-folded, joined
-/// by `\n` (see ``KeywordText``).
+/// that file), and `keyword_keys` (strings, one per key, not per POI). `keywords` holds the POI's
+/// keyword values, each Unicode NFKC + case-folded, joined by `\n`; a value that came from a
+/// named key (an OSM tag key, a GeoJSON property, a delimited column with a header, `name` for
+/// the name) starts with the code of that key's index in `keyword_keys` (see ``KeywordText``).
 public struct POITable: Sendable {
     public var lon: [Double] = []
     public var lat: [Double] = []
     public var ids = StringColumn()
     public var names = StringColumn()
     public var keywords = StringColumn()
+    /// The keys that keyword values came from, normalised like values; index `i` is written as
+    /// ``KeywordText/keyCode(_:)`` in `keywords`.
+    public var keywordKeys: [String] = []
     public var source: [UInt32] = []
     public var line: [UInt64] = []
 
@@ -40,8 +45,20 @@ public struct POITable: Sendable {
         ids = try artifact.strings("id", count: n)
         names = try artifact.strings("name", count: n)
         keywords = try artifact.strings("keywords", count: n)
+        keywordKeys = try Self.keywordKeys(artifact)
         source = try artifact.array("source", count: n)
         line = try artifact.array("line", count: n)
+    }
+
+    /// The `keyword_keys` of a `pois` artifact (empty for an artifact written before keys were
+    /// recorded: its values have no key codes).
+    public static func keywordKeys(_ artifact: ArtifactFile) throws(ArtifactError) -> [String] {
+        do {
+            let column = try artifact.strings("keyword_keys")
+            return (0..<column.count).map { column[$0] }
+        } catch .missingColumn {
+            return []
+        }
     }
 
     /// An artifact writer holding these columns and `metadata`.
@@ -52,6 +69,9 @@ public struct POITable: Sendable {
         w.add("id", ids)
         w.add("name", names)
         w.add("keywords", keywords)
+        var keys = StringColumn()
+        for k in keywordKeys { keys.append(k) }
+        w.add("keyword_keys", keys)
         w.add("source", source)
         w.add("line", line)
         return w

@@ -129,6 +129,17 @@ public final class GEOSGeometry {
         try context.wrap(GEOSMakeValid_r(h, pointer), "make valid")
     }
 
+    /// The geometry snapped to a grid of `gridSize` (GEOS snap-rounding: the result is valid on
+    /// the grid, so rounding the written coordinates to it cannot fold a ring onto itself).
+    public func reducedPrecision(gridSize: Double) throws(GEOSError) -> GEOSGeometry {
+        try context.wrap(GEOSGeom_setPrecision_r(h, pointer, gridSize, 0), "reduce precision")
+    }
+
+    /// ``difference(_:)`` computed on a grid of `gridSize`: vertices on the grid, valid there.
+    public func difference(_ other: GEOSGeometry, gridSize: Double) throws(GEOSError) -> GEOSGeometry {
+        try context.wrap(GEOSDifferencePrec_r(h, pointer, other.pointer, gridSize), "difference")
+    }
+
     public func intersects(_ other: GEOSGeometry) -> Bool { GEOSIntersects_r(h, pointer, other.pointer) == 1 }
 
     public var isValid: Bool { GEOSisValid_r(h, pointer) == 1 }

@@ -1,7 +1,9 @@
 import RegionSearchCore
+import RegionSearchGDAL
 
 /// Writes RFC 7946 GeoJSON deterministically: members in a fixed order, coordinates as lon, lat
 /// with at most 7 decimals (about 1 cm), shortest round-trip numbers elsewhere, no `crs` member.
+/// Result layers are written from a ``FeatureLayer`` (typed properties, one geometry type).
 public struct GeoJSONWriter {
     /// One polygon part: a closed exterior ring, counter-clockwise.
     public struct Ring {
@@ -13,6 +15,7 @@ public struct GeoJSONWriter {
         }
     }
 
+    /// A feature of an untyped polygon file (``document(features:foreignMembers:)``).
     public struct Feature {
         /// The polygons, each an exterior ring (counter-clockwise) and its holes (clockwise). One
         /// → a Polygon; several → a MultiPolygon (only for regions split at the antimeridian).
@@ -59,7 +62,102 @@ public struct GeoJSONWriter {
     /// Rounds a coordinate to the 7 decimals that are written.
     public static func rounded(_ v: Double) -> Double { (v * 1e7).rounded() / 1e7 }
 
-    /// The whole document.
+    /// A typed layer as a whole FeatureCollection (see ``write(_:foreignMembers:to:)``).
+    public static func document(_ layer: FeatureLayer, foreignMembers: [(String, JSONValue)]) -> String {
+        var out = ""
+        write(layer, foreignMembers: foreignMembers) { out += $0 }
+        return out
+    }
+
+    /// Streams a typed layer as an RFC 7946 FeatureCollection: `{"type":"FeatureCollection"`,
+    /// the foreign members, then one feature per line; each feature's properties in field order,
+    /// integers as integers, reals always with a decimal point or exponent (so GDAL types a real
+    /// field as Real even when every value is whole), strings as strings, null for none.
+    public static func write(
+        _ layer: FeatureLayer, foreignMembers: [(String, JSONValue)], to sink: (String) throws -> Void
+    ) rethrows {
+        var head = "{\"type\":\"FeatureCollection\""
+        for (k, v) in foreignMembers {
+            head += ","
+            JSONValue.writeString(k, to: &head)
+            head += ":" + v.serialized()
+        }
+        head += ",\"features\":["
+        try sink(head)
+        var chunk = ""
+        for i in 0..<layer.count {
+            chunk += i == 0 ? "\n" : ",\n"
+            writeFeature(layer.feature(i), fields: layer.fields, to: &chunk)
+            if chunk.utf8.count >= 1 << 16 {
+                try sink(chunk)
+                chunk = ""
+            }
+        }
+        chunk += "\n]}\n"
+        try sink(chunk)
+    }
+
+    /// Streams a typed layer as a GeoJSON text sequence: one feature per line, each preceded by
+    /// the record separator (RS, 0x1E) when `recordSeparator` (RFC 8142, `.geojsons`), else
+    /// newline-delimited (`.geojsonl`). Features are written as in ``write(_:foreignMembers:to:)``.
+    public static func writeSequence(_ layer: FeatureLayer, recordSeparator: Bool, to sink: (String) throws -> Void)
+        rethrows
+    {
+        var chunk = ""
+        for i in 0..<layer.count {
+            if recordSeparator { chunk += "\u{1E}" }
+            writeFeature(layer.feature(i), fields: layer.fields, to: &chunk)
+            chunk += "\n"
+            if chunk.utf8.count >= 1 << 16 {
+                try sink(chunk)
+                chunk = ""
+            }
+        }
+        try sink(chunk)
+    }
+
+    static func writeFeature(_ f: FeatureLayer.Feature, fields: [FeatureLayer.Field], to out: inout String) {
+        out += "{\"type\":\"Feature\",\"geometry\":"
+        switch f.geometry {
+        case .point(let lon, let lat):
+            out += "{\"type\":\"Point\",\"coordinates\":[" + coordinate(lon) + "," + coordinate(lat) + "]}"
+        case .multiPolygon(let polygons):
+            out += "{\"type\":\"MultiPolygon\",\"coordinates\":["
+            for (k, rings) in polygons.enumerated() {
+                out += k > 0 ? ",[" : "["
+                for (j, r) in rings.enumerated() {
+                    if j > 0 { out += "," }
+                    writeRing(r, to: &out)
+                }
+                out += "]"
+            }
+            out += "]}"
+        }
+        out += ",\"properties\":{"
+        for (i, (field, value)) in zip(fields, f.values).enumerated() {
+            if i > 0 { out += "," }
+            JSONValue.writeString(field.name, to: &out)
+            out += ":"
+            switch value {
+            case .null: out += "null"
+            case .integer(let v): out += String(v)
+            case .real(let v): out += real(v)
+            case .string(let s): JSONValue.writeString(s, to: &out)
+            }
+        }
+        out += "}}"
+    }
+
+    /// A real as JSON text that reads back as a real: the shortest round-trip digits, with
+    /// ".0" for whole numbers ("2.0", "1e-06", "1e+16"); null for NaN and infinities.
+    public static func real(_ v: Double) -> String {
+        guard v.isFinite else { return "null" }
+        return "\(v)"
+    }
+
+    /// An untyped FeatureCollection of polygons with JSON properties, for files that are not
+    /// result layers (the synthetic generator's truth polygons): one ring → a Polygon, several →
+    /// a MultiPolygon of one-ring polygons.
     public static func document(features: [Feature], foreignMembers: [(String, JSONValue)]) -> String {
         var out = "{\"type\":\"FeatureCollection\""
         for (k, v) in foreignMembers {

@@ -1,14 +1,20 @@
 import Foundation
 import RegionSearchCore
+import RegionSearchGDAL
 import RegionSearchModel
 
-/// The properties of a region feature, the same in every output: their names, types, rounding
-/// and the simplestyle colours.
+/// The properties of a region feature, the same in every output format: their names, types,
+/// descriptions, Shapefile names, rounding and the simplestyle colours. The field list is
+/// ``fields``; ``layer(polygons:table:keywords:measure:counts:)`` fills it, so the two cannot drift
+/// apart.
 ///
 /// Counts, shares and densities describe the polygon as written: they are counted inside it by
 /// ``PointCensus`` (a GIS points-in-polygon join on the output gives the same numbers). What the
 /// region had before its polygon was drawn and clipped keeps its own `member_` names.
 public enum RegionFeatureSchema {
+    /// The layer (table) name of the regions in multi-layer outputs (GeoPackage, PostGIS).
+    public static let layerName = "regions"
+
     /// What the schema needs to know about each keyword.
     public struct KeywordFacts: Sendable {
         public var query: String
@@ -24,86 +30,113 @@ public enum RegionFeatureSchema {
         }
     }
 
-    /// The property names, in output order, with what they mean (for docs and other formats).
-    public static let fields: [(name: String, meaning: String)] = [
-        ("region_id", "1, 2, … in output order"),
-        ("keyword", "the query keyword"),
-        ("measure", "\"density\" or \"lift\" (regions.measure), or \"dbscan\""),
-        ("rank", "1 = the region of its keyword holding the most keyword POIs"),
-        ("n_keyword_pois", "keyword POIs inside the polygon"),
-        ("n_pois", "all POIs inside the polygon"),
-        ("share", "n_keyword_pois / n_pois"),
-        ("lift", "share / the keyword's share of all POIs in the data"),
-        ("area_m2", "geodesic area of the polygon (holes excluded)"),
-        ("keyword_density_per_km2", "n_keyword_pois per km² of the polygon; the colour follows it"),
-        ("density_per_km2", "n_pois per km² of the polygon"),
-        (
-            "density_ratio",
-            "keyword_density_per_km2 / the keyword's typical density (its POIs over the area the "
-                + "data's POIs occupy)"
-        ),
-        ("member_pois", "keyword POIs the region was found with (before its polygon was drawn and clipped)"),
-        ("member_score_mean", "mean score of the members (density ratio, or the propagated share score for lift)"),
-        ("member_score_max", "largest member score"),
-        ("spacing_m", "median distance between the members and their nearest other member"),
-        ("margin_m", "how far the polygon extends beyond its members' skeleton"),
-        ("p_value", "significance of the region (see regions --help)"),
-        ("q_value", "Benjamini–Hochberg q-value (false discovery rate control)"),
-        ("fill", "simplestyle fill colour: the keyword's ramp at the density bin"),
-        ("fill-opacity", "simplestyle fill opacity (denser = more opaque)"),
-        ("stroke", "simplestyle outline colour: the ramp's darkest"),
-        ("stroke-width", "simplestyle outline width in pixels"),
+    /// Every field of a region feature, in output order. Shapefile names (dBASE allows 10 bytes)
+    /// are the names themselves except where given.
+    public static let fields: [FeatureLayer.Field] = [
+        .init("region_id", .integer, "number of the region in this result, from 1"),
+        .init("keyword", .string, "the query keyword the region is dense in"),
+        .init("measure", .string, "\"density\" or \"lift\" (regions.measure), or \"dbscan\""),
+        .init("rank", .integer, "rank within the keyword, 1 = the region holding the most keyword POIs"),
+        .init("n_keyword_pois", .integer, "POIs of the keyword inside the polygon", shapefileName: "n_kw_pois"),
+        .init("n_pois", .integer, "all POIs inside the polygon"),
+        .init("share", .real, "n_keyword_pois / n_pois"),
+        .init("lift", .real, "share / the keyword's share of all POIs in the data"),
+        .init("area_m2", .real, "geodesic area of the polygon (holes excluded), square metres"),
+        .init(
+            "keyword_density_per_km2", .real, "keyword POIs inside the polygon per square kilometre; the colour follows it",
+            shapefileName: "kw_density"),
+        .init("density_per_km2", .real, "all POIs inside the polygon per square kilometre", shapefileName: "density"),
+        .init(
+            "density_ratio", .real,
+            "keyword_density_per_km2 / the keyword's typical density (its POIs over the area the data's POIs occupy)",
+            shapefileName: "dens_ratio"),
+        .init(
+            "member_pois", .integer, "keyword POIs the region was found with (before its polygon was drawn and clipped)",
+            shapefileName: "member_poi"),
+        .init(
+            "member_score_mean", .real, "mean member score (density ratio, or the propagated score for lift)",
+            shapefileName: "mem_score"),
+        .init("member_score_max", .real, "largest member score", shapefileName: "mem_max"),
+        .init("spacing_m", .real, "median distance from the members to their 5th nearest keyword location, metres"),
+        .init("margin_m", .real, "how far the polygon reaches beyond its members' skeleton, metres"),
+        .init("p_value", .real, "significance of the region (regionsearch help regions)"),
+        .init("q_value", .real, "Benjamini-Hochberg q-value over the keyword's candidate regions"),
+        .init("fill", .string, "simplestyle fill colour (the keyword's ramp at the density bin)"),
+        .init("fill-opacity", .real, "simplestyle fill opacity (denser = more opaque)", shapefileName: "fill_opac"),
+        .init("stroke", .string, "simplestyle outline colour (the ramp's darkest)"),
+        .init("stroke-width", .real, "simplestyle outline width in pixels", shapefileName: "stroke_w"),
     ]
 
-    /// One feature per polygon, `region_id` numbering them from 1 in order.
-    public static func features(
+    /// The density the colour scale (``ColorScale``) is binned on: keyword POIs per km² of the
+    /// polygon, from a feature's values.
+    public static func colorDensity(_ values: [FieldValue]) -> Double {
+        guard let i = fields.firstIndex(where: { $0.name == "keyword_density_per_km2" }) else { return .nan }
+        switch values[i] {
+        case .integer(let v): return Double(v)
+        case .real(let v): return v
+        default: return .nan
+        }
+    }
+
+    /// ``colorDensity(_:)`` as a QGIS (and SQLite) expression over the fields, for the rules of
+    /// the QGIS style.
+    public static let colorDensityExpression = "\"keyword_density_per_km2\""
+
+    /// One feature per polygon, `region_id` numbering them from 1 in order; `counts` are the POIs
+    /// (all, and of the region's keyword) inside each written polygon (``PointCensus``).
+    public static func layer(
         polygons: [RegionPolygonBuilder.Polygon], table: RegionTable, keywords: [KeywordFacts], measure: String,
         counts: [(all: Int, matching: Int)]
-    ) -> [GeoJSONWriter.Feature] {
+    ) -> FeatureLayer {
         precondition(counts.count == polygons.count)
-        var features: [GeoJSONWriter.Feature] = []
+        var features: [FeatureLayer.Feature] = []
         for (id, p) in polygons.enumerated() {
             let r = table.regions[p.region]
             let facts = keywords[r.keyword]
-            func round(_ v: Double, _ digits: Double) -> JSONValue { .number((v * digits).rounded() / digits) }
+            func round(_ v: Double, _ digits: Double) -> FieldValue { .real((v * digits).rounded() / digits) }
             let (all, matching) = counts[id]
             let km2 = p.areaM2 / 1e6
             let keywordDensity = km2 > 0 ? Double(matching) / km2 : 0
             let share = all > 0 ? Double(matching) / Double(all) : 0
-            features.append(
-                GeoJSONWriter.Feature(
-                    polygons: p.polygons,
-                    properties: [
-                        ("region_id", .number(Double(id + 1))),
-                        ("keyword", .string(facts.query)),
-                        ("measure", .string(measure)),
-                        ("rank", .number(Double(r.rank))),
-                        ("n_keyword_pois", .number(Double(matching))),
-                        ("n_pois", .number(Double(all))),
-                        ("share", round(share, 1e6)),
-                        ("lift", round(facts.baseRate > 0 ? share / facts.baseRate : 0, 1e4)),
-                        ("area_m2", round(p.areaM2, 10)),
-                        ("keyword_density_per_km2", round(keywordDensity, 100)),
-                        ("density_per_km2", round(km2 > 0 ? Double(all) / km2 : 0, 100)),
-                        (
-                            "density_ratio",
-                            round(
-                                facts.typicalDensityPerKm2 > 0 ? keywordDensity / facts.typicalDensityPerKm2 : 0, 100)
-                        ),
-                        ("member_pois", .number(Double(r.nKeyword))),
-                        ("member_score_mean", round(r.scoreMean, 1e6)),
-                        ("member_score_max", round(r.scoreMax, 1e6)),
-                        ("spacing_m", round(r.spacing, 10)),
-                        ("margin_m", round(p.marginM, 10)),
-                        ("p_value", .number(significant(r.pValue))),
-                        ("q_value", .number(significant(r.qValue))),
-                        ("fill", .string(ColorScale.fill(keyword: r.keyword, density: keywordDensity))),
-                        ("fill-opacity", .number(ColorScale.opacity(density: keywordDensity))),
-                        ("stroke", .string(ColorScale.stroke(keyword: r.keyword))),
-                        ("stroke-width", .number(ColorScale.strokeWidth)),
-                    ]))
+            let pairs: [(String, FieldValue)] = [
+                ("region_id", .integer(Int64(id + 1))),
+                ("keyword", .string(facts.query)),
+                ("measure", .string(measure)),
+                ("rank", .integer(Int64(r.rank))),
+                ("n_keyword_pois", .integer(Int64(matching))),
+                ("n_pois", .integer(Int64(all))),
+                ("share", round(share, 1e6)),
+                ("lift", round(facts.baseRate > 0 ? share / facts.baseRate : 0, 1e4)),
+                ("area_m2", round(p.areaM2, 10)),
+                ("keyword_density_per_km2", round(keywordDensity, 100)),
+                ("density_per_km2", round(km2 > 0 ? Double(all) / km2 : 0, 100)),
+                (
+                    "density_ratio",
+                    round(facts.typicalDensityPerKm2 > 0 ? keywordDensity / facts.typicalDensityPerKm2 : 0, 100)
+                ),
+                ("member_pois", .integer(Int64(r.nKeyword))),
+                ("member_score_mean", round(r.scoreMean, 1e6)),
+                ("member_score_max", round(r.scoreMax, 1e6)),
+                ("spacing_m", round(r.spacing, 10)),
+                ("margin_m", round(p.marginM, 10)),
+                ("p_value", .real(significant(r.pValue))),
+                ("q_value", .real(significant(r.qValue))),
+                ("fill", .string(ColorScale.fill(keyword: r.keyword, density: keywordDensity))),
+                ("fill-opacity", .real(ColorScale.opacity(density: keywordDensity))),
+                ("stroke", .string(ColorScale.stroke(keyword: r.keyword))),
+                ("stroke-width", .real(ColorScale.strokeWidth)),
+            ]
+            let values = Self.values(pairs)
+            features.append(.init(geometry: .multiPolygon(p.polygons), values: values))
         }
-        return features
+        return FeatureLayer(name: layerName, geometryType: .multiPolygon, fields: fields, features: features)
+    }
+
+    /// Values in field order from (name, value) pairs, which must name ``fields`` in order.
+    static func values(_ pairs: [(String, FieldValue)]) -> [FieldValue] {
+        precondition(
+            pairs.map { $0.0 } == fields.map { $0.name }, "region values do not follow RegionFeatureSchema.fields")
+        return pairs.map { $0.1 }
     }
 
     /// Rounds to 6 significant digits (p-values span hundreds of orders of magnitude).

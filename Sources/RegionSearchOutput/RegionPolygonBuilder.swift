@@ -19,19 +19,20 @@ import Synchronization
 ///    its POIs leave a park or a block empty; nothing spans more than the region's own gaps.
 ///    Regions without edges (DBSCAN baseline) use the convex hull of their members instead; with
 ///    `hull: "concave"` the GEOS concave hull (`concave_ratio`).
-/// 3. Margin: the skeleton is buffered by `margin_m`, by default half the region's median spacing
-///    between its nearest keyword POIs, at least a quarter of `min_extent_m`: the polygon covers
-///    the ground just around its POIs, a chain of doorways becomes a street-wide band.
+/// 3. Margin: the skeleton is buffered by `margin_m`, by default a quarter of the region's
+///    spacing, at least a quarter of `min_extent_m`: the polygon covers the ground just around its
+///    POIs, a chain of doorways becomes a street-wide band.
 /// 4. Minimum extent: a polygon with less area than a disc of diameter `min_extent_m` (stacked POIs
 ///    in one building) is grown to that disc around its POIs.
-/// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`; the largest
-///    polygon (with its holes) is kept.
+/// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`. Every part is kept
+///    (a street whose gap is too long to draw becomes a MultiPolygon), holes included.
 /// 6. No overlaps within a keyword: regions are processed in rank order and each polygon has the
-///    polygons of better-ranked regions of the same keyword subtracted (largest remaining part kept;
-///    a region left empty is dropped and counted).
-/// 7. Output: transformed to WGS84, rounded to 7 decimals, exterior counter-clockwise and holes
-///    clockwise, closed; a polygon crossing the antimeridian is split there into a MultiPolygon
-///    (RFC 7946 §3.1.9; holes are not kept across such a split).
+///    polygons of better-ranked regions of the same keyword subtracted; a region left empty is
+///    dropped and counted.
+/// 7. Output: transformed to WGS84 and snapped to the 7-decimal grid it is written on (GEOS
+///    snap-rounding, so the written polygon is valid, not only the computed one); exterior
+///    counter-clockwise and holes clockwise, closed; a polygon crossing the antimeridian is split
+///    there into a MultiPolygon (RFC 7946 §3.1.9; holes are not kept across such a split).
 public struct RegionPolygonBuilder {
     public struct Options: Sendable {
         public var concave: Bool
@@ -114,8 +115,14 @@ public struct RegionPolygonBuilder {
             }
             let pieces = try shape.parts.map { try geos.polygon(rings: $0) }
             var polygon = shape.multi ? try geos.collection(GEOS_MULTIPOLYGON, of: pieces) : pieces[0]
+            // On the 7-decimal grid the output is written in, so that rounding cannot make a valid
+            // polygon invalid (a spike one unit wide folds onto itself), and the keyword's earlier
+            // polygons are cut away on the same grid.
+            let grid = 1e-7
             if let covered = coveredByKeyword[region.keyword], covered.intersects(polygon) {
-                polygon = try polygon.difference(covered).polygonalParts()
+                polygon = try polygon.difference(covered, gridSize: grid).polygonalParts()
+            } else {
+                polygon = try polygon.reducedPrecision(gridSize: grid).polygonalParts()
             }
             guard !polygon.isEmpty, polygon.area > 0 else {
                 dropped += 1

@@ -4,9 +4,21 @@ import RegionSearchModel
 
 /// The propagate stage's settings: the query keywords and the solver's options.
 public struct PropagationOptions: StageOptions {
-    /// The query keywords as given, one score column each, in order.
+    /// The query keywords as given, one score column each, in order; a keyword that repeats an
+    /// earlier one after normalisation (`BANK` after `bank`) is left out and listed in
+    /// ``duplicates``.
     public var keywords: [String]
+    /// Keywords left out because they mean the same as an earlier one.
+    public var duplicates: [Duplicate] = []
     public var solver: LabelPropagation.Options
+
+    /// A keyword given again: its spelling and position in the list given, and the kept
+    /// spelling it repeats.
+    public struct Duplicate: Sendable, Equatable {
+        public var given: String
+        public var index: Int
+        public var sameAs: String
+    }
 
     public init(keywords: [String], solver: LabelPropagation.Options = .init()) {
         self.keywords = keywords
@@ -16,9 +28,12 @@ public struct PropagationOptions: StageOptions {
     public static let keywordsSpec = ParameterSpec(
         "keywords", .stringList, default: nil,
         help:
-            "Query keywords, one score column each. Matching: NFKC + case-folded substring, with word boundaries for "
-            + "scripts that have them (\"bank\" does not match \"embankment\"; \"咖啡\" matches \"瑞幸咖啡\"); a "
-            + "trailing * asks for a prefix match."
+            "Query keywords, one score column each (a repeat after normalisation, e.g. BANK after bank, is run once). "
+            + "NFKC + case-folded; a keyword matches a keyword value holding it as whole tokens, where _ joins "
+            + "tokens (\"parking\" matches \"Parking garage\", not \"bicycle_parking\"; \"bank\" not "
+            + "\"embankment\"); scripts without spaces match inside words (\"咖啡\" matches \"瑞幸咖啡\"); "
+            + "cafe* is a prefix match, *_parking a suffix match; key=value (amenity=parking, fclass=parking, "
+            + "shop=*) matches values of that tag key, column or property exactly."
     )
     static let alphaSpec = ParameterSpec(
         "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.9),
@@ -48,8 +63,8 @@ public struct PropagationOptions: StageOptions {
     public static let maxTotalKeywordBytes = 100_000
 
     /// Rejects a keyword that cannot mean what it says: control characters (a NUL cut the
-    /// keyword short and turned it into a prefix), over-long text, nothing but a wildcard, or
-    /// nothing left after normalisation.
+    /// keyword short and turned it into a prefix) or over-long text (``KeywordQuery`` rejects
+    /// the rest: nothing but a wildcard, nothing left after normalisation, `=x`, `x=`).
     static func check(_ q: String, index i: Int) throws(ParameterError) {
         if let c = q.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
             let code = "U+" + String(format: "%04X", c.value)
@@ -62,25 +77,21 @@ public struct PropagationOptions: StageOptions {
                 Self.keywordsSpec, index: i,
                 "is \(q.utf8.count) bytes long; at most \(maxKeywordBytes): give a word or a category name")
         }
-        var core = Substring(q).trimmingCharacters(in: .whitespaces)
-        if core.hasSuffix("*") { core = String(core.dropLast()).trimmingCharacters(in: .whitespaces) }
-        if core.isEmpty && q.contains("*") {
-            throw ParameterError(
-                Self.keywordsSpec, index: i,
-                "\"\(q)\" is only a wildcard; give the text to match, e.g. \"cafe*\" for words starting with cafe")
-        }
-        if KeywordMatcher(q).normalized.isEmpty {
-            throw ParameterError(Self.keywordsSpec, index: i, "\"\(q)\" is empty after normalisation")
-        }
     }
 
     public init(_ p: Parameters) throws(ParameterError) {
-        keywords = p.strings(Self.keywordsSpec)
-        guard !keywords.isEmpty else { throw ParameterError(Self.keywordsSpec, "give at least one keyword") }
+        let given = p.strings(Self.keywordsSpec)
+        guard !given.isEmpty else { throw ParameterError(Self.keywordsSpec, "give at least one keyword") }
+        var queries: [KeywordQuery] = []
         var totalBytes = 0
-        for (i, q) in keywords.enumerated() {
+        for (i, q) in given.enumerated() {
             try Self.check(q, index: i)
             totalBytes += q.utf8.count + 1
+            do {
+                queries.append(try KeywordQuery(q))
+            } catch {
+                throw ParameterError(Self.keywordsSpec, index: i, error.description)
+            }
         }
         if totalBytes > Self.maxTotalKeywordBytes {
             throw ParameterError(
@@ -88,9 +99,22 @@ public struct PropagationOptions: StageOptions {
                 "the keywords hold \(totalBytes) bytes together; at most \(Self.maxTotalKeywordBytes) "
                     + "(they travel on one stage command line): query fewer keywords per manifest")
         }
+        let (kept, repeats) = KeywordQuery.distinct(queries)
+        keywords = kept.map(\.given)
+        duplicates = repeats.map { Duplicate(given: given[$0.index], index: $0.index, sameAs: given[$0.sameAs]) }
         solver = LabelPropagation.Options(
             alpha: p.double(Self.alphaSpec), tolerance: p.double(Self.toleranceSpec),
             maxIterations: p.int(Self.maxIterationsSpec),
             solver: p.choice(Self.solverSpec, as: LabelPropagation.Solver.self))
+    }
+
+    /// `keywords` without the ones that repeat an earlier keyword after normalisation (the
+    /// score columns a list gives); keywords that are not valid queries are kept as they are.
+    public static func distinct(_ keywords: [String]) -> [String] {
+        var seen = Set<KeywordQuery>()
+        return keywords.filter { k in
+            guard let q = try? KeywordQuery(k) else { return true }
+            return seen.insert(q).inserted
+        }
     }
 }

@@ -119,7 +119,7 @@ public struct DensityRegionFinder: Sendable {
 
     /// Each keyword POI's density ratio: k / (π s²) over the typical density `lambda`, propagated
     /// over the keyword graph's short edges (no support search: the smoothing is local). POIs
-    /// stacked at one address are as dense as the ratio's cap (1 m spacing) allows.
+    /// stacked at one address are as dense as `minSpacing` (the keyword graph floors spacing) allows.
     static func densityRatio(_ kg: KeywordGraph, lambda: Double, smoothing: Double) -> [Double] {
         let k = Double(kg.rules.neighbours)
         let raw = kg.spacing.map { s -> Double in

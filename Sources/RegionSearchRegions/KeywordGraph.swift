@@ -11,8 +11,9 @@ import RegionSearchModel
 /// across a suburb where the keyword happens to be over-represented, for kilometres. Here an edge
 /// {i, j} of the keyword POIs' Delaunay triangulation joins them only when
 /// 1. it is short for the keyword there: L ≤ `edgeFactor` × max(sᵢ, sⱼ), s the distance to the
-///    k-th nearest other keyword POI (a street of restaurants 40 m apart is joined across a gap of
-///    a few doorways, not across a kilometre of houses);
+///    k-th nearest other keyword POI but at least `minSpacing` (a street of restaurants 40 m apart
+///    is joined across a gap of a few doorways, not across a kilometre of houses; thirty offices
+///    stacked in one building are one place, whatever metre separates their entrances);
 /// 2. the ground between them is populated: either the edge is short even for the keyword's wider
 ///    neighbourhood (L ≤ the distance from each end to its 2k-th nearest other keyword POI: a gap
 ///    the keyword's own cluster spans everywhere around it, such as the space between two blocks of
@@ -26,19 +27,25 @@ public struct KeywordGraph: Sendable {
         public var neighbours: Int
         public var edgeFactor: Double
         public var detour: Double
+        /// Metres below which a spacing counts as this much: POIs a metre apart are the units of
+        /// one building or geocoding noise, not a scale that should split or sharpen regions.
+        public var minSpacing: Double
 
-        public init(neighbours: Int = 5, edgeFactor: Double = 1.6, detour: Double = 2) {
+        public init(neighbours: Int = 5, edgeFactor: Double = 1.6, detour: Double = 2, minSpacing: Double = 5) {
             self.neighbours = neighbours
             self.edgeFactor = edgeFactor
             self.detour = detour
+            self.minSpacing = minSpacing
         }
     }
 
     /// The keyword's POIs (projected point indices, ascending) and their triangulation.
     public let geometry: SubsetGeometry
-    /// Distance from each keyword POI to its k-th nearest other keyword POI (duplicates count).
+    /// Distance from each keyword POI to its k-th nearest other keyword POI (duplicates count),
+    /// at least ``Rules/minSpacing``.
     public let spacing: [Double]
-    /// Distance from each keyword POI to its 2k-th nearest other keyword POI (rule 2).
+    /// Distance from each keyword POI to its 2k-th nearest other keyword POI (rule 2), at least
+    /// ``Rules/minSpacing``.
     let wideSpacing: [Double]
     /// Distance from each keyword POI to its k-th nearest other keyword *location* (coincident POIs
     /// count once): the keyword's local spacing, in the sense of the graph's σ.
@@ -51,9 +58,10 @@ public struct KeywordGraph: Sendable {
         }
         // One k-d tree query for all three (the shorter lists are prefixes of the longer).
         let nearest = geometry.nearestLocations(2 * rules.neighbours)
-        spacing = geometry.kthNeighbourDistance(rules.neighbours, nearest: nearest)
+        let floor = rules.minSpacing
+        spacing = geometry.kthNeighbourDistance(rules.neighbours, nearest: nearest).map { max($0, floor) }
         locationSpacing = geometry.kthLocationDistance(rules.neighbours, nearest: nearest)
-        wideSpacing = geometry.kthNeighbourDistance(2 * rules.neighbours, nearest: nearest)
+        wideSpacing = geometry.kthNeighbourDistance(2 * rules.neighbours, nearest: nearest).map { max($0, floor) }
         self.rules = rules
     }
 

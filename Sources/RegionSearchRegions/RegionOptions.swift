@@ -92,6 +92,11 @@ public struct RegionOptions: StageOptions {
         "detour", .number(min: 1, max: 100), default: .number(2),
         help: "…and only when the POI graph joins them by a path at most detour times their distance: POIs on "
             + "two banks of a river, or on two sides of a park, are not joined.")
+    static let minSpacingSpec = ParameterSpec(
+        "min_spacing_m", .number(min: 0, max: 1_000), default: .number(5),
+        help: "A keyword spacing below this many metres counts as this much: the units and entrances of one "
+            + "building, or geocoding noise, are one place, so they are neither split into several regions nor "
+            + "made denser than a place can be.")
     static let zCoreSpec = ParameterSpec(
         "z_core", .number(min: 0, max: 50), default: .number(2.5),
         help: "lift: a region's core POIs have a local keyword share at least this many standard deviations above "
@@ -129,7 +134,7 @@ public struct RegionOptions: StageOptions {
 
     public static let specs = [
         methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, smoothingSpec, edgeFactorSpec,
-        detourSpec,
+        detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
         dbscanMinSamplesSpec,
     ]
@@ -157,7 +162,7 @@ public struct RegionOptions: StageOptions {
                 coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec)),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
-                detour: p.double(Self.detourSpec)),
+                detour: p.double(Self.detourSpec), minSpacing: p.double(Self.minSpacingSpec)),
             liftDensityRatio: p.double(Self.liftDensityRatioSpec), fdr: p.double(Self.fdrSpec), fdrScope: p.choice(Self.fdrScopeSpec, as: FDRScope.self),
             dbscanEps: p.double(Self.dbscanEpsSpec), dbscanMinSamples: p.int(Self.dbscanMinSamplesSpec))
     }

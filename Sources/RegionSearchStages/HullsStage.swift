@@ -8,7 +8,8 @@ public enum HullsStage {
     public static let definition = StageDefinition(
         name: "hulls",
         abstract: "build region polygons with GEOS and write them as RFC 7946 GeoJSON",
-        version: 2,
+        // 4: polygons snapped to the written 7-decimal grid.
+        version: 4,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -41,6 +42,11 @@ public enum HullsStage {
     static func run(_ cl: ParsedCommandLine) throws {
         var stage = try StageInvocation<RegionPolygonBuilder.Options>(cl, definition)
         let output = try stage.outputPath()
+        if let format = OutputFormat(path: output), format != .geojson {
+            throw UsageError(
+                "--output \(output): this stage writes GeoJSON; name the \(format.rawValue) file as a manifest's "
+                    + "output (regionsearch run converts the result) or convert the GeoJSON with ogr2ogr")
+        }
         let files = try stage.inputs(["projected", "regions", "scores"])
         let (projectedFile, regionsFile, scoresFile) = (files[0], files[1], files[2])
         let points = try ProjectedPoints(artifact: projectedFile)
@@ -91,7 +97,7 @@ public enum HullsStage {
                 try census.count(p.polygons, match: scores.matches[table.regions[p.region].keyword], geos: geos)
             }
         }
-        let features = RegionFeatureSchema.features(
+        let layer = RegionFeatureSchema.layer(
             polygons: polygons, table: table, keywords: keywords, measure: measure, counts: counts)
         let provenance = stage.provenance(inputs: [projectedFile, regionsFile])
         let foreign: [(String, JSONValue)] = [
@@ -100,19 +106,19 @@ public enum HullsStage {
                 .object([
                     ("version", .string(RegionSearchVersion.current)),
                     ("crs", .string(crs)),
-                    ("regions", .number(Double(features.count))),
+                    ("regions", .number(Double(layer.count))),
                     ("dropped_covered", .number(Double(dropped))),
                     ("provenance", provenance),
                 ])
             )
         ]
         try stage.summary.time(.write) {
-            try AtomicFile.write(GeoJSONWriter.document(features: features, foreignMembers: foreign), to: output)
+            try AtomicFile.write(GeoJSONWriter.document(layer, foreignMembers: foreign), to: output)
         }
-        stage.summary.set(.regions, features.count)
+        stage.summary.set(.regions, layer.count)
         stage.summary.set(.droppedCovered, dropped)
         Log.info(
-            "wrote \(features.count) region polygon(s) "
+            "wrote \(layer.count) region polygon(s) "
                 + "to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")"
         )
         try stage.finish()

@@ -13,8 +13,23 @@ public enum IngestStage {
             + "crs, …; see docs/INGEST.md). Read after the positional FILEs."
     )
     static let formatOption = CommandSpec.Option(
-        "format", .value, placeholder: "auto|csv|geojson|osm_pbf|osm_xml",
-        help: "Input format of the FILEs (default auto: detected from the content).")
+        "format", .value, placeholder: "auto|csv|geojson|osm_pbf|osm_xml|ogr",
+        help:
+            "Input format of the FILEs (default auto: detected from the content); ogr reads anything GDAL opens "
+            + "(GeoPackage, Shapefile, FlatGeobuf, KML, GML, GPX, MapInfo, PG:...).")
+    static let layerOption = CommandSpec.Option(
+        "layer", .value, placeholder: "NAME", help: "OGR input: the layer to read (default: the first).")
+    static let sqlOption = CommandSpec.Option(
+        "sql", .value, placeholder: "SQL", help: "OGR input: read the result of this SQL statement instead of a layer.")
+    static let whereOption = CommandSpec.Option(
+        "where", .value, placeholder: "EXPR", help: "OGR input: attribute filter on the layer (OGR SQL WHERE syntax).")
+    static let sourceCRSOption = CommandSpec.Option(
+        "source-crs", .value, placeholder: "CRS",
+        help: "OGR input: the CRS of a layer that declares none (EPSG:3067, WKT or PROJ); a declared CRS is used as is."
+    )
+    static let openOptionOption = CommandSpec.Option(
+        "open-option", .repeated, placeholder: "KEY=VALUE",
+        help: "OGR input: a driver open option, e.g. X_POSSIBLE_NAMES=lon for CSV.")
     static let delimiterOption = CommandSpec.Option(
         "delimiter", .value, placeholder: "CHAR",
         help:
@@ -54,9 +69,10 @@ public enum IngestStage {
         "crs", .value, placeholder: "wgs84|gcj02|bd09",
         help: "Coordinate system of the input; GCJ-02 and BD-09 are converted to WGS84 (default wgs84).")
     static let keywordSplitOption = CommandSpec.Option(
-        "keyword-split", .value, placeholder: "auto|plain|hierarchy|list",
+        "keyword-split", .value, placeholder: "auto|plain|hierarchy|list|hstore",
         help:
-            "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator)."
+            "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator; "
+            + "hstore: OSM tags as \"k\"=>\"v\" pairs, the values of the OSM keyword keys with their keys)."
     )
     static let keywordSeparatorOption = CommandSpec.Option(
         "keyword-separator", .value, placeholder: "TEXT", help: "Separator of hierarchy levels (default ;).")
@@ -78,8 +94,10 @@ public enum IngestStage {
 
     public static let definition = StageDefinition(
         name: "ingest",
-        abstract: "read POI files (CSV/TSV/…, GeoJSON, OSM; gzip ok) into a validated POI table",
-        version: 2,
+        abstract:
+            "read POI files (CSV/TSV/…, GeoJSON, OSM, any GDAL vector format; gzip ok) into a validated POI table",
+        // 3: GDAL inputs; 4: keyword values carry the code of the key they came from (keyword_keys).
+        version: 4,
         inputs: [],
         outputs: [
             .init(option: "output", fileName: "pois.rsa", kind: .pois),
@@ -111,13 +129,21 @@ public enum IngestStage {
         Self.osmKeywordKeysOption,
         Self.osmNameKeyOption,
         Self.maxRecordBytesOption,
+        Self.layerOption,
+        Self.sqlOption,
+        Self.whereOption,
+        Self.sourceCRSOption,
+        Self.openOptionOption,
     ]
 
     static let discussion = """
         Reads each FILE (and each --input-spec) in order, detecting gzip and the format from the
-        content. Delimited text follows RFC 4180 (quotes, embedded line breaks, CRLF, BOM). GeoJSON
-        may be a FeatureCollection (streamed), a feature sequence (RFC 8142) or one feature per
-        line; non-point geometries are reduced to one representative point. Coordinates are
+        content: delimited text, GeoJSON and OSM by this tool's own readers, GeoPackage, Shapefile,
+        FlatGeobuf, KML, GML, GPX, MapInfo and other GDAL formats through OGR (reprojected to WGS84
+        from the layer's CRS); compressed or binary data no reader takes is refused by name.
+        Delimited text follows RFC 4180 (quotes, embedded line breaks, CRLF, BOM). GeoJSON may be a
+        FeatureCollection (streamed), a feature sequence (RFC 8142) or one feature per line;
+        non-point geometries are reduced to one representative point. Coordinates are
         validated (missing, out of range, null island, --bbox) and GCJ-02/BD-09 converted to WGS84.
         Keyword values are Unicode-normalised (NFKC + case fold).
 
@@ -149,7 +175,7 @@ public enum IngestStage {
             var inputs: [OpenedInput] = []
             for s in specs {
                 let input = try OpenedInput.open(s)
-                Log.info("\(s.path): \(describe(input))")
+                Log.info("\(s.displayPath): \(describe(input))")
                 inputs.append(input)
             }
             return inputs
@@ -171,7 +197,7 @@ public enum IngestStage {
         for (input, (counts, bytes)) in zip(inputs, zip(result.perInput, result.bytesRead)) {
             inputReports.append(
                 .object([
-                    ("path", .string(input.spec.path)), ("format", .string(input.format.rawValue)),
+                    ("path", .string(input.spec.displayPath)), ("format", .string(input.format.rawValue)),
                     ("bytes", .number(Double(bytes))), ("counts", counts.json),
                 ]))
         }
@@ -237,7 +263,9 @@ public enum IngestStage {
     /// The last path component: artifacts record input file names, not machine-specific paths,
     /// so the same input gives the same artifact bytes wherever it lives.
     static func fileName(_ path: String) -> String {
-        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path))
+        // A database connection is named by its text, without a password.
+        if InputSpec.isConnectionString(path) { return InputSpec(path: path).displayPath }
+        return String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path))
     }
 
     static func metadataEntry(_ input: OpenedInput, _ counts: IngestCounts) -> JSONValue {
@@ -275,6 +303,11 @@ public enum IngestStage {
             if !d.guessedColumns.isEmpty { s += " (guessed: \(d.guessedColumns.joined(separator: ", ")))" }
         case is GeoJSONReader:
             s += "GeoJSON"
+        case let o as OGRReader:
+            s +=
+                "GDAL \(o.driverName), layer '\(o.layerName)' in \(o.crsDescription)"
+                + (o.crsDescription == "EPSG:4326" ? "" : " (reprojected to WGS 84)") + "; \(o.mappingDescription)"
+            for note in o.notes { s += "; " + note }
         default:
             s += input.format.rawValue
         }
@@ -359,6 +392,13 @@ public enum IngestStage {
         }
         if let v = parsed.value(Self.osmNameKeyOption) { osm.append(("name_key", .string(v))) }
         if !osm.isEmpty { m.append(("osm", .object(osm))) }
+        for (option, key) in [
+            (layerOption, "layer"), (sqlOption, "sql"), (whereOption, "where"), (sourceCRSOption, "source_crs"),
+        ] {
+            if let v = parsed.value(option) { m.append((key, .string(v))) }
+        }
+        let openOptions = parsed.all(Self.openOptionOption)
+        if !openOptions.isEmpty { m.append(("open_options", .array(openOptions.map { .string($0) }))) }
         if let v = parsed.value(Self.maxRecordBytesOption) {
             guard let n = Int(v) else { throw UsageError("--max-record-bytes: expected an integer, got \"\(v)\"") }
             m.append(("max_record_bytes", .number(Double(n))))

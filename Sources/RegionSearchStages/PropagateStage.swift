@@ -8,7 +8,8 @@ public enum PropagateStage {
     public static let definition = StageDefinition(
         name: "propagate",
         abstract: "spread keyword labels over the POI graph by label propagation (Zhou et al. 2004)",
-        version: 1,
+        // 2: token matching (`_` joins tokens), key=value queries, repeated keywords run once.
+        version: 2,
         inputs: [
             IngestStage.definition.provides("output", as: "pois"),
             ProjectStage.definition.provides("output", as: "projected"),
@@ -24,6 +25,24 @@ public enum PropagateStage {
         from F = Y until max |change| < tolerance or max_iterations. All keywords run in one pass over
         the graph, plus one column with Y = 1 whose result normalises F into a local keyword share.
         Iterations and the final residual of every keyword are recorded.
+
+        Keyword matching. Query and keyword text are NFKC + case-folded (ＣＡＦＥ = cafe, ⽕锅 = 火锅).
+        A POI's keyword text is a list of values (tag values, category levels, rubrics; the name
+        only with ingest's name_as_keyword):
+          parking            a value holding the token "parking": "parking", "Parking garage";
+                             not "bicycle_parking", "parking_entrance" (_ joins a token), not
+                             "parkings"
+          bank of china      the tokens in this order inside one value
+          cafe*              a token starting with cafe: "cafe", "cafeteria", "cafe_bar"
+          *_parking          a token ending in _parking: "bicycle_parking", "motorcycle_parking"
+          咖啡               scripts without spaces match inside words: "瑞幸咖啡", "咖啡馆"
+          amenity=parking    a value that came from the OSM tag key, GeoJSON property or CSV
+                             column "amenity" and is exactly "parking" (not "bicycle_parking")
+          fclass=parking     the same for a CSV column named fclass
+          cuisine=coffee*    a cuisine value starting with coffee; shop=* any shop value
+        Keywords that are the same after normalisation (bank, BANK, ｂａｎｋ) are one keyword:
+        the first spelling is run, the others are reported and listed in the metadata under
+        duplicate_keywords.
         """
 
     public static func main() -> Never {
@@ -37,6 +56,7 @@ public enum PropagateStage {
         let files = try stage.inputs(["pois", "projected", "graph"])
         let (poisFile, projectedFile, graphFile) = (files[0], files[1], files[2])
         let keywordText = try poisFile.stringView("keywords", count: poisFile.rowCount)
+        let keys = try POITable.keywordKeys(poisFile)
         let rows = try projectedFile.view("row", as: UInt32.self, count: projectedFile.rowCount)
         let graph = try AdjacencyGraph(artifact: graphFile)
         guard graph.nodeCount == rows.count else {
@@ -52,10 +72,25 @@ public enum PropagateStage {
                 path: projectedFile.path, detail: "row \(r) out of range of the pois artifact; rerun project")
         }
 
-        let labels = stage.summary.time(.match) {
-            options.keywords.map { KeywordPropagation.labels(query: $0, keywordText: keywordText, rows: rows) }
+        for d in options.duplicates {
+            Log.warning(
+                "keyword \"\(d.given)\" (keywords[\(d.index)]) is the same keyword as \"\(d.sameAs)\" after "
+                    + "normalisation; it is run once, as \"\(d.sameAs)\"")
         }
-        for l in labels where l.count == 0 {
+        let labels = stage.summary.time(.match) {
+            options.keywords.map {
+                KeywordPropagation.labels(query: $0, keywordText: keywordText, rows: rows, keys: keys)
+            }
+        }
+        for l in labels where !l.keyKnown {
+            let known = keys.isEmpty ? "none (the pois artifact records no keys)" : keys.joined(separator: ", ")
+            let key = l.normalized.prefix { $0 != "=" }
+            try Log.strictWarning(
+                "keyword \"\(l.query)\" matches no POI (it will have no regions): no keyword field of the input is "
+                    + "named \"\(key)\"; keys recorded at ingest: \(known) (name the column or property as a keyword "
+                    + "field, or for OSM add the tag key to osm.keyword_keys)")
+        }
+        for l in labels where l.count == 0 && l.keyKnown {
             try Log.strictWarning(
                 "keyword \"\(l.query)\" matches no POI; its scores are all 0 and it will have no regions")
         }
@@ -101,10 +136,25 @@ public enum PropagateStage {
             }
         }
         let onesStatus = result.onesStatus
-        let meta: JSONValue = .object([
+        var members: [(String, JSONValue)] = [
             ("stage", .string("propagate")),
             ("parameters", stage.parameters.canonical),
             ("keywords", .array(keywordMeta)),
+        ]
+        if !options.duplicates.isEmpty {
+            members.append(
+                (
+                    "duplicate_keywords",
+                    .array(
+                        options.duplicates.map { d in
+                            .object([
+                                ("given", .string(d.given)), ("index", .number(Double(d.index))),
+                                ("same_as", .string(d.sameAs)),
+                            ])
+                        })
+                ))
+        }
+        members += [
             (
                 "ones",
                 .object([
@@ -116,7 +166,8 @@ public enum PropagateStage {
             ("nodes", .number(Double(rows.count))),
             ("edges", .number(Double(graph.edgeCount))),
             ("provenance", stage.provenance(inputs: [poisFile, projectedFile, graphFile])),
-        ])
+        ]
+        let meta: JSONValue = .object(members)
         try stage.summary.time(.write) { try result.table.writer(metadata: meta).write(to: output) }
         stage.summary.set(.nodes, rows.count)
         stage.summary.setDetail("keywords", .array(keywordMeta))

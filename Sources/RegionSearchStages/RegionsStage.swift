@@ -8,7 +8,8 @@ public enum RegionsStage {
     public static let definition = StageDefinition(
         name: "regions",
         abstract: "extract dense regions of each keyword, test their significance, score and rank them",
-        version: 2,
+        // 3: regions.min_spacing_m floors the keyword spacing.
+        version: 3,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -13,6 +13,10 @@ import RegionSearchProjection
 /// U(0.5, 1.5) × max(20, n/1000) POIs carrying its keyword; clusters can be stretched into
 /// ellipses (`aspect`), background keyword rates can be set (`backgroundRates`) and empty bands
 /// (rivers, parks) can be kept free of POIs. Everything is a function of the seed.
+///
+/// Other ``SyntheticScenario``s (strips, a sparse periphery, rivers, ellipses in downtowns, a
+/// uniform null city) plant other truth; each writes its truth polygons and members the same way,
+/// and the scenarios with areas regions must avoid also write them (``mustNotGeoJSON()``).
 public struct SyntheticCity {
     /// A planted cluster in the local plane (metres from the centre).
     public struct Cluster: Sendable {
@@ -52,7 +56,22 @@ public struct SyntheticCity {
         func contains(_ x: Double, _ y: Double) -> Bool { x >= minX && x <= maxX && y >= minY && y <= maxY }
     }
 
+    /// A truth or must-not area in the local plane: polygons of rings (exterior first, then
+    /// holes; open, the first vertex not repeated), the planted keyword (`*` for any) and kind.
+    public struct Area: Sendable {
+        public typealias Ring = (x: [Double], y: [Double])
+        public var keyword: String
+        /// `cluster`, `strip` (truth) or `void`, `sparse` (must-not).
+        public var kind: String
+        public var polygons: [[Ring]]
+        /// Planted POIs (truth) or 0.
+        public var count: Int
+        /// Further properties, after the common ones.
+        public var properties: [(String, JSONValue)]
+    }
+
     public struct Config: Sendable {
+        public var scenario = SyntheticScenario.clusters
         public var n = 100_000
         public var clusters = 20
         public var keywords = ["咖啡", "bank"]
@@ -71,6 +90,33 @@ public struct SyntheticCity {
         /// Share of background POIs that sit downtown (the rest is uniform).
         var downtownShare = 0.4
         public init() {}
+
+        /// The defaults of a scenario (its keywords, cluster count, extent, shapes); options the
+        /// user gives are set afterwards.
+        public init(scenario: SyntheticScenario) {
+            self.scenario = scenario
+            switch scenario {
+            case .clusters: break
+            case .strips:
+                keywords = ["restaurant"]
+                clusters = 12
+            case .periphery:
+                keywords = ["cafe"]
+                clusters = 12
+                extentKm = 40
+            case .rivers:
+                keywords = ["cafe"]
+                clusters = 3
+            case .ellipses:
+                aspect = 5
+                minRadius = 400
+                maxRadius = 1200
+                extentKm = 20
+            case .uniform:
+                clusters = 0
+                downtownShare = 0
+            }
+        }
     }
 
     /// Category → (background weight, name stems); some stems contain commas and quotes on
@@ -108,18 +154,43 @@ public struct SyntheticCity {
     /// Cluster index per POI (-1 for background), in output order.
     public var clusterOf: [Int] = []
     public var clusters: [Cluster] = []
-    /// Truth polygons (128-gons) per cluster, WGS84.
-    var truthLon: [[Double]] = []
-    var truthLat: [[Double]] = []
+    /// Truth areas (cluster i is truth i), in the local plane.
+    public var truths: [Area] = []
+    /// Areas regions must avoid (voids, water, sparse peripheries), in the local plane.
+    public var mustNot: [Area] = []
+    /// The truth and must-not polygons in WGS84: area → polygon → ring.
+    var truthRings: [[[GeoJSONWriter.Ring]]] = []
+    var mustNotRings: [[[GeoJSONWriter.Ring]]] = []
+    /// The exterior ring of each truth area's first polygon (the whole truth of a cluster), WGS84.
+    var truthLon: [[Double]] { truthRings.map { $0[0][0].lon } }
+    var truthLat: [[Double]] { truthRings.map { $0[0][0].lat } }
     public let config: Config
 
     /// Generates a city.
     public init(_ config: Config) throws {
         self.config = config
         var rng = SeededRandom(seed: config.seed)
+        let layout: SyntheticLayout
+        switch config.scenario {
+        case .clusters, .ellipses, .uniform: layout = try Self.clusterCity(config, &rng, clusters: &clusters)
+        case .strips: layout = try Self.stripCity(config, &rng)
+        case .periphery: layout = try Self.peripheryCity(config, &rng)
+        case .rivers: layout = try Self.riverCity(config, &rng)
+        }
+        try finish(layout, &rng)
+    }
+
+    /// The cluster scenarios: planted clusters (anywhere, or in the downtowns for `ellipses`),
+    /// then the background.
+    static func clusterCity(_ config: Config, _ rng: inout SeededRandom, clusters: inout [Cluster]) throws
+        -> SyntheticLayout
+    {
         let half = config.extentKm * 500
         let bands = config.emptyBands
         func free(_ x: Double, _ y: Double) -> Bool { !bands.contains { $0.contains(x, y) } }
+        // Ellipses sit in the downtowns, so those are drawn first; otherwise after the clusters
+        // (the original order, which keeps the clusters scenario's output as it was).
+        var downtowns = config.scenario == .ellipses ? Self.downtowns(config, &rng) : []
 
         // Planted clusters.
         if let explicit = config.explicitClusters {
@@ -135,28 +206,35 @@ public struct SyntheticCity {
                         status: .usage)
                 }
                 let r = rng.uniform(config.minRadius, config.maxRadius)
-                let cx = rng.uniform(-half + 1000, half - 1000)
-                let cy = rng.uniform(-half + 1000, half - 1000)
+                var cx = rng.uniform(-half + 1000, half - 1000)
+                var cy = rng.uniform(-half + 1000, half - 1000)
+                if !downtowns.isEmpty {
+                    // Within 1.5 σ of a downtown centre: the densest background.
+                    let d = downtowns[rng.below(downtowns.count)]
+                    cx = d.0 + 1.5 * (cx / half) * d.2
+                    cy = d.1 + 1.5 * (cy / half) * d.2
+                    if abs(cx) > half - r || abs(cy) > half - r { continue }
+                }
                 let angle = rng.uniform(0, .pi)
                 let count = Int((rng.uniform(0.5, 1.5) * Double(base)).rounded())
-                if clusters.contains(where: { hypot(cx - $0.x, cy - $0.y) <= r + $0.radius + 500 }) { continue }
+                let candidate = Cluster(
+                    keyword: config.keywords[clusters.count % max(config.keywords.count, 1)], x: cx, y: cy,
+                    radius: r, aspect: config.aspect, angle: angle, count: count)
+                if config.scenario == .ellipses {
+                    // Thin ellipses pack closer than their discs: 200 m apart as ellipses.
+                    if clusters.contains(where: { Self.ellipsesMeet($0, candidate, gap: 200) }) { continue }
+                } else if clusters.contains(where: { hypot(cx - $0.x, cy - $0.y) <= r + $0.radius + 500 }) {
+                    continue
+                }
                 if bands.contains(where: {
                     cx + r >= $0.minX && cx - r <= $0.maxX && cy + r >= $0.minY && cy - r <= $0.maxY
                 }) {
                     continue
                 }
-                clusters.append(
-                    Cluster(
-                        keyword: config.keywords[clusters.count % max(config.keywords.count, 1)], x: cx, y: cy,
-                        radius: r,
-                        aspect: config.aspect, angle: angle, count: count))
+                clusters.append(candidate)
             }
         }
-        var xs: [Double] = []
-        var ys: [Double] = []
-        var cats: [String] = []
-        var nms: [String] = []
-        var cid: [Int] = []
+        var layout = SyntheticLayout()
         for (ci, c) in clusters.enumerated() {
             let minor = c.radius / c.aspect
             var placed = 0
@@ -167,85 +245,14 @@ public struct SyntheticCity {
                 let x = c.x + u * cos(c.angle) - v * sin(c.angle)
                 let y = c.y + u * sin(c.angle) + v * cos(c.angle)
                 guard free(x, y) else { continue }
-                xs.append(x)
-                ys.append(y)
-                cats.append(c.keyword)
-                let stems = Self.categories.first { $0.0 == c.keyword }?.2 ?? [c.keyword]
-                nms.append("\(stems[rng.below(stems.count)]) \(1 + rng.below(998))")
-                cid.append(ci)
+                layout.append(x: x, y: y, category: c.keyword, name: Self.name(c.keyword, &rng), cluster: ci)
                 placed += 1
             }
         }
         // Background.
-        let background = max(0, config.n - xs.count)
-        let downtown = (0..<5).map { _ in
-            (
-                rng.uniform(-half * 0.6, half * 0.6), rng.uniform(-half * 0.6, half * 0.6),
-                rng.uniform(0.05, 0.1333) * config.extentKm * 1000
-            )
-        }
-        let overridden = config.backgroundRates.keys.sorted()
-        let weights = Self.categories.filter { !overridden.contains($0.0) }
-        let totalWeight = weights.reduce(0) { $0 + $1.1 }
-        for k in 0..<background {
-            var x = 0.0
-            var y = 0.0
-            repeat {
-                if Double(k) < Double(background) * (1 - config.downtownShare) {
-                    x = rng.uniform(-half, half)
-                    y = rng.uniform(-half, half)
-                } else {
-                    let d = downtown[rng.below(5)]
-                    x = d.0 + rng.normal() * d.2
-                    y = d.1 + rng.normal() * d.2
-                }
-            } while abs(x) > half || abs(y) > half || !free(x, y)
-            var category = ""
-            var u = rng.uniform()
-            for kw in overridden {
-                let r = config.backgroundRates[kw] ?? 0
-                if u < r {
-                    category = kw
-                    break
-                }
-                u -= r
-            }
-            if category.isEmpty {
-                var w = rng.uniform() * totalWeight
-                category = weights.last!.0
-                for (name, weight, _) in weights {
-                    if w < weight {
-                        category = name
-                        break
-                    }
-                    w -= weight
-                }
-            }
-            let stems = Self.categories.first { $0.0 == category }?.2 ?? [category]
-            xs.append(x)
-            ys.append(y)
-            cats.append(category)
-            nms.append("\(stems[rng.below(stems.count)]) \(1 + rng.below(998))")
-            cid.append(-1)
-        }
-        // Shuffle (Fisher–Yates) so planted POIs are spread through the file.
-        let total = xs.count
-        var perm = Array(0..<total)
-        if total > 1 {
-            for i in stride(from: total - 1, to: 0, by: -1) { perm.swapAt(i, rng.below(i + 1)) }
-        }
-        var px = perm.map { xs[$0] }
-        var py = perm.map { ys[$0] }
-        let aeqd = "+proj=aeqd +lat_0=\(config.centerLat) +lon_0=\(config.centerLon) +datum=WGS84 +units=m +no_defs"
-        let context = PROJContext()
-        let t = try context.transformation(from: "EPSG:4326", to: aeqd)
-        _ = try t.transform(x: &px, y: &py, inverse: true)
-        ids = (1...max(total, 1)).prefix(total).map { $0 }
-        names = perm.map { nms[$0] }
-        categoryOf = perm.map { cats[$0] }
-        lon = px
-        lat = py
-        clusterOf = perm.map { cid[$0] }
+        if downtowns.isEmpty { downtowns = Self.downtowns(config, &rng) }
+        Self.addBackground(
+            max(0, config.n - layout.count), to: &layout, config, &rng, downtowns: downtowns, free: free)
         for c in clusters {
             var rx: [Double] = []
             var ry: [Double] = []
@@ -256,10 +263,75 @@ public struct SyntheticCity {
                 rx.append(c.x + u * cos(c.angle) - v * sin(c.angle))
                 ry.append(c.y + u * sin(c.angle) + v * cos(c.angle))
             }
-            _ = try t.transform(x: &rx, y: &ry, inverse: true)
-            truthLon.append(rx + [rx[0]])
-            truthLat.append(ry + [ry[0]])
+            layout.truths.append(
+                Area(
+                    keyword: c.keyword, kind: "cluster", polygons: [[(rx, ry)]], count: c.count,
+                    properties: [("radius_m", .number((c.radius * 10).rounded() / 10)), ("aspect", .number(c.aspect))]))
         }
+        return layout
+    }
+
+    /// Whether two elliptic clusters come within `gap` of each other: a point of either's
+    /// boundary, grown by `gap`, inside the other grown by `gap` (64 points each; exact enough at 200 m).
+    static func ellipsesMeet(_ a: Cluster, _ b: Cluster, gap: Double) -> Bool {
+        func inside(_ x: Double, _ y: Double, _ c: Cluster) -> Bool {
+            let dx = x - c.x
+            let dy = y - c.y
+            let u = (dx * cos(c.angle) + dy * sin(c.angle)) / (c.radius + gap)
+            let v = (-dx * sin(c.angle) + dy * cos(c.angle)) / (c.radius / c.aspect + gap)
+            return u * u + v * v <= 1
+        }
+        if hypot(a.x - b.x, a.y - b.y) > a.radius + b.radius + 2 * gap { return false }
+        for (p, q) in [(a, b), (b, a)] {
+            for s in 0..<64 {
+                let t = 2 * Double.pi * Double(s) / 64
+                let u = (p.radius + gap) * cos(t)
+                let v = (p.radius / p.aspect + gap) * sin(t)
+                if inside(p.x + u * cos(p.angle) - v * sin(p.angle), p.y + u * sin(p.angle) + v * cos(p.angle), q) {
+                    return true
+                }
+            }
+        }
+        return inside(a.x, a.y, b) || inside(b.x, b.y, a)
+    }
+
+    /// Shuffles the POIs (so planted ones are spread through the file), projects them and the
+    /// areas from the local plane (azimuthal equidistant about the centre) to WGS84.
+    mutating func finish(_ layout: SyntheticLayout, _ rng: inout SeededRandom) throws {
+        // Fisher–Yates.
+        let total = layout.count
+        var perm = Array(0..<total)
+        if total > 1 {
+            for i in stride(from: total - 1, to: 0, by: -1) { perm.swapAt(i, rng.below(i + 1)) }
+        }
+        var px = perm.map { layout.x[$0] }
+        var py = perm.map { layout.y[$0] }
+        let aeqd = "+proj=aeqd +lat_0=\(config.centerLat) +lon_0=\(config.centerLon) +datum=WGS84 +units=m +no_defs"
+        let context = PROJContext()
+        let t = try context.transformation(from: "EPSG:4326", to: aeqd)
+        _ = try t.transform(x: &px, y: &py, inverse: true)
+        ids = (1...max(total, 1)).prefix(total).map { $0 }
+        names = perm.map { layout.name[$0] }
+        categoryOf = perm.map { layout.category[$0] }
+        lon = px
+        lat = py
+        clusterOf = perm.map { layout.cluster[$0] }
+        truths = layout.truths
+        mustNot = layout.mustNot
+        func project(_ areas: [Area]) throws -> [[[GeoJSONWriter.Ring]]] {
+            try areas.map { area in
+                try area.polygons.map { polygon in
+                    try polygon.map { ring in
+                        var rx = ring.x
+                        var ry = ring.y
+                        _ = try t.transform(x: &rx, y: &ry, inverse: true)
+                        return GeoJSONWriter.Ring(lon: rx + [rx[0]], lat: ry + [ry[0]])
+                    }
+                }
+            }
+        }
+        truthRings = try project(truths)
+        mustNotRings = try project(mustNot)
     }
 
     public var count: Int { lon.count }
@@ -311,21 +383,40 @@ public struct SyntheticCity {
         try file.commit()
     }
 
-    /// Truth polygons as GeoJSON (keyword, cluster_id, n_pois, radius_m, aspect).
+    /// Truth polygons as GeoJSON: `cluster_id` (the members' cluster id), `keyword`, `kind`
+    /// (not in the clusters scenario, whose files stay as they were), `n_pois`, and the
+    /// scenario's own properties (clusters: `radius_m`, `aspect`).
     public func truthGeoJSON() -> String {
         var features: [GeoJSONWriter.Feature] = []
-        for (i, c) in clusters.enumerated() {
-            let ring = GeoJSONWriter.normalizedRing(lon: truthLon[i], lat: truthLat[i])!
-            features.append(
-                GeoJSONWriter.Feature(
-                    rings: [ring],
-                    properties: [
-                        ("cluster_id", .number(Double(i))),
-                        ("keyword", .string(c.keyword)),
-                        ("n_pois", .number(Double(c.count))),
-                        ("radius_m", .number((c.radius * 10).rounded() / 10)),
-                        ("aspect", .number(c.aspect)),
-                    ]))
+        for (i, area) in truths.enumerated() {
+            var properties: [(String, JSONValue)] = [
+                ("cluster_id", .number(Double(i))), ("keyword", .string(area.keyword)),
+            ]
+            if config.scenario != .clusters { properties.append(("kind", .string(area.kind))) }
+            properties.append(("n_pois", .number(Double(area.count))))
+            features.append(Self.feature(truthRings[i], properties: properties + area.properties))
+        }
+        var generator: [(String, JSONValue)] = [
+            ("n", .number(Double(config.n))), ("seed", .number(Double(config.seed))),
+            ("clusters", .number(Double(truths.count))),
+            ("keywords", .array(config.keywords.map { .string($0) })),
+        ]
+        if config.scenario != .clusters { generator.append(("scenario", .string(config.scenario.rawValue))) }
+        return GeoJSONWriter.document(features: features, foreignMembers: [("generator", .object(generator))])
+    }
+
+    /// The areas regions must avoid as GeoJSON (`truth_id`, `kind` void or sparse, `keyword`, `*`
+    /// for any, `name`), the format `regionsearch-evaluate truth --must-not` reads; nil when the
+    /// scenario has none.
+    public func mustNotGeoJSON() -> String? {
+        guard !mustNot.isEmpty else { return nil }
+        let features = mustNot.enumerated().map { i, area in
+            Self.feature(
+                mustNotRings[i],
+                properties: [
+                    ("truth_id", .string("\(area.kind)-\(i)")), ("kind", .string(area.kind)),
+                    ("keyword", .string(area.keyword)),
+                ] + area.properties)
         }
         return GeoJSONWriter.document(
             features: features,
@@ -334,11 +425,20 @@ public struct SyntheticCity {
                     "generator",
                     .object([
                         ("n", .number(Double(config.n))), ("seed", .number(Double(config.seed))),
-                        ("clusters", .number(Double(clusters.count))),
-                        ("keywords", .array(config.keywords.map { .string($0) })),
+                        ("scenario", .string(config.scenario.rawValue)),
                     ])
                 )
             ])
+    }
+
+    /// A feature of polygons with holes, rings normalised (rounded, oriented, closed).
+    static func feature(_ polygons: [[GeoJSONWriter.Ring]], properties: [(String, JSONValue)]) -> GeoJSONWriter.Feature
+    {
+        let rings = polygons.map { polygon in
+            polygon.enumerated().compactMap { k, r in GeoJSONWriter.normalizedRing(lon: r.lon, lat: r.lat, hole: k > 0)
+            }
+        }
+        return GeoJSONWriter.Feature(polygons: rings.filter { !$0.isEmpty }, properties: properties)
     }
 
     /// `id,cluster_id` for every planted POI.

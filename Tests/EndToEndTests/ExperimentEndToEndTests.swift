@@ -58,12 +58,14 @@ final class ExperimentEndToEndTests: XCTestCase {
             try write(grid: grid, inputSets: inputSets, truth: truth)
         }
 
-        func write(grid: String, inputSets: Int = 2, truth: Bool = true) throws {
+        /// - Parameter truthExtra: more members of each truth entry (`, "checks": true`).
+        func write(grid: String, inputSets: Int = 2, truth: Bool = true, truthExtra: String = "") throws {
             let names = ExperimentEndToEndTests.cities.prefix(inputSets).map(\.name)
             let inputs = names.map { #""\#($0)": [{"path": "../data/\#($0).csv", "format": "csv"}]"# }.joined(
                 separator: ", ")
             let truths = names.map {
-                #""\#($0)": {"regions": "../data/\#($0).truth.geojson", "members": "../data/\#($0).members.csv"}"#
+                #""\#($0)": {"regions": "../data/\#($0).truth.geojson", "members": "../data/\#($0).members.csv""#
+                    + truthExtra + "}"
             }
             .joined(separator: ", ")
             let text = """
@@ -150,6 +152,56 @@ final class ExperimentEndToEndTests: XCTestCase {
             out[f["properties"]?["keyword"]?.stringValue ?? "", default: 0] += 1
         }
         return out
+    }
+
+    /// `checks` and `must_not` in the truth add their columns, equal to the evaluator's own numbers.
+    func testChecksAndMustNotAddColumnsWithTheEvaluatorsValues() throws {
+        let f = try Fixture(grid: #""regions.z_core": [2.5]"#)
+        defer { f.remove() }
+        // A void over the south-west quarter of the 5 km cities (centre 116.40, 39.90).
+        let void = GeoJSONWriter.document(
+            features: [
+                GeoJSONWriter.Feature(
+                    rings: [
+                        GeoJSONWriter.Ring(
+                            lon: [116.37, 116.40, 116.40, 116.37, 116.37], lat: [39.87, 39.87, 39.90, 39.90, 39.87])
+                    ],
+                    properties: [("kind", .string("void"))])
+            ], foreignMembers: [])
+        try void.write(toFile: f.root + "/data/void.geojson", atomically: true, encoding: .utf8)
+        try f.write(
+            grid: #""regions.z_core": [2.5]"#, truthExtra: #", "checks": true, "must_not": "../data/void.geojson""#)
+        let run = try f.run()
+        XCTAssertEqual(run.status, 0, run.output)
+        let (header, rows) = try f.csv()
+        let added = [
+            "member_recall", "fragmentation", "max_empty_share", "regions_empty_over_0.1", "regions_over_5km2",
+            "void_share", "sparse_share",
+        ]
+        let start = try XCTUnwrap(header.firstIndex(of: "poi_precision")) + 1
+        XCTAssertEqual(Array(header[start..<(start + added.count)]), added)
+        XCTAssertEqual(header[start + added.count], "seconds_ingest")
+        for (i, row) in rows.enumerated() {
+            let set = i == 0 ? "s7" : "s8"
+            let direct = try Evaluator(thresholds: [0.3, 0.5], checks: CheckOptions()).scoreTruth(
+                regions: RegionFeatureFile.read(path: f.outDir + "/\(set)__regions.z_core=2.5.geojson"),
+                truth: RegionFeatureFile.read(path: f.root + "/data/\(set).truth.geojson"),
+                pois: EvaluationPOIs.load(path: f.root + "/data/\(set).csv"),
+                members: PlantedMembers.read(path: f.root + "/data/\(set).members.csv"),
+                mustNot: RegionFeatureFile.read(path: f.root + "/data/void.geojson"))
+            let o = direct.overall
+            let c = try XCTUnwrap(o.regionChecks)
+            let expected = [
+                String(format: "%.4f", try XCTUnwrap(o.members?.recall)),
+                String(format: "%.4f", try XCTUnwrap(o.members?.meanFragmentation)),
+                String(format: "%.4f", try XCTUnwrap(c.maxEmptyShare)), String(c.overEmptyLimit), String(c.overArea),
+                String(format: "%.4f", try XCTUnwrap(o.mustNot?.voidShare)),
+                String(format: "%.4f", try XCTUnwrap(o.mustNot?.sparseShare)),
+            ]
+            XCTAssertEqual(Array(row[start..<(start + added.count)]), expected, set)
+        }
+        let md = String(decoding: try f.read(f.outDir + "/results.md"), as: UTF8.self)
+        XCTAssertTrue(md.contains("| member_recall | fragmentation | max_empty_share |"), md)
     }
 
     func testGridOverARegionsParameterSharesUpstreamStagesAndScoresEveryCombination() throws {

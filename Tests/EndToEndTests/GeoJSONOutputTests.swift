@@ -26,7 +26,9 @@ final class GeoJSONOutputTests: XCTestCase {
         ?? URL(fileURLWithPath: repository).deletingLastPathComponent().path + "/shared/data"
 
     /// Runs a shipped manifest with its work directory and output moved into a fixture directory.
-    private func runShipped(_ name: String) throws -> (fixture: PipelineFixture, document: JSONValue, text: String) {
+    private func runShipped(_ name: String, poiLayer: Bool = false) throws
+        -> (fixture: PipelineFixture, document: JSONValue, text: String)
+    {
         let f = try PipelineFixture()
         let manifestDir = Self.repository + "/pipelines"
         var text = try String(contentsOfFile: manifestDir + "/\(name).json", encoding: .utf8)
@@ -36,6 +38,11 @@ final class GeoJSONOutputTests: XCTestCase {
         guard case .object(var members) = parsed else { throw ToolFailure("\(name).json is not a JSON object") }
         for i in members.indices where members[i].0 == "work_dir" { members[i].1 = .string("../work") }
         for i in members.indices where members[i].0 == "output" { members[i].1 = .string("../out/test.geojson") }
+        if poiLayer {
+            // Every POI with its keyword flags, for the points-in-polygon join in GDAL.
+            members.append(("poi_output", .object([("path", .string("../out/pois.gpkg")), ("layer", .string("pois"))])))
+            members.append(("maps", .bool(false)))
+        }
         try JSONValue.object(members).serialized(pretty: true).write(
             toFile: f.manifestPath, atomically: true, encoding: .utf8)
         let result = try f.run(["--quiet"])
@@ -81,7 +88,15 @@ final class GeoJSONOutputTests: XCTestCase {
                 XCTAssertGreaterThan(
                     GeoJSONWriter.signedArea(lon: lon, lat: lat), 0,
                     "\(name) feature \(i): exterior ring counter-clockwise")
-                let g = try geos.polygon(x: lon, y: lat)
+                // Valid as written: exterior and holes, at the written 7 decimals.
+                let rings = (polygon.arrayValue ?? []).map { ring -> (x: [Double], y: [Double]) in
+                    let points = ring.arrayValue ?? []
+                    return (
+                        points.map { $0.arrayValue?[0].doubleValue ?? .nan },
+                        points.map { $0.arrayValue?[1].doubleValue ?? .nan }
+                    )
+                }
+                let g = try geos.polygon(rings: rings)
                 XCTAssertTrue(g.isValid, "\(name) feature \(i): \(g.validityReason)")
             }
             // The same properties, with the same JSON types, in every feature.
@@ -137,27 +152,125 @@ final class GeoJSONOutputTests: XCTestCase {
         }
     }
 
+    /// The polygons as written describe their properties (issue 11's rules, checked by tools
+    /// other than the hulls stage):
+    /// - a points-in-polygon join in GDAL (SQLite/SpatiaLite `ST_Covers` over the GeoPackage's
+    ///   R-trees, the regions loaded by `ogr2ogr`) gives `n_pois` and `n_keyword_pois`, and
+    ///   SpatiaLite's geodesic area gives `area_m2`;
+    /// - the evaluator's region check (``Evaluator/checkRegions(_:pois:)``) finds every region's
+    ///   empty share — the share of the polygon farther than 2 × the median 5th-nearest-location
+    ///   spacing of its keyword POIs from all of them — at most 0.1.
+    private func checkPolygonsAsWritten(_ f: PipelineFixture, document: JSONValue, name: String) throws {
+        let features = document["features"]?.arrayValue ?? []
+        guard !features.isEmpty else { return }
+        let gpkg = f.root + "/out/pois.gpkg"
+        try gdalTool("ogr2ogr", ["-update", "-nln", "regions", gpkg, f.outputPath])
+        let keywords = try f.manifest().keywords
+        let flag =
+            "CASE r.keyword "
+            + keywords.enumerated().map { "WHEN '\($0.1.replacingOccurrences(of: "'", with: "''"))' THEN p.match_\($0.0 + 1)" }
+            .joined(separator: " ") + " END"
+        // One tagged text column per row: SpatiaLite's notices go to the same log, and may join a line.
+        let sql = """
+            SELECT 'join:' || r.region_id || ':' || COUNT(p.fid) || ':' || SUM(\(flag)) || ':' AS t FROM regions r \
+            JOIN rtree_regions_geom rr ON rr.id = r.fid JOIN rtree_pois_geom rp ON rp.minx <= rr.maxx \
+            AND rp.maxx >= rr.minx AND rp.miny <= rr.maxy AND rp.maxy >= rr.miny JOIN pois p ON p.fid = rp.id \
+            WHERE ST_Covers(r.geom, p.geom) GROUP BY r.region_id
+            """
+        let joined = try gdalTool("ogrinfo", ["-ro", "-q", gpkg, "-sql", sql])
+        var counts: [Int: (Int, Int)] = [:]
+        let joinRow = try NSRegularExpression(pattern: "join:([0-9]+):([0-9]+):([0-9]+):")
+        for m in joinRow.matches(in: joined, range: NSRange(joined.startIndex..., in: joined)) {
+            let v = (1...3).map { Int((joined as NSString).substring(with: m.range(at: $0)))! }
+            counts[v[0]] = (v[1], v[2])
+        }
+        let areas = try gdalTool("ogrinfo", [
+            "-ro", "-q", gpkg, "-sql", "SELECT 'area:' || region_id || ':' || ST_Area(geom, 1) || ':' AS t FROM regions",
+        ])
+        var geodesic: [Int: Double] = [:]
+        let areaRow = try NSRegularExpression(pattern: "area:([0-9]+):([0-9.eE+-]+):")
+        for m in areaRow.matches(in: areas, range: NSRange(areas.startIndex..., in: areas)) {
+            let text = areas as NSString
+            geodesic[Int(text.substring(with: m.range(at: 1)))!] = Double(text.substring(with: m.range(at: 2)))
+        }
+        XCTAssertEqual(geodesic.count, features.count, "\(name): an area per region: \(areas.prefix(2_000))")
+        for feature in features {
+            let p = try XCTUnwrap(feature["properties"])
+            let id = try XCTUnwrap(p["region_id"]?.doubleValue.map { Int($0) })
+            let (all, keyword) = counts[id] ?? (0, 0)
+            XCTAssertEqual(p["n_pois"]?.doubleValue.map { Int($0) }, all, "\(name) region \(id): n_pois vs the join")
+            XCTAssertEqual(
+                p["n_keyword_pois"]?.doubleValue.map { Int($0) }, keyword, "\(name) region \(id): n_keyword_pois vs the join")
+            let area = try XCTUnwrap(p["area_m2"]?.doubleValue)
+            let measured = try XCTUnwrap(geodesic[id], "\(name) region \(id): no SpatiaLite area")
+            // area_m2 is GeographicLib's exact ellipsoidal area; SpatiaLite's (lwgeom's spheroid
+            // algorithm) differs from it by 0.05 % at 1,000 km², 0.5 % at 50,000 km² (measured).
+            XCTAssertEqual(area, measured, accuracy: max(1, area * 1e-2), "\(name) region \(id): area_m2")
+        }
+
+        let ingestKey = try XCTUnwrap(try f.runState()["ingest"].key)
+        let poisPath = f.work.objectDirectory(stage: "ingest", key: ingestKey) + "/pois.rsa"
+        let table = try POITable(artifact: ArtifactFile(path: poisPath, expected: .pois))
+        let checks = try Evaluator().checkRegions(
+            RegionFeatureFile.read(path: f.outputPath), pois: EvaluationPOIs(table: table, path: poisPath))
+        XCTAssertEqual(checks.count, features.count)
+        for (feature, check) in zip(features, checks) {
+            let id = feature["properties"]?["region_id"]?.doubleValue ?? -1
+            let check = try XCTUnwrap(check, "\(name) region \(id) has no keyword")
+            XCTAssertEqual(
+                Double(check.keywordPOIs), feature["properties"]?["n_keyword_pois"]?.doubleValue,
+                "\(name) region \(id): the evaluator's count")
+            if let empty = check.emptyShare {
+                XCTAssertLessThanOrEqual(empty, 0.1, "\(name) region \(id) (\(check.keyword)): empty share")
+            } else {
+                XCTAssertLessThanOrEqual(check.keywordLocations, 5, "\(name) region \(id): spacing undefined")
+            }
+        }
+    }
+
+    /// Runs `/usr/bin/<tool>` (GDAL's command-line tools), failing with its output unless it exits 0.
+    @discardableResult
+    private func gdalTool(_ tool: String, _ arguments: [String]) throws -> String {
+        // Standard error apart: SpatiaLite's notices would otherwise land inside result lines.
+        let log = NSTemporaryDirectory() + "\(tool)-" + UUID().uuidString
+        defer {
+            unlink(log)
+            unlink(log + ".err")
+        }
+        let termination = try ChildProcess(
+            executable: "/usr/bin/" + tool, arguments: arguments, output: .files(stdout: log, stderr: log + ".err")
+        ).wait()
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        guard termination == .exited(0) else {
+            let errors = (try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? ""
+            throw ToolFailure("\(tool) \(arguments): \(errors)\(output)")
+        }
+        return output
+    }
+
     func testDefaultPipelineWritesValidGeoJSONThatGDALOpens() throws {
-        let (f, doc, text) = try runShipped("default")
+        let (f, doc, text) = try runShipped("default", poiLayer: true)
         defer { f.remove() }
         XCTAssertGreaterThan(doc["features"]?.arrayValue?.count ?? 0, 0, "the default job finds regions")
         try checkDocument(doc, text: text, path: f.outputPath, name: "default")
+        try checkPolygonsAsWritten(f, document: doc, name: "default")
     }
 
     func testRealDatasetsRunEndToEnd() throws {
         // name → a keyword that must get at least one region.
         let expectations = [
             ("helsinki-osm", "clothes"), ("hangzhou-amap", "餐饮服务"), ("spb-2gis", "Бары"),
-            ("ourairports-world", "heliport"),
+            ("ourairports-world", "heliport"), ("dc-osm", "restaurant"), ("chicago-osm", "restaurant"),
         ]
         for (name, keyword) in expectations {
-            let (f, doc, text) = try runShipped(name)
+            let (f, doc, text) = try runShipped(name, poiLayer: true)
             defer { f.remove() }
             let features = doc["features"]?.arrayValue ?? []
             XCTAssertTrue(
                 features.contains { $0["properties"]?["keyword"] == .string(keyword) },
                 "\(name): no region for \(keyword)")
             try checkDocument(doc, text: text, path: f.outputPath, name: name)
+            try checkPolygonsAsWritten(f, document: doc, name: name)
         }
     }
 

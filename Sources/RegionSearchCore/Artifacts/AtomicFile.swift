@@ -11,9 +11,93 @@ import Synchronization
 /// `fsync`, and the temporary file is renamed over the target; the directory is then synced so
 /// the rename survives a power cut (both syncs only when ``durable``). A crash leaves at most a
 /// `*.tmp-*` file that no stage reads.
+///
+/// What is at the path decides how (``Target``): a symbolic link is written through — the file
+/// it points to is replaced, the link stays — and a pipe, a character device or a standard
+/// stream (`-`, `/dev/stdout`) is written in place, never replaced; a directory, block device
+/// or socket is refused.
 public final class AtomicFile {
+    /// How a path is written.
+    public enum Target: Equatable, Sendable {
+        /// A regular file, or nothing yet, at this path (symbolic links resolved): written to a
+        /// temporary file beside it and renamed over it.
+        case replace(String)
+        /// A pipe, a character device or a standard stream: written in place (the descriptor
+        /// when it is one of this process's, e.g. 1 for `-` and `/dev/stdout`).
+        case writeThrough(String, descriptor: Int32?)
+
+        /// Classifies `path`; throws for what is never written (a directory, a block device, a
+        /// socket, a symbolic link to nothing).
+        public init(_ path: String) throws(ArtifactError) {
+            if let fd = Self.standardDescriptor(path) {
+                self = .writeThrough(path, descriptor: fd)
+                return
+            }
+            var st = stat()
+            guard lstat(path, &st) == 0 else {
+                self = .replace(path)  // nothing there yet (or unreachable: creating it says why)
+                return
+            }
+            var type = st.st_mode & S_IFMT
+            var resolved = path
+            if type == S_IFLNK {
+                guard stat(path, &st) == 0 else {
+                    throw ArtifactError.writeFailed(
+                        path: path, reason: "is a symbolic link to a missing file; not replaced (remove it or fix it)")
+                }
+                type = st.st_mode & S_IFMT
+                if type == S_IFREG, let real = realpath(path, nil) {
+                    resolved = String(cString: real)
+                    free(real)
+                }
+            }
+            switch type {
+            case S_IFREG: self = .replace(resolved)
+            case S_IFIFO, S_IFCHR: self = .writeThrough(path, descriptor: nil)
+            case S_IFDIR:
+                throw ArtifactError.writeFailed(path: path, reason: "is a directory; give a file name")
+            case S_IFBLK:
+                throw ArtifactError.writeFailed(path: path, reason: "is a block device; not written")
+            default:
+                throw ArtifactError.writeFailed(path: path, reason: "is not a file, pipe or character device")
+            }
+        }
+
+        /// The path written (the resolved file for ``replace(_:)``).
+        public var path: String {
+            switch self {
+            case .replace(let p), .writeThrough(let p, _): return p
+            }
+        }
+
+        /// Whether the output is replaced by rename (else written in place).
+        public var isReplaced: Bool {
+            if case .replace = self { return true }
+            return false
+        }
+
+        /// `-`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` name this
+        /// process's descriptors: written to the descriptor itself (opening the path again
+        /// would truncate a file the shell opened for appending).
+        static func standardDescriptor(_ path: String) -> Int32? {
+            switch path {
+            case "-", "/dev/stdout": return 1
+            case "/dev/stderr": return 2
+            default:
+                for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                    return Int32(path.dropFirst(prefix.count))
+                }
+                return nil
+            }
+        }
+    }
+
     public let path: String
+    /// The file renamed over (`path` with a symbolic link resolved).
+    let destination: String
     let temporaryPath: String
+    /// Whether this writes in place (a pipe or device) instead of by rename.
+    public let writesThrough: Bool
     private var fd: Int32
     private var buffer: [UInt8] = []
     private static let bufferLimit = 1 << 20
@@ -39,17 +123,34 @@ public final class AtomicFile {
     /// Overrides ``durable`` for this file (nil: the process-wide setting).
     let durable: Bool?
 
-    /// Creates the temporary file beside `path`; `durable` overrides the process-wide setting.
+    /// Creates the temporary file beside `path` (beside the file a symbolic link points to), or
+    /// opens a pipe or device for writing in place (see ``Target``); `durable` overrides the
+    /// process-wide setting.
     public init(path: String, durable: Bool? = nil) throws {
         self.path = path
         self.durable = durable
-        let dir = AtomicFile.directory(of: path)
-        let base = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        let target = try Target(path)
+        if case .writeThrough(let p, let standard) = target {
+            let descriptor = standard.map { dup($0) } ?? open(p, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw ArtifactError.writeFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+            fd = descriptor
+            temporaryPath = ""
+            destination = p
+            writesThrough = true
+            return
+        }
+        writesThrough = false
+        let real = target.path
+        destination = real
+        let dir = AtomicFile.directory(of: real)
+        let base = String(real.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         var tmp = ""
         var descriptor: Int32 = -1
         for attempt in 0..<16 {
             tmp =
-                (dir == "." && !path.hasPrefix("./") ? "" : dir + "/") + "." + base + AtomicFile.temporaryMarker
+                (dir == "." && !real.hasPrefix("./") ? "" : dir + "/") + "." + base + AtomicFile.temporaryMarker
                 + String(getpid()) + "-" + String(attempt)
             descriptor = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if descriptor >= 0 || errno != EEXIST { break }
@@ -123,9 +224,15 @@ public final class AtomicFile {
         bytesWritten += bytes.count
     }
 
-    /// Flushes, syncs and renames the temporary file over the target.
+    /// Flushes, syncs and renames the temporary file over the target (a pipe or device: flushes).
     public func commit() throws {
         try flushBuffer()
+        if writesThrough {
+            close(fd)
+            fd = -1
+            finished = true
+            return
+        }
         CrashPoint.reached("fsync")
         let durable = self.durable ?? AtomicFile.durable
         if durable && fsync(fd) != 0 {
@@ -134,7 +241,7 @@ public final class AtomicFile {
         close(fd)
         fd = -1
         CrashPoint.reached("rename")
-        if rename(temporaryPath, path) != 0 {
+        if rename(temporaryPath, destination) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
             finished = true
@@ -142,7 +249,7 @@ public final class AtomicFile {
         }
         finished = true
         CrashPoint.reached("renamed")
-        if durable { AtomicFile.syncDirectory(AtomicFile.directory(of: path)) }
+        if durable { AtomicFile.syncDirectory(AtomicFile.directory(of: destination)) }
     }
 
     /// Removes the temporary file without touching the target.
@@ -151,7 +258,7 @@ public final class AtomicFile {
             close(fd)
             fd = -1
         }
-        unlink(temporaryPath)
+        if !writesThrough { unlink(temporaryPath) }
         finished = true
     }
 

@@ -30,7 +30,9 @@ public enum ToolMain {
             return .success
         }
         if parsed.flag(.version) {
-            print("\(spec.name) \(RegionSearchVersion.current)")
+            // The program's version: `regionsearch run --version` names regionsearch, as --version does.
+            let program = spec.name.split(separator: " ").first.map(String.init) ?? spec.name
+            print("\(program) \(RegionSearchVersion.current)")
             fflush(nil)
             return .success
         }

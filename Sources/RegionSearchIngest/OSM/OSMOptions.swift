@@ -12,10 +12,11 @@ import RegionSearchCore
 /// - **Keywords:** the values of ``keywordKeys``, in the order of that list (tags of one key in
 ///   file order). Each value is split at `;` (OSM's multi-value separator: `cuisine=pizza;burger`
 ///   gives `pizza` and `burger`), parts are trimmed of spaces, empty parts dropped, and exact
-///   duplicates within one element kept only once. The value `yes` means "some kind of this" in
-///   OSM (`shop=yes`, `historic=yes`), so it is replaced by the key itself (`shop`, `historic`);
-///   all other values are kept as given — without the key, so a search for `pizza` or `cafe`
-///   matches regardless of which key carried it. Defaults: `amenity, shop, cuisine, tourism,
+///   duplicates of one key within one element kept only once. The value `yes` means "some kind
+///   of this" in OSM (`shop=yes`, `historic=yes`), so it is replaced by the key itself (`shop`,
+///   `historic`); all other values are kept as given. Each value records its key: a plain search
+///   for `pizza` or `cafe` matches regardless of which key carried it, `cuisine=pizza` only
+///   under `cuisine`. Defaults: `amenity, shop, cuisine, tourism,
 ///   leisure, office, craft, historic, healthcare, sport` (`public_transport` marks POIs but its
 ///   values — `platform`, `stop_position` — are not useful search words).
 /// - **Name:** the value of ``nameKey`` (default `name`), or empty when the element has none.

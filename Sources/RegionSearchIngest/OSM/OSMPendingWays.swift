@@ -14,6 +14,7 @@ struct OSMPendingWays {
         var blob: Int
         var name: String
         var keywords: [String]
+        var keywordKeys: [String]
         /// Reason to reject, when already known when the way is read (e.g. invalid UTF-8).
         var problem: String?
         /// `way/ID [k=v, …], N node refs` for the `raw` text of a reject.
@@ -51,17 +52,19 @@ struct OSMPendingWays {
     ) {
         var name = ""
         var keywords: [String] = []
+        var keys: [String] = []
         var problem = knownProblem
         if problem == nil {
             switch tags.nameAndKeywords() {
-            case .success(let value): (name, keywords) = value
+            case .success(let value): (name, keywords, keys) = (value.name, value.keywords, value.keys)
             case .failure(let p): problem = p.reason
             }
         }
         if wayRefs.isEmpty && problem == nil { problem = "way has no node refs" }
         let raw = "way/\(id) \(tags.tagDescription), \(wayRefs.count) node ref\(wayRefs.count == 1 ? "" : "s")"
         var way = Way(
-            id: id, line: line, byteOffset: byteOffset, blob: blob, name: name, keywords: keywords, problem: problem,
+            id: id, line: line, byteOffset: byteOffset, blob: blob, name: name, keywords: keywords, keywordKeys: keys,
+            problem: problem,
             raw: raw, refStart: refs.count, refCount: 0, locationStart: -1)
         if problem == nil {
             way.refCount = wayRefs.count
@@ -171,8 +174,8 @@ struct OSMPendingWays {
         let point = OSMWayGeometry.representativePoint(lons: lons, lats: lats, closed: closed)
         return .record(
             RawRecord(
-                id: "way/\(way.id)", name: way.name, keywords: way.keywords, lon: point.lon, lat: point.lat,
-                line: line, byteOffset: way.byteOffset))
+                id: "way/\(way.id)", name: way.name, keywords: way.keywords, keywordKeys: way.keywordKeys,
+                lon: point.lon, lat: point.lat, line: line, byteOffset: way.byteOffset))
     }
 }
 

@@ -34,8 +34,10 @@ struct OSMTagCollector {
         if role.isPOI { isPOI = true }
     }
 
-    /// Name and keywords of the element, or the reason they cannot be read.
-    func nameAndKeywords() -> Result<(name: String, keywords: [String]), OSMTagProblem> {
+    /// Name, keywords and the tag key of each keyword, or the reason they cannot be read. A
+    /// value repeated under another key is kept once per key (`amenity=parking` and
+    /// `parking=parking` are two keyed values).
+    func nameAndKeywords() -> Result<OSMTagValues, OSMTagProblem> {
         var comparisons = 0
         return nameAndKeywords(comparisons: &comparisons)
     }
@@ -44,10 +46,16 @@ struct OSMTagCollector {
     /// an element with 300,000 tags costs O(n), not O(n²).
     static let linearScanLimit = 16
 
+    /// A keyword value with the tag key it came from: the unit of "repeated".
+    private struct KeyedValue: Hashable {
+        var key: String
+        var value: String
+    }
+
     /// ``nameAndKeywords()``, adding to `comparisons` the string comparisons made to drop
     /// repeated keywords (tests check that it grows linearly).
-    func nameAndKeywords(comparisons: inout Int) -> Result<(name: String, keywords: [String]), OSMTagProblem> {
-        bytes.withUnsafeBufferPointer { buf -> Result<(name: String, keywords: [String]), OSMTagProblem> in
+    func nameAndKeywords(comparisons: inout Int) -> Result<OSMTagValues, OSMTagProblem> {
+        bytes.withUnsafeBufferPointer { buf -> Result<OSMTagValues, OSMTagProblem> in
             func text(_ start: Int, _ count: Int) -> String? {
                 String(validating: UnsafeBufferPointer(rebasing: buf[start..<start + count]), as: UTF8.self)
             }
@@ -70,9 +78,13 @@ struct OSMTagCollector {
                 order[j] = i
             }
             var keywords: [String] = []
-            var seen: Set<String> = []
+            var keys: [String] = []
+            var seen: Set<KeyedValue> = []
             for i in order {
                 let tag = tags[i]
+                guard let key = text(tag.keyStart, tag.keyCount) else {
+                    return .failure(.invalidUTF8(key: lossy(buf, tag.keyStart, tag.keyCount)))
+                }
                 var start = tag.valueStart
                 let end = tag.valueStart + tag.valueCount
                 while start <= end {
@@ -93,17 +105,23 @@ struct OSMTagCollector {
                         }
                         if keywords.count < Self.linearScanLimit {
                             comparisons += keywords.count
-                            if !keywords.contains(word) { keywords.append(word) }
+                            if !zip(keys, keywords).contains(where: { $0 == key && $1 == word }) {
+                                keywords.append(word)
+                                keys.append(key)
+                            }
                         } else {
-                            if seen.isEmpty { seen = Set(keywords) }
+                            if seen.isEmpty { seen = Set(zip(keys, keywords).map { KeyedValue(key: $0, value: $1) }) }
                             comparisons += 1
-                            if seen.insert(word).inserted { keywords.append(word) }
+                            if seen.insert(KeyedValue(key: key, value: word)).inserted {
+                                keywords.append(word)
+                                keys.append(key)
+                            }
                         }
                     }
                     start = stop + 1
                 }
             }
-            return .success((name, keywords))
+            return .success(OSMTagValues(name: name, keywords: keywords, keys: keys))
         }
     }
 
@@ -121,6 +139,13 @@ struct OSMTagCollector {
             return out + "]"
         }
     }
+}
+
+/// What an element's tags give: the name, the keyword values and the tag key of each.
+struct OSMTagValues: Equatable {
+    var name: String
+    var keywords: [String]
+    var keys: [String]
 }
 
 /// Why the tags of a POI could not be used.

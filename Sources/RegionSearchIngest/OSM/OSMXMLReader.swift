@@ -242,11 +242,11 @@ final class OSMXMLReader: RecordSource {
         switch collector.nameAndKeywords() {
         case .failure(let problem):
             return reject(problem.reason)
-        case .success((let name, let keywords)):
+        case .success(let v):
             return .record(
                 RawRecord(
-                    id: "node/\(id)", name: name, keywords: keywords, lon: lon, lat: lat, line: elementLine,
-                    byteOffset: elementOffset))
+                    id: "node/\(id)", name: v.name, keywords: v.keywords, keywordKeys: v.keys, lon: lon, lat: lat,
+                    line: elementLine, byteOffset: elementOffset))
         }
     }
 

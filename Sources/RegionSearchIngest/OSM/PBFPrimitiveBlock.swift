@@ -231,12 +231,12 @@ private struct Decoder {
         case .failure(let problem):
             output.counts.rejectedNodes += 1
             output.results.append(rejected(problem.reason))
-        case .success((let name, let keywords)):
+        case .success(let v):
             output.results.append(
                 .record(
                     RawRecord(
-                        id: "node/\(id)", name: name, keywords: keywords, lon: longitude, lat: latitude, line: line,
-                        byteOffset: blobOffset)))
+                        id: "node/\(id)", name: v.name, keywords: v.keywords, keywordKeys: v.keys, lon: longitude,
+                        lat: latitude, line: line, byteOffset: blobOffset)))
         }
     }
 

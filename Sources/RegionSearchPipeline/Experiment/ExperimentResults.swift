@@ -39,6 +39,14 @@ public struct ExperimentResults {
     /// Whether the experiment has truth for any input set / members for any.
     public var scored: Bool
     var poiScored: Bool
+    /// Whether any truth asks for the region checks (`checks`), has members with them, or has
+    /// must-not areas: each adds its columns, so earlier experiments keep their columns.
+    var checked: Bool
+    var memberChecked: Bool
+    var sharesScored: Bool
+    /// Member-recall groups (`keyword/kind`) over all rows, in order of appearance; they get
+    /// columns of their own when there are at least two.
+    var memberGroups: [String]
     public var rows: [Row]
     /// The plots next to results.md (grid key, file name without extension), linked from it.
     var plots: [(axis: String, name: String)] = []
@@ -52,8 +60,20 @@ public struct ExperimentResults {
         thresholds = Experiment.thresholds
         scored = !experiment.truths.isEmpty
         poiScored = experiment.truths.contains { $0.truth.members != nil }
+        checked = experiment.truths.contains { $0.truth.checks }
+        memberChecked = experiment.truths.contains { $0.truth.checks && !$0.truth.memberFiles.isEmpty }
+        sharesScored = experiment.truths.contains { $0.truth.mustNot != nil }
+        var groups: [String] = []
+        for row in rows {
+            for g in row.score?.memberGroups ?? [] where !groups.contains(g.group) { groups.append(g.group) }
+        }
+        memberGroups = groups.count >= 2 ? groups : []
         self.rows = rows
     }
+
+    /// The names of the check columns, with the limits in them.
+    static var emptyColumn: String { "regions_empty_over_" + JSONValue.formatNumber(CheckOptions().emptyLimit) }
+    static var areaColumn: String { "regions_over_" + JSONValue.formatNumber(CheckOptions().maxArea / 1e6) + "km2" }
 
     // MARK: - Columns
 
@@ -69,6 +89,12 @@ public struct ExperimentResults {
             }
             h.append("precision_inside")
             if poiScored { h += ["poi_recall", "poi_precision"] }
+            if checked {
+                if memberChecked { h += ["member_recall", "fragmentation"] }
+                h += ["max_empty_share", Self.emptyColumn, Self.areaColumn]
+                for g in memberGroups { h += ["member_recall:" + g, "fragmentation:" + g] }
+            }
+            if sharesScored { h += ["void_share", "sparse_share"] }
         }
         return h
     }
@@ -90,6 +116,18 @@ public struct ExperimentResults {
             }
             c.append(Self.decimal(s?.precisionInside))
             if poiScored { c += [Self.decimal(s?.poiRecall), Self.decimal(s?.poiPrecision)] }
+            if checked {
+                if memberChecked { c += [Self.decimal(s?.memberRecall), Self.decimal(s?.fragmentation)] }
+                c += [
+                    Self.decimal(s?.maxEmptyShare), s?.regionsEmptyOverLimit.map(String.init) ?? "",
+                    s?.regionsOverMaxArea.map(String.init) ?? "",
+                ]
+                for g in memberGroups {
+                    let m = s?.memberGroups.first { $0.group == g }
+                    c += [Self.decimal(m?.recall), Self.decimal(m?.fragmentation)]
+                }
+            }
+            if sharesScored { c += [Self.decimal(s?.voidShare), Self.decimal(s?.sparseShare)] }
         }
         return c
     }
@@ -135,6 +173,17 @@ public struct ExperimentResults {
             let ts = thresholds.map { JSONValue.formatNumber($0) }.joined(separator: " and ")
             out += " Scores: `regionsearch-evaluate truth` against the input set's truth (IoU thresholds \(ts)"
             out += poiScored ? "; POI scores over the input set's ingested POIs)." : ")."
+            if checked {
+                let o = CheckOptions()
+                out +=
+                    " Checks: member recall (share of truth items with at least \(JSONValue.formatNumber(o.foundShare))"
+                    + " of their members in regions of their keyword) and fragmentation (regions per found item), "
+                    + "the largest empty share (polygon area farther than \(JSONValue.formatNumber(o.discFactor)) × "
+                    + "the keyword POIs' spacing from all of them) and the regions over "
+                    + "\(JSONValue.formatNumber(o.emptyLimit)) of it or over "
+                    + "\(JSONValue.formatNumber(o.maxArea / 1e6)) km²."
+            }
+            if sharesScored { out += " Shares: region area in must-not voids and in the keyword's sparse areas." }
         }
         if rows.contains(where: { r in parameterKeys.contains { r.combination.value(of: $0) == nil } }) {
             out += " A dash in a parameter column: the combination leaves that parameter to the manifest."

@@ -9,7 +9,8 @@ import RegionSearchStages
 /// ```json
 /// "experiment": {
 ///   "inputs": { "seed42": [ {"path": "a.csv"} ], "seed43": [ {"path": "b.csv"} ] },
-///   "truth":  { "seed42": {"regions": "a.truth.geojson", "members": "a.truth_members.csv"} },
+///   "truth":  { "seed42": {"regions": "a.truth.geojson", "members": "a.truth_members.csv",
+///                          "must_not": "a.must_not.geojson", "checks": true} },
 ///   "grid": {
 ///     "graph.method": ["delaunay", "knn"],
 ///     "method": [ {"regions.method": "propagation"},
@@ -34,6 +35,19 @@ public struct Experiment {
         public var regions: String
         /// Planted POI ids (`id,cluster_id` CSV), for POI-level scores; optional.
         public var members: String?
+        /// Further truth and members files scored together with the first (`"regions": [a, b]`).
+        public var moreRegions: [String] = []
+        public var moreMembers: [String] = []
+        /// Areas regions must avoid (`must_not`): adds the void and sparse shares to the results.
+        public var mustNot: String?
+        /// `checks: true`: adds member recall, fragmentation, the largest empty share and the
+        /// counts of regions over the empty-share and area limits to the results.
+        public var checks = false
+
+        /// Every truth file, in order.
+        public var regionFiles: [String] { [regions] + moreRegions }
+        /// Every members file, in order.
+        public var memberFiles: [String] { (members.map { [$0] } ?? []) + moreMembers }
     }
 
     /// One parameter value set by a grid point.
@@ -155,7 +169,7 @@ public struct Experiment {
                 "expected an object mapping input set names to {\"regions\": …, \"members\": …}, got \(value.typeName)")
         }
         let names = inputSets.map(\.name)
-        let truthKeys = ["regions", "members"]
+        let truthKeys = ["regions", "members", "must_not", "checks"]
         for (name, entry) in entries {
             let key = "experiment.truth.\(name)"
             guard names.contains(name) else {
@@ -173,17 +187,40 @@ public struct Experiment {
                 let hint = closestMatch(k, in: truthKeys).map { " (did you mean '\($0)'?)" } ?? ""
                 throw invalid("\(key).\(k)", "unknown key\(hint); known keys: \(truthKeys.joined(separator: ", "))")
             }
-            func path(_ member: String) throws(ManifestError) -> String? {
-                guard let v = entry[member], v != .null else { return nil }
-                guard let s = v.stringValue, !s.isEmpty else {
-                    throw invalid("\(key).\(member)", "expected a non-empty path, got \(v.typeName)")
+            /// One path, or (`list`) a non-empty list of paths, relative to the manifest.
+            func paths(_ member: String, list: Bool) throws(ManifestError) -> [String] {
+                guard let v = entry[member], v != .null else { return [] }
+                let items = list ? (v.arrayValue ?? [v]) : [v]
+                if list && v.arrayValue?.isEmpty == true {
+                    throw invalid("\(key).\(member)", "give at least one path")
                 }
-                return PathResolver.absolute(s, relativeTo: directory)
+                var out: [String] = []
+                for (i, item) in items.enumerated() {
+                    let at = "\(key).\(member)" + (list && v.arrayValue != nil ? "[\(i)]" : "")
+                    guard let s = item.stringValue, !s.isEmpty else {
+                        throw invalid(
+                            at, "expected a non-empty path\(list ? " or a list of paths" : ""), got \(item.typeName)")
+                    }
+                    out.append(PathResolver.absolute(s, relativeTo: directory))
+                }
+                return out
             }
-            guard let regions = try path("regions") else {
+            let regions = try paths("regions", list: true)
+            guard let first = regions.first else {
                 throw invalid(key, "\"regions\" is required (the truth polygons, GeoJSON, relative to the manifest)")
             }
-            truths.append((name, Truth(regions: regions, members: try path("members"))))
+            let members = try paths("members", list: true)
+            var truth = Truth(regions: first, members: members.first)
+            truth.moreRegions = Array(regions.dropFirst())
+            truth.moreMembers = Array(members.dropFirst())
+            truth.mustNot = try paths("must_not", list: false).first
+            if let v = entry["checks"], v != .null {
+                guard let b = v.boolValue else {
+                    throw invalid("\(key).checks", "expected true or false, got \(v.typeName)")
+                }
+                truth.checks = b
+            }
+            truths.append((name, truth))
         }
     }
 

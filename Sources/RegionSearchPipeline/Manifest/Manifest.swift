@@ -50,8 +50,17 @@ public struct Manifest {
     public var inputs: [Input]
     /// Absolute work directory (object store, records, lock).
     public var workDirectory: String
-    /// Absolute path of the final GeoJSON.
+    /// Where the regions go: an absolute file path, `-` (standard output) or a `PG:`
+    /// connection string (``outputTarget`` says how); an experiment's output directory.
     public var output: String
+    /// The regions output: path, format, layer and mode (a GeoJSON file per combination for
+    /// an experiment).
+    public var outputTarget: OutputTarget
+    /// The scored POI layer's output (`poi_output`), when the manifest asks for it.
+    public var poiOutput: OutputTarget?
+
+    /// Every output target, regions first.
+    public var outputTargets: [OutputTarget] { [outputTarget] + (poiOutput.map { [$0] } ?? []) }
     /// The `experiment` section, when the manifest declares input sets and a parameter grid; its
     /// `output` is then a directory (one GeoJSON per combination and the results tables) and
     /// ``inputs`` holds the first input set. ``variant(for:)`` gives each combination's pipeline.
@@ -62,16 +71,21 @@ public struct Manifest {
     private(set) var stageParameters: [(stage: String, parameters: Parameters)]
 
     /// Top-level keys besides the stage sections.
-    static let topLevelKeys = ["name", "description", "inputs", "work_dir", "output", "keywords", "experiment", "maps"]
+    static let topLevelKeys = [
+        "name", "description", "inputs", "work_dir", "output", "poi_output", "keywords", "experiment", "maps",
+    ]
 
     /// The resolved parameters of `stage`.
     public func parameters(for stage: String) -> Parameters {
         stageParameters.first { $0.stage == stage }?.parameters ?? Parameters(values: [])
     }
 
-    /// The query keywords (`propagate.keywords`), in order.
+    /// The query keywords (`propagate.keywords`), in order, one score column each: a keyword that
+    /// repeats an earlier one after normalisation (`BANK` after `bank`) is left out, as the
+    /// propagate stage does.
     public var keywords: [String] {
-        parameters(for: PropagateStage.definition.name).strings(PropagationOptions.keywordsSpec)
+        PropagationOptions.distinct(
+            parameters(for: PropagateStage.definition.name).strings(PropagationOptions.keywordsSpec))
     }
 
     /// Replaces the parameters of one stage (used by tests and experiment grids).
@@ -93,6 +107,8 @@ public struct Manifest {
         m.output = output + "/" + combination.fileName
         // Combination maps only on request: an experiment's pictures are its plots.
         if !maps.explicit { m.maps = .disabled }
+        m.outputTarget = OutputTarget(geoJSON: m.output)
+        m.poiOutput = nil
         for a in combination.assignments {
             var p = m.parameters(for: a.stage)
             p.set(a.parameter, a.value)
@@ -159,7 +175,36 @@ public struct Manifest {
         name = try string("name", required: false) ?? fileStem
         description = try string("description", required: false) ?? ""
         workDirectory = try path("work_dir")
-        output = try path("output")
+        guard let outputValue = document["output"], outputValue != .null else {
+            throw invalid("output", "required (\(Manifest.help(for: "output")))")
+        }
+        if document["experiment"].map({ $0 != .null }) ?? false {
+            output = try path("output")
+            outputTarget = OutputTarget(geoJSON: output)
+            if let p = document["poi_output"], p != .null {
+                throw invalid("poi_output", "not available for experiments (their output is a directory of GeoJSON)")
+            }
+        } else {
+            outputTarget = try OutputTarget.parse(outputValue, role: .regions, directory: directory, invalid: invalid)
+            output = outputTarget.path
+            if let p = document["poi_output"], p != .null {
+                let target = try OutputTarget.parse(p, role: .pois, directory: directory, invalid: invalid)
+                if target.sharesDestination(with: outputTarget) {
+                    guard target.format.holdsSeveralLayers else {
+                        throw invalid(
+                            "poi_output",
+                            "the same file as output, but \(target.format.rawValue) holds one layer; "
+                                + "give the POIs their own file, or write both to a GeoPackage or PostGIS")
+                    }
+                    guard target.layer != outputTarget.layer else {
+                        throw invalid("poi_output.layer", "'\(target.layer)' is the regions' layer too; name another")
+                    }
+                } else if target.isStandardOutput && outputTarget.isStandardOutput {
+                    throw invalid("poi_output", "output already goes to standard output; give the POIs a file")
+                }
+                poiOutput = target
+            }
+        }
         inputs = []
         stageParameters = []
         maps = try MapSettings(document["maps"], invalid: invalid)
@@ -197,8 +242,8 @@ public struct Manifest {
                 parameters = try stage.resolve(section, context: stage.name)
             } catch {
                 var (key, reason) = Manifest.splitKey(error.message, default: stage.name)
-                if keywordsFromTop && key.hasPrefix(stage.name + ".keywords") {
-                    key = String(key.dropFirst(stage.name.count + 1))
+                if keywordsFromTop && (key == stage.name + ".keywords" || key.hasPrefix(stage.name + ".keywords[")) {
+                    key = String(key.dropFirst(stage.name.count + 1))  // keywords, keywords[i]: where they were given
                 }
                 if key == stage.name && section?.objectValue == nil {
                     reason = "expected an object of \(stage.name) parameters, got \(section?.typeName ?? "nothing")"
@@ -235,6 +280,9 @@ public struct Manifest {
         } catch {
             throw invalid("output", error.description)
         }
+        for target in outputTargets {
+            if let problem = target.formatProblem { throw invalid(problem.key, problem.reason) }
+        }
     }
 
     /// Parses a list of input objects (`inputs`, or one set of `experiment.inputs`): `path` made
@@ -259,7 +307,8 @@ public struct Manifest {
             guard let raw = pathValue.stringValue, !raw.isEmpty else {
                 throw invalid(at + ".path", "expected a non-empty string, got \(pathValue.typeName)")
             }
-            let absolute = PathResolver.absolute(raw, relativeTo: directory)
+            // A database connection is not a path.
+            let absolute = InputSpec.isConnectionString(raw) ? raw : PathResolver.absolute(raw, relativeTo: directory)
             let spec = JSONValue.object(object.map { $0.0 == "path" ? ("path", .string(absolute)) : $0 })
             do {
                 _ = try InputSpec(json: spec, context: at)
@@ -275,7 +324,8 @@ public struct Manifest {
     /// The stage command line splits keyword lists at commas; a keyword must therefore not hold one.
     private func validateKeywords(invalid: (String, String) -> ManifestError, fromTop: Bool) throws(ManifestError) {
         let key = fromTop ? "keywords" : "propagate.keywords"
-        let keywords = self.keywords
+        // As given (positions name the manifest's entries), repeats included.
+        let keywords = parameters(for: PropagateStage.definition.name).strings(PropagationOptions.keywordsSpec)
         guard !keywords.isEmpty else { throw invalid(key, "give at least one keyword") }
         for (i, k) in keywords.enumerated() {
             if k.allSatisfy({ $0.isWhitespace }) { throw invalid("\(key)[\(i)]", "empty keyword") }
@@ -302,7 +352,9 @@ public struct Manifest {
         switch key {
         case "inputs": return "a list of input objects, each with at least \"path\""
         case "work_dir": return "the directory for intermediate artifacts and run records, relative to the manifest"
-        case "output": return "where to write the GeoJSON, relative to the manifest"
+        case "output":
+            return "where to write the regions: a file relative to the manifest (its extension picks the format), "
+                + "\"-\" for standard output, or a PG: connection string"
         default: return key
         }
     }

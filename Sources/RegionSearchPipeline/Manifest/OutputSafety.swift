@@ -1,4 +1,5 @@
 import RegionSearchCore
+import RegionSearchIngest
 
 #if canImport(Glibc)
     import Glibc
@@ -59,7 +60,12 @@ public enum OutputSafety {
         ]
         var inputs = manifest.inputs
         if let experiment = manifest.experiment { inputs = experiment.inputSets.flatMap(\.inputs) }
-        for input in inputs { out.append(Protected(path: input.path, role: "input \(input.key)")) }
+        for input in inputs where !InputSpec.isConnectionString(input.path) {
+            // A Shapefile or MapInfo input is its sidecars too.
+            for file in OpenedInput.sourceFiles(input.path) {
+                out.append(Protected(path: file, role: "input \(input.key)"))
+            }
+        }
         for (set, truth) in manifest.experiment?.truths ?? [] {
             out.append(Protected(path: truth.regions, role: "experiment.truth.\(set).regions"))
             if let members = truth.members {
@@ -72,10 +78,10 @@ public enum OutputSafety {
         return out
     }
 
-    /// Every final file `manifest` writes: its GeoJSON, or an experiment's GeoJSON per combination
-    /// and its results tables.
+    /// Every final file `manifest` writes: its outputs with their sidecars (a Shapefile's set,
+    /// the `.qml` style), or an experiment's GeoJSON per combination and its results tables.
     public static func outputFiles(of manifest: Manifest) -> [String] {
-        guard let experiment = manifest.experiment else { return [manifest.output] }
+        guard let experiment = manifest.experiment else { return manifest.outputTargets.flatMap(\.files) }
         return experiment.combinations.map { manifest.output + "/" + $0.fileName }
             + ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
     }

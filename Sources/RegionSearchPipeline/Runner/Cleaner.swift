@@ -3,8 +3,9 @@ import RegionSearchCore
 /// `regionsearch clean`: empties a work directory, or with `--unused` removes only the stage
 /// runs the latest run did not use (the object store otherwise keeps every parameter setting
 /// ever run; for an experiment, the latest run is every combination of it, and their run states
-/// and scores are kept too). Leftover `*.tmp-*` files of interrupted runs go either way. The manifest output
-/// is the product and is never removed; the lock file stays, because deleting a lock file
+/// and scores are kept too). Leftover `*.tmp-*` files of interrupted runs go either way. The manifest's
+/// outputs are the product and are never removed (a full clean forgets `published.json`, so the
+/// next run writes them again); the lock file stays, because deleting a lock file
 /// that another process may have open would let two runs hold "the" lock at once.
 public enum Cleaner {
     public struct Result {
@@ -30,11 +31,11 @@ public enum Cleaner {
         do {
             result.temporaries = try work.removeTemporaries().count
             // An experiment's outputs are files in its output directory.
-            let outputs =
-                manifest.experiment.map { e in
-                    e.combinations.map { manifest.output + "/" + $0.fileName }
-                        + ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
-                } ?? [manifest.output]
+            var outputs: [String] = manifest.outputTargets.flatMap(\.files)
+            if let e = manifest.experiment {
+                outputs = e.combinations.map { manifest.output + "/" + $0.fileName }
+                outputs += ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
+            }
             for output in outputs { result.temporaries += try WorkDirectory.removeTemporaries(besides: output).count }
             var keep: Set<String> = []
             if unusedOnly {
@@ -87,6 +88,7 @@ public enum Cleaner {
                     try FileSystem.removeTree(dir)
                 }
                 try FileSystem.removeTree(work.runState)
+                try FileSystem.removeTree(Publisher.memoPath(work))
                 for dir in [work.objects, work.records] where FileSystem.list(dir).isEmpty {
                     try FileSystem.removeTree(dir)
                 }

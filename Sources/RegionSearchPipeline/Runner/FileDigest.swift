@@ -176,6 +176,17 @@ final class DigestCache {
         return digest
     }
 
+    /// The file's digest now: the remembered one when its signature is the one it had when it
+    /// was hashed, else hashed again.
+    func current(path: String) throws(FileDigest.Failure) -> FileDigest {
+        if let now = FileSignature.current(path: path), let (signature, known) = known[Self.identity(now)],
+            signature == now
+        {
+            return known
+        }
+        return try digest(path: path)
+    }
+
     /// Whether the file still has `digest`: true without reading it when its signature is the one
     /// it had when it was hashed with that digest; otherwise it is hashed (an artifact: its
     /// identity taken) again. An artifact's columns are not rehashed here: every stage checks

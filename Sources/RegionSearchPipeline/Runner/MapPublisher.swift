@@ -24,8 +24,13 @@ struct MapPublisher {
 
     var stem: String { MapProducts.stem(of: manifest.output) }
 
-    /// The files the settings ask for.
-    var paths: [String] { manifest.maps.options.formats.map { MapProducts.path(stem: stem, $0) } }
+    /// The files the settings ask for; none when the output is not a file (standard output, a
+    /// PostGIS table), since there is no "beside" to write them to.
+    var paths: [String] {
+        let target = manifest.outputTarget
+        guard !target.isStandardOutput, target.format != .postgis else { return [] }
+        return manifest.maps.options.formats.map { MapProducts.path(stem: stem, $0) }
+    }
 
     /// `WORK/maps/<hash of the output path>.json`: one record per output the work directory serves.
     var recordPath: String {

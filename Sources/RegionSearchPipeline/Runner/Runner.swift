@@ -15,8 +15,10 @@ import RegionSearchStages
 /// inputs are hashed again (a run whose input changed meanwhile is not recorded), and the staging
 /// directory is renamed to `objects/<stage>-<key>` before the record is written — so a crash at
 /// any moment leaves either the previous complete state or the new one, and the next run resumes
-/// from the first stage without a valid record. Finally the GeoJSON is copied atomically to the
-/// manifest's `output`, and the maps are written beside it (``MapPublisher``).
+/// from the first stage without a valid record. Finally the outputs are published (``Publisher``):
+/// the GeoJSON copied atomically to the manifest's `output`, or converted to its format, and the
+/// scored POI layer written when `poi_output` asks for it; the maps are written beside it
+/// (``MapPublisher``).
 public final class Runner {
     public let manifest: Manifest
     public let work: WorkDirectory
@@ -64,8 +66,11 @@ public final class Runner {
         _ = try options.window()
         let lock = try Self.lock(work, wait: options.wait)
         defer { lock.release() }
-        try Self.prepare(work, outputs: [manifest.output] + mapPaths)
+        let files = manifest.outputTargets.flatMap(\.files)
+        try Self.prepare(work, outputs: files + files.compactMap { try? AtomicFile.Target($0).path } + mapPaths)
         defer { work.keepManifestState() }
+        // Found now, not after the stages: an output that cannot be written.
+        if try options.window().until == Pipeline.stages.count - 1 { try OutputPreflight.check(manifest.outputTargets) }
         return try runLocked(options, statePath: work.runState)
     }
 
@@ -206,14 +211,10 @@ public final class Runner {
 
         if let last = stages.last, window.until == stages.count - 1, let done = completed[last.name] {
             do {
-                let (written, digest) = try publish(done, stage: last)
-                outcome.outputWritten = written
-                state.output = (manifest.output, digest)
-                if written {
-                    Log.info("wrote \(manifest.output)")
-                } else {
-                    Log.info("\(manifest.output) is up to date")
-                }
+                let results = try Publisher(manifest: manifest, work: work, planner: planner).publish(completed)
+                outcome.outputWritten = results.contains { $0.written }
+                if let digest = results.first?.digest { state.output = (manifest.outputTarget.display, digest) }
+                for r in results { Log.info(r.message) }
             } catch {
                 throw fail(last.name, error)
             }
@@ -294,8 +295,14 @@ public final class Runner {
         // (by their signatures, rehashing only a file whose signature changed or was not settled).
         for (i, input) in key.inputs.enumerated() {
             let path = planner.absolute(input.path)
+            if input.producer == nil && InputDigest.isVolatile(path) { continue }
             let artifact = i < stage.inputs.count && stage.inputs[i].kind != nil
-            if !timed({ session.digests.hasDigest(path: path, input.digest, artifact: artifact) }) {
+            let unchanged = timed {
+                input.producer == nil
+                    ? (try? InputDigest.of(path: path, hashing: session.digests.current(path:))) == input.digest
+                    : session.digests.hasDigest(path: path, input.digest, artifact: artifact)
+            }
+            if !unchanged {
                 throw RunnerError.inputChanged(stage: stage.name, input: input.name, path: path)
             }
         }
@@ -363,34 +370,6 @@ public final class Runner {
             return nil
         }
         return target
-    }
-
-    /// Copies the final stage's GeoJSON to the manifest output unless it already has those bytes.
-    private func publish(_ done: StagePlanner.Completed, stage: StageDefinition) throws -> (Bool, FileDigest) {
-        guard let port = stage.outputs.first, let recorded = done.output(port.fileName) else {
-            throw ToolFailure("internal error: \(stage.name) has no output to publish", status: .internalError)
-        }
-        if timed({ try? FileDigest.of(path: manifest.output) }) == recorded.digest { return (false, recorded.digest) }
-        // Checked at load too; again here, because a link may have appeared since.
-        try OutputSafety.check(writing: [manifest.output], protected: OutputSafety.protectedFiles(of: manifest))
-        CrashPoint.reached("output")
-        let source = planner.absolute(done.objectPath + "/" + port.fileName)
-        do {
-            try FileSystem.createDirectories(AtomicFile.directory(of: manifest.output))
-            let bytes = try FileSystem.read(source)
-            // The copy must be the verified object, not whatever the file became since.
-            var hasher = ContentHasher()
-            timed { bytes.withUnsafeBytes { hasher.update($0) } }
-            guard FileDigest(hash: hasher.finalize(), size: bytes.count) == recorded.digest else {
-                throw RunnerError.inputChanged(stage: stage.name, input: port.fileName, path: source)
-            }
-            try AtomicFile.write(bytes, to: manifest.output)
-        } catch let e as FileSystem.Failure {
-            throw RunnerError.fileSystem(e)
-        } catch let e as ArtifactError {
-            throw RunnerError.fileSystem(.init(path: manifest.output, operation: "write output", reason: "\(e)"))
-        }
-        return (true, recorded.digest)
     }
 
     /// "0.42 s", "12.3 s".

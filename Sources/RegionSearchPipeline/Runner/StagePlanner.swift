@@ -34,7 +34,9 @@ struct StagePlanner {
     }
 
     /// Absolute path of a work-directory-relative path.
-    func absolute(_ relative: String) -> String { relative.hasPrefix("/") ? relative : work.path + "/" + relative }
+    func absolute(_ relative: String) -> String {
+        relative.hasPrefix("/") || InputDigest.isVolatile(relative) ? relative : work.path + "/" + relative
+    }
 
     /// The object directory of a stage run, relative to the work directory.
     static func objectPath(stage: String, key: ContentHash) -> String {
@@ -52,9 +54,11 @@ struct StagePlanner {
             } else {
                 do {
                     if let session {
-                        digest = try session.digests.digest(path: input.path)
+                        digest = try InputDigest.of(path: input.path) { p throws(FileDigest.Failure) in
+                            try session.digests.digest(path: p)
+                        }
                     } else {
-                        digest = try FileDigest.of(path: input.path)
+                        digest = try InputDigest.of(path: input.path)
                     }
                 } catch {
                     throw RunnerError.inputUnreadable(manifest: manifest.file, key: input.key, failure: error)

@@ -125,25 +125,35 @@ public struct StatusReport {
             }
             staleUpstream.append(stage.name)
         }
-        if let final = Pipeline.stages.last, let done = completed[final.name], let port = final.outputs.first,
-            let digest = done.output(port.fileName)?.digest
-        {
-            switch try? FileDigest.of(path: manifest.output) {
-            case .some(let d) where d == digest:
-                output = "\(manifest.output): up to date"
-                outputState = .upToDate
-            case .some:
-                output = "\(manifest.output): differs from the current result; 'regionsearch run' rewrites it"
-                outputState = .differs
-            case .none:
-                output = "\(manifest.output): missing; 'regionsearch run' writes it"
-                outputState = .missing
-            }
-        } else {
-            let exists = FileSystem.exists(manifest.output)
-            output = "\(manifest.output): " + (exists ? "out of date" : "missing")
-            outputState = exists ? .outOfDate : .missing
+        let publisher = Publisher(manifest: manifest, work: work, planner: planner)
+        var lines: [String] = []
+        // The worst state over all destinations (an output written on every run, such as a
+        // database table, counts as up to date once the stages are).
+        var worst = OutputState.upToDate
+        func note(_ state: OutputState) {
+            let order: [OutputState] = [.upToDate, .differs, .missing, .outOfDate]
+            if order.firstIndex(of: state)! > order.firstIndex(of: worst)! { worst = state }
         }
+        for group in Publisher.destinations(manifest.outputTargets) {
+            let at = group[0].display
+            let exists = FileSystem.exists(group[0].path)
+            guard let final = Pipeline.stages.last, completed[final.name] != nil else {
+                lines.append("\(at): " + (exists ? "out of date" : "missing"))
+                note(exists ? .outOfDate : .missing)
+                continue
+            }
+            switch publisher.isUpToDate(group, completed) {
+            case .some(true): lines.append("\(at): up to date")
+            case .some(false):
+                lines.append(
+                    "\(at): " + (exists ? "differs from the current result" : "missing")
+                        + "; 'regionsearch run' writes it")
+                note(exists ? .differs : .missing)
+            case .none: lines.append("\(at): written on every run")
+            }
+        }
+        output = lines.joined(separator: "\n        ")
+        outputState = worst
     }
 
     private static func unique(_ names: [String]) -> [String] {

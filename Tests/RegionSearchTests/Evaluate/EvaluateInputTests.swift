@@ -131,7 +131,10 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertTrue(pois.skipNotes[0].contains("latitude out of range"), "\(pois.skipNotes)")
         XCTAssertEqual((0..<pois.count).map { pois.ids[$0] }, ["1", "2", "3", "4", "3"])
         // The keyword text is the normalised category, not the name.
-        XCTAssertEqual((0..<pois.count).map { pois.keywordText[$0] }, ["restaurant", "hotel", "bank", "咖啡", "bank"])
+        XCTAssertEqual(pois.keywordKeys, ["category"])
+        XCTAssertEqual(
+            (0..<pois.count).map { KeywordText.readable(pois.keywordText[$0], keys: pois.keywordKeys) },
+            ["category=restaurant", "category=hotel", "category=bank", "category=咖啡", "category=bank"])
         let bank = KeywordMatcher("bank")
         XCTAssertEqual((0..<pois.count).filter { pois.keywordText.withUTF8($0) { bank.matches($0) } }, [2, 4])
         XCTAssertEqual(pois.lon[3], 116.403)
@@ -162,7 +165,11 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertEqual(run(["truth", regions]), .usage)
         XCTAssertEqual(run(["score", regions, truth]), .usage)
         XCTAssertEqual(run(["truth", regions, truth, "--thresholds", "0.3,1.5"]), .usage)
-        XCTAssertEqual(run(["truth", regions, truth, "--pois", regions]), .usage)
+        XCTAssertEqual(run(["truth", regions, truth, "--members", regions]), .usage, "members need POIs")
+        XCTAssertEqual(run(["truth", regions, truth, "--pois", regions, "--manifest", regions]), .usage)
+        XCTAssertEqual(run(["truth", regions, truth, "--spacing-k", "2.5"]), .usage)
+        XCTAssertEqual(run(["truth", regions, truth, "--empty-limit", "2"]), .usage)
+        XCTAssertEqual(run(["compare", regions, truth, "--must-not", regions]), .usage)
         XCTAssertEqual(run(["truth", broken, truth, "--quiet"]), .inputData)
         XCTAssertEqual(run(["truth", dir + "/missing.geojson", truth]), .inputData)
         XCTAssertEqual(run(["truth", regions, truth, "--crs", "EPSG:4326"]), .usage)
@@ -192,5 +199,91 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertEqual(p["poi_precision"], .number(1))
         XCTAssertEqual(
             run(["truth", regions, truth, "--pois", dir + "/nothing.csv", "--members", members]), .inputData)
+    }
+
+    /// Real-data style: POIs with their own column names read through --input-spec or --manifest,
+    /// two truth files with their members files, a must-not file; the JSON has the checks.
+    func testInputSpecManifestSeveralTruthFilesAndMustNot() throws {
+        let dir = TestSupport.temporaryDirectory()
+        // Six restaurants 20 m apart along a street and one far away, in UTM metres.
+        let points = F.pois(
+            (0..<6).map { (id: "\(100 + $0)", category: "restaurant", x: 100 + Double($0) * 20, y: 500) }
+                + [(id: "200", category: "restaurant", x: 3000, y: 3000)])
+        var csv = "osm_id,title,fclass,latitude,longitude\n"
+        for i in 0..<points.count {
+            csv += "\(points.ids[i]),R,restaurant,\(points.lat[i]),\(points.lon[i])\n"
+        }
+        let poiPath = write(csv, "pois.csv", in: dir)
+        let strip = RegionFeature(
+            id: .string("strip-1"), keyword: "restaurant", polygons: [[F.lonLat(F.rectangle(90, 480, 210, 520))]],
+            index: 0, kind: "strip")
+        let district = RegionFeature(
+            id: .string("district-1"), keyword: "restaurant", polygons: [[F.lonLat(F.square(2900, 2900, side: 200))]],
+            index: 0, kind: "district")
+        func truthText(_ f: RegionFeature) -> String {
+            GeoJSONWriter.document(
+                features: [
+                    GeoJSONWriter.Feature(
+                        rings: f.polygons[0],
+                        properties: [
+                            ("truth_id", f.id), ("keyword", .string("restaurant")), ("kind", .string(f.kind!)),
+                        ])
+                ], foreignMembers: [])
+        }
+        let strips = write(truthText(strip), "strips.geojson", in: dir)
+        let districts = write(truthText(district), "districts.geojson", in: dir)
+        let stripMembers = write("id,cluster_id\n" + (0..<6).map { "\(100 + $0),strip-1\n" }.joined(), "s.csv", in: dir)
+        let districtMembers = write("id,cluster_id\n200,district-1\n", "d.csv", in: dir)
+        // One region over the first four restaurants only: 4 of 6 strip members.
+        let regions = write(
+            F.geoJSON([F.feature(0, "restaurant", F.rectangle(95, 490, 165, 510))]), "r.geojson", in: dir)
+        let mustNot = write(
+            GeoJSONWriter.document(
+                features: [
+                    GeoJSONWriter.Feature(
+                        rings: [F.lonLat(F.rectangle(95, 490, 130, 510))],
+                        properties: [("kind", .string("void")), ("keyword", .string("*"))])
+                ], foreignMembers: []), "must-not.geojson", in: dir)
+        let spec =
+            #"{"path": "\#(poiPath)", "columns": {"id": "osm_id", "keywords": "fclass", "lat": "latitude", "#
+            + #""lon": "longitude"}}"#
+        let common = [
+            "truth", regions, strips, districts, "--members", stripMembers, "--members", districtMembers,
+            "--must-not", mustNot, "--quiet",
+        ]
+        let out1 = dir + "/spec.json"
+        XCTAssertEqual(run(common + ["--input-spec", spec, "--json", out1]), .success)
+        let manifest = write(
+            #"{"name": "m", "inputs": [\#(spec)], "work_dir": "w", "output": "o.geojson", "#
+                + #""keywords": ["restaurant", "bar"]}"#, "m.json", in: dir)
+        let out2 = dir + "/manifest.json"
+        XCTAssertEqual(run(common + ["--manifest", manifest, "--json", out2]), .success)
+        let out3 = dir + "/again.json"
+        XCTAssertEqual(run(common + ["--input-spec", spec, "--json", out3, "--threads", "1"]), .success)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: out1)), try Data(contentsOf: URL(fileURLWithPath: out3)),
+            "the same bytes on every run and thread count")
+        let a = try JSONParser.parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: out1)), as: UTF8.self))
+        let b = try JSONParser.parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: out2)), as: UTF8.self))
+        for report in [a, b] {
+            XCTAssertEqual(report["n_truth"], .number(2))
+            XCTAssertEqual(report["n_member_items"], .number(2))
+            XCTAssertEqual(report["n_member_found"], .number(1), "4 of 6 strip members inside; the district's one not")
+            XCTAssertEqual(report["member_recall"], .number(0.5))
+            XCTAssertEqual(report["mean_fragmentation"], .number(1))
+            // Half the region's 70 m × 20 m, to the centimetres of 7-decimal coordinates.
+            XCTAssertEqual(try XCTUnwrap(report["void_share"]?.doubleValue), 0.5, accuracy: 2e-4)
+            XCTAssertEqual(
+                report["member_groups"]?.arrayValue?.map { $0["group"]?.stringValue ?? "" },
+                ["restaurant/district", "restaurant/strip"])
+            let region = try XCTUnwrap(report["regions"]?.arrayValue?.first)
+            XCTAssertEqual(region["n_keyword_pois"], .number(4))
+            // The 5th nearest other location of the four inside (x = 100, 120, 140, 160 of 100…200):
+            // 100, 80, 60 and 60 m; the median is 70 m.
+            XCTAssertEqual(region["spacing_m"], .number(70))
+        }
+        // The manifest's keywords add a column for a keyword without truth or region.
+        XCTAssertNotNil(b["keywords"]?["bar"])
+        XCTAssertNil(a["keywords"]?["bar"])
     }
 }

@@ -181,20 +181,20 @@ final class GeoJSONReaderTests: XCTestCase {
     }
 
     func testFormatDetection() throws {
-        func detect(_ s: String) -> InputSpec.Format { InputFormatDetector.detect(Array(s.utf8)) }
-        XCTAssertEqual(detect("\u{FEFF}  \n{\"type\""), .geojson)
-        XCTAssertEqual(detect("[{"), .geojson)
-        XCTAssertEqual(detect("\u{1E}{"), .geojson)
-        XCTAssertEqual(detect("<?xml version='1.0'?><osm>"), .osmXML)
-        XCTAssertEqual(detect("<osm version"), .osmXML)
-        XCTAssertEqual(detect("id,name\n"), .csv)
-        XCTAssertEqual(detect(""), .csv)
+        func detect(_ s: String) throws -> InputSpec.Format { try InputFormatDetector.detect(Array(s.utf8), path: "t") }
+        XCTAssertEqual(try detect("\u{FEFF}  \n{\"type\""), .geojson)
+        XCTAssertEqual(try detect("[{"), .geojson)
+        XCTAssertEqual(try detect("\u{1E}{"), .geojson)
+        XCTAssertEqual(try detect("<?xml version='1.0'?><osm>"), .osmXML)
+        XCTAssertEqual(try detect("<osm version"), .osmXML)
+        XCTAssertEqual(try detect("id,name\n"), .csv)
+        XCTAssertEqual(try detect(""), .csv)
         let pbf: [UInt8] = [0, 0, 0, 0x0D, 0x0A, 0x09] + Array("OSMHeader".utf8) + [0x18]
-        XCTAssertEqual(InputFormatDetector.detect(pbf), .osmPBF)
+        XCTAssertEqual(try InputFormatDetector.detect(pbf, path: "t"), .osmPBF)
         // The real PBF extract is recognised.
         let helsinki = SharedData.path("helsinki-center-osm/Helsinki.osm.pbf")
         if let data = FileManager.default.contents(atPath: helsinki) {
-            XCTAssertEqual(InputFormatDetector.detect(Array(data.prefix(64))), .osmPBF)
+            XCTAssertEqual(try InputFormatDetector.detect(Array(data.prefix(64)), path: "t"), .osmPBF)
         }
     }
 }

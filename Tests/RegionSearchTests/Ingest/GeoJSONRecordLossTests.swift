@@ -60,8 +60,8 @@ final class GeoJSONRecordLossTests: XCTestCase {
     }
 
     func testAFileHoldingNullIsJSONNotCSV() throws {
-        XCTAssertEqual(InputFormatDetector.detect(Array("null\n".utf8)), .geojson)
-        XCTAssertEqual(InputFormatDetector.detect(Array("nullable,id\n1,2\n".utf8)), .csv)
+        XCTAssertEqual(try InputFormatDetector.detect(Array("null\n".utf8), path: "n.json"), .geojson)
+        XCTAssertEqual(try InputFormatDetector.detect(Array("nullable,id\n1,2\n".utf8), path: "n.csv"), .csv)
         let path = scratch.write("null\n")
         let input = try OpenedInput.open(InputSpec(path: path))
         XCTAssertEqual(input.format, .geojson)

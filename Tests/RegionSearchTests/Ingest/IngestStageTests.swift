@@ -60,7 +60,9 @@ final class IngestStageTests: XCTestCase {
         XCTAssertEqual(merged.ids[0], "1")
         XCTAssertEqual(merged.names[0], "A", "the first record's name wins")
         XCTAssertEqual(merged.lon[0], 10, "the first record's coordinates win")
-        XCTAssertEqual(merged.keywords[0], "cafe\nbar", "keyword values are united without repeats")
+        XCTAssertEqual(
+            KeywordText.readable(merged.keywords[0], keys: merged.keywordKeys), "category=cafe\ncategory=bar",
+            "keyword values are united without repeats")
         XCTAssertEqual(merged.keywords[2], "", "no keywords")
         XCTAssertEqual(merged.ids[3], "")
         XCTAssertEqual(merged.ids[4], "", "empty ids are never duplicates")
@@ -69,13 +71,13 @@ final class IngestStageTests: XCTestCase {
 
         let (first, fm, _) = try ingest([path, "--duplicates", "keep_first"], name: "first")
         XCTAssertEqual(first.count, 5)
-        XCTAssertEqual(first.keywords[0], "cafe")
+        XCTAssertEqual(KeywordText.values(first.keywords[0]), ["cafe"])
         XCTAssertEqual(counts(fm)["dropped_duplicates"], 2)
 
         let (all, am, _) = try ingest([path, "--duplicates", "keep_all"], name: "all")
         XCTAssertEqual(all.count, 7)
         XCTAssertEqual(all.names[2], "A2")
-        XCTAssertEqual(all.keywords[2], "bar\ncafe")
+        XCTAssertEqual(KeywordText.values(all.keywords[2]), ["bar", "cafe"])
         XCTAssertEqual(counts(am)["kept_duplicates"], 2)
         XCTAssertEqual(counts(am)["accepted"], 7)
         XCTAssertEqual(all.line, [2, 3, 4, 5, 6, 7, 8])
@@ -85,8 +87,12 @@ final class IngestStageTests: XCTestCase {
         let path = scratch.write(
             "id,name,category,lon,lat\n1,Ｓｔａｒｂｕｃｋｓ  Coffee,ＣＡＦＥ;Café;cafe,1,2\n2,Straße,STRASSE,3,4\n")
         let (t, _, _) = try ingest([path, "--name-as-keyword", "true"], name: "names")
-        XCTAssertEqual(t.keywords[0], "cafe\ncafé\nstarbucks coffee")
-        XCTAssertEqual(t.keywords[1], "strasse", "case folding makes Straße equal to STRASSE")
+        XCTAssertEqual(
+            KeywordText.readable(t.keywords[0], keys: t.keywordKeys),
+            "category=cafe\ncategory=café\nname=starbucks coffee")
+        XCTAssertEqual(
+            KeywordText.readable(t.keywords[1], keys: t.keywordKeys), "category=strasse\nname=strasse",
+            "case folding makes Straße equal to STRASSE (kept once per key)")
         XCTAssertEqual(t.names[0], "Ｓｔａｒｂｕｃｋｓ  Coffee", "names are stored as given")
     }
 

@@ -50,13 +50,15 @@ final class RealDataIngestTests: XCTestCase {
         XCTAssertEqual(t.names[k], "Вкусные штучки, кондитерская")
         XCTAssertEqual(t.lon[k], 30.293453)
         XCTAssertEqual(t.lat[k], 59.954909)
-        XCTAssertEqual(t.keywords[k], "кондитерские изделия\nкафе\nкофейни\nмороженое")
+        XCTAssertEqual(
+            KeywordText.readable(t.keywords[k], keys: t.keywordKeys),
+            "rubrics=кондитерские изделия\nrubrics=кафе\nrubrics=кофейни\nrubrics=мороженое")
         // `Нет` is missing as a name and as a rubric.
         let unnamed = try XCTUnwrap(row(t, id: "70030076836361001"))
         XCTAssertEqual(t.names[unnamed], "")
         XCTAssertEqual(t.keywords[unnamed], "")
         let fountain = try XCTUnwrap(row(t, id: "5348720342204812"))
-        XCTAssertEqual(t.keywords[fountain], "фонтаны")
+        XCTAssertEqual(KeywordText.values(t.keywords[fountain]), ["фонтаны"])
         let quoted = try XCTUnwrap(row(t, id: "70030076263854169"))
         XCTAssertEqual(t.names[quoted], "Памятник \"Печальный ангел\"")
         XCTAssertEqual(t.line[quoted], 717)
@@ -112,20 +114,21 @@ final class RealDataIngestTests: XCTestCase {
         XCTAssertEqual(t.names[first], "Total Rf Heliport")
         XCTAssertEqual(t.lat[first], 40.07080078125)
         XCTAssertEqual(t.lon[first], -74.93360137939453)
-        XCTAssertEqual(t.keywords[first], "heliport")
+        XCTAssertEqual(t.keywordKeys, ["type", "keywords"])
+        XCTAssertEqual(KeywordText.readable(t.keywords[first], keys: t.keywordKeys), "type=heliport")
         let pole = try XCTUnwrap(row(t, id: "5054"))
         XCTAssertEqual(t.lat[pole], -90)
         XCTAssertEqual(t.lon[pole], 0)
         XCTAssertEqual(t.lon.max(), 179.9757)
         XCTAssertEqual(t.lon.min(), -179.876999)
         XCTAssertEqual(t.names[try XCTUnwrap(row(t, id: "9090"))], "Fly \"N\" K Airport")
-        XCTAssertEqual(t.keywords[try XCTUnwrap(row(t, id: "6555"))].split(separator: "\n").suffix(2), ["64d", "00oh"])
+        XCTAssertEqual(KeywordText.values(t.keywords[try XCTUnwrap(row(t, id: "6555"))]).suffix(2), ["64d", "00oh"])
         // Keyword values across the data set: every row carries its type.
         let types = [
             "small_airport", "heliport", "closed", "medium_airport", "seaplane_base", "large_airport", "balloonport",
         ]
         var byType: [String: Int] = [:]
-        for k in 0..<t.count { byType[String(t.keywords[k].split(separator: "\n").first ?? ""), default: 0] += 1 }
+        for k in 0..<t.count { byType[KeywordText.values(t.keywords[k]).first ?? "", default: 0] += 1 }
         XCTAssertEqual(types.map { byType[$0] ?? 0 }, [39_097, 18_632, 9_508, 4_770, 1_120, 450, 46])
     }
 }

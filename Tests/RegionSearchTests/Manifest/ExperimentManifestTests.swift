@@ -283,7 +283,7 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
                 #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "truth": {"s": {"regions": "t", "member": "m"}}}}"#
             ),
             "pipelines/x.json:1:134: experiment.truth.s.member: unknown key (did you mean 'members'?); known keys: "
-                + "regions, members"
+                + "regions, members, must_not, checks"
         )
         XCTAssertEqual(
             message(
@@ -296,6 +296,37 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
             message(
                 #"{"inputs": [{"path": "a"}], "work_dir": "w", "output": "o", "keywords": ["a"], "experiment": [1]}"#),
             #"pipelines/x.json:1:80: experiment: expected an object with "grid", "inputs" and/or "truth", got array"#)
+    }
+
+    /// Several truth and members files, a must-not file and the checks flag; their errors.
+    func testTruthListsMustNotAndChecks() throws {
+        let m = try parse(
+            """
+            {"name": "q", "work_dir": "w", "output": "o", "keywords": ["a"],
+             "experiment": {"inputs": {"s": [{"path": "a.csv"}]},
+               "truth": {"s": {"regions": ["t1.geojson", "t2.geojson"], "members": ["m1.csv", "m2.csv"],
+                               "must_not": "n.geojson", "checks": true}}}}
+            """)
+        let t = try XCTUnwrap(m.experiment?.truth(for: "s"))
+        XCTAssertEqual(t.regionFiles, ["/base/pipelines/t1.geojson", "/base/pipelines/t2.geojson"])
+        XCTAssertEqual(t.memberFiles, ["/base/pipelines/m1.csv", "/base/pipelines/m2.csv"])
+        XCTAssertEqual(t.mustNot, "/base/pipelines/n.geojson")
+        XCTAssertTrue(t.checks)
+        func entry(_ text: String) -> String {
+            #"{"work_dir": "w", "output": "o", "keywords": ["a"], "experiment": {"inputs": {"s": [{"path": "a"}]}, "#
+                + #""truth": {"s": \#(text)}}}"#
+        }
+        XCTAssertTrue(
+            message(entry(#"{"regions": "t", "checks": "yes"}"#)).hasSuffix(
+                "experiment.truth.s.checks: expected true or false, got string"))
+        XCTAssertTrue(
+            message(entry(#"{"regions": ["t", 3]}"#)).hasSuffix(
+                "experiment.truth.s.regions[1]: expected a non-empty path or a list of paths, got number"))
+        XCTAssertTrue(
+            message(entry(#"{"regions": []}"#)).hasSuffix("experiment.truth.s.regions: give at least one path"))
+        XCTAssertTrue(
+            message(entry(#"{"regions": "t", "must_not": ["a", "b"]}"#)).hasSuffix(
+                "experiment.truth.s.must_not: expected a non-empty path, got array"))
     }
 
     /// The experiment manifests shipped in pipelines/experiments/ are valid (their inputs are

@@ -155,7 +155,8 @@ final class ManifestTests: XCTestCase, ManifestParsing {
         )
         XCTAssertEqual(
             message(#"{"inputs": [{"path": "a.csv"}], "work_dir": "w", "keywords": ["a"]}"#),
-            "pipelines/x.json:1:1: output: required (where to write the GeoJSON, relative to the manifest)")
+            "pipelines/x.json:1:1: output: required (where to write the regions: a file relative to the manifest "
+                + #"(its extension picks the format), "-" for standard output, or a PG: connection string)"#)
         XCTAssertEqual(
             message(#"{"work_dir": "w", "output": "o", "keywords": ["a"]}"#),
             #"pipelines/x.json:1:1: inputs: required (a list of input objects, each with at least "path")"#)

@@ -205,6 +205,7 @@ final class OSMPBFReaderTests: XCTestCase {
             guard let r = records.first(where: { $0.id == e.id }) else { continue }
             XCTAssertEqual(r.name, e.name, e.id, file: file, line: line)
             XCTAssertEqual(r.keywords, e.keywords, e.id, file: file, line: line)
+            XCTAssertEqual(r.keywordKeys, e.keys, e.id, file: file, line: line)
             XCTAssertEqual(r.lon, e.lon, accuracy: 1e-9, e.id, file: file, line: line)
             XCTAssertEqual(r.lat, e.lat, accuracy: 1e-9, e.id, file: file, line: line)
         }

@@ -68,6 +68,8 @@ enum OSMSmallWorld {
         var id: String
         var name: String
         var keywords: [String]
+        /// The tag key of each keyword.
+        var keys: [String]
         var lon: Double
         var lat: Double
         /// Element ordinal in file order (PBF `line`).
@@ -76,19 +78,28 @@ enum OSMSmallWorld {
 
     static let expectedRecords: [Expected] = [
         Expected(
-            id: "node/1", name: "Pizza & Burger", keywords: ["restaurant", "pizza", "burger"], lon: 24.0, lat: 60.0,
+            id: "node/1", name: "Pizza & Burger", keywords: ["restaurant", "pizza", "burger"],
+            keys: ["amenity", "cuisine", "cuisine"], lon: 24.0, lat: 60.0,
             ordinal: 1),
-        Expected(id: "node/5", name: "Kauppa \"<Ö>\"", keywords: ["shop"], lon: 24.0005, lat: 60.0005, ordinal: 4),
-        Expected(id: "node/7", name: "", keywords: [], lon: 151.2152967, lat: -33.8567844, ordinal: 5),
-        // keyword order follows keyword_keys (cuisine before tourism before historic); the
-        // duplicate "artwork" is kept once.
         Expected(
-            id: "node/8", name: "Muistomerkki", keywords: ["artwork", "memorial"], lon: 24.004, lat: 60.004, ordinal: 6),
-        Expected(id: "way/100", name: "Koulu", keywords: ["school"], lon: 24.001, lat: 60.001, ordinal: 20),
+            id: "node/5", name: "Kauppa \"<Ö>\"", keywords: ["shop"], keys: ["shop"], lon: 24.0005, lat: 60.0005,
+            ordinal: 4),
+        Expected(id: "node/7", name: "", keywords: [], keys: [], lon: 151.2152967, lat: -33.8567844, ordinal: 5),
+        // keyword order follows keyword_keys (cuisine before tourism before historic); "artwork"
+        // is kept once per key (cuisine=artwork and tourism=artwork are two facts).
+        Expected(
+            id: "node/8", name: "Muistomerkki", keywords: ["artwork", "artwork", "memorial"],
+            keys: ["cuisine", "tourism", "historic"], lon: 24.004, lat: 60.004, ordinal: 6),
+        Expected(
+            id: "way/100", name: "Koulu", keywords: ["school"], keys: ["amenity"], lon: 24.001, lat: 60.001, ordinal: 20
+        ),
         // open way: 0.002° of longitude at 60° is 0.001 "degrees of length", then 0.002° north;
         // halfway (0.0015) is a quarter up the second segment.
-        Expected(id: "way/101", name: "", keywords: ["track"], lon: 24.002, lat: 60.0005, ordinal: 21),
-        Expected(id: "way/103", name: "U", keywords: ["playground"], lon: 24.01375, lat: 60.012, ordinal: 23),
+        Expected(
+            id: "way/101", name: "", keywords: ["track"], keys: ["leisure"], lon: 24.002, lat: 60.0005, ordinal: 21),
+        Expected(
+            id: "way/103", name: "U", keywords: ["playground"], keys: ["leisure"], lon: 24.01375, lat: 60.012,
+            ordinal: 23),
     ]
 
     static let expectedRejects: [(ordinal: UInt64, reason: String, raw: String)] = [

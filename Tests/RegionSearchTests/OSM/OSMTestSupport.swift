@@ -105,7 +105,8 @@ enum OSMTestSupport {
             var problem: String?
             switch (x, y) {
             case (.record(let p), .record(let q)):
-                if p.id != q.id || p.name != q.name || p.keywords != q.keywords || abs(p.lon - q.lon) > 1e-7
+                if p.id != q.id || p.name != q.name || p.keywords != q.keywords || p.keywordKeys != q.keywordKeys
+                    || abs(p.lon - q.lon) > 1e-7
                     || abs(p.lat - q.lat) > 1e-7
                 {
                     problem = "\(p) vs \(q)"

@@ -226,6 +226,35 @@ final class RegionQualityTests: XCTestCase {
         XCTAssertTrue(try geos.polygon(x: p.rings[0].lon, y: p.rings[0].lat).isValid)
     }
 
+    func testTheOfficesOfOneBuildingAreOneRegion() throws {
+        // 26 offices of one building, geocoded to two entrances 0.8 m apart (13 each, spread over
+        // 0.2 m): below regions.min_spacing_m those metres are noise, not a scale to split at.
+        var config = SyntheticCity.Config()
+        config.n = 8_000
+        config.seed = 72
+        config.extentKm = 5
+        config.clusters = 0
+        var city = try SyntheticCity(config)
+        let metre = 1 / 111_320.0
+        for k in 0..<26 {
+            let entrance = Double(k % 2) * 0.8 * metre
+            let jitter = Double(k / 2) * 0.2 / 13 * metre
+            city.ids.append(200_000 + k)
+            city.names.append("Office \(k)")
+            city.categoryOf.append("company")
+            city.lon.append(config.centerLon + 0.002 + entrance + jitter)
+            city.lat.append(config.centerLat - 0.001 + jitter)
+            city.clusterOf.append(-1)
+        }
+        let out = try Pipeline.runPipeline(city: city, keywords: ["company"])
+        XCTAssertEqual(out.polygons.count, 1, "one building, one region")
+        XCTAssertEqual(out.table.regions.first?.nKeyword, 26)
+        // Without the floor the two entrances are two "regions" a metre apart.
+        let split = try Pipeline.runPipeline(
+            city: city, keywords: ["company"], regions: [("min_spacing_m", .number(0))])
+        XCTAssertEqual(split.polygons.count, 2, "the failure the floor prevents")
+    }
+
     func testCompatibilityFormsOfKeywordsAreMatched() throws {
         // Fullwidth ＣＡＦＥ and the Kangxi radical ⽕ in the data match cafe and 火锅 queries.
         var config = SyntheticCity.Config()

@@ -34,6 +34,20 @@ final class ExperimentResultsTests: XCTestCase {
         return try XCTUnwrap(ExperimentScore(report: .object(members), thresholds: [0.3, 0.5]))
     }
 
+    func testAnEmptyTruthAndNoRegionsNeedNoChecks() throws {
+        // The evaluator's report for a null city with no region: no CRS, so no region checks.
+        let report = try JSONParser.parse(
+            #"{"n_truth":0,"n_regions":0,"mean_best_iou":null,"precision_inside":0,"recall@0.5":0,"#
+                + #""precision@0.5":0,"f1@0.5":0,"n_regions_scored":0,"crs":null}"#)
+        let s = try XCTUnwrap(ExperimentScore(report: report, thresholds: [0.5], checks: true))
+        XCTAssertEqual(s.regionsEmptyOverLimit, 0)
+        XCTAssertEqual(s.regionsOverMaxArea, 0)
+        // With regions, a report without checks is another layout: recomputed.
+        let withRegions = try JSONParser.parse(
+            #"{"n_truth":0,"n_regions":3,"precision_inside":0,"recall@0.5":0,"precision@0.5":0,"f1@0.5":0}"#)
+        XCTAssertNil(ExperimentScore(report: withRegions, thresholds: [0.5], checks: true))
+    }
+
     func testCSVAndMarkdownWithScores() throws {
         let m = try manifest(truth: true)
         let e = try XCTUnwrap(m.experiment)

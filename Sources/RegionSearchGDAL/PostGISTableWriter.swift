@@ -1,0 +1,179 @@
+import CGDAL
+import Foundation
+import RegionSearchCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes tables to PostGIS through GDAL's PostgreSQL driver so that a failed or killed writer
+/// leaves the previous tables exactly as they were.
+///
+/// ``write(_:srs:)`` writes all its tables in one transaction (`BEGIN` …
+/// `COMMIT`). `overwrite`: per table, create the staging table `<table>__tmp_<pid>_<hex>`,
+/// `COPY` the features into it, build its GiST index, `DROP TABLE <table>`, `ALTER TABLE
+/// <staging> RENAME TO <table>`, and rename the staging table's index, primary key and FID
+/// sequence to the names a fresh table has. `append`: add the features to the existing table
+/// (created when missing). Until the commit other sessions see only the old tables; a killed
+/// writer's connection drops, the server rolls the transaction back, and neither a staging table
+/// nor any change remains. The old table is locked (ACCESS EXCLUSIVE, by the DROP) only from the
+/// swap to the commit.
+///
+/// Each call opens its own connection and closes it at the end: the driver caches a connection's
+/// layer list and knows nothing of tables renamed through SQL, so a second overwrite on one
+/// connection would find a stale staging layer.
+public final class PostGISTableWriter {
+    /// What happens to a table that exists.
+    public enum Mode: String, CaseIterable, Sendable {
+        /// Replace it atomically (the default).
+        case overwrite
+        /// Add the features to it, all or nothing.
+        case append
+    }
+
+    /// The `PG:` connection string, e.g. `PG:host=/tmp/sock dbname=gis user=postgres`.
+    public let connection: String
+
+    public init(connection: String) {
+        self.connection = connection
+    }
+
+    /// Layer creation options: geometry column `geom`, FID column `fid`, a GiST index, 2D, unsized
+    /// `varchar` for strings (`PRECISION=NO`), and field names kept exactly as the schema spells
+    /// them (`LAUNDER=NO`), so that the columns are those of every other output format.
+    public static let layerOptions = [
+        "GEOMETRY_NAME=geom", "FID=fid", "SPATIAL_INDEX=GIST", "DIM=2", "PRECISION=NO", "LAUNDER=NO",
+    ]
+
+    private func open() throws(GDALError) -> GDALDataset {
+        try GDALDataset(openingVector: connection, update: true, allowedDrivers: ["PostgreSQL"])
+    }
+
+    /// Opens the connection once, for update: the check made before a run's stages start.
+    public func checkConnection() throws(GDALError) {
+        try open().close()
+    }
+
+    /// Writes every table, each in its mode, in one transaction (see the type's documentation).
+    /// - Returns: the number of features written per table.
+    @discardableResult
+    public func write(_ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference)
+        throws(GDALError) -> [Int]
+    {
+        for (table, _, _) in tables { try Self.validate(table) }
+        // COPY instead of one INSERT per feature (about 20× faster); GDAL uses COPY by default
+        // only for tables it has just created.
+        return try GDALLibrary.withThreadLocalConfig([("PG_USE_COPY", "YES")]) { () throws(GDALError) -> [Int] in
+            let dataset = try open()
+            defer { try? dataset.close() }
+            try dataset.startTransaction()
+            do throws(GDALError) {
+                var counts: [Int] = []
+                for (table, layer, mode) in tables {
+                    switch mode {
+                    case .overwrite: try replace(table, with: layer, srs: srs, in: dataset)
+                    case .append: try append(table, with: layer, srs: srs, in: dataset)
+                    }
+                    counts.append(layer.count)
+                }
+                CrashPoint.reached("postgis-written")
+                try dataset.commitTransaction()
+                return counts
+            } catch {
+                try? dataset.rollbackTransaction()
+                throw error
+            }
+        }
+    }
+
+    private func replace(_ table: String, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
+        throws(GDALError)
+    {
+        // pid + random: unique among concurrent writers of this and other processes.
+        let staging = "\(table)__tmp_\(getpid())_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        try Self.validate(staging, limit: 63)
+        var schema = layer.schema
+        schema.name = staging
+        let created = try dataset.createLayer(schema, srs: srs, options: Self.layerOptions)
+        try layer.write(to: created)
+        try created.sync()  // ends the COPY and runs the deferred CREATE TABLE / CREATE INDEX
+        try dataset.executeSQL("DROP TABLE IF EXISTS \(Self.quote(table))")
+        try dataset.executeSQL("ALTER TABLE \(Self.quote(staging)) RENAME TO \(Self.quote(table))")
+        try renameDependents(of: table, from: staging, in: dataset)
+    }
+
+    private func append(_ table: String, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
+        throws(GDALError)
+    {
+        let target: GDALLayer
+        if try exists(table, in: dataset) {
+            target = try dataset.layer(named: table)
+            try target.bindFields(layer.schema)
+        } else {
+            var schema = layer.schema
+            schema.name = table
+            target = try dataset.createLayer(schema, srs: srs, options: Self.layerOptions)
+        }
+        try layer.write(to: target)
+        try target.sync()
+    }
+
+    private func exists(_ table: String, in dataset: GDALDataset) throws(GDALError) -> Bool {
+        let sql =
+            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = "
+            + Self.literal(table)
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
+        if case .integer(let n) = row.value(at: 0) { return n > 0 }
+        return false
+    }
+
+    /// Indexes, constraints and sequences keep their names across `ALTER TABLE … RENAME`; rename
+    /// the ones derived from the staging name (`<staging>_pkey`, `<staging>_geom_geom_idx`,
+    /// `<staging>_fid_seq`). Renaming a constraint's index renames the constraint too.
+    private func renameDependents(of table: String, from staging: String, in dataset: GDALDataset)
+        throws(GDALError)
+    {
+        let sql = """
+            SELECT c.relname, c.relkind FROM pg_class c
+            WHERE c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = \(Self.literal(table))::regclass)
+              AND c.relkind IN ('i', 'S') AND starts_with(c.relname, \(Self.literal(staging)))
+            """
+        var renames: [(String, String, String)] = []
+        if let result = try dataset.executeSQL(sql) {
+            while let row = try result.nextFeature() {
+                if case .string(let name) = row.value(at: 0), case .string(let kind) = row.value(at: 1) {
+                    renames.append((name, table + name.dropFirst(staging.count), kind == "S" ? "SEQUENCE" : "INDEX"))
+                }
+            }
+        }
+        for (old, new, kind) in renames {
+            try dataset.executeSQL("ALTER \(kind) \(Self.quote(old)) RENAME TO \(Self.quote(String(new.prefix(63))))")
+        }
+    }
+
+    /// Longest table name: the staging suffix (`__tmp_<pid>_<8 hex>`, at most 24 bytes) must fit
+    /// in PostgreSQL's 63-byte identifiers.
+    public static let maximumTableNameLength = 39
+
+    /// Table names are restricted to what needs no quoting in SQL: `[a-z_][a-z0-9_]*`, at most
+    /// ``maximumTableNameLength`` bytes.
+    public static func validate(_ name: String, limit: Int = maximumTableNameLength) throws(GDALError) {
+        let bytes = Array(name.utf8)
+        func allowed(_ b: UInt8) -> Bool { b == UInt8(ascii: "_") || (97...122).contains(b) || (48...57).contains(b) }
+        let ok =
+            !bytes.isEmpty && bytes.count <= limit && !(48...57).contains(bytes[0]) && bytes.allSatisfy(allowed)
+        if !ok {
+            throw .invalidArgument(
+                "table name '\(name)' must match [a-z_][a-z0-9_]* (lower case, no quoting needed in SQL) "
+                    + "and have at most \(limit) characters")
+        }
+    }
+
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

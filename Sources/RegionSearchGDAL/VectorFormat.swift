@@ -1,0 +1,49 @@
+/// An output vector format written through GDAL: the driver and the creation options this
+/// project settles on (each chosen for a reason given below).
+public struct VectorFormat: Sendable, Equatable {
+    /// GDAL driver short name.
+    public var driver: String
+    /// Dataset creation options (`GDALCreate`).
+    public var datasetOptions: [String]
+    /// Layer creation options (`GDALDatasetCreateLayer`), applied to every layer.
+    public var layerOptions: [String]
+    /// Whether one dataset can hold several layers.
+    public var multiLayer: Bool
+    /// Whether writes are much faster inside one transaction (SQLite-based formats).
+    public var batchInTransaction: Bool
+    /// Whether field names are limited to 10 bytes (dBASE).
+    public var shortFieldNames: Bool
+    /// Whether the format keeps a schema for a layer without features.
+    public var keepsEmptySchema: Bool
+
+    public init(
+        driver: String, datasetOptions: [String] = [], layerOptions: [String] = [], multiLayer: Bool = false,
+        batchInTransaction: Bool = false, shortFieldNames: Bool = false, keepsEmptySchema: Bool = true
+    ) {
+        self.driver = driver
+        self.datasetOptions = datasetOptions
+        self.layerOptions = layerOptions
+        self.multiLayer = multiLayer
+        self.batchInTransaction = batchInTransaction
+        self.shortFieldNames = shortFieldNames
+        self.keepsEmptySchema = keepsEmptySchema
+    }
+
+    /// GeoPackage: an R-tree spatial index per layer (`SPATIAL_INDEX=YES`, GDAL's default,
+    /// stated), geometry column `geom`, FID column `fid`; written in one transaction.
+    public static let geoPackage = VectorFormat(
+        driver: "GPKG", layerOptions: ["SPATIAL_INDEX=YES", "GEOMETRY_NAME=geom", "FID=fid"], multiLayer: true,
+        batchInTransaction: true)
+    /// FlatGeobuf with its packed Hilbert R-tree (`SPATIAL_INDEX=YES`): features are reordered
+    /// by the index when the file is closed.
+    public static let flatGeobuf = VectorFormat(driver: "FlatGeobuf", layerOptions: ["SPATIAL_INDEX=YES"])
+    /// ESRI Shapefile: UTF-8 attributes (a `.cpg` holding "UTF-8"), and a fixed DBF date so
+    /// the bytes do not depend on the day of the run.
+    public static let shapefile = VectorFormat(
+        driver: "ESRI Shapefile", layerOptions: ["ENCODING=UTF-8", "DBF_DATE_LAST_UPDATE=2000-01-01"],
+        shortFieldNames: true)
+    /// KML through the LIBKML driver: it turns OGR style strings into `<Style>` with
+    /// `<LineStyle>` (PEN) and `<PolyStyle>` (BRUSH). The plain "KML" driver writes only the
+    /// outline and `<PolyStyle><fill>0</fill>`, so the fill colours would be lost.
+    public static let kml = VectorFormat(driver: "LIBKML", multiLayer: true)
+}

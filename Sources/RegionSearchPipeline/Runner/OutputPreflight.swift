@@ -1,0 +1,77 @@
+import RegionSearchCore
+import RegionSearchGDAL
+import RegionSearchOutput
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Checks, before any stage runs, that every output of a manifest can be written, so that a
+/// nightly run does not compute for an hour and then fail on a read-only directory or a
+/// database that refuses the connection.
+///
+/// - A file: what is at the path must be writable as ``AtomicFile/Target`` says (not a
+///   directory, block device or dangling link); its directory is created when missing, and a
+///   probe file is created and removed in it (`access(2)` would not do: root passes it on a
+///   read-only or special file system).
+/// - A pipe or device: it must be writable (it is not opened: a pipe would block).
+/// - Standard output: a Shapefile, being several files, cannot go there.
+/// - PostGIS: the connection is opened once for update.
+enum OutputPreflight {
+    /// An output that cannot be written (exit status 6).
+    struct Failure: ExitCoded {
+        var message: String
+        var description: String { message }
+        var exitStatus: ExitStatus { .output }
+    }
+
+    static func check(_ targets: [OutputTarget]) throws(Failure) {
+        for target in targets {
+            let at = target.display
+            if target.format == .postgis {
+                do {
+                    try PostGISTableWriter(connection: target.path).checkConnection()
+                } catch {
+                    throw Failure(
+                        message: "\(at): cannot write: \(error); check the connection string and that the server runs")
+                }
+                continue
+            }
+            let kind: AtomicFile.Target
+            do {
+                kind = try AtomicFile.Target(target.path)
+            } catch {
+                throw Failure(message: "\(at): cannot write: \(error)")
+            }
+            switch kind {
+            case .writeThrough(let path, let descriptor):
+                if target.format == .shapefile && !path.lowercased().hasSuffix(".zip") {
+                    throw Failure(
+                        message:
+                            "\(at): a Shapefile is several files and cannot be written to a pipe or device; "
+                            + "write name.shp.zip"
+                    )
+                }
+                if descriptor == nil && access(path, W_OK) != 0 {
+                    throw Failure(message: "\(at): cannot write: \(String(cString: strerror(errno)))")
+                }
+            case .replace(let path):
+                let dir = AtomicFile.directory(of: path)
+                do {
+                    try FileSystem.createDirectories(dir)
+                } catch {
+                    throw Failure(message: "\(at): cannot create its directory: \(error)")
+                }
+                let probe = dir + "/." + PathResolver.baseName(path) + AtomicFile.temporaryMarker + "\(getpid())-probe"
+                let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard fd >= 0 else {
+                    throw Failure(
+                        message: "\(at): cannot write in \(dir): \(String(cString: strerror(errno))); "
+                            + "choose another output or make the directory writable")
+                }
+                close(fd)
+                unlink(probe)
+            }
+        }
+    }
+}

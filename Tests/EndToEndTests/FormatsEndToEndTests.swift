@@ -1,0 +1,208 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchGDAL
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+
+/// `regionsearch run` writing every output format, the scored POI layer, outputs that are links,
+/// pipes or standard output, and outputs refused before any stage runs.
+final class FormatsEndToEndTests: XCTestCase {
+    /// The regions of the hulls artifact: region_id → properties.
+    private func reference(_ f: PipelineFixture) throws -> [Int64: [String: JSONValue]] {
+        var out: [Int64: [String: JSONValue]] = [:]
+        for feature in try f.regionsArtifact()["features"]?.arrayValue ?? [] {
+            guard let p = feature["properties"]?.objectValue, let id = feature["properties"]?["region_id"]?.intValue
+            else { continue }
+            out[Int64(id)] = Dictionary(uniqueKeysWithValues: p)
+        }
+        return out
+    }
+
+    private func assertSameRegions(
+        _ back: ReadBack, _ reference: [Int64: [String: JSONValue]], shapefile: Bool = false, _ what: String
+    ) {
+        XCTAssertEqual(back.rows.count, reference.count, what)
+        let names = Dictionary(
+            uniqueKeysWithValues: RegionFeatureSchema.fields.map { ($0.name, shapefile ? $0.shapefileName : $0.name) })
+        for (id, properties) in reference {
+            guard let row = back.byRegion[id] else {
+                XCTFail("\(what): region \(id) missing")
+                continue
+            }
+            for (key, value) in properties {
+                let stored = row[names[key] ?? key]
+                switch (value, stored) {
+                case (.string(let a), .string(let b)?): XCTAssertEqual(a, b, "\(what) \(key)")
+                case (.number(let a), .integer(let b)?): XCTAssertEqual(a, Double(b), "\(what) \(key)")
+                case (.number(let a), .real(let b)?):
+                    XCTAssertEqual(a, b, accuracy: shapefile ? max(abs(a) * 1e-12, 1e-15) : 0, "\(what) \(key)")
+                default: XCTFail("\(what) \(key): \(value) vs \(String(describing: stored))")
+                }
+            }
+        }
+    }
+
+    func testEveryOutputFormatCarriesTheRegionsOfTheGeoJSONAndThePOIs() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.runOK(["--quiet"])
+        let regions = try reference(f)
+        XCTAssertFalse(regions.isEmpty)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: f.root + "/out/test.qml"), "the QGIS style beside the GeoJSON")
+
+        // A GeoPackage with both layers: only the publish step runs.
+        try f.writeManifest(output: .string("../out/r.gpkg"), poiOutput: .string("../out/r.gpkg"))
+        let gpkgRun = try f.runOK()
+        XCTAssertTrue(gpkgRun.output.contains("wrote \(f.root)/out/r.gpkg (regions and POIs)"), gpkgRun.output)
+        XCTAssertEqual(try f.ranStages(), [], "converting to another format runs no stage")
+        let gpkg = f.root + "/out/r.gpkg"
+        let back = try ReadBack(gpkg, layer: "regions")
+        XCTAssertEqual(back.declaredGeometryType, "Multi Polygon")
+        XCTAssertEqual(back.fieldNames, RegionFeatureSchema.fields.map(\.name))
+        assertSameRegions(back, regions, "gpkg")
+        let pois = try ReadBack(gpkg, layer: "pois")
+        XCTAssertEqual(pois.declaredGeometryType, "Point")
+        XCTAssertEqual(pois.rows.count, 3_000)
+        XCTAssertEqual(pois.fieldNames, POIFeatureSchema.fields(keywords: ["cafe"]).map(\.name))
+        let inRegions = pois.rows.filter { $0["region_1"] != .null }
+        XCTAssertEqual(
+            Set(inRegions.compactMap { if case .integer(let id)? = $0["region_1"] { return id } else { return nil } }),
+            Set(regions.keys), "every region has its POIs")
+        let info = try f.tool(["-ro", "-so", gpkg], executable: "/usr/bin/ogrinfo").output
+        XCTAssertTrue(info.contains("regions (Multi Polygon)") && info.contains("pois (Point)"), info)
+        XCTAssertTrue(info.contains("layer_styles (None)"), info)
+        XCTAssertTrue(
+            try f.tool(["-ro", "-so", gpkg, "regions"], executable: "/usr/bin/ogrinfo").output.contains("share: Real"))
+
+        // Rerun: up to date, the file untouched; status agrees.
+        let before = try FileManager.default.attributesOfItem(atPath: gpkg)[.modificationDate] as? Date
+        let again = try f.runOK()
+        XCTAssertTrue(again.output.contains("is up to date (regions and POIs)"), again.output)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: gpkg)[.modificationDate] as? Date, before)
+        XCTAssertTrue(try f.tool(["status", f.manifestPath]).output.contains("out/r.gpkg: up to date"))
+
+        // FlatGeobuf, Shapefile (with its sidecars and style) and GeoJSONSeq.
+        for (name, shapefile) in [("r.fgb", false), ("r.shp", true), ("r.geojsonl", false)] {
+            try f.writeManifest(output: .string("../out/" + name))
+            try f.runOK()
+            let read = try ReadBack(f.root + "/out/" + name)
+            XCTAssertEqual(read.declaredGeometryType, shapefile ? "Polygon" : "Multi Polygon", name)
+            assertSameRegions(read, regions, shapefile: shapefile, name)
+        }
+        XCTAssertEqual(try String(contentsOfFile: f.root + "/out/r.cpg", encoding: .utf8), "UTF-8")
+        // A missing sidecar makes the output stale.
+        unlink(f.root + "/out/r.qml")
+        try f.writeManifest(output: .string("../out/r.shp"))
+        XCTAssertTrue(try f.runOK().output.contains("wrote \(f.root)/out/r.shp"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: f.root + "/out/r.qml"))
+        XCTAssertEqual(f.temporaries(), [], "no temporary file left")
+    }
+
+    func testAResultWithoutRegionsStillHasTheTypedSchema() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest(
+            output: .string("../out/none.gpkg"), poiOutput: .string("../out/none.gpkg"), keywords: ["nothingmatches"])
+        try f.runOK(["--quiet"])
+        let back = try ReadBack(f.root + "/out/none.gpkg", layer: "regions")
+        XCTAssertEqual(back.rows.count, 0)
+        XCTAssertEqual(back.declaredGeometryType, "Multi Polygon")
+        XCTAssertEqual(back.fieldNames, RegionFeatureSchema.fields.map(\.name))
+        let info = try f.tool(["-ro", "-so", f.root + "/out/none.gpkg", "regions"], executable: "/usr/bin/ogrinfo")
+            .output
+        XCTAssertTrue(info.contains("Feature Count: 0") && info.contains("member_score_mean: Real"), info)
+        XCTAssertEqual(try ReadBack(f.root + "/out/none.gpkg", layer: "pois").rows.count, 3_000)
+    }
+
+    func testStandardOutputPipesAndLinksAreWrittenThroughNeverReplaced() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.runOK(["--quiet"])
+        let expected = try Data(contentsOf: URL(fileURLWithPath: try f.objectPath("hulls", "regions.geojson")))
+        for output in ["-", "/dev/stdout"] {
+            try f.writeManifest(output: .string(output))
+            let out = f.root + "/stdout"
+            let err = f.root + "/stderr"
+            let termination = try ChildProcess(
+                executable: PipelineFixture.regionsearch, arguments: ["run", f.manifestPath],
+                output: .files(stdout: out, stderr: err)
+            ).wait()
+            XCTAssertEqual("\(termination)", "\(ChildProcess.Termination.exited(0))", output)
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: out)), expected, "\(output): the GeoJSON on stdout")
+            XCTAssertTrue(try String(contentsOfFile: err, encoding: .utf8).contains("up to date"), "progress on stderr")
+        }
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: "/dev/stdout"), "/proc/self/fd/1")
+
+        // A link to a file: the file is replaced, the link stays.
+        let real = f.root + "/out/real.geojson"
+        try "old".write(toFile: real, atomically: false, encoding: .utf8)
+        XCTAssertEqual(symlink(real, f.root + "/out/link.geojson"), 0)
+        try f.writeManifest(output: .string("../out/link.geojson"))
+        try f.runOK()
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: f.root + "/out/link.geojson"), real)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: real)), expected)
+    }
+
+    func testOutputsThatCannotBeWrittenAreFoundBeforeTheStagesRun() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let cases: [(JSONValue, JSONValue?, Int32, String)] = [
+            (.string("../data/city.csv/r.geojson"), nil, 6, "cannot create its directory"),
+            (.string("/proc/regionsearch-test.geojson"), nil, 6, "cannot write in /proc"),
+            (.string("../out"), nil, 6, "is a directory"),
+            (.string("../out/r.gpkg"), .string("../data/city.csv"), 2, "would overwrite input inputs[0]"),
+            (.object([("path", .string("PG:host=/nonexistent dbname=x"))]), nil, 6, "cannot write"),
+        ]
+        for (output, poi, status, message) in cases {
+            try f.writeManifest(output: output, poiOutput: poi)
+            let r = try f.run()
+            XCTAssertEqual(r.status, status, r.output)
+            XCTAssertTrue(r.output.contains(message), r.output)
+            XCTAssertEqual(FileSystem.list(f.work.objects), [], "\(output): no stage ran")
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: f.csvPath), PipelineFixture.csvBytes, "the input is intact")
+        // The hulls stage alone writes GeoJSON only, and says so instead of misnaming it.
+        let hulls = try f.tool(["hulls", "--projected", "p.rsa", "--regions", "r.rsa", "--output", f.root + "/x.gpkg"])
+        XCTAssertEqual(hulls.status, 2, hulls.output)
+        XCTAssertTrue(hulls.output.contains("this stage writes GeoJSON"), hulls.output)
+    }
+
+    func testAGeoPackageInputGivesTheRegionsOfTheCSV() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.runOK(["--quiet"])
+        let fromCSV = try reference(f)
+        let gpkg = f.root + "/data/city.gpkg"
+        let convert = try f.tool(
+            [
+                "-q", "-f", "GPKG", gpkg, f.csvPath, "-oo", "X_POSSIBLE_NAMES=lon", "-oo", "Y_POSSIBLE_NAMES=lat",
+                "-oo", "KEEP_GEOM_COLUMNS=NO", "-a_srs", "EPSG:4326", "-nln", "pois",
+            ],
+            executable: "/usr/bin/ogr2ogr")
+        XCTAssertEqual(convert.status, 0, convert.output)
+        try f.writeManifest(
+            output: .string("../out/test.geojson"),
+            input: .object([
+                ("path", .string("../data/city.gpkg")),
+                (
+                    "columns",
+                    .object([("id", .string("id")), ("name", .string("name")), ("keywords", .string("category"))])
+                ),
+            ]))
+        let r = try f.runOK()
+        XCTAssertTrue(r.output.contains("GDAL GPKG, layer 'pois' in EPSG:4326"), r.output)
+        let fromGPKG = try reference(f)
+        XCTAssertEqual(fromGPKG.count, fromCSV.count)
+        for (id, p) in fromCSV {
+            for key in ["keyword", "rank", "n_pois", "n_keyword_pois"] {
+                XCTAssertEqual(fromGPKG[id]?[key], p[key], key)
+            }
+            let a = p["area_m2"]?.doubleValue ?? 0
+            XCTAssertEqual(fromGPKG[id]?["area_m2"]?.doubleValue ?? -1, a, accuracy: a * 1e-6)
+        }
+    }
+}

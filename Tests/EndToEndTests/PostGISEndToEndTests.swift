@@ -1,0 +1,190 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchOutput
+@testable import RegionSearchPipeline
+
+/// PostGIS output against a real database: a throwaway PostgreSQL cluster (scripts/pg-local) on
+/// a Unix socket, started for this class and removed after it. Read back with psql.
+///
+/// Skipped only when the PostgreSQL server binaries are not installed (scripts/setup installs
+/// postgresql and postgresql-15-postgis-3); a cluster that does not start is a failure.
+final class PostGISEndToEndTests: XCTestCase {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let directory = NSTemporaryDirectory() + "regionsearch-pg-\(getpid())"
+    static var script: String { repository + "/scripts/pg-local" }
+
+    static var serverInstalled: Bool {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        return versions.contains {
+            FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/initdb")
+        }
+    }
+
+    /// The cluster's connection string, started on first use; nil when it did not start (the
+    /// reason is in `startFailure`).
+    static let started: (connection: String?, failure: String) = {
+        guard serverInstalled else { return (nil, "") }
+        let log = directory + ".log"
+        defer { unlink(log) }
+        let termination = try? ChildProcess(
+            executable: "/bin/bash", arguments: [script, "up", directory], output: .file(log)
+        ).wait()
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        guard case .exited(0)? = termination,
+            let line = text.split(separator: "\n").last(where: { $0.hasPrefix("PG:") })
+        else { return (nil, text) }
+        return (String(line), "")
+    }()
+
+    override class func tearDown() {
+        if FileManager.default.fileExists(atPath: directory) {
+            _ = try? ChildProcess(executable: "/bin/bash", arguments: [script, "down", directory]).wait()
+        }
+    }
+
+    private func connection() throws -> String {
+        guard Self.serverInstalled else {
+            throw XCTSkip(
+                "PostgreSQL server binaries are not installed "
+                    + "(scripts/setup installs postgresql and postgresql-15-postgis-3)"
+            )
+        }
+        guard let c = Self.started.connection else {
+            XCTFail("scripts/pg-local up failed: \(Self.started.failure)")
+            throw XCTSkip("no cluster")
+        }
+        return c
+    }
+
+    /// One psql query, unaligned, tuples only.
+    private func psql(_ sql: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let user = try connection().components(separatedBy: "user=").last ?? "postgres"
+        let log = Self.directory + "/psql-" + UUID().uuidString
+        defer { unlink(log) }
+        let termination = try ChildProcess(
+            executable: "/usr/bin/psql",
+            arguments: ["-h", Self.directory + "/sock", "-U", user, "-d", "regionsearch", "-XAtq", "-c", sql],
+            output: .file(log)
+        ).wait()
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        XCTAssertEqual(
+            "\(termination)", "\(ChildProcess.Termination.exited(0))", "\(sql): \(text)", file: file, line: line)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func stagingTables() throws -> String {
+        // A killed client's backend may take a moment to end; its transaction is gone when it has.
+        for _ in 0..<50 {
+            let active = try psql(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = 'regionsearch' AND pid <> pg_backend_pid()")
+            if active == "0" { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return try psql(
+            "SELECT coalesce(string_agg(relname, ','), '') FROM pg_class WHERE relname LIKE '%\\_\\_tmp\\_%'")
+    }
+
+    func testRegionsAndPOIsInPostGISReplacedAtomicallyAndSurvivingAKilledRun() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let output = JSONValue.object([("path", .string(pg)), ("layer", .string("regions"))])
+        let pois = JSONValue.object([("path", .string(pg)), ("layer", .string("pois"))])
+        try f.writeManifest(output: output, poiOutput: pois)
+        let first = try f.runOK()
+        XCTAssertTrue(first.output.contains("replaced table regions"), first.output)
+        let regions = try f.regionsArtifact()["features"]?.arrayValue ?? []
+        XCTAssertFalse(regions.isEmpty)
+
+        // What a web map reads: valid MultiPolygons in SRID 4326, the documented columns.
+        XCTAssertEqual(
+            try psql(
+                "SELECT count(*), bool_and(ST_IsValid(geom)), min(ST_SRID(geom)), max(ST_SRID(geom)), "
+                    + "string_agg(DISTINCT GeometryType(geom), ',') FROM regions"),
+            "\(regions.count)|t|4326|4326|MULTIPOLYGON")
+        XCTAssertEqual(
+            try psql("SELECT type, srid FROM geometry_columns WHERE f_table_name = 'regions'"), "MULTIPOLYGON|4326")
+        XCTAssertEqual(
+            try psql(
+                "SELECT string_agg(column_name, ',' ORDER BY ordinal_position) FROM information_schema.columns "
+                    + "WHERE table_name = 'regions' AND column_name NOT IN ('fid', 'geom')"),
+            RegionFeatureSchema.fields.map(\.name).joined(separator: ","))
+        let sum = regions.reduce(0) { $0 + ($1["properties"]?["n_pois"]?.intValue ?? 0) }
+        XCTAssertEqual(try psql("SELECT sum(n_pois) FROM regions"), "\(sum)")
+        XCTAssertEqual(
+            try psql(
+                "SELECT data_type FROM information_schema.columns "
+                    + "WHERE table_name = 'regions' AND column_name = 'q_value'"
+            ), "double precision")
+        XCTAssertEqual(try psql("SELECT count(*), min(ST_SRID(geom)) FROM pois"), "3000|4326")
+        XCTAssertEqual(
+            try psql(
+                "SELECT count(*) FROM pois p JOIN regions r ON p.region_1 = r.region_id "
+                    + "WHERE NOT ST_Intersects(p.geom, ST_Buffer(r.geom, 0.01))"
+            ),
+            "0", "a POI's region is around it")
+        XCTAssertTrue(try f.tool(["status", f.manifestPath]).output.contains("table regions: written on every run"))
+
+        // A rerun that finds no regions replaces the table atomically: empty, same schema, the
+        // names of a fresh table and no staging table.
+        try f.writeManifest(
+            output: output, poiOutput: pois,
+            sections: [("regions", .object([("min_keyword_pois", .number(100_000))]))])
+        try f.runOK()
+        XCTAssertEqual(try psql("SELECT count(*) FROM regions"), "0")
+        XCTAssertEqual(
+            try psql("SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relname LIKE 'regions%'"),
+            "regions,regions_fid_seq,regions_geom_geom_idx,regions_pkey")
+        XCTAssertEqual(try stagingTables(), "")
+
+        // Killed while writing, after the new rows are in the staging table: the old table survives.
+        try f.writeManifest(output: output, poiOutput: pois)
+        let killed = try f.run([], environment: ["REGIONSEARCH_CRASH_AT": "run:postgis-written:1"])
+        XCTAssertEqual("\(killed.termination)", "\(ChildProcess.Termination.signaled(9))", killed.output)
+        XCTAssertEqual(try stagingTables(), "")
+        XCTAssertEqual(try psql("SELECT count(*) FROM regions"), "0", "yesterday's table is intact")
+        XCTAssertEqual(try psql("SELECT count(*) FROM pois"), "3000")
+
+        // The next night writes it; append adds to it.
+        try f.runOK()
+        XCTAssertEqual(try psql("SELECT count(*) FROM regions"), "\(regions.count)")
+        try f.writeManifest(output: .object([("path", .string(pg)), ("mode", .string("append"))]))
+        try f.runOK()
+        XCTAssertEqual(
+            try psql("SELECT count(*), count(DISTINCT fid) FROM regions"), "\(2 * regions.count)|\(2 * regions.count)")
+    }
+
+    func testATableIsReadAsInputThroughOGR() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest(
+            output: .string("../out/test.geojson"),
+            poiOutput: .object([("path", .string(pg)), ("layer", .string("input_pois"))]))
+        try f.runOK()
+        let regions = try f.regionsArtifact()["features"]?.arrayValue?.count
+        // The POI layer read back from the database as the input of a new pipeline.
+        // (The throwaway cluster trusts local clients: the password is not needed, only not printed.)
+        let input = JSONValue.object([
+            ("path", .string(pg + " password=hunter2")), ("layer", .string("input_pois")),
+            (
+                "columns",
+                .object([("id", .string("poi_id")), ("name", .string("name")), ("keywords", .string("keywords"))])
+            ),
+        ])
+        try f.writeManifest(output: .string("../out/again.geojson"), input: input)
+        let r = try f.runOK()
+        XCTAssertTrue(r.output.contains("read 3,000, accepted 3,000, rejected 0"), r.output)
+        XCTAssertFalse(r.output.contains("hunter2"), r.output)
+        XCTAssertTrue(r.output.contains("password=***"), r.output)
+        let pois = try Data(contentsOf: URL(fileURLWithPath: try f.objectPath("ingest", "pois.rsa")))
+        XCTAssertNil(pois.range(of: Data("hunter2".utf8)), "no password in the artifact")
+        XCTAssertEqual(try f.regionsArtifact()["features"]?.arrayValue?.count, regions)
+        // A database has no content hash: ingest reads it every run; what follows is up to date.
+        try f.runOK()
+        XCTAssertEqual(try f.ranStages(), ["ingest"])
+    }
+}
