@@ -54,12 +54,9 @@ struct GrowableBytes {
         count += body(base + count)
     }
 
-    /// Makes room for `total` bytes in all; returns the untouched part (for ``Prefault``).
-    @discardableResult
-    mutating func reserve(_ total: Int) -> Prefault.Region {
+    /// Makes room for `total` bytes in all.
+    mutating func reserve(_ total: Int) {
         if total > capacity { grow(total) }
-        // Only what was asked for: the capacity may be up to twice as large.
-        return Prefault.Region(start: UnsafeMutableRawPointer(base + count), bytes: max(0, total - count))
     }
 
     /// Drops the bytes from `n` on.

@@ -102,16 +102,17 @@ struct TableBuilder {
         guard rows > 0, count > 0 else { return }
         let n = count + rows
         func scaled(_ bytes: Int) -> Int { Int(Double(bytes) / Double(count) * Double(n) * 1.1) + 1024 }
-        var untouched: [Prefault.Region?] = [
-            HugePages.reserve(&lon, n), HugePages.reserve(&lat, n), HugePages.reserve(&source, n),
-            HugePages.reserve(&line, n), HugePages.reserve(&idOffsets, n + 1),
-            HugePages.reserve(&nameOffsets, n + 1), HugePages.reserve(&keywordOffsets, n + 1),
-        ]
-        untouched += [ids.reserve(scaled(ids.count)), names.reserve(scaled(names.count))]
-        untouched.append(keywords.reserve(scaled(keywords.count)))
+        HugePages.reserve(&lon, n)
+        HugePages.reserve(&lat, n)
+        HugePages.reserve(&source, n)
+        HugePages.reserve(&line, n)
+        HugePages.reserve(&idOffsets, n + 1)
+        HugePages.reserve(&nameOffsets, n + 1)
+        HugePages.reserve(&keywordOffsets, n + 1)
+        ids.reserve(scaled(ids.count))
+        names.reserve(scaled(names.count))
+        keywords.reserve(scaled(keywords.count))
         index.reserve(n)
-        // Fault the columns in beside the building, where the reading thread leaves time over.
-        Prefault.start(untouched.compactMap { $0 })
     }
 
     /// Collects the batch's id hashes (computed by the reading side) and resolves its keys.
