@@ -53,6 +53,19 @@ public enum BenchmarkCommand {
         help: "Internal: only measure PROJ's bulk rate on this pois artifact (with --crs) and print JSON.")
     static let crsOption = CommandSpec.Option(
         "crs", .value, placeholder: "CRS", help: "Internal: target CRS for --proj-baseline.")
+    static let partsOption = CommandSpec.Option(
+        "parts", .value, placeholder: "LIST",
+        help: "What to measure: user (regionsearch run as a whole process, cold and warm, in alternation with "
+            + "the reference), stages (every stage process alone); default user,stages.")
+    static let userRepeatsOption = CommandSpec.Option(
+        "user-repeats", .value, placeholder: "N",
+        help: "Repeats of the user path at sizes up to --large-n (default 5; min/median/max are reported).")
+    static let referenceGeneratorOption = CommandSpec.Option(
+        "reference-generator", .value, placeholder: "PATH",
+        help: "Generate the inputs with the reference's gen.py (run by --reference-python) instead of "
+            + "regionsearch-generate, e.g. with --seed 77.")
+    static let bandwidthProbeOption = CommandSpec.Option(
+        "bandwidth-probe", .flag, help: "Internal: only measure the memory bandwidth (STREAM triad) and print JSON.")
     static let threadsOption = CommandSpec.Option(
         "threads", .value, placeholder: "N",
         help: "Worker threads passed to every stage (default: the stages' default, all cores).")
@@ -65,7 +78,18 @@ public enum BenchmarkCommand {
             + "--reference-script refpipe.py] …",
         discussion: """
             For each size, the input CSV is generated once with regionsearch-generate (seed 42 by default;
-            cached as WORK/inputs/city_<n>_seed<seed>.csv). Then, --repeats times: ingest, project,
+            cached as WORK/inputs/city_<n>_seed<seed>.csv), or with the reference's gen.py
+            (--reference-generator; WORK/inputs/gen_<n>_seed<seed>.csv).
+
+            The user's path (--parts user): a manifest per graph method and keyword count (no maps),
+            then --user-repeats times: 'regionsearch run MANIFEST --force' as one process (wall, CPU of
+            it and all its stages, peak RSS of the largest process), a warm rerun with nothing to do,
+            and, for 2 keywords, the reference on the same CSV right after (A B A B …); every figure
+            as min/median/max, the reference/ours ratio pair by pair, the load average before each
+            run, and each stage's seconds and the hashing time from run.json. The memory bandwidth
+            (STREAM triad, one thread and all) is measured for the propagation's bound.
+
+            The stages (--parts stages), --repeats times: ingest, project,
             and for each graph method the graph and, for each keyword count, propagate → regions →
             hulls, every stage as its own process started with posix_spawn and reaped with wait4 (wall
             time spawn to exit, CPU time and ru_maxrss of that child). Keyword sets are the first N of
@@ -101,6 +125,10 @@ public enum BenchmarkCommand {
             Self.verifyThreadsOption,
             Self.projBaselineOption,
             Self.crsOption,
+            Self.partsOption,
+            Self.userRepeatsOption,
+            Self.referenceGeneratorOption,
+            Self.bandwidthProbeOption,
             Self.threadsOption,
         ])
 
@@ -146,7 +174,19 @@ public enum BenchmarkCommand {
             print(result.json.serialized(sortedKeys: true, pretty: true))
             return
         }
+        if cl.flag(Self.bandwidthProbeOption) {
+            print(BandwidthProbe.measure().serialized(sortedKeys: true, pretty: true))
+            return
+        }
         var options = BenchmarkRunner.Options()
+        if let v = cl.value(Self.partsOption) {
+            options.parts = Set(v.split(separator: ",").map(String.init))
+            for p in options.parts where p != "user" && p != "stages" {
+                throw UsageError("--parts: unknown part \"\(p)\" (user, stages)")
+            }
+        }
+        if let v = try integer(cl, Self.userRepeatsOption) { options.userRepeats = v }
+        options.referenceGenerator = cl.value(Self.referenceGeneratorOption)
         if let v = cl.value(Self.sizesOption) {
             options.sizes = try v.split(separator: ",").map { try parseSize(String($0)) }
         }
@@ -180,13 +220,16 @@ public enum BenchmarkCommand {
         if (options.referencePython == nil) != (options.referenceScript == nil) {
             throw UsageError("--reference-python and --reference-script go together")
         }
+        if options.referenceGenerator != nil && options.referencePython == nil {
+            throw UsageError("--reference-generator needs --reference-python")
+        }
         if let v = try integer(cl, Self.referenceMaxNOption) { options.referenceMaxN = v }
         if let v = try integer(cl, Self.largeNOption) { options.largeN = v }
         if let v = try integer(cl, Self.largeRepeatsOption) { options.largeRepeats = v }
         if options.referencePython != nil && !options.keywordCounts.contains(2) {
             options.keywordCounts.append(2)  // the reference's keywords, 咖啡,bank
         }
-        for stage in Pipeline.stages.map({ $0.executable }) + ["regionsearch-generate"] {
+        for stage in Pipeline.stages.map({ $0.executable }) + ["regionsearch-generate", "regionsearch"] {
             guard FileManager.default.isExecutableFile(atPath: options.binDirectory + "/" + stage) else {
                 throw UsageError(
                     "--bin: \(options.binDirectory)/\(stage) not found; build with 'swift build -c release' and pass "

@@ -295,7 +295,9 @@ private struct Sweep {
         let p = dx / s
         let angle = (dy > 0 ? 3 - p : 1 + p) / 4  // [0, 1]
         guard angle >= 0, angle <= 1 else { return 0 }
-        return Int(angle * Double(hashSize)) % hashSize
+        // angle ≤ 1, so the bucket is at most hashSize: one compare instead of a division.
+        let bucket = Int(angle * Double(hashSize))
+        return bucket >= hashSize ? bucket - hashSize : bucket
     }
 
     @inline(__always)
@@ -409,8 +411,10 @@ private struct Sweep {
             // A hull vertex near the point's angle; the walk below starts from its predecessor.
             var start = 0
             let key = hashKey(x, y)
-            for j in 0..<hashSize {
-                let s = Int(hullHash[(key + j) % hashSize])
+            var slot = key
+            for _ in 0..<hashSize {
+                let s = Int(hullHash[slot])
+                slot = slot + 1 == hashSize ? 0 : slot + 1
                 if s != -1 && s != Int(hullNext[s]) {
                     start = s
                     break

@@ -87,24 +87,40 @@ public struct SubsetGeometry: Sendable {
         return lo < subset.count && subset[lo] == point ? lo : nil
     }
 
+    /// The nearest other locations of every location, enough for any k up to `k` (the lists
+    /// of a smaller k are prefixes of these: neighbours are ordered by distance, then index).
+    public func nearestLocations(_ k: Int) -> NearestLocations {
+        let u = locations.count
+        guard k >= 1, u >= 2 else { return NearestLocations(lists: nil) }
+        let knn = x.withUnsafeBufferPointer { bx in
+            y.withUnsafeBufferPointer { by in
+                locations.withUnsafeBufferPointer { NearestNeighbors(x: bx, y: by, subset: $0, k: min(k, u - 1)) }
+            }
+        }
+        return NearestLocations(lists: knn)
+    }
+
+    /// Nearest-location lists computed once for several spacings (``nearestLocations(_:)``).
+    public struct NearestLocations: Sendable {
+        let lists: NearestNeighbors?
+    }
+
     /// For every position, the distance from its location to the k-th nearest other *location*
     /// of the subset (coincident members count once), infinity when there are not k others: the
-    /// subset's local spacing in the sense of the graph's σ.
-    public func kthLocationDistance(_ k: Int) -> [Double] {
+    /// subset's local spacing in the sense of the graph's σ. `nearest`: lists for at least k.
+    public func kthLocationDistance(_ k: Int, nearest: NearestLocations? = nil) -> [Double] {
         let m = subset.count
         let u = locations.count
         guard k >= 1, u >= 2 else { return [Double](repeating: .infinity, count: m) }
         let kk = min(k, u - 1)
-        let knn = x.withUnsafeBufferPointer { bx in
-            y.withUnsafeBufferPointer { by in
-                locations.withUnsafeBufferPointer { NearestNeighbors(x: bx, y: by, subset: $0, k: kk) }
-            }
+        guard let knn = (nearest ?? nearestLocations(k)).lists, knn.k >= kk else {
+            preconditionFailure("nearest-location lists shorter than k")
         }
         var perLocation = [Double](repeating: .infinity, count: u)
         if kk == k {
             for l in 0..<u {
                 let p = Int(locations[l])
-                let q = Int(locations[Int(knn.neighbors[l * kk + kk - 1])])
+                let q = Int(locations[Int(knn.neighbors[l * knn.k + kk - 1])])
                 let dx = x[p] - x[q]
                 let dy = y[p] - y[q]
                 perLocation[l] = (dx * dx + dy * dy).squareRoot()
@@ -114,18 +130,22 @@ public struct SubsetGeometry: Sendable {
     }
 
     /// For every position, the distance to its k-th nearest other member, duplicates counted
-    /// (infinity when there are not k others).
-    public func kthNeighbourDistance(_ k: Int) -> [Double] {
+    /// (infinity when there are not k others). `nearest`: lists for at least k.
+    public func kthNeighbourDistance(_ k: Int, nearest: NearestLocations? = nil) -> [Double] {
         let m = subset.count
         guard k >= 1, m >= 2 else { return [Double](repeating: .infinity, count: m) }
         let u = locations.count
         // Enough distinct neighbours to reach k others even if every one holds a single POI.
-        let knn = x.withUnsafeBufferPointer { bx in
-            y.withUnsafeBufferPointer { by in
-                locations.withUnsafeBufferPointer { NearestNeighbors(x: bx, y: by, subset: $0, k: min(k, u - 1)) }
-            }
-        }
+        let kk = min(k, u - 1)
         var perLocation = [Double](repeating: .infinity, count: u)
+        guard kk >= 1 else {
+            // One location holding every member.
+            for l in 0..<u where k - Int(multiplicity[l] - 1) <= 0 { perLocation[l] = 0 }
+            return (0..<m).map { perLocation[Int(locationOf[$0])] }
+        }
+        guard let knn = (nearest ?? nearestLocations(k)).lists, knn.k >= kk else {
+            preconditionFailure("nearest-location lists shorter than k")
+        }
         for l in 0..<u {
             var need = k - Int(multiplicity[l] - 1)
             if need <= 0 {
@@ -133,7 +153,7 @@ public struct SubsetGeometry: Sendable {
                 continue
             }
             let p = Int(locations[l])
-            for t in 0..<knn.k {
+            for t in 0..<kk {
                 let q = Int(knn.neighbors[l * knn.k + t])
                 need -= Int(multiplicity[q])
                 if need <= 0 {

@@ -43,16 +43,24 @@ enum VoidEdges {
     ) -> [Bool] {
         let t = dt.triangleCount
         var empty = [Bool](repeating: false, count: t)
+        // Each triangle on its own: all threads, the same flags for any thread count.
         dt.triangles.withUnsafeBufferPointer { tri in
             smoothed.withUnsafeBufferPointer { scale in
-                for k in 0..<t {
-                    let a = Int(unique[Int(tri[3 * k])])
-                    let b = Int(unique[Int(tri[3 * k + 1])])
-                    let c = Int(unique[Int(tri[3 * k + 2])])
-                    let r2 = DelaunayTriangulation.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
-                    let sigma = Double(max(scale[a], scale[b], scale[c]))
-                    let limit = radius * sigma
-                    empty[k] = r2 > limit * limit
+                unique.withUnsafeBufferPointer { unique in
+                    empty.withUnsafeMutableBufferPointer { empty in
+                        let empty = empty
+                        Parallel.forRanges(t, minChunk: 16384) { range in
+                            for k in range {
+                                let a = Int(unique[Int(tri[3 * k])])
+                                let b = Int(unique[Int(tri[3 * k + 1])])
+                                let c = Int(unique[Int(tri[3 * k + 2])])
+                                let r2 = DelaunayTriangulation.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
+                                let sigma = Double(max(scale[a], scale[b], scale[c]))
+                                let limit = radius * sigma
+                                empty[k] = r2 > limit * limit
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -148,40 +156,95 @@ enum VoidEdges {
         return lo < Int(offsets[u + 1]) && nb[lo] == target ? lo : nil
     }
 
+    /// The k-th smallest of `v[0..<m]` (0-based) by quickselect; reorders `v[0..<m]` so that the
+    /// k values before position k are the smallest.
+    @inline(__always)
+    static func select(_ v: UnsafeMutablePointer<Float>, _ m: Int, _ k: Int) -> Float {
+        var lo = 0
+        var hi = m - 1
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2
+            if v[mid] < v[lo] { swap(&v[mid], &v[lo]) }
+            if v[hi] < v[lo] { swap(&v[hi], &v[lo]) }
+            if v[hi] < v[mid] { swap(&v[hi], &v[mid]) }
+            let pivot = v[mid]
+            var i = lo
+            var j = hi
+            while i <= j {
+                while v[i] < pivot { i += 1 }
+                while v[j] > pivot { j -= 1 }
+                if i <= j {
+                    let t = v[i]
+                    v[i] = v[j]
+                    v[j] = t
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { return v[k] }
+        }
+        return v[k]
+    }
+
     /// σ̄ per point: the median σ over the point and its graph neighbours up to two edges away, at
     /// least the point's own σ / √2.
+    ///
+    /// Each worker marks the points it has reached from i in its own stamp array (no sort to
+    /// remove duplicates) and selects the median of the ~20 values without sorting them: the
+    /// median of the same multiset as a sort gives, bit for bit.
     static func smoothedScale(_ graph: AdjacencyGraph) -> [Float] {
         let n = graph.nodeCount
         var out = [Float](repeating: 0, count: n)
+        let workers = max(1, min(Parallel.threadCount, n / 4096))
+        let share = (n + workers - 1) / workers
         out.withUnsafeMutableBufferPointer { out in
             let out = out
             graph.offsets.withUnsafeBufferPointer { offsets in
                 graph.neighbors.withUnsafeBufferPointer { nb in
                     graph.scale.withUnsafeBufferPointer { scale in
-                        Parallel.forRanges(n, minChunk: 4096) { range in
-                            var ring: [Int32] = []
-                            var values: [Float] = []
-                            for i in range {
-                                ring.removeAll(keepingCapacity: true)
-                                ring.append(Int32(i))
-                                for e in Int(offsets[i])..<Int(offsets[i + 1]) { ring.append(Int32(bitPattern: nb[e])) }
-                                let first = ring.count
-                                for t in 1..<first {
-                                    let j = Int(ring[t])
-                                    for e in Int(offsets[j])..<Int(offsets[j + 1]) {
-                                        ring.append(Int32(bitPattern: nb[e]))
+                        Parallel.forEach(workers) { w in
+                            // seen[v] == i + 1: v already counted for point i (no clearing needed).
+                            let seen = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+                            seen.initialize(repeating: 0, count: n)
+                            var capacity = 64
+                            var values = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+                            defer {
+                                seen.deallocate()
+                                values.deallocate()
+                            }
+                            for i in (w * share)..<min(n, (w + 1) * share) {
+                                let mark = UInt32(truncatingIfNeeded: i + 1)
+                                var m = 0
+                                @inline(__always) func add(_ v: Int) {
+                                    if seen[v] == mark { return }
+                                    seen[v] = mark
+                                    if m == capacity {
+                                        let bigger = UnsafeMutablePointer<Float>.allocate(capacity: 2 * capacity)
+                                        bigger.update(from: values, count: m)
+                                        values.deallocate()
+                                        values = bigger
+                                        capacity *= 2
                                     }
+                                    values[m] = scale[v]
+                                    m += 1
                                 }
-                                ring.sort()
-                                values.removeAll(keepingCapacity: true)
-                                var last: Int32 = -1
-                                for v in ring where v != last {
-                                    values.append(scale[Int(v)])
-                                    last = v
+                                add(i)
+                                let lo = Int(offsets[i])
+                                let hi = Int(offsets[i + 1])
+                                for e in lo..<hi { add(Int(nb[e])) }
+                                for e in lo..<hi {
+                                    let j = Int(nb[e])
+                                    for f in Int(offsets[j])..<Int(offsets[j + 1]) { add(Int(nb[f])) }
                                 }
-                                values.sort()
-                                let m = values.count
-                                let median = m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2])
+                                let upper = Self.select(values, m, m / 2)
+                                var median = upper
+                                if m % 2 == 0 {
+                                    // The lower half now holds the m/2 smallest values: the other
+                                    // middle value is their largest.
+                                    var lower = values[0]
+                                    for k in 1..<(m / 2) { lower = max(lower, values[k]) }
+                                    median = 0.5 * (lower + upper)
+                                }
                                 // Never below the point's own σ deflated by √2, the most a half-plane
                                 // (a bank) inflates it: a sparse point beside a dense centre keeps
                                 // its own, sparse, spacing.
@@ -202,35 +265,72 @@ extension VoidEdges {
     /// CSR): a kNN edge crosses a void when it is a flagged Delaunay edge, or when it is not a
     /// Delaunay edge and no location joins its two ends by Delaunay edges that cross no void (kNN
     /// edges span at most a few Delaunay hops; across a river every such path is cut).
+    ///
+    /// Per point, its Delaunay neighbours (with their entries) and the ends of its two-edge paths
+    /// that cross no void are marked in stamp arrays, one set per worker, so each kNN edge is two
+    /// lookups instead of binary searches; rows are independent, so any thread count gives the
+    /// same flags.
     static func knnFlags(knn: AdjacencyGraph, delaunay: AdjacencyGraph, delaunayFlags: [UInt8]) -> [UInt8] {
+        let n = knn.nodeCount
         var flags = [UInt8](repeating: 0, count: knn.neighbors.count)
-        func entry(_ u: Int, _ v: Int) -> Int? {
-            var lo = Int(delaunay.offsets[u])
-            var hi = Int(delaunay.offsets[u + 1])
-            let target = UInt32(truncatingIfNeeded: v)
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if delaunay.neighbors[mid] < target { lo = mid + 1 } else { hi = mid }
-            }
-            return lo < Int(delaunay.offsets[u + 1]) && delaunay.neighbors[lo] == target ? lo : nil
-        }
-        for i in 0..<knn.nodeCount {
-            for e in knn.range(i) {
-                let j = Int(knn.neighbors[e])
-                guard knn.length[e] > 0 else { continue }
-                if let d = entry(i, j) {
-                    flags[e] = delaunayFlags[d]
-                    continue
-                }
-                var joined = false
-                for d in delaunay.range(i) where delaunayFlags[d] == 0 {
-                    let k = Int(delaunay.neighbors[d])
-                    if let d2 = entry(k, j), delaunayFlags[d2] == 0 {
-                        joined = true
-                        break
+        let workers = max(1, min(Parallel.threadCount, n / 4096))
+        let share = (n + workers - 1) / workers
+        flags.withUnsafeMutableBufferPointer { out in
+            let out = out
+            knn.offsets.withUnsafeBufferPointer { ko in
+                knn.neighbors.withUnsafeBufferPointer { kn in
+                    knn.length.withUnsafeBufferPointer { kl in
+                        delaunay.offsets.withUnsafeBufferPointer { dof in
+                            delaunay.neighbors.withUnsafeBufferPointer { dn in
+                                delaunayFlags.withUnsafeBufferPointer { df in
+                                    Parallel.forEach(workers) { w in
+                                        // direct[v] == i + 1: v is a Delaunay neighbour of i, at entry entry[v];
+                                        // reach[v] == i + 1: i → k → v by two Delaunay edges crossing no void.
+                                        let direct = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+                                        let entry = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+                                        let reach = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
+                                        direct.initialize(repeating: 0, count: n)
+                                        entry.initialize(repeating: 0, count: n)
+                                        reach.initialize(repeating: 0, count: n)
+                                        defer {
+                                            direct.deallocate()
+                                            entry.deallocate()
+                                            reach.deallocate()
+                                        }
+                                        for i in (w * share)..<min(n, (w + 1) * share) {
+                                            let mark = UInt32(truncatingIfNeeded: i + 1)
+                                            let lo = Int(dof[i])
+                                            let hi = Int(dof[i + 1])
+                                            for d in lo..<hi {
+                                                let v = Int(dn[d])
+                                                direct[v] = mark
+                                                entry[v] = Int32(truncatingIfNeeded: d)
+                                            }
+                                            var reached = false
+                                            for e in Int(ko[i])..<Int(ko[i + 1]) where kl[e] > 0 {
+                                                let j = Int(kn[e])
+                                                if direct[j] == mark {
+                                                    out[e] = df[Int(entry[j])]
+                                                    continue
+                                                }
+                                                if !reached {
+                                                    for d in lo..<hi where df[d] == 0 {
+                                                        let k = Int(dn[d])
+                                                        for d2 in Int(dof[k])..<Int(dof[k + 1]) where df[d2] == 0 {
+                                                            reach[Int(dn[d2])] = mark
+                                                        }
+                                                    }
+                                                    reached = true
+                                                }
+                                                if reach[j] != mark { out[e] = 1 }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
-                if !joined { flags[e] = 1 }
             }
         }
         return flags

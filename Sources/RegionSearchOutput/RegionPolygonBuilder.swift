@@ -1,7 +1,9 @@
 import CGEOS
 import Foundation
+import RegionSearchCore
 import RegionSearchModel
 import RegionSearchProjection
+import Synchronization
 
 /// Turns regions into polygons with GEOS: the region's skeleton — its keyword POIs, the edges
 /// that join them and the triangles those edges close — grown by a margin, never thinner than a
@@ -70,85 +72,59 @@ public struct RegionPolygonBuilder {
 
     public init(options: Options) { self.options = options }
 
+    /// A region's polygon in WGS84 after rules 1–5, before the rules that depend on better-ranked
+    /// regions: its polygons' rings (exterior first) exactly as GEOS returned them.
+    struct Shape {
+        var parts: [[(x: [Double], y: [Double])]]
+        /// Whether GEOS returned a MultiPolygon (else a Polygon, or nothing when `parts` is empty).
+        var multi: Bool
+        var margin: Double
+    }
+
     /// Builds polygons for all regions; returns them in table order (dropped regions omitted) and
     /// the number of regions dropped because better-ranked ones of their keyword covered them.
+    ///
+    /// Rules 1–5 of each region depend on that region alone and run on all threads (one GEOS and
+    /// one PROJ context per thread; a worker takes the next region when it is done); rules 6–7 run
+    /// in rank order afterwards. GEOS is deterministic and the shapes cross threads as coordinates,
+    /// so the output is the same for any thread count.
     public func build(table: RegionTable, points: ProjectedPoints, crs: String, crsIsLocal: Bool) throws
         -> (polygons: [Polygon], dropped: Int)
     {
+        let regions = table.regions
+        var shapes = [Result<Shape?, Error>](repeating: .success(nil), count: regions.count)
+        let next = Atomic<Int>(0)
+        shapes.withUnsafeMutableBufferPointer { out in
+            let out = out
+            Parallel.forEach(max(1, min(Parallel.threadCount, regions.count))) { _ in
+                let geos = GEOSContext()
+                let proj = PROJContext()
+                let toWGS84 = Result { crsIsLocal ? try proj.transformation(from: "EPSG:4326", to: crs) : nil }
+                while true {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    if index >= regions.count { break }
+                    out[index] = Result {
+                        try shape(index, regions[index], points: points, toWGS84: toWGS84.get(), proj: proj, geos: geos)
+                    }
+                }
+            }
+        }
         let geos = GEOSContext()
-        let proj = PROJContext()
-        let toWGS84 = crsIsLocal ? try proj.transformation(from: "EPSG:4326", to: crs) : nil
         // Regions in rank order within each keyword (the table is already ordered that way).
         var coveredByKeyword: [Int: GEOSGeometry] = [:]
         var out: [Polygon] = []
         var dropped = 0
-        for (index, region) in table.regions.enumerated() {
-            let members = region.shapeMembers
-            var px: [Double] = []
-            var py: [Double] = []
-            var lons: [Double] = []
-            var lats: [Double] = []
-            for v in members {
-                let i = Int(v)
-                px.append(points.x[i])
-                py.append(points.y[i])
-                lons.append(points.lon[i])
-                lats.append(points.lat[i])
-            }
-            // The plane the polygon is built in.
-            let plane: PROJTransform
-            if let toWGS84 {
-                plane = toWGS84
-            } else {
-                let (clon, clat) = Self.centre(lon: lons, lat: lats)
-                plane = try proj.transformation(
-                    from: "EPSG:4326",
-                    to: "+proj=laea +lat_0=\(clat) +lon_0=\(clon) +datum=WGS84 +units=m +no_defs +type=crs")
-                px = lons
-                py = lats
-                _ = try plane.transform(x: &px, y: &py)
-            }
-            let minRadius = options.minExtent / 2
-            let margin = options.margin ?? max(options.marginSpacing * region.spacing, options.minExtent / 4)
-            var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
-            if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
-                || g.area < Double.pi * minRadius * minRadius
-            {
-                g = try g.union(try geos.multiPoint(x: px, y: py).buffer(max(margin, minRadius)))
-            }
-            if !g.isValid { g = try g.makeValid() }
-            let planar = try g.polygonalParts()
-            guard !planar.isEmpty else {
+        for (index, region) in regions.enumerated() {
+            guard let shape = try shapes[index].get(), !shape.parts.isEmpty else {
                 dropped += 1
                 continue
             }
-            // Back to WGS84, part by part and ring by ring, longitudes continuous around the region
-            // before any planar operation in degrees.
-            var reference: Double?
-            var lonLatParts: [GEOSGeometry] = []
-            for piece in try planar.polygons() {
-                var lonLatRings: [(x: [Double], y: [Double])] = []
-                for var (rx, ry) in try piece.rings() {
-                    let failed = try plane.transform(x: &rx, y: &ry, inverse: true)
-                    guard failed.isEmpty else {
-                        throw GEOSError(
-                            message: "region \(index + 1): \(failed.count) polygon vertices could not be transformed "
-                                + "back to WGS84")
-                    }
-                    let ref = reference ?? rx.first ?? 0
-                    reference = ref
-                    for i in 0..<rx.count { rx[i] = ref + normalizeLongitude(rx[i] - ref) }
-                    lonLatRings.append((rx, ry))
-                }
-                var part = try geos.polygon(rings: lonLatRings)
-                if !part.isValid { part = try part.makeValid().polygonalParts() }
-                if !part.isEmpty { lonLatParts.append(part) }
-            }
+            let pieces = try shape.parts.map { try geos.polygon(rings: $0) }
+            var polygon = shape.multi ? try geos.collection(GEOS_MULTIPOLYGON, of: pieces) : pieces[0]
             // On the 7-decimal grid the output is written in, so that rounding cannot make a valid
             // polygon invalid (a spike one unit wide folds onto itself), and the keyword's earlier
             // polygons are cut away on the same grid.
             let grid = 1e-7
-            var polygon = try geos.unionAll(lonLatParts).polygonalParts()
             if let covered = coveredByKeyword[region.keyword], covered.intersects(polygon) {
                 polygon = try polygon.difference(covered, gridSize: grid).polygonalParts()
             } else {
@@ -171,9 +147,80 @@ public struct RegionPolygonBuilder {
                 area += Geodesic.area(lon: part[0].lon, lat: part[0].lat)
                 for hole in part.dropFirst() { area -= Geodesic.area(lon: hole.lon, lat: hole.lat) }
             }
-            out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: margin))
+            out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: shape.margin))
         }
         return (out, dropped)
+    }
+
+    /// Rules 1–5 for one region: its grown, valid skeleton in WGS84; nil when nothing polygonal
+    /// is left of it.
+    func shape(
+        _ index: Int, _ region: RegionTable.Region, points: ProjectedPoints, toWGS84: PROJTransform?,
+        proj: PROJContext, geos: GEOSContext
+    ) throws -> Shape? {
+        let members = region.shapeMembers
+        var px: [Double] = []
+        var py: [Double] = []
+        var lons: [Double] = []
+        var lats: [Double] = []
+        for v in members {
+            let i = Int(v)
+            px.append(points.x[i])
+            py.append(points.y[i])
+            lons.append(points.lon[i])
+            lats.append(points.lat[i])
+        }
+        // The plane the polygon is built in.
+        let plane: PROJTransform
+        if let toWGS84 {
+            plane = toWGS84
+        } else {
+            let (clon, clat) = Self.centre(lon: lons, lat: lats)
+            plane = try proj.transformation(
+                from: "EPSG:4326",
+                to: "+proj=laea +lat_0=\(clat) +lon_0=\(clon) +datum=WGS84 +units=m +no_defs +type=crs")
+            px = lons
+            py = lats
+            _ = try plane.transform(x: &px, y: &py)
+        }
+        let minRadius = options.minExtent / 2
+        let margin = options.margin ?? max(options.marginSpacing * region.spacing, options.minExtent / 4)
+        var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
+        if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
+            || g.area < Double.pi * minRadius * minRadius
+        {
+            g = try g.union(try geos.multiPoint(x: px, y: py).buffer(max(margin, minRadius)))
+        }
+        if !g.isValid { g = try g.makeValid() }
+        let planar = try g.polygonalParts()
+        guard !planar.isEmpty else { return nil }
+        // Back to WGS84, part by part and ring by ring, longitudes continuous around the region
+        // before any planar operation in degrees.
+        var reference: Double?
+        var lonLatParts: [GEOSGeometry] = []
+        for piece in try planar.polygons() {
+            var lonLatRings: [(x: [Double], y: [Double])] = []
+            for var (rx, ry) in try piece.rings() {
+                let failed = try plane.transform(x: &rx, y: &ry, inverse: true)
+                guard failed.isEmpty else {
+                    throw GEOSError(
+                        message: "region \(index + 1): \(failed.count) polygon vertices could not be transformed "
+                            + "back to WGS84")
+                }
+                let ref = reference ?? rx.first ?? 0
+                reference = ref
+                for i in 0..<rx.count { rx[i] = ref + normalizeLongitude(rx[i] - ref) }
+                lonLatRings.append((rx, ry))
+            }
+            var part = try geos.polygon(rings: lonLatRings)
+            if !part.isValid { part = try part.makeValid().polygonalParts() }
+            if !part.isEmpty { lonLatParts.append(part) }
+        }
+        let polygon = try geos.unionAll(lonLatParts).polygonalParts()
+        if polygon.isEmpty { return Shape(parts: [], multi: false, margin: margin) }
+        return Shape(
+            parts: try polygon.polygons().map { try $0.rings() },
+            multi: polygon.typeID == Int32(GEOS_MULTIPOLYGON.rawValue), margin: margin)
     }
 
     /// The region's skeleton in the plane (rule 2): its POIs, edges and triangles; or the convex

@@ -30,12 +30,23 @@ enum ChebyshevKernel {
         lanes: Int, offset: Int, rows: Range<Int>, alpha: Double, c1: Double, c2: Double, _ m: Matrix,
         _ s: State, maxOut: UnsafeMutablePointer<Double>
     ) {
+        // A band as wide as the matrix (1–2 keywords: 4 columns) gets its row stride as a constant:
+        // the neighbour's address is then a shift, not a multiply on the gather's critical path.
+        let full = offset == 0 && s.width == lanes
         switch lanes {
         case 1: stepScalar(offset, rows, alpha, c1, c2, m, s, maxOut)
-        case 2: store(stepLanes(SIMD2<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
-        case 4: store(stepLanes(SIMD4<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
-        case 8: store(stepLanes(SIMD8<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
-        case 16: store(stepLanes(SIMD16<Double>.self, offset, rows, alpha, c1, c2, m, s), maxOut)
+        case 2:
+            store(
+                full
+                    ? stepLanes(SIMD2<Double>.self, 0, rows, alpha, c1, c2, m, s, width: 2)
+                    : stepLanes(SIMD2<Double>.self, offset, rows, alpha, c1, c2, m, s, width: s.width), maxOut)
+        case 4:
+            store(
+                full
+                    ? stepLanes(SIMD4<Double>.self, 0, rows, alpha, c1, c2, m, s, width: 4)
+                    : stepLanes(SIMD4<Double>.self, offset, rows, alpha, c1, c2, m, s, width: s.width), maxOut)
+        case 8: store(stepLanes(SIMD8<Double>.self, offset, rows, alpha, c1, c2, m, s, width: s.width), maxOut)
+        case 16: store(stepLanes(SIMD16<Double>.self, offset, rows, alpha, c1, c2, m, s, width: s.width), maxOut)
         default: preconditionFailure("unsupported band width \(lanes)")
         }
     }
@@ -88,9 +99,8 @@ enum ChebyshevKernel {
     @inline(__always)
     private static func stepLanes<V: ChebyshevLanes>(
         _: V.Type, _ o: Int, _ rows: Range<Int>, _ alpha: Double,
-        _ c1: Double, _ c2: Double, _ m: Matrix, _ s: State
+        _ c1: Double, _ c2: Double, _ m: Matrix, _ s: State, width w: Int
     ) -> V {
-        let w = s.width
         let c1v = V(repeating: c1)
         let c2v = V(repeating: c2)
         let av = V(repeating: alpha)

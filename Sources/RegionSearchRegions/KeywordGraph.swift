@@ -56,10 +56,12 @@ public struct KeywordGraph: Sendable {
         geometry = x.withUnsafeBufferPointer { bx in
             y.withUnsafeBufferPointer { SubsetGeometry(x: bx, y: $0, subset: keywordPoints) }
         }
+        // One k-d tree query for all three (the shorter lists are prefixes of the longer).
+        let nearest = geometry.nearestLocations(2 * rules.neighbours)
         let floor = rules.minSpacing
-        spacing = geometry.kthNeighbourDistance(rules.neighbours).map { max($0, floor) }
-        locationSpacing = geometry.kthLocationDistance(rules.neighbours)
-        wideSpacing = geometry.kthNeighbourDistance(2 * rules.neighbours).map { max($0, floor) }
+        spacing = geometry.kthNeighbourDistance(rules.neighbours, nearest: nearest).map { max($0, floor) }
+        locationSpacing = geometry.kthLocationDistance(rules.neighbours, nearest: nearest)
+        wideSpacing = geometry.kthNeighbourDistance(2 * rules.neighbours, nearest: nearest).map { max($0, floor) }
         self.rules = rules
     }
 

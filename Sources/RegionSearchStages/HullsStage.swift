@@ -92,7 +92,7 @@ public enum HullsStage {
         }
 
         // Counts inside the polygons as written (a GIS points-in-polygon join gives the same).
-        let census = PointCensus(lon: points.lon, lat: points.lat)
+        let census = PointCensus(lon: points.lon, lat: points.lat, near: polygons.map(\.polygons))
         let geos = GEOSContext()
         let counts = try stage.summary.time(.hulls) {
             try polygons.map { p in

@@ -263,6 +263,9 @@ public enum PropagateStage {
         try stage.summary.time(.write) { try result.table.writer(metadata: meta).write(to: output) }
         stage.summary.set(.nodes, rows.count)
         stage.summary.setDetail("keywords", .array(keywordMeta))
+        stage.summary.setDetail("matrix_seconds", .number(result.matrixSeconds))
+        stage.summary.setDetail("solve_seconds", .number(result.solveSeconds))
+        stage.summary.setDetail("columns", .number(Double(result.columnStatus.count)))
         stage.summary.set(.iterations, result.columnStatus.map { $0.iterations }.max() ?? 0)
         Log.info(
             "propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in "

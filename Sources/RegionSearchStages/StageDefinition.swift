@@ -100,6 +100,13 @@ public struct StageDefinition: Sendable {
         "threads", .value, placeholder: "N", help: "Worker threads (default: all cores). Output is identical for any N."
     )
 
+    /// `--no-sync`, which every stage accepts: `regionsearch run` passes it (see
+    /// ``AtomicFile/durable``).
+    public static let noSyncOption = CommandSpec.Option(
+        "no-sync", .flag,
+        help: "Write outputs atomically but without fsync (regionsearch run passes this: it checks every "
+            + "object's content hash before using it, so a file a power cut damaged is rebuilt).")
+
     /// The command-line option of input port `option`.
     func inputOption(_ option: String) -> CommandSpec.Option {
         let p = input(option)
@@ -117,7 +124,7 @@ public struct StageDefinition: Sendable {
     }
 
     /// The command-line spec of the stage executable: input/output path options, the
-    /// stage's parameters, `--summary` and `--threads`.
+    /// stage's parameters, `--summary`, `--threads` and `--no-sync`.
     func commandSpec(
         usage: String? = nil, discussion: String = "", extraOptions: [CommandSpec.Option] = [],
         positionals: Bool = false
@@ -126,7 +133,7 @@ public struct StageDefinition: Sendable {
     {
         var options = inputs.map { inputOption($0.option) } + outputs.map { outputOption($0.option) }
         options += extraOptions
-        options += [Self.summaryOption, Self.threadsOption]
+        options += [Self.summaryOption, Self.threadsOption, Self.noSyncOption]
         let ports = (inputs + outputs).map { "--\($0.option) PATH" }.joined(separator: " ")
         return CommandSpec(
             name: executable, abstract: abstract, usage: usage ?? "\(executable) \(ports) [parameters]",

@@ -1,6 +1,6 @@
 import RegionSearchCore
 
-/// What every stage executable does before its own work: apply `--threads`, resolve its
+/// What every stage executable does before its own work: apply `--threads` (and `--no-sync`), resolve its
 /// parameters into typed options, find `--output`, start the summary, and open input artifacts
 /// by port name with the kind the port declares.
 struct StageInvocation<Options: StageOptions> {
@@ -13,6 +13,7 @@ struct StageInvocation<Options: StageOptions> {
 
     init(_ commandLine: ParsedCommandLine, _ definition: StageDefinition) throws(UsageError) {
         try Parallel.configure(from: commandLine.value(StageDefinition.threadsOption))
+        if commandLine.flag(StageDefinition.noSyncOption) { AtomicFile.durable = false }
         self.definition = definition
         self.commandLine = commandLine
         parameters = try commandLine.parameters()

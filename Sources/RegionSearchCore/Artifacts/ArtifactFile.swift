@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -6,12 +8,14 @@
 
 /// A validated artifact, mapped into memory read-only (see ``ArtifactFormat``).
 ///
-/// The file is mapped with `mmap` (pages populated up front) and its checksum is verified before
-/// any column is handed out; column views point into the mapping and live as long as this object.
-/// Mapping instead of reading saves a copy of every byte and the page faults of a fresh buffer
-/// (on this kind of machine a read costs about as much as the copy and the faults together).
-/// Artifacts are only ever replaced by rename (``AtomicFile``), never rewritten in place, so a
-/// mapping keeps seeing the complete file it opened. Files that cannot be mapped are read.
+/// Opening maps the file and checks its header, trailer, directory and metadata (the trailer
+/// checksum covers them, with every column's checksum) and its zero padding; a column's own
+/// checksum is verified the first time the column is handed out, so its first read is its check
+/// and columns the stage never asks for are never read. Column views point into the mapping and
+/// live as long as this object. Mapping instead of reading saves a copy of every byte and the page
+/// faults of a fresh buffer; each column's pages are populated when it is verified. Artifacts are
+/// only ever replaced by rename (``AtomicFile``), never rewritten in place, so a mapping keeps
+/// seeing the complete file it opened. Files that cannot be mapped are read.
 public final class ArtifactFile {
     public struct ColumnInfo {
         public var name: String
@@ -19,21 +23,26 @@ public final class ArtifactFile {
         public var count: Int
         public var offset: Int
         public var length: Int
+        /// XXH64 of the column's data, from the directory.
+        public var checksum: UInt64
     }
 
     public let path: String
     public let kind: ArtifactKind
     public let rowCount: Int
     public let metadata: JSONValue
-    /// XXH64 of the content, as stored in (and verified against) the trailer.
+    /// The trailer's XXH64 (of the header, metadata and directory, column checksums included):
+    /// it changes with any byte of the file's content.
     public let checksum: UInt64
     public let size: Int
     public let columns: [ColumnInfo]
     private let storage: UnsafeRawBufferPointer
     /// Whether `storage` is a mapping (else a malloc'ed copy).
     private let mapped: Bool
+    /// Per column: whether its checksum has been verified.
+    private let verified: Mutex<[Bool]>
 
-    /// Loads and validates an artifact.
+    /// Loads and validates an artifact (its columns are verified when first used).
     ///
     /// - Parameter expected: the kind the caller needs; any other kind is an error naming both.
     public init(path: String, expected: ArtifactKind?) throws(ArtifactError) {
@@ -57,7 +66,7 @@ public final class ArtifactFile {
         }
         let storage: UnsafeRawBufferPointer
         var mapped = false
-        let map = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)
+        let map = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
         if let map, map != MAP_FAILED {
             storage = UnsafeRawBufferPointer(start: map, count: size)
             mapped = true
@@ -88,6 +97,7 @@ public final class ArtifactFile {
             metadata = parsed.metadata
             checksum = parsed.checksum
             columns = parsed.columns
+            verified = Mutex([Bool](repeating: false, count: parsed.columns.count))
         } catch {
             ArtifactFile.release(storage, mapped: mapped)
             throw error
@@ -131,11 +141,26 @@ public final class ArtifactFile {
         else {
             throw ArtifactError.truncated(path: path, detail: "trailer missing or damaged")
         }
+        let columnCount = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
+        let metaOffset = u64(24)
+        let metaLength = u64(32)
+        let dirOffset = u64(40)
+        // The checksummed tail: metadata, padding, directory — right before the trailer.
+        guard metaOffset >= ArtifactFormat.headerSize, metaLength >= 0, metaOffset <= trailer,
+            dirOffset >= metaOffset, dirOffset + columnCount &* ArtifactFormat.directoryEntrySize == trailer,
+            metaOffset + metaLength <= dirOffset
+        else {
+            throw ArtifactError.malformed(path: path, detail: "directory or metadata out of bounds")
+        }
         let stored = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: trailer + 8, as: UInt64.self))
-        let computed = XXHash64.hash(UnsafeRawBufferPointer(start: base, count: trailer))
+        var hasher = XXHash64(seed: 0)
+        hasher.update(UnsafeRawBufferPointer(start: base, count: ArtifactFormat.headerSize))
+        hasher.update(UnsafeRawBufferPointer(start: base + metaOffset, count: trailer - metaOffset))
+        let computed = hasher.finalize()
         guard stored == computed else {
             throw ArtifactError.checksumMismatch(path: path, stored: stored, computed: computed)
         }
+        guard u64(56) == 0 else { throw ArtifactError.malformed(path: path, detail: "reserved header field is not 0") }
         let rawKind = UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 10, as: UInt16.self))
         guard let kind = ArtifactKind(rawValue: rawKind) else {
             throw ArtifactError.malformed(path: path, detail: "unknown artifact kind \(rawKind)")
@@ -143,17 +168,7 @@ public final class ArtifactFile {
         if let expected, expected != kind {
             throw ArtifactError.wrongKind(path: path, expected: expected, found: kind.description)
         }
-        let columnCount = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
         let rowCount = u64(16)
-        let metaOffset = u64(24)
-        let metaLength = u64(32)
-        let dirOffset = u64(40)
-        guard dirOffset >= ArtifactFormat.headerSize,
-            dirOffset + columnCount * ArtifactFormat.directoryEntrySize <= trailer,
-            metaOffset >= 0, metaLength >= 0, metaOffset + metaLength <= trailer
-        else {
-            throw ArtifactError.malformed(path: path, detail: "directory or metadata out of bounds")
-        }
         let metadata: JSONValue
         do {
             metadata = try JSONParser.parse(
@@ -162,7 +177,16 @@ public final class ArtifactFile {
         } catch {
             throw ArtifactError.malformed(path: path, detail: "metadata is not valid JSON (\(error))")
         }
+        func zeros(_ from: Int, _ to: Int) -> Bool {
+            for i in from..<to where base.load(fromByteOffset: i, as: UInt8.self) != 0 { return false }
+            return true
+        }
+        guard zeros(metaOffset + metaLength, dirOffset) else {
+            throw ArtifactError.malformed(path: path, detail: "padding after the metadata is not zero")
+        }
         var columns: [ColumnInfo] = []
+        // Columns lie in directory order from the header on, each at the next 64-byte boundary.
+        var end = ArtifactFormat.headerSize
         for i in 0..<columnCount {
             let e = dirOffset + i * ArtifactFormat.directoryEntrySize
             let nameBytes = Array(UnsafeRawBufferPointer(start: base + e, count: ArtifactFormat.maxColumnNameBytes))
@@ -173,29 +197,93 @@ public final class ArtifactFile {
             let count = u64(e + 40)
             let offset = u64(e + 48)
             let length = u64(e + 56)
-            guard count >= 0, offset >= 0, length == count &* type.byteWidth, offset % ArtifactFormat.alignment == 0,
-                offset + length <= trailer
+            let sum = UInt64(truncatingIfNeeded: u64(e + 64))
+            let aligned = (end + ArtifactFormat.alignment - 1) / ArtifactFormat.alignment * ArtifactFormat.alignment
+            guard count >= 0, offset == aligned, length == count &* type.byteWidth, offset + length <= metaOffset
             else {
                 throw ArtifactError.malformed(path: path, detail: "column '\(name)' out of bounds")
             }
-            columns.append(ColumnInfo(name: name, type: type, count: count, offset: offset, length: length))
+            guard zeros(end, offset) else {
+                throw ArtifactError.malformed(path: path, detail: "padding before column '\(name)' is not zero")
+            }
+            end = offset + length
+            columns.append(
+                ColumnInfo(name: name, type: type, count: count, offset: offset, length: length, checksum: sum))
+        }
+        guard zeros(end, metaOffset),
+            (end + ArtifactFormat.alignment - 1) / ArtifactFormat.alignment * ArtifactFormat.alignment == metaOffset
+        else {
+            throw ArtifactError.malformed(path: path, detail: "padding before the metadata is not zero")
         }
         return (kind, rowCount, metadata, stored, columns)
+    }
+
+    /// Verifies column `index`'s checksum unless that was done already (populating its pages).
+    private func verify(_ index: Int) throws(ArtifactError) {
+        if verified.withLock({ $0[index] }) { return }
+        let info = columns[index]
+        let start = storage.baseAddress! + info.offset
+        if mapped && info.length >= 1 << 16 {
+            // Fault the column's pages in one call rather than one page at a time (Linux ≥ 5.14;
+            // elsewhere the hash below faults them).
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let lo = info.offset / page * page
+            _ = madvise(
+                UnsafeMutableRawPointer(mutating: storage.baseAddress! + lo), info.offset + info.length - lo,
+                MADV_POPULATE_READ)
+        }
+        let computed = XXHash64.hash(UnsafeRawBufferPointer(start: start, count: info.length))
+        guard computed == info.checksum else {
+            throw ArtifactError.checksumMismatch(
+                path: path, stored: info.checksum, computed: computed, column: info.name)
+        }
+        verified.withLock { $0[index] = true }
+    }
+
+    /// Verifies every column not verified yet (what a reader of the whole file would check).
+    public func verifyAllColumns() throws(ArtifactError) {
+        for i in columns.indices { try verify(i) }
+    }
+
+    /// The identity of an artifact file: a ``ContentHash`` of its header, metadata, directory and
+    /// trailer (which hold every column's checksum), with its size — what `regionsearch run`
+    /// records for an artifact, read from a few kilobytes instead of hashing the whole file.
+    /// With `verifyingColumns` every column is checked against its checksum as well, so the
+    /// identity then stands for the complete content (a damaged column is an error naming it).
+    public static func identity(path: String, verifyingColumns: Bool) throws(ArtifactError) -> (
+        hash: ContentHash, size: Int
+    ) {
+        let file = try ArtifactFile(path: path, expected: nil)
+        if verifyingColumns { try file.verifyAllColumns() }
+        return (file.identity, file.size)
+    }
+
+    /// See ``identity(path:verifyingColumns:)``.
+    public var identity: ContentHash {
+        let base = storage.baseAddress!
+        let metaOffset = Int(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+        var hasher = ContentHasher()
+        hasher.update("regionsearch artifact identity 1")
+        hasher.update(UnsafeRawBufferPointer(start: base, count: ArtifactFormat.headerSize))
+        hasher.update(UnsafeRawBufferPointer(start: base + metaOffset, count: size - metaOffset))
+        return hasher.finalize()
     }
 
     /// Whether a column of this name exists.
     func hasColumn(_ name: String) -> Bool { columns.contains { $0.name == name } }
 
-    /// A typed view of a column; valid while this object is alive.
+    /// A typed view of a column, verified against its checksum; valid while this object is alive.
     public func column<T: ArtifactScalar>(_ name: String, as: T.Type = T.self) throws(ArtifactError)
         -> UnsafeBufferPointer<T>
     {
-        guard let info = columns.first(where: { $0.name == name }) else {
+        guard let index = columns.firstIndex(where: { $0.name == name }) else {
             throw ArtifactError.missingColumn(path: path, name: name)
         }
+        let info = columns[index]
         guard info.type == T.columnType else {
             throw ArtifactError.columnType(path: path, name: name, expected: T.columnType, found: info.type)
         }
+        try verify(index)
         let p = (storage.baseAddress! + info.offset).assumingMemoryBound(to: T.self)
         return UnsafeBufferPointer(start: p, count: info.count)
     }

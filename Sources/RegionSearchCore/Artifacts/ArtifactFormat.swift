@@ -1,9 +1,9 @@
-/// The on-disk layout shared by every intermediate artifact (`*.rsa`).
+/// The on-disk layout shared by every intermediate artifact (`*.rsa`), format version 2.
 ///
 /// ```
 /// offset  size  field
 /// 0       8     magic "RSARTIF\0"
-/// 8       2     format version (u16, currently 1)
+/// 8       2     format version (u16, currently 2)
 /// 10      2     kind (u16, see ArtifactKind)
 /// 12      4     column count (u32)
 /// 16      8     row count (u64): POIs, nodes or regions, depending on kind
@@ -12,29 +12,38 @@
 /// 40      8     directory offset (u64)
 /// 48      8     file length (u64), trailer included
 /// 56      8     reserved (0)
-/// directory: one 64-byte entry per column
+/// 64            column data, in directory order, each column 64-byte aligned (zero padding)
+/// then          metadata, zero padding to a multiple of 8, the directory:
+///               one 96-byte entry per column
 ///         32    name, UTF-8, NUL-padded
-///         1     element type (ColumnType), 7 bytes padding
+///         1     element type (ColumnType), 7 bytes zero
 ///         8     element count (u64)
 ///         8     data offset (u64, 64-byte aligned)
 ///         8     data length in bytes (u64)
-/// metadata, then column data (each column 64-byte aligned, zero padding between)
+///         8     XXH64 (seed 0) of the column's data bytes
+///         24    reserved (0)
 /// trailer, last 32 bytes:
 ///         8     magic "RSEND\0\0\0"
-///         8     XXH64 (seed 0) of every byte before the trailer
+///         8     XXH64 (seed 0) of the header followed by every byte from the metadata offset to
+///               the trailer (metadata, padding, directory — so every column checksum too)
 ///         8     file length again (u64)
 ///         8     reserved (0)
 /// ```
 /// All integers and floats are little-endian. Strings are stored as two columns, `NAME.offsets`
-/// (u64, count + 1 entries) and `NAME.bytes` (u8, UTF-8). A reader validates magic, version, kind,
-/// length and checksum before it hands out a single column, so a truncated, altered or
-/// half-written file is always rejected with the file name and the reason.
+/// (u64, count + 1 entries) and `NAME.bytes` (u8, UTF-8).
+///
+/// A reader validates magic, version, kind, length, the trailer checksum and the zero padding
+/// when it opens the file (a few kilobytes), and each column's checksum when that column is
+/// first used — its first read is its check, and columns a stage does not use are never read.
+/// So every byte is covered and a truncated, altered or half-written file is rejected with the
+/// file name and the reason before any damaged value is used. (Version 1 kept one checksum of
+/// the whole file, which every stage verified over every column before using any.)
 public enum ArtifactFormat {
     public static let magic: [UInt8] = Array("RSARTIF\0".utf8)
     static let trailerMagic: [UInt8] = Array("RSEND\0\0\0".utf8)
-    public static let version: UInt16 = 1
+    public static let version: UInt16 = 2
     public static let headerSize = 64
-    static let directoryEntrySize = 64
+    static let directoryEntrySize = 96
     static let trailerSize = 32
     public static let alignment = 64
     static let maxColumnNameBytes = 32
@@ -115,7 +124,8 @@ public enum ArtifactError: Error, CustomStringConvertible {
     case badMagic(path: String)
     case unsupportedVersion(path: String, found: UInt16)
     case wrongKind(path: String, expected: ArtifactKind, found: String)
-    case checksumMismatch(path: String, stored: UInt64, computed: UInt64)
+    /// `column`: the column whose data failed its checksum; nil for the header, metadata and directory.
+    case checksumMismatch(path: String, stored: UInt64, computed: UInt64, column: String? = nil)
     case malformed(path: String, detail: String)
     case missingColumn(path: String, name: String)
     case columnType(path: String, name: String, expected: ColumnType, found: ColumnType)
@@ -139,10 +149,10 @@ public enum ArtifactError: Error, CustomStringConvertible {
             return
                 "\(path): expected a \(expected) artifact but this is a "
                 + "\(found) artifact; check the stage's input argument"
-        case .checksumMismatch(let path, let stored, let computed):
+        case .checksumMismatch(let path, let stored, let computed, let column):
             return
-                "\(path): checksum mismatch (stored \(hex64(stored)), content hashes to \(hex64(computed))): the "
-                + "file was altered or damaged"
+                "\(path): checksum mismatch\(column.map { " in column '\($0)'" } ?? "") (stored \(hex64(stored)), "
+                + "content hashes to \(hex64(computed))): the file was altered or damaged"
                 + hint
         case .malformed(let path, let detail):
             return "\(path): malformed artifact: \(detail)" + hint

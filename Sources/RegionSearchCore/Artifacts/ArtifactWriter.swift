@@ -1,7 +1,7 @@
 /// Builds an artifact from in-memory columns and writes it atomically (see ``ArtifactFormat``).
 ///
 /// Columns are kept by reference (Swift arrays are copy-on-write), so adding a column copies
-/// nothing; `write(to:)` streams them to disk once while computing the checksum.
+/// nothing; `write(to:)` streams them to disk once while computing their checksums.
 public struct ArtifactWriter {
     private struct Entry {
         var name: String
@@ -52,35 +52,33 @@ public struct ArtifactWriter {
     /// Size in bytes of the file `write(to:)` produces.
     var encodedSize: Int { layout().total }
 
-    private static func align(_ x: Int) -> Int {
-        (x + ArtifactFormat.alignment - 1) / ArtifactFormat.alignment * ArtifactFormat.alignment
-    }
+    private static func align(_ x: Int, _ to: Int = ArtifactFormat.alignment) -> Int { (x + to - 1) / to * to }
 
     private func metadataBytes() -> [UInt8] { Array(metadata.serialized(sortedKeys: true).utf8) }
 
-    private func layout() -> (directory: Int, meta: Int, metaLength: Int, columns: [Int], total: Int) {
-        let directory = ArtifactFormat.headerSize
-        let meta = directory + columns.count * ArtifactFormat.directoryEntrySize
-        let metaLength = metadataBytes().count
-        var offset = Self.align(meta + metaLength)
+    private func layout() -> (columns: [Int], meta: Int, metaLength: Int, directory: Int, total: Int) {
+        var offset = ArtifactFormat.headerSize
         var offsets: [Int] = []
         for c in columns {
             offsets.append(offset)
             offset = Self.align(offset + c.count * c.type.byteWidth)
         }
-        return (directory, meta, metaLength, offsets, offset + ArtifactFormat.trailerSize)
+        let meta = offset
+        let metaLength = metadataBytes().count
+        let directory = Self.align(meta + metaLength, 8)
+        let total = directory + columns.count * ArtifactFormat.directoryEntrySize + ArtifactFormat.trailerSize
+        return (offsets, meta, metaLength, directory, total)
     }
 
-    /// Writes the artifact atomically and returns its size and checksum.
+    /// Writes the artifact atomically and returns its size and checksum (the trailer's). Each
+    /// column is hashed as it is written (its checksum goes into the directory at the end).
     @discardableResult
     public func write(to path: String) throws -> (size: Int, checksum: UInt64) {
-        let (directory, meta, metaLength, offsets, total) = layout()
+        let (offsets, meta, metaLength, directory, total) = layout()
         let file = try AtomicFile(path: path)
-        var hasher = XXHash64(seed: 0)
         var position = 0
 
         func emit(_ raw: UnsafeRawBufferPointer) throws {
-            hasher.update(raw)
             try file.write(raw)
             position += raw.count
         }
@@ -102,23 +100,37 @@ public struct ArtifactWriter {
         header.append(UInt64(directory))
         header.append(UInt64(total))
         header.append(UInt64(0))
-        for (c, offset) in zip(columns, offsets) {
-            var name = Array(c.name.utf8)
-            name += [UInt8](repeating: 0, count: ArtifactFormat.maxColumnNameBytes - name.count)
-            header.append(name)
-            header.append([c.type.rawValue, 0, 0, 0, 0, 0, 0, 0])
-            header.append(UInt64(c.count))
-            header.append(UInt64(offset))
-            header.append(UInt64(c.count * c.type.byteWidth))
-        }
-        header.append(metadataBytes())
         do {
             try emit(header.bytes)
+            var sums: [UInt64] = []
             for (c, offset) in zip(columns, offsets) {
                 try padTo(offset)
-                try c.withBytes { (raw) throws in try emit(raw) }
+                var hasher = XXHash64(seed: 0)
+                try c.withBytes { (raw) throws in
+                    hasher.update(raw)
+                    try emit(raw)
+                }
+                sums.append(hasher.finalize())
             }
-            try padTo(total - ArtifactFormat.trailerSize)
+            try padTo(meta)
+            var tail = ByteWriter()
+            tail.append(metadataBytes())
+            tail.append([UInt8](repeating: 0, count: directory - meta - metaLength))
+            for ((c, offset), sum) in zip(zip(columns, offsets), sums) {
+                var name = Array(c.name.utf8)
+                name += [UInt8](repeating: 0, count: ArtifactFormat.maxColumnNameBytes - name.count)
+                tail.append(name)
+                tail.append([c.type.rawValue, 0, 0, 0, 0, 0, 0, 0])
+                tail.append(UInt64(c.count))
+                tail.append(UInt64(offset))
+                tail.append(UInt64(c.count * c.type.byteWidth))
+                tail.append(sum)
+                tail.append([UInt8](repeating: 0, count: 24))
+            }
+            try emit(tail.bytes)
+            var hasher = XXHash64(seed: 0)
+            header.bytes.withUnsafeBytes { hasher.update($0) }
+            tail.bytes.withUnsafeBytes { hasher.update($0) }
             let checksum = hasher.finalize()
             var trailer = ByteWriter()
             trailer.append(ArtifactFormat.trailerMagic)

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -7,7 +9,8 @@
 /// Writes a file so that readers only ever see the previous complete version or the new
 /// complete version: the bytes go to a temporary file in the same directory, are flushed with
 /// `fsync`, and the temporary file is renamed over the target; the directory is then synced so
-/// the rename survives a power cut. A crash leaves at most a `*.tmp-*` file that no stage reads.
+/// the rename survives a power cut (both syncs only when ``durable``). A crash leaves at most a
+/// `*.tmp-*` file that no stage reads.
 ///
 /// What is at the path decides how (``Target``): a symbolic link is written through — the file
 /// it points to is replaced, the link stays — and a pipe, a character device or a standard
@@ -101,13 +104,31 @@ public final class AtomicFile {
     private(set) var bytesWritten: Int = 0
     private var finished = false
 
+    private static let syncing = Atomic<Bool>(true)
+
+    /// Whether ``commit()`` makes the file durable (`fsync` of the file and of its directory);
+    /// true by default. The stages that `regionsearch run` starts write without (`--no-sync`): a
+    /// sync costs about as much as writing (30 ms for 80 MB here), and the runner checks every
+    /// object's content hash before it relies on it, so a file a power cut left short or empty
+    /// is found and rebuilt, never used. Files a user reads directly (the published GeoJSON and
+    /// maps, a stage run by hand) stay durable. The rename is atomic either way.
+    public static var durable: Bool {
+        get { syncing.load(ordering: .relaxed) }
+        set { syncing.store(newValue, ordering: .relaxed) }
+    }
+
     /// The temporary-file marker; `regionsearch clean` and the runner remove leftovers with it.
     public static let temporaryMarker = ".tmp-"
 
+    /// Overrides ``durable`` for this file (nil: the process-wide setting).
+    let durable: Bool?
+
     /// Creates the temporary file beside `path` (beside the file a symbolic link points to), or
-    /// opens a pipe or device for writing in place (see ``Target``).
-    public init(path: String) throws {
+    /// opens a pipe or device for writing in place (see ``Target``); `durable` overrides the
+    /// process-wide setting.
+    public init(path: String, durable: Bool? = nil) throws {
         self.path = path
+        self.durable = durable
         let target = try Target(path)
         if case .writeThrough(let p, let standard) = target {
             let descriptor = standard.map { dup($0) } ?? open(p, O_WRONLY | O_CLOEXEC)
@@ -213,7 +234,8 @@ public final class AtomicFile {
             return
         }
         CrashPoint.reached("fsync")
-        if fsync(fd) != 0 {
+        let durable = self.durable ?? AtomicFile.durable
+        if durable && fsync(fd) != 0 {
             throw ArtifactError.writeFailed(path: path, reason: "fsync: " + String(cString: strerror(errno)))
         }
         close(fd)
@@ -227,7 +249,7 @@ public final class AtomicFile {
         }
         finished = true
         CrashPoint.reached("renamed")
-        AtomicFile.syncDirectory(AtomicFile.directory(of: destination))
+        if durable { AtomicFile.syncDirectory(AtomicFile.directory(of: destination)) }
     }
 
     /// Removes the temporary file without touching the target.
@@ -249,15 +271,15 @@ public final class AtomicFile {
         }
     }
 
-    /// Writes a whole file atomically.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
-        let f = try AtomicFile(path: path)
+    /// Writes a whole file atomically (`durable`: see ``durable``).
+    public static func write(_ bytes: [UInt8], to path: String, durable: Bool? = nil) throws {
+        let f = try AtomicFile(path: path, durable: durable)
         try f.write(bytes)
         try f.commit()
     }
 
     /// Writes a whole text file atomically.
-    public static func write(_ text: String, to path: String) throws {
-        try write(Array(text.utf8), to: path)
+    public static func write(_ text: String, to path: String, durable: Bool? = nil) throws {
+        try write(Array(text.utf8), to: path, durable: durable)
     }
 }

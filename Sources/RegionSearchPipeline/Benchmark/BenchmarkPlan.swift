@@ -46,7 +46,8 @@ public struct BenchmarkPlan {
     /// The plan for one input CSV, writing into `directory`.
     public init(csv: String, directory: String, methods: [String], k: Int, keywordCounts: [Int], threads: Int?) {
         func path(_ name: String) -> String { directory + "/" + name }
-        let common = ["--quiet"] + (threads.map { ["--threads", String($0)] } ?? [])
+        // As the runner starts them: no fsync (see AtomicFile.durable).
+        let common = ["--quiet", "--no-sync"] + (threads.map { ["--threads", String($0)] } ?? [])
         func add(
             _ id: String, _ stage: String, _ args: [String], outputs: [String], inputs: [String], method: String? = nil,
             keywords: Int? = nil
@@ -85,8 +86,9 @@ public struct BenchmarkPlan {
                     ["--projected", projected, "--graph", graph, "--scores", scores, "--output", regions],
                     outputs: [regions], inputs: [projected, graph, scores], method: method, keywords: count)
                 add(
-                    "hulls.\(tag)", "hulls", ["--projected", projected, "--regions", regions, "--output", geojson],
-                    outputs: [geojson], inputs: [projected, regions], method: method, keywords: count)
+                    "hulls.\(tag)", "hulls",
+                    ["--projected", projected, "--regions", regions, "--scores", scores, "--output", geojson],
+                    outputs: [geojson], inputs: [projected, regions, scores], method: method, keywords: count)
                 pipelines.append(
                     Pipeline(
                         method: method, keywordCount: count,

@@ -47,6 +47,7 @@ public struct BenchmarkResults {
         public var method: String
         public var wall: Double
         public var peakRSS: Int
+        public var cpu = 0.0
         /// Per-stage seconds measured inside the reference process.
         var stageSeconds: [(String, Double)]
         public var regions: Int
@@ -65,6 +66,10 @@ public struct BenchmarkResults {
     var loadAfter: Double = 0
     /// Outputs compared with a `--threads 1` run: nil when not checked, else the step ids that differed.
     var threadMismatches: [String]?
+    /// The user's path (``UserPathBenchmark``), when measured.
+    public var userPath: [UserPathBenchmark.CaseResult] = []
+    /// ``BandwidthProbe``'s figures, when measured.
+    var bandwidth: JSONValue?
 
     public func step(_ id: String) -> StepResult? { steps.first { $0.step.id == id } }
 

@@ -23,6 +23,13 @@ public struct BenchmarkRunner {
         public var largeN = 1_000_000
         public var largeRepeats = 1
         public var verifyThreads = false
+        /// What to measure: `stages` (every stage process alone), `user` (``UserPathBenchmark``).
+        public var parts: Set<String> = ["stages", "user"]
+        /// Repeats of the user path (each in alternation with the reference).
+        public var userRepeats = 5
+        /// The reference's `gen.py`, to generate the inputs with instead of `regionsearch-generate`
+        /// (with `referencePython`).
+        public var referenceGenerator: String?
         public init() {}
     }
 
@@ -31,18 +38,27 @@ public struct BenchmarkRunner {
     public init(options: Options) { self.options = options }
 
     /// The cached input CSV of a size: `WORK/inputs/city_<n>_seed<seed>.csv`, generated when missing.
+    /// (With `referenceGenerator`: `WORK/inputs/gen_<n>_seed<seed>.csv`, from the reference's gen.py.)
     func input(n: Int) throws -> String {
         let directory = options.workDirectory + "/inputs"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let prefix = "\(directory)/city_\(n)_seed\(options.seed)"
+        let reference = options.referenceGenerator.flatMap { g in options.referencePython.map { ($0, g) } }
+        let prefix = "\(directory)/\(reference == nil ? "city" : "gen")_\(n)_seed\(options.seed)"
         let files = [".csv", ".truth.geojson", ".truth_members.csv"].map { prefix + $0 }
         if files.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) { return files[0] }
         Log.info("generating \(groupedCount(n)) POIs (seed \(options.seed)) into \(prefix).csv")
-        let usage = try MeasuredProcess.run(
-            options.binDirectory + "/regionsearch-generate",
-            ["--out", prefix, "--n", String(n), "--seed", String(options.seed)], stderrPath: prefix + ".log")
+        let usage: MeasuredProcess.Usage
+        if let (python, generator) = reference {
+            usage = try MeasuredProcess.run(
+                python, [generator, "--n", String(n), "--seed", String(options.seed), "-o", prefix],
+                stderrPath: prefix + ".log")
+        } else {
+            usage = try MeasuredProcess.run(
+                options.binDirectory + "/regionsearch-generate",
+                ["--out", prefix, "--n", String(n), "--seed", String(options.seed)], stderrPath: prefix + ".log")
+        }
         guard usage.status == 0 else {
-            throw ToolFailure("regionsearch-generate failed (exit \(usage.status)); see \(prefix).log")
+            throw ToolFailure("generating the input failed (exit \(usage.status)); see \(prefix).log")
         }
         return files[0]
     }
@@ -72,6 +88,18 @@ public struct BenchmarkRunner {
             label: label, n: n, inputPath: csv, inputBytes: Self.fileSize(csv),
             steps: plan.steps.map { BenchmarkResults.StepResult(step: $0) }, pipelines: plan.pipelines,
             loadBefore: Self.loadAverage())
+        if options.parts.contains("user") {
+            result.bandwidth = try bandwidth(directory: directory)
+            result.userPath = try UserPathBenchmark(options: options).run(
+                label: label, n: n, csv: csv, keywordCounts: keywordCounts,
+                repeats: large ? options.largeRepeats : options.userRepeats)
+        }
+        if !options.parts.contains("stages") {
+            result.steps = []
+            result.pipelines = []
+            result.loadAfter = Self.loadAverage()
+            return result
+        }
         for r in 0..<repeats {
             Log.info("\(label): repeat \(r + 1) of \(repeats)")
             for i in 0..<plan.steps.count {
@@ -111,7 +139,8 @@ public struct BenchmarkRunner {
     func measure(_ step: BenchmarkPlan.Step) throws -> BenchmarkResults.Measurement {
         let log = step.summaryPath.replacingOccurrences(of: ".summary.json", with: ".log")
         let usage = try MeasuredProcess.run(
-            options.binDirectory + "/regionsearch-" + step.stage, step.arguments, stderrPath: log)
+            options.binDirectory + "/regionsearch-" + step.stage, step.arguments, stderrPath: log,
+            environment: StageEnvironment.forStages())
         guard usage.status == 0 else {
             let tail =
                 (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(
@@ -129,6 +158,17 @@ public struct BenchmarkRunner {
         return BenchmarkResults.Measurement(
             wall: usage.wall, cpu: usage.cpu, peakRSS: usage.peakRSS, loadSeconds: summary.seconds(.load),
             writeSeconds: summary.seconds(.write), outputBytes: bytes, outputHashes: hashes, summary: summary)
+    }
+
+    /// The machine's memory bandwidth (``BandwidthProbe``), measured in a child process.
+    func bandwidth(directory: String) throws -> JSONValue? {
+        let out = directory + "/bandwidth.json"
+        var args = ["--bandwidth-probe"]
+        if let t = options.threads { args += ["--threads", String(t)] }
+        let usage = try MeasuredProcess.run(
+            CurrentExecutable.path, args, stdoutPath: out, stderrPath: directory + "/bandwidth.log")
+        guard usage.status == 0 else { return nil }
+        return try? JSONParser.parse(String(contentsOfFile: out, encoding: .utf8))
     }
 
     /// PROJ's own bulk rate for the CRS the project stage chose, measured in a child process.
@@ -186,7 +226,7 @@ public struct BenchmarkRunner {
             return (name, t)
         }
         return .init(
-            method: method, wall: usage.wall, peakRSS: usage.peakRSS, stageSeconds: stages,
+            method: method, wall: usage.wall, peakRSS: usage.peakRSS, cpu: usage.cpu, stageSeconds: stages,
             regions: meta["n_regions"]?.intValue ?? 0)
     }
 

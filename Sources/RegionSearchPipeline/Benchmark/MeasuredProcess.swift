@@ -33,17 +33,19 @@ public struct MeasuredProcess {
 
     /// Runs `executable` with `arguments`, stdout to `stdoutPath` (or /dev/null) and stderr to
     /// `stderrPath`, and waits for it.
+    /// `environment`: the child's complete environment (nil: this process's).
     public static func run(
         _ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
-        stderrPath: String
+        stderrPath: String, environment: [String: String]? = nil
     ) throws(SpawnError) -> Usage {
         guard let time = gnuTime else {
-            return try spawn(executable, arguments, stdoutPath: stdoutPath, stderrPath: stderrPath)
+            return try spawn(
+                executable, arguments, stdoutPath: stdoutPath, stderrPath: stderrPath, environment: environment)
         }
         let rssFile = stderrPath == "/dev/null" ? "/dev/null" : stderrPath + ".maxrss"
         var usage = try spawn(
             time, ["-f", "%M", "-o", rssFile, "--", executable] + arguments, stdoutPath: stdoutPath,
-            stderrPath: stderrPath)
+            stderrPath: stderrPath, environment: environment)
         // GNU time exits with the child's status (or 128 + signal); %M is in KiB.
         if let text = try? String(contentsOfFile: rssFile, encoding: .utf8),
             let kib = text.split(separator: "\n").last(where: { Int($0) != nil }).flatMap({ Int($0) })
@@ -74,12 +76,13 @@ public struct MeasuredProcess {
 
     static func spawn(
         _ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
-        stderrPath: String
+        stderrPath: String, environment: [String: String]? = nil
     ) throws(SpawnError) -> Usage {
         let child: ChildProcess
         do {
             child = try ChildProcess(
-                executable: executable, arguments: arguments, output: .files(stdout: stdoutPath, stderr: stderrPath))
+                executable: executable, arguments: arguments, environment: environment,
+                output: .files(stdout: stdoutPath, stderr: stderrPath))
         } catch {
             throw SpawnError(message: error.description)
         }

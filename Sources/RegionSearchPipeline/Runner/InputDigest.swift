@@ -16,7 +16,14 @@ enum InputDigest {
     /// Whether the input has no content of its own to hash (a database connection).
     static func isVolatile(_ path: String) -> Bool { InputSpec.isConnectionString(path) }
 
-    static func of(path: String) throws(FileDigest.Failure) -> FileDigest {
+    /// The input's digest; `hashing` gives each file's (a ``DigestCache`` during a run, so that a
+    /// file is read once per run).
+    static func of(
+        path: String,
+        hashing: (String) throws(FileDigest.Failure) -> FileDigest = { p throws(FileDigest.Failure) in
+            try FileDigest.of(path: p)
+        }
+    ) throws(FileDigest.Failure) -> FileDigest {
         if isVolatile(path) {
             var hasher = ContentHasher()
             let nonce = Array("\(path)\n\(getpid())\n\(monotonicSeconds())\n\(UInt64.random(in: 0...UInt64.max))".utf8)
@@ -34,11 +41,11 @@ enum InputDigest {
         } else {
             members = OpenedInput.sourceFiles(path)
         }
-        if members.count == 1 && !isDirectory { return try FileDigest.of(path: path) }
+        if members.count == 1 && !isDirectory { return try hashing(path) }
         var hasher = ContentHasher()
         var size = 0
         for file in members {
-            let d = try FileDigest.of(path: file)
+            let d = try hashing(file)
             let line = Array("\(PathResolver.baseName(file)) \(d.hash) \(d.size)\n".utf8)
             line.withUnsafeBytes { hasher.update($0) }
             size += d.size

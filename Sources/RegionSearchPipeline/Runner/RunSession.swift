@@ -12,6 +12,8 @@ public final class RunSession {
     var rawDigests: [String: FileDigest] = [:]
     /// Build identities of the stage executables, by tool directory (hashed once per invocation).
     var builds: [String: BuildIdentity] = [:]
+    /// Every file hashed in this session, so that each is read once (see ``DigestCache``).
+    let digests = DigestCache()
 
     func build(toolDirectory: String) -> BuildIdentity {
         if let known = builds[toolDirectory] { return known }

@@ -182,10 +182,13 @@ public struct RunState {
     /// Writes `run.json` atomically.
     public func write(_ work: WorkDirectory) throws(RunnerError) { try write(to: work.runState) }
 
-    /// Writes the state atomically to `path` (`run.json`, or a combination's state file).
+    /// Writes the state atomically to `path` (`run.json`, or a combination's state file); synced
+    /// only once the run has finished (it is rewritten around every stage; a power cut during a
+    /// run can lose at most what it says about that run, while the records and objects, verified
+    /// by content, decide what is up to date).
     public func write(to path: String) throws(RunnerError) {
         do {
-            try AtomicFile.write(json.serialized(pretty: true) + "\n", to: path)
+            try AtomicFile.write(json.serialized(pretty: true) + "\n", to: path, durable: finished != nil)
         } catch {
             throw RunnerError.fileSystem(.init(path: path, operation: "write", reason: "\(error)"))
         }

@@ -157,7 +157,7 @@ public final class Runner {
             if !forced {
                 let check =
                     session.completed[entry].map { StagePlanner.Check.upToDate($0) }
-                    ?? timed({ planner.check(stage, key: hash) })
+                    ?? timed({ planner.check(stage, key: hash, digests: session.digests) })
                 switch check {
                 case .upToDate(let record):
                     // A result made with warnings about the data is not good enough for --strict.
@@ -291,12 +291,18 @@ public final class Runner {
         guard launch.termination.succeeded else { try failed(nil) }
         CrashPoint.reached("stage-done")
 
-        // The outputs are only as good as the inputs the stage read: hash them again.
-        for input in key.inputs {
+        // The outputs are only as good as the inputs the stage read: check that they are unchanged
+        // (by their signatures, rehashing only a file whose signature changed or was not settled).
+        for (i, input) in key.inputs.enumerated() {
             let path = planner.absolute(input.path)
             if input.producer == nil && InputDigest.isVolatile(path) { continue }
-            let now = timed { input.producer == nil ? try? InputDigest.of(path: path) : try? FileDigest.of(path: path) }
-            if now != input.digest {
+            let artifact = i < stage.inputs.count && stage.inputs[i].kind != nil
+            let unchanged = timed {
+                input.producer == nil
+                    ? (try? InputDigest.of(path: path, hashing: session.digests.current(path:))) == input.digest
+                    : session.digests.hasDigest(path: path, input.digest, artifact: artifact)
+            }
+            if !unchanged {
                 throw RunnerError.inputChanged(stage: stage.name, input: input.name, path: path)
             }
         }
@@ -308,7 +314,12 @@ public final class Runner {
                 outputs.append(
                     .init(
                         name: port.option, file: port.fileName,
-                        digest: try timed { try FileDigest.of(path: staging + "/" + port.fileName) }))
+                        // An artifact by its identity (its columns were checksummed as written).
+                        digest: try timed {
+                            try session.digests.digest(
+                                path: staging + "/" + port.fileName, artifact: port.kind != nil,
+                                verifyingColumns: false)
+                        }))
             } catch {
                 try failed(
                     "\(stage.executable) exited successfully but did not "
@@ -329,8 +340,9 @@ public final class Runner {
                 retired = work.retiredDirectory(stage: stage.name, key: hash, pid: pid)
                 try FileSystem.rename(object, to: retired!)
             }
+            // Not synced: the record written next only counts if the object verifies (see
+            // StageRecord.write), so a rename a power cut undid means a rerun.
             try FileSystem.rename(staging, to: object)
-            AtomicFile.syncDirectory(work.objects)
             if let retired { try FileSystem.removeTree(retired) }
         } catch {
             throw RunnerError.fileSystem(error)

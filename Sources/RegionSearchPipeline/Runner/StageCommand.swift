@@ -3,7 +3,7 @@ import RegionSearchStages
 
 /// The command line of one stage run, built from its ``StageDefinition``: input ports point into
 /// the producers' object directories, outputs into the run's staging directory, then the
-/// parameters (``Parameters/commandLine(specs:)``), `--summary`, `--threads` and `--quiet`.
+/// parameters (``Parameters/commandLine(specs:)``), `--summary`, `--no-sync`, `--threads` and `--quiet`.
 enum StageCommand {
     /// The name of the summary file inside the staging directory; removed before promotion,
     /// because its timings must not end up in the content-addressed object.
@@ -22,6 +22,8 @@ enum StageCommand {
         for port in stage.outputs { args += ["--" + port.option, outputDirectory + "/" + port.fileName] }
         args += parameters.commandLine(specs: stage.parameters)
         args += ["--summary", outputDirectory + "/" + summaryFileName]
+        // The runner verifies every object by content before it uses it: no fsync needed.
+        args.append("--no-sync")
         if let threads { args += ["--threads", String(threads)] }
         if quiet { args.append("--quiet") }
         if logFormat != .human { args += ["--log-format", logFormat.rawValue] }

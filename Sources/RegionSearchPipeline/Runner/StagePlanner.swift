@@ -53,7 +53,13 @@ struct StagePlanner {
                 digest = known
             } else {
                 do {
-                    digest = try InputDigest.of(path: input.path)
+                    if let session {
+                        digest = try InputDigest.of(path: input.path) { p throws(FileDigest.Failure) in
+                            try session.digests.digest(path: p)
+                        }
+                    } else {
+                        digest = try InputDigest.of(path: input.path)
+                    }
                 } catch {
                     throw RunnerError.inputUnreadable(manifest: manifest.file, key: input.key, failure: error)
                 }
@@ -82,8 +88,9 @@ struct StagePlanner {
         return out
     }
 
-    /// Looks up the record of `key` and verifies its outputs by rehashing them.
-    public func check(_ stage: StageDefinition, key: ContentHash) -> Check {
+    /// Looks up the record of `key` and verifies its outputs by rehashing them (remembering the
+    /// digests in `digests`, when given, for the rest of the run).
+    func check(_ stage: StageDefinition, key: ContentHash, digests: DigestCache? = nil) -> Check {
         let path = work.recordPath(stage: stage.name, key: key)
         let record: StageRecord?
         do {
@@ -92,34 +99,44 @@ struct StagePlanner {
             return .damaged(error.description)
         }
         guard let record, record.succeeded, record.keyHash == key else { return .absent }
-        if let problem = verify(stage, record: record) { return .damaged(problem) }
+        if let problem = verify(stage, record: record, digests: digests) { return .damaged(problem) }
         return .upToDate(record)
     }
 
-    /// Nil when every output of the record is present with its recorded hash; otherwise what is
-    /// wrong, naming the file. Artifacts that fail are opened to say how (truncated, checksum).
-    public func verify(_ stage: StageDefinition, record: StageRecord) -> String? {
+    /// Nil when every output of the record is present with its recorded digest; otherwise what is
+    /// wrong, naming the file. An artifact is checked by its identity with every column verified
+    /// against its checksum (a failure says how: truncated, checksum of which column); other
+    /// files are rehashed.
+    func verify(_ stage: StageDefinition, record: StageRecord, digests: DigestCache? = nil) -> String? {
         let dir = absolute(Self.objectPath(stage: stage.name, key: record.keyHash))
         for port in stage.outputs where !record.outputs.contains(where: { $0.file == port.fileName }) {
             return "\(dir)/\(port.fileName): not listed in the run record"
         }
         for output in record.outputs {
             let path = dir + "/" + output.file
+            // Artifacts by their identity with every column verified, other files by content.
+            let artifact = stage.outputs.first(where: { $0.fileName == output.file })?.kind != nil
+            if artifact && FileSystem.exists(path) {
+                do {
+                    let (hash, size) = try ArtifactFile.identity(path: path, verifyingColumns: true)
+                    if FileDigest(hash: hash, size: size) == output.digest { continue }
+                } catch {
+                    return error.description
+                }
+                return "\(path): content differs from its run record (recorded \(output.digest)): the file was altered"
+            }
             let digest: FileDigest
             do {
-                digest = try FileDigest.of(path: path)
+                if let digests {
+                    digest = try digests.digest(path: path)
+                } else {
+                    digest = try FileDigest.of(path: path)
+                }
             } catch {
                 return error.isMissing
                     ? "\(path): output is missing" : "\(path): output cannot be read: \(error.reason)"
             }
             if digest == output.digest { continue }
-            if let kind = stage.outputs.first(where: { $0.fileName == output.file })?.kind {
-                do {
-                    _ = try ArtifactFile(path: path, expected: kind)
-                } catch {
-                    return error.description
-                }
-            }
             return
                 "\(path): content differs from its run record (\(digest), "
                 + "recorded \(output.digest)): the file was altered"

@@ -153,10 +153,12 @@ public struct StageRecord {
         return try StageRecord(json: json, path: path)
     }
 
-    /// Writes the record atomically.
+    /// Writes the record atomically. Not synced: a record only counts when every output it lists
+    /// still hashes to its value, so one that a power cut lost or emptied means a rerun, never a
+    /// wrong result.
     public func write(to path: String) throws(RunnerError) {
         do {
-            try AtomicFile.write(json.serialized(sortedKeys: false, pretty: true) + "\n", to: path)
+            try AtomicFile.write(json.serialized(sortedKeys: false, pretty: true) + "\n", to: path, durable: false)
         } catch let e as ArtifactError {
             throw RunnerError.fileSystem(.init(path: path, operation: "write run record", reason: "\(e)"))
         } catch {

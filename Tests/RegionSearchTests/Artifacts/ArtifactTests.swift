@@ -34,7 +34,8 @@ final class ArtifactTests: XCTestCase {
         XCTAssertEqual(pois.keywords[1], "咖啡\nshop")
         XCTAssertEqual(pois.lat, [60.17, 30.2])
         XCTAssertEqual(file.metadata["k"], .number(1))
-        XCTAssertEqual((file.size - ArtifactFormat.trailerSize) % 64, 0, "layout is 64-byte aligned up to the trailer")
+        XCTAssertEqual(file.columns.first?.offset, ArtifactFormat.headerSize)
+        for c in file.columns { XCTAssertEqual(c.offset % 64, 0, "column \(c.name) is 64-byte aligned") }
     }
 
     func testEveryFlippedByteIsDetected() throws {
@@ -45,10 +46,43 @@ final class ArtifactTests: XCTestCase {
             var bytes = original
             bytes[offset] ^= 0x5A
             try bytes.write(to: URL(fileURLWithPath: path))
-            XCTAssertThrowsError(try ArtifactFile(path: path, expected: .pois), "flip at \(offset)") { error in
+            // Caught when the file is opened (header, trailer, metadata, directory, padding) or when
+            // the column holding the byte is first used.
+            XCTAssertThrowsError(
+                try {
+                    let f = try ArtifactFile(path: path, expected: .pois)
+                    _ = try POITable(artifact: f)
+                }(),
+                "flip at \(offset)"
+            ) { error in
                 XCTAssertTrue("\(error)".contains(path), "error names the file: \(error)")
             }
         }
+    }
+
+    /// A damaged column is reported when it is first used, naming it; the other columns stay
+    /// usable, and a column that is never asked for is never read.
+    func testDamagedColumnIsCaughtWhenFirstUsed() throws {
+        let dir = TestSupport.temporaryDirectory()
+        let path = dir + "/cols.rsa"
+        var w = ArtifactWriter(kind: .projected, rowCount: 4)
+        w.add("x", [1.0, 2.0, 3.0, 4.0])
+        w.add("y", [5.0, 6.0, 7.0, 8.0])
+        try w.write(to: path)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let clean = try ArtifactFile(path: path, expected: .projected)
+        let y = try XCTUnwrap(clean.columns.first { $0.name == "y" })
+        bytes[y.offset + 3] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let file = try ArtifactFile(path: path, expected: .projected)
+        XCTAssertEqual(try file.array("x", as: Double.self), [1, 2, 3, 4])
+        XCTAssertThrowsError(try file.array("y", as: Double.self)) { error in
+            XCTAssertTrue("\(error)".contains("checksum mismatch in column 'y'"), "\(error)")
+        }
+        XCTAssertThrowsError(try file.verifyAllColumns())
+        XCTAssertThrowsError(try ArtifactFile.identity(path: path, verifyingColumns: true))
+        // Without reading the columns the identity is the clean file's: it is the directory's.
+        XCTAssertEqual(try ArtifactFile.identity(path: path, verifyingColumns: false).hash, clean.identity)
     }
 
     func testTruncationAndWrongKindAreNamed() throws {

@@ -135,4 +135,211 @@ final class FastPathEquivalenceTests: XCTestCase {
         view = Column([4, 5])
         XCTAssertEqual(view, [4, 5])
     }
+
+    /// The radix sort gives the permutation a stable comparison sort gives: keys with many ties,
+    /// keys on a narrow range (skipped digits), all keys equal, short inputs (the fallback) and
+    /// 64-bit keys that differ only in their top digit.
+    func testRadixSortEqualsAStableComparisonSort() {
+        var rng = SeededRandom(seed: 41)
+        func reference<K: FixedWidthInteger>(_ keys: [K]) -> [UInt32] {
+            (0..<UInt32(keys.count)).sorted { keys[Int($0)] != keys[Int($1)] ? keys[Int($0)] < keys[Int($1)] : $0 < $1 }
+        }
+        let n = 20_000
+        let u32: [[UInt32]] = [
+            (0..<n).map { _ in UInt32(truncatingIfNeeded: rng.next()) },
+            (0..<n).map { _ in UInt32(truncatingIfNeeded: rng.next() % 50) },
+            (0..<n).map { _ in 1_000_000 + UInt32(truncatingIfNeeded: rng.next() % 3000) },
+            [UInt32](repeating: 7, count: n),
+            (0..<100).map { _ in UInt32(truncatingIfNeeded: rng.next() % 10) },
+        ]
+        for (c, keys) in u32.enumerated() {
+            XCTAssertEqual(RadixSort.order(byKeys: keys), reference(keys), "UInt32 case \(c)")
+        }
+        let u64: [[UInt64]] = [
+            (0..<n).map { _ in rng.next() },
+            (0..<n).map { _ in (rng.next() % 4) << 62 },
+            (0..<n).map { _ in Double(rng.uniform() * 1e6).bitPattern },
+        ]
+        for (c, keys) in u64.enumerated() {
+            XCTAssertEqual(RadixSort.order(byKeys: keys), reference(keys), "UInt64 case \(c)")
+        }
+    }
+
+    /// The smoothed spacing σ̄ (stamps and quickselect) equals the definition computed the slow
+    /// way — the sorted, de-duplicated two-ring and the median of its sorted values — bit for bit,
+    /// on Delaunay graphs with duplicates and hubs, for any thread count.
+    func testSmoothedScaleEqualsSortedTwoRingMedian() throws {
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        let cases: [(String, PointSet)] = [
+            ("clustered", PointSet.clustered(12_000, seed: 42).hilbertSorted()),
+            ("duplicates", PointSet.clustered(9_000, seed: 43).withDuplicates(2_000, seed: 44).hilbertSorted()),
+            ("grid", PointSet.grid(30, 30, spacing: 5)),
+        ]
+        for (name, p) in cases {
+            let (graph, _) = try p.x.withUnsafeBufferPointer { x in
+                try p.y.withUnsafeBufferPointer { y in
+                    try GraphBuilder.build(x: x, y: y, options: GraphOptions(method: .delaunay))
+                }
+            }
+            var expected = [Float](repeating: 0, count: graph.nodeCount)
+            for i in 0..<graph.nodeCount {
+                var ring = [Int(i)] + graph.range(i).map { Int(graph.neighbors[$0]) }
+                for j in ring.dropFirst() { ring += graph.range(j).map { Int(graph.neighbors[$0]) } }
+                let values = Set(ring).map { graph.scale[$0] }.sorted()
+                let m = values.count
+                let median = m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2])
+                expected[i] = max(median, graph.scale[i] * 0.70710678)
+            }
+            for threads in [1, 2, 3] {
+                Parallel.threadCount = threads
+                let fast = VoidEdges.smoothedScale(graph)
+                XCTAssertEqual(fast.map(\.bitPattern), expected.map(\.bitPattern), "\(name), \(threads) threads")
+            }
+        }
+    }
+
+    /// Region polygons built on several threads (shapes in parallel, overlaps removed in rank
+    /// order) are the polygons built on one, coordinate for coordinate; the point census sorted
+    /// by radix, over all points or only those near the polygons, counts what a scan of every
+    /// point counts.
+    func testHullPolygonsAndCensusAreTheSameOnAnyThreadCount() throws {
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        var config = SyntheticCity.Config()
+        config.n = 12_000
+        config.seed = 45
+        config.extentKm = 6
+        config.clusters = 8
+        config.keywords = ["咖啡", "bank"]
+        config.minRadius = 150
+        config.maxRadius = 400
+        let city = try SyntheticCity(config)
+        Parallel.threadCount = 1
+        let one = try PlantedClusterTests.runPipeline(city: city, keywords: ["咖啡", "bank"])
+        XCTAssertGreaterThan(one.polygons.count, 4)
+        func flat(_ polygons: [RegionPolygonBuilder.Polygon]) -> [[UInt64]] {
+            polygons.map { p in
+                [UInt64(p.region), p.areaM2.bitPattern, p.marginM.bitPattern]
+                    + p.polygons.flatMap { $0.flatMap { $0.lon.map(\.bitPattern) + $0.lat.map(\.bitPattern) } }
+            }
+        }
+        for threads in [2, 3] {
+            Parallel.threadCount = threads
+            let many = try RegionPolygonBuilder(options: .init()).build(
+                table: one.table, points: one.points, crs: "EPSG:32650", crsIsLocal: true)
+            let again = try RegionPolygonBuilder(options: .init()).build(
+                table: one.table, points: one.points, crs: "EPSG:32650", crsIsLocal: true)
+            XCTAssertEqual(flat(many.polygons), flat(again.polygons), "\(threads) threads, twice")
+            Parallel.threadCount = 1
+            let single = try RegionPolygonBuilder(options: .init()).build(
+                table: one.table, points: one.points, crs: "EPSG:32650", crsIsLocal: true)
+            XCTAssertEqual(flat(many.polygons), flat(single.polygons), "\(threads) threads vs 1")
+            XCTAssertEqual(many.dropped, single.dropped)
+        }
+        let census = PointCensus(lon: one.points.lon, lat: one.points.lat)
+        let near = PointCensus(lon: one.points.lon, lat: one.points.lat, near: one.polygons.map(\.polygons))
+        let geos = GEOSContext()
+        let match = Column<UInt8>((0..<one.points.count).map { UInt8($0 % 3 == 0 ? 1 : 0) })
+        for p in one.polygons {
+            let counted = try census.count(p.polygons, match: match, geos: geos)
+            let nearCounted = try near.count(p.polygons, match: match, geos: geos)
+            XCTAssertEqual(nearCounted.all, counted.all)
+            XCTAssertEqual(nearCounted.matching, counted.matching)
+            var all = 0
+            var matching = 0
+            for part in p.polygons {
+                let polygon = try geos.polygon(rings: part.map { (x: $0.lon, y: $0.lat) }).prepared()
+                for i in 0..<one.points.count where try polygon.covers(x: one.points.lon[i], y: one.points.lat[i]) {
+                    all += 1
+                    if match[i] != 0 { matching += 1 }
+                }
+            }
+            XCTAssertEqual(counted.all, all)
+            XCTAssertEqual(counted.matching, matching)
+        }
+    }
+
+    /// Spacings taken from one shared nearest-location query (the longest k) equal those each
+    /// query makes for itself, bit for bit: duplicates, few locations, k beyond the locations.
+    func testSharedNearestLocationListsGiveTheSameSpacings() {
+        let cases: [(String, PointSet)] = [
+            ("clustered with duplicates", PointSet.clustered(3000, seed: 46).withDuplicates(900, seed: 47)),
+            ("grid ties", PointSet.grid(20, 15, spacing: 10)),
+            ("three locations", PointSet.uniform(3, seed: 48).withDuplicates(5, seed: 49)),
+        ]
+        for (name, p) in cases {
+            let subset = (0..<UInt32(p.count)).filter { $0 % 3 != 1 }
+            let g = p.x.withUnsafeBufferPointer { x in
+                p.y.withUnsafeBufferPointer { SubsetGeometry(x: x, y: $0, subset: subset) }
+            }
+            for k in [1, 2, 5, 8] {
+                let shared = g.nearestLocations(2 * k)
+                for kk in [k, 2 * k] {
+                    XCTAssertEqual(
+                        g.kthNeighbourDistance(kk, nearest: shared).map(\.bitPattern),
+                        g.kthNeighbourDistance(kk).map(\.bitPattern), "\(name): neighbour k=\(kk)")
+                    XCTAssertEqual(
+                        g.kthLocationDistance(kk, nearest: shared).map(\.bitPattern),
+                        g.kthLocationDistance(kk).map(\.bitPattern), "\(name): location k=\(kk)")
+                }
+            }
+        }
+    }
+
+    /// The kNN void flags by stamp arrays equal the definition evaluated by binary searches (the
+    /// previous implementation), on kNN and Delaunay graphs of the same points with duplicates and
+    /// with many random void flags, for any thread count.
+    func testKNNVoidFlagsEqualTheBinarySearchDefinition() throws {
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        let p = PointSet.clustered(12_000, seed: 50).withDuplicates(1_500, seed: 51).hilbertSorted()
+        let (knn, _) = try p.x.withUnsafeBufferPointer { x in
+            try p.y.withUnsafeBufferPointer { y in
+                try GraphBuilder.build(
+                    x: x, y: y, options: GraphOptions(method: .knn, k: 8, pruneFactor: 0, voidRadius: 0, farFactor: 0))
+            }
+        }
+        let (delaunay, _) = try p.x.withUnsafeBufferPointer { x in
+            try p.y.withUnsafeBufferPointer { y in
+                try GraphBuilder.build(
+                    x: x, y: y, options: GraphOptions(method: .delaunay, pruneFactor: 0, voidRadius: 0, farFactor: 0))
+            }
+        }
+        var rng = SeededRandom(seed: 52)
+        let dflags = (0..<delaunay.neighbors.count).map { _ in UInt8(rng.uniform() < 0.2 ? 1 : 0) }
+        func entry(_ u: Int, _ v: Int) -> Int? {
+            var lo = Int(delaunay.offsets[u])
+            var hi = Int(delaunay.offsets[u + 1])
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if delaunay.neighbors[mid] < UInt32(v) { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < Int(delaunay.offsets[u + 1]) && delaunay.neighbors[lo] == UInt32(v) ? lo : nil
+        }
+        var expected = [UInt8](repeating: 0, count: knn.neighbors.count)
+        for i in 0..<knn.nodeCount {
+            for e in knn.range(i) where knn.length[e] > 0 {
+                let j = Int(knn.neighbors[e])
+                if let d = entry(i, j) {
+                    expected[e] = dflags[d]
+                    continue
+                }
+                var joined = false
+                for d in delaunay.range(i) where dflags[d] == 0 {
+                    if let d2 = entry(Int(delaunay.neighbors[d]), j), dflags[d2] == 0 {
+                        joined = true
+                        break
+                    }
+                }
+                if !joined { expected[e] = 1 }
+            }
+        }
+        XCTAssertGreaterThan(expected.filter { $0 == 1 }.count, 100)
+        for threads in [1, 2, 3] {
+            Parallel.threadCount = threads
+            XCTAssertEqual(
+                VoidEdges.knnFlags(knn: knn, delaunay: delaunay, delaunayFlags: dflags), expected, "\(threads) threads")
+        }
+    }
 }

@@ -211,7 +211,8 @@ final class StageKeyTests: XCTestCase {
                 "/w/stage/scores.rsa",
                 "--keywords", "cafe", "--keywords", "咖啡", "--alpha", "0.85", "--tolerance", "1e-06", "--max-iterations",
                 "1000",
-                "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--threads", "2", "--quiet",
+                "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--no-sync", "--threads", "2",
+                "--quiet",
             ])
         // Every value survives the round trip through the stage's own option parser.
         let parsed = try? PropagateStage.definition.commandSpec().parse(propagate).parameters()
@@ -231,6 +232,6 @@ final class StageKeyTests: XCTestCase {
                 "--input-spec", #"{"path":"/d/a.csv","format":"csv"}"#, "--output", "/w/s/pois.rsa", "--rejects",
                 "/w/s/rejects.txt",
             ])
-        XCTAssertEqual(Array(ingest.suffix(2)), ["--summary", "/w/s/.summary.json"])
+        XCTAssertEqual(Array(ingest.suffix(3)), ["--summary", "/w/s/.summary.json", "--no-sync"])
     }
 }

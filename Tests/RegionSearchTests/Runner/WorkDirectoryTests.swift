@@ -16,6 +16,48 @@ import XCTest
 @testable import RegionSearchSynthetic
 
 final class WorkDirectoryTests: XCTestCase {
+    /// The runner's digest cache reads a file once: an unchanged file is confirmed by its `stat`
+    /// signature, an edited one (same size, written after the hash) is hashed again and found
+    /// changed, a replaced one too, and a file written in the same clock tick as it was hashed
+    /// is never trusted by signature.
+    func testDigestCacheConfirmsByStatAndCatchesEveryChange() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/input.csv"
+        try Data(repeating: 65, count: 100_000).write(to: URL(fileURLWithPath: path))
+        usleep(30_000)  // past the coarse clock tick of the write
+        let cache = DigestCache()
+        let digest = try cache.digest(path: path)
+        XCTAssertEqual(digest, try FileDigest.of(path: path))
+        XCTAssertEqual(cache.hashedFiles, 1)
+        XCTAssertTrue(cache.hasDigest(path: path, digest))
+        XCTAssertEqual(cache.hashedFiles, 1, "an unchanged file is confirmed without reading it")
+        // The same size, other bytes, written in place.
+        let fd = open(path, O_WRONLY)
+        XCTAssertEqual(pwrite(fd, "B", 1, 500), 1)
+        close(fd)
+        XCTAssertFalse(cache.hasDigest(path: path, digest))
+        XCTAssertEqual(cache.hashedFiles, 2)
+        // Replaced by a file with the original bytes: another inode, rehashed, equal again.
+        try Data(repeating: 65, count: 100_000).write(to: URL(fileURLWithPath: dir + "/new.csv"))
+        XCTAssertEqual(rename(dir + "/new.csv", path), 0)
+        XCTAssertTrue(cache.hasDigest(path: path, digest))
+        XCTAssertEqual(cache.hashedFiles, 3)
+        // Freshly written: hashed, but its signature is not trusted (a later write in the same tick
+        // could leave it unchanged), so every check reads it again.
+        let fresh = dir + "/fresh.csv"
+        for round in 0..<3 {
+            try Data(repeating: UInt8(round), count: 1000).write(to: URL(fileURLWithPath: fresh))
+            let (d, signature) = try FileDigest.hashed(path: fresh)
+            if signature != nil { continue }  // the clock ticked between write and hash: retry
+            let before = cache.hashedFiles
+            _ = try cache.digest(path: fresh)
+            XCTAssertTrue(cache.hasDigest(path: fresh, d))
+            XCTAssertEqual(cache.hashedFiles, before + 2, "an unsettled file is rehashed")
+            break
+        }
+    }
+
     func testFileDigestMatchesAOneShotHashAcrossChunkBoundaries() throws {
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
