@@ -65,7 +65,9 @@ public struct TileEstimate: Equatable {
             bytes = 150 * n
             seconds = 0.65e-6 * n
         case "graph":
-            bytes = 44 * n + 190 * graphWindow
+            // Fitted to the graph tile jobs' peaks at 10M and 50M POIs (docs/TILES.md): the whole
+            // projected artifact and its grid buckets, plus the loaded window's triangulation.
+            bytes = 50 * n + 236 * graphWindow
             seconds = 2 * 1.1e-6 * graphWindow
         case "gather-graph":
             bytes = 200 * n
@@ -77,7 +79,10 @@ public struct TileEstimate: Equatable {
             bytes = (180 + 17 * columns) * n
             seconds = 0.4e-6 * n + 0.1e-6 * Double(keywords) * n
         }
-        let memory = max(256, Int((1.25 * bytes / 1_048_576).rounded(.up)) + 64)
+        // A graph tile that cannot certify its rows grows its window (five rounds for one tile of
+        // the 10M city: 1.2 × the estimate's memory), so it gets more headroom than the others.
+        let headroom = step == "graph" ? 1.5 : 1.25
+        let memory = max(256, Int((headroom * bytes / 1_048_576).rounded(.up)) + 64)
         let minutes = max(10, Int((4 * seconds / 60).rounded(.up)))
         return Resources(memoryMB: memory, runtimeMinutes: minutes, threads: 2, seconds: seconds)
     }
