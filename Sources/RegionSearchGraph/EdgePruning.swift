@@ -53,7 +53,6 @@ enum EdgePruning {
     static func prune(
         _ graph: AdjacencyGraph, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, rules: Rules
     ) -> (AdjacencyGraph, Counts) {
-        let n = graph.nodeCount
         if rules.isEmpty { return (graph, Counts()) }
         let voidFlags = rules.voidFlags ?? []
         return voidFlags.withUnsafeBufferPointer { voids in prune(graph, x: x, y: y, rules: rules, voids: voids) }
