@@ -576,16 +576,11 @@ private struct LocalBuild {
 }
 
 extension AdjacencyGraph {
-    /// The CSR entry of v in row u, by binary search.
+    /// The CSR entry of v in row u, by binary search (``VoidEdges/entry(_:_:offsets:neighbors:)``).
     func entry(_ u: Int, _ v: Int) -> Int? {
-        var lo = Int(offsets[u])
-        var hi = Int(offsets[u + 1])
-        let target = UInt32(truncatingIfNeeded: v)
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if neighbors[mid] < target { lo = mid + 1 } else { hi = mid }
+        offsets.withUnsafeBufferPointer { o in
+            neighbors.withUnsafeBufferPointer { VoidEdges.entry(u, v, offsets: o, neighbors: $0) }
         }
-        return lo < Int(offsets[u + 1]) && neighbors[lo] == target ? lo : nil
     }
 }
 
