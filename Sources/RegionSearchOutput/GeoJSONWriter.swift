@@ -204,6 +204,34 @@ public struct GeoJSONWriter {
         out += "]"
     }
 
+    /// The vertex an open ring starts at when written: the least by (lon, lat), a tie (a ring that
+    /// touches itself there) broken by the vertices that follow each.
+    static func leastRotation(lon: [Double], lat: [Double]) -> Int {
+        let n = lon.count
+        func less(_ a: Int, _ b: Int) -> Bool {
+            for k in 0..<n {
+                let i = (a + k) % n
+                let j = (b + k) % n
+                if lon[i] != lon[j] { return lon[i] < lon[j] }
+                if lat[i] != lat[j] { return lat[i] < lat[j] }
+            }
+            return false
+        }
+        var best = 0
+        for i in 1..<max(n, 1) where less(i, best) { best = i }
+        return best
+    }
+
+    /// Whether ring `a` is written before ring `b` among the holes of a polygon or the parts of a
+    /// region: by their first vertex (their least, see ``normalizedRing(lon:lat:hole:)``).
+    public static func ringPrecedes(_ a: Ring, _ b: Ring) -> Bool {
+        for k in 0..<min(a.lon.count, b.lon.count) {
+            if a.lon[k] != b.lon[k] { return a.lon[k] < b.lon[k] }
+            if a.lat[k] != b.lat[k] { return a.lat[k] < b.lat[k] }
+        }
+        return a.lon.count < b.lon.count
+    }
+
     /// Signed area of a ring in the lon/lat plane (positive = counter-clockwise).
     public static func signedArea(lon: [Double], lat: [Double]) -> Double {
         var a = 0.0
@@ -216,8 +244,10 @@ public struct GeoJSONWriter {
         return a / 2
     }
 
-    /// Rounds a ring to written precision, drops repeated vertices, closes it and makes it
-    /// counter-clockwise (clockwise for a hole). Returns nil if fewer than 3 distinct vertices remain.
+    /// Rounds a ring to written precision, drops repeated vertices, closes it, makes it
+    /// counter-clockwise (clockwise for a hole) and starts it at its least vertex (by longitude,
+    /// then latitude, then the vertices after it), so the same ring is written the same way
+    /// wherever GEOS began it. Returns nil if fewer than 3 distinct vertices remain.
     public static func normalizedRing(lon: [Double], lat: [Double], hole: Bool = false) -> Ring? {
         var xs: [Double] = []
         var ys: [Double] = []
@@ -236,6 +266,11 @@ public struct GeoJSONWriter {
         if (signedArea(lon: xs, lat: ys) < 0) != hole {
             xs.reverse()
             ys.reverse()
+        }
+        let start = leastRotation(lon: xs, lat: ys)
+        if start > 0 {
+            xs = Array(xs[start...] + xs[..<start])
+            ys = Array(ys[start...] + ys[..<start])
         }
         xs.append(xs[0])
         ys.append(ys[0])

@@ -31,8 +31,10 @@ import Synchronization
 ///    dropped and counted.
 /// 7. Output: transformed to WGS84 and snapped to the 7-decimal grid it is written on (GEOS
 ///    snap-rounding, so the written polygon is valid, not only the computed one); exterior
-///    counter-clockwise and holes clockwise, closed; a polygon crossing the antimeridian is split
-///    there into a MultiPolygon (RFC 7946 §3.1.9; holes are not kept across such a split).
+///    counter-clockwise and holes clockwise, closed, each ring from its least vertex and holes and
+///    parts in order of theirs (the bytes do not depend on where GEOS began a ring); a polygon
+///    crossing the antimeridian is split there into a MultiPolygon (RFC 7946 §3.1.9; holes are not
+///    kept across such a split).
 public struct RegionPolygonBuilder {
     public struct Options: Sendable {
         public var concave: Bool
@@ -73,13 +75,19 @@ public struct RegionPolygonBuilder {
     public init(options: Options) { self.options = options }
 
     /// A region's polygon in WGS84 after rules 1–5, before the rules that depend on better-ranked
-    /// regions: its polygons' rings (exterior first) exactly as GEOS returned them.
+    /// regions: its polygons' rings (exterior first) exactly as GEOS returned them, and the same
+    /// snapped to the output grid (what rule 7 writes when no better-ranked region is in the way).
     struct Shape {
         var parts: [[(x: [Double], y: [Double])]]
         /// Whether GEOS returned a MultiPolygon (else a Polygon, or nothing when `parts` is empty).
         var multi: Bool
         var margin: Double
+        var snapped: [[(x: [Double], y: [Double])]] = []
+        var snappedMulti = false
     }
+
+    /// The 7-decimal grid the output is written on, in degrees.
+    static let grid = 1e-7
 
     /// Builds polygons for all regions; returns them in table order (dropped regions omitted) and
     /// the number of regions dropped because better-ranked ones of their keyword covered them.
@@ -104,14 +112,31 @@ public struct RegionPolygonBuilder {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     if index >= regions.count { break }
                     out[index] = Result {
-                        try shape(index, regions[index], points: points, toWGS84: toWGS84.get(), proj: proj, geos: geos)
+                        guard
+                            var shape = try shape(
+                                index, regions[index], points: points, toWGS84: toWGS84.get(), proj: proj, geos: geos)
+                        else { return nil }
+                        if !shape.parts.isEmpty {
+                            // Snap rounding depends on the polygon alone: done here, on all threads.
+                            let pieces = try shape.parts.map { try geos.polygon(rings: $0) }
+                            let polygon =
+                                shape.multi ? try geos.collection(GEOS_MULTIPOLYGON, of: pieces) : pieces[0]
+                            let snapped = try polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()
+                            if !snapped.isEmpty {
+                                shape.snapped = try snapped.polygons().map { try $0.rings() }
+                                shape.snappedMulti = snapped.typeID == Int32(GEOS_MULTIPOLYGON.rawValue)
+                            }
+                        }
+                        return shape
                     }
                 }
             }
         }
         let geos = GEOSContext()
-        // Regions in rank order within each keyword (the table is already ordered that way).
-        var coveredByKeyword: [Int: GEOSGeometry] = [:]
+        // Regions in rank order within each keyword (the table is already ordered that way). The
+        // union of a keyword's earlier polygons is folded only when a later one meets them, in the
+        // same order as always (most keywords' regions never meet).
+        var coveredByKeyword: [Int: CoveredArea] = [:]
         var out: [Polygon] = []
         var dropped = 0
         for (index, region) in regions.enumerated() {
@@ -119,25 +144,32 @@ public struct RegionPolygonBuilder {
                 dropped += 1
                 continue
             }
-            let pieces = try shape.parts.map { try geos.polygon(rings: $0) }
-            var polygon = shape.multi ? try geos.collection(GEOS_MULTIPOLYGON, of: pieces) : pieces[0]
             // On the 7-decimal grid the output is written in, so that rounding cannot make a valid
             // polygon invalid (a spike one unit wide folds onto itself), and the keyword's earlier
             // polygons are cut away on the same grid.
-            let grid = 1e-7
-            if let covered = coveredByKeyword[region.keyword], covered.intersects(polygon) {
-                polygon = try polygon.difference(covered, gridSize: grid).polygonalParts()
+            var polygon: GEOSGeometry
+            let pieces = try shape.parts.map { try geos.polygon(rings: $0) }
+            let computed = shape.multi ? try geos.collection(GEOS_MULTIPOLYGON, of: pieces) : pieces[0]
+            if var covered = coveredByKeyword[region.keyword], covered.intersects(computed) {
+                polygon = try computed.difference(covered.union(), gridSize: Self.grid).polygonalParts()
+                coveredByKeyword[region.keyword] = covered
+            } else if shape.snapped.isEmpty {
+                polygon = try geos.emptyPolygon()
             } else {
-                polygon = try polygon.reducedPrecision(gridSize: grid).polygonalParts()
+                let snapped = try shape.snapped.map { try geos.polygon(rings: $0) }
+                polygon = shape.snappedMulti ? try geos.collection(GEOS_MULTIPOLYGON, of: snapped) : snapped[0]
             }
             guard !polygon.isEmpty, polygon.area > 0 else {
                 dropped += 1
                 continue
             }
-            coveredByKeyword[region.keyword] =
-                try coveredByKeyword[region.keyword].map { try $0.union(polygon) } ?? polygon
+            coveredByKeyword[region.keyword, default: CoveredArea()].add(polygon)
             var parts: [[GeoJSONWriter.Ring]] = []
             for piece in try polygon.polygons() { parts += try Self.written(piece, geos: geos) }
+            // Parts in a fixed order, holes too: the written polygon does not depend on the order
+            // GEOS returned them in.
+            parts = parts.map { [$0[0]] + $0.dropFirst().sorted(by: GeoJSONWriter.ringPrecedes) }
+                .sorted { GeoJSONWriter.ringPrecedes($0[0], $1[0]) }
             guard !parts.isEmpty else {
                 dropped += 1
                 continue
@@ -150,6 +182,30 @@ public struct RegionPolygonBuilder {
             out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: shape.margin))
         }
         return (out, dropped)
+    }
+
+    /// A keyword's polygons so far (rule 6) and their union, folded in rank order only when asked.
+    struct CoveredArea {
+        private var polygons: [(GEOSGeometry, GEOSEnvelope?)] = []
+        private var folded: GEOSGeometry?
+        private var foldedCount = 0
+
+        mutating func add(_ polygon: GEOSGeometry) { polygons.append((polygon, polygon.envelope)) }
+
+        /// Whether `polygon` meets any of them.
+        func intersects(_ polygon: GEOSGeometry) -> Bool {
+            guard let box = polygon.envelope else { return false }
+            return polygons.contains { p, e in e.map { $0.intersects(box) } ?? false && p.intersects(polygon) }
+        }
+
+        /// Their union: ((p₁ ∪ p₂) ∪ p₃) ∪ …, as when it was kept up to date after every region.
+        mutating func union() throws -> GEOSGeometry {
+            var u = folded ?? polygons[0].0
+            for k in max(foldedCount, 1)..<polygons.count { u = try u.union(polygons[k].0) }
+            folded = u
+            foldedCount = polygons.count
+            return u
+        }
     }
 
     /// Rules 1–5 for one region: its grown, valid skeleton in WGS84; nil when nothing polygonal
@@ -257,7 +313,20 @@ public struct RegionPolygonBuilder {
         // two spacings of a member. Larger ones stay open — the gap between a district's blocks,
         // a square, a park — and only their edges are drawn.
         let limit = 2 * spacing
-        var triangles: [GEOSGeometry] = []
+        // Members at one location are one corner: a triangle is kept once per three locations.
+        var location = [Int](repeating: 0, count: members.count)
+        var firstAt: [SIMD2<Double>: Int] = [:]
+        for p in 0..<members.count {
+            let key = SIMD2(x[p], y[p])
+            if let first = firstAt[key] {
+                location[p] = first
+            } else {
+                firstAt[key] = p
+                location[p] = p
+            }
+        }
+        var corners: [(Int, Int, Int)] = []
+        var seenCorners = Set<SIMD3<Int>>()
         var inTriangle = Set<Int>()
         var covered = [Bool](repeating: false, count: members.count)
         for a in 0..<members.count {
@@ -266,9 +335,12 @@ public struct RegionPolygonBuilder {
                 for c in neighbours[b] where c > b && na.contains(c) {
                     let r2 = Self.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
                     guard r2 <= limit * limit else { continue }
-                    let tri = try geos.polygon(x: [x[a], x[b], x[c]], y: [y[a], y[b], y[c]])
-                    guard tri.area > 0 else { continue }
-                    triangles.append(tri)
+                    let ring = Self.orientation(x[a], y[a], x[b], y[b], x[c], y[c])
+                    guard ring != 0 else { continue }
+                    let sorted = [location[a], location[b], location[c]].sorted()
+                    if seenCorners.insert(SIMD3(sorted[0], sorted[1], sorted[2])).inserted {
+                        corners.append((a, b, c))
+                    }
                     for (u, v) in [(a, b), (b, c), (a, c)] { inTriangle.insert(u * members.count + v) }
                     covered[a] = true
                     covered[b] = true
@@ -279,7 +351,9 @@ public struct RegionPolygonBuilder {
         // Each kind is grown once (GEOS buffers a union far faster than many pieces): the
         // triangles' union, the drawn edges no triangle holds, the members nothing else holds.
         var pieces: [GEOSGeometry] = []
-        if !triangles.isEmpty { pieces.append(try buffered(geos.unionAll(triangles))) }
+        if !corners.isEmpty {
+            pieces.append(try buffered(Self.triangleUnion(corners, x: x, y: y, geos: geos)))
+        }
         var lines: [GEOSGeometry] = []
         for (a, b) in drawn where !inTriangle.contains(a * members.count + b) {
             lines.append(try geos.lineString(x: [x[a], x[b]], y: [y[a], y[b]]))
@@ -292,6 +366,92 @@ public struct RegionPolygonBuilder {
             pieces.append(try buffered(geos.multiPoint(x: alone.map { x[$0] }, y: alone.map { y[$0] })))
         }
         return pieces.count == 1 ? pieces[0] : try geos.unionAll(pieces)
+    }
+
+    /// The union of the skeleton's triangles, which come from a planar graph (the keyword POIs'
+    /// triangulation): they share sides with identical corners and overlap only where one holds
+    /// another's corner inside it (three edges around a point of degree three also close a
+    /// triangle). The others form a coverage whose outline is traced from their sides
+    /// (``TriangleOutline``, no overlay: far faster than GEOS's cascaded union of thousands of
+    /// triangles); it is accepted when GEOS finds it valid with the triangles' total area (an
+    /// overlap would lose area), and the few nesting triangles are added by one overlay. Otherwise
+    /// the cascaded union of all is used.
+    static func triangleUnion(_ corners: [(Int, Int, Int)], x: [Double], y: [Double], geos: GEOSContext) throws
+        -> GEOSGeometry
+    {
+        let nesting = Self.nesting(corners, x: x, y: y)
+        var triangles: [GEOSGeometry] = []
+        var faces: [(Int, Int, Int)] = []
+        var outer: [GEOSGeometry] = []
+        var faceArea = 0.0
+        for (k, (a, b, c)) in corners.enumerated() {
+            let tri = try geos.polygon(x: [x[a], x[b], x[c]], y: [y[a], y[b], y[c]])
+            triangles.append(tri)
+            if nesting[k] {
+                outer.append(tri)
+            } else {
+                faceArea += tri.area
+                faces.append((a, b, c))
+            }
+        }
+        if let outline = TriangleOutline.polygons(faces, x: x, y: y) {
+            let parts = try outline.map { rings in
+                try geos.polygon(rings: rings.map { ring in (x: ring.map { x[$0] }, y: ring.map { y[$0] }) })
+            }
+            let union = parts.count == 1 ? parts[0] : try geos.collection(GEOS_MULTIPOLYGON, of: parts)
+            if union.isValid && abs(union.area - faceArea) <= 1e-9 * faceArea {
+                return outer.isEmpty ? union : try union.union(geos.unionAll(outer))
+            }
+        }
+        return try geos.unionAll(triangles)
+    }
+
+    /// Per triangle, whether it holds a corner of another strictly inside it (a grid of the
+    /// corners, cells as large as the largest triangle's bounding box).
+    static func nesting(_ corners: [(Int, Int, Int)], x: [Double], y: [Double]) -> [Bool] {
+        var out = [Bool](repeating: false, count: corners.count)
+        var points = Set<Int>()
+        var side = 0.0
+        for (a, b, c) in corners {
+            points.formUnion([a, b, c])
+            side = max(
+                side, max(x[a], x[b], x[c]) - min(x[a], x[b], x[c]), max(y[a], y[b], y[c]) - min(y[a], y[b], y[c]))
+        }
+        guard side > 0 else { return out }
+        let ordered = points.sorted()
+        let x0 = ordered.map { x[$0] }.min() ?? 0
+        let y0 = ordered.map { y[$0] }.min() ?? 0
+        func cell(_ px: Double, _ py: Double) -> SIMD2<Int> {
+            SIMD2(Int(((px - x0) / side).rounded(.down)), Int(((py - y0) / side).rounded(.down)))
+        }
+        var grid: [SIMD2<Int>: [Int]] = [:]
+        for p in ordered { grid[cell(x[p], y[p]), default: []].append(p) }
+        for (k, (a, b, c)) in corners.enumerated() {
+            let lo = cell(min(x[a], x[b], x[c]), min(y[a], y[b], y[c]))
+            let hi = cell(max(x[a], x[b], x[c]), max(y[a], y[b], y[c]))
+            let turn = Self.orientation(x[a], y[a], x[b], y[b], x[c], y[c])
+            search: for gx in lo.x...hi.x {
+                for gy in lo.y...hi.y {
+                    for p in grid[SIMD2(gx, gy)] ?? [] where p != a && p != b && p != c {
+                        // Strictly inside: on the inner side of all three edges.
+                        if Self.orientation(x[a], y[a], x[b], y[b], x[p], y[p]) == turn
+                            && Self.orientation(x[b], y[b], x[c], y[c], x[p], y[p]) == turn
+                            && Self.orientation(x[c], y[c], x[a], y[a], x[p], y[p]) == turn
+                        {
+                            out[k] = true
+                            break search
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The sign of the turn a → b → c: 1 counter-clockwise, −1 clockwise, 0 collinear.
+    static func orientation(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double) -> Int {
+        let d = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+        return d > 0 ? 1 : (d < 0 ? -1 : 0)
     }
 
     /// Squared circumradius of a triangle (infinity when degenerate).

@@ -11,7 +11,9 @@ public enum HullsStage {
         // 4: polygons snapped to the written 7-decimal grid.
         // 5: the point census tests each POI as the POI layer writes it (7 decimals); hull margin
         //    as a parameter (hulls.margin_spacing).
-        version: 5,
+        // 6: rings written from their least vertex, holes and parts in order (the same polygons as
+        //    5, normalised; the skeleton's triangles joined by a coverage union).
+        version: 6,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),

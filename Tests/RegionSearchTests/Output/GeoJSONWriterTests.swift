@@ -31,6 +31,33 @@ final class GeoJSONWriterTests: XCTestCase {
         XCTAssertNil(GeoJSONWriter.normalizedRing(lon: [0, 0, 0], lat: [0, 0, 0]))
     }
 
+    /// A ring is written the same whichever vertex and direction GEOS began it with: from its least
+    /// vertex, counter-clockwise (a hole clockwise); a self-touching ring by the vertices after the tie.
+    func testRingsStartAtTheirLeastVertexWhateverTheInputOrder() {
+        // A plain ring, and two loops touching at their least vertex (0, 0).
+        for (lon, lat) in [([2.0, 3, 3, 1, 1], [0.0, 1, 2, 2, 1]), ([0.0, 2, 2, 0, 1, 0], [0.0, 0, 1, 0, 2, 2])] {
+            let least = zip(lon, lat).min { ($0.0, $0.1) < ($1.0, $1.1) }!
+            for hole in [false, true] {
+                var written: [[Double]] = []
+                for start in 0..<lon.count {
+                    for reversed in [false, true] {
+                        var xs = Array(lon[start...] + lon[..<start])
+                        var ys = Array(lat[start...] + lat[..<start])
+                        if reversed {
+                            xs.reverse()
+                            ys.reverse()
+                        }
+                        let ring = GeoJSONWriter.normalizedRing(lon: xs, lat: ys, hole: hole)!
+                        written.append(ring.lon + ring.lat)
+                        XCTAssertEqual([ring.lon[0], ring.lat[0]], [least.0, least.1])
+                        XCTAssertEqual(GeoJSONWriter.signedArea(lon: ring.lon, lat: ring.lat) < 0, hole)
+                    }
+                }
+                XCTAssertEqual(Set(written).count, 1, "\(lon) hole \(hole): one way of writing the ring")
+            }
+        }
+    }
+
     func testDocumentParsesAndKeepsForeignMembers() throws {
         let ring = GeoJSONWriter.normalizedRing(lon: [0, 1, 1], lat: [0, 0, 1])!
         let doc = GeoJSONWriter.document(
