@@ -133,6 +133,89 @@ enum CSRBuilder {
             scale: [Float](repeating: 0, count: n))
     }
 
+    /// The CSR graph of a triangulation of the distinct locations plus the duplicate links, exactly
+    /// as ``build(nodeCount:a:b:x:y:)`` makes it from the mesh's edges (through `groups.unique`) and
+    /// the duplicate links, without the edge lists, the counting passes over them per thread and the
+    /// removal of repeats: every halfedge gives its row one neighbour and a hull halfedge (no twin)
+    /// gives the other end's row one too, so each edge is listed once per direction. Nil for a mesh
+    /// without triangles (collinear points: the caller uses the generic builder on the chain).
+    static func buildDelaunay(
+        mesh: TriangleMesh, groups: CoincidentPoints, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>
+    ) -> AdjacencyGraph? {
+        guard mesh.triangleCount > 0 else { return nil }
+        let n = x.count
+        var offsets = [UInt64](repeating: 0, count: n + 1)
+        var neighbors: [UInt32] = []
+        mesh.triangles.withUnsafeBufferPointer { tri in
+            mesh.halfedges.withUnsafeBufferPointer { half in
+                groups.unique.withUnsafeBufferPointer { unique in
+                    groups.representative.withUnsafeBufferPointer { rep in
+                        offsets.withUnsafeMutableBufferPointer { offsets in
+                            // Row sizes, shifted by one for the prefix sum.
+                            for e in 0..<tri.count {
+                                offsets[Int(unique[Int(tri[e])]) + 1] += 1
+                                if half[e] < 0 { offsets[Int(unique[Int(tri[TriangleMesh.next(e)])]) + 1] += 1 }
+                            }
+                            for i in 0..<n where Int(rep[i]) != i {
+                                offsets[i + 1] += 1
+                                offsets[Int(rep[i]) + 1] += 1
+                            }
+                            for i in 0..<n { offsets[i + 1] += offsets[i] }
+                        }
+                        var fill = Array(offsets.dropLast())
+                        neighbors = [UInt32](unsafeUninitializedCapacity: Int(offsets[n])) { nb, count in
+                            fill.withUnsafeMutableBufferPointer { fill in
+                                for e in 0..<tri.count {
+                                    let u = Int(unique[Int(tri[e])])
+                                    let v = unique[Int(tri[TriangleMesh.next(e)])]
+                                    nb[Int(fill[u])] = v
+                                    fill[u] += 1
+                                    if half[e] < 0 {
+                                        nb[Int(fill[Int(v)])] = UInt32(truncatingIfNeeded: u)
+                                        fill[Int(v)] += 1
+                                    }
+                                }
+                                for i in 0..<n where Int(rep[i]) != i {
+                                    let r = Int(rep[i])
+                                    nb[Int(fill[i])] = UInt32(truncatingIfNeeded: r)
+                                    fill[i] += 1
+                                    nb[Int(fill[r])] = UInt32(truncatingIfNeeded: i)
+                                    fill[r] += 1
+                                }
+                            }
+                            count = Int(offsets[n])
+                        }
+                    }
+                }
+            }
+        }
+        var length = [Float](repeating: 0, count: neighbors.count)
+        neighbors.withUnsafeMutableBufferPointer { nb in
+            length.withUnsafeMutableBufferPointer { len in
+                offsets.withUnsafeBufferPointer { offsets in
+                    let (nb, len) = (nb, len)
+                    Parallel.forRanges(n, minChunk: 8192) { range in
+                        for i in range {
+                            let lo = Int(offsets[i])
+                            let hi = Int(offsets[i + 1])
+                            sortRow(nb, lo, hi)
+                            let xi = x[i]
+                            let yi = y[i]
+                            for k in lo..<hi {
+                                let j = Int(nb[k])
+                                let dx = xi - x[j]
+                                let dy = yi - y[j]
+                                len[k] = Float((dx * dx + dy * dy).squareRoot())
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return AdjacencyGraph(
+            offsets: offsets, neighbors: neighbors, length: length, scale: [Float](repeating: 0, count: n))
+    }
+
     /// The CSR graph of kNN lists over distinct locations plus the duplicate links, exactly as
     /// ``build(nodeCount:a:b:x:y:)`` makes it from the directed pairs, without the edge lists and
     /// row sorts.

@@ -101,13 +101,18 @@ public enum GraphBuilder {
             }
             triangulation = dt
             phase(.triangulate)
-            (a, b) = dt.edges()
-            a.reserveCapacity(a.count + groups.duplicateCount)
-            b.reserveCapacity(b.count + groups.duplicateCount)
-            unique.withUnsafeBufferPointer { unique in
-                for e in 0..<a.count {
-                    a[e] = unique[Int(a[e])]
-                    b[e] = unique[Int(b[e])]
+            // Straight from the halfedges (the same rows as the generic builder makes of the edge
+            // list; tests compare the two); collinear points go through their chain's edges.
+            direct = CSRBuilder.buildDelaunay(mesh: dt, groups: groups, x: x, y: y)
+            if direct == nil {
+                (a, b) = dt.edges()
+                a.reserveCapacity(a.count + groups.duplicateCount)
+                b.reserveCapacity(b.count + groups.duplicateCount)
+                unique.withUnsafeBufferPointer { unique in
+                    for e in 0..<a.count {
+                        a[e] = unique[Int(a[e])]
+                        b[e] = unique[Int(b[e])]
+                    }
                 }
             }
         case .knn:

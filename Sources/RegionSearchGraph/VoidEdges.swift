@@ -214,23 +214,28 @@ enum VoidEdges {
                             }
                             for i in (w * share)..<min(n, (w + 1) * share) {
                                 let mark = UInt32(truncatingIfNeeded: i + 1)
-                                var m = 0
-                                @inline(__always) func add(_ v: Int) {
-                                    if seen[v] == mark { return }
-                                    seen[v] = mark
-                                    if m == capacity {
-                                        let bigger = UnsafeMutablePointer<Float>.allocate(capacity: 2 * capacity)
-                                        bigger.update(from: values, count: m)
-                                        values.deallocate()
-                                        values = bigger
-                                        capacity *= 2
-                                    }
-                                    values[m] = scale[v]
-                                    m += 1
-                                }
-                                add(i)
                                 let lo = Int(offsets[i])
                                 let hi = Int(offsets[i + 1])
+                                // Room for every value reached before removing repeats, so the
+                                // loops below write without a branch (repeats are written and
+                                // not counted).
+                                var reach = 1 + hi - lo
+                                for e in lo..<hi {
+                                    let j = Int(nb[e])
+                                    reach += Int(offsets[j + 1] - offsets[j])
+                                }
+                                if reach > capacity {
+                                    values.deallocate()
+                                    capacity = max(2 * capacity, reach)
+                                    values = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+                                }
+                                var m = 0
+                                @inline(__always) func add(_ v: Int) {
+                                    values[m] = scale[v]
+                                    m &+= seen[v] == mark ? 0 : 1
+                                    seen[v] = mark
+                                }
+                                add(i)
                                 for e in lo..<hi { add(Int(nb[e])) }
                                 for e in lo..<hi {
                                     let j = Int(nb[e])

@@ -84,6 +84,65 @@ final class FastPathEquivalenceTests: XCTestCase {
         }
     }
 
+    /// The Delaunay CSR made straight from the halfedges equals the generic builder fed the mesh's
+    /// edges and the duplicate links (duplicates, unsorted input, cocircular grids, three points);
+    /// collinear points have no triangles and are left to the generic builder.
+    func testDelaunayCSREqualsTheGenericCSRBuilder() {
+        let cases: [(String, PointSet)] = [
+            ("uniform", PointSet.uniform(3000, seed: 41).hilbertSorted()),
+            (
+                "clustered with duplicates",
+                PointSet.clustered(2500, seed: 42).withDuplicates(700, seed: 43).hilbertSorted()
+            ),
+            (
+                "duplicates, unsorted",
+                PointSet.clustered(1500, seed: 44).withDuplicates(500, seed: 45).shuffled(seed: 46)
+            ),
+            ("grid ties", PointSet.grid(40, 30, spacing: 10).shuffled(seed: 47)),
+            ("three points", PointSet.uniform(3, seed: 48)),
+        ]
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        for (name, p) in cases {
+            for threads in [1, 3] {
+                Parallel.threadCount = threads
+                p.x.withUnsafeBufferPointer { x in
+                    p.y.withUnsafeBufferPointer { y in
+                        let groups = CoincidentPoints(x: x, y: y)
+                        let ux = groups.unique.map { x[Int($0)] }
+                        let uy = groups.unique.map { y[Int($0)] }
+                        let mesh = ux.withUnsafeBufferPointer { ux in
+                            uy.withUnsafeBufferPointer { uy in
+                                TriangleMesh(DelaunayTriangulation(x: ux, y: uy), x: ux, y: uy)
+                            }
+                        }
+                        var (a, b) = mesh.edges()
+                        a = a.map { groups.unique[Int($0)] }
+                        b = b.map { groups.unique[Int($0)] }
+                        for i in 0..<x.count where Int(groups.representative[i]) != i {
+                            a.append(UInt32(i))
+                            b.append(groups.representative[i])
+                        }
+                        let reference = CSRBuilder.build(nodeCount: x.count, a: a, b: b, x: x, y: y)
+                        guard let fast = CSRBuilder.buildDelaunay(mesh: mesh, groups: groups, x: x, y: y) else {
+                            XCTFail("\(name): no triangles")
+                            return
+                        }
+                        graphsEqual(fast, reference, "\(name), \(threads) threads")
+                    }
+                }
+            }
+        }
+        let line = PointSet(x: [0, 1, 2, 3], y: [0, 1, 2, 3])
+        line.x.withUnsafeBufferPointer { x in
+            line.y.withUnsafeBufferPointer { y in
+                let groups = CoincidentPoints(x: x, y: y)
+                let mesh = TriangleMesh(DelaunayTriangulation(x: x, y: y), x: x, y: y)
+                XCTAssertNil(CSRBuilder.buildDelaunay(mesh: mesh, groups: groups, x: x, y: y))
+            }
+        }
+    }
+
     /// Columns run together in SIMD bands give exactly what each column gives alone, whatever
     /// the band width (1, 2, 4, 8, 16 lanes) and whatever columns share the run.
     func testChebyshevBandsMatchColumnsRunAlone() {
