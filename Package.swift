@@ -62,11 +62,14 @@ var targets: [Target] = [
     .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-    .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"])]),
+    // GDAL's headers only: the library is loaded on first use by CGDALLoader's trampolines (no
+    // executable links it at start-up, which costs ~25 ms per process).
+    .systemLibrary(name: "CGDAL", providers: [.apt(["libgdal-dev"])]),
+    .target(name: "CGDALLoader"),
 
     .target(name: core),
     .target(name: model, dependencies: deps([core])),
-    .target(name: gdal, dependencies: deps([core, "CGDAL"])),
+    .target(name: gdal, dependencies: deps([core, "CGDAL", "CGDALLoader"])),
 
     .target(name: ingest, dependencies: deps([core, model, gdal, "CZlib"])),
     .target(name: projection, dependencies: deps([core, model, "CPROJ"])),

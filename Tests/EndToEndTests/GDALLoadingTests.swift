@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+
+/// GDAL is loaded on first use (CGDALLoader's trampolines), not when a process starts: the
+/// dynamic loader's own log (`LD_DEBUG=libs`) shows which shared objects a process initialises.
+final class GDALLoadingTests: XCTestCase {
+    private func loadsGDAL(_ result: PipelineFixture.Result) -> Bool {
+        result.output.split(separator: "\n").contains { $0.contains("calling init:") && $0.contains("libgdal.so") }
+    }
+
+    func testNoExecutableLoadsGDALUnlessItReadsOrWritesThroughIt() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let executables = [
+            "regionsearch", "regionsearch-ingest", "regionsearch-project", "regionsearch-graph",
+            "regionsearch-propagate", "regionsearch-regions", "regionsearch-hulls", "regionsearch-evaluate",
+            "regionsearch-generate", "regionsearch-preview",
+        ]
+        for name in executables {
+            let r = try f.tool(
+                ["--version"], executable: PipelineFixture.toolDirectory + "/" + name,
+                environment: ["LD_DEBUG": "libs"])
+            XCTAssertEqual(r.status, 0, name)
+            XCTAssertTrue(r.output.contains("calling init:"), "\(name): the loader log is there")
+            XCTAssertFalse(loadsGDAL(r), "\(name) --version initialised libgdal")
+        }
+        // The whole pipeline to GeoJSON (and its maps): no stage touches GDAL.
+        let geojson = try f.run(["--quiet"], environment: ["LD_DEBUG": "libs"])
+        XCTAssertEqual(geojson.status, 0, geojson.output)
+        XCTAssertFalse(loadsGDAL(geojson), "a GeoJSON run initialised libgdal")
+        // A GeoPackage output goes through GDAL: loaded then, and the file reads back.
+        let gpkg = f.root + "/out/test.gpkg"
+        try f.writeManifest(output: .string("../out/test.gpkg"))
+        let written = try f.run(["--quiet"], environment: ["LD_DEBUG": "libs"])
+        XCTAssertEqual(written.status, 0, written.output)
+        XCTAssertTrue(loadsGDAL(written), "writing a GeoPackage loads libgdal")
+        let info = try f.tool(["-ro", "-so", gpkg, "regions"], executable: "/usr/bin/ogrinfo")
+        XCTAssertEqual(info.status, 0, info.output)
+        XCTAssertTrue(info.output.contains("Geometry: Multi Polygon"), info.output)
+    }
+}
