@@ -162,9 +162,10 @@ enum CSRBuilder {
                             }
                             for i in 0..<n { offsets[i + 1] += offsets[i] }
                         }
-                        var fill = Array(offsets.dropLast())
+                        // Filled with offsets[i] as row i's cursor (no second array of n + 1):
+                        // afterwards offsets[i] is where row i + 1 starts, shifted back below.
                         neighbors = [UInt32](unsafeUninitializedCapacity: Int(offsets[n])) { nb, count in
-                            fill.withUnsafeMutableBufferPointer { fill in
+                            offsets.withUnsafeMutableBufferPointer { fill in
                                 for e in 0..<tri.count {
                                     let u = Int(unique[Int(tri[e])])
                                     let v = unique[Int(tri[TriangleMesh.next(e)])]
@@ -182,8 +183,14 @@ enum CSRBuilder {
                                     nb[Int(fill[r])] = UInt32(truncatingIfNeeded: i)
                                     fill[r] += 1
                                 }
+                                var i = n
+                                while i > 0 {
+                                    fill[i] = fill[i - 1]
+                                    i -= 1
+                                }
+                                fill[0] = 0
+                                count = Int(fill[n])
                             }
-                            count = Int(offsets[n])
                         }
                     }
                 }

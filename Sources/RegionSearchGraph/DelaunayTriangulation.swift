@@ -120,25 +120,50 @@ struct DelaunayTriangulation {
         }
         let order = RadixSort.order(byKeys: keys)
         keys = []
-        var sweep = Sweep(x: x, y: y, order: order, seeds: (i0, s1, s2), center: (cx, cy))
-        if !withheld.isEmpty {
-            var position = [Int](repeating: 0, count: n)
-            for (k, i) in order.enumerated() { position[Int(i)] = k }
-            sweep.withheld = withheld.map { position[$0] }.filter {
-                $0 != sweep.seeds.0 && $0 != sweep.seeds.1 && $0 != sweep.seeds.2
+        // The sweep writes its triangles and halfedges straight into the arrays kept (no copy of
+        // either: on this machine a megabyte touched for the first time costs over a millisecond).
+        // Pages beyond the final count are never touched.
+        let capacity = 3 * max(2 * n - 5, 1)
+        var tri = [UInt32](unsafeUninitializedCapacity: capacity) { _, c in c = capacity }
+        var half = [Int32](unsafeUninitializedCapacity: capacity) { _, c in c = capacity }
+        var count = 0
+        var late = 0
+        tri.withUnsafeMutableBufferPointer { tri in
+            half.withUnsafeMutableBufferPointer { half in
+                var sweep = Sweep(
+                    x: x, y: y, order: order, seeds: (i0, s1, s2), center: (cx, cy), tri: tri.baseAddress!,
+                    half: half.baseAddress!)
+                if !withheld.isEmpty {
+                    var position = [Int](repeating: 0, count: n)
+                    for (k, i) in order.enumerated() { position[Int(i)] = k }
+                    sweep.withheld = withheld.map { position[$0] }.filter {
+                        $0 != sweep.seeds.0 && $0 != sweep.seeds.1 && $0 != sweep.seeds.2
+                    }
+                }
+                sweep.run()
+                late = sweep.lateCount
+                count = sweep.trianglesLen
+                sweep.deallocate()
+                // Back from sweep positions to point indices.
+                order.withUnsafeBufferPointer { ord in
+                    for e in 0..<count { tri[e] = ord[Int(tri[e])] }
+                }
             }
         }
-        sweep.run()
-        lateInsertions = sweep.lateCount
-        let count = sweep.trianglesLen
-        triangles = [UInt32](unsafeUninitializedCapacity: count) { buf, c in
-            order.withUnsafeBufferPointer { ord in
-                for e in 0..<count { buf[e] = ord[Int(sweep.tri[e])] }
-            }
-            c = count
+        tri.removeLast(capacity - count)
+        half.removeLast(capacity - count)
+        lateInsertions = late
+        triangles = tri
+        halfedges = half
+    }
+
+    /// Hands the triangles and halfedges over without a copy (``TriangleMesh`` takes them).
+    mutating func releaseStorage() -> (triangles: [UInt32], halfedges: [Int32]) {
+        defer {
+            triangles = []
+            halfedges = []
         }
-        halfedges = Array(UnsafeBufferPointer(start: sweep.half, count: count))
-        sweep.deallocate()
+        return (triangles, halfedges)
     }
 
     /// Undirected edges, each once, as vertex pairs (triangle edges, or the chain when collinear).
@@ -237,9 +262,10 @@ private struct Sweep {
     var withheld: [Int] = []
     var lateCount = 0
 
+    /// `tri` and `half` hold room for 3 (2n − 5) entries (the caller's arrays: not freed here).
     init(
         x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, order: [UInt32], seeds: (Int, Int, Int),
-        center: (Double, Double)
+        center: (Double, Double), tri: UnsafeMutablePointer<UInt32>, half: UnsafeMutablePointer<Int32>
     ) {
         n = x.count
         coords = .allocate(capacity: 2 * n)
@@ -253,9 +279,8 @@ private struct Sweep {
             if i == seeds.2 { s.2 = k }
         }
         self.seeds = s
-        let maxTriangles = max(2 * n - 5, 1)
-        tri = .allocate(capacity: 3 * maxTriangles)
-        half = .allocate(capacity: 3 * maxTriangles)
+        self.tri = tri
+        self.half = half
         hullPrev = .allocate(capacity: n)
         hullNext = .allocate(capacity: n)
         hullTri = .allocate(capacity: n)
@@ -268,8 +293,6 @@ private struct Sweep {
 
     func deallocate() {
         coords.deallocate()
-        tri.deallocate()
-        half.deallocate()
         hullPrev.deallocate()
         hullNext.deallocate()
         hullTri.deallocate()

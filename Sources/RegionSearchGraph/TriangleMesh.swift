@@ -25,10 +25,10 @@ struct TriangleMesh: Sendable {
 
     var triangleCount: Int { triangles.count / 3 }
 
-    init(_ dt: DelaunayTriangulation, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) {
-        triangles = dt.triangles
-        halfedges = dt.halfedges
+    /// Takes over the triangulation's arrays (no copy) and makes them canonical in place.
+    init(_ dt: consuming DelaunayTriangulation, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) {
         chain = dt.chain
+        (triangles, halfedges) = dt.releaseStorage()
         guard !triangles.isEmpty else { return }
         canonicalizeCocircular(x: x, y: y)
         rotateToLowestVertex()
@@ -207,19 +207,35 @@ struct TriangleMesh: Sendable {
             any = any || shift[k] != 0
         }
         guard any else { return }
-        @inline(__always) func moved(_ e: Int) -> Int {
-            let k = e / 3
-            return 3 * k + (e % 3 + 3 - Int(shift[k])) % 3
+        // In place, triangle by triangle: a triangle's three entries are read before any is
+        // written, and where a twin moved to depends only on `shift`.
+        shift.withUnsafeBufferPointer { shift in
+            triangles.withUnsafeMutableBufferPointer { tri in
+                halfedges.withUnsafeMutableBufferPointer { half in
+                    @inline(__always) func moved(_ e: Int) -> Int32 {
+                        let k = e / 3
+                        return Int32(truncatingIfNeeded: 3 * k + (e % 3 + 3 - Int(shift[k])) % 3)
+                    }
+                    for k in 0..<t {
+                        let s = Int(shift[k])
+                        let b = 3 * k
+                        let (t0, t1, t2) = (tri[b], tri[b + 1], tri[b + 2])
+                        let (h0, h1, h2) = (Int(half[b]), Int(half[b + 1]), Int(half[b + 2]))
+                        @inline(__always) func twin(_ h: Int) -> Int32 { h < 0 ? -1 : moved(h) }
+                        // Entry j of the rotated triangle is entry (j + s) mod 3 of the old one.
+                        switch s {
+                        case 1:
+                            (tri[b], tri[b + 1], tri[b + 2]) = (t1, t2, t0)
+                            (half[b], half[b + 1], half[b + 2]) = (twin(h1), twin(h2), twin(h0))
+                        case 2:
+                            (tri[b], tri[b + 1], tri[b + 2]) = (t2, t0, t1)
+                            (half[b], half[b + 1], half[b + 2]) = (twin(h2), twin(h0), twin(h1))
+                        default:
+                            (half[b], half[b + 1], half[b + 2]) = (twin(h0), twin(h1), twin(h2))
+                        }
+                    }
+                }
+            }
         }
-        var tri = triangles
-        var half = halfedges
-        for e in 0..<triangles.count {
-            let to = moved(e)
-            tri[to] = triangles[e]
-            let twin = Int(halfedges[e])
-            half[to] = twin < 0 ? -1 : Int32(moved(twin))
-        }
-        triangles = tri
-        halfedges = half
     }
 }
