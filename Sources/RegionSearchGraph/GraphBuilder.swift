@@ -43,6 +43,26 @@ public enum GraphBuilder {
         return m == 0 || (m >= 1e-30 && m <= 1e30)
     }
 
+    /// The CSR graph of a triangulation of the distinct locations plus the duplicate links: straight
+    /// from the halfedges (``CSRBuilder/buildDelaunay(mesh:groups:x:y:)``, the same rows as the
+    /// generic builder makes of the edge list; tests compare the two), or for collinear points from
+    /// their chain's edges.
+    static func delaunayCSR(
+        _ mesh: TriangleMesh, groups: CoincidentPoints, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>
+    ) -> AdjacencyGraph {
+        if let direct = CSRBuilder.buildDelaunay(mesh: mesh, groups: groups, x: x, y: y) { return direct }
+        var (a, b) = mesh.edges()
+        for e in 0..<a.count {
+            a[e] = groups.unique[Int(a[e])]
+            b[e] = groups.unique[Int(b[e])]
+        }
+        for i in 0..<x.count where Int(groups.representative[i]) != i {
+            a.append(UInt32(truncatingIfNeeded: i))
+            b.append(groups.representative[i])
+        }
+        return CSRBuilder.build(nodeCount: x.count, a: a, b: b, x: x, y: y)
+    }
+
     public static func build(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, options: GraphOptions)
         throws(GraphError) -> (graph: AdjacencyGraph, statistics: GraphStatistics)
     {
@@ -85,10 +105,8 @@ public enum GraphBuilder {
         }
         phase(.duplicates)
 
-        var a: [UInt32] = []
-        var b: [UInt32] = []
         var knnScale: [Float] = []
-        var direct: AdjacencyGraph?
+        let built: AdjacencyGraph
         var triangulation: TriangleMesh?
         switch options.method {
         case .delaunay:
@@ -101,20 +119,7 @@ public enum GraphBuilder {
             }
             triangulation = dt
             phase(.triangulate)
-            // Straight from the halfedges (the same rows as the generic builder makes of the edge
-            // list; tests compare the two); collinear points go through their chain's edges.
-            direct = CSRBuilder.buildDelaunay(mesh: dt, groups: groups, x: x, y: y)
-            if direct == nil {
-                (a, b) = dt.edges()
-                a.reserveCapacity(a.count + groups.duplicateCount)
-                b.reserveCapacity(b.count + groups.duplicateCount)
-                unique.withUnsafeBufferPointer { unique in
-                    for e in 0..<a.count {
-                        a[e] = unique[Int(a[e])]
-                        b[e] = unique[Int(b[e])]
-                    }
-                }
-            }
+            built = Self.delaunayCSR(dt, groups: groups, x: x, y: y)
         case .knn:
             var knn = unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: options.k) }
             phase(.knn)
@@ -126,19 +131,9 @@ public enum GraphBuilder {
             var lists = knn.takeNeighbors()
             // The union of the lists and the duplicate links straight into CSR (the same rows as
             // the generic builder makes of the directed pairs; tests compare the two).
-            direct = CSRBuilder.buildKNNUnion(lists: &lists, k: k, groups: groups, x: x, y: y)
+            built = CSRBuilder.buildKNNUnion(lists: &lists, k: k, groups: groups, x: x, y: y)
         }
-        if direct == nil {
-            groups.representative.withUnsafeBufferPointer { rep in
-                for i in 0..<n where Int(rep[i]) != i {
-                    a.append(UInt32(truncatingIfNeeded: i))
-                    b.append(rep[i])
-                }
-            }
-        }
-        var graph = direct ?? CSRBuilder.build(nodeCount: n, a: a, b: b, x: x, y: y)
-        a = []
-        b = []
+        var graph = built
         stats.edgesBeforePruning = graph.edgeCount
         phase(.csr)
         switch options.method {
@@ -171,18 +166,7 @@ public enum GraphBuilder {
                 let dt = ux.withUnsafeBufferPointer { ux in
                     uy.withUnsafeBufferPointer { uy in TriangleMesh(DelaunayTriangulation(x: ux, y: uy), x: ux, y: uy) }
                 }
-                var (da, db) = dt.edges()
-                for e in 0..<da.count {
-                    da[e] = unique[Int(da[e])]
-                    db[e] = unique[Int(db[e])]
-                }
-                groups.representative.withUnsafeBufferPointer { rep in
-                    for i in 0..<n where Int(rep[i]) != i {
-                        da.append(UInt32(truncatingIfNeeded: i))
-                        db.append(rep[i])
-                    }
-                }
-                var delaunay = CSRBuilder.build(nodeCount: n, a: da, b: db, x: x, y: y)
+                var delaunay = Self.delaunayCSR(dt, groups: groups, x: x, y: y)
                 delaunay.scale = graph.scale
                 let delaunayFlags = VoidEdges.flags(
                     triangulation: dt, unique: unique, x: x, y: y, graph: delaunay, radius: options.voidRadius,
