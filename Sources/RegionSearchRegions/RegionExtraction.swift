@@ -2,6 +2,7 @@ import Foundation
 import RegionSearchCore
 import RegionSearchGraph
 import RegionSearchModel
+import Synchronization
 
 /// Region extraction over all keywords, significance and ranking (the testable core of the stage).
 public enum RegionExtraction {
@@ -18,55 +19,30 @@ public enum RegionExtraction {
     public static func run(
         points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions, scaleK: Int
     ) -> Output {
-        let n = points.count
         let occupied = DensityRegionFinder.occupiedArea(graph: graph, scaleK: scaleK)
-        var support = PathSupport(graph: graph, x: points.x, y: points.y)
+        // Keywords are independent: one per worker at a time (each with its own path-search
+        // scratch space), results kept in keyword order, so any thread count gives the same.
+        let count = table.keywords.count
+        var perKeyword = [(regions: [RegionTable.Region], info: [(String, JSONValue)])](
+            repeating: ([], []), count: count)
+        let next = Atomic<Int>(0)
+        perKeyword.withUnsafeMutableBufferPointer { out in
+            let out = out
+            Parallel.forEach(max(1, min(Parallel.threadCount, count))) { _ in
+                var support: PathSupport?
+                while true {
+                    let c = next.add(1, ordering: .relaxed).oldValue
+                    if c >= count { break }
+                    out[c] = Self.keyword(
+                        c, points: points, graph: graph, table: table, options: options, occupied: occupied,
+                        support: &support)
+                }
+            }
+        }
         var all: [RegionTable.Region] = []
         var meta: [[(String, JSONValue)]] = []
-        for c in 0..<table.keywords.count {
-            let match = table.matches[c]
-            let matches = match.reduce(0) { $0 + Int($1) }
-            let p = n > 0 ? Double(matches) / Double(n) : 0
-            var info: [(String, JSONValue)] = [
-                ("query", .string(table.keywords[c])), ("keyword_pois", .number(Double(matches))),
-                ("base_rate", .number(p)),
-                ("typical_density_per_km2", .number(occupied > 0 ? Double(matches) / occupied * 1e6 : 0)),
-            ]
-            switch (options.method, options.measure) {
-            case (.dbscan, _):
-                let clusters = dbscan(keyword: c, points: points, graph: graph, table: table, options: options)
-                info.append(("components", .number(Double(clusters.count))))
-                all += clusters
-            case (.propagation, .density):
-                let finder = DensityRegionFinder(x: points.x, y: points.y, graph: graph, occupiedArea: occupied)
-                let (regions, s) = finder.candidates(
-                    keyword: c, match: match, options: options.density, rules: options.keywordGraph,
-                    support: &support)
-                info += [
-                    ("typical_spacing_m", .number(s.typicalSpacing)),
-                    ("core_spacing_m", .number(s.coreSpacing)),
-                    ("extend_spacing_m", .number(s.extendSpacing)),
-                    ("dense_pois", .number(Double(s.densePOIs))),
-                    ("components", .number(Double(s.components))),
-                    ("dropped_small", .number(Double(s.droppedSmall))),
-                ]
-                all += regions
-            case (.propagation, .lift):
-                let (regions, s) = lift(
-                    keyword: c, points: points, graph: graph, table: table, options: options, occupiedArea: occupied,
-                    support: &support)
-                info += [
-                    ("effective_kernel_pois", .number(s.effectiveKernelSize)),
-                    ("spread", .number(s.spread)),
-                    ("core_threshold", .number(s.coreThreshold)),
-                    ("extend_threshold", .number(s.extendThreshold)),
-                    ("components", .number(Double(s.components))),
-                    ("dropped_small", .number(Double(s.droppedSmall))),
-                    ("merged", .number(Double(s.merged))),
-                    ("merge_distance_m", .number(s.mergeDistance)),
-                ]
-                all += regions
-            }
+        for (regions, info) in perKeyword {
+            all += regions
             meta.append(info)
         }
         // False discovery rate: Benjamini–Hochberg per keyword (or over the run).
@@ -111,6 +87,61 @@ public enum RegionExtraction {
         return Output(
             table: RegionTable(regions: kept), keywordMeta: keywordMeta, candidates: candidates,
             occupiedArea: occupied)
+    }
+
+    /// One keyword's candidate regions and its facts for the artifact's metadata. `support` is the
+    /// caller's path-search scratch space, made on first use.
+    static func keyword(
+        _ c: Int, points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions,
+        occupied: Double, support: inout PathSupport?
+    ) -> (regions: [RegionTable.Region], info: [(String, JSONValue)]) {
+        let n = points.count
+        let match = table.matches[c]
+        let matches = match.reduce(0) { $0 + Int($1) }
+        let p = n > 0 ? Double(matches) / Double(n) : 0
+        var info: [(String, JSONValue)] = [
+            ("query", .string(table.keywords[c])), ("keyword_pois", .number(Double(matches))),
+            ("base_rate", .number(p)),
+            ("typical_density_per_km2", .number(occupied > 0 ? Double(matches) / occupied * 1e6 : 0)),
+        ]
+        switch (options.method, options.measure) {
+        case (.dbscan, _):
+            let clusters = dbscan(keyword: c, points: points, graph: graph, table: table, options: options)
+            info.append(("components", .number(Double(clusters.count))))
+            return (clusters, info)
+        case (.propagation, .density):
+            var paths = support ?? PathSupport(graph: graph, x: points.x, y: points.y)
+            defer { support = paths }
+            let finder = DensityRegionFinder(x: points.x, y: points.y, graph: graph, occupiedArea: occupied)
+            let (regions, s) = finder.candidates(
+                keyword: c, match: match, options: options.density, rules: options.keywordGraph, support: &paths)
+            info += [
+                ("typical_spacing_m", .number(s.typicalSpacing)),
+                ("core_spacing_m", .number(s.coreSpacing)),
+                ("extend_spacing_m", .number(s.extendSpacing)),
+                ("dense_pois", .number(Double(s.densePOIs))),
+                ("components", .number(Double(s.components))),
+                ("dropped_small", .number(Double(s.droppedSmall))),
+            ]
+            return (regions, info)
+        case (.propagation, .lift):
+            var paths = support ?? PathSupport(graph: graph, x: points.x, y: points.y)
+            defer { support = paths }
+            let (regions, s) = lift(
+                keyword: c, points: points, graph: graph, table: table, options: options, occupiedArea: occupied,
+                support: &paths)
+            info += [
+                ("effective_kernel_pois", .number(s.effectiveKernelSize)),
+                ("spread", .number(s.spread)),
+                ("core_threshold", .number(s.coreThreshold)),
+                ("extend_threshold", .number(s.extendThreshold)),
+                ("components", .number(Double(s.components))),
+                ("dropped_small", .number(Double(s.droppedSmall))),
+                ("merged", .number(Double(s.merged))),
+                ("merge_distance_m", .number(s.mergeDistance)),
+            ]
+            return (regions, info)
+        }
     }
 
     /// The DBSCAN baseline: clusters of the keyword's POIs, with the statistics of their hulls.

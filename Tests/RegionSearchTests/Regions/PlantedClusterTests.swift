@@ -82,6 +82,41 @@ final class PlantedClusterTests: XCTestCase {
         return try pa.intersection(pb).area / pa.area
     }
 
+    /// Keywords are worked on by all threads at once (each with its own path-search scratch): the
+    /// same regions, ranks, p-values and per-keyword facts for one thread as for three, both measures.
+    func testKeywordsOnAnyThreadCountGiveTheSameRegions() throws {
+        var config = SyntheticCity.Config()
+        config.n = 12_000
+        config.seed = 4321
+        config.extentKm = 8
+        let keywords = ["咖啡", "bank", "hotel", "school"]
+        var clusters: [SyntheticCity.Cluster] = []
+        for i in 0..<8 {
+            let x = Double(i % 4) * 1500.0 - 2500.0
+            let y: Double = i < 4 ? -2000 : 2000
+            clusters.append(
+                SyntheticCity.Cluster(
+                    keyword: keywords[i % 4], x: x, y: y, radius: 200 + Double(i) * 30, count: 40 + i * 5))
+        }
+        config.explicitClusters = clusters
+        let city = try SyntheticCity(config)
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        func fingerprint(_ t: RegionTable) -> [String] {
+            t.regions.map { r in
+                "\(r.keyword) \(r.rank) \(r.members) \(r.pValue.bitPattern) \(r.qValue.bitPattern) \(r.edges.count)"
+            }
+        }
+        for measure in [RegionOptions.Measure.density, .lift] {
+            Parallel.threadCount = 1
+            let one = try Self.runPipeline(city: city, keywords: keywords, measure: measure)
+            Parallel.threadCount = 3
+            let three = try Self.runPipeline(city: city, keywords: keywords, measure: measure)
+            XCTAssertGreaterThan(Set(one.table.regions.map(\.keyword)).count, 2, "\(measure): several keywords")
+            XCTAssertEqual(fingerprint(one.table), fingerprint(three.table), "\(measure)")
+        }
+    }
+
     func testEveryBlobIsFoundAndNothingElse() throws {
         // Six dense blobs (40–80 POIs, radius 150–400 m) of two keywords in a 10 km city of 20,000
         // POIs with a 10× density contrast between downtowns and suburbs.
