@@ -1,3 +1,5 @@
+import RegionSearchCore
+
 /// A Delaunay triangulation in canonical form: the same triangles, stored the same way, whatever
 /// algorithm or insertion order produced it.
 ///
@@ -85,14 +87,36 @@ struct TriangleMesh: Sendable {
             return r
         }
         var touched = [Bool](repeating: false, count: 0)
-        for e in 0..<triangles.count {
+        // The exactly cocircular edges (rare), found on all threads: each chunk of halfedges lists
+        // its own in order, and the chunks are joined in order, so the groups below are the same
+        // for any thread count.
+        let chunkSize = 1 << 16
+        let chunks = (triangles.count + chunkSize - 1) / chunkSize
+        var found = [[Int]](repeating: [], count: chunks)
+        triangles.withUnsafeBufferPointer { tri in
+            halfedges.withUnsafeBufferPointer { half in
+                found.withUnsafeMutableBufferPointer { found in
+                    let found = found
+                    Parallel.forEach(chunks) { chunk in
+                        var list: [Int] = []
+                        for e in (chunk * chunkSize)..<min(tri.count, (chunk + 1) * chunkSize) {
+                            let twin = Int(half[e])
+                            guard twin > e else { continue }
+                            let a = Int(tri[e])
+                            let b = Int(tri[Self.next(e)])
+                            let c = Int(tri[Self.previous(e)])
+                            let d = Int(tri[Self.previous(twin)])
+                            if GeometricPredicates.incircle(x[a], y[a], x[b], y[b], x[c], y[c], x[d], y[d]) == 0 {
+                                list.append(e)
+                            }
+                        }
+                        found[chunk] = list
+                    }
+                }
+            }
+        }
+        for e in found.joined() {
             let twin = Int(halfedges[e])
-            guard twin > e else { continue }
-            let a = Int(triangles[e])
-            let b = Int(triangles[Self.next(e)])
-            let c = Int(triangles[Self.previous(e)])
-            let d = Int(triangles[Self.previous(twin)])
-            guard GeometricPredicates.incircle(x[a], y[a], x[b], y[b], x[c], y[c], x[d], y[d]) == 0 else { continue }
             if touched.isEmpty {
                 parent = (0..<Int32(t)).map { $0 }
                 touched = [Bool](repeating: false, count: t)
@@ -216,22 +240,26 @@ struct TriangleMesh: Sendable {
                         let k = e / 3
                         return Int32(truncatingIfNeeded: 3 * k + (e % 3 + 3 - Int(shift[k])) % 3)
                     }
-                    for k in 0..<t {
-                        let s = Int(shift[k])
-                        let b = 3 * k
-                        let (t0, t1, t2) = (tri[b], tri[b + 1], tri[b + 2])
-                        let (h0, h1, h2) = (Int(half[b]), Int(half[b + 1]), Int(half[b + 2]))
-                        @inline(__always) func twin(_ h: Int) -> Int32 { h < 0 ? -1 : moved(h) }
-                        // Entry j of the rotated triangle is entry (j + s) mod 3 of the old one.
-                        switch s {
-                        case 1:
-                            (tri[b], tri[b + 1], tri[b + 2]) = (t1, t2, t0)
-                            (half[b], half[b + 1], half[b + 2]) = (twin(h1), twin(h2), twin(h0))
-                        case 2:
-                            (tri[b], tri[b + 1], tri[b + 2]) = (t2, t0, t1)
-                            (half[b], half[b + 1], half[b + 2]) = (twin(h2), twin(h0), twin(h1))
-                        default:
-                            (half[b], half[b + 1], half[b + 2]) = (twin(h0), twin(h1), twin(h2))
+                    // Each triangle writes only its own entries and reads only `shift`: any split.
+                    let (tri, half) = (tri, half)
+                    Parallel.forRanges(t, minChunk: 1 << 15) { range in
+                        for k in range {
+                            let s = Int(shift[k])
+                            let b = 3 * k
+                            let (t0, t1, t2) = (tri[b], tri[b + 1], tri[b + 2])
+                            let (h0, h1, h2) = (Int(half[b]), Int(half[b + 1]), Int(half[b + 2]))
+                            @inline(__always) func twin(_ h: Int) -> Int32 { h < 0 ? -1 : moved(h) }
+                            // Entry j of the rotated triangle is entry (j + s) mod 3 of the old one.
+                            switch s {
+                            case 1:
+                                (tri[b], tri[b + 1], tri[b + 2]) = (t1, t2, t0)
+                                (half[b], half[b + 1], half[b + 2]) = (twin(h1), twin(h2), twin(h0))
+                            case 2:
+                                (tri[b], tri[b + 1], tri[b + 2]) = (t2, t0, t1)
+                                (half[b], half[b + 1], half[b + 2]) = (twin(h2), twin(h0), twin(h1))
+                            default:
+                                (half[b], half[b + 1], half[b + 2]) = (twin(h0), twin(h1), twin(h2))
+                            }
                         }
                     }
                 }
