@@ -42,6 +42,24 @@ final class TriangleMeshTests: XCTestCase {
         return out
     }
 
+    /// The canonical form is found on all threads (cocircular edges in chunks joined in order,
+    /// triangles rotated in ranges): the same arrays for one thread as for three, on a lattice large
+    /// enough for several chunks (cocircular groups everywhere, some cells jittered).
+    func testCanonicalMeshIsTheSameOnAnyThreadCount() {
+        let (x, y) = lattice(220, jitterEvery: 11)
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        Parallel.threadCount = 1
+        let one = mesh(x, y)
+        Parallel.threadCount = 3
+        let three = mesh(x, y)
+        XCTAssertGreaterThan(one.triangles.count, 1 << 17, "more than one chunk of halfedges")
+        XCTAssertGreaterThan(one.cocircularGroups, 1000)
+        XCTAssertEqual(one.cocircularGroups, three.cocircularGroups)
+        XCTAssertEqual(one.triangles, three.triangles)
+        XCTAssertEqual(one.halfedges, three.halfedges)
+    }
+
     /// Triangles well inside a subset of a lattice are exactly the full set's triangles there —
     /// which the sweep's own choice of diagonals is not.
     func testCocircularTrianglesDoNotDependOnTheRestOfTheData() {
