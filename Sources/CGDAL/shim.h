@@ -14,7 +14,7 @@
 #include <gdal/cpl_string.h>
 #include <gdal/cpl_vsi.h>
 #else
-#error "GDAL C API headers (<gdal.h>, <ogr_api.h>, <ogr_srs_api.h>) not found: install the Debian package libgdal-dev (apt-get install libgdal-dev), or run scripts/setup"
+#error "GDAL C API headers (<gdal/gdal.h>, <gdal/ogr_api.h>, <gdal/ogr_srs_api.h>) not found: install the Debian package libgdal-dev (apt-get install libgdal-dev), or run scripts/setup"
 #endif
 #if !defined(GDAL_VERSION_NUM) || GDAL_VERSION_NUM < 3060000
 #error "GDAL >= 3.6 is required (Debian 12: libgdal-dev 3.6.2)"

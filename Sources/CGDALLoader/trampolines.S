@@ -1,5 +1,5 @@
 /* One trampoline per GDAL function (gdal_symbols.def), so that no executable links libgdal at
-   start-up: loading GDAL and the ~100 libraries it needs costs about 25 ms per process, and only
+   start-up: loading GDAL and the ~70 libraries it needs costs about 25 ms per process, and only
    ingest of OGR inputs and the writing of non-GeoJSON outputs use it.
 
    NAME (hidden: it does not interpose on libgdal's own NAME) jumps through rs_gdal_ptr_NAME. The

@@ -24,7 +24,7 @@ public final class GDALDataset {
     public init(
         openingVector path: String, update: Bool = false, allowedDrivers: [String] = [], openOptions: [String] = []
     ) throws(GDALError) {
-        GDALLibrary.ensureRegistered()
+        try GDALLibrary.ensureRegistered()
         self.path = path
         // Without GDAL_OF_VERBOSE_ERROR, GDALOpenEx says nothing about a missing file.
         let flags =
@@ -41,7 +41,7 @@ public final class GDALDataset {
 
     /// Creates a new vector dataset with the named driver (`GDALCreate` with a 0×0 raster size).
     public init(creating path: String, driver name: String, options: [String] = []) throws(GDALError) {
-        GDALLibrary.ensureRegistered()
+        try GDALLibrary.ensureRegistered()
         self.path = path
         guard let driver = GDALGetDriverByName(name) else { throw .driverNotFound(name) }
         let errors = self.errors

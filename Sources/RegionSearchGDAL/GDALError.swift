@@ -21,6 +21,8 @@ public enum GDALError: Error, CustomStringConvertible, Sendable {
     case invalidArgument(String)
     /// A file-system step of an atomic write (temporary directory, rename) failed.
     case fileSystem(String)
+    /// The GDAL library could not be loaded (it is loaded on first use, see CGDALLoader).
+    case unavailable(String)
 
     /// The GDAL messages attached to this error (empty for caller-side errors).
     public var messages: [GDALMessage] {
@@ -28,7 +30,7 @@ public enum GDALError: Error, CustomStringConvertible, Sendable {
         case .openFailed(_, let m), .createFailed(_, _, let m), .operationFailed(_, _, let m),
             .spatialReference(_, let m):
             return m
-        case .driverNotFound, .layerNotFound, .invalidArgument, .fileSystem:
+        case .driverNotFound, .layerNotFound, .invalidArgument, .fileSystem, .unavailable:
             return []
         }
     }
@@ -45,6 +47,7 @@ public enum GDALError: Error, CustomStringConvertible, Sendable {
         case .spatialReference(let what, _): return "spatial reference: \(what)" + detail
         case .invalidArgument(let what): return what
         case .fileSystem(let what): return what
+        case .unavailable(let why): return why
         }
     }
 }

@@ -1,27 +1,37 @@
 import CGDAL
+import CGDALLoader
 
 /// Process-wide GDAL set-up: driver registration (once, thread-safely), the version, and
 /// configuration options scoped to one call on one thread.
 public enum GDALLibrary {
-    /// `GDALAllRegister` runs the first time this is read. Swift initialises a static `let`
-    /// lazily under `swift_once`, so concurrent first uses are safe and it runs exactly once.
-    private static let registration: Void = {
+    /// GDAL is loaded on first use (CGDALLoader), then `GDALAllRegister` runs, the first time this
+    /// is read; nil when it loaded, else why not. Swift initialises a static `let` lazily under
+    /// `swift_once`, so concurrent first uses are safe and it runs exactly once.
+    private static let registration: String? = {
+        if let failure = rs_gdal_load_error() { return String(cString: failure) }
         GDALAllRegister()
+        return nil
     }()
 
-    /// Registers all GDAL/OGR drivers (idempotent, thread-safe). Every wrapper calls this first.
-    public static func ensureRegistered() {
-        _ = registration
+    /// Loads GDAL and registers all GDAL/OGR drivers (idempotent, thread-safe). Every wrapper calls
+    /// this before any other GDAL function; it throws ``GDALError/unavailable(_:)`` when the
+    /// library cannot be loaded.
+    public static func ensureRegistered() throws(GDALError) {
+        if let failure = registration { throw .unavailable(failure) }
     }
 
-    /// The runtime GDAL release, e.g. "3.6.2".
-    public static var version: String {
-        String(cString: GDALVersionInfo("RELEASE_NAME"))
+    /// Whether GDAL could be loaded (and its drivers registered).
+    public static var isAvailable: Bool { registration == nil }
+
+    /// The runtime GDAL release, e.g. "3.6.2"; nil when GDAL cannot be loaded.
+    public static var version: String? {
+        isAvailable ? String(cString: GDALVersionInfo("RELEASE_NAME")) : nil
     }
 
-    /// Short names of the registered drivers that read or write vector data.
+    /// Short names of the registered drivers that read or write vector data (none when GDAL
+    /// cannot be loaded).
     public static func vectorDriverNames() -> [String] {
-        ensureRegistered()
+        guard isAvailable else { return [] }
         var names: [String] = []
         for i in 0..<GDALGetDriverCount() {
             guard let driver = GDALGetDriver(i) else { continue }
@@ -39,7 +49,8 @@ public enum GDALLibrary {
     public static func withThreadLocalConfig<T, E: Error>(
         _ options: [(String, String)], _ body: () throws(E) -> T
     ) throws(E) -> T {
-        ensureRegistered()
+        // Without GDAL there is nothing to configure; the body's first GDAL object will say why.
+        guard isAvailable else { return try body() }
         let previous: [(String, String?)] = options.map { key, _ in
             (key, CPLGetThreadLocalConfigOption(key, nil).map { String(cString: $0) })
         }

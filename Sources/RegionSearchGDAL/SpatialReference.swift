@@ -11,7 +11,7 @@ public final class SpatialReference {
 
     /// A CRS from anything `OSRSetFromUserInput` accepts: "EPSG:3067", WKT, PROJ strings, "WGS84".
     public init(_ definition: String) throws(GDALError) {
-        GDALLibrary.ensureRegistered()
+        try GDALLibrary.ensureRegistered()
         guard let h = OSRNewSpatialReference(nil) else {
             throw .spatialReference("OSRNewSpatialReference returned NULL", messages: [])
         }

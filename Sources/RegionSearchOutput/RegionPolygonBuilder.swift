@@ -195,7 +195,7 @@ public struct RegionPolygonBuilder {
         /// Whether `polygon` meets any of them.
         func intersects(_ polygon: GEOSGeometry) -> Bool {
             guard let box = polygon.envelope else { return false }
-            return polygons.contains { p, e in e.map { $0.intersects(box) } ?? false && p.intersects(polygon) }
+            return polygons.contains { p, e in e.map { $0.intersects(box) } ?? true && p.intersects(polygon) }
         }
 
         /// Their union: ((p₁ ∪ p₂) ∪ p₃) ∪ …, as when it was kept up to date after every region.

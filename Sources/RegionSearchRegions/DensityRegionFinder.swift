@@ -66,6 +66,7 @@ public struct DensityRegionFinder: Sendable {
     func candidates(
         keyword: Int, match: Column<UInt8>, options: Options, rules: KeywordGraph.Rules, support: inout PathSupport
     ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
+        let searchesBefore = support.searches
         var summary = KeywordSummary()
         let points = (0..<match.count).filter { match[$0] != 0 }.map { UInt32($0) }
         summary.keywordPOIs = points.count
@@ -114,7 +115,7 @@ public struct DensityRegionFinder: Sendable {
                 k: component.count, expected: lambda * area, windows: points.count)
             regions.append(region)
         }
-        summary.supportSearches = support.searches
+        summary.supportSearches = support.searches - searchesBefore
         return (regions, summary)
     }
 

@@ -17,6 +17,7 @@ import RegionSearchOutput
 /// - A pipe or device: it must be writable (it is not opened: a pipe would block).
 /// - Standard output: a Shapefile, being several files, cannot go there.
 /// - PostGIS: the connection is opened once for update.
+/// - Any format but GeoJSON: GDAL, which writes it, can be loaded.
 enum OutputPreflight {
     /// An output that cannot be written (exit status 6).
     struct Failure: ExitCoded {
@@ -28,6 +29,14 @@ enum OutputPreflight {
     static func check(_ targets: [OutputTarget]) throws(Failure) {
         for target in targets {
             let at = target.display
+            // Every format but GeoJSON is written through GDAL, which is loaded on first use.
+            if target.format != .geojson {
+                do {
+                    try GDALLibrary.ensureRegistered()
+                } catch {
+                    throw Failure(message: "\(at): \(error)")
+                }
+            }
             if target.format == .postgis {
                 do {
                     try PostGISTableWriter(connection: target.path).checkConnection()

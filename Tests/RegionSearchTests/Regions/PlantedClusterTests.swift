@@ -83,7 +83,7 @@ final class PlantedClusterTests: XCTestCase {
     }
 
     /// Keywords are worked on by all threads at once (each with its own path-search scratch): the
-    /// same regions, ranks, p-values and per-keyword facts for one thread as for three, both measures.
+    /// same regions, ranks, p- and q-values and edges for one thread as for three, both measures.
     func testKeywordsOnAnyThreadCountGiveTheSameRegions() throws {
         var config = SyntheticCity.Config()
         config.n = 12_000
