@@ -74,16 +74,33 @@ public struct RegionPolygonBuilder {
 
     public init(options: Options) { self.options = options }
 
-    /// A region's polygon in WGS84 after rules 1–5, before the rules that depend on better-ranked
-    /// regions: its polygons' rings (exterior first) exactly as GEOS returned them, and the same
-    /// snapped to the output grid (what rule 7 writes when no better-ranked region is in the way).
-    struct Shape {
+    /// A Polygon or MultiPolygon as coordinates, the form in which shapes cross threads (each
+    /// thread has its own GEOS context): every part's rings (exterior first) exactly as GEOS
+    /// returned them.
+    struct Rings {
         var parts: [[(x: [Double], y: [Double])]]
         /// Whether GEOS returned a MultiPolygon (else a Polygon, or nothing when `parts` is empty).
         var multi: Bool
+
+        init(_ polygonal: GEOSGeometry) throws {
+            parts = polygonal.isEmpty ? [] : try polygonal.polygons().map { try $0.rings() }
+            multi = polygonal.typeID == Int32(GEOS_MULTIPOLYGON.rawValue)
+        }
+
+        /// The same geometry in `geos` (parts non-empty).
+        func geometry(_ geos: GEOSContext) throws -> GEOSGeometry {
+            let pieces = try parts.map { try geos.polygon(rings: $0) }
+            return multi ? try geos.collection(GEOS_MULTIPOLYGON, of: pieces) : pieces[0]
+        }
+    }
+
+    /// A region's polygon in WGS84 after rules 1–5, before the rules that depend on better-ranked
+    /// regions, and the same snapped to the output grid (what rule 7 writes when no better-ranked
+    /// region is in the way; no parts when nothing polygonal is left of it).
+    struct Shape {
+        var computed: Rings
+        var snapped: Rings
         var margin: Double
-        var snapped: [[(x: [Double], y: [Double])]] = []
-        var snappedMulti = false
     }
 
     /// The 7-decimal grid the output is written on, in degrees.
@@ -112,22 +129,7 @@ public struct RegionPolygonBuilder {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     if index >= regions.count { break }
                     out[index] = Result {
-                        guard
-                            var shape = try shape(
-                                index, regions[index], points: points, toWGS84: toWGS84.get(), proj: proj, geos: geos)
-                        else { return nil }
-                        if !shape.parts.isEmpty {
-                            // Snap rounding depends on the polygon alone: done here, on all threads.
-                            let pieces = try shape.parts.map { try geos.polygon(rings: $0) }
-                            let polygon =
-                                shape.multi ? try geos.collection(GEOS_MULTIPOLYGON, of: pieces) : pieces[0]
-                            let snapped = try polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()
-                            if !snapped.isEmpty {
-                                shape.snapped = try snapped.polygons().map { try $0.rings() }
-                                shape.snappedMulti = snapped.typeID == Int32(GEOS_MULTIPOLYGON.rawValue)
-                            }
-                        }
-                        return shape
+                        try shape(index, regions[index], points: points, toWGS84: toWGS84.get(), proj: proj, geos: geos)
                     }
                 }
             }
@@ -140,26 +142,23 @@ public struct RegionPolygonBuilder {
         var out: [Polygon] = []
         var dropped = 0
         for (index, region) in regions.enumerated() {
-            guard let shape = try shapes[index].get(), !shape.parts.isEmpty else {
+            guard let shape = try shapes[index].get() else {
                 dropped += 1
                 continue
             }
             // On the 7-decimal grid the output is written in, so that rounding cannot make a valid
             // polygon invalid (a spike one unit wide folds onto itself), and the keyword's earlier
             // polygons are cut away on the same grid.
-            var polygon: GEOSGeometry
-            let pieces = try shape.parts.map { try geos.polygon(rings: $0) }
-            let computed = shape.multi ? try geos.collection(GEOS_MULTIPOLYGON, of: pieces) : pieces[0]
-            if var covered = coveredByKeyword[region.keyword], covered.intersects(computed) {
-                polygon = try computed.difference(covered.union(), gridSize: Self.grid).polygonalParts()
-                coveredByKeyword[region.keyword] = covered
-            } else if shape.snapped.isEmpty {
-                polygon = try geos.emptyPolygon()
-            } else {
-                let snapped = try shape.snapped.map { try geos.polygon(rings: $0) }
-                polygon = shape.snappedMulti ? try geos.collection(GEOS_MULTIPOLYGON, of: snapped) : snapped[0]
+            var polygon: GEOSGeometry?
+            if var covered = coveredByKeyword[region.keyword] {
+                let computed = try shape.computed.geometry(geos)
+                if covered.intersects(computed) {
+                    polygon = try computed.difference(covered.union(), gridSize: Self.grid).polygonalParts()
+                    coveredByKeyword[region.keyword] = covered
+                }
             }
-            guard !polygon.isEmpty, polygon.area > 0 else {
+            if polygon == nil && !shape.snapped.parts.isEmpty { polygon = try shape.snapped.geometry(geos) }
+            guard let polygon, !polygon.isEmpty, polygon.area > 0 else {
                 dropped += 1
                 continue
             }
@@ -273,10 +272,12 @@ public struct RegionPolygonBuilder {
             if !part.isEmpty { lonLatParts.append(part) }
         }
         let polygon = try geos.unionAll(lonLatParts).polygonalParts()
-        if polygon.isEmpty { return Shape(parts: [], multi: false, margin: margin) }
+        if polygon.isEmpty { return nil }
+        // Snap rounding depends on the polygon alone: done here, on all threads.
         return Shape(
-            parts: try polygon.polygons().map { try $0.rings() },
-            multi: polygon.typeID == Int32(GEOS_MULTIPOLYGON.rawValue), margin: margin)
+            computed: try Rings(polygon),
+            snapped: try Rings(polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()),
+            margin: margin)
     }
 
     /// The region's skeleton in the plane (rule 2): its POIs, edges and triangles; or the convex
@@ -335,7 +336,7 @@ public struct RegionPolygonBuilder {
                 for c in neighbours[b] where c > b && na.contains(c) {
                     let r2 = Self.circumradius2(x[a], y[a], x[b], y[b], x[c], y[c])
                     guard r2 <= limit * limit else { continue }
-                    let ring = Self.orientation(x[a], y[a], x[b], y[b], x[c], y[c])
+                    let ring = TriangleOutline.orientation(x[a], y[a], x[b], y[b], x[c], y[c])
                     guard ring != 0 else { continue }
                     let sorted = [location[a], location[b], location[c]].sorted()
                     if seenCorners.insert(SIMD3(sorted[0], sorted[1], sorted[2])).inserted {
@@ -429,14 +430,14 @@ public struct RegionPolygonBuilder {
         for (k, (a, b, c)) in corners.enumerated() {
             let lo = cell(min(x[a], x[b], x[c]), min(y[a], y[b], y[c]))
             let hi = cell(max(x[a], x[b], x[c]), max(y[a], y[b], y[c]))
-            let turn = Self.orientation(x[a], y[a], x[b], y[b], x[c], y[c])
+            let turn = TriangleOutline.orientation(x[a], y[a], x[b], y[b], x[c], y[c])
             search: for gx in lo.x...hi.x {
                 for gy in lo.y...hi.y {
                     for p in grid[SIMD2(gx, gy)] ?? [] where p != a && p != b && p != c {
                         // Strictly inside: on the inner side of all three edges.
-                        if Self.orientation(x[a], y[a], x[b], y[b], x[p], y[p]) == turn
-                            && Self.orientation(x[b], y[b], x[c], y[c], x[p], y[p]) == turn
-                            && Self.orientation(x[c], y[c], x[a], y[a], x[p], y[p]) == turn
+                        if TriangleOutline.orientation(x[a], y[a], x[b], y[b], x[p], y[p]) == turn
+                            && TriangleOutline.orientation(x[b], y[b], x[c], y[c], x[p], y[p]) == turn
+                            && TriangleOutline.orientation(x[c], y[c], x[a], y[a], x[p], y[p]) == turn
                         {
                             out[k] = true
                             break search
@@ -446,12 +447,6 @@ public struct RegionPolygonBuilder {
             }
         }
         return out
-    }
-
-    /// The sign of the turn a → b → c: 1 counter-clockwise, −1 clockwise, 0 collinear.
-    static func orientation(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double) -> Int {
-        let d = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
-        return d > 0 ? 1 : (d < 0 ? -1 : 0)
     }
 
     /// Squared circumradius of a triangle (infinity when degenerate).

@@ -58,7 +58,7 @@ enum TriangleOutline {
         var sides: [(UInt64, Bool)] = []
         sides.reserveCapacity(3 * triangles.count)
         for (a, b, c) in triangles {
-            let turn = (x[b] - x[a]) * (y[c] - y[a]) - (y[b] - y[a]) * (x[c] - x[a])
+            let turn = orientation(x[a], y[a], x[b], y[b], x[c], y[c])
             guard turn != 0 else { return nil }
             let ring = turn > 0 ? [a, b, c] : [a, c, b]
             for k in 0..<3 {
@@ -160,6 +160,12 @@ enum TriangleOutline {
         }
         out.append(path)
         return out
+    }
+
+    /// The sign of the turn a → b → c: 1 counter-clockwise, −1 clockwise, 0 collinear.
+    static func orientation(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ cx: Double, _ cy: Double) -> Int {
+        let d = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+        return d > 0 ? 1 : (d < 0 ? -1 : 0)
     }
 
     /// The signed area of a ring (positive counter-clockwise), relative to its first corner.

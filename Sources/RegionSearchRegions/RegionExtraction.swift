@@ -104,17 +104,22 @@ public enum RegionExtraction {
             ("base_rate", .number(p)),
             ("typical_density_per_km2", .number(occupied > 0 ? Double(matches) / occupied * 1e6 : 0)),
         ]
+        func withSupport<T>(_ body: (inout PathSupport) -> T) -> T {
+            var paths = support ?? PathSupport(graph: graph, x: points.x, y: points.y)
+            defer { support = paths }
+            return body(&paths)
+        }
         switch (options.method, options.measure) {
         case (.dbscan, _):
             let clusters = dbscan(keyword: c, points: points, graph: graph, table: table, options: options)
             info.append(("components", .number(Double(clusters.count))))
             return (clusters, info)
         case (.propagation, .density):
-            var paths = support ?? PathSupport(graph: graph, x: points.x, y: points.y)
-            defer { support = paths }
             let finder = DensityRegionFinder(x: points.x, y: points.y, graph: graph, occupiedArea: occupied)
-            let (regions, s) = finder.candidates(
-                keyword: c, match: match, options: options.density, rules: options.keywordGraph, support: &paths)
+            let (regions, s) = withSupport {
+                finder.candidates(
+                    keyword: c, match: match, options: options.density, rules: options.keywordGraph, support: &$0)
+            }
             info += [
                 ("typical_spacing_m", .number(s.typicalSpacing)),
                 ("core_spacing_m", .number(s.coreSpacing)),
@@ -125,11 +130,11 @@ public enum RegionExtraction {
             ]
             return (regions, info)
         case (.propagation, .lift):
-            var paths = support ?? PathSupport(graph: graph, x: points.x, y: points.y)
-            defer { support = paths }
-            let (regions, s) = lift(
-                keyword: c, points: points, graph: graph, table: table, options: options, occupiedArea: occupied,
-                support: &paths)
+            let (regions, s) = withSupport {
+                lift(
+                    keyword: c, points: points, graph: graph, table: table, options: options, occupiedArea: occupied,
+                    support: &$0)
+            }
             info += [
                 ("effective_kernel_pois", .number(s.effectiveKernelSize)),
                 ("spread", .number(s.spread)),

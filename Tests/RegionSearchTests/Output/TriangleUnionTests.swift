@@ -45,12 +45,12 @@ final class TriangleUnionTests: XCTestCase {
             let used = Set(corners.flatMap { [$0.0, $0.1, $0.2] })
             var nestedCount = 0
             for (k, (a, b, c)) in corners.enumerated() {
-                let turn = RegionPolygonBuilder.orientation(x[a], y[a], x[b], y[b], x[c], y[c])
+                let turn = TriangleOutline.orientation(x[a], y[a], x[b], y[b], x[c], y[c])
                 let inside = used.contains { p in
                     p != a && p != b && p != c
-                        && RegionPolygonBuilder.orientation(x[a], y[a], x[b], y[b], x[p], y[p]) == turn
-                        && RegionPolygonBuilder.orientation(x[b], y[b], x[c], y[c], x[p], y[p]) == turn
-                        && RegionPolygonBuilder.orientation(x[c], y[c], x[a], y[a], x[p], y[p]) == turn
+                        && TriangleOutline.orientation(x[a], y[a], x[b], y[b], x[p], y[p]) == turn
+                        && TriangleOutline.orientation(x[b], y[b], x[c], y[c], x[p], y[p]) == turn
+                        && TriangleOutline.orientation(x[c], y[c], x[a], y[a], x[p], y[p]) == turn
                 }
                 XCTAssertEqual(nesting[k], inside, "seed \(seed), triangle \(k)")
                 if inside { nestedCount += 1 }

@@ -27,6 +27,40 @@ final class FastPathEquivalenceTests: XCTestCase {
             file: file, line: line)
     }
 
+    /// Runs `body` for every case on 1 and 3 threads, with the points, their coincident groups and
+    /// the distinct locations' coordinates (`ux`, `uy`), as the graph builder prepares them.
+    private func forEachCase<Extra>(
+        _ cases: [(String, PointSet, Extra)],
+        _ body: (
+            _ what: String, _ extra: Extra, _ x: UnsafeBufferPointer<Double>, _ y: UnsafeBufferPointer<Double>,
+            _ groups: CoincidentPoints, _ ux: [Double], _ uy: [Double]
+        ) -> Void
+    ) {
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        for (name, p, extra) in cases {
+            for threads in [1, 3] {
+                Parallel.threadCount = threads
+                p.x.withUnsafeBufferPointer { x in
+                    p.y.withUnsafeBufferPointer { y in
+                        let groups = CoincidentPoints(x: x, y: y)
+                        body(
+                            "\(name), \(threads) threads", extra, x, y, groups, groups.unique.map { x[Int($0)] },
+                            groups.unique.map { y[Int($0)] })
+                    }
+                }
+            }
+        }
+    }
+
+    /// The zero-length edges from each duplicate to its representative, appended to `a`, `b`.
+    private func appendDuplicateLinks(_ groups: CoincidentPoints, _ a: inout [UInt32], _ b: inout [UInt32]) {
+        for i in 0..<groups.representative.count where Int(groups.representative[i]) != i {
+            a.append(UInt32(i))
+            b.append(groups.representative[i])
+        }
+    }
+
     /// The kNN union merged straight into CSR equals the generic builder fed the directed pairs
     /// and the duplicate links (with and without duplicates, grid ties, tiny inputs, any thread count).
     func testKNNUnionEqualsTheGenericCSRBuilder() {
@@ -44,43 +78,26 @@ final class FastPathEquivalenceTests: XCTestCase {
             ("k larger than n", PointSet.uniform(6, seed: 28), 8),
             ("one point", PointSet.uniform(1, seed: 29), 8),
         ]
-        let saved = Parallel.threadCount
-        defer { Parallel.threadCount = saved }
-        for (name, p, k) in cases {
-            for threads in [1, 3] {
-                Parallel.threadCount = threads
-                p.x.withUnsafeBufferPointer { x in
-                    p.y.withUnsafeBufferPointer { y in
-                        let groups = CoincidentPoints(x: x, y: y)
-                        let ux = groups.unique.map { x[Int($0)] }
-                        let uy = groups.unique.map { y[Int($0)] }
-                        let knn = ux.withUnsafeBufferPointer { ux in
-                            uy.withUnsafeBufferPointer { uy in NearestNeighbors(x: ux, y: uy, k: k) }
-                        }
-                        // Reading the locations through `unique` gives the same lists as copying them out.
-                        let viaSubset = groups.unique.withUnsafeBufferPointer {
-                            NearestNeighbors(x: x, y: y, subset: $0, k: k)
-                        }
-                        XCTAssertEqual(viaSubset.neighbors, knn.neighbors, "\(name): subset kNN")
-                        var a: [UInt32] = []
-                        var b: [UInt32] = []
-                        for q in 0..<groups.unique.count {
-                            for t in 0..<knn.k {
-                                a.append(groups.unique[q])
-                                b.append(groups.unique[Int(knn.neighbors[q * knn.k + t])])
-                            }
-                        }
-                        for i in 0..<x.count where Int(groups.representative[i]) != i {
-                            a.append(UInt32(i))
-                            b.append(groups.representative[i])
-                        }
-                        let reference = CSRBuilder.build(nodeCount: x.count, a: a, b: b, x: x, y: y)
-                        var lists = knn.neighbors
-                        let fast = CSRBuilder.buildKNNUnion(lists: &lists, k: knn.k, groups: groups, x: x, y: y)
-                        graphsEqual(fast, reference, "\(name), \(threads) threads")
-                    }
+        forEachCase(cases) { name, k, x, y, groups, ux, uy in
+            let knn = ux.withUnsafeBufferPointer { ux in
+                uy.withUnsafeBufferPointer { uy in NearestNeighbors(x: ux, y: uy, k: k) }
+            }
+            // Reading the locations through `unique` gives the same lists as copying them out.
+            let viaSubset = groups.unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: k) }
+            XCTAssertEqual(viaSubset.neighbors, knn.neighbors, "\(name): subset kNN")
+            var a: [UInt32] = []
+            var b: [UInt32] = []
+            for q in 0..<groups.unique.count {
+                for t in 0..<knn.k {
+                    a.append(groups.unique[q])
+                    b.append(groups.unique[Int(knn.neighbors[q * knn.k + t])])
                 }
             }
+            appendDuplicateLinks(groups, &a, &b)
+            let reference = CSRBuilder.build(nodeCount: x.count, a: a, b: b, x: x, y: y)
+            var lists = knn.neighbors
+            let fast = CSRBuilder.buildKNNUnion(lists: &lists, k: knn.k, groups: groups, x: x, y: y)
+            graphsEqual(fast, reference, name)
         }
     }
 
@@ -88,50 +105,33 @@ final class FastPathEquivalenceTests: XCTestCase {
     /// edges and the duplicate links (duplicates, unsorted input, cocircular grids, three points);
     /// collinear points have no triangles and are left to the generic builder.
     func testDelaunayCSREqualsTheGenericCSRBuilder() {
-        let cases: [(String, PointSet)] = [
-            ("uniform", PointSet.uniform(3000, seed: 41).hilbertSorted()),
+        let cases: [(String, PointSet, Void)] = [
+            ("uniform", PointSet.uniform(3000, seed: 41).hilbertSorted(), ()),
             (
                 "clustered with duplicates",
-                PointSet.clustered(2500, seed: 42).withDuplicates(700, seed: 43).hilbertSorted()
+                PointSet.clustered(2500, seed: 42).withDuplicates(700, seed: 43).hilbertSorted(), ()
             ),
             (
                 "duplicates, unsorted",
-                PointSet.clustered(1500, seed: 44).withDuplicates(500, seed: 45).shuffled(seed: 46)
+                PointSet.clustered(1500, seed: 44).withDuplicates(500, seed: 45).shuffled(seed: 46), ()
             ),
-            ("grid ties", PointSet.grid(40, 30, spacing: 10).shuffled(seed: 47)),
-            ("three points", PointSet.uniform(3, seed: 48)),
+            ("grid ties", PointSet.grid(40, 30, spacing: 10).shuffled(seed: 47), ()),
+            ("three points", PointSet.uniform(3, seed: 48), ()),
         ]
-        let saved = Parallel.threadCount
-        defer { Parallel.threadCount = saved }
-        for (name, p) in cases {
-            for threads in [1, 3] {
-                Parallel.threadCount = threads
-                p.x.withUnsafeBufferPointer { x in
-                    p.y.withUnsafeBufferPointer { y in
-                        let groups = CoincidentPoints(x: x, y: y)
-                        let ux = groups.unique.map { x[Int($0)] }
-                        let uy = groups.unique.map { y[Int($0)] }
-                        let mesh = ux.withUnsafeBufferPointer { ux in
-                            uy.withUnsafeBufferPointer { uy in
-                                TriangleMesh(DelaunayTriangulation(x: ux, y: uy), x: ux, y: uy)
-                            }
-                        }
-                        var (a, b) = mesh.edges()
-                        a = a.map { groups.unique[Int($0)] }
-                        b = b.map { groups.unique[Int($0)] }
-                        for i in 0..<x.count where Int(groups.representative[i]) != i {
-                            a.append(UInt32(i))
-                            b.append(groups.representative[i])
-                        }
-                        let reference = CSRBuilder.build(nodeCount: x.count, a: a, b: b, x: x, y: y)
-                        guard let fast = CSRBuilder.buildDelaunay(mesh: mesh, groups: groups, x: x, y: y) else {
-                            XCTFail("\(name): no triangles")
-                            return
-                        }
-                        graphsEqual(fast, reference, "\(name), \(threads) threads")
-                    }
-                }
+        forEachCase(cases) { name, _, x, y, groups, ux, uy in
+            let mesh = ux.withUnsafeBufferPointer { ux in
+                uy.withUnsafeBufferPointer { uy in TriangleMesh(DelaunayTriangulation(x: ux, y: uy), x: ux, y: uy) }
             }
+            var (a, b) = mesh.edges()
+            a = a.map { groups.unique[Int($0)] }
+            b = b.map { groups.unique[Int($0)] }
+            appendDuplicateLinks(groups, &a, &b)
+            let reference = CSRBuilder.build(nodeCount: x.count, a: a, b: b, x: x, y: y)
+            guard let fast = CSRBuilder.buildDelaunay(mesh: mesh, groups: groups, x: x, y: y) else {
+                XCTFail("\(name): no triangles")
+                return
+            }
+            graphsEqual(fast, reference, name)
         }
         let line = PointSet(x: [0, 1, 2, 3], y: [0, 1, 2, 3])
         line.x.withUnsafeBufferPointer { x in
