@@ -72,4 +72,26 @@ final class MapEndToEndTests: XCTestCase {
         XCTAssertEqual(typo.status, 2, typo.output)
         XCTAssertTrue(typo.output.contains("maps.widht: unknown key (did you mean 'width'?)"), typo.output)
     }
+
+    /// Issue 21: a hostile basemap is refused by the manifest (exit 2, the page never written) and
+    /// by `preview --basemap` (exit 2); `preview --out` into a missing folder says so (exit 6)
+    /// instead of advising free disk space.
+    func testHostileBasemapsAreRefusedAndAMissingFolderIsNamed() throws {
+        let f = try PipelineFixture(sections: [("maps", .object([("png", .bool(false)), ("svg", .bool(false))]))])
+        defer { f.remove() }
+        try f.runOK()
+        let injected = "https://a\"><img src=x onerror=document.title=1337><meta x=\"/{z}/{x}/{y}.png"
+        try f.writeManifest(sections: [("maps", .object([("basemap", .string(injected))]))])
+        let r = try f.run()
+        XCTAssertEqual(r.status, 2, r.output)
+        XCTAssertTrue(r.output.contains("maps.basemap"), r.output)
+        XCTAssertFalse(try String(contentsOfFile: f.root + "/out/test.html", encoding: .utf8).contains("document.title=1337"))
+        let preview = try f.tool(["preview", f.outputPath, "--basemap", injected, "--out", f.root + "/p"])
+        XCTAssertEqual(preview.status, 2, preview.output)
+        XCTAssertTrue(preview.output.contains("--basemap"), preview.output)
+        let missing = try f.tool(["preview", f.outputPath, "--formats", "svg", "--out", f.root + "/no/such/dir/p"])
+        XCTAssertEqual(missing.status, 6, missing.output)
+        XCTAssertTrue(missing.output.contains("does not exist"), missing.output)
+        XCTAssertFalse(missing.output.contains("disk space"), missing.output)
+    }
 }
