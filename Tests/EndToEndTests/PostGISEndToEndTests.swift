@@ -231,4 +231,41 @@ final class PostGISEndToEndTests: XCTestCase {
         try f.runOK()
         XCTAssertEqual(try f.ranStages(), ["ingest"])
     }
+
+    /// Issue 21, finding 11: a password in a PG: string is printed by neither `status` nor
+    /// `status --json`, and stored in no record — also of a failed ingest (no database needed).
+    func testPasswordsAreMaskedInStatusAndRecords() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest(
+            output: .object([
+                ("path", .string("PG:host=/nonexistent dbname=city user=u password=S3cretPW")),
+                ("layer", .string("regions")),
+            ]))
+        for args in [["status", f.manifestPath], ["status", f.manifestPath, "--json"]] {
+            let r = try f.tool(args)
+            XCTAssertFalse(r.output.contains("S3cretPW"), r.output)
+            XCTAssertTrue(r.output.contains("password=***"), r.output)
+        }
+        try f.writeManifest(
+            output: .string("../out/r.geojson"),
+            input: .object([
+                ("path", .string("PG:host=/nonexistent dbname=city user=u password=InPW123")),
+                ("layer", .string("pois")),
+                ("columns", .object([("id", .string("osm_id")), ("keywords", .array([.string("amenity")]))])),
+            ]))
+        let r = try f.run()
+        XCTAssertNotEqual(r.status, 0, r.output)
+        XCTAssertFalse(r.output.contains("InPW123"), r.output)
+        let status = try f.tool(["status", f.manifestPath, "--json"])
+        XCTAssertFalse(status.output.contains("InPW123"), status.output)
+        var stored: [String] = []
+        if let walk = FileManager.default.enumerator(atPath: f.workPath) {
+            for case let name as String in walk {
+                let data = (try? Data(contentsOf: URL(fileURLWithPath: f.workPath + "/" + name))) ?? Data()
+                if data.range(of: Data("InPW123".utf8)) != nil { stored.append(name) }
+            }
+        }
+        XCTAssertEqual(stored, [], "no file of the work directory holds the password")
+    }
 }
