@@ -145,8 +145,12 @@ final class PublishedSetTests: XCTestCase {
         XCTAssertEqual(result.problems, [], "every read saw one complete set")
         XCTAssertGreaterThan(result.complete, 10)
         XCTAssertEqual(result.sets, ["A", "B"], "reads happened while both sets were current")
-        // Only the current and the previous set are kept.
+        // Only the current and the previous set are kept; going back to the previous parameters
+        // hard-links the previous set's files instead of writing them again.
         XCTAssertEqual(PublishedSet(root: root).generations.count, PublishedSet.kept)
+        let back = try f.runOK()
+        XCTAssertTrue(back.output.contains("test.geojson is the same as in set g000006, published again"), back.output)
+        XCTAssertEqual(published(f), a)
     }
 }
 

@@ -217,14 +217,24 @@ struct Publisher {
             throw RunnerError.fileSystem(e)
         }
         let current = set.current()
-        func unchanged(_ plan: Plan) -> PublishedSet.Member? {
-            guard let current, let m = current.record.member(plan.role), m.key == plan.key,
-                verify(m, in: set, generation: current.generation)
-            else { return nil }
-            return m
+        // Sets still on disk that may hold a part unchanged: the current one first, then the
+        // previous (a night that goes back to yesterday's parameters needs no new space).
+        var kept: [(generation: Int, record: PublishedSet.Record)] = current.map { [$0] } ?? []
+        for g in set.generations.reversed() where g != current?.generation {
+            if let r = PublishedSet.Record.load(set.directory(g) + "/" + PublishedSet.recordName) { kept.append((g, r)) }
+        }
+        func unchanged(_ plan: Plan) -> (member: PublishedSet.Member, generation: Int)? {
+            for (g, record) in kept {
+                if let m = record.member(plan.role), m.key == plan.key, verify(m, in: set, generation: g) {
+                    return (m, g)
+                }
+            }
+            return nil
         }
         let carried = plans.map(unchanged)
-        if let current, carried.allSatisfy({ $0 != nil }), current.record.members.count == plans.count {
+        if let current, carried.allSatisfy({ $0?.generation == current.generation }),
+            current.record.members.count == plans.count
+        {
             // Nothing to publish; a link a user removed is made again.
             try set.linkPaths(current.record)
             return plans.map { plan in
@@ -244,16 +254,19 @@ struct Publisher {
         }
         var results: [Result] = []
         do {
-            for (plan, old) in zip(plans, carried) {
-                if let old, let current {
-                    for f in old.files { try set.carry(f, from: current.generation, into: staging) }
+            for (plan, found) in zip(plans, carried) {
+                if let (old, generation) = found {
+                    for f in old.files { try set.carry(f, from: generation, into: staging) }
                     staging.members.append(old)
+                    let names = old.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")
+                    let again = generation != current?.generation
+                    let state =
+                        again ? "the same as in set \(PublishedSet.generationName(generation)), published again" : "up to date"
                     results.append(
                         Result(
-                            targets: plan.group ?? [], written: false, digest: old.files.last?.digest,
-                            message: plan.group.map { "\($0[0].path) is up to date\(Self.names($0))" }
-                                ?? "maps \(old.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")) "
-                                + "are up to date"))
+                            targets: plan.group ?? [], written: again, digest: old.files.last?.digest,
+                            message: plan.group.map { "\($0[0].path) is \(state)\(Self.names($0))" }
+                                ?? "maps \(names) are \(state)"))
                     continue
                 }
                 let t0 = monotonicSeconds()
