@@ -59,6 +59,9 @@ final class DiskFullTests: XCTestCase {
                 sections: maps ? [] : [("maps", .bool(false))])
             try f.runOK(["--set", "regions.min_keyword_pois=100000"])
             let b = digests(names)
+            // Another set in between, so that B is no longer on disk (a set still kept would be
+            // linked, needing no space) and A is current.
+            try f.runOK(["--set", "regions.core_ratio=8"])
             try f.runOK()
             let a = digests(names)
             XCTAssertNotEqual(a, b, output)
