@@ -106,7 +106,7 @@ final class PublishedSetTests: XCTestCase {
                 output: .file(f.root + "/timed.log"))
             usleep(UInt32(random.uniform(0.05, 1.5) * 1_000_000))
             kill(-child.pid, SIGKILL)
-            _ = try? child.wait()
+            _ = child.wait()
             let paths = published(f)
             XCTAssertTrue(paths == a || paths == b, "timed kill \(trial): the published paths mix sets: \(paths)")
             XCTAssertEqual(paths, Self.readCurrentSet(root), "timed kill \(trial)")
