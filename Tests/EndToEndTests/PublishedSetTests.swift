@@ -115,6 +115,37 @@ final class PublishedSetTests: XCTestCase {
         }
     }
 
+    /// Outputs an earlier version wrote as plain files are adopted as a set of their own (the
+    /// same bytes, now links), so the switch to today's set is one flip too.
+    func testPlainOutputsOfAnEarlierVersionAreAdopted() throws {
+        let f = try setUpFixture()
+        defer { f.remove() }
+        let root = f.root + "/out/.test.geojson.published"
+        try f.runOK()
+        let a = published(f)
+        // What an earlier version left: plain files, no sets.
+        for name in Self.names where FileManager.default.fileExists(atPath: f.root + "/out/" + name) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/" + name))
+            unlink(f.root + "/out/" + name)
+            try data.write(to: URL(fileURLWithPath: f.root + "/out/" + name))
+        }
+        try FileManager.default.removeItem(atPath: root)
+        let r = try f.runOK(Self.today)
+        XCTAssertTrue(r.output.contains("adopted 6 file(s) published before as set g000000"), r.output)
+        XCTAssertEqual(published(f).map { $0 != nil }, a.map { $0 != nil })
+        XCTAssertEqual(Self.readCurrentSet(root), published(f))
+        let set = PublishedSet(root: root)
+        XCTAssertEqual(set.current()?.generation, 1)
+        XCTAssertEqual(set.generations, [0, 1], "the adopted set is kept as the previous one")
+        let adopted = PublishedSet.Record.load(set.directory(0) + "/" + PublishedSet.recordName)
+        XCTAssertEqual(
+            Set(adopted?.members.flatMap(\.files).map { "\($0.digest.hash)" } ?? []), Set(a.compactMap { $0 }),
+            "the adopted set holds yesterday's bytes")
+        for name in Self.names where a[Self.names.firstIndex(of: name)!] != nil {
+            XCTAssertNotNil(PublishedSet.linkText(f.root + "/out/" + name), "\(name) is a link now")
+        }
+    }
+
     func testReadersResolvingCurrentOnceSeeCompleteSetsWhileSetsArePublished() throws {
         let f = try setUpFixture()
         defer { f.remove() }
