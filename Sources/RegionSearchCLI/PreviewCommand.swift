@@ -89,7 +89,13 @@ public enum PreviewCommand {
             case .failure(let e): throw UsageError("--bbox: \(e.message)")
             }
         }
-        options.basemap = cl.value(basemapOption)
+        if let basemap = cl.value(basemapOption) {
+            do {
+                options.basemap = try BasemapTemplate(basemap).url
+            } catch {
+                throw UsageError("--basemap: \(error)")
+            }
+        }
         options.basemapAttribution = cl.value(basemapAttributionOption)
         let keywords = cl.all(keywordOption)
         if let pois = cl.value(poisOption) { Log.info("reading POIs from \(pois)") }

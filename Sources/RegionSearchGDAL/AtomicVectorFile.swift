@@ -17,6 +17,12 @@ import RegionSearchCore
 /// Single-file formats (GPKG, FlatGeobuf, KML) are replaced atomically. A Shapefile is a set
 /// (`.shp .shx .dbf .prj .cpg`): each rename is atomic, the set is not; `name.shp.zip` (a
 /// zipped Shapefile, one file) is replaced as one.
+///
+/// **Nothing is trusted unchecked.** GDAL 3.6's `GDALClose` returns nothing and some drivers
+/// (LIBKML, on a full disk) lose write errors, so before anything is renamed into place every
+/// produced file is `fsync`ed and closed with both results checked, and the dataset is opened
+/// again read-only with its own driver: it must open, and each layer must hold as many features
+/// as were written (``write(_:srs:)``). A file that fails is never published.
 public final class AtomicVectorFile {
     /// The final path (symbolic links already resolved by the caller).
     public let destination: String
@@ -25,6 +31,12 @@ public final class AtomicVectorFile {
     public let format: VectorFormat
     private let temporaryDirectory: String
     private var finished = false
+    /// Layers written through ``write(_:srs:)`` and their feature counts, checked when the file
+    /// is read back.
+    private var layersWritten: [(name: String, count: Int)] = []
+    /// Whether a caller filled a layer of ``createLayer(_:srs:extraOptions:)`` itself (then
+    /// only whether the file opens can be checked).
+    private var uncountedLayers = false
 
     /// Creates the temporary directory beside `destination` (or in `temporaryParent`) and the
     /// dataset in it.
@@ -59,6 +71,13 @@ public final class AtomicVectorFile {
     public func createLayer(_ schema: LayerSchema, srs: SpatialReference?, extraOptions: [String] = [])
         throws(GDALError) -> GDALLayer
     {
+        uncountedLayers = true
+        return try makeLayer(schema, srs: srs, extraOptions: extraOptions)
+    }
+
+    private func makeLayer(_ schema: LayerSchema, srs: SpatialReference?, extraOptions: [String] = [])
+        throws(GDALError) -> GDALLayer
+    {
         if format.shortFieldNames, let long = schema.fields.first(where: { $0.name.utf8.count > 10 }) {
             throw .invalidArgument(
                 "field name '\(long.name)' is longer than 10 bytes, the dBASE limit of \(format.driver)")
@@ -69,7 +88,7 @@ public final class AtomicVectorFile {
     /// Creates the layer and writes all its features, inside one transaction when the format
     /// profits from it; stores the layer's QGIS style where the format keeps styles.
     public func write(_ layer: OutputLayer, srs: SpatialReference?) throws(GDALError) {
-        let created = try createLayer(layer.schema, srs: srs)
+        let created = try makeLayer(layer.schema, srs: srs)
         let transaction = format.batchInTransaction && dataset.supportsTransactions
         if transaction { try dataset.startTransaction() }
         do {
@@ -82,6 +101,7 @@ public final class AtomicVectorFile {
             throw error
         }
         if transaction { try dataset.commitTransaction() }
+        layersWritten.append((layer.schema.name, layer.count))
     }
 
     /// The files the driver produced, main file last (call after closing).
@@ -120,7 +140,11 @@ public final class AtomicVectorFile {
         }
         rmdir(temporaryDirectory)
         finished = true
-        AtomicFile.syncDirectory(parent)
+        do {
+            try AtomicFile.syncDirectory(parent)
+        } catch {
+            throw .fileSystem("\(error)")
+        }
         return placed
     }
 
@@ -142,17 +166,65 @@ public final class AtomicVectorFile {
         precondition(!finished, "AtomicVectorFile finished twice")
         do {
             try dataset.close()
+            // Durable contents before the renames make them visible; every result checked.
+            for name in DirectoryListing.names(temporaryDirectory) {
+                try Self.sync(temporaryDirectory + "/" + name)
+            }
+            try readBack()
         } catch {
             discard()
             throw error
         }
-        // Durable contents before the renames make them visible.
-        for name in DirectoryListing.names(temporaryDirectory) {
-            let fd = open(temporaryDirectory + "/" + name, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                fsync(fd)
-                close(fd)
+    }
+
+    /// `fsync` and `close` of one produced file, each result checked.
+    static func sync(_ path: String) throws(GDALError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .fileSystem("cannot open \(path) to sync it: \(String(cString: strerror(errno)))") }
+        if fsync(fd) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .fileSystem("fsync of \(path) failed: \(reason)")
+        }
+        if close(fd) != 0 { throw .fileSystem("close of \(path) failed: \(String(cString: strerror(errno)))") }
+    }
+
+    /// Opens the closed dataset again with its driver and counts its features: a file the
+    /// driver left short (LIBKML on a full disk ends mid-element) does not open, or holds fewer.
+    private func readBack() throws(GDALError) {
+        let main = temporaryDirectory + "/" + Self.baseName(destination)
+        let reopened: GDALDataset
+        do {
+            reopened = try GDALDataset(openingVector: main, allowedDrivers: [format.driver])
+        } catch {
+            throw .fileSystem(
+                "the \(format.driver) file just written does not open again (\(error)); a full disk or a failed "
+                    + "write left it incomplete, so it is not published")
+        }
+        defer { try? reopened.close() }
+        if uncountedLayers { return }
+        // By name (a GeoPackage also holds layer_styles); a Shapefile or FlatGeobuf names its one
+        // layer after the file.
+        var counts: [(Int64, Int)] = []
+        for (name, written) in layersWritten {
+            guard let layer = try? reopened.layer(named: name) else {
+                counts = []
+                break
             }
+            counts.append((layer.featureCount, written))
+        }
+        if counts.isEmpty && layersWritten.count == 1 && reopened.layerCount == 1 {
+            counts = [(try reopened.layer(at: 0).featureCount, layersWritten[0].count)]
+        }
+        guard counts.count == layersWritten.count else {
+            throw .fileSystem(
+                "the \(format.driver) file just written lacks a layer (it has \(reopened.layerNames)); a full disk or a "
+                    + "failed write left it incomplete, so it is not published")
+        }
+        for (found, written) in counts where found != Int64(written) {
+            throw .fileSystem(
+                "the \(format.driver) file just written holds \(found) features, not the \(written) written; a full "
+                    + "disk or a failed write left it incomplete, so it is not published")
         }
     }
 

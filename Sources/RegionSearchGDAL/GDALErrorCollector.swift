@@ -9,7 +9,8 @@ import RegionSearchCore
 /// under Swift concurrency, and no global mutable state is involved; a handler tied to an
 /// object's lifetime instead would not be safe, because an object can move between threads.
 /// Failures (`CE_Failure`, `CE_Fatal`) and warnings are kept apart; debug messages are dropped.
-/// Message text is made printable (``PrintableText``): GDAL quotes input lines in some messages.
+/// Message text is made one printable line (``PrintableText/oneLine(_:limit:)``): GDAL quotes
+/// input lines in some messages and spreads others over several lines.
 ///
 /// Not `Sendable`: one per owner object (each ``GDALDataset`` has one).
 public final class GDALErrorCollector {
@@ -48,7 +49,9 @@ public final class GDALErrorCollector {
     }
 
     fileprivate func record(level: CPLErr, code: CPLErrorNum, message: UnsafePointer<CChar>?) {
-        let text = PrintableText.of(message.map { String(cString: $0) } ?? "", limit: 500)
+        // GDAL's messages may span lines (a quoted SQL statement, an XML parser's context): one
+        // line each, so a message reads as GDAL meant it, not with a literal "\n".
+        let text = PrintableText.oneLine(message.map { String(cString: $0) } ?? "", limit: 500)
         switch level {
         case CE_Failure, CE_Fatal:
             if failures.count < limit {

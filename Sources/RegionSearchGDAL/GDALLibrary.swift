@@ -1,5 +1,6 @@
 import CGDAL
 import CGDALLoader
+import RegionSearchCore
 
 /// Process-wide GDAL set-up: driver registration (once, thread-safely), the version, and
 /// configuration options scoped to one call on one thread.
@@ -59,16 +60,7 @@ public enum GDALLibrary {
         return try body()
     }
 
-    /// A data source name fit for messages: the value of a `password=` item of a `PG:`
-    /// connection string is replaced by `***` (a nightly job's log must not hold it).
-    public static func redacted(_ path: String) -> String {
-        guard path.hasPrefix("PG:"), let range = path.range(of: "password=") else { return path }
-        var end = range.upperBound
-        if end < path.endIndex, path[end] == "'" {
-            end = path[path.index(after: end)...].firstIndex(of: "'").map { path.index(after: $0) } ?? path.endIndex
-        } else {
-            end = path[end...].firstIndex(of: " ") ?? path.endIndex
-        }
-        return String(path[..<range.upperBound]) + "***" + String(path[end...])
-    }
+    /// A data source name fit for messages and records: every password of a `PG:` connection
+    /// string replaced by `***` (``ConnectionSecrets``; a nightly job's log must not hold it).
+    public static func redacted(_ path: String) -> String { ConnectionSecrets.redacted(path) }
 }

@@ -68,11 +68,13 @@ public final class PostGISTableWriter {
             defer { try? dataset.close() }
             try dataset.startTransaction()
             do throws(GDALError) {
+                let schema = try Self.targetSchema(in: dataset)
                 var counts: [Int] = []
                 for (table, layer, mode) in tables {
+                    let name = QualifiedName(schema: schema, table: table)
                     switch mode {
-                    case .overwrite: try replace(table, with: layer, srs: srs, in: dataset)
-                    case .append: try append(table, with: layer, srs: srs, in: dataset)
+                    case .overwrite: try replace(name, with: layer, srs: srs, in: dataset)
+                    case .append: try append(name, with: layer, srs: srs, in: dataset)
                     }
                     counts.append(layer.count)
                 }
@@ -86,42 +88,66 @@ public final class PostGISTableWriter {
         }
     }
 
-    private func replace(_ table: String, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
+    /// A table in a schema, for SQL: `"schema"."table"`.
+    struct QualifiedName {
+        var schema: String
+        var table: String
+        var sql: String { PostGISTableWriter.quote(schema) + "." + PostGISTableWriter.quote(table) }
+        func sibling(_ name: String) -> QualifiedName { QualifiedName(schema: schema, table: name) }
+    }
+
+    /// The schema new tables go to on this connection: `current_schema()`, the first schema of
+    /// `search_path` that exists (GDAL puts an `active_schema` first).
+    static func targetSchema(in dataset: GDALDataset) throws(GDALError) -> String {
+        if let result = try dataset.executeSQL("SELECT current_schema()"), let row = try result.nextFeature(),
+            case .string(let name) = row.value(at: 0), !name.isEmpty
+        {
+            return name
+        }
+        throw .invalidArgument(
+            "the connection's search_path names no existing schema, so there is no schema to write the table "
+                + "into; give active_schema=NAME in the PG: string or create the schema")
+    }
+
+    private func replace(_ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
         throws(GDALError)
     {
         // pid + random: unique among concurrent writers of this and other processes.
-        let staging = "\(table)__tmp_\(getpid())_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
-        try Self.validate(staging, limit: 63)
+        let staging = name.sibling(
+            "\(name.table)__tmp_\(getpid())_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))")
+        try Self.validate(staging.table, limit: 63)
         var schema = layer.schema
-        schema.name = staging
-        let created = try dataset.createLayer(schema, srs: srs, options: Self.layerOptions)
+        schema.name = staging.table
+        let created = try dataset.createLayer(
+            schema, srs: srs, options: Self.layerOptions + ["SCHEMA=\(name.schema)"])
         try layer.write(to: created)
         try created.sync()  // ends the COPY and runs the deferred CREATE TABLE / CREATE INDEX
-        try dataset.executeSQL("DROP TABLE IF EXISTS \(Self.quote(table))")
-        try dataset.executeSQL("ALTER TABLE \(Self.quote(staging)) RENAME TO \(Self.quote(table))")
-        try renameDependents(of: table, from: staging, in: dataset)
+        try dataset.executeSQL("DROP TABLE IF EXISTS \(name.sql)")
+        try dataset.executeSQL("ALTER TABLE \(staging.sql) RENAME TO \(Self.quote(name.table))")
+        try renameDependents(of: name, from: staging.table, in: dataset)
     }
 
-    private func append(_ table: String, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
+    private func append(_ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
         throws(GDALError)
     {
         let target: GDALLayer
-        if try exists(table, in: dataset) {
-            target = try dataset.layer(named: table)
+        if try exists(name, in: dataset) {
+            // GDAL names a layer outside the public schema "schema.table".
+            target = try dataset.layer(named: name.schema == "public" ? name.table : "\(name.schema).\(name.table)")
             try target.bindFields(layer.schema)
         } else {
             var schema = layer.schema
-            schema.name = table
-            target = try dataset.createLayer(schema, srs: srs, options: Self.layerOptions)
+            schema.name = name.table
+            target = try dataset.createLayer(schema, srs: srs, options: Self.layerOptions + ["SCHEMA=\(name.schema)"])
         }
         try layer.write(to: target)
         try target.sync()
     }
 
-    private func exists(_ table: String, in dataset: GDALDataset) throws(GDALError) -> Bool {
+    private func exists(_ name: QualifiedName, in dataset: GDALDataset) throws(GDALError) -> Bool {
         let sql =
-            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = "
-            + Self.literal(table)
+            "SELECT count(*) FROM pg_tables WHERE schemaname = \(Self.literal(name.schema)) AND tablename = "
+            + Self.literal(name.table)
         guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
         if case .integer(let n) = row.value(at: 0) { return n > 0 }
         return false
@@ -130,24 +156,25 @@ public final class PostGISTableWriter {
     /// Indexes, constraints and sequences keep their names across `ALTER TABLE … RENAME`; rename
     /// the ones derived from the staging name (`<staging>_pkey`, `<staging>_geom_geom_idx`,
     /// `<staging>_fid_seq`). Renaming a constraint's index renames the constraint too.
-    private func renameDependents(of table: String, from staging: String, in dataset: GDALDataset)
+    private func renameDependents(of name: QualifiedName, from staging: String, in dataset: GDALDataset)
         throws(GDALError)
     {
         let sql = """
             SELECT c.relname, c.relkind FROM pg_class c
-            WHERE c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = \(Self.literal(table))::regclass)
+            WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = \(Self.literal(name.schema)))
               AND c.relkind IN ('i', 'S') AND starts_with(c.relname, \(Self.literal(staging)))
             """
         var renames: [(String, String, String)] = []
         if let result = try dataset.executeSQL(sql) {
             while let row = try result.nextFeature() {
-                if case .string(let name) = row.value(at: 0), case .string(let kind) = row.value(at: 1) {
-                    renames.append((name, table + name.dropFirst(staging.count), kind == "S" ? "SEQUENCE" : "INDEX"))
+                if case .string(let old) = row.value(at: 0), case .string(let kind) = row.value(at: 1) {
+                    renames.append((old, name.table + old.dropFirst(staging.count), kind == "S" ? "SEQUENCE" : "INDEX"))
                 }
             }
         }
         for (old, new, kind) in renames {
-            try dataset.executeSQL("ALTER \(kind) \(Self.quote(old)) RENAME TO \(Self.quote(String(new.prefix(63))))")
+            try dataset.executeSQL(
+                "ALTER \(kind) \(name.sibling(old).sql) RENAME TO \(Self.quote(String(new.prefix(63))))")
         }
     }
 

@@ -15,6 +15,10 @@ public struct VectorFormat: Sendable, Equatable {
     public var shortFieldNames: Bool
     /// Whether the format keeps a schema for a layer without features.
     public var keepsEmptySchema: Bool
+    /// Whether text goes into XML, which cannot carry the control characters other than tab,
+    /// line feed and carriage return (XML 1.0 §2.2; GDAL writes them raw, and the file would not
+    /// parse): they are written as U+FFFD.
+    public var xmlText = false
 
     public init(
         driver: String, datasetOptions: [String] = [], layerOptions: [String] = [], multiLayer: Bool = false,
@@ -45,5 +49,19 @@ public struct VectorFormat: Sendable, Equatable {
     /// KML through the LIBKML driver: it turns OGR style strings into `<Style>` with
     /// `<LineStyle>` (PEN) and `<PolyStyle>` (BRUSH). The plain "KML" driver writes only the
     /// outline and `<PolyStyle><fill>0</fill>`, so the fill colours would be lost.
-    public static let kml = VectorFormat(driver: "LIBKML", multiLayer: true)
+    public static let kml: VectorFormat = {
+        var f = VectorFormat(driver: "LIBKML", multiLayer: true)
+        f.xmlText = true
+        return f
+    }()
+
+    /// `text` as XML can hold it: C0 controls other than tab, LF and CR become U+FFFD.
+    public static func xmlSafe(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return text }
+        var out = String.UnicodeScalarView()
+        for s in text.unicodeScalars {
+            out.append(s.value < 0x20 && s.value != 0x09 && s.value != 0x0A && s.value != 0x0D ? "\u{FFFD}" : s)
+        }
+        return String(out)
+    }
 }

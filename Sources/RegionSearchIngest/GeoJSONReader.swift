@@ -258,7 +258,9 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                     }
                 }
                 do {
-                    return .success(try JSONParser.parse(bytes: bytes))
+                    // A number beyond a double's range is valid JSON: ±infinity here, refused
+                    // only where a value is used (makeRecord), not in a property nobody reads.
+                    return .success(try JSONParser.parse(bytes: bytes, saturating: true))
                 } catch {
                     let line = lineNumber(at: startAbs) + UInt64(error.line - 1)
                     return .failure(
@@ -593,6 +595,18 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                 for (_, key) in namedProperties where properties[key] != nil { seenProperties.insert(key) }
             }
         }
+        // The members this record uses: a number beyond a double's range in one of them cannot
+        // be read (an id or keyword would be "inf"); in any other member it does not matter.
+        var used: [(String, JSONValue?)] = [(nameKey, properties[nameKey])]
+        if let idKey {
+            used.append((idKey, properties[idKey]))
+        } else {
+            used += [("id", feature["id"]), ("id", properties["id"])]
+        }
+        for k in keywordKeys ?? [] { used.append((k.key, properties[k.key])) }
+        for (key, value) in used where value.map(Self.holdsNonFinite) ?? false {
+            return reject("number out of range: property \"\(key)\" holds a number beyond ±1.8e308")
+        }
         var id = ""
         if let idKey {
             id = idText(properties[idKey], path: ["properties", idKey])
@@ -619,7 +633,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                         ? guessedKeywordKeys.firstIndex(of: key.lowercased()) : nil)
                 if let rank, best == nil || rank < best!.rank { best = (rank, key, value) }
             }
-            if let best {
+            if let best, !Self.holdsNonFinite(best.value) {
                 appendKeywords(
                     best.value, key: best.key, split: spec.keywordSplit, separator: separator, to: &keywords,
                     keys: &keys)
@@ -629,6 +643,16 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             RawRecord(
                 id: id, name: name, keywords: keywords, keywordKeys: keys, lon: point.0, lat: point.1, line: line,
                 byteOffset: offset))
+    }
+
+    /// Whether a value is or holds a number read as ±infinity (beyond a double's range).
+    static func holdsNonFinite(_ v: JSONValue) -> Bool {
+        switch v {
+        case .number(let d): return !d.isFinite
+        case .array(let items): return items.contains(where: holdsNonFinite)
+        case .object(let members): return members.contains { holdsNonFinite($0.1) }
+        default: return false
+        }
     }
 
     /// An id as text. A number beyond 2^53 is not exact as a double (9007199254740993 and …992

@@ -12,6 +12,9 @@ public struct IngestCounts: Sendable, Equatable {
     public var droppedDuplicates = 0
     public var keptDuplicates = 0
     public var blankLines = 0
+    /// Records whose id an earlier input had (with `id_scope: all`), handled by the duplicate
+    /// policy: part of `mergedDuplicates`, `droppedDuplicates` or `keptDuplicates`.
+    public var crossInputDuplicates = 0
     /// Rejects by kind (the reason up to its first ':').
     var rejectReasons: [String: Int] = [:]
 
@@ -20,6 +23,7 @@ public struct IngestCounts: Sendable, Equatable {
     var invariantHolds: Bool {
         read == accepted + rejected + mergedDuplicates + droppedDuplicates && keptDuplicates <= accepted
             && rejectReasons.values.reduce(0, +) == rejected
+        && crossInputDuplicates <= mergedDuplicates + droppedDuplicates + keptDuplicates
     }
 
     /// The kind of a reject reason: the text before the first ": " (the whole text without one).
@@ -41,6 +45,7 @@ public struct IngestCounts: Sendable, Equatable {
         droppedDuplicates += o.droppedDuplicates
         keptDuplicates += o.keptDuplicates
         blankLines += o.blankLines
+        crossInputDuplicates += o.crossInputDuplicates
         for (k, v) in o.rejectReasons { rejectReasons[k, default: 0] += v }
     }
 
@@ -50,14 +55,19 @@ public struct IngestCounts: Sendable, Equatable {
     }
 
     public var json: JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("read", .number(Double(read))), ("accepted", .number(Double(accepted))),
             ("rejected", .number(Double(rejected))), ("merged_duplicates", .number(Double(mergedDuplicates))),
             ("dropped_duplicates", .number(Double(droppedDuplicates))),
             ("kept_duplicates", .number(Double(keptDuplicates))),
             ("blank_lines", .number(Double(blankLines))),
-            ("reject_reasons", .object(sortedReasons.map { ($0.0, .number(Double($0.1))) })),
-        ])
+        ]
+        // Only when there are some: one input's metadata stays as it was.
+        if crossInputDuplicates > 0 {
+            members.append(("cross_input_duplicates", .number(Double(crossInputDuplicates))))
+        }
+        members.append(("reject_reasons", .object(sortedReasons.map { ($0.0, .number(Double($0.1))) })))
+        return .object(members)
     }
 
     /// "read 12,204, accepted 10,890, rejected 151 (null island 151), merged duplicates 1,163"
@@ -71,6 +81,9 @@ public struct IngestCounts: Sendable, Equatable {
         if mergedDuplicates > 0 { s += ", merged duplicates \(groupedCount(mergedDuplicates))" }
         if droppedDuplicates > 0 { s += ", dropped duplicates \(groupedCount(droppedDuplicates))" }
         if keptDuplicates > 0 { s += ", kept duplicates \(groupedCount(keptDuplicates))" }
+        if crossInputDuplicates > 0 {
+            s += " (\(groupedCount(crossInputDuplicates)) of them repeat ids of earlier inputs)"
+        }
         if blankLines > 0 { s += ", blank lines skipped \(groupedCount(blankLines))" }
         return s
     }

@@ -18,6 +18,9 @@ public struct IngestResult {
     /// Byte-string comparisons made to drop repeated keyword values (linear in the values, also
     /// when one id repeats 100,000 times: tests check it).
     var keywordComparisons = 0
+    /// Keyword values left out because their POI's keyword text had reached
+    /// ``IngestDriver/maxKeywordTextBytes``.
+    public var droppedKeywordValues = 0
 }
 
 /// CPU time of the calling thread, in seconds.
@@ -35,6 +38,12 @@ func threadCPUSeconds() -> Double {
 /// output is the same for any thread count.
 public final class IngestDriver {
     public let settings: IngestSettings
+
+    /// The most keyword text one POI keeps, in bytes (its normalised values with their key codes
+    /// and separators: 64 KiB). A value that would pass it is left out and counted: without a
+    /// cap, 2,000 repeats of one id with 500 KB values each (a 1 MB gzip) made one POI of 1 GB
+    /// text and a 3 GB process. Real POIs hold well under 1 KiB.
+    public static let maxKeywordTextBytes = 1 << 16
 
     private struct Batch {
         var records: RecordBatch
@@ -63,6 +72,13 @@ public final class IngestDriver {
                 throw IngestError.invariantBroken("\(input.spec.displayPath): \(counts.json.serialized())")
             }
             Log.info("\(input.spec.displayPath): \(counts.summary)")
+            if counts.crossInputDuplicates > 0 {
+                Log.warning(
+                    "\(input.spec.displayPath): \(groupedCount(counts.crossInputDuplicates)) record(s) repeat ids of "
+                        + "earlier inputs (the same POIs in two inputs, e.g. overlapping extracts) and were handled by "
+                        + "ingest.duplicates (\(settings.duplicates.rawValue)), not counted twice; set ingest.id_scope "
+                        + "to \"input\" if the inputs number their records independently")
+            }
             perInput.append(counts)
             bytes.append(input.source.bytesRead)
             total.add(counts)
@@ -76,6 +92,7 @@ public final class IngestDriver {
         result.readerCPUSeconds = readerCPU
         result.builderCPUSeconds = builderCPU
         result.keywordComparisons = builder.valueComparisons
+        result.droppedKeywordValues = builder.droppedValues
         return result
     }
 

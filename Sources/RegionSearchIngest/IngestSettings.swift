@@ -3,7 +3,8 @@ import RegionSearchCore
 
 /// The ingest stage's parameters that apply to all inputs.
 public struct IngestSettings: Sendable {
-    /// What to do with a record whose id was already seen in the same input file.
+    /// What to do with a record whose id was already seen (in the same input, or an earlier one
+    /// with ``IdScope/all``).
     public enum DuplicatePolicy: String, CaseIterable, Sendable {
         /// Keep the first record, drop the later ones (counted as `dropped_duplicates`).
         case keepFirst = "keep_first"
@@ -15,7 +16,19 @@ public struct IngestSettings: Sendable {
         case keepAll = "keep_all"
     }
 
+    /// Where an id names one POI.
+    public enum IdScope: String, CaseIterable, Sendable {
+        /// In all the inputs of a run: a record whose id an earlier input had goes through
+        /// ``DuplicatePolicy`` like a repeat in one file (two overlapping OSM extracts share
+        /// the POIs along their border). The default.
+        case all
+        /// In its own input only: inputs that number their records independently (two CSV
+        /// files whose ids both start at 1) are not merged.
+        case input
+    }
+
     public var duplicates = DuplicatePolicy.merge
+    public var idScope = IdScope.all
     /// Fail when more than this share of an input's records is rejected.
     var maxRejectRatio = 0.1
     /// Reject records outside this box (WGS84, after conversion).
@@ -32,8 +45,15 @@ extension IngestSettings: StageOptions {
     static let duplicatesSpec = ParameterSpec(
         "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }), default: .string("merge"),
         help:
-            "What to do with a record whose id already occurred in the same input: keep_first drops it, merge adds "
+            "What to do with a record whose id already occurred (in any input; see id_scope): keep_first drops it, merge adds "
             + "its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI."
+    )
+    static let idScopeSpec = ParameterSpec(
+        "id_scope", .choice(IdScope.allCases.map { $0.rawValue }), default: .string("all"),
+        help:
+            "Where an id names one POI: all (a record whose id an earlier input had is a repeat, handled by "
+            + "duplicates: overlapping extracts are not counted twice) or input (ids repeat only within a file, for "
+            + "inputs that number their records independently)."
     )
     static let maxRejectRatioSpec = ParameterSpec(
         "max_reject_ratio", .number(min: 0, max: 1), default: .number(0.1),
@@ -54,10 +74,13 @@ extension IngestSettings: StageOptions {
         "name_as_keyword", .boolean, default: .bool(false),
         help: "Also add each POI's name to its keyword text, so keyword queries match names.")
 
-    public static let specs = [duplicatesSpec, maxRejectRatioSpec, bboxSpec, rejectNullIslandSpec, nameAsKeywordSpec]
+    public static let specs = [
+        duplicatesSpec, idScopeSpec, maxRejectRatioSpec, bboxSpec, rejectNullIslandSpec, nameAsKeywordSpec,
+    ]
 
     public init(_ p: Parameters) throws(ParameterError) {
         duplicates = p.choice(Self.duplicatesSpec, as: DuplicatePolicy.self)
+        idScope = p.choice(Self.idScopeSpec, as: IdScope.self)
         maxRejectRatio = p.double(Self.maxRejectRatioSpec)
         if let text = p.optionalString(Self.bboxSpec) {
             switch GeoBox.parse(text) {

@@ -161,13 +161,29 @@ public struct OpenedInput {
     }
 
     /// The ``ContentHash`` and size of a file's bytes as stored.
+    ///
+    /// Only a regular file: it is read twice (hashed here, then parsed), `/dev/zero` never ends
+    /// and a FIFO could not be read again — the same rule as the runner's (`FileDigest`), so the
+    /// stage run by hand refuses what `regionsearch run` refuses (exit 3) instead of reading
+    /// forever. Opened non-blocking, so a FIFO without a writer does not hang the check.
     public static func hashFile(_ path: String) throws -> (ContentHash, UInt64) {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw InputError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = stat()
-        fstat(fd, &st)
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw InputError.cannotOpen(path: path, reason: "is a directory") }
+        guard fstat(fd, &st) == 0 else {
+            throw InputError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw InputError.cannotOpen(path: path, reason: "is a directory")
+        default:
+            throw InputError.cannotOpen(
+                path: path,
+                reason:
+                    "is not a regular file (a device, FIFO or socket); give a file, e.g. save a stream to disk first")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         var hasher = ContentHasher()
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)

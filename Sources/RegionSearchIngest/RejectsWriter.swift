@@ -11,7 +11,18 @@ import RegionSearchCore
 ///   `{"source_file","line","byte_offset","reason","raw"}` per reject.
 ///
 /// The file is always written, and is empty when nothing was rejected.
+///
+/// **Cap.** A small input can hold millions of bad lines (a 40 KB gzip of 20 M one-byte lines
+/// wrote a 1.4 GB file, each reject copied with its location and reason), so the file holds at
+/// most ``maxRows`` rejects and ``maxBytes`` bytes: whole lines, in input order; a reject that does
+/// not fit is not written but counted (``notWritten``) like every other, and the stage reports
+/// both numbers. The counts in the POI table's metadata and the reject-ratio check see every
+/// reject.
 public final class RejectsWriter {
+    /// At most this many rejects are written.
+    public static let maxRows = 100_000
+    /// The rejects file stays within this many bytes (64 MiB).
+    public static let maxBytes = 64 << 20
     public enum Style: Equatable {
         case delimited(delimiter: UInt8, header: String?)
         case ndjson
@@ -19,13 +30,24 @@ public final class RejectsWriter {
 
     public let path: String
     public let style: Style
+    /// Rejects written to the file.
     public private(set) var count = 0
+    /// Rejects counted but not written, once a cap was reached.
+    public private(set) var notWritten = 0
+    private var bytes = 0
+    private let rowLimit: Int
+    private let byteLimit: Int
     private let file: AtomicFile
     private var line: [UInt8] = []
 
-    public init(path: String, style: Style) throws {
+    /// `maxRows` and `maxBytes` default to the caps (tests give smaller ones).
+    public init(path: String, style: Style, maxRows: Int = RejectsWriter.maxRows, maxBytes: Int = RejectsWriter.maxBytes)
+        throws
+    {
         self.path = path
         self.style = style
+        rowLimit = maxRows
+        byteLimit = maxBytes
         file = try AtomicFile(path: path)
     }
 
@@ -39,6 +61,10 @@ public final class RejectsWriter {
     }
 
     public func write(sourceFile: String, _ r: RejectedRecord) throws {
+        if count >= rowLimit || bytes >= byteLimit {
+            notWritten += 1
+            return
+        }
         line.removeAll(keepingCapacity: true)
         switch style {
         case .delimited(let d, let header):
@@ -68,8 +94,24 @@ public final class RejectsWriter {
             line.append(contentsOf: object.serialized().utf8)
             line.append(0x0A)
         }
+        guard bytes + line.count <= byteLimit else {
+            notWritten += 1
+            return
+        }
         try file.write(line)
+        bytes += line.count
         count += 1
+    }
+
+    /// "rejects: 100,000 written to PATH (the cap; 20,871,520 more counted, not written)".
+    public var report: String {
+        var s = "rejects: \(groupedCount(count)) written to \(path)"
+        if notWritten > 0 {
+            s +=
+                " — the file's cap (\(groupedCount(rowLimit)) rejects, \(byteLimit >> 20) MiB) was reached; "
+                + "\(groupedCount(notWritten)) more counted, not written"
+        }
+        return s
     }
 
     /// Quotes a field when it holds the delimiter, a quote, a line break or edge blanks.

@@ -2,8 +2,9 @@ import RegionSearchCore
 import RegionSearchModel
 
 /// Builds the POI table from validated records: extracts ids and names (missing markers
-/// become empty), applies the duplicate policy per input file, splits and normalises keyword
-/// values and joins them (without repeats) into the keyword text.
+/// become empty), applies the duplicate policy to repeated ids (within all inputs, or per input
+/// with `id_scope: input`), splits and normalises keyword values and joins them (without
+/// repeats) into the keyword text.
 ///
 /// A value from a named key (a column with a header name, a GeoJSON property, an OSM tag key;
 /// `name` for the name) is written after its key's code (``KeywordText/keyCode(_:)``). Keys are
@@ -23,6 +24,9 @@ struct TableBuilder {
     private var keywordOffsets: [UInt64] = [0]
 
     private let duplicates: IngestSettings.DuplicatePolicy
+    private let idScope: IngestSettings.IdScope
+    /// The first row of the current input: a repeat of an earlier row is a repeat across inputs.
+    private var inputStartRow = 0
     private let nameAsKeyword: Bool
     private var cache = KeywordCache()
     private var index = IdIndex()
@@ -38,8 +42,12 @@ struct TableBuilder {
     private var listScratch: [UInt8] = []
     private var touched: UInt64 = 0
     /// Normalised keyword values merged into earlier rows (policy `merge`), by row, in first-seen
-    /// order, with the set of them (an id repeated 100,000 times must not scan a list per value).
-    private var extras: [Int: (values: [[UInt8]], seen: Set<[UInt8]>)] = [:]
+    /// order, with the set of them (an id repeated 100,000 times must not scan a list per value)
+    /// and their bytes with separators (held to the row's cap, ``IngestDriver/maxKeywordTextBytes``).
+    private var extras: [Int: (values: [[UInt8]], seen: Set<[UInt8]>, bytes: Int)] = [:]
+    /// Values left out because their row's keyword text had reached its cap.
+    private(set) var droppedValues = 0
+    private let textCap: Int
     /// Keyword text of the row being built and the ranges of its values.
     private var text = GrowableBytes(capacity: 1024)
     private var valueRanges: [Range<Int>] = []
@@ -64,19 +72,23 @@ struct TableBuilder {
     /// Key index of each ``KeywordSplitter/hstoreKeys`` entry, -1 until first used.
     private var hstoreKeys = [Int32](repeating: -1, count: KeywordSplitter.hstoreKeys.count)
 
-    init(settings: IngestSettings) {
+    /// `textCap` defaults to ``IngestDriver/maxKeywordTextBytes`` (tests give a smaller one).
+    init(settings: IngestSettings, textCap: Int = IngestDriver.maxKeywordTextBytes) {
         duplicates = settings.duplicates
+        idScope = settings.idScope
         nameAsKeyword = settings.nameAsKeyword
+        self.textCap = textCap
     }
 
     var count: Int { lon.count }
 
-    /// Starts an input: ids repeat only within one input file; split rules, their columns' keys
-    /// and missing-value markers are the input's.
+    /// Starts an input: split rules, their columns' keys and missing-value markers are the
+    /// input's; ids are looked up among all inputs so far, or only this one (`id_scope: input`).
     mutating func startInput(
         rules: [(split: InputSpec.KeywordSplit, separator: [UInt8])], keys: [String?] = [], missingValues: [String]
     ) {
-        index = IdIndex()
+        if idScope == .input { index = IdIndex() }
+        inputStartRow = count
         ruleSplits = rules.map { $0.split }
         var columnKeys: [Int32] = []
         for c in rules.indices {
@@ -166,6 +178,7 @@ struct TableBuilder {
                 index.firstRow(for: id, hash: hash, row: row, bytes: ids.base, offsets: offsets)
             }
             if let first {
+                if first < inputStartRow { counts.crossInputDuplicates += 1 }
                 switch duplicates {
                 case .merge:
                     buildText(keywordFields, fields, name: fields[entry.name])
@@ -286,6 +299,11 @@ struct TableBuilder {
                 }
             }
         }
+        if !repeated && text.count > textCap {
+            // Over the POI's cap: left out, counted (whole values only, in input order).
+            droppedValues += 1
+            repeated = true
+        }
         if repeated {
             text.truncate(to: before)
         } else {
@@ -305,10 +323,19 @@ struct TableBuilder {
     /// Keeps the values now in `text` for `row` (policy `merge`).
     private mutating func merge(into row: Int) {
         guard !valueRanges.isEmpty else { return }
-        var entry = extras.removeValue(forKey: row) ?? ([], [])
+        var entry = extras.removeValue(forKey: row) ?? ([], [], 0)
+        let own = Int(keywordOffsets[row + 1] - keywordOffsets[row])
         for r in valueRanges {
             let v = Array(text[r])
-            if entry.seen.insert(v).inserted { entry.values.append(v) }
+            guard !entry.seen.contains(v) else { continue }
+            // The row's text after finish(): its own values, then each merged one after a separator.
+            guard own + entry.bytes + (own + entry.bytes > 0 ? 1 : 0) + v.count <= textCap else {
+                droppedValues += 1
+                continue
+            }
+            entry.seen.insert(v)
+            entry.values.append(v)
+            entry.bytes += (own + entry.bytes > 0 ? 1 : 0) + v.count
         }
         extras[row] = entry
     }

@@ -59,7 +59,7 @@ public enum MapProducts {
             do {
                 try AtomicFile.write(f.bytes, to: path)
             } catch {
-                throw ToolFailure("\(path): cannot write the map: \(error)", status: .output)
+                throw ToolFailure("map \(error)", status: .output)
             }
             out.append((path, true))
         }

@@ -38,10 +38,17 @@ public struct WebMapWriter {
     public func page(_ data: MapData) throws -> [UInt8] {
         let leaflet = try Self.leaflet()
         var csp = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
-        if let basemap, let origin = Self.origin(ofTemplate: basemap) { csp += " " + origin }
+        if let basemap {
+            do {
+                csp += " " + (try BasemapTemplate(basemap)).origin
+            } catch {
+                throw ToolFailure("basemap \(error)", status: .usage)
+            }
+        }
         let json = Self.scriptSafe(document(data))
         var html = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        html += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(csp)\">\n"
+        // Escaped although the origin was checked: an attribute holds text, never markup.
+        html += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(Self.htmlEscaped(csp))\">\n"
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         html += "<meta name=\"generator\" content=\"RegionSearch \(RegionSearchVersion.current)\">\n"
         html += "<title>\(Self.htmlEscaped("RegionSearch — " + data.title))</title>\n"
@@ -249,19 +256,6 @@ public struct WebMapWriter {
             return s.count == 1 ? "0" + s : s
         }
         return "#" + h(c.r) + h(c.g) + h(c.b)
-    }
-
-    /// The CSP source for a tile URL template: `https://tile.openstreetmap.org`, with `{s}.`
-    /// subdomains as `*.`; nil when the template is not an http(s) URL.
-    static func origin(ofTemplate template: String) -> String? {
-        guard let scheme = template.range(of: "://") else { return nil }
-        let prefix = template[..<scheme.lowerBound].lowercased()
-        guard prefix == "https" || prefix == "http" else { return nil }
-        let rest = template[scheme.upperBound...]
-        var host = String(rest.prefix { $0 != "/" })
-        host = host.replacingOccurrences(of: "{s}.", with: "*.")
-        if host.contains("{") { return prefix + ":" }
-        return prefix + "://" + host
     }
 
     // MARK: - Leaflet

@@ -14,6 +14,10 @@ import RegionSearchModel
 public enum POIFeatureSchema {
     /// The layer (table) name of the POIs in multi-layer outputs (GeoPackage, PostGIS).
     public static let layerName = "pois"
+    /// Bumped when the same inputs give other POI layer values (part of the publish key, so a
+    /// published POI layer is rewritten): 2 — `keywords` holds the values only, never the key
+    /// codes ingest stores before them.
+    public static let version = 2
 
     /// Which POIs the layer holds.
     public enum Selection: String, CaseIterable, Sendable {
@@ -115,7 +119,8 @@ public enum POIFeatureSchema {
             let row = rows[i]
             var values: [FieldValue] = [
                 .string(pois.ids[row]), .string(pois.names[row]),
-                .string(pois.keywords[row].split(separator: KeywordText.separator).joined(separator: "; ")),
+                // The values without their key codes (internal bytes 0x01–0x1F, KeywordText).
+                .string(KeywordText.values(pois.keywords[row]).joined(separator: "; ")),
             ]
             let point = Int(pointOfRow[row])
             for k in 0..<keywords.count {

@@ -152,7 +152,14 @@ public enum VectorOutput {
             case .multiPolygon(let polygons):
                 geometry = .multiPolygon(polygons.map { rings in rings.map { (x: $0.lon, y: $0.lat) } })
             }
-            return OutputFeature(geometry: geometry, values: f.values, style: f.style)
+            // XML formats cannot hold control characters a name may have brought from the input.
+            let values =
+                format?.xmlText == true
+                ? f.values.map { v -> FieldValue in
+                    if case .string(let text) = v { return .string(VectorFormat.xmlSafe(text)) }
+                    return v
+                } : f.values
+            return OutputFeature(geometry: geometry, values: values, style: f.style)
         }
     }
 

@@ -96,8 +96,10 @@ public enum IngestStage {
         name: "ingest",
         abstract:
             "read POI files (CSV/TSV/…, GeoJSON, OSM, any GDAL vector format; gzip ok) into a validated POI table",
-        // 3: GDAL inputs; 4: keyword values carry the code of the key they came from (keyword_keys).
-        version: 4,
+        // 3: GDAL inputs; 4: keyword values carry the code of the key they came from (keyword_keys);
+        // 5: ids name one POI in all inputs (id_scope), a POI keeps at most 64 KiB of keyword text, the
+        // rejects file is capped, unused out-of-range numbers in GeoJSON properties no longer reject.
+        version: 5,
         inputs: [],
         outputs: [
             .init(option: "output", fileName: "pois.rsa", kind: .pois),
@@ -170,6 +172,15 @@ public enum IngestStage {
         let rejectsPath = try stage.outputPath("rejects")
         let settings = stage.options
         let specs = try inputSpecs(parsed)
+        // One file named twice (a path and a link to it) would count every POI twice.
+        if let (first, repeated) = FileIdentity.firstRepeat(
+            specs.map { InputSpec.isConnectionString($0.path) ? "" : $0.path })
+        {
+            throw UsageError(
+                "input \(repeated + 1) (\(specs[repeated].displayPath)) is the same file as input \(first + 1) "
+                    + "(\(specs[first].displayPath)), through a link or another spelling of its path; name each file "
+                    + "once, or its POIs are counted twice")
+        }
 
         let inputs = try stage.summary.time(.open) {
             var inputs: [OpenedInput] = []
@@ -210,15 +221,24 @@ public enum IngestStage {
         ] {
             stage.summary.set(count, n)
         }
+        if total.crossInputDuplicates > 0 { stage.summary.set(.crossInputDuplicates, total.crossInputDuplicates) }
         stage.summary.setDetail("reject_reasons", total.json["reject_reasons"] ?? .object([]))
         stage.summary.set(.inputBytes, Int(totalBytes))
+        if rejects.notWritten > 0 { stage.summary.set(.rejectsNotWritten, rejects.notWritten) }
+        if result.droppedKeywordValues > 0 {
+            stage.summary.set(.keywordValuesDropped, result.droppedKeywordValues)
+            try Log.strictWarning(
+                "\(groupedCount(result.droppedKeywordValues)) keyword value(s) left out: a POI keeps at most "
+                    + "\(IngestDriver.maxKeywordTextBytes >> 10) KiB of keyword text (its own values and those merged "
+                    + "from repeats of its id, in input order)")
+        }
         stage.summary.setDetail("mb_per_s", .number((rate * 10).rounded() / 10))
         stage.summary.setDetail("rejects_format", .string(rejects.style == .ndjson ? "ndjson" : "delimited"))
         stage.summary.setDetail("reader_thread_cpu_seconds", .number((result.readerCPUSeconds * 1000).rounded() / 1000))
         stage.summary.setDetail(
             "builder_thread_cpu_seconds", .number((result.builderCPUSeconds * 1000).rounded() / 1000))
         if inputs.count > 1 { Log.info("total: \(result.total.summary)") }
-        Log.info("rejects: \(groupedCount(rejects.count)) written to \(rejectsPath)")
+        if rejects.notWritten > 0 { Log.warning(rejects.report) } else { Log.info(rejects.report) }
 
         do {
             try IngestDriver.check(result, inputs: inputs, settings: settings, rejectsPath: rejectsPath)

@@ -51,7 +51,8 @@ final class CrashTests: XCTestCase {
     private func mapFiles(_ f: PipelineFixture) throws -> [String: Data] {
         let dir = AtomicFile.directory(of: f.outputPath)
         var out: [String: Data] = [:]
-        for name in FileSystem.list(dir) where dir + "/" + name != f.outputPath {
+        // The published paths (the folder of published sets is hidden).
+        for name in FileSystem.list(dir) where dir + "/" + name != f.outputPath && !name.hasPrefix(".") {
             out[name] = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))
         }
         return out
@@ -70,7 +71,7 @@ final class CrashTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: f.workPath)
         // The output and the maps beside it: a trial starts before anything was published.
         for name in FileSystem.list(AtomicFile.directory(of: f.outputPath)) {
-            unlink(AtomicFile.directory(of: f.outputPath) + "/" + name)
+            try FileManager.default.removeItem(atPath: AtomicFile.directory(of: f.outputPath) + "/" + name)
         }
         guard keep else { return }
         try FileManager.default.copyItem(atPath: reference.work, toPath: f.workPath)
@@ -132,7 +133,7 @@ final class CrashTests: XCTestCase {
             if let k = stageNames.firstIndex(of: scope) {
                 // Inside a stage: resume with the earlier stages done, or replace a complete object.
                 out.append(Trial(spec: spec, fromStage: k, replace: (n + k + point.count) % 2 == 0))
-            } else if ["spawn", "stage-done", "promote", "promoted", "output"].contains(point) {
+            } else if ["spawn", "stage-done", "promote", "promoted", "output", "set-ready", "set-current"].contains(point) {
                 out.append(Trial(spec: spec, fromStage: nil))
             } else if point == "rename" || n % 3 == ["write", "fsync", "renamed"].firstIndex(of: point).map({ $0 % 3 })
             {

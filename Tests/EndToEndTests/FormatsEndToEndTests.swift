@@ -93,11 +93,16 @@ final class FormatsEndToEndTests: XCTestCase {
             assertSameRegions(read, regions, shapefile: shapefile, name)
         }
         XCTAssertEqual(try String(contentsOfFile: f.root + "/out/r.cpg", encoding: .utf8), "UTF-8")
-        // A missing sidecar makes the output stale.
+        // A sidecar removed from the published paths is linked again from the current set.
+        let style = try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/r.qml"))
         unlink(f.root + "/out/r.qml")
         try f.writeManifest(output: .string("../out/r.shp"))
+        XCTAssertTrue(try f.runOK().output.contains("\(f.root)/out/r.shp is up to date"))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/r.qml")), style)
+        // A damaged one (written through its link) makes the output stale.
+        try Data("x".utf8).write(to: URL(fileURLWithPath: f.root + "/out/r.dbf"))
         XCTAssertTrue(try f.runOK().output.contains("wrote \(f.root)/out/r.shp"))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: f.root + "/out/r.qml"))
+        assertSameRegions(try ReadBack(f.root + "/out/r.shp"), regions, shapefile: true, "repaired shp")
         XCTAssertEqual(f.temporaries(), [], "no temporary file left")
     }
 

@@ -8,9 +8,14 @@ import XCTest
 /// `regionsearch run` writes the maps beside the output, deterministically and only when they
 /// change; the manifest turns them off or picks formats; `regionsearch preview` draws the same.
 final class MapEndToEndTests: XCTestCase {
+    /// The modification time of the file a path shows (published paths are links into the set).
     private func modified(_ path: String) throws -> Date {
-        try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        return try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: real)[.modificationDate] as? Date)
     }
+
+    /// The names a user sees in a folder (the published sets' folder is hidden).
+    private func visible(_ dir: String) -> [String] { FileSystem.list(dir).filter { !$0.hasPrefix(".") } }
 
     func testRunWritesMapsBesideTheOutputOnlyWhenTheyChange() throws {
         let f = try PipelineFixture()
@@ -18,14 +23,17 @@ final class MapEndToEndTests: XCTestCase {
         let first = try f.run()
         XCTAssertEqual(first.status, 0, first.output)
         let out = f.root + "/out"
-        XCTAssertEqual(FileSystem.list(out), ["test.geojson", "test.html", "test.png", "test.qml", "test.svg"])
+        XCTAssertEqual(visible(out), ["test.geojson", "test.html", "test.png", "test.qml", "test.svg"])
         XCTAssertTrue(first.output.contains("wrote maps test.png, test.svg, test.html in \(out)"), first.output)
         let png = try Data(contentsOf: URL(fileURLWithPath: out + "/test.png"))
         let image = try CairoSurface(png: Array(png))
         XCTAssertEqual(image.width, 1600)
         let html = try String(contentsOfFile: out + "/test.html", encoding: .utf8)
         XCTAssertTrue(html.contains("<title>RegionSearch — test</title>"))
-        XCTAssertEqual(FileSystem.list(f.work.maps).count, 1, "one map record")
+        let set = PublishedSet(root: out + "/.test.geojson.published")
+        XCTAssertEqual(
+            set.current()?.record.member("maps")?.files.map(\.path),
+            ["png", "svg", "html"].map { out + "/test." + $0 }, "the maps are part of the published set")
 
         // Up to date: nothing rendered, nothing touched.
         let times = try ["png", "svg", "html"].map { try modified(out + "/test." + $0) }
@@ -33,15 +41,17 @@ final class MapEndToEndTests: XCTestCase {
         let second = try f.run()
         XCTAssertEqual(second.status, 0, second.output)
         XCTAssertTrue(second.output.contains("maps test.png, test.svg, test.html are up to date"), second.output)
-        // Without the record the maps are rendered again, to the same bytes, so not rewritten.
-        try FileSystem.removeTree(f.work.maps)
-        let third = try f.run()
-        XCTAssertTrue(third.output.contains("maps test.png, test.svg, test.html rendered, unchanged"), third.output)
         XCTAssertEqual(try ["png", "svg", "html"].map { try modified(out + "/test." + $0) }, times)
-        // A damaged map is noticed (its digest no longer matches) and rewritten.
+        XCTAssertEqual(set.current()?.generation, 0)
+        // A damaged map is noticed (its digest no longer matches the set's record) and the maps
+        // are published again, in a new set.
+        let svg = try Data(contentsOf: URL(fileURLWithPath: out + "/test.svg"))
         try Data("x".utf8).write(to: URL(fileURLWithPath: out + "/test.svg"))
         let fourth = try f.run()
-        XCTAssertTrue(fourth.output.contains("wrote maps test.svg"), fourth.output)
+        XCTAssertTrue(fourth.output.contains("wrote maps test.png, test.svg, test.html"), fourth.output)
+        XCTAssertTrue(fourth.output.contains("test.geojson is up to date"), fourth.output)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/test.svg")), svg)
+        XCTAssertEqual(set.current()?.generation, 1)
 
         // preview draws the same map from the same files.
         let pois = try f.objectPath("ingest", "pois.rsa")
@@ -58,12 +68,12 @@ final class MapEndToEndTests: XCTestCase {
         defer { f.remove() }
         let off = try f.run()
         XCTAssertEqual(off.status, 0, off.output)
-        XCTAssertEqual(FileSystem.list(f.root + "/out"), ["test.geojson", "test.qml"], "the QGIS style, no maps")
+        XCTAssertEqual(visible(f.root + "/out"), ["test.geojson", "test.qml"], "the QGIS style, no maps")
 
         try f.writeManifest(sections: [("maps", .object([("svg", .bool(false)), ("pdf", .bool(true))]))])
         let chosen = try f.run()
         XCTAssertEqual(chosen.status, 0, chosen.output)
-        XCTAssertEqual(FileSystem.list(f.root + "/out"), ["test.geojson", "test.html", "test.pdf", "test.png", "test.qml"])
+        XCTAssertEqual(visible(f.root + "/out"), ["test.geojson", "test.html", "test.pdf", "test.png", "test.qml"])
         let pdf = try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/test.pdf"))
         XCTAssertTrue(String(decoding: pdf.prefix(8), as: UTF8.self).hasPrefix("%PDF-1.5"))
 
@@ -71,5 +81,27 @@ final class MapEndToEndTests: XCTestCase {
         let typo = try f.run()
         XCTAssertEqual(typo.status, 2, typo.output)
         XCTAssertTrue(typo.output.contains("maps.widht: unknown key (did you mean 'width'?)"), typo.output)
+    }
+
+    /// Issue 21: a hostile basemap is refused by the manifest (exit 2, the page never written) and
+    /// by `preview --basemap` (exit 2); `preview --out` into a missing folder says so (exit 6)
+    /// instead of advising free disk space.
+    func testHostileBasemapsAreRefusedAndAMissingFolderIsNamed() throws {
+        let f = try PipelineFixture(sections: [("maps", .object([("png", .bool(false)), ("svg", .bool(false))]))])
+        defer { f.remove() }
+        try f.runOK()
+        let injected = "https://a\"><img src=x onerror=document.title=1337><meta x=\"/{z}/{x}/{y}.png"
+        try f.writeManifest(sections: [("maps", .object([("basemap", .string(injected))]))])
+        let r = try f.run()
+        XCTAssertEqual(r.status, 2, r.output)
+        XCTAssertTrue(r.output.contains("maps.basemap"), r.output)
+        XCTAssertFalse(try String(contentsOfFile: f.root + "/out/test.html", encoding: .utf8).contains("document.title=1337"))
+        let preview = try f.tool(["preview", f.outputPath, "--basemap", injected, "--out", f.root + "/p"])
+        XCTAssertEqual(preview.status, 2, preview.output)
+        XCTAssertTrue(preview.output.contains("--basemap"), preview.output)
+        let missing = try f.tool(["preview", f.outputPath, "--formats", "svg", "--out", f.root + "/no/such/dir/p"])
+        XCTAssertEqual(missing.status, 6, missing.output)
+        XCTAssertTrue(missing.output.contains("does not exist"), missing.output)
+        XCTAssertFalse(missing.output.contains("disk space"), missing.output)
     }
 }

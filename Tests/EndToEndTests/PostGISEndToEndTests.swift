@@ -157,6 +157,50 @@ final class PostGISEndToEndTests: XCTestCase {
             try psql("SELECT count(*), count(DISTINCT fid) FROM regions"), "\(2 * regions.count)|\(2 * regions.count)")
     }
 
+    /// Issue 21, finding 5: overwrite names the schema of every table it drops or renames. A table
+    /// of the same name in another schema of the search path is never dropped: not with
+    /// `active_schema`, not with a schema named after the user ("$user" comes first).
+    func testOverwriteNeverDropsATableInAnotherSchema() throws {
+        let pg = try connection()
+        let user = pg.components(separatedBy: "user=").last?.split(separator: " ").first.map(String.init) ?? "postgres"
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        _ = try psql(
+            "CREATE TABLE public.precious(id int); INSERT INTO public.precious VALUES (1),(2); "
+                + "CREATE TABLE public.precious2(id int); INSERT INTO public.precious2 VALUES (1); "
+                + "CREATE SCHEMA alice")
+        defer {
+            _ = try? psql(
+                "DROP TABLE IF EXISTS public.precious, public.precious2; DROP SCHEMA IF EXISTS alice CASCADE; "
+                    + "DROP SCHEMA IF EXISTS \"\(user)\" CASCADE")
+        }
+        try f.writeManifest(
+            output: .object([("path", .string(pg + " active_schema=alice")), ("layer", .string("precious"))]))
+        try f.runOK()
+        XCTAssertEqual(try psql("SELECT count(*) FROM public.precious"), "2", "public.precious is not dropped")
+        let regions = try f.regionsArtifact()["features"]?.arrayValue?.count ?? 0
+        XCTAssertEqual(try psql("SELECT count(*) FROM alice.precious"), "\(regions)")
+        // Again: now alice.precious exists and is the one replaced.
+        try f.runOK()
+        XCTAssertEqual(try psql("SELECT count(*) FROM public.precious"), "2")
+        XCTAssertEqual(try psql("SELECT count(*) FROM alice.precious"), "\(regions)")
+        // The default search path "$user", public with a schema named after the user.
+        _ = try psql("CREATE SCHEMA \"\(user)\"")
+        try f.writeManifest(output: .object([("path", .string(pg)), ("layer", .string("precious2"))]))
+        try f.runOK()
+        XCTAssertEqual(try psql("SELECT count(*) FROM public.precious2"), "1", "public.precious2 is not dropped")
+        XCTAssertEqual(try psql("SELECT count(*) FROM \"\(user)\".precious2"), "\(regions)")
+        // Append finds the table in its schema, not the public one.
+        try f.writeManifest(
+            output: .object([
+                ("path", .string(pg)), ("layer", .string("precious2")), ("mode", .string("append")),
+            ]))
+        try f.runOK()
+        XCTAssertEqual(try psql("SELECT count(*) FROM public.precious2"), "1")
+        XCTAssertEqual(try psql("SELECT count(*) FROM \"\(user)\".precious2"), "\(2 * regions)")
+        XCTAssertEqual(try stagingTables(), "")
+    }
+
     func testATableIsReadAsInputThroughOGR() throws {
         let pg = try connection()
         let f = try PipelineFixture()
@@ -186,5 +230,42 @@ final class PostGISEndToEndTests: XCTestCase {
         // A database has no content hash: ingest reads it every run; what follows is up to date.
         try f.runOK()
         XCTAssertEqual(try f.ranStages(), ["ingest"])
+    }
+
+    /// Issue 21, finding 11: a password in a PG: string is printed by neither `status` nor
+    /// `status --json`, and stored in no record — also of a failed ingest (no database needed).
+    func testPasswordsAreMaskedInStatusAndRecords() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest(
+            output: .object([
+                ("path", .string("PG:host=/nonexistent dbname=city user=u password=S3cretPW")),
+                ("layer", .string("regions")),
+            ]))
+        for args in [["status", f.manifestPath], ["status", f.manifestPath, "--json"]] {
+            let r = try f.tool(args)
+            XCTAssertFalse(r.output.contains("S3cretPW"), r.output)
+            XCTAssertTrue(r.output.contains("password=***"), r.output)
+        }
+        try f.writeManifest(
+            output: .string("../out/r.geojson"),
+            input: .object([
+                ("path", .string("PG:host=/nonexistent dbname=city user=u password=InPW123")),
+                ("layer", .string("pois")),
+                ("columns", .object([("id", .string("osm_id")), ("keywords", .array([.string("amenity")]))])),
+            ]))
+        let r = try f.run()
+        XCTAssertNotEqual(r.status, 0, r.output)
+        XCTAssertFalse(r.output.contains("InPW123"), r.output)
+        let status = try f.tool(["status", f.manifestPath, "--json"])
+        XCTAssertFalse(status.output.contains("InPW123"), status.output)
+        var stored: [String] = []
+        if let walk = FileManager.default.enumerator(atPath: f.workPath) {
+            for case let name as String in walk {
+                let data = (try? Data(contentsOf: URL(fileURLWithPath: f.workPath + "/" + name))) ?? Data()
+                if data.range(of: Data("InPW123".utf8)) != nil { stored.append(name) }
+            }
+        }
+        XCTAssertEqual(stored, [], "no file of the work directory holds the password")
     }
 }

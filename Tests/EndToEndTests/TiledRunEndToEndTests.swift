@@ -227,4 +227,25 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "make", dir]).status, 2)
         XCTAssertEqual(try f.tool(["tile", "graph", "--plan", dir + "/plan.json"]).status, 2)
     }
+
+    /// Issue 21, findings 1–3: a path with a control character is refused by `plan` (exit 2) with
+    /// the character shown escaped — the message never carries the raw CR — and a path with
+    /// quotes, `$( )` and a space is written, with no path in the Snakefile's text.
+    func testPlanRefusesControlCharactersAndKeepsPathsOutOfTheSnakefile() throws {
+        let f = try fixture(Self.grid, keywords: ["cafe"], sections: [])
+        defer { f.remove() }
+        let bad = f.root + "/wf\\\r__import__('os').system('touch " + f.root + "/pwned')#"
+        let r = try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "snakefile", bad])
+        XCTAssertEqual(r.status, 2, r.output)
+        XCTAssertFalse(r.output.contains("\r"), r.output)
+        XCTAssertTrue(r.output.contains("U+000D"), r.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: bad), "nothing is written")
+        let odd = f.root + "/my wf $(touch " + f.root + "/pwned) 'q' \\x27"
+        XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "snakefile", odd]).status, 0)
+        let snakefile = try String(contentsOfFile: odd + "/Snakefile", encoding: .utf8)
+        XCTAssertFalse(snakefile.contains(f.root), "no path in the Snakefile's text")
+        XCTAssertTrue(snakefile.contains("2> {log:q}"))
+        XCTAssertEqual(try TilePlan.load(odd + "/plan.json").directory, odd)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/pwned"))
+    }
 }

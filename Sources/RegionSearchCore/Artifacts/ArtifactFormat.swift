@@ -161,7 +161,7 @@ public enum ArtifactError: Error, CustomStringConvertible {
         case .columnType(let path, let name, let expected, let found):
             return "\(path): column '\(name)' has type \(found), expected \(expected)" + hint
         case .writeFailed(let path, let reason):
-            return "\(path): cannot write artifact: \(reason); check free disk space and permissions"
+            return "\(path): cannot write: \(reason)" + FileErrorAdvice.suffix(forReason: reason)
         }
     }
 }

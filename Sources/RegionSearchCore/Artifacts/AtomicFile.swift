@@ -225,12 +225,18 @@ public final class AtomicFile {
     }
 
     /// Flushes, syncs and renames the temporary file over the target (a pipe or device: flushes).
+    ///
+    /// Every result counts: a failed `fsync` or `close` (a full disk or quota on NFS reports
+    /// there, after every `write` succeeded) leaves the target as it was and throws.
     public func commit() throws {
         try flushBuffer()
         if writesThrough {
-            close(fd)
+            let rc = close(fd)
             fd = -1
             finished = true
+            if rc != 0 {
+                throw ArtifactError.writeFailed(path: path, reason: "close: " + String(cString: strerror(errno)))
+            }
             return
         }
         CrashPoint.reached("fsync")
@@ -238,7 +244,13 @@ public final class AtomicFile {
         if durable && fsync(fd) != 0 {
             throw ArtifactError.writeFailed(path: path, reason: "fsync: " + String(cString: strerror(errno)))
         }
-        close(fd)
+        if close(fd) != 0 {
+            let reason = String(cString: strerror(errno))
+            fd = -1
+            unlink(temporaryPath)
+            finished = true
+            throw ArtifactError.writeFailed(path: path, reason: "close: " + reason)
+        }
         fd = -1
         CrashPoint.reached("rename")
         if rename(temporaryPath, destination) != 0 {
@@ -249,7 +261,7 @@ public final class AtomicFile {
         }
         finished = true
         CrashPoint.reached("renamed")
-        if durable { AtomicFile.syncDirectory(AtomicFile.directory(of: destination)) }
+        if durable { try AtomicFile.syncDirectory(AtomicFile.directory(of: destination)) }
     }
 
     /// Removes the temporary file without touching the target.
@@ -262,12 +274,17 @@ public final class AtomicFile {
         finished = true
     }
 
-    /// Makes a completed rename durable.
-    public static func syncDirectory(_ dir: String) {
+    /// Makes a completed rename durable: `fsync` of the directory. A file system that cannot
+    /// sync a directory (EINVAL, ENOTSUP) has nothing to make durable there; any other failure
+    /// (EIO) throws.
+    public static func syncDirectory(_ dir: String) throws {
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            fsync(dfd)
-            close(dfd)
+        guard dfd >= 0 else {
+            throw ArtifactError.writeFailed(path: dir, reason: "open directory: " + String(cString: strerror(errno)))
+        }
+        defer { close(dfd) }
+        if fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP {
+            throw ArtifactError.writeFailed(path: dir, reason: "fsync directory: " + String(cString: strerror(errno)))
         }
     }
 

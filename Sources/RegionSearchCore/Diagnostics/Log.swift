@@ -62,7 +62,8 @@ public enum Log {
         if level == "info" && quiet { return }
         guard format == .json else {
             let prefix = level == "info" ? "" : level + ": "
-            write("\(toolName): \(prefix)\(message)\n")
+            // A path or a field quoted in a message cannot move the cursor or start a new line.
+            write("\(toolName): \(prefix)\(PrintableText.message(message))\n")
             return
         }
         var members: [(String, JSONValue)] = [("tool", .string(toolName)), ("level", .string(level))]

@@ -43,6 +43,12 @@ public struct StageSummary: Sendable, Equatable {
         case keptDuplicates = "kept_duplicates"
         case blankLines = "blank_lines"
         case inputBytes = "input_bytes"
+        /// Records whose id an earlier input had (handled by the duplicate policy).
+        case crossInputDuplicates = "cross_input_duplicates"
+        /// Rejects counted but not copied into the rejects file (its cap was reached).
+        case rejectsNotWritten = "rejects_not_written"
+        /// Keyword values left out because a POI's keyword text reached its cap.
+        case keywordValuesDropped = "keyword_values_dropped"
         // project
         case inputPoints = "input_points"
         case projectedPoints = "projected_points"

@@ -186,6 +186,8 @@ public struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var pos = 0
     private var depth = 0
+    /// Whether a number beyond a double's range is an error (the default) or ±infinity.
+    private var saturating = false
     /// Nesting limit: deeper documents are rejected instead of overflowing the stack.
     static let maxDepth = 512
 
@@ -205,8 +207,15 @@ public struct JSONParser {
     }
 
     /// Parses one JSON document from bytes; a UTF-8 byte-order mark is skipped.
-    public static func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
+    ///
+    /// - Parameter saturating: read a number beyond a double's range (`1e400`, valid JSON) as
+    ///   ±infinity instead of failing, for data whose every member need not be used (a GeoJSON
+    ///   feature's properties): whoever uses a value checks that it is finite.
+    public static func parse(bytes: UnsafeBufferPointer<UInt8>, saturating: Bool = false) throws(JSONParseError)
+        -> JSONValue
+    {
         var p = JSONParser(bytes: bytes)
+        p.saturating = saturating
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { p.pos = 3 }
         p.skipWhitespace()
         let v = try p.parseValue()
@@ -469,9 +478,10 @@ public struct JSONParser {
             while pos < bytes.count, bytes[pos] >= UInt8(ascii: "0"), bytes[pos] <= UInt8(ascii: "9") { pos += 1 }
             if pos == digits { throw error("expected digits in exponent") }
         }
-        guard let d = DecimalParser.parse(UnsafeBufferPointer(rebasing: bytes[start..<pos])), d.isFinite else {
+        guard let d = DecimalParser.parse(UnsafeBufferPointer(rebasing: bytes[start..<pos])) else {
             throw error("number out of range", at: start)
         }
+        if !d.isFinite && !saturating { throw error("number out of range", at: start) }
         return d
     }
 }

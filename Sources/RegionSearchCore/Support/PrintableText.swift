@@ -11,6 +11,32 @@ public enum PrintableText {
         of(bytes: Array(text.utf8), limit: limit)
     }
 
+    /// A message for a log line: like ``of(_:limit:)`` without a length limit, but line feeds and
+    /// tabs stay (a message may have several lines); a carriage return, an escape sequence or any
+    /// other control character from a path or a field is shown as `\r`, `\x1b`, … instead of
+    /// acting on the terminal or the log reader.
+    public static func message(_ text: String) -> String {
+        var clean = true
+        for s in text.unicodeScalars where s.value < 0x20 || (0x7F..<0xA0).contains(s.value) {
+            if s.value != 0x0A && s.value != 0x09 {
+                clean = false
+                break
+            }
+        }
+        if clean { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { of(String($0), limit: Int.max) }
+                .joined(separator: "\t")
+        }.joined(separator: "\n")
+    }
+
+    /// One line of text from a library message that may span several lines (GDAL's): line
+    /// breaks become spaces, other control characters are escaped.
+    public static func oneLine(_ text: String, limit: Int = 200) -> String {
+        let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
+        return of(lines.map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " "), limit: limit)
+    }
+
     /// Bytes as text: valid UTF-8 decoded, anything else and every control character escaped.
     public static func of(bytes: some Collection<UInt8>, limit: Int = 200) -> String {
         let b = Array(bytes)
@@ -71,5 +97,15 @@ public enum PrintableText {
     private static func hex(_ b: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String(digits[Int(b >> 4)]) + String(digits[Int(b & 15)])
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate func trimmingSpaces() -> Substring {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return s
     }
 }

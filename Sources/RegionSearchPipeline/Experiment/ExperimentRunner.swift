@@ -119,8 +119,11 @@ public final class ExperimentRunner {
             let plots = ExperimentPlots.plots(results, experiment: experiment)
             results.plots = plots.map { ($0.axis, $0.name) }
             outcome.results = results
-            try OutputSafety.check(
-                writing: [csvPath, markdownPath], protected: OutputSafety.protectedFiles(of: manifest))
+            do {
+                try RunInventory(manifest).check()
+            } catch {
+                throw UsageError(error.description)
+            }
             var wrotePlots = false
             for plot in plots {
                 for (format, bytes) in try PlotRenderer().render(plot.figure).sorted(by: { $0.key < $1.key }) {

@@ -67,6 +67,9 @@ public struct Manifest {
     public private(set) var experiment: Experiment?
     /// The `maps` section: which map files `run` writes beside the output.
     public var maps: MapSettings
+    /// Whether this is one combination of an experiment (``variant(for:)``): its GeoJSON is one
+    /// file among the experiment's, written in place rather than as a published set.
+    public internal(set) var isCombination = false
     /// Resolved parameters of every stage, in pipeline order (defaults filled in).
     private(set) var stageParameters: [(stage: String, parameters: Parameters)]
 
@@ -102,6 +105,7 @@ public struct Manifest {
     func variant(for combination: ExperimentCombination) -> Manifest {
         var m = self
         m.experiment = nil
+        m.isCombination = true
         m.name = name + "/" + combination.name
         m.inputs = combination.inputs
         m.output = output + "/" + combination.fileName
@@ -276,7 +280,7 @@ public struct Manifest {
             }
         }
         do {
-            try OutputSafety.check(self)
+            try RunInventory(self).check()
         } catch {
             throw invalid("output", error.description)
         }
@@ -318,7 +322,22 @@ public struct Manifest {
             }
             inputs.append(Input(index: i, key: at, path: absolute, spec: spec))
         }
+        if let repeated = sameFileTwice(inputs) {
+            throw invalid(repeated.input.key + ".path", repeated.reason)
+        }
         return inputs
+    }
+
+    /// A file named twice in one input list (a path and a link to it, or two spellings): its POIs
+    /// would be counted twice. The later input and why.
+    static func sameFileTwice(_ inputs: [Input]) -> (input: Input, reason: String)? {
+        let paths = inputs.map { InputSpec.isConnectionString($0.path) ? "" : $0.path }
+        guard let (first, repeated) = FileIdentity.firstRepeat(paths) else { return nil }
+        return (
+            inputs[repeated],
+            "'\(inputs[repeated].path)' is the same file as \(inputs[first].key) ('\(inputs[first].path)'), through "
+                + "a link or another spelling of its path; name each file once, or its POIs are counted twice"
+        )
     }
 
     /// The stage command line splits keyword lists at commas; a keyword must therefore not hold one.

@@ -83,8 +83,11 @@ extension Manifest {
             inputs[i].path = absolute
             inputs[i].spec = spec
         }
+        if let repeated = Manifest.sameFileTwice(inputs) {
+            throw UsageError("--input: \(repeated.input.key): \(repeated.reason)")
+        }
         do {
-            try OutputSafety.check(self)
+            try RunInventory(self).check()
         } catch {
             throw UsageError("--input: \(error.description)")
         }

@@ -79,16 +79,11 @@ public struct MapSettings: Equatable, Sendable {
                 if key == "attribution" { attribution = text }
                 if key == "basemap_attribution" { options.basemapAttribution = text }
                 if key == "basemap" {
-                    guard text.hasPrefix("https://") || text.hasPrefix("http://"), text.contains("{z}"),
-                        text.contains("{x}"), text.contains("{y}")
-                    else {
-                        throw invalid(
-                            at,
-                            "expected a tile URL template with {z}, {x} and {y}, e.g. "
-                                + "\"https://tile.openstreetmap.org/{z}/{x}/{y}.png\", got \"\(text)\""
-                        )
+                    do {
+                        options.basemap = try BasemapTemplate(text).url
+                    } catch {
+                        throw invalid(at, error.description)
                     }
-                    options.basemap = text
                 }
             default:
                 let hint = closestMatch(key, in: Self.keys).map { " (did you mean '\($0)'?)" } ?? ""

@@ -13,9 +13,10 @@ import RegionSearchIngest
 ///
 /// Files are compared by what they are, not by how they are spelt: symbolic links are resolved
 /// (`realpath` of the file, or of its directory when it does not exist yet) and existing files
-/// are also compared by device and inode, so a hard link is caught too. The manifest check
-/// (exit status 2, before anything runs) and every writer of a final output (the runner's
-/// publish step, the experiment tables) call ``check(writing:protected:)``.
+/// are also compared by device and inode, so a hard link is caught too. ``RunInventory`` lists
+/// what a run writes and checks it with these identities when the manifest is loaded (exit
+/// status 2, before anything runs); every writer of a final output (the runner's publish step,
+/// the experiment tables) checks again.
 public enum OutputSafety {
     /// A file that must not be written, and why (`inputs[0]`, `the manifest`).
     public struct Protected: Sendable, Equatable {
@@ -78,19 +79,6 @@ public enum OutputSafety {
         return out
     }
 
-    /// Every final file `manifest` writes: its outputs with their sidecars (a Shapefile's set,
-    /// the `.qml` style), or an experiment's GeoJSON per combination and its results tables.
-    public static func outputFiles(of manifest: Manifest) -> [String] {
-        guard let experiment = manifest.experiment else { return manifest.outputTargets.flatMap(\.files) }
-        return experiment.combinations.map { manifest.output + "/" + $0.fileName }
-            + ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
-    }
-
-    /// Checks every output of `manifest` against its protected files.
-    public static func check(_ manifest: Manifest) throws(Violation) {
-        try check(writing: outputFiles(of: manifest), protected: protectedFiles(of: manifest))
-    }
-
     private static func baseName(_ path: String) -> String {
         String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
     }
@@ -105,12 +93,23 @@ public enum OutputSafety {
             if stat(path, &st) == 0 {
                 inode = (UInt64(st.st_dev), UInt64(st.st_ino))
             }
-            resolved = Self.resolve(path)
+            // A published path is a link into its set's folder: it stands where it is (the
+            // file it shows is still compared by inode).
+            if let text = PublishedSet.linkText(path), text.contains(PublishedSet.suffix + "/current/") {
+                resolved = PublishedSet.realPath(PathResolver.normalize(path))
+            } else {
+                resolved = Self.resolve(path)
+            }
         }
 
         func same(as other: Identity) -> Bool {
             if let a = inode, let b = other.inode { return a == b }
             return resolved == other.resolved
+        }
+
+        /// Whether this path lies inside the folder `other` (by resolved paths).
+        func isInside(_ other: Identity) -> Bool {
+            resolved.hasPrefix(other.resolved == "/" ? "/" : other.resolved + "/")
         }
 
         /// `realpath` of the path, or of its deepest existing ancestor with the rest appended.

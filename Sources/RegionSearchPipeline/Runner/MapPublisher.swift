@@ -55,7 +55,19 @@ struct MapPublisher {
         return h.finalize()
     }
 
-    /// Renders and writes the maps unless they are up to date.
+    /// Renders the maps' files (in ``MapOptions/formats`` order), warning about what the data
+    /// lacks (missing glyphs, …).
+    func render(regions: String, pois: String?) throws -> [MapProducts.File] {
+        let data = try MapData.load(
+            regions: regions, pois: pois, keywords: manifest.keywords, title: manifest.name,
+            attribution: manifest.mapAttribution)
+        let (files, notes) = try MapProducts.render(data, options: manifest.maps.options)
+        for note in notes { Log.warning("map: \(note)") }
+        return files
+    }
+
+    /// Renders and writes the maps beside the output unless they are up to date (an experiment
+    /// combination's maps; a pipeline's are part of its ``PublishedSet``).
     func publish(regions: (path: String, digest: FileDigest), pois: (path: String, digest: FileDigest)?) throws
         -> Result
     {
@@ -63,11 +75,7 @@ struct MapPublisher {
         guard !paths.isEmpty else { return Result(paths: [], written: [], upToDate: true) }
         let key = key(regions: regions.digest, pois: pois?.digest)
         if isCurrent(key: key) { return Result(paths: paths, written: [], upToDate: true) }
-        let data = try MapData.load(
-            regions: regions.path, pois: pois?.path, keywords: manifest.keywords, title: manifest.name,
-            attribution: manifest.mapAttribution)
-        let (files, notes) = try MapProducts.render(data, options: manifest.maps.options)
-        for note in notes { Log.warning("map: \(note)") }
+        let files = try render(regions: regions.path, pois: pois?.path)
         do {
             try FileSystem.createDirectories(AtomicFile.directory(of: manifest.output))
             try FileSystem.createDirectories(work.maps)

@@ -47,8 +47,11 @@ enum OutputPreflight {
                 continue
             }
             let kind: AtomicFile.Target
+            // A published path is a link into its set: the probe goes where the link is (the
+            // set's folder is beside it), never into a published set.
+            let published = PublishedSet.publishedPath(target.path)
             do {
-                kind = try AtomicFile.Target(target.path)
+                kind = PublishedSet.linkText(published) != nil ? .replace(published) : try AtomicFile.Target(published)
             } catch {
                 throw Failure(message: "\(at): cannot write: \(error)")
             }

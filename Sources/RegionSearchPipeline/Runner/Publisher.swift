@@ -20,11 +20,16 @@ import RegionSearchStages
 ///   and the regions as written (``POIFeatureSchema``).
 /// - Outputs sharing a GeoPackage or a database are written together: one file, or one
 ///   transaction.
-/// - A file output is up to date when it holds what this run would write: a GeoJSON copy when
-///   its bytes are the artifact's (and its `.qml` the style's); another format when
-///   `published.json` in the work directory records the same publish key (artifact digests,
-///   format, layers, keywords, tool version) and its files still have the recorded digests. A
-///   pipe, a device, standard output and PostGIS are written on every run.
+/// - The files — the outputs, their sidecars and styles, and the maps — are published as one
+///   ``PublishedSet``: built beside the current set, then made current in one rename, so no
+///   reader sees today's regions with yesterday's maps or POI layer. A member of the set (an
+///   output with its sidecars, or the maps) is up to date when the current set holds it with the
+///   same key (artifact digests, format, layers, keywords, paths, tool version) and its files
+///   still have their recorded digests; a run where every member is up to date writes nothing,
+///   and an unchanged member of a new set is a hard link to the current one's files.
+/// - A pipe, a device, standard output and PostGIS are written on every run, after the files
+///   (a database destination is its own transaction). An experiment combination's GeoJSON is
+///   written in place (``publishDirect(_:_:_:_:)``).
 struct Publisher {
     let manifest: Manifest
     let work: WorkDirectory
@@ -95,7 +100,10 @@ struct Publisher {
             ),
         ]
         var kinds: [ArtifactKind?] = [nil]
-        if group.contains(where: { $0.role == .pois }) { kinds += [.pois, .projected, .scores, .regions] }
+        if group.contains(where: { $0.role == .pois }) {
+            kinds += [.pois, .projected, .scores, .regions]
+            members.append(("poi_layer_version", .number(Double(POIFeatureSchema.version))))
+        }
         for kind in kinds {
             let a = artifact(kind, completed)
             members.append((kind?.description ?? "hulls", .string(a.map { "\($0.digest.hash)" } ?? "")))
@@ -106,30 +114,359 @@ struct Publisher {
         return hasher.finalize()
     }
 
-    /// Publishes every destination of the manifest.
+    /// Publishes every destination of the manifest, and its maps.
     func publish(_ completed: [String: StagePlanner.Completed]) throws -> [Result] {
         guard let regions = artifact(nil, completed) else {
             throw ToolFailure("internal error: the hulls stage has no output to publish", status: .internalError)
         }
-        let loaded = loadMemo()
-        var memo = loaded
+        // Checked at load too; again here, because a link may have appeared since.
+        do {
+            try RunInventory(manifest).check()
+        } catch {
+            throw UsageError(error.description)
+        }
         var cache = Layers(publisher: self, completed: completed, regions: regions)
         var results: [Result] = []
-        for group in Self.destinations(manifest.outputTargets) {
-            results.append(try publish(group, completed, &cache, &memo))
+        let groups = Self.destinations(manifest.outputTargets)
+        guard let root = PublishedSet.root(of: manifest) else {
+            let loaded = loadMemo()
+            var memo = loaded
+            for group in groups { results.append(try publishDirect(group, completed, &cache, &memo)) }
+            if memo.keys != loaded.keys || memo.contains(where: { loaded[$0.key] != $0.value }) { saveMemo(memo) }
+            if let maps = try publishMapsDirect(completed) { results.append(maps) }
+            return results
         }
-        if memo.keys != loaded.keys || memo.contains(where: { loaded[$0.key] != $0.value }) { saveMemo(memo) }
+        let files = try groups.filter { try Self.isFileGroup($0) }
+        results += try publishSet(PublishedSet(root: root), files, completed, &cache)
+        var memo: [String: JSONValue] = [:]
+        for group in try groups.filter({ try !Self.isFileGroup($0) }) {
+            results.append(try publishDirect(group, completed, &cache, &memo))
+        }
         return results
     }
 
-    private func publish(
+    /// Whether a destination is files (published as part of the set), not a database or a
+    /// stream (a pipe, a device, standard output: written in place on every run).
+    static func isFileGroup(_ group: [OutputTarget]) throws -> Bool {
+        let first = group[0]
+        guard first.format != .postgis, !first.isStandardOutput else { return false }
+        let path = PublishedSet.publishedPath(first.path)
+        if PublishedSet.linkText(path) != nil { return true }  // one of the set's links
+        return try AtomicFile.Target(path).isReplaced
+    }
+
+    // MARK: The published set
+
+    /// One member of the set to publish: an output destination or the maps.
+    struct Plan {
+        var role: String
+        var key: String
+        var group: [OutputTarget]?
+        /// The path readers open for the member's main file (a user's link followed).
+        var main: String
+    }
+
+    /// The maps' inputs: the hulls GeoJSON and ingest's POIs, with their digests.
+    func mapSources(_ completed: [String: StagePlanner.Completed]) -> (
+        regions: (path: String, digest: FileDigest), pois: (path: String, digest: FileDigest)?
+    )? {
+        guard let regions = artifact(nil, completed) else { return nil }
+        let pois = artifact(.pois, completed).map { (path: $0.path, digest: $0.digest) }
+        return ((regions.path, regions.digest), pois)
+    }
+
+    /// The key of a file member: the publish key with the paths readers use and the style
+    /// choice (a renamed output is another member).
+    func memberKey(_ plan: Plan, _ completed: [String: StagePlanner.Completed]) -> String {
+        var h = ContentHasher()
+        if let group = plan.group {
+            h.update(key(group, completed).description)
+            h.update(group.allSatisfy(\.styleSidecar) ? "style" : "no style")
+            h.update(plan.main)
+        } else {
+            let maps = MapPublisher(manifest: manifest, work: work)
+            if let sources = mapSources(completed) {
+                h.update(maps.key(regions: sources.regions.digest, pois: sources.pois?.digest).description)
+            }
+            for p in maps.paths { h.update(PublishedSet.publishedPath(p)) }
+        }
+        return h.finalize().description
+    }
+
+    /// Whether every file of `member` in generation `g` still has its recorded digest.
+    func verify(_ member: PublishedSet.Member, in set: PublishedSet, generation g: Int) -> Bool {
+        member.files.allSatisfy { (try? FileDigest.of(path: set.directory(g) + "/" + $0.name)) == $0.digest }
+    }
+
+    /// Publishes the file destinations and the maps as one set.
+    private func publishSet(
+        _ set: PublishedSet, _ groups: [[OutputTarget]], _ completed: [String: StagePlanner.Completed],
+        _ cache: inout Layers
+    ) throws -> [Result] {
+        var plans = groups.map {
+            Plan(role: $0[0].role.rawValue, key: "", group: $0, main: PublishedSet.publishedPath($0[0].path))
+        }
+        let maps = MapPublisher(manifest: manifest, work: work)
+        if !maps.paths.isEmpty { plans.append(Plan(role: "maps", key: "", group: nil, main: "")) }
+        guard !plans.isEmpty else { return [] }
+        for i in plans.indices { plans[i].key = memberKey(plans[i], completed) }
+        do {
+            try FileSystem.createDirectories(set.root)
+            if set.current() == nil { try adopt(set, plans) }
+        } catch let e as FileSystem.Failure {
+            throw RunnerError.fileSystem(e)
+        }
+        let current = set.current()
+        // Sets still on disk that may hold a part unchanged: the current one first, then the
+        // previous (a night that goes back to yesterday's parameters needs no new space).
+        var kept: [(generation: Int, record: PublishedSet.Record)] = current.map { [$0] } ?? []
+        for g in set.generations.reversed() where g != current?.generation {
+            if let r = PublishedSet.Record.load(set.directory(g) + "/" + PublishedSet.recordName) { kept.append((g, r)) }
+        }
+        func unchanged(_ plan: Plan) -> (member: PublishedSet.Member, generation: Int)? {
+            for (g, record) in kept {
+                if let m = record.member(plan.role), m.key == plan.key, verify(m, in: set, generation: g) {
+                    return (m, g)
+                }
+            }
+            return nil
+        }
+        let carried = plans.map(unchanged)
+        if let current, carried.allSatisfy({ $0?.generation == current.generation }),
+            current.record.members.count == plans.count
+        {
+            // Nothing to publish; a link a user removed is made again.
+            try set.linkPaths(current.record)
+            return plans.map { plan in
+                let m = current.record.member(plan.role)!
+                return Result(
+                    targets: plan.group ?? [], written: false, digest: m.files.last?.digest,
+                    message: plan.group.map { "\($0[0].path) is up to date\(Self.names($0))" }
+                        ?? "maps \(m.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")) are up to date")
+            }
+        }
+        CrashPoint.reached("output")
+        var staging: PublishedSet.Staging
+        do {
+            staging = try set.begin(roles: plans.map(\.role))
+        } catch {
+            throw RunnerError.fileSystem(error)
+        }
+        var results: [Result] = []
+        do {
+            for (plan, found) in zip(plans, carried) {
+                if let (old, generation) = found {
+                    for f in old.files { try set.carry(f, from: generation, into: staging) }
+                    staging.members.append(old)
+                    let names = old.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")
+                    let again = generation != current?.generation
+                    let state =
+                        again ? "the same as in set \(PublishedSet.generationName(generation)), published again" : "up to date"
+                    results.append(
+                        Result(
+                            targets: plan.group ?? [], written: again, digest: old.files.last?.digest,
+                            message: plan.group.map { "\($0[0].path) is \(state)\(Self.names($0))" }
+                                ?? "maps \(names) are \(state)"))
+                    continue
+                }
+                let t0 = monotonicSeconds()
+                let member = try write(plan, into: staging, completed, &cache)
+                staging.members.append(member)
+                let names = member.files.map { PathResolver.baseName($0.path) }
+                if let group = plan.group {
+                    results.append(
+                        Result(
+                            targets: group, written: true, digest: member.files.last?.digest,
+                            message: "wrote \(group[0].path)\(Self.names(group))"))
+                } else {
+                    results.append(
+                        Result(
+                            targets: [], written: true, digest: nil,
+                            message: "wrote maps \(names.joined(separator: ", ")) in "
+                                + "\(AtomicFile.directory(of: manifest.output)) (\(Runner.seconds(monotonicSeconds() - t0)))"))
+                }
+            }
+            try set.commit(staging, manifest: manifestPath)
+        } catch {
+            try? FileSystem.removeTree(staging.directory)
+            if let e = error as? FileSystem.Failure { throw RunnerError.fileSystem(e) }
+            throw error
+        }
+        saveSetRecord(set)
+        return results
+    }
+
+    /// " (regions and POIs)" for the log, none for a GeoJSON of the regions alone.
+    static func names(_ group: [OutputTarget]) -> String {
+        if group.count == 1, group[0].role == .regions, group[0].format == .geojson { return "" }
+        return " (" + group.map { $0.role == .regions ? "regions" : "POIs" }.joined(separator: " and ") + ")"
+    }
+
+    /// The manifest's absolute path, for the set's record.
+    var manifestPath: String { PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()) }
+
+    /// Writes one member's files into the set being built.
+    private func write(
+        _ plan: Plan, into staging: PublishedSet.Staging, _ completed: [String: StagePlanner.Completed],
+        _ cache: inout Layers
+    ) throws -> PublishedSet.Member {
+        let folder = staging.directory + "/" + plan.role
+        var produced: [String] = []
+        if let group = plan.group {
+            let first = group[0]
+            let inSet = folder + "/" + PathResolver.baseName(plan.main)
+            if group.count == 1, first.role == .regions, first.format == .geojson {
+                // GeoJSON regions: the artifact's bytes, and the style beside them.
+                let bytes = try cache.regionBytes()
+                do {
+                    if first.styleSidecar {
+                        let sidecar = VectorOutput.styleSidecar(of: inSet)
+                        try AtomicFile.write(QGISStyle.regions(keywords: manifest.keywords), to: sidecar)
+                        produced.append(sidecar)
+                    }
+                    try AtomicFile.write(bytes, to: inSet)
+                    produced.append(inSet)
+                } catch {
+                    throw VectorOutput.Failure("\(first.path): cannot write: \(error)")
+                }
+            } else {
+                var layers: [FeatureLayer] = []
+                for t in group { layers.append(try cache.layer(for: t)) }
+                do {
+                    produced = try VectorOutput.writeFile(
+                        layers, format: first.format, to: inSet, styleSidecar: group.allSatisfy(\.styleSidecar))
+                } catch let failure as VectorOutput.Failure {
+                    throw VectorOutput.Failure(failure.message.replacingOccurrences(of: inSet, with: first.path))
+                }
+            }
+        } else {
+            let maps = MapPublisher(manifest: manifest, work: work)
+            guard let sources = mapSources(completed) else {
+                throw ToolFailure("internal error: no hulls output to draw", status: .internalError)
+            }
+            let files = try maps.render(regions: sources.regions.path, pois: sources.pois?.path)
+            for (file, userPath) in zip(files, maps.paths) {
+                let inSet = folder + "/" + PathResolver.baseName(userPath)
+                do {
+                    try AtomicFile.write(file.bytes, to: inSet)
+                } catch {
+                    throw ToolFailure("map \(userPath): cannot write: \(error)", status: .output)
+                }
+                produced.append(inSet)
+            }
+        }
+        // Readers' paths: beside the member's main path (a map beside its own).
+        let mapPaths = plan.group == nil ? MapPublisher(manifest: manifest, work: work).paths : []
+        var files: [PublishedSet.File] = []
+        for (i, path) in produced.enumerated() {
+            let name = plan.role + "/" + PathResolver.baseName(path)
+            let user =
+                plan.group == nil
+                ? PublishedSet.publishedPath(mapPaths[i])
+                : AtomicFile.directory(of: plan.main) + "/" + PathResolver.baseName(path)
+            let digest: FileDigest
+            do {
+                digest = try FileDigest.of(path: path)
+            } catch {
+                throw RunnerError.fileSystem(.init(path: path, operation: "read back", reason: error.reason))
+            }
+            files.append(PublishedSet.File(name: name, path: user, digest: digest))
+        }
+        return PublishedSet.Member(role: plan.role, key: plan.key, files: files)
+    }
+
+    /// The first publication over outputs that are plain files (an earlier version's, or a
+    /// user's): they become a set of their own — hard links, the same bytes — and the paths links
+    /// to it, so the switch to today's set is one flip like every later one.
+    private func adopt(_ set: PublishedSet, _ plans: [Plan]) throws {
+        var candidates: [(role: String, path: String)] = []
+        for plan in plans {
+            if let group = plan.group {
+                let dir = AtomicFile.directory(of: plan.main)
+                for file in group.flatMap(\.files) {
+                    candidates.append((plan.role, dir + "/" + PathResolver.baseName(file)))
+                }
+            } else {
+                for p in MapPublisher(manifest: manifest, work: work).paths {
+                    candidates.append((plan.role, PublishedSet.publishedPath(p)))
+                }
+            }
+        }
+        var seen: Set<String> = []
+        let existing = candidates.filter { c in
+            var st = stat()
+            return lstat(c.path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && seen.insert(c.path).inserted
+        }
+        guard !existing.isEmpty else { return }
+        var staging = try set.begin(roles: Array(Swift.Set(existing.map(\.role))).sorted())
+        do {
+            var members: [String: [PublishedSet.File]] = [:]
+            for c in existing {
+                let name = c.role + "/" + PathResolver.baseName(c.path)
+                let target = staging.directory + "/" + name
+                if link(c.path, target) != 0 {
+                    try AtomicFile.write(try FileSystem.read(c.path), to: target)
+                }
+                members[c.role, default: []].append(
+                    PublishedSet.File(name: name, path: c.path, digest: try FileDigest.of(path: target)))
+            }
+            // No key: an adopted member is rewritten by the next publication.
+            staging.members = members.keys.sorted().map { PublishedSet.Member(role: $0, key: "", files: members[$0]!) }
+            try set.commit(staging, manifest: manifestPath)
+        } catch {
+            try? FileSystem.removeTree(staging.directory)
+            throw error
+        }
+        Log.info("adopted \(existing.count) file(s) published before as set \(PublishedSet.generationName(staging.generation))")
+    }
+
+    /// `published.json`: which set is current, for `status` and people.
+    private func saveSetRecord(_ set: PublishedSet) {
+        guard let current = set.current() else { return }
+        let record = JSONValue.object([
+            (
+                "set",
+                .object([
+                    ("root", .string(set.root)), ("generation", .number(Double(current.generation))),
+                    ("directory", .string(set.directory(current.generation))),
+                    ("published", .string(current.record.published)),
+                ])
+            )
+        ])
+        try? AtomicFile.write(record.serialized(pretty: true) + "\n", to: memoPath)
+    }
+
+    /// An experiment combination's maps, written beside its GeoJSON.
+    private func publishMapsDirect(_ completed: [String: StagePlanner.Completed]) throws -> Result? {
+        let publisher = MapPublisher(manifest: manifest, work: work)
+        guard !publisher.paths.isEmpty, let sources = mapSources(completed) else { return nil }
+        let t0 = monotonicSeconds()
+        let result = try publisher.publish(regions: sources.regions, pois: sources.pois)
+        let names = result.paths.map { PathResolver.baseName($0) }.joined(separator: ", ")
+        let message: String
+        if result.upToDate {
+            message = "maps \(names) are up to date"
+        } else if result.written.isEmpty {
+            message = "maps \(names) rendered, unchanged (\(Runner.seconds(monotonicSeconds() - t0)))"
+        } else {
+            let written = result.written.map { PathResolver.baseName($0) }.joined(separator: ", ")
+            message =
+                "wrote maps \(written) in \(AtomicFile.directory(of: manifest.output)) "
+                + "(\(Runner.seconds(monotonicSeconds() - t0)))"
+        }
+        return Result(targets: [], written: !result.written.isEmpty, digest: nil, message: message)
+    }
+
+    // MARK: In place
+
+    /// Writes one destination in place: a database (one transaction), a stream, or an
+    /// experiment combination's file.
+    private func publishDirect(
         _ group: [OutputTarget], _ completed: [String: StagePlanner.Completed], _ cache: inout Layers,
         _ memo: inout [String: JSONValue]
     ) throws -> Result {
         let first = group[0]
         let names = group.map { $0.role == .regions ? "regions" : "POIs" }.joined(separator: " and ")
-        // Checked at load too; again here, because a link may have appeared since.
-        try OutputSafety.check(writing: group.flatMap(\.files), protected: OutputSafety.protectedFiles(of: manifest))
         if first.format == .postgis {
             CrashPoint.reached("output")
             var tables: [(String, FeatureLayer, PostGISTableWriter.Mode)] = []
@@ -206,23 +543,24 @@ struct Publisher {
         return Result(targets: group, written: true, digest: digest, message: "wrote \(first.path) (\(names))")
     }
 
-    /// Whether `group` would be written by a run now (for `status`).
+    /// Whether `group` would be written by a run now (for `status`); nil for a destination
+    /// written on every run (a database, a stream).
     func isUpToDate(_ group: [OutputTarget], _ completed: [String: StagePlanner.Completed]) -> Bool? {
         let first = group[0]
-        guard first.format != .postgis, let target = try? AtomicFile.Target(first.path), target.isReplaced else {
-            return nil
-        }
-        if group.count == 1, first.role == .regions, first.format == .geojson {
+        guard let root = PublishedSet.root(of: manifest) else {
+            guard first.format != .postgis, let target = try? AtomicFile.Target(first.path), target.isReplaced else {
+                return nil
+            }
             guard let regions = artifact(nil, completed) else { return false }
             return (try? FileDigest.of(path: target.path)) == regions.digest
         }
-        guard let entry = loadMemo()[target.path], entry["key"]?.stringValue == key(group, completed).description,
-            let files = entry["files"]?.arrayValue, !files.isEmpty
+        guard (try? Self.isFileGroup(group)) ?? false else { return nil }
+        let set = PublishedSet(root: root)
+        let plan = Plan(role: first.role.rawValue, key: "", group: group, main: PublishedSet.publishedPath(first.path))
+        guard let current = set.current(), let member = current.record.member(plan.role),
+            member.key == memberKey(plan, completed), verify(member, in: set, generation: current.generation)
         else { return false }
-        return files.allSatisfy { f in
-            guard let p = f["path"]?.stringValue, let d = FileDigest(json: f) else { return false }
-            return (try? FileDigest.of(path: p)) == d
-        }
+        return member.files.allSatisfy { set.isLink($0.path, to: $0.name) }
     }
 
     private func loadMemo() -> [String: JSONValue] {

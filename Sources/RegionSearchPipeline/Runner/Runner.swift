@@ -66,8 +66,10 @@ public final class Runner {
         _ = try options.window()
         let lock = try Self.lock(work, wait: options.wait)
         defer { lock.release() }
-        let files = manifest.outputTargets.flatMap(\.files)
-        try Self.prepare(work, outputs: files + files.compactMap { try? AtomicFile.Target($0).path } + mapPaths)
+        let files = manifest.outputTargets.flatMap(\.files) + mapPaths
+        try Self.prepare(
+            work, outputs: files + files.compactMap { try? AtomicFile.Target($0).path } + files.map(PublishedSet.publishedPath),
+            sets: PublishedSet.root(of: manifest).map { [PublishedSet(root: $0)] } ?? [])
         defer { work.keepManifestState() }
         // Found now, not after the stages: an output that cannot be written.
         if try options.window().until == Pipeline.stages.count - 1 { try OutputPreflight.check(manifest.outputTargets) }
@@ -90,11 +92,12 @@ public final class Runner {
 
     /// Creates the work directory and removes what interrupted runs left there and beside the
     /// output files. Only call this holding the lock.
-    static func prepare(_ work: WorkDirectory, outputs: [String]) throws {
+    static func prepare(_ work: WorkDirectory, outputs: [String], sets: [PublishedSet] = []) throws {
         do {
             try work.create()
             var removed = try work.removeTemporaries()
             for output in outputs { removed += try WorkDirectory.removeTemporaries(besides: output) }
+            for set in sets { removed += try set.removeLeftovers() }
             if !removed.isEmpty {
                 Log.info("removed \(removed.count) temporary file(s) left by an interrupted run")
             }
@@ -209,23 +212,16 @@ public final class Runner {
             try state.write(to: statePath)
         }
 
-        if let last = stages.last, window.until == stages.count - 1, let done = completed[last.name] {
+        if let last = stages.last, window.until == stages.count - 1, completed[last.name] != nil {
             do {
                 let results = try Publisher(manifest: manifest, work: work, planner: planner).publish(completed)
-                outcome.outputWritten = results.contains { $0.written }
-                if let digest = results.first?.digest { state.output = (manifest.outputTarget.display, digest) }
+                outcome.outputWritten = results.contains { $0.written && !$0.targets.isEmpty }
+                if let digest = results.first?.digest, results.first?.targets.first?.role == .regions {
+                    state.output = (manifest.outputTarget.display, digest)
+                }
                 for r in results { Log.info(r.message) }
             } catch {
                 throw fail(last.name, error)
-            }
-            do {
-                try publishMaps(done, stage: last, completed: completed)
-            } catch {
-                // The GeoJSON is published and every stage is recorded; only the maps failed.
-                state.status = "failed"
-                state.finished = Timestamp.now()
-                try? state.write(to: statePath)
-                throw error
             }
         }
         state.status = "ok"

@@ -41,7 +41,7 @@ public enum RunnerError: ExitCoded {
                 "input \(input) of stage \(stage) (\(path)) changed while the stage ran, so its result was not "
                 + "recorded; run again once the input is stable"
         case .fileSystem(let failure):
-            return failure.description + "; check free disk space and permissions"
+            return failure.description + FileErrorAdvice.suffix(forReason: failure.reason)
         }
     }
 

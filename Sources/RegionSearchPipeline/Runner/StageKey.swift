@@ -24,7 +24,10 @@ public struct StageKey: Equatable {
         /// the file's location does not).
         public var options: JSONValue?
         /// The last component of ``path``.
-        var fileName: String { String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "") }
+        var fileName: String {
+            // A connection string's password is no name (and the name is printed by status).
+            String(ConnectionSecrets.redacted(path).split(separator: "/", omittingEmptySubsequences: true).last ?? "")
+        }
 
         public init(name: String, producer: String?, path: String, digest: FileDigest, options: JSONValue? = nil) {
             self.name = name

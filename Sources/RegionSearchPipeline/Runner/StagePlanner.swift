@@ -178,16 +178,20 @@ struct StagePlanner {
         out += parameterDifferences(stage: current.stage, from: previous.parameters, to: current.parameters)
         for input in current.inputs {
             guard let old = previous.inputs.first(where: { $0.name == input.name }) else {
-                out.append("input \(input.name) added (\(input.path))")
+                out.append("input \(input.name) added (\(ConnectionSecrets.redacted(input.path)))")
                 continue
             }
             if old.digest != input.digest {
                 if let producer = input.producer {
                     out.append("input \(input.name) (\(PathResolver.baseName(input.path)) from \(producer)) changed")
-                } else if old.path != input.path {
-                    out.append("input \(input.name) is now \(input.path) (was \(old.path)) with different content")
+                } else if ConnectionSecrets.redacted(old.path) != ConnectionSecrets.redacted(input.path) {
+                    out.append(
+                        "input \(input.name) is now \(ConnectionSecrets.redacted(input.path)) (was "
+                            + "\(ConnectionSecrets.redacted(old.path))) with different content")
                 } else {
-                    out.append("input file \(input.name) (\(input.path)) changed: \(old.digest) → \(input.digest)")
+                    out.append(
+                        "input file \(input.name) (\(ConnectionSecrets.redacted(input.path))) changed: \(old.digest) → "
+                            + "\(input.digest)")
                 }
             }
             if input.producer == nil, old.digest == input.digest, old.fileName != input.fileName {
@@ -203,7 +207,7 @@ struct StagePlanner {
             }
         }
         for old in previous.inputs where !current.inputs.contains(where: { $0.name == old.name }) {
-            out.append("input \(old.name) removed (was \(old.path))")
+            out.append("input \(old.name) removed (was \(ConnectionSecrets.redacted(old.path)))")
         }
         return out
     }

@@ -62,7 +62,8 @@ public struct StageRecord {
                     key.inputs.map { input in
                         var m: [(String, JSONValue)] = [("name", .string(input.name))]
                         if let p = input.producer { m.append(("producer", .string(p))) }
-                        m.append(("path", .string(input.path)))
+                        // A PG: input's password never reaches the work directory.
+                        m.append(("path", .string(ConnectionSecrets.redacted(input.path))))
                         m += input.digest.jsonMembers
                         if let o = input.options { m.append(("options", o)) }
                         return .object(m)

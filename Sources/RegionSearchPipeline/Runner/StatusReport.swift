@@ -230,7 +230,10 @@ public struct StatusReport {
             ),
             (
                 "output",
-                .object([("path", .string(manifest.output)), ("state", .string(outputState.rawValue))])
+                .object([
+                    ("path", .string(ConnectionSecrets.redacted(manifest.output))),
+                    ("state", .string(outputState.rawValue)),
+                ])
             ),
         ])
     }

@@ -122,7 +122,7 @@ public struct WorkDirectory {
     private func isLeftover(_ name: String, in dir: String) -> Bool {
         guard let base = Self.temporaryBase(name) else { return false }
         switch dir {
-        case path: return base == "run.json"
+        case path: return base == "run.json" || base == "published.json"
         case objects: return true
         default: return base.hasSuffix(".json")
         }

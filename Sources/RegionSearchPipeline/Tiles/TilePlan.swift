@@ -30,10 +30,13 @@ public struct TilePlan: Equatable {
     public var estimate: TileEstimate
     /// Slurm partition of every job.
     public var partition: String
+    /// The files the prepare step reads (absolute): the manifest, then its file inputs (a `PG:`
+    /// input has no file). The Snakefile's prepare rule lists them as its input, read from here.
+    public var inputs: [String]
 
     public init(
         manifest: String, directory: String, toolDirectory: String, tiles: Int, haloCells: Int = 2,
-        pointsPerCell: Int = 256, estimate: TileEstimate, partition: String = "local"
+        pointsPerCell: Int = 256, estimate: TileEstimate, partition: String = "local", inputs: [String] = []
     ) {
         self.manifest = manifest
         self.directory = directory
@@ -43,6 +46,7 @@ public struct TilePlan: Equatable {
         self.pointsPerCell = pointsPerCell
         self.estimate = estimate
         self.partition = partition
+        self.inputs = inputs
     }
 
     public var planPath: String { directory + "/plan.json" }
@@ -70,6 +74,7 @@ public struct TilePlan: Equatable {
             ("halo_cells", .number(Double(haloCells))),
             ("points_per_cell", .number(Double(pointsPerCell))),
             ("partition", .string(partition)),
+            ("inputs", .array(inputs.map { .string($0) })),
             ("estimate", estimate.json),
         ])
     }
@@ -106,6 +111,7 @@ public struct TilePlan: Equatable {
         }
         return TilePlan(
             manifest: manifest, directory: directory, toolDirectory: tools, tiles: tiles, haloCells: halo,
-            pointsPerCell: density, estimate: estimate, partition: partition)
+            pointsPerCell: density, estimate: estimate, partition: partition,
+            inputs: json["inputs"]?.arrayValue?.compactMap(\.stringValue) ?? [manifest])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RegionSearchCore
+import RegionSearchIngest
 import RegionSearchPropagation
 import RegionSearchStages
 
@@ -42,15 +43,16 @@ public enum TilePlanner {
         let reach = LabelPropagation.reach(iterations: LabelPropagation.iterationCount(propagate.solver))
         let estimate = TileEstimate(
             points: points, source: source, keywords: manifest.keywords.count, tiles: tiles, reach: reach)
+        // A PostGIS input is no file the engine can wait for or date; prepare reads it every run.
+        let inputs = manifest.inputs.map(\.path).filter { !InputSpec.isConnectionString($0) }
         let plan = TilePlan(
             manifest: manifestPath, directory: PathResolver.absolute(request.directory, relativeTo: cwd),
             toolDirectory: CurrentExecutable.directory, tiles: tiles, haloCells: request.haloCells,
-            pointsPerCell: request.pointsPerCell, estimate: estimate, partition: request.partition)
-        // A PostGIS input is no file the engine can wait for or date; prepare reads it every run.
-        let inputs = manifest.inputs.map(\.path).filter { !$0.hasPrefix("PG:") }
-        try WorkflowWriter.check(plan, inputs: inputs)
+            pointsPerCell: request.pointsPerCell, estimate: estimate, partition: request.partition,
+            inputs: [manifestPath] + inputs)
+        try WorkflowWriter.check(plan, engine: request.engine)
         try plan.write()
-        let files = try WorkflowWriter.write(plan, engine: request.engine, inputs: inputs)
+        let files = try WorkflowWriter.write(plan, engine: request.engine)
         return (plan, [plan.planPath] + files)
     }
 

@@ -171,7 +171,7 @@ public struct TileSteps {
         // publisher wrote); a file's digest shows which bytes the workflow produced.
         var files: [JSONValue] = []
         for target in manifest.outputTargets {
-            for path in target.files {
+            for path in target.files where FileSystem.exists(path) {
                 files.append(.object([("path", .string(path))] + (try FileDigest.of(path: path)).jsonMembers))
             }
         }

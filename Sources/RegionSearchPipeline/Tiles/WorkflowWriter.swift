@@ -19,28 +19,80 @@ public enum WorkflowWriter {
         public var exitStatus: ExitStatus { .usage }
     }
 
-    /// A path as a single-quoted shell word (plans refuse paths with a single quote).
-    static func quoted(_ path: String) -> String { "'" + path + "'" }
+    /// `path` as one single-quoted POSIX shell word: every byte literal, a `'` written as `'\''`.
+    /// Nothing inside single quotes is special to a shell (no `$`, backtick or backslash).
+    static func quoted(_ path: String) -> String {
+        "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
 
-    static func check(_ plan: TilePlan, inputs: [String]) throws(Refusal) {
-        for p in [plan.manifest, plan.directory, plan.toolDirectory] + inputs
-        where p.contains("'") || p.contains("\n") || p.contains("{") || p.contains("}") || p.contains("\"") {
-            throw Refusal(
-                description:
-                    "\(p): workflow files quote paths in shell commands and Python strings; a path with quotes, "
-                    + "braces or a newline cannot be written safely — move or rename it")
+    /// The code points no path in a workflow may hold: C0 and C1 controls, DEL, and the Unicode
+    /// line and paragraph separators. A line break (CR alone counts for Python, YAML and many
+    /// log readers) would end a comment or a string in any of the files, and the rest cannot be
+    /// shown in a log or a message as they are.
+    static func forbidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00..<0x20, 0x7F..<0xA0, 0x2028, 0x2029: return true
+        default: return false
         }
     }
 
-    /// Writes the files of `engine` into the plan's directory; returns their paths.
+    /// Refuses what no engine file can carry exactly: a control character in any path, a brace in
+    /// a file Snakemake watches (it reads `{name}` in a rule's input as a wildcard), a partition
+    /// name Slurm would not take. Everything else — quotes, `\`, `$( )`, backticks, `;`, spaces,
+    /// any script — is written as data (plan.json, read by the Snakefile) or as a quoted shell
+    /// word, and reaches the jobs exactly.
+    static func check(_ plan: TilePlan, engine: Engine) throws(Refusal) {
+        let named: [(String, String)] =
+            [("the manifest", plan.manifest), ("the plan directory", plan.directory),
+                ("the directory of the regionsearch executables", plan.toolDirectory)]
+            + plan.inputs.dropFirst().enumerated().map { ("inputs[\($0.offset)]", $0.element) }
+        for (role, path) in named {
+            if let bad = path.unicodeScalars.first(where: forbidden) {
+                throw Refusal(
+                    description:
+                        "\(role) '\(PrintableText.of(path, limit: 300))' holds the control character "
+                        + "U+\(hex(bad.value)); a workflow file cannot name it exactly (a line break ends a comment "
+                        + "or a string in the Snakefile and the job scripts) — rename or move it")
+            }
+        }
+        if engine == .snakefile {
+            // The files the prepare rule lists as its input (the manifest and the file inputs).
+            for (role, path) in [named[0]] + named.dropFirst(3) where path.contains("{") || path.contains("}") {
+                throw Refusal(
+                    description:
+                        "\(role) '\(path)' holds a brace; Snakemake reads {name} in a rule's input file as a "
+                        + "wildcard, so the prepare rule could not watch it — rename it, or use --emit sbatch")
+            }
+        }
+        let partition = plan.partition
+        guard !partition.isEmpty,
+            partition.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+                    || $0 == "-"
+            })
+        else {
+            throw Refusal(
+                description:
+                    "partition '\(PrintableText.of(partition))': expected letters, digits, _ and - (it is written "
+                    + "into #SBATCH lines and the Slurm profile)")
+        }
+    }
+
+    private static func hex(_ v: UInt32) -> String {
+        let s = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    }
+
+    /// Writes the files of `engine` into the plan's directory; returns their paths. The plan
+    /// (plan.json) must be written first: the Snakefile reads every path from it.
     @discardableResult
-    public static func write(_ plan: TilePlan, engine: Engine, inputs: [String]) throws -> [String] {
-        try check(plan, inputs: inputs)
+    public static func write(_ plan: TilePlan, engine: Engine) throws -> [String] {
+        try check(plan, engine: engine)
         try FileSystem.createDirectories(plan.directory + "/logs")
         switch engine {
         case .snakefile:
             let snakefile = plan.directory + "/Snakefile"
-            try AtomicFile.write(self.snakefile(plan, inputs: inputs), to: snakefile)
+            try AtomicFile.write(self.snakefile(plan), to: snakefile)
             try FileSystem.createDirectories(plan.directory + "/profiles/slurm")
             let profile = plan.directory + "/profiles/slurm/config.yaml"
             try AtomicFile.write(slurmProfile(plan), to: profile)
@@ -61,17 +113,21 @@ public enum WorkflowWriter {
         }
     }
 
+    /// The comment at the top of every file. It names no path: paths are data (plan.json), never
+    /// text a reader of the file could take for code.
     static func header(_ plan: TilePlan, comment: String) -> String {
         let version = RegionSearchVersion.current
         let points = groupedCount(plan.estimate.points)
         return """
             \(comment) Written by 'regionsearch plan' (regionsearch \(version)); rerun the plan rather
-            \(comment) than editing. Manifest: \(plan.manifest); \(plan.tiles) tiles; sizes estimated for
-            \(comment) \(points) POIs (\(plan.estimate.source)). docs/TILES.md describes the steps.
+            \(comment) than editing. Every path (manifest, inputs, this directory, the executables) is in
+            \(comment) plan.json beside this file. \(plan.tiles) tiles; sizes estimated for \(points) POIs.
+            \(comment) docs/TILES.md describes the steps.
 
             """
     }
 
+    /// A step's command for a job script: the executable and the plan as quoted shell words.
     static func command(_ plan: TilePlan, _ step: String, tile: String? = nil, threads: String) -> String {
         var c = quoted(plan.toolDirectory + "/regionsearch") + " tile \(step) --plan " + quoted(plan.planPath)
         if let tile { c += " --tile \(tile)" }
@@ -80,82 +136,103 @@ public enum WorkflowWriter {
 
     // MARK: Snakemake
 
-    static func snakefile(_ plan: TilePlan, inputs: [String]) -> String {
-        let d = plan.directory
+    /// The Snakefile. It holds no path: it reads plan.json from its own directory
+    /// (`workflow.basedir`) as data, works in the plan directory (`workdir:`), so every rule's
+    /// files are relative names written here, and passes the executable, the plan and the log to
+    /// the shell through `{params.…:q}` / `{log:q}` (quoted by Snakemake). The parameters come
+    /// from functions, whose values Snakemake does not expand as wildcards.
+    static func snakefile(_ plan: TilePlan) -> String {
         func resources(_ step: String) -> String {
             let r = plan.estimate.resources(step)
             return "    threads: \(r.threads)\n    resources:\n        mem_mb=\(r.memoryMB),\n"
                 + "        runtime=\(r.runtimeMinutes),\n"
         }
+        func shell(_ step: String, tile: Bool = false) -> String {
+            "        \"{params.tool:q} tile \(step) --plan {params.plan:q}"
+                + (tile ? " --tile {wildcards.tile}" : "") + " --threads {threads} 2> {log:q}\"\n"
+        }
+        let params = """
+                params:
+                    tool=lambda wildcards: PLAN_TOOL,
+                    plan=lambda wildcards: PLAN_FILE,
+
+            """
         let tiles = (0..<plan.tiles).map { "\"\(plan.tileName($0))\"" }.joined(separator: ", ")
-        let raw = ([plan.manifest] + inputs).map { "        \"\($0)\",\n" }.joined()
         return header(plan, comment: "#") + """
-            # Run:   snakemake -s \(d)/Snakefile --cores 2
-            # Slurm: snakemake -s \(d)/Snakefile --profile \(d)/profiles/slurm
+            # Run:   snakemake -s PLAN_DIRECTORY/Snakefile --cores 2
+            # Slurm: snakemake -s PLAN_DIRECTORY/Snakefile --profile PLAN_DIRECTORY/profiles/slurm
+            # (from any directory: the rules work in the plan directory, .snakemake/ included).
+
+            import json
+            import os
+
+            with open(os.path.join(workflow.basedir, "plan.json"), encoding="utf-8") as _plan:
+                PLAN = json.load(_plan)
+            PLAN_FILE = os.path.join(PLAN["directory"], "plan.json")
+            PLAN_TOOL = os.path.join(PLAN["tool_directory"], "regionsearch")
+
+            workdir: PLAN["directory"]
 
             TILES = [\(tiles)]
 
             rule all:
                 input:
-                    "\(d)/state/finished.json",
+                    "state/finished.json",
 
-            # Ingest and project the whole data (CRS, extent, Hilbert order: global).
+            # Ingest and project the whole data (CRS, extent, Hilbert order: global). Its input: the
+            # manifest and its input files (plan.json's "inputs").
             rule prepare:
                 input:
-            \(raw)    output:
-                    "\(d)/state/prepared.json",
+                    PLAN["inputs"],
+                output:
+                    "state/prepared.json",
                 log:
-                    "\(d)/logs/prepare.log",
-            \(resources("prepare"))    shell:
-                    "\(command(plan, "prepare", threads: "{threads}")) 2> {log}"
-
+                    "logs/prepare.log",
+            \(params)\(resources("prepare"))    shell:
+            \(shell("prepare"))
             # One tile of the graph: its rows, certified against every point it did not load.
             rule graph_tile:
                 input:
-                    "\(d)/state/prepared.json",
+                    "state/prepared.json",
                 output:
-                    "\(d)/graph/graph-part-{tile}.rsa",
+                    "graph/graph-part-{tile}.rsa",
                 log:
-                    "\(d)/logs/graph-{tile}.log",
-            \(resources("graph"))    shell:
-                    "\(command(plan, "graph", tile: "{wildcards.tile}", threads: "{threads}")) 2> {log}"
-
+                    "logs/graph-{tile}.log",
+            \(params)\(resources("graph"))    shell:
+            \(shell("graph", tile: true))
             # The graph object (the single run's bytes, in the work directory) and every tile's
             # propagation window (its nodes and iterations + 2 hops around them).
             rule gather_graph:
                 input:
-                    expand("\(d)/graph/graph-part-{tile}.rsa", tile=TILES),
+                    expand("graph/graph-part-{tile}.rsa", tile=TILES),
                 output:
-                    "\(d)/state/graph.json",
-                    expand("\(d)/propagate/window-{tile}.rsa", tile=TILES),
+                    "state/graph.json",
+                    expand("propagate/window-{tile}.rsa", tile=TILES),
                 log:
-                    "\(d)/logs/gather-graph.log",
-            \(resources("gather-graph"))    shell:
-                    "\(command(plan, "gather-graph", threads: "{threads}")) 2> {log}"
-
+                    "logs/gather-graph.log",
+            \(params)\(resources("gather-graph"))    shell:
+            \(shell("gather-graph"))
             # One tile of the propagation: the fixed iteration count over its window.
             rule propagate_tile:
                 input:
-                    "\(d)/state/graph.json",
-                    "\(d)/propagate/window-{tile}.rsa",
+                    "state/graph.json",
+                    "propagate/window-{tile}.rsa",
                 output:
-                    "\(d)/propagate/scores-part-{tile}.rsa",
+                    "propagate/scores-part-{tile}.rsa",
                 log:
-                    "\(d)/logs/propagate-{tile}.log",
-            \(resources("propagate"))    shell:
-                    "\(command(plan, "propagate", tile: "{wildcards.tile}", threads: "{threads}")) 2> {log}"
-
+                    "logs/propagate-{tile}.log",
+            \(params)\(resources("propagate"))    shell:
+            \(shell("propagate", tile: true))
             # The scores object, then regions, hulls and maps on the whole data: the output.
             rule finish:
                 input:
-                    expand("\(d)/propagate/scores-part-{tile}.rsa", tile=TILES),
+                    expand("propagate/scores-part-{tile}.rsa", tile=TILES),
                 output:
-                    "\(d)/state/finished.json",
+                    "state/finished.json",
                 log:
-                    "\(d)/logs/finish.log",
-            \(resources("finish"))    shell:
-                    "\(command(plan, "finish", threads: "{threads}")) 2> {log}"
-
+                    "logs/finish.log",
+            \(params)\(resources("finish"))    shell:
+            \(shell("finish"))
             """
     }
 
@@ -170,7 +247,7 @@ public enum WorkflowWriter {
         }
         return header(plan, comment: "#") + """
             # Snakemake 9 profile for snakemake-executor-plugin-slurm 2.8:
-            #   snakemake -s \(plan.directory)/Snakefile --profile \(plan.directory)/profiles/slurm
+            #   snakemake -s PLAN_DIRECTORY/Snakefile --profile PLAN_DIRECTORY/profiles/slurm
             # Memory (MB) and time (minutes) per rule come from the plan's size estimate; edit them
             # here or with --set-resources RULE:mem_mb=N. Without slurmdbd the plugin's default
             # status check (sacct) never sees a job finish: squeue needs MinJobAge >= 120 s.

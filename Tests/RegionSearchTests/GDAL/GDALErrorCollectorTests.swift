@@ -62,6 +62,16 @@ final class GDALErrorCollectorTests: XCTestCase {
         XCTAssertEqual(GDALLibrary.redacted("PG:password='a b' dbname=gis"), "PG:password=*** dbname=gis")
         XCTAssertEqual(GDALLibrary.redacted("/data/x.gpkg"), "/data/x.gpkg")
     }
+
+    /// Issue 21: a message GDAL spreads over lines (PostgreSQL's `ERROR: …\nLINE 1: …`) reads as
+    /// one line, not with a literal `\n`.
+    func testMultiLineMessagesBecomeOneLine() {
+        let c = GDALErrorCollector()
+        c.capture {
+            CPLErrorForTest.raise(failure: true, "ERROR:  relation \"x\" does not exist\nLINE 1: SELECT *\r\n  \n")
+        }
+        XCTAssertEqual(c.takeFailures().map(\.text), ["ERROR:  relation \"x\" does not exist LINE 1: SELECT *"])
+    }
 }
 
 /// Raises a GDAL message the way a driver does (`CPLError` is variadic: through `CPLErrorV`).

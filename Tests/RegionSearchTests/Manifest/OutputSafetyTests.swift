@@ -74,7 +74,7 @@ final class OutputSafetyTests: XCTestCase {
     func testAnOrdinaryOutputIsAccepted() {
         let (m, message) = load(output: "out/result.geojson")
         XCTAssertNotNil(m, message ?? "")
-        XCTAssertNoThrow(try OutputSafety.check(m!))
+        XCTAssertNoThrow(try RunInventory(m!).check())
     }
 
     func testCheckComparesByFileNotBySpelling() throws {
@@ -82,5 +82,97 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertThrowsError(try OutputSafety.check(writing: [dir + "//data/./pois.csv"], protected: protected))
         XCTAssertNoThrow(try OutputSafety.check(writing: [dir + "/data/other.csv"], protected: protected))
         XCTAssertNoThrow(try OutputSafety.check(writing: [dir + "/nowhere/x/y.geojson"], protected: protected))
+    }
+
+    // MARK: Issue 21: one inventory of every file a run writes
+
+    /// Finding 6: the maps beside the output are in the inventory: an input named like a map, or
+    /// the manifest itself, is refused.
+    func testMapsBesideTheOutputMayNotBeAnInputOrTheManifest() throws {
+        try FileManager.default.copyItem(atPath: dir + "/data/pois.csv", toPath: dir + "/r.svg")
+        let (m, message) = load(output: "r.geojson", inputs: #"[{"path": "r.svg", "format": "csv"}]"#)
+        XCTAssertNil(m)
+        XCTAssertTrue(message?.contains("the map r.svg") ?? false, message ?? "")
+        XCTAssertTrue(message?.contains("would overwrite input inputs[0]") ?? false, message ?? "")
+        // The manifest named like the web map.
+        let text = #"{"inputs": [{"path": "data/pois.csv"}], "work_dir": "work", "output": "m.geojson", "keywords": ["cafe"]}"#
+        try text.write(toFile: dir + "/m.html", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try Manifest.load(path: dir + "/m.html")) { error in
+            XCTAssertTrue("\(error)".contains("the map m.html"), "\(error)")
+            XCTAssertTrue("\(error)".contains("would overwrite the manifest"), "\(error)")
+        }
+        // Maps off: nothing beside the output is written, so nothing collides.
+        XCTAssertNotNil(load(output: "r.geojson", extra: #", "maps": false"#, inputs: #"[{"path": "r.svg", "format": "csv"}]"#).0)
+    }
+
+    /// Finding 7: the outputs' sidecars are compared with each other: the regions Shapefile and a
+    /// GeoJSON POI layer of the same stem would share `r.qml`; a regions file named `g.qml` would be
+    /// replaced by the POI layer's style.
+    func testSidecarsOfTheTwoOutputsMayNotCollide() {
+        let (a, messageA) = load(output: "r.shp", extra: #", "poi_output": "r.geojson""#)
+        XCTAssertNil(a)
+        XCTAssertTrue(messageA?.contains("QGIS style") ?? false, messageA ?? "")
+        // "g.qml" has no format of its own: given as GeoJSON.
+        let text = """
+            {"inputs": [{"path": "data/pois.csv"}], "work_dir": "work", "output": {"path": "g.qml", "format": "geojson"},
+             "poi_output": "g.geojson", "keywords": ["cafe"]}
+            """
+        try! text.write(toFile: dir + "/m.json", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try Manifest.load(path: dir + "/m.json")) { error in
+            // Its own style and the POI layer's would both be g.qml.
+            XCTAssertTrue("\(error)".contains("QGIS style"), "\(error)")
+            XCTAssertTrue("\(error)".contains("would overwrite output"), "\(error)")
+        }
+        // The POI layer may not be one of the maps either.
+        let map = load(output: "r.gpkg", extra: #", "poi_output": {"path": "r.svg", "format": "geojson"}"#).1 ?? ""
+        XCTAssertTrue(map.contains("the map r.svg") && map.contains("would overwrite poi_output"), map)
+        // Different stems are fine, and a GeoPackage holding both layers is one file on purpose.
+        XCTAssertNotNil(load(output: "r.shp", extra: #", "poi_output": "p.geojson""#).0)
+        XCTAssertNotNil(load(output: "r.gpkg", extra: #", "poi_output": {"path": "r.gpkg", "layer": "pois"}"#).0)
+    }
+
+    /// Finding 14: an output inside the work directory's folders (here an artifact's place in
+    /// `objects/`) is refused, as is its publish record; elsewhere in the work directory is fine.
+    func testOutputsInsideTheRunnersFoldersAreRefused() throws {
+        try FileManager.default.createDirectory(atPath: dir + "/work/objects/ingest-0123", withIntermediateDirectories: true)
+        try "x".write(toFile: dir + "/work/objects/ingest-0123/pois.rsa", atomically: true, encoding: .utf8)
+        let text = """
+            {"inputs": [{"path": "data/pois.csv"}], "work_dir": "work",
+             "output": {"path": "work/objects/ingest-0123/pois.rsa", "format": "geojson"}, "keywords": ["cafe"]}
+            """
+        try text.write(toFile: dir + "/m.json", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try Manifest.load(path: dir + "/m.json")) { error in
+            XCTAssertEqual((error as? ManifestError)?.exitStatus, .usage)
+            XCTAssertTrue("\(error)".contains("is inside the work directory's objects"), "\(error)")
+        }
+        for path in ["work/records/x.geojson", "work/failed/x.geojson", "work/maps/x.geojson"] {
+            XCTAssertTrue(load(output: path).1?.contains("is inside the work directory") ?? false, path)
+        }
+        XCTAssertTrue(load(output: "work/published.json").1?.contains("publish record") ?? false)
+        XCTAssertNotNil(load(output: "work/result.geojson").0, "the work directory itself is not off limits")
+    }
+
+    /// The published sets' folder is the runner's: no output inside it, no input it would remove.
+    func testThePublishedSetsFolderIsTheRunners() throws {
+        XCTAssertTrue(
+            load(output: "out/r.geojson", extra: #", "poi_output": "out/.r.geojson.published/p.geojson""#).1?
+                .contains("is inside the published sets of r.geojson") ?? false)
+        try FileManager.default.createDirectory(
+            atPath: dir + "/out/.r.geojson.published/g000001/output", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: dir + "/data/pois.csv", toPath: dir + "/out/.r.geojson.published/g000001/output/in.csv")
+        let (m, message) = load(
+            output: "out/r.geojson", inputs: #"[{"path": "out/.r.geojson.published/g000001/output/in.csv"}]"#)
+        XCTAssertNil(m)
+        XCTAssertTrue(message?.contains("holds input inputs[0]") ?? false, message ?? "")
+    }
+
+    /// Finding 15 (the manifest's part): one file named twice, through a link, is refused.
+    func testTheSameInputFileTwiceIsRefused() throws {
+        try FileManager.default.createSymbolicLink(atPath: dir + "/data/link.csv", withDestinationPath: "pois.csv")
+        let (m, message) = load(output: "r.geojson", inputs: #"[{"path": "data/pois.csv"}, {"path": "data/link.csv"}]"#)
+        XCTAssertNil(m)
+        XCTAssertTrue(message?.contains("inputs[1].path") ?? false, message ?? "")
+        XCTAssertTrue(message?.contains("is the same file as inputs[0]") ?? false, message ?? "")
     }
 }

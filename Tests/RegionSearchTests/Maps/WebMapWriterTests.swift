@@ -84,4 +84,31 @@ final class WebMapWriterTests: XCTestCase {
         XCTAssertTrue(online.contains("img-src data: https://*.tile.example.org\""))
         XCTAssertEqual(try WebMapWriter().page(data), try WebMapWriter().page(data), "deterministic")
     }
+
+    /// Issue 21, finding 4: the basemap's host reaches the page's Content-Security-Policy
+    /// attribute only as a host source; anything that could end the attribute or add a source is
+    /// refused with the reason.
+    func testBasemapTemplatesAreCheckedBeforeTheyReachThePage() throws {
+        XCTAssertEqual(
+            try BasemapTemplate("https://tile.openstreetmap.org/{z}/{x}/{y}.png").origin,
+            "https://tile.openstreetmap.org")
+        XCTAssertEqual(try BasemapTemplate("https://{s}.tile.example.org:8080/{z}/{x}/{y}.png").origin,
+            "https://*.tile.example.org:8080")
+        XCTAssertEqual(try BasemapTemplate("http://[2001:db8::1]:81/{z}/{x}/{y}").origin, "http://[2001:db8::1]:81")
+        XCTAssertEqual(try BasemapTemplate("https://t{r}.example.org/{z}/{x}/{y}").origin, "https:")
+        for bad in [
+            "https://a\"><img src=x onerror=document.title=1337><meta x=\"/{z}/{x}/{y}.png",
+            "https://a b.org/{z}/{x}/{y}", "https://a.org;script-src *;/{z}/{x}/{y}", "https://a'.org/{z}/{x}/{y}",
+            "https://user:pw@a.org/{z}/{x}/{y}", "javascript:alert(1)//{z}/{x}/{y}", "https://a.org/{z}/{x}",
+            "https://ä.org/{z}/{x}/{y}", "https://-a.org/{z}/{x}/{y}", "https://a.org:80x/{z}/{x}/{y}",
+            "https:///{z}/{x}/{y}", "https://a..org/{z}/{x}/{y}",
+        ] {
+            XCTAssertThrowsError(try BasemapTemplate(bad), bad)
+        }
+        let data = try MapData(
+            file: try RegionFeatureFile(path: "r.geojson", text: MapFixtures.geoJSON([])), keywords: ["cafe"],
+            only: nil, title: "t", attribution: "", pois: MapFixtures.pois([(24.95, 60.17, "cafe")]))
+        XCTAssertThrowsError(
+            try WebMapWriter(basemap: "https://a\"><img src=x onerror=alert(1)>/{z}/{x}/{y}.png").page(data))
+    }
 }

@@ -11,9 +11,11 @@ final class POILayerTests: XCTestCase {
     static func inputs(regionLayerIDs: [(String, Int, Int64)]) -> POIFeatureSchema.Inputs {
         var pois = POITable()
         for i in 0..<6 {
+            // Values from named keys carry their key codes (KeywordText): internal bytes.
+            let code = String(decoding: KeywordText.keyCode(i), as: UTF8.self)
             pois.append(
-                id: "p\(i)", name: "POI \(i)", keywordText: i % 2 == 0 ? "cafe\nbar" : "bank", lon: 24 + Double(i) / 10,
-                lat: 60, source: 0, line: UInt64(i + 1))
+                id: "p\(i)", name: "POI \(i)", keywordText: i % 2 == 0 ? code + "cafe\nbar" : code + "bank",
+                lon: 24 + Double(i) / 10, lat: 60, source: 0, line: UInt64(i + 1))
         }
         var projected = ProjectedPoints()
         let order: [UInt32] = [3, 0, 5, 1, 4]  // POI 2 was not projected
@@ -70,6 +72,7 @@ final class POILayerTests: XCTestCase {
         for row in 0..<6 {
             let f = layer.feature(row)
             XCTAssertEqual(f.values[0], .string("p\(row)"))
+            // Issue 21, finding 13: the values only, no key-code byte.
             XCTAssertEqual(f.values[2], .string(row % 2 == 0 ? "cafe; bar" : "bank"))
             guard case .point(let lon, _) = f.geometry else { return XCTFail() }
             XCTAssertEqual(lon, 24 + Double(row) / 10, accuracy: 1e-12)
@@ -99,5 +102,22 @@ final class POILayerTests: XCTestCase {
         }
         XCTAssertThrowsError(
             try POIFeatureSchema.layer(Self.inputs(regionLayerIDs: []), keywords: ["cafe"], selection: .all))
+    }
+
+    /// Issue 21, finding 13: a KML POI layer (XML) stays well-formed and readable: no key code
+    /// reaches it, and a control character a name brought from the input is written as U+FFFD.
+    func testAKMLPOILayerIsWellFormed() throws {
+        var inputs = Self.inputs(regionLayerIDs: [("cafe", 1, 7), ("bank", 1, 9)])
+        var pois = inputs.pois
+        pois.names = StringColumn((0..<6).map { "POI \($0)\u{1}\u{8}" })
+        inputs.pois = pois
+        let layer = try POIFeatureSchema.layer(inputs, keywords: ["cafe", "bank"], selection: .all)
+        let dir = GIS.directory("poi-kml")
+        try VectorOutput.writeFile([layer], format: .kml, to: dir + "/p.kml", styleSidecar: false)
+        let text = try String(contentsOfFile: dir + "/p.kml", encoding: .utf8)
+        XCTAssertFalse(text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" })
+        XCTAssertTrue(text.contains("POI 0\u{FFFD}\u{FFFD}"), String(text.prefix(2000)))
+        let back = try GDALDataset(openingVector: dir + "/p.kml")
+        XCTAssertEqual(try back.layer(at: 0).featureCount, 6)
     }
 }

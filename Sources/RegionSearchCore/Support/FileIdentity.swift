@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What a path names on disk: its device and inode, after symbolic links. Two paths with the
+/// same identity are one file, however they are spelt (a symbolic or hard link, `..`, a bind
+/// mount of the same device).
+public struct FileIdentity: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    /// The identity of an existing path; nil when it cannot be `stat`ed.
+    public init?(path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+
+    /// The first pair of `paths` (indices, earlier first) that name the same existing file; nil
+    /// when all differ. Paths that do not exist are skipped.
+    public static func firstRepeat(_ paths: [String]) -> (first: Int, repeated: Int)? {
+        var seen: [FileIdentity: Int] = [:]
+        for (i, path) in paths.enumerated() {
+            guard let id = FileIdentity(path: path) else { continue }
+            if let j = seen[id] { return (j, i) }
+            seen[id] = i
+        }
+        return nil
+    }
+}

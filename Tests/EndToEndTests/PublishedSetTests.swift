@@ -1,0 +1,192 @@
+import Foundation
+import Synchronization
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchPipeline
+
+/// Issue 21: a run's files are published as one set. Yesterday's set (A: the defaults) is being
+/// replaced by today's (B: no region is large enough): the regions GeoJSON and its style, a POI
+/// GeoPackage and the three maps. A run killed (SIGKILL) at every point of publishing, and at
+/// random moments, leaves every reader one complete set — A or B, never a mix — and the next run
+/// publishes B. Readers that resolve `current` once while sets are published one after another
+/// always read a complete set matching its `SET.json`.
+final class PublishedSetTests: XCTestCase {
+    /// The published paths, in a fixed order.
+    static let names = ["test.geojson", "test.qml", "p.gpkg", "test.png", "test.svg", "test.html"]
+
+    private func setUpFixture() throws -> PipelineFixture {
+        let f = try PipelineFixture()
+        try f.writeManifest(output: .string("../out/test.geojson"), poiOutput: .string("../out/p.gpkg"))
+        return f
+    }
+
+    /// Today's run: every file differs from yesterday's (no regions, so no region on the maps or
+    /// in the POI layer).
+    private static let today = ["--set", "regions.min_keyword_pois=100000"]
+
+    /// The content hash of each published path (nil: missing), through its link.
+    private func published(_ f: PipelineFixture) -> [String?] {
+        Self.names.map { name in (try? FileDigest.of(path: f.root + "/out/" + name)).map { "\($0.hash)" } }
+    }
+
+    /// The same files read under the folder `current` resolves to (resolved once), after checking
+    /// them against that set's record; nil when the set is not complete or does not verify.
+    static func readCurrentSet(_ root: String) -> [String?]? {
+        let set = PublishedSet(root: root)
+        guard let real = realpath(set.currentLink, nil) else { return nil }
+        let dir = String(cString: real)
+        free(real)
+        guard let record = PublishedSet.Record.load(dir + "/" + PublishedSet.recordName) else { return nil }
+        var byName: [String: String] = [:]
+        for member in record.members {
+            for file in member.files {
+                guard let d = try? FileDigest.of(path: dir + "/" + file.name), d == file.digest else { return nil }
+                byName[PathResolver.baseName(file.path)] = "\(d.hash)"
+            }
+        }
+        return names.map { byName[$0] }
+    }
+
+    func testEveryReaderSeesOneCompleteSetAcrossKills() throws {
+        let f = try setUpFixture()
+        defer { f.remove() }
+        let root = f.root + "/out/.test.geojson.published"
+        try f.runOK()
+        let a = published(f)
+        try f.runOK(Self.today)
+        let b = published(f)
+        XCTAssertFalse(a.contains(nil), "\(a)")
+        XCTAssertFalse(b.contains(nil), "\(b)")
+        for i in [0, 2, 3, 4, 5] { XCTAssertNotEqual(a[i], b[i], Self.names[i]) }
+        XCTAssertEqual(Self.readCurrentSet(root), b)
+
+        // Every point of publishing B over A.
+        try f.runOK()
+        let trace = f.root + "/trace.txt"
+        let traced = try f.run(Self.today + ["--quiet"], environment: [CrashPoint.traceVariable: trace])
+        XCTAssertEqual(traced.status, 0, traced.output)
+        let points = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        guard let start = points.firstIndex(of: "run:output:1") else {
+            return XCTFail("publishing reached no output point: \(points)")
+        }
+        let publishing = Array(points[start...])
+        XCTAssertTrue(publishing.contains("run:set-ready:1") && publishing.contains("run:set-current:1"))
+        var trials = publishing.filter { $0.contains("set-") || $0.contains(":output:") || $0.contains(":rename:") }
+        trials += publishing.enumerated().filter { $0.offset % 6 == 1 }.map(\.element)
+        var seen: Set<String> = []
+        trials = trials.filter { seen.insert($0).inserted }
+        var outcomes: [String: Int] = [:]
+        for point in trials {
+            try f.runOK()
+            XCTAssertEqual(published(f), a, "restored A before \(point)")
+            let killed = try f.run(Self.today, environment: [CrashPoint.environmentVariable: point])
+            XCTAssertEqual("\(killed.termination)", "\(ChildProcess.Termination.signaled(9))", "\(point): \(killed.output)")
+            let paths = published(f)
+            let current = Self.readCurrentSet(root)
+            XCTAssertTrue(paths == a || paths == b, "\(point): the published paths mix sets: \(paths)")
+            XCTAssertTrue(current == a || current == b, "\(point): current is not a complete set: \(String(describing: current))")
+            XCTAssertEqual(paths, current, "\(point): the paths show the current set")
+            outcomes[paths == a ? "A" : "B", default: 0] += 1
+            try f.runOK(Self.today)
+            XCTAssertEqual(published(f), b, "\(point): the next run publishes B")
+            XCTAssertEqual(f.temporaries(), [], "\(point): leftovers removed")
+        }
+        // Kills before the flip leave A, after it B: both happen.
+        XCTAssertGreaterThan(outcomes["A"] ?? 0, 0, "\(outcomes)")
+        XCTAssertGreaterThan(outcomes["B"] ?? 0, 0, "\(outcomes)")
+
+        // Timed kills of the whole process group while it publishes.
+        var random = SeededRandom(seed: 2121)
+        for trial in 0..<4 {
+            try f.runOK()
+            let child = try ChildProcess(
+                executable: PipelineFixture.regionsearch, arguments: ["run", f.manifestPath, "--quiet"] + Self.today,
+                environment: PipelineFixture.environment(adding: [:]), newProcessGroup: true,
+                output: .file(f.root + "/timed.log"))
+            usleep(UInt32(random.uniform(0.05, 1.5) * 1_000_000))
+            kill(-child.pid, SIGKILL)
+            _ = child.wait()
+            let paths = published(f)
+            XCTAssertTrue(paths == a || paths == b, "timed kill \(trial): the published paths mix sets: \(paths)")
+            XCTAssertEqual(paths, Self.readCurrentSet(root), "timed kill \(trial)")
+            try f.runOK(Self.today)
+            XCTAssertEqual(published(f), b)
+        }
+    }
+
+    /// Outputs an earlier version wrote as plain files are adopted as a set of their own (the
+    /// same bytes, now links), so the switch to today's set is one flip too.
+    func testPlainOutputsOfAnEarlierVersionAreAdopted() throws {
+        let f = try setUpFixture()
+        defer { f.remove() }
+        let root = f.root + "/out/.test.geojson.published"
+        try f.runOK()
+        let a = published(f)
+        // What an earlier version left: plain files, no sets.
+        for name in Self.names where FileManager.default.fileExists(atPath: f.root + "/out/" + name) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/" + name))
+            unlink(f.root + "/out/" + name)
+            try data.write(to: URL(fileURLWithPath: f.root + "/out/" + name))
+        }
+        try FileManager.default.removeItem(atPath: root)
+        let r = try f.runOK(Self.today)
+        XCTAssertTrue(r.output.contains("adopted 6 file(s) published before as set g000000"), r.output)
+        XCTAssertEqual(published(f).map { $0 != nil }, a.map { $0 != nil })
+        XCTAssertEqual(Self.readCurrentSet(root), published(f))
+        let set = PublishedSet(root: root)
+        XCTAssertEqual(set.current()?.generation, 1)
+        XCTAssertEqual(set.generations, [0, 1], "the adopted set is kept as the previous one")
+        let adopted = PublishedSet.Record.load(set.directory(0) + "/" + PublishedSet.recordName)
+        XCTAssertEqual(
+            Set(adopted?.members.flatMap(\.files).map { "\($0.digest.hash)" } ?? []), Set(a.compactMap { $0 }),
+            "the adopted set holds yesterday's bytes")
+        for name in Self.names where a[Self.names.firstIndex(of: name)!] != nil {
+            XCTAssertNotNil(PublishedSet.linkText(f.root + "/out/" + name), "\(name) is a link now")
+        }
+    }
+
+    func testReadersResolvingCurrentOnceSeeCompleteSetsWhileSetsArePublished() throws {
+        let f = try setUpFixture()
+        defer { f.remove() }
+        let root = f.root + "/out/.test.geojson.published"
+        try f.runOK()
+        let a = published(f)
+        try f.runOK(Self.today)
+        let b = published(f)
+        let shared = ReaderState()
+        let reader = Thread {
+            while !shared.stop.load(ordering: .relaxed) {
+                let got = Self.readCurrentSet(root)
+                shared.reads.withLock { r in
+                    if let got, got == a || got == b {
+                        r.complete += 1
+                        r.sets.insert(got == a ? "A" : "B")
+                    } else {
+                        r.problems.append("\(String(describing: got))")
+                    }
+                }
+            }
+        }
+        reader.start()
+        for i in 0..<6 { try f.runOK(i % 2 == 0 ? ["--quiet"] : ["--quiet"] + Self.today) }
+        shared.stop.store(true, ordering: .relaxed)
+        while !reader.isFinished { usleep(10_000) }
+        let result = shared.reads.withLock { $0 }
+        XCTAssertEqual(result.problems, [], "every read saw one complete set")
+        XCTAssertGreaterThan(result.complete, 10)
+        XCTAssertEqual(result.sets, ["A", "B"], "reads happened while both sets were current")
+        // Only the current and the previous set are kept; going back to the previous parameters
+        // hard-links the previous set's files instead of writing them again.
+        XCTAssertEqual(PublishedSet(root: root).generations.count, PublishedSet.kept)
+        let back = try f.runOK()
+        XCTAssertTrue(back.output.contains("test.geojson is the same as in set g000006, published again"), back.output)
+        XCTAssertEqual(published(f), a)
+    }
+}
+
+/// What the reader thread and the test share.
+private final class ReaderState: Sendable {
+    let stop = Atomic<Bool>(false)
+    let reads = Mutex<(complete: Int, sets: Set<String>, problems: [String])>((0, [], []))
+}

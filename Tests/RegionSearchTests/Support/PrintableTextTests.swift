@@ -1,0 +1,22 @@
+import XCTest
+
+@testable import RegionSearchCore
+
+/// Issue 21 ("plan echoes CR in its messages"): a log line shows a path's control characters
+/// escaped, so a CR, an escape sequence or a C1 control in a path or a field cannot rewrite the
+/// terminal or split a log line; line feeds and tabs of a message that has several lines stay.
+final class PrintableTextTests: XCTestCase {
+    func testMessagesEscapeControlsButKeepLinesAndTabs() {
+        XCTAssertEqual(PrintableText.message("plain — 美食"), "plain — 美食")
+        XCTAssertEqual(PrintableText.message("a\nb\tc"), "a\nb\tc")
+        XCTAssertEqual(PrintableText.message("/x/m\\\rimport os#/m.json"), "/x/m\\\\rimport os#/m.json")
+        XCTAssertEqual(PrintableText.message("\u{1B}[2J\u{85}\u{7F}"), "\\x1b[2J\\x85\\x7f")
+        // No length limit: a long message is not cut.
+        XCTAssertEqual(PrintableText.message(String(repeating: "x", count: 5000) + "\r").count, 5002)
+    }
+
+    func testOneLineJoinsLines() {
+        XCTAssertEqual(PrintableText.oneLine("first\n  second\r\nthird\n"), "first second third")
+        XCTAssertEqual(PrintableText.oneLine("a\u{07}"), "a\\x07")
+    }
+}
