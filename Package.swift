@@ -82,18 +82,21 @@ var targets: [Target] = [
     .target(name: regions, dependencies: deps([core, model, graph])),
     .target(name: output, dependencies: deps([core, model, gdal, projection, "CGEOS"])),
 
-    .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output, "CGEOS"])),
-    .target(name: synthetic, dependencies: deps([core, model, projection, output])),
+    .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output])),
+    .target(name: synthetic, dependencies: deps([core, projection, output])),
     .target(name: maps, dependencies: deps([core, model, ingest, projection, output, evaluation, "CCairo"])),
 
     .target(name: stages, dependencies: deps([core, model] + domain)),
-    .target(name: pipeline, dependencies: deps([core, model, gdal] + domain + [evaluation, synthetic, maps, stages])),
     .target(
-        name: cli, dependencies: deps([core, model] + domain + [evaluation, synthetic, maps, stages, pipeline])),
+        name: pipeline,
+        dependencies: deps([core, model, gdal, ingest, projection, propagation, output, evaluation, maps, stages])),
+    .target(
+        name: cli, dependencies: deps([core, model, ingest, graph, evaluation, synthetic, maps, stages, pipeline])),
 
     .testTarget(
         name: "RegionSearchTests",
-        dependencies: deps(libraries + ["CGEOS", "CPROJ", "CCairo", "CGDAL"])
+        // CZlib: the PBF test writer compresses with zlib itself, independently of the reader.
+        dependencies: deps(libraries + ["CGEOS", "CGDAL", "CZlib"])
     ),
     .testTarget(
         name: "EndToEndTests",
