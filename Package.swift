@@ -89,7 +89,7 @@ var targets: [Target] = [
     .target(name: stages, dependencies: deps([core, model] + domain)),
     .target(
         name: pipeline,
-        dependencies: deps([core, model, gdal, ingest, projection, propagation, output, evaluation, maps, stages])),
+        dependencies: deps([core, model, gdal, ingest, projection, graph, propagation, output, evaluation, maps, stages])),
     .target(
         name: cli, dependencies: deps([core, model, ingest, graph, evaluation, synthetic, maps, stages, pipeline])),
 

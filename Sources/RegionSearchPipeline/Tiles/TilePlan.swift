@@ -32,8 +32,8 @@ public struct TilePlan: Equatable {
     public var partition: String
 
     public init(
-        manifest: String, directory: String, toolDirectory: String, tiles: Int, haloCells: Int = 2,
-        pointsPerCell: Int = 256, estimate: TileEstimate, partition: String = "local"
+        manifest: String, directory: String, toolDirectory: String, tiles: Int, haloCells: Int,
+        pointsPerCell: Int, estimate: TileEstimate, partition: String
     ) {
         self.manifest = manifest
         self.directory = directory

@@ -127,7 +127,7 @@ func geojson(_ path: String, _ members: String = "") throws -> GeoJSONReader {
 
 /// Runs the ingest stage in-process with command-line arguments.
 func runIngest(_ arguments: [String]) throws {
-    let spec = IngestStage.definition.commandSpec(extraOptions: IngestStage.formatOptions, positionals: true)
+    let spec = IngestStage.commandSpec()
     try IngestStage.run(spec.parse(arguments))
 }
 
