@@ -25,7 +25,7 @@ final class IngestScratch {
         var bytes = Array(template.utf8CString)
         let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
-        directory = String(cString: bytes)
+        directory = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         Log.quiet = true
     }
 
