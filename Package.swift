@@ -58,18 +58,22 @@ let libraries = [core, model, gdal] + domain + [evaluation, synthetic, maps, sta
 func deps(_ names: [String]) -> [Target.Dependency] { names.map { .target(name: $0) } }
 
 var targets: [Target] = [
-    .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
-    .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"])]),
-    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-    .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-    // GDAL's headers only: the library is loaded on first use by CGDALLoader's trampolines (no
-    // executable links it at start-up, which costs ~25 ms per process).
-    .systemLibrary(name: "CGDAL", providers: [.apt(["libgdal-dev"])]),
-    .target(name: "CGDALLoader"),
+    // C libraries found through pkg-config (Debian's and Homebrew's layouts alike), with the
+    // package that installs each.
+    .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"]), .brew(["geos"])]),
+    .systemLibrary(
+        name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+    .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]),
+    // GDAL's C API, loaded on first use rather than linked (a process that links libgdal spends
+    // ~25 ms loading it and its ~70 libraries at every start): portable C forwarders resolved by
+    // dlopen/dlsym. No pkg-config name, because SwiftPM would link its libraries into every
+    // executable; CGDAL.h finds the headers in Debian's and Homebrew's layouts.
+    .target(name: "CGDAL", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
     .target(name: core),
     .target(name: model, dependencies: deps([core])),
-    .target(name: gdal, dependencies: deps([core, "CGDAL", "CGDALLoader"])),
+    .target(name: gdal, dependencies: deps([core, "CGDAL"])),
 
     .target(name: ingest, dependencies: deps([core, model, gdal, "CZlib"])),
     .target(name: projection, dependencies: deps([core, model, "CPROJ"])),
@@ -78,18 +82,21 @@ var targets: [Target] = [
     .target(name: regions, dependencies: deps([core, model, graph])),
     .target(name: output, dependencies: deps([core, model, gdal, projection, "CGEOS"])),
 
-    .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output, "CGEOS"])),
-    .target(name: synthetic, dependencies: deps([core, model, projection, output])),
+    .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output])),
+    .target(name: synthetic, dependencies: deps([core, projection, output])),
     .target(name: maps, dependencies: deps([core, model, ingest, projection, output, evaluation, "CCairo"])),
 
     .target(name: stages, dependencies: deps([core, model] + domain)),
-    .target(name: pipeline, dependencies: deps([core, model, gdal] + domain + [evaluation, synthetic, maps, stages])),
     .target(
-        name: cli, dependencies: deps([core, model] + domain + [evaluation, synthetic, maps, stages, pipeline])),
+        name: pipeline,
+        dependencies: deps([core, model, gdal, ingest, projection, graph, propagation, output, evaluation, maps, stages])),
+    .target(
+        name: cli, dependencies: deps([core, model, ingest, graph, evaluation, synthetic, maps, stages, pipeline])),
 
     .testTarget(
         name: "RegionSearchTests",
-        dependencies: deps(libraries + ["CGEOS", "CPROJ", "CCairo", "CGDAL"])
+        // CZlib: the PBF test writer compresses with zlib itself, independently of the reader.
+        dependencies: deps(libraries + ["CGEOS", "CGDAL", "CZlib"])
     ),
     .testTarget(
         name: "EndToEndTests",

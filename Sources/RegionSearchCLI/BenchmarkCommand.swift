@@ -8,74 +8,79 @@ import RegionSearchStages
 /// own process (release build), and reports wall time, CPU, throughput, peak RSS, artifact sizes,
 /// input-load share, growth with n, the PROJ baseline and, optionally, the Python reference.
 public enum BenchmarkCommand {
+    /// The benchmark's defaults, which the options override.
+    static var defaults: BenchmarkRunner.Options { .init() }
+
     static let sizesOption = CommandSpec.Option(
-        "sizes", .value, placeholder: "LIST",
-        help: "POI counts: 10k, 100k, 1m, 10m or plain integers (default 10k,100k,1m).")
+        "sizes", .list(.text), default: .value(.array(defaults.sizes.map { .string($0.label) })), placeholder: "LIST",
+        help: "POI counts: 10k, 100k, 1m, 10m or plain integers.")
     static let repeatsOption = CommandSpec.Option(
-        "repeats", .value, placeholder: "N", help: "Runs of every stage per size; medians are reported (default 3).")
+        "repeats", .integer(1...Int.max), default: .value(.number(Double(defaults.repeats))),
+        help: "Runs of every stage per size; medians are reported.")
     static let methodsOption = CommandSpec.Option(
-        "methods", .value, placeholder: "LIST", help: "Graph methods (default delaunay,knn).")
+        "methods", .list(.choice(GraphMethod.allCases.map(\.rawValue))),
+        default: .value(.array(defaults.methods.map { .string($0) })), placeholder: "LIST", help: "Graph methods.")
     static let kOption = CommandSpec.Option(
-        "k", .value, placeholder: "K", help: "Neighbours for the knn graph (default 8).")
+        "k", .integer(1...Int.max), default: .value(.number(Double(defaults.k))), placeholder: "K",
+        help: "Neighbours for the knn graph.")
     static let keywordsOption = CommandSpec.Option(
-        "keywords", .value, placeholder: "COUNTS",
-        help: "Keyword counts to propagate, e.g. 1,16 (default 1,16; at most 16).")
-    static let seedOption = CommandSpec.Option("seed", .value, placeholder: "S", help: "Generator seed (default 42).")
+        "keywords", .list(.integer(1...BenchmarkPlan.keywordPool.count)),
+        default: .value(.array(defaults.keywordCounts.map { .number(Double($0)) })), placeholder: "COUNTS",
+        help: "Keyword counts to propagate, e.g. 1,16.")
+    static let seedOption = CommandSpec.Option(
+        "seed", .integer(0...Int.max), default: .value(.number(Double(defaults.seed))), placeholder: "S",
+        help: "Generator seed.")
     static let workOption = CommandSpec.Option(
-        "work", .value, placeholder: "DIR",
-        help: "Work directory for inputs, artifacts and reports (default ./bench-work).")
+        "work", .path, default: .value(.string(defaults.workDirectory)), placeholder: "DIR",
+        help: "Work directory for inputs, artifacts and reports.")
     static let binOption = CommandSpec.Option(
-        "bin", .value, placeholder: "DIR",
-        help: "Directory of the stage executables (default: this executable's directory).")
+        "bin", .path, default: .computed("this executable's directory"), placeholder: "DIR",
+        help: "Directory of the stage executables.")
     static let markdownOption = CommandSpec.Option(
-        "markdown", .value, placeholder: "PATH", help: "Where to write the Markdown report (default WORK/benchmark.md)."
-    )
+        "markdown", .path, default: .computed("WORK/benchmark.md"), help: "Where to write the Markdown report.")
     static let jsonOption = CommandSpec.Option(
-        "json", .value, placeholder: "PATH", help: "Where to write the JSON record (default WORK/benchmark.json).")
+        "json", .path, default: .computed("WORK/benchmark.json"), help: "Where to write the JSON record.")
     static let referencePythonOption = CommandSpec.Option(
-        "reference-python", .value, placeholder: "PATH",
-        help: "Python interpreter with the reference's requirements (optional).")
+        "reference-python", .path, help: "Python interpreter with the reference's requirements (optional).")
     static let referenceScriptOption = CommandSpec.Option(
-        "reference-script", .value, placeholder: "PATH",
-        help: "The reference's refpipe.py (optional; with --reference-python).")
+        "reference-script", .path, help: "The reference's refpipe.py (optional; with --reference-python).")
     static let referenceMaxNOption = CommandSpec.Option(
-        "reference-max-n", .value, placeholder: "N", help: "Largest size the reference runs at (default 1000000).")
+        "reference-max-n", .integer(1...Int.max), default: .value(.number(Double(defaults.referenceMaxN))),
+        help: "Largest size the reference runs at.")
     static let largeNOption = CommandSpec.Option(
-        "large-n", .value, placeholder: "N",
-        help: "Sizes above N run --large-repeats times, with at most 2 keywords and no thread check (default 1000000).")
+        "large-n", .integer(1...Int.max), default: .value(.number(Double(defaults.largeN))),
+        help: "Sizes above N run --large-repeats times, with at most 2 keywords and no thread check.")
     static let largeRepeatsOption = CommandSpec.Option(
-        "large-repeats", .value, placeholder: "N", help: "Repeats for sizes above --large-n (default 1).")
+        "large-repeats", .integer(1...Int.max), default: .value(.number(Double(defaults.largeRepeats))),
+        help: "Repeats for sizes above --large-n.")
     static let verifyThreadsOption = CommandSpec.Option(
         "verify-threads", .flag,
         help: "Also run every stage once with --threads 1 and check that all outputs are byte-identical.")
     static let projBaselineOption = CommandSpec.Option(
-        "proj-baseline", .value, placeholder: "POIS.rsa",
+        "proj-baseline", .path, placeholder: "POIS.rsa",
         help: "Internal: only measure PROJ's bulk rate on this pois artifact (with --crs) and print JSON.")
     static let crsOption = CommandSpec.Option(
-        "crs", .value, placeholder: "CRS", help: "Internal: target CRS for --proj-baseline.")
+        "crs", .text, placeholder: "CRS", help: "Internal: target CRS for --proj-baseline.")
     static let partsOption = CommandSpec.Option(
-        "parts", .value, placeholder: "LIST",
+        "parts", .list(.choice(["user", "stages"])),
+        default: .value(.array(["user", "stages"].filter(defaults.parts.contains).map { .string($0) })),
+        placeholder: "LIST",
         help: "What to measure: user (regionsearch run as a whole process, cold and warm, in alternation with "
-            + "the reference), stages (every stage process alone); default user,stages.")
+            + "the reference), stages (every stage process alone).")
     static let userRepeatsOption = CommandSpec.Option(
-        "user-repeats", .value, placeholder: "N",
-        help: "Repeats of the user path at sizes up to --large-n (default 5; min/median/max are reported).")
+        "user-repeats", .integer(1...Int.max), default: .value(.number(Double(defaults.userRepeats))),
+        help: "Repeats of the user path at sizes up to --large-n (min/median/max are reported).")
     static let referenceGeneratorOption = CommandSpec.Option(
-        "reference-generator", .value, placeholder: "PATH",
+        "reference-generator", .path,
         help: "Generate the inputs with the reference's gen.py (run by --reference-python) instead of "
             + "regionsearch-generate, e.g. with --seed 77.")
     static let bandwidthProbeOption = CommandSpec.Option(
         "bandwidth-probe", .flag, help: "Internal: only measure the memory bandwidth (STREAM triad) and print JSON.")
-    static let threadsOption = CommandSpec.Option(
-        "threads", .value, placeholder: "N",
-        help: "Worker threads passed to every stage (default: the stages' default, all cores).")
+    static let threadsOption = CommandSpec.Option.threads("Passed to every stage (by default the stages use all cores).")
 
     static let spec = CommandSpec(
         name: "regionsearch-bench",
         abstract: "benchmark every stage and the whole pipeline on synthetic cities (build with -c release first)",
-        usage:
-            "regionsearch-bench [--sizes 10k,100k,1m,10m] [--repeats N] [--work DIR] [--reference-python PY "
-            + "--reference-script refpipe.py] …",
         discussion: """
             For each size, the input CSV is generated once with regionsearch-generate (seed 42 by default;
             cached as WORK/inputs/city_<n>_seed<seed>.csv), or with the reference's gen.py
@@ -137,14 +142,6 @@ public enum BenchmarkCommand {
         ToolMain.run(spec) { cl in try run(cl) }
     }
 
-    static func integer(_ cl: ParsedCommandLine, _ option: CommandSpec.Option, min: Int = 1) throws -> Int? {
-        guard let v = cl.value(option) else { return nil }
-        guard let n = Int(v), n >= min else {
-            throw UsageError("--\(option.name): expected an integer ≥ \(min), got \"\(v)\"")
-        }
-        return n
-    }
-
     /// "10k" → 10 000, "1m" → 1 000 000, "250000" → 250 000.
     static func parseSize(_ text: String) throws -> (String, Int) {
         let t = text.lowercased()
@@ -159,18 +156,17 @@ public enum BenchmarkCommand {
             digits = t.dropLast()
         default: multiplier = 1
         }
-        guard let v = Int(digits), v > 0 else {
+        guard let v = ValueSyntax.integer(digits), v > 0 else {
             throw UsageError("--sizes: expected sizes like 10k, 1m or 250000, got \"\(text)\"")
         }
         return (t, v * multiplier)
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        try Parallel.configure(from: cl.value(Self.threadsOption))
+        Parallel.configure(threads: cl.optionalInteger(Self.threadsOption))
         if let pois = cl.value(Self.projBaselineOption) {
             let crs = try cl.required(Self.crsOption)
-            let result = try PROJBaseline.measure(
-                poisPath: pois, crs: crs, repeats: try integer(cl, Self.repeatsOption) ?? 3)
+            let result = try PROJBaseline.measure(poisPath: pois, crs: crs, repeats: cl.integer(Self.repeatsOption))
             print(result.json.serialized(sortedKeys: true, pretty: true))
             return
         }
@@ -179,41 +175,18 @@ public enum BenchmarkCommand {
             return
         }
         var options = BenchmarkRunner.Options()
-        if let v = cl.value(Self.partsOption) {
-            options.parts = Set(v.split(separator: ",").map(String.init))
-            for p in options.parts where p != "user" && p != "stages" {
-                throw UsageError("--parts: unknown part \"\(p)\" (user, stages)")
-            }
-        }
-        if let v = try integer(cl, Self.userRepeatsOption) { options.userRepeats = v }
+        options.parts = Set(cl.list(Self.partsOption).compactMap(\.stringValue))
+        options.userRepeats = cl.integer(Self.userRepeatsOption)
         options.referenceGenerator = cl.value(Self.referenceGeneratorOption)
-        if let v = cl.value(Self.sizesOption) {
-            options.sizes = try v.split(separator: ",").map { try parseSize(String($0)) }
-        }
-        if let v = cl.value(Self.methodsOption) {
-            options.methods = v.split(separator: ",").map(String.init)
-            for m in options.methods where GraphMethod(rawValue: m) == nil {
-                throw UsageError("--methods: unknown graph method \"\(m)\" (delaunay, knn)")
-            }
-        }
-        if let v = try integer(cl, Self.kOption) { options.k = v }
-        if let v = try integer(cl, Self.repeatsOption) { options.repeats = v }
-        if let v = cl.value(Self.keywordsOption) {
-            options.keywordCounts = try v.split(separator: ",").map { s in
-                guard let c = Int(s), c >= 1, c <= BenchmarkPlan.keywordPool.count else {
-                    throw UsageError(
-                        "--keywords: expected counts between 1 and \(BenchmarkPlan.keywordPool.count), got \"\(s)\"")
-                }
-                return c
-            }
-        }
-        if let v = cl.value(Self.seedOption) {
-            guard let s = UInt64(v) else { throw UsageError("--seed: expected a non-negative integer, got \"\(v)\"") }
-            options.seed = s
-        }
-        options.workDirectory = cl.value(Self.workOption) ?? "bench-work"
+        options.sizes = try cl.list(Self.sizesOption).compactMap(\.stringValue).map { try parseSize($0) }
+        options.methods = cl.list(Self.methodsOption).compactMap(\.stringValue)
+        options.k = cl.integer(Self.kOption)
+        options.repeats = cl.integer(Self.repeatsOption)
+        options.keywordCounts = cl.list(Self.keywordsOption).compactMap(\.intValue)
+        options.seed = UInt64(cl.integer(Self.seedOption))
+        options.workDirectory = cl.string(Self.workOption)
         options.binDirectory = cl.value(Self.binOption) ?? CurrentExecutable.directory
-        options.threads = try integer(cl, Self.threadsOption)
+        options.threads = cl.optionalInteger(Self.threadsOption)
         options.verifyThreads = cl.flag(Self.verifyThreadsOption)
         options.referencePython = cl.value(Self.referencePythonOption)
         options.referenceScript = cl.value(Self.referenceScriptOption)
@@ -223,9 +196,9 @@ public enum BenchmarkCommand {
         if options.referenceGenerator != nil && options.referencePython == nil {
             throw UsageError("--reference-generator needs --reference-python")
         }
-        if let v = try integer(cl, Self.referenceMaxNOption) { options.referenceMaxN = v }
-        if let v = try integer(cl, Self.largeNOption) { options.largeN = v }
-        if let v = try integer(cl, Self.largeRepeatsOption) { options.largeRepeats = v }
+        options.referenceMaxN = cl.integer(Self.referenceMaxNOption)
+        options.largeN = cl.integer(Self.largeNOption)
+        options.largeRepeats = cl.integer(Self.largeRepeatsOption)
         if options.referencePython != nil && !options.keywordCounts.contains(2) {
             options.keywordCounts.append(2)  // the reference's keywords, 咖啡,bank
         }

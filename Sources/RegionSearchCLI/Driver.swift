@@ -12,13 +12,12 @@ public enum Driver {
         static let force = CommandSpec.Option(
             "force", .flag, help: "Rerun every stage (up to --until) even when up to date.")
         static let from = CommandSpec.Option(
-            "from", .value, placeholder: "STAGE", help: "Rerun STAGE and every later stage even when up to date.")
+            "from", .choice(Pipeline.stages.map(\.name)), placeholder: "STAGE",
+            help: "Rerun STAGE and every later stage even when up to date.")
         static let until = CommandSpec.Option(
-            "until", .value, placeholder: "STAGE",
+            "until", .choice(Pipeline.stages.map(\.name)), placeholder: "STAGE",
             help: "Stop after STAGE (the outputs are written only when hulls is reached).")
-        static let threads = CommandSpec.Option(
-            "threads", .value, placeholder: "N",
-            help: "Worker threads for every stage (default: all cores). Results are identical for any N.")
+        static let threads = CommandSpec.Option.threads("For every stage; results are identical for any N.")
         static let wait = CommandSpec.Option(
             "wait", .flag,
             help: "If another run holds the work directory, wait for it instead of exiting with status 5.")
@@ -30,12 +29,12 @@ public enum Driver {
     /// Overrides of the manifest, for `run` and `status`.
     enum OverrideFlags {
         static let set = CommandSpec.Option(
-            "set", .repeated, placeholder: "STAGE.PARAMETER=VALUE",
+            "set", .text, repeatable: true, placeholder: "STAGE.PARAMETER=VALUE",
             help:
                 "Override one parameter of the manifest for this run (e.g. --set graph.k=10); validated as the manifest is."
         )
         static let input = CommandSpec.Option(
-            "input", .repeated, placeholder: "PATH",
+            "input", .path, repeatable: true,
             help:
                 "Read this file instead of the manifest's input (one --input per input, in order; format options are "
                 + "kept), e.g. tonight's dump.")
@@ -60,9 +59,7 @@ public enum Driver {
 
     static let runSpec = CommandSpec(
         name: "regionsearch run", abstract: "bring every stage of a pipeline manifest up to date and write its outputs",
-        usage:
-            "regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--dry-run] "
-            + "[--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict] [--log-format human|json] [--quiet]",
+        positionals: ["MANIFEST"],
         discussion: """
             Stages whose inputs (by content hash), parameters and versions match their last successful
             run, and whose outputs still verify, are skipped; the others run in order, each into a
@@ -78,25 +75,22 @@ public enum Driver {
         options: [
             RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait, RunFlags.dryRun,
             OverrideFlags.set, OverrideFlags.input,
-        ],
-        acceptsPositionals: true)
+        ])
 
     static let statusSpec = CommandSpec(
         name: "regionsearch status",
         abstract: "show which stages of a manifest are up to date, stale (and why), missing or failed",
-        usage: "regionsearch status MANIFEST [--json] [--check] [--set STAGE.PARAMETER=VALUE]... [--input PATH]...",
-        options: [statusJSON, statusCheck, OverrideFlags.set, OverrideFlags.input],
-        acceptsPositionals: true)
+        positionals: ["MANIFEST"],
+        options: [statusJSON, statusCheck, OverrideFlags.set, OverrideFlags.input])
 
     static let cleanSpec = CommandSpec(
         name: "regionsearch clean",
         abstract: "remove a manifest's intermediate artifacts, run records and leftover temporary files",
-        usage: "regionsearch clean MANIFEST [--unused] [--wait]",
+        positionals: ["MANIFEST"],
         discussion:
             "The output GeoJSON is kept. With --unused, only the stage runs "
             + "that the latest run did not use are removed.",
-        options: [CleanFlags.unused, CleanFlags.wait],
-        acceptsPositionals: true)
+        options: [CleanFlags.unused, CleanFlags.wait])
 
     static var commands: [(String, CommandSpec)] {
         [
@@ -151,22 +145,21 @@ public enum Driver {
         }
     }
 
+    /// The overview's usage lines, from the commands' declarations.
+    static var usageLines: String {
+        var lines = commands.map { "  " + $0.1.shortUsage }
+        lines.append("  regionsearch STAGE [ARGS...]     run the stage executable regionsearch-STAGE directly")
+        lines.append("  regionsearch help [COMMAND|STAGE]")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     static var overview: String {
         let width = Pipeline.stages.map { $0.name.count }.max() ?? 9
         var out = """
             regionsearch \(RegionSearchVersion.current) — find the regions where keywords are dense, from POI files to GeoJSON
 
             Usage:
-              regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--quiet]
-                               [--dry-run] [--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict]
-                               [--log-format human|json]
-              regionsearch status MANIFEST [--json] [--check] [--set …] [--input …]
-              regionsearch clean MANIFEST [--unused] [--wait]
-              regionsearch plan MANIFEST --tiles N|auto --emit snakefile|sbatch DIR   (a tiled run, docs/TILES.md)
-              regionsearch tile STEP --plan PLAN [--tile I]                            (one step of it)
-              regionsearch STAGE [ARGS...]     run the stage executable regionsearch-STAGE directly
-              regionsearch help [COMMAND|STAGE]
-
+            \(usageLines)
             Commands:
 
             """
@@ -199,7 +192,7 @@ public enum Driver {
         guard cl.positionals.count == 1 else {
             throw UsageError(
                 cl.positionals.isEmpty
-                    ? "give the manifest file: \(cl.spec.usage)"
+                    ? "give the manifest file: \(cl.spec.shortUsage)"
                     : "expected one manifest file, got \(cl.positionals.count) arguments")
         }
         // A ManifestError exits with status 2 and already names file, key and position.
@@ -222,12 +215,7 @@ public enum Driver {
         options.quiet = cl.flag(.quiet)
         options.strict = cl.flag(.strict)
         options.logFormat = Log.format
-        if let text = cl.value(RunFlags.threads) {
-            guard let n = Int(text), n >= 1, n <= 1024 else {
-                throw UsageError("--threads: expected an integer in [1, 1024], got \"\(text)\"")
-            }
-            options.threads = n
-        }
+        options.threads = cl.optionalInteger(RunFlags.threads)
         if cl.flag(RunFlags.dryRun) {
             let plan = try DryRun(manifest, options: options)
             print(plan.text, terminator: "")

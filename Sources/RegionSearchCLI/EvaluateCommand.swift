@@ -9,54 +9,58 @@ import RegionSearchStages
 /// `regionsearch-evaluate`: scores region GeoJSON against ground truth (`truth`) or compares two
 /// region files (`compare`); a table on stdout and, with `--json`, a JSON report.
 public enum EvaluateCommand {
+    /// The defaults of the scores and checks, which the options override.
+    static let evaluatorDefaults = Evaluator()
+    static let checkDefaults = CheckOptions()
+
     static let poisOption = CommandSpec.Option(
-        "pois", .value, placeholder: "POIS",
+        "pois", .path, placeholder: "POIS",
         help: "POI file (CSV/GeoJSON read by ingest, or pois.rsa) for POI-level scores and region checks.")
     static let inputSpecOption = CommandSpec.Option(
-        "input-spec", .repeated, placeholder: "JSON",
+        "input-spec", .text, repeatable: true, placeholder: "JSON",
         help: "The POIs as an ingest input spec, like a manifest's inputs entry (instead of --pois).")
     static let manifestOption = CommandSpec.Option(
-        "manifest", .value, placeholder: "M.json",
+        "manifest", .path, placeholder: "M.json",
         help: "Read the POIs as this manifest's inputs and ingest settings, and report its keywords.")
     static let membersOption = CommandSpec.Option(
-        "members", .repeated, placeholder: "MEMBERS.csv",
+        "members", .path, repeatable: true, placeholder: "MEMBERS.csv",
         help: "Truth members (id,cluster_id); truth mode, with POIs (one per truth file, or one for all).")
     static let mustNotOption = CommandSpec.Option(
-        "must-not", .value, placeholder: "FILE",
+        "must-not", .path, placeholder: "FILE",
         help: "Areas regions must avoid (GeoJSON, kind void or sparse): share of region area inside them.")
     static let spacingKOption = CommandSpec.Option(
-        "spacing-k", .value, placeholder: "K",
-        help: "Spacing = distance to the K-th nearest other keyword location (default 5, as graph.scale_k).")
+        "spacing-k", .integer(1...100), default: .value(.number(Double(checkDefaults.spacingK))), placeholder: "K",
+        help: "Spacing = distance to the K-th nearest other keyword location (as graph.scale_k).")
     static let minSpacingOption = CommandSpec.Option(
-        "min-spacing", .value, placeholder: "M",
-        help: "A region's spacing below M metres counts as M (default 5, as regions.min_spacing_m).")
+        "min-spacing", .number(min: 0), default: .value(.number(checkDefaults.minSpacing)), placeholder: "M",
+        help: "A region's spacing below M metres counts as M (as regions.min_spacing_m).")
     static let emptyLimitOption = CommandSpec.Option(
-        "empty-limit", .value, placeholder: "E", help: "Flag regions whose empty share is above E (default 0.1).")
+        "empty-limit", .number(min: 0, max: 1), default: .value(.number(checkDefaults.emptyLimit)), placeholder: "E",
+        help: "Flag regions whose empty share is above E.")
     static let maxAreaOption = CommandSpec.Option(
-        "max-area-km2", .value, placeholder: "A", help: "Flag regions larger than A km² (default 5).")
+        "max-area-km2", .number(min: 0, minExclusive: true), default: .value(.number(checkDefaults.maxArea / 1e6)),
+        placeholder: "A", help: "Flag regions larger than A km².")
     static let jsonOption = CommandSpec.Option(
-        "json", .value, placeholder: "OUT.json",
+        "json", .path, placeholder: "OUT.json",
         help: "Also write the report as JSON ('-' = JSON on stdout instead of the table).")
     static let thresholdsOption = CommandSpec.Option(
-        "thresholds", .value, placeholder: "T1,T2", help: "IoU thresholds for recall/precision/F1 (default 0.3,0.5).")
+        "thresholds", .list(.number(min: 0, max: 1, minExclusive: true)),
+        default: .value(.array(evaluatorDefaults.thresholds.map { .number($0) })), placeholder: "T1,T2",
+        help: "IoU thresholds for recall/precision/F1, each once.")
     static let matchIouOption = CommandSpec.Option(
-        "match-iou", .value, placeholder: "T", help: "IoU needed to match two regions in compare mode (default 0.5).")
+        "match-iou", .number(min: 0, max: 1, minExclusive: true),
+        default: .value(.number(evaluatorDefaults.matchThreshold)), placeholder: "T",
+        help: "IoU needed to match two regions in compare mode.")
     static let crsOption = CommandSpec.Option(
-        "crs", .value, placeholder: "CRS",
-        help: "Measure in this projected CRS (metres) instead of the automatic choice.")
-    static let threadsOption = CommandSpec.Option(
-        "threads", .value, placeholder: "N",
-        help: "Threads for reading the POI file (default: all cores); results do not depend on it.")
+        "crs", .text, default: .computed("chosen for the extent of the truth file, or of A"), placeholder: "CRS",
+        help: "Measure in this projected CRS (metres).")
+    static let threadsOption = CommandSpec.Option.threads(
+        "Threads for reading the POI file; results do not depend on it.")
 
     static let spec = CommandSpec(
         name: "regionsearch-evaluate",
         abstract: "score region polygons against ground truth, or compare two region files",
-        usage: """
-            regionsearch-evaluate truth REGIONS.geojson TRUTH.geojson...
-                       [--pois POIS | --input-spec JSON | --manifest M.json] [--members MEMBERS.csv]...
-                       [--must-not FILE] [--json OUT.json] [--thresholds 0.3,0.5]
-                   regionsearch-evaluate compare A.geojson B.geojson [--pois POIS] [--json OUT.json]
-            """,
+        positionals: ["truth REGIONS.geojson TRUTH.geojson...", "compare A.geojson B.geojson"],
         discussion: """
             The metrics are those of the Python reference's evaluate.py, measured with GEOS in a metric CRS
             (the automatic choice for the extent of the truth file, or of A; areas in m²). Regions and truths
@@ -106,8 +110,7 @@ public enum EvaluateCommand {
             Self.matchIouOption,
             Self.crsOption,
             Self.threadsOption,
-        ],
-        acceptsPositionals: true)
+        ])
 
     /// Entry point of `regionsearch-evaluate`.
     public static func main() -> Never {
@@ -124,19 +127,21 @@ public enum EvaluateCommand {
             let least = mode == "truth" ? "at least " : ""
             throw UsageError("\(mode) needs \(least)two files, \(names); got \(cl.positionals.count - 1)")
         }
-        try Parallel.configure(from: cl.value(Self.threadsOption))
+        Parallel.configure(threads: cl.optionalInteger(Self.threadsOption))
         var evaluator = Evaluator()
-        if let text = cl.value(Self.thresholdsOption) {
-            evaluator.thresholds = try parseThresholds(text, option: "thresholds")
+        evaluator.thresholds = cl.list(Self.thresholdsOption).compactMap(\.doubleValue)
+        var seen = Set<Double>()
+        for t in evaluator.thresholds where !seen.insert(t).inserted {
+            throw UsageError("--thresholds: \(JSONValue.formatNumber(t)) is given twice")
         }
-        if let text = cl.value(Self.matchIouOption) {
-            guard let t = try parseThresholds(text, option: "match-iou").first, !text.contains(",") else {
-                throw UsageError("--match-iou: expected one number in (0, 1], got \"\(text)\"")
-            }
-            evaluator.matchThreshold = t
-        }
-        evaluator.crs = cl.value(Self.crsOption)
-        evaluator.checks = try checkOptions(cl)
+        evaluator.matchThreshold = cl.number(Self.matchIouOption)
+        evaluator.crs = cl.optionalString(Self.crsOption)
+        var checks = CheckOptions()
+        checks.spacingK = cl.integer(Self.spacingKOption)
+        checks.minSpacing = cl.number(Self.minSpacingOption)
+        checks.emptyLimit = cl.number(Self.emptyLimitOption)
+        checks.maxArea = cl.number(Self.maxAreaOption) * 1e6
+        evaluator.checks = checks
         let membersPaths = cl.all(Self.membersOption)
         let poiSources = [Self.poisOption, Self.inputSpecOption, Self.manifestOption].filter {
             !cl.all($0).isEmpty
@@ -220,42 +225,5 @@ public enum EvaluateCommand {
             Log.info("wrote \(out)")
         }
         print(cl.value(Self.jsonOption) == "-" ? jsonText : table, terminator: "")
-    }
-
-    /// The region-check thresholds from the command line.
-    static func checkOptions(_ cl: ParsedCommandLine) throws(UsageError) -> CheckOptions {
-        var options = CheckOptions()
-        func number(_ option: CommandSpec.Option, _ valid: (Double) -> Bool, _ expected: String) throws(UsageError)
-            -> Double?
-        {
-            guard let text = cl.value(option) else { return nil }
-            guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v.isFinite, valid(v) else {
-                throw UsageError("--\(option.name): expected \(expected), got \"\(text)\"")
-            }
-            return v
-        }
-        if let k = try number(Self.spacingKOption, { $0 >= 1 && $0 <= 100 && $0 == $0.rounded() }, "an integer 1-100") {
-            options.spacingK = Int(k)
-        }
-        if let m = try number(Self.minSpacingOption, { $0 >= 0 }, "metres ≥ 0") { options.minSpacing = m }
-        if let e = try number(Self.emptyLimitOption, { $0 >= 0 && $0 <= 1 }, "a number in [0, 1]") {
-            options.emptyLimit = e
-        }
-        if let a = try number(Self.maxAreaOption, { $0 > 0 }, "a number of km² > 0") { options.maxArea = a * 1e6 }
-        return options
-    }
-
-    /// Parses "0.3,0.5": numbers in (0, 1], no repeats, in the given order.
-    static func parseThresholds(_ text: String, option: String) throws(UsageError) -> [Double] {
-        var out: [Double] = []
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let s = part.trimmingCharacters(in: .whitespaces)
-            guard let t = Double(s), t.isFinite, t > 0, t <= 1 else {
-                throw UsageError("--\(option): expected numbers in (0, 1] separated by commas, got \"\(text)\"")
-            }
-            guard !out.contains(t) else { throw UsageError("--\(option): \(s) is given twice") }
-            out.append(t)
-        }
-        return out
     }
 }

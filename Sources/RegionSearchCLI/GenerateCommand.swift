@@ -4,47 +4,69 @@ import RegionSearchSynthetic
 
 /// `regionsearch-generate`: writes a synthetic city with planted keyword clusters and its truth.
 public enum GenerateCommand {
-    static let outOption = CommandSpec.Option("out", .value, placeholder: "PREFIX", help: "Output path prefix.")
+    /// The defaults every scenario shares.
+    static let defaults = SyntheticCity.Config()
+
+    /// A default that depends on the scenario, read from each scenario's configuration:
+    /// "20, strips 12, periphery 12, rivers 3, uniform 0".
+    static func byScenario(_ value: (SyntheticCity.Config) -> String, note: String = "") -> CommandSpec.Option.Default {
+        let base = value(defaults)
+        let others = SyntheticScenario.allCases.compactMap { scenario -> String? in
+            let v = value(SyntheticCity.Config(scenario: scenario))
+            return v == base ? nil : "\(scenario.rawValue) \(v)"
+        }
+        let details = others + (note.isEmpty ? [] : [note])
+        return .computed(([base] + details).joined(separator: ", "))
+    }
+
+    static func format(_ d: Double) -> String { JSONValue.formatNumber(d) }
+
+    static let outOption = CommandSpec.Option(
+        "out", .path, default: .required, placeholder: "PREFIX", help: "Output path prefix.")
     static let scenarioOption = CommandSpec.Option(
-        "scenario", .value, placeholder: SyntheticScenario.allCases.map(\.rawValue).joined(separator: "|"),
-        help: "What to plant (default clusters); see below.")
-    static let nOption = CommandSpec.Option("n", .value, placeholder: "N", help: "Total POIs (default 100000).")
-    static let seedOption = CommandSpec.Option("seed", .value, placeholder: "S", help: "Random seed (default 42).")
+        "scenario", .choice(SyntheticScenario.allCases.map(\.rawValue)), default: .value(.string(defaults.scenario.rawValue)),
+        help: "What to plant; see below.")
+    static let nOption = CommandSpec.Option(
+        "n", .integer(1...1_000_000_000), default: .value(.number(Double(defaults.n))), help: "Total POIs.")
+    static let seedOption = CommandSpec.Option(
+        "seed", .integer(0...Int.max), default: .value(.number(Double(defaults.seed))), placeholder: "S",
+        help: "Random seed.")
     static let clustersOption = CommandSpec.Option(
-        "clusters", .value, placeholder: "K",
-        help: "Planted clusters (default 20; 0 = none); strips: strips (12); rivers: pairs per river (3).")
+        "clusters", .integer(0...100_000), default: byScenario({ "\($0.clusters)" }), placeholder: "K",
+        help: "Planted clusters (0 = none); strips: strips; rivers: pairs per river.")
     static let keywordsOption = CommandSpec.Option(
-        "keywords", .value, placeholder: "A,B",
-        help: "Planted keywords, round-robin (default 咖啡,bank; strips restaurant; periphery, rivers cafe).")
+        "keywords", .list(.text), default: byScenario({ $0.keywords.joined(separator: ",") }), placeholder: "A,B",
+        help: "Planted keywords, round-robin.")
     static let centerOption = CommandSpec.Option(
-        "center", .value, placeholder: "LON,LAT", help: "Centre of the city (default 116.40,39.90).")
+        "center", .list(.number()),
+        default: .value(.array([.number(defaults.centerLon), .number(defaults.centerLat)])), placeholder: "LON,LAT",
+        help: "Centre of the city.")
     static let extentKmOption = CommandSpec.Option(
-        "extent-km", .value, placeholder: "KM",
-        help: "Side of the square city (default 30; periphery 40, ellipses 20; rivers: from --n).")
+        "extent-km", .number(min: 0, minExclusive: true),
+        default: byScenario({ format($0.extentKm) }, note: "rivers: from --n"), placeholder: "KM",
+        help: "Side of the square city.")
     static let aspectOption = CommandSpec.Option(
-        "aspect", .value, placeholder: "R",
-        help: "Cluster elongation, major/minor axis (default 1 = discs; ellipses 5).")
+        "aspect", .number(min: 1), default: byScenario({ format($0.aspect) }), placeholder: "R",
+        help: "Cluster elongation, major/minor axis (1 = discs).")
     static let minRadiusMOption = CommandSpec.Option(
-        "min-radius-m", .value, placeholder: "M",
-        help: "Smallest planted cluster radius (semi-major axis) in metres (default 150).")
+        "min-radius-m", .number(min: 0, minExclusive: true), default: byScenario({ format($0.minRadius) }),
+        placeholder: "M", help: "Smallest planted cluster radius (semi-major axis) in metres.")
     static let maxRadiusMOption = CommandSpec.Option(
-        "max-radius-m", .value, placeholder: "M", help: "Largest planted cluster radius in metres (default 800).")
+        "max-radius-m", .number(min: 0, minExclusive: true), default: byScenario({ format($0.maxRadius) }),
+        placeholder: "M", help: "Largest planted cluster radius in metres.")
     static let backgroundRateOption = CommandSpec.Option(
-        "background-rate", .repeated, placeholder: "KEYWORD=SHARE",
+        "background-rate", .text, repeatable: true, placeholder: "KEYWORD=SHARE",
         help: "Share of background POIs with this category, e.g. bank=0.5.")
     static let emptyBandOption = CommandSpec.Option(
-        "empty-band", .repeated, placeholder: "X0,Y0,X1,Y1",
+        "empty-band", .list(.number()), repeatable: true, placeholder: "X0,Y0,X1,Y1",
         help: "A rectangle in metres from the centre kept free of POIs.")
     static let formatOption = CommandSpec.Option(
-        "format", .value, placeholder: "csv|geojson", help: "POI file format (default csv).")
+        "format", .choice(["csv", "geojson"]), default: .value(.string("csv")), help: "POI file format.")
 
     static let spec = CommandSpec(
         name: "regionsearch-generate",
         abstract:
             "write a deterministic synthetic city with planted keyword clusters (for tests, tuning and benchmarks)",
-        usage:
-            "regionsearch-generate --out PREFIX [--n N] [--seed S] [--clusters K] [--keywords A,B] [--format "
-            + "csv|geojson] …",
         discussion: """
             Writes PREFIX.csv (id,name,category,lon,lat) or PREFIX.geojson, PREFIX.truth.geojson (one
             polygon per planted item, with its keyword, kind and cluster_id), PREFIX.truth_members.csv
@@ -100,50 +122,35 @@ public enum GenerateCommand {
     }
 
     static func run(_ cl: ParsedCommandLine) throws {
-        var config = SyntheticCity.Config()
-        if let v = cl.value(Self.scenarioOption) {
-            guard let scenario = SyntheticScenario(rawValue: v) else {
-                let names = SyntheticScenario.allCases.map(\.rawValue).joined(separator: ", ")
-                throw UsageError("--scenario: expected one of \(names), got \"\(v)\"")
-            }
-            config = SyntheticCity.Config(scenario: scenario)
-        }
-        func number(_ option: CommandSpec.Option) throws -> Double? {
-            guard let v = cl.value(option) else { return nil }
-            guard let d = Double(v), d.isFinite else {
-                throw UsageError("--\(option.name): expected a number, got \"\(v)\"")
-            }
-            return d
-        }
-        if let v = try number(nOption) { config.n = Int(v) }
-        if let v = try number(seedOption) { config.seed = UInt64(v) }
-        if let v = try number(clustersOption) { config.clusters = Int(v) }
-        if let v = try number(extentKmOption) { config.extentKm = v }
-        if let v = try number(aspectOption) { config.aspect = max(1, v) }
-        if let v = try number(minRadiusMOption) { config.minRadius = v }
-        if let v = try number(maxRadiusMOption) { config.maxRadius = v }
-        guard config.minRadius > 0, config.minRadius <= config.maxRadius else {
+        // The scenario's configuration, then every option given over it.
+        var config = SyntheticCity.Config(scenario: cl.choice(Self.scenarioOption, as: SyntheticScenario.self))
+        config.n = cl.integer(Self.nOption)
+        config.seed = UInt64(cl.integer(Self.seedOption))
+        if let v = cl.optionalInteger(Self.clustersOption) { config.clusters = v }
+        if let v = cl.optionalNumber(Self.extentKmOption) { config.extentKm = v }
+        if let v = cl.optionalNumber(Self.aspectOption) { config.aspect = v }
+        if let v = cl.optionalNumber(Self.minRadiusMOption) { config.minRadius = v }
+        if let v = cl.optionalNumber(Self.maxRadiusMOption) { config.maxRadius = v }
+        guard config.minRadius <= config.maxRadius else {
             throw UsageError(
-                "--min-radius-m and --max-radius-m: need 0 < min "
-                    + "≤ max, got \(config.minRadius) and \(config.maxRadius)"
-            )
+                "--min-radius-m and --max-radius-m: need min ≤ max, got \(config.minRadius) and \(config.maxRadius)")
         }
-        if let v = cl.value(Self.keywordsOption) { config.keywords = v.split(separator: ",").map(String.init) }
-        if let v = cl.value(Self.centerOption) {
-            let parts = v.split(separator: ",").compactMap { Double($0) }
-            guard parts.count == 2 else { throw UsageError("--center: expected LON,LAT, got \"\(v)\"") }
-            config.centerLon = parts[0]
-            config.centerLat = parts[1]
+        if let v = cl.optionalList(Self.keywordsOption) { config.keywords = v.compactMap(\.stringValue) }
+        let center = cl.list(Self.centerOption).compactMap(\.doubleValue)
+        guard center.count == 2 else {
+            throw UsageError("--center: expected LON,LAT, got \"\(cl.value(Self.centerOption) ?? "")\"")
         }
+        config.centerLon = center[0]
+        config.centerLat = center[1]
         for r in cl.all(Self.backgroundRateOption) {
             let kv = r.split(separator: "=", maxSplits: 1)
-            guard kv.count == 2, let share = Double(kv[1]), share >= 0, share <= 1 else {
+            guard kv.count == 2, let share = ValueSyntax.number(kv[1]), share >= 0, share <= 1 else {
                 throw UsageError("--background-rate: expected KEYWORD=SHARE with SHARE in [0, 1], got \"\(r)\"")
             }
             config.backgroundRates[String(kv[0])] = share
         }
-        for b in cl.all(Self.emptyBandOption) {
-            let p = b.split(separator: ",").compactMap { Double($0) }
+        for (b, band) in zip(cl.all(Self.emptyBandOption), cl.typedValues(Self.emptyBandOption)) {
+            let p = (band.arrayValue ?? []).compactMap(\.doubleValue)
             guard p.count == 4 else {
                 throw UsageError("--empty-band: expected X0,Y0,X1,Y1 in metres, got \"\(b)\"")
             }
@@ -151,8 +158,7 @@ public enum GenerateCommand {
                 .init(minX: min(p[0], p[2]), minY: min(p[1], p[3]), maxX: max(p[0], p[2]), maxY: max(p[1], p[3])))
         }
         let prefix = try cl.required(Self.outOption)
-        let format = cl.value(Self.formatOption) ?? "csv"
-        guard format == "csv" || format == "geojson" else { throw UsageError("--format: expected csv or geojson") }
+        let format = cl.string(Self.formatOption)
         let city = try SyntheticCity(config)
         if format == "csv" {
             try city.writeCSV(to: prefix + ".csv")

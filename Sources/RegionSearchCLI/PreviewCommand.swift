@@ -7,38 +7,40 @@ import RegionSearchMaps
 /// offline web map of any region GeoJSON, with the POIs it was found in.
 public enum PreviewCommand {
     static let poisOption = CommandSpec.Option(
-        "pois", .value, placeholder: "POIS",
+        "pois", .path, placeholder: "POIS",
         help:
             "POIs to draw and to count keyword densities with: pois.rsa or any input ingest reads (CSV, GeoJSON, OSM).")
     static let keywordOption = CommandSpec.Option(
-        "keyword", .repeated, placeholder: "K",
-        help: "Show this keyword (repeat for several; default: every keyword of the regions file).")
+        "keyword", .text, default: .computed("every keyword of the regions file"), repeatable: true, placeholder: "K",
+        help: "Show this keyword (repeat for several).")
     static let bboxOption = CommandSpec.Option(
-        "bbox", .value, placeholder: "W,S,E,N", help: "Show this extent, degrees (default: the POIs and every region).")
+        "bbox", .text, default: .computed("the POIs and every region"), placeholder: "W,S,E,N",
+        help: "Show this extent, degrees.")
     static let outOption = CommandSpec.Option(
-        "out", .value, placeholder: "STEM",
-        help: "Write STEM.png, STEM.svg, … (default: the regions file's path without its extension).")
+        "out", .path, default: .computed("the regions file's path without its extension"), placeholder: "STEM",
+        help: "Write STEM.png, STEM.svg, ….")
     static let formatsOption = CommandSpec.Option(
-        "formats", .value, placeholder: "LIST", help: "Comma-separated, of png, svg, pdf, html (default png,svg,html).")
+        "formats", .list(.choice(MapFormat.allCases.map(\.rawValue))),
+        default: .value(.array(MapOptions.defaultFormats.map { .string($0.rawValue) })), placeholder: "LIST",
+        help: "The files to write.")
     static let widthOption = CommandSpec.Option(
-        "width", .value, placeholder: "PX", help: "Width of the static map in pixels (default 1600).")
+        "width", .integer(MapOptions.widthRange), default: .value(.number(Double(MapOptions.defaultWidth))),
+        placeholder: "PX", help: "Width of the static map in pixels.")
     static let titleOption = CommandSpec.Option(
-        "title", .value, placeholder: "TEXT", help: "Title (default: the regions file's name).")
+        "title", .text, default: .computed("the regions file's name"), help: "Title.")
     static let attributionOption = CommandSpec.Option(
-        "attribution", .value, placeholder: "TEXT",
+        "attribution", .text,
         help: "Data attribution shown on the maps, e.g. \"© OpenStreetMap contributors, ODbL\".")
     static let basemapOption = CommandSpec.Option(
-        "basemap", .value, placeholder: "URL",
+        "basemap", .text, placeholder: "URL",
         help: "Tile URL template for the web map, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (needs network).")
     static let basemapAttributionOption = CommandSpec.Option(
-        "basemap-attribution", .value, placeholder: "TEXT", help: "Attribution of the basemap's tiles.")
+        "basemap-attribution", .text, help: "Attribution of the basemap's tiles.")
 
     static let spec = CommandSpec(
         name: "regionsearch-preview",
         abstract: "draw a region GeoJSON as a map image (PNG/SVG/PDF) and an offline web map (HTML)",
-        usage:
-            "regionsearch-preview REGIONS.geojson [--pois POIS] [--keyword K]... [--bbox W,S,E,N] [--out STEM] "
-            + "[--formats png,svg,pdf,html] [--width PX] [--title TEXT] [--attribution TEXT] [--basemap URL]",
+        positionals: ["REGIONS.geojson"],
         discussion: """
             The static map has one panel per keyword over the same extent: every POI as a light grey dot, the
             keyword's POIs in its colour, its regions filled darker where denser, rank labels, a legend of the
@@ -56,8 +58,7 @@ public enum PreviewCommand {
         options: [
             poisOption, keywordOption, bboxOption, outOption, formatsOption, widthOption, titleOption,
             attributionOption, basemapOption, basemapAttributionOption,
-        ],
-        acceptsPositionals: true)
+        ])
 
     /// Entry point of `regionsearch-preview`.
     public static func main() -> Never {
@@ -68,21 +69,13 @@ public enum PreviewCommand {
         guard cl.positionals.count == 1 else {
             throw UsageError(
                 cl.positionals.isEmpty
-                    ? "give the regions GeoJSON: \(spec.usage)"
+                    ? "give the regions GeoJSON: \(spec.shortUsage)"
                     : "expected one regions file, got \(cl.positionals.count) arguments")
         }
         let regions = cl.positionals[0]
         var options = MapOptions()
-        if let text = cl.value(formatsOption) { options.formats = try parseFormats(text) }
-        if let text = cl.value(widthOption) {
-            guard let w = Int(text), MapOptions.widthRange.contains(w) else {
-                throw UsageError(
-                    "--width: expected an integer in \(MapOptions.widthRange.lowerBound)…"
-                        + "\(MapOptions.widthRange.upperBound), got \"\(text)\""
-                )
-            }
-            options.width = w
-        }
+        options.formats = cl.list(formatsOption).compactMap { $0.stringValue.flatMap(MapFormat.init(rawValue:)) }
+        options.width = cl.integer(widthOption)
         if let text = cl.value(bboxOption) {
             switch GeoBox.parse(text) {
             case .success(let b): options.bbox = b
@@ -108,21 +101,5 @@ public enum PreviewCommand {
         for (path, written) in try MapProducts.write(files, stem: stem) {
             Log.info(written ? "wrote \(path)" : "\(path) is up to date")
         }
-    }
-
-    /// "png,svg" → the formats; unknown names are a usage error.
-    static func parseFormats(_ text: String) throws(UsageError) -> [MapFormat] {
-        var out: [MapFormat] = []
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let name = part.trimmingCharacters(in: .whitespaces).lowercased()
-            guard let f = MapFormat(rawValue: name) else {
-                throw UsageError(
-                    "--formats: unknown format \"\(name)\"; choose from "
-                        + MapFormat.allCases.map(\.rawValue).joined(separator: ", ")
-                )
-            }
-            out.append(f)
-        }
-        return out
     }
 }

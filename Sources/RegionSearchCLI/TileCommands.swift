@@ -1,31 +1,28 @@
 import RegionSearchCore
 import RegionSearchPipeline
+import RegionSearchStages
 
 /// `regionsearch plan` and `regionsearch tile`: tiled runs on a workflow engine or a cluster
 /// scheduler (docs/TILES.md).
 public enum TileCommands {
     static let tilesOption = CommandSpec.Option(
-        "tiles", .value, placeholder: "N|auto",
-        help: "Number of tiles; auto: one per 5 million POIs (from the last run's count or the input sizes).")
+        "tiles", .text, default: .required, placeholder: "N|auto",
+        help: "Number of tiles, 1 to 4096; auto: one per 5 million POIs (from the last run's count or the input sizes).")
     static let emitOption = CommandSpec.Option(
-        "emit", .value, placeholder: "snakefile|sbatch",
+        "emit", .choice(WorkflowWriter.Engine.allCases.map(\.rawValue)), default: .required,
         help: "snakefile: DIR/Snakefile and DIR/profiles/slurm; sbatch: DIR/sbatch/*.sbatch and DIR/submit.sh.")
     static let partitionOption = CommandSpec.Option(
-        "partition", .value, placeholder: "NAME", help: "Slurm partition of every job (default local).")
-    static let haloOption = CommandSpec.Option(
-        "halo-cells", .value, placeholder: "H",
-        help: "Rings of grid cells a graph tile loads around its own at first (default 2; tiles grow as needed).")
-    static let densityOption = CommandSpec.Option(
-        "points-per-cell", .value, placeholder: "P", help: "Density of the graph tiles' grid (default 256).")
+        "partition", .text, default: .value(.string(TilePlanner.Request.defaultPartition)), placeholder: "NAME",
+        help: "Slurm partition of every job (letters, digits, _ and -).")
     static let pointsOption = CommandSpec.Option(
-        "points", .value, placeholder: "N", help: "Size the jobs for N POIs instead of the estimate.")
+        "points", .integer(1...Int(Int32.max)), help: "Size the jobs for N POIs instead of the estimate.")
+    /// The most tiles a plan cuts a run into.
+    static let maxTiles = 4096
 
     static let planSpec = CommandSpec(
         name: "regionsearch plan",
         abstract: "write a tiled workflow of a manifest for Snakemake or plain Slurm sbatch",
-        usage:
-            "regionsearch plan MANIFEST --tiles N|auto --emit snakefile|sbatch DIR [--partition NAME] "
-            + "[--halo-cells H] [--points-per-cell P] [--points N]",
+        positionals: ["MANIFEST DIR"],
         discussion: """
             Writes DIR/plan.json and the engine's files. The workflow has five steps, each a
             'regionsearch tile STEP' job: prepare (ingest and project the whole data), graph (one job per
@@ -40,20 +37,21 @@ public enum TileCommands {
               snakemake -s out/wf/Snakefile --profile out/wf/profiles/slurm
               regionsearch plan pipelines/default.json --tiles 4 --emit sbatch out/wf && out/wf/submit.sh
             """,
-        options: [tilesOption, emitOption, partitionOption, haloOption, densityOption, pointsOption],
-        acceptsPositionals: true)
+        options: [
+            tilesOption, emitOption, partitionOption, TileArtifacts.haloOption, TileArtifacts.pointsPerCellOption,
+            pointsOption,
+        ])
 
     static let planOption = CommandSpec.Option(
-        "plan", .value, placeholder: "PLAN", help: "The plan.json written by 'regionsearch plan'.")
+        "plan", .path, default: .required, placeholder: "PLAN", help: "The plan.json written by 'regionsearch plan'.")
     static let tileOption = CommandSpec.Option(
-        "tile", .value, placeholder: "I", help: "The tile (graph and propagate steps), 0-based.")
-    static let threadsOption = CommandSpec.Option(
-        "threads", .value, placeholder: "N", help: "Worker threads (default: all cores). Results are identical.")
+        "tile", .integer(0...(maxTiles - 1)), placeholder: "I", help: "The tile (graph and propagate steps), 0-based.")
+    static let threadsOption = CommandSpec.Option.threads("Results are identical.")
 
     static let tileSpec = CommandSpec(
         name: "regionsearch tile",
         abstract: "run one step of a tiled workflow (the jobs 'regionsearch plan' writes)",
-        usage: "regionsearch tile prepare|graph|gather-graph|propagate|finish --plan PLAN [--tile I] [--threads N]",
+        positionals: [TileEstimate.steps.joined(separator: "|")],
         discussion: """
             prepare       ingest and project the whole data through the runner (state/prepared.json)
             graph         one tile's graph rows (graph/graph-part-I.rsa)
@@ -62,36 +60,33 @@ public enum TileCommands {
             finish        the scores object from the parts, then regions, hulls, the GeoJSON and maps
             Global steps take the work directory's lock (waiting for another holder); tile steps only read it.
             """,
-        options: [planOption, tileOption, threadsOption], acceptsPositionals: true)
+        options: [planOption, tileOption, threadsOption])
 
     static func plan(_ cl: ParsedCommandLine) throws {
         guard cl.positionals.count == 2 else {
-            throw UsageError("give the manifest and the directory to write: \(cl.spec.usage)")
+            throw UsageError("give the manifest and the directory to write: \(cl.spec.shortUsage)")
         }
-        guard let tilesText = cl.value(tilesOption) else { throw UsageError("--tiles: give N or auto") }
+        let tilesText = try cl.required(tilesOption)
         var tiles: Int?
         if tilesText != "auto" {
-            guard let n = Int(tilesText), n >= 1, n <= 4096 else {
-                throw UsageError("--tiles: expected auto or an integer in [1, 4096], got \"\(tilesText)\"")
+            guard let n = ValueSyntax.integer(tilesText), (1...maxTiles).contains(n) else {
+                throw UsageError("--tiles: expected auto or an integer in [1, \(maxTiles)], got \"\(tilesText)\"")
             }
             tiles = n
         }
-        guard let emit = cl.value(emitOption), let engine = WorkflowWriter.Engine(rawValue: emit) else {
+        guard let engine = cl.optionalChoice(emitOption, as: WorkflowWriter.Engine.self) else {
             throw UsageError("--emit: expected snakefile or sbatch")
         }
         var request = TilePlanner.Request(
             manifest: cl.positionals[0], tiles: tiles, directory: cl.positionals[1], engine: engine)
-        if let p = cl.value(partitionOption) {
-            guard !p.isEmpty, p.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-                throw UsageError("--partition: expected a partition name (letters, digits, _ and -), got \"\(p)\"")
-            }
-            request.partition = p
+        let partition = cl.string(partitionOption)
+        guard !partition.isEmpty, partition.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            throw UsageError("--partition: expected a partition name (letters, digits, _ and -), got \"\(partition)\"")
         }
-        request.haloCells = try integer(cl, haloOption, default: 2, range: 0...1000)
-        request.pointsPerCell = try integer(cl, densityOption, default: 256, range: 1...1_000_000)
-        if cl.value(pointsOption) != nil {
-            request.points = try integer(cl, pointsOption, default: 0, range: 1...Int(Int32.max))
-        }
+        request.partition = partition
+        request.haloCells = cl.integer(TileArtifacts.haloOption)
+        request.pointsPerCell = cl.integer(TileArtifacts.pointsPerCellOption)
+        request.points = cl.optionalInteger(pointsOption)
         let (plan, files) = try TilePlanner.plan(request)
         let e = plan.estimate
         Log.info(
@@ -112,18 +107,18 @@ public enum TileCommands {
     }
 
     static func tile(_ cl: ParsedCommandLine) throws {
-        guard cl.positionals.count == 1 else { throw UsageError("give one step: \(cl.spec.usage)") }
-        guard let planPath = cl.value(planOption) else { throw UsageError("--plan: give the plan.json") }
-        let plan = try TilePlan.load(planPath)
-        var threads: Int?
-        if cl.value(threadsOption) != nil { threads = try integer(cl, threadsOption, default: 0, range: 1...1024) }
-        var steps = try TileSteps(plan: plan, threads: threads)
+        guard cl.positionals.count == 1 else { throw UsageError("give one step: \(cl.spec.shortUsage)") }
+        let plan = try TilePlan.load(try cl.required(planOption))
+        var steps = try TileSteps(plan: plan, threads: cl.optionalInteger(threadsOption))
         steps.quiet = cl.flag(.quiet)
         func tileNumber() throws -> Int {
-            guard cl.value(tileOption) != nil else {
+            guard let tile = cl.optionalInteger(tileOption) else {
                 throw UsageError("--tile: this step runs one tile; give its number")
             }
-            return try integer(cl, tileOption, default: 0, range: 0...(plan.tiles - 1))
+            guard tile < plan.tiles else {
+                throw UsageError("--tile: expected an integer in [0, \(plan.tiles - 1)], got \(tile)")
+            }
+            return tile
         }
         let t0 = monotonicSeconds()
         let step = cl.positionals[0]
@@ -134,21 +129,10 @@ public enum TileCommands {
         case "propagate": try steps.propagate(tile: try tileNumber())
         case "finish": try steps.finish()
         default:
-            let names = ["prepare", "graph", "gather-graph", "propagate", "finish"]
+            let names = TileEstimate.steps
             let hint = closestMatch(step, in: names).map { " (did you mean '\($0)'?)" } ?? ""
             throw UsageError("'\(step)' is not a step\(hint); steps: \(names.joined(separator: ", "))")
         }
         Log.info("tile step \(step) done in \(Runner.seconds(monotonicSeconds() - t0))")
-    }
-
-    static func integer(_ cl: ParsedCommandLine, _ option: CommandSpec.Option, default d: Int, range: ClosedRange<Int>)
-        throws(UsageError) -> Int
-    {
-        guard let text = cl.value(option) else { return d }
-        guard let v = Int(text), range.contains(v) else {
-            throw UsageError(
-                "--\(option.name): expected an integer in [\(range.lowerBound), \(range.upperBound)], got \"\(text)\"")
-        }
-        return v
     }
 }

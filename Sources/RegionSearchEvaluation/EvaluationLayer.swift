@@ -1,4 +1,3 @@
-import CGEOS
 import RegionSearchCore
 import RegionSearchOutput
 import RegionSearchProjection
@@ -72,7 +71,7 @@ final class EvaluationLayer {
                 }
                 polygons.append(try context.polygon(rings: rings))
             }
-            var geometry = polygons.count == 1 ? polygons[0] : try context.collection(GEOS_MULTIPOLYGON, of: polygons)
+            var geometry = polygons.count == 1 ? polygons[0] : try context.multiPolygon(of: polygons)
             var wasRepaired = false
             if !geometry.isValid {
                 if notes.count < 5 {

@@ -1,4 +1,3 @@
-import CGEOS
 import RegionSearchCore
 import RegionSearchModel
 import RegionSearchOutput

@@ -21,7 +21,7 @@ public enum GDALError: Error, CustomStringConvertible, Sendable {
     case invalidArgument(String)
     /// A file-system step of an atomic write (temporary directory, rename) failed.
     case fileSystem(String)
-    /// The GDAL library could not be loaded (it is loaded on first use, see CGDALLoader).
+    /// The GDAL library could not be loaded (it is loaded on first use, see the CGDAL target).
     case unavailable(String)
 
     /// The GDAL messages attached to this error (empty for caller-side errors).

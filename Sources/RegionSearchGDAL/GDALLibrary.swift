@@ -1,11 +1,10 @@
 import CGDAL
-import CGDALLoader
 import RegionSearchCore
 
 /// Process-wide GDAL set-up: driver registration (once, thread-safely), the version, and
 /// configuration options scoped to one call on one thread.
 public enum GDALLibrary {
-    /// GDAL is loaded on first use (CGDALLoader), then `GDALAllRegister` runs, the first time this
+    /// GDAL is loaded on first use (the CGDAL target), then `GDALAllRegister` runs, the first time this
     /// is read; nil when it loaded, else why not. Swift initialises a static `let` lazily under
     /// `swift_once`, so concurrent first uses are safe and it runs exactly once.
     private static let registration: String? = {
@@ -27,20 +26,6 @@ public enum GDALLibrary {
     /// The runtime GDAL release, e.g. "3.6.2"; nil when GDAL cannot be loaded.
     public static var version: String? {
         isAvailable ? String(cString: GDALVersionInfo("RELEASE_NAME")) : nil
-    }
-
-    /// Short names of the registered drivers that read or write vector data (none when GDAL
-    /// cannot be loaded).
-    public static func vectorDriverNames() -> [String] {
-        guard isAvailable else { return [] }
-        var names: [String] = []
-        for i in 0..<GDALGetDriverCount() {
-            guard let driver = GDALGetDriver(i) else { continue }
-            if GDALGetMetadataItem(driver, GDAL_DCAP_VECTOR, nil) != nil {
-                names.append(String(cString: GDALGetDriverShortName(driver)))
-            }
-        }
-        return names
     }
 
     /// Runs `body` with GDAL configuration options set for the current thread only

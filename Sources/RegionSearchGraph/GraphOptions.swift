@@ -34,44 +34,48 @@ public struct GraphOptions: StageOptions, Equatable {
         self.farFactor = farFactor
     }
 
+    /// The defaults, declared once by `init`'s default arguments: each spec's default is read
+    /// from here, and a test checks that the specs' defaults build these options.
+    public static let defaults = GraphOptions()
+
     public static let methodSpec = ParameterSpec(
-        "method", .choice(GraphMethod.allCases.map { $0.rawValue }), default: .string("delaunay"),
+        "method", .choice(GraphMethod.allCases.map { $0.rawValue }), default: .string(defaults.method.rawValue),
         help:
             "How points are joined: 'delaunay' (natural neighbours in every direction) "
             + "or 'knn' (each point to its k nearest)."
     )
     static let kSpec = ParameterSpec(
-        "k", .integer(min: 1, max: 64), default: .number(8),
+        "k", .integer(min: 1, max: 64), default: .number(Double(defaults.k)),
         help:
             "knn only: how many nearest other locations each point is joined to (the graph keeps the union, so a "
             + "point can have more)."
     )
     static let scaleKSpec = ParameterSpec(
-        "scale_k", .integer(min: 1, max: 64), default: .number(5),
+        "scale_k", .integer(min: 1, max: 64), default: .number(Double(defaults.scaleK)),
         help:
             "The local spacing of a point is the distance to its scale_k-th nearest other location (coincident "
             + "points count once)."
     )
     static let maxEdgeSpec = ParameterSpec(
-        "max_edge_m", .number(min: 0, max: nil, minExclusive: true), default: .null,
+        "max_edge_m", .number(min: 0, max: nil, minExclusive: true), default: defaults.maxEdgeMetres.map { .number($0) } ?? .null,
         help: "Drop every edge longer than this many metres, whatever the neighbourhood.")
     static let pruneFactorSpec = ParameterSpec(
-        "prune_factor", .number(min: 0, max: nil), default: .number(2),
+        "prune_factor", .number(min: 0, max: nil), default: .number(defaults.pruneFactor),
         help: "Drop an edge longer than prune_factor times the local spacing at both of its ends; 0 keeps all edges.")
 
     public static let voidRadiusSpec = ParameterSpec(
-        "void_radius", .number(min: 0, max: 100), default: .number(0.8),
+        "void_radius", .number(min: 0, max: 100), default: .number(defaults.voidRadius),
         help:
             "A triangle of the Delaunay triangulation is empty when its circumcircle's radius exceeds void_radius times the mean local "
             + "spacing of its corners (smoothed over two edges); groups of void_min_triangles empty triangles form a "
             + "void (a river, park, lake "
             + "or rail yard wide for its neighbourhood), and the edges across it are dropped. 0 keeps them.")
     public static let voidMinTrianglesSpec = ParameterSpec(
-        "void_min_triangles", .integer(min: 1, max: 1_000_000), default: .number(16),
+        "void_min_triangles", .integer(min: 1, max: 1_000_000), default: .number(Double(defaults.voidMinTriangles)),
         help: "How many empty triangles, connected across shared edges, make a void rather than a chance "
             + "gap between POIs.")
     public static let farFactorSpec = ParameterSpec(
-        "far_factor", .number(min: 0, max: nil), default: .number(50),
+        "far_factor", .number(min: 0, max: nil), default: .number(defaults.farFactor),
         help: "Drop every edge longer than far_factor times the median local spacing of all POIs, so POIs far from "
             + "everything else are isolated; 0 disables.")
 

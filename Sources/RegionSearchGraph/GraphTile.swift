@@ -73,6 +73,8 @@ public struct GraphTilePart: Sendable {
 public enum GraphTile {
     /// Rounds before a tile loads the whole data set.
     public static let maxRounds = 8
+    /// Rings of grid cells a tile loads around its own in its first round, unless told otherwise.
+    public static let defaultHaloCells = 2
 
     public static func build(
         x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, core: Range<Int>, grid: TileGrid,

@@ -7,7 +7,7 @@ import RegionSearchCore
 /// The build works on the coordinates themselves in tree order (x, y and index move together), so
 /// the bounding-box scans and median partitions read contiguous memory. Queries search upwards
 /// from the query's own leaf (see ``View/nearest(_:n:_:stack:path:)``).
-struct KDTree: @unchecked Sendable {
+struct KDTree: Sendable {
     let n: Int
     let leafSize: Int
     /// Coordinates in tree order and the original index of each position.

@@ -20,8 +20,8 @@ public struct GeoBox: Sendable, Equatable, CustomStringConvertible {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)
         }
-        let values = parts.compactMap { Double($0) }
-        guard parts.count == 4, values.count == 4, values.allSatisfy({ $0.isFinite }) else {
+        let values = parts.compactMap { ValueSyntax.number($0) }
+        guard parts.count == 4, values.count == 4 else {
             return .failure(
                 UsageError("expected west,south,east,north in degrees (e.g. 29.4,59.6,30.8,60.3), got \"\(text)\""))
         }

@@ -2,7 +2,7 @@ import Foundation
 import RegionSearchCore
 
 /// The ingest stage's parameters that apply to all inputs.
-public struct IngestSettings: Sendable {
+public struct IngestSettings: Sendable, Equatable {
     /// What to do with a record whose id was already seen (in the same input, or an earlier one
     /// with ``IdScope/all``).
     public enum DuplicatePolicy: String, CaseIterable, Sendable {
@@ -42,8 +42,12 @@ public struct IngestSettings: Sendable {
 }
 
 extension IngestSettings: StageOptions {
+    /// The defaults, declared once by the properties' initial values (see ``GraphOptions`` in the
+    /// graph target).
+    static let defaults = IngestSettings()
+
     static let duplicatesSpec = ParameterSpec(
-        "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }), default: .string("merge"),
+        "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }), default: .string(defaults.duplicates.rawValue),
         help:
             "What to do with a record whose id already occurred (in any input; see id_scope): keep_first drops it, merge adds "
             + "its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI."
@@ -56,22 +60,22 @@ extension IngestSettings: StageOptions {
             + "inputs that number their records independently)."
     )
     static let maxRejectRatioSpec = ParameterSpec(
-        "max_reject_ratio", .number(min: 0, max: 1), default: .number(0.1),
+        "max_reject_ratio", .number(min: 0, max: 1), default: .number(defaults.maxRejectRatio),
         help:
             "Fail (exit 3) when more than this share of an input's "
             + "records is rejected; the rejects file is still written."
     )
     static let bboxSpec = ParameterSpec(
-        "bbox", .string, default: .null,
+        "bbox", .string, default: defaults.bbox.map { .string($0.description) } ?? .null,
         help:
             "Reject POIs outside west,south,east,north (WGS84 degrees, after CRS conversion); west > east crosses "
             + "the antimeridian."
     )
     static let rejectNullIslandSpec = ParameterSpec(
-        "reject_null_island", .boolean, default: .bool(true),
+        "reject_null_island", .boolean, default: .bool(defaults.rejectNullIsland),
         help: "Reject records at exactly lon = lat = 0, the usual placeholder for unknown coordinates.")
     static let nameAsKeywordSpec = ParameterSpec(
-        "name_as_keyword", .boolean, default: .bool(false),
+        "name_as_keyword", .boolean, default: .bool(defaults.nameAsKeyword),
         help: "Also add each POI's name to its keyword text, so keyword queries match names.")
 
     public static let specs = [

@@ -85,7 +85,7 @@ public struct InputSpec: Sendable {
     }
 
     /// The order of the two numbers in a combined coordinate column.
-    enum CoordinateOrder: String, CaseIterable, Sendable {
+    public enum CoordinateOrder: String, CaseIterable, Sendable {
         case lonLat = "lon_lat"
         case latLon = "lat_lon"
     }
@@ -156,6 +156,8 @@ public struct InputSpec: Sendable {
     static let defaultMaxRecordBytesDelimited = 1 << 20
     /// Default `max_record_bytes` for GeoJSON: one feature may be a large polygon.
     static let defaultMaxRecordBytesGeoJSON = 256 << 20
+    /// The values `max_record_bytes` may take.
+    public static let maxRecordBytesRange = 1024...(1 << 30)
 
     /// Where error messages say this input came from (`inputs[0]`, `input 'a.csv'`).
     public var context: String
@@ -230,8 +232,10 @@ public struct InputSpec: Sendable {
             case "missing_values": missingValues = try Self.stringList(value, at: at)
             case "osm": osm = try Self.parseOSM(value, at: at)
             case "max_record_bytes":
-                guard let n = value.intValue, n >= 1024, n <= 1 << 30 else {
-                    throw UsageError("\(at): expected an integer in [1024, 1073741824], got \(value.serialized())")
+                guard let n = value.intValue, Self.maxRecordBytesRange.contains(n) else {
+                    let range = Self.maxRecordBytesRange
+                    throw UsageError(
+                        "\(at): expected an integer in [\(range.lowerBound), \(range.upperBound)], got \(value.serialized())")
                 }
                 maxRecordBytes = n
             case "layer": ogr.layer = try Self.nonEmptyString(value, at: at)

@@ -8,7 +8,7 @@ import RegionSearchCore
 /// as the stage's own work. A column keeps its owner (the artifact, or the array) alive, so the
 /// buffer stays valid as long as the column does. It reads like an array (`c[i]`, `c.count`,
 /// `withUnsafeBufferPointer`); `Array(c)` makes an owned copy.
-public struct Column<Element>: RandomAccessCollection, @unchecked Sendable {
+public struct Column<Element>: RandomAccessCollection {
     /// The values; valid while this column (or a copy of it) exists.
     public let buffer: UnsafeBufferPointer<Element>
     /// Keeps the memory behind `buffer` alive: an ``ArtifactFile`` or an ``ArrayOwner``.
@@ -52,6 +52,11 @@ public struct Column<Element>: RandomAccessCollection, @unchecked Sendable {
         try withExtendedLifetime(owner) { try body(buffer) }
     }
 }
+
+/// A column of sendable values may cross threads: its buffer is never written after the column is
+/// made (an array's storage or a read-only mapping), and its owner (an ``ArtifactFile`` or the array
+/// box) is immutable; the compiler cannot see that through the pointer.
+extension Column: @unchecked Sendable where Element: Sendable {}
 
 extension Column: ExpressibleByArrayLiteral {
     public init(arrayLiteral elements: Element...) { self.init(elements) }

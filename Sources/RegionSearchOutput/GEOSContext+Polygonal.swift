@@ -45,8 +45,13 @@ extension GEOSContext {
         try wrap(GEOSGeom_createEmptyPolygon_r(handle), "empty polygon")
     }
 
+    /// A MultiPolygon holding clones of `parts` (polygons), for targets that do not import GEOS.
+    public func multiPolygon(of parts: [GEOSGeometry]) throws(GEOSError) -> GEOSGeometry {
+        try collection(GEOS_MULTIPOLYGON, of: parts)
+    }
+
     /// A collection of the given type (e.g. `GEOS_MULTIPOLYGON`) holding clones of `parts`.
-    public func collection(_ type: GEOSGeomTypes, of parts: [GEOSGeometry]) throws(GEOSError) -> GEOSGeometry {
+    func collection(_ type: GEOSGeomTypes, of parts: [GEOSGeometry]) throws(GEOSError) -> GEOSGeometry {
         var clones: [OpaquePointer?] = []
         clones.reserveCapacity(parts.count)
         for p in parts {

@@ -29,6 +29,9 @@ public final class GEOSContext {
 
     deinit { GEOS_finish_r(handle) }
 
+    /// The GEOS release linked, e.g. "3.11.1-CAPI-1.17.1".
+    public static var version: String { String(cString: GEOSversion()) }
+
     /// An error carrying the collected messages (which are cleared).
     func error(_ what: String) -> GEOSError {
         defer { messages.removeAll() }

@@ -36,7 +36,7 @@ import Synchronization
 ///    crossing the antimeridian is split there into a MultiPolygon (RFC 7946 §3.1.9; holes are not
 ///    kept across such a split).
 public struct RegionPolygonBuilder {
-    public struct Options: Sendable {
+    public struct Options: Sendable, Equatable {
         public var concave: Bool
         var concaveRatio: Double
         /// Metres; nil = half the region's median spacing (at least a quarter of `minExtent`).

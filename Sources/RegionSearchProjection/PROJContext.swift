@@ -28,6 +28,9 @@ public final class PROJContext {
 
     deinit { proj_context_destroy(handle) }
 
+    /// The PROJ release linked, e.g. "9.1.1".
+    public static var release: String { String(cString: proj_info().release) }
+
     /// Returns and clears the collected log messages.
     func drainMessages() -> [String] {
         defer { messages.removeAll() }
@@ -126,6 +129,15 @@ public final class PROJTransform {
         }
         _ = context.drainMessages()
         return failed
+    }
+
+    /// The forward bulk call alone (`proj_trans_generic`), with none of the checks of
+    /// ``transform(x:y:inverse:)``: PROJ's own rate, which the benchmark's baseline measures.
+    public func transformUnchecked(x: UnsafeMutableBufferPointer<Double>, y: UnsafeMutableBufferPointer<Double>) {
+        precondition(x.count == y.count)
+        let stride = MemoryLayout<Double>.stride
+        _ = proj_trans_generic(
+            pj, PJ_FWD, x.baseAddress, stride, x.count, y.baseAddress, stride, y.count, nil, 0, 0, nil, 0, 0)
     }
 
     /// Transforms arrays in place; convenience over ``transform(x:y:inverse:)``.

@@ -5,8 +5,11 @@ public struct ProjectionOptions: StageOptions, Equatable {
     /// `auto`, or anything PROJ accepts (`EPSG:3067`, a PROJ string, WKT).
     public var crs: String
 
+    /// The defaults, declared once by `init`'s default argument (see ``GraphOptions/defaults``).
+    public static let defaults = ProjectionOptions()
+
     static let crsSpec = ParameterSpec(
-        "crs", .string, default: .string("auto"),
+        "crs", .string, default: .string(defaults.crs),
         help:
             "Target CRS in metres: \"auto\" picks the UTM zone of the data when it fits one zone, an equal-area "
             + "continental or polar projection when it does not, and Equal Earth for worldwide data (the choice "

@@ -37,7 +37,7 @@ public struct LabelPropagation {
         case chebyshev, jacobi
     }
 
-    public struct Options: Sendable {
+    public struct Options: Sendable, Equatable {
         public var alpha: Double
         public var tolerance: Double
         public var maxIterations: Int

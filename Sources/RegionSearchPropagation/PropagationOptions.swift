@@ -3,7 +3,7 @@ import RegionSearchCore
 import RegionSearchModel
 
 /// The propagate stage's settings: the query keywords and the solver's options.
-public struct PropagationOptions: StageOptions {
+public struct PropagationOptions: StageOptions, Equatable {
     /// The query keywords as given, one score column each, in order; a keyword that repeats an
     /// earlier one after normalisation (`BANK` after `bank`) is left out and listed in
     /// ``duplicates``.
@@ -25,6 +25,10 @@ public struct PropagationOptions: StageOptions {
         self.solver = solver
     }
 
+    /// The solver's defaults, declared once by its `init`'s default arguments (see
+    /// ``GraphOptions/defaults``); the keywords have none.
+    static let defaultSolver = LabelPropagation.Options()
+
     public static let keywordsSpec = ParameterSpec(
         "keywords", .stringList, default: nil,
         help:
@@ -36,22 +40,23 @@ public struct PropagationOptions: StageOptions {
             + "shop=*) matches values of that tag key, column or property exactly."
     )
     static let alphaSpec = ParameterSpec(
-        "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(0.9),
+        "alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultSolver.alpha),
         help:
             "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.9 ≈ 10 "
             + "hops: a street-block cluster; higher finds broader districts, lower tighter cores)."
     )
     static let toleranceSpec = ParameterSpec(
-        "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(1e-6),
+        "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultSolver.tolerance),
         help:
             "Run the fixed number of iterations at which the solver's error bound (relative to the start) falls to a "
             + "tenth of this; the largest change in the last one is recorded, and a keyword whose change is larger is "
             + "reported as not converged.")
     static let maxIterationsSpec = ParameterSpec(
-        "max_iterations", .integer(min: 1, max: 100_000), default: .number(1000),
+        "max_iterations", .integer(min: 1, max: 100_000), default: .number(Double(defaultSolver.maxIterations)),
         help: "Cap on the fixed iteration count (see tolerance).")
     static let solverSpec = ParameterSpec(
-        "solver", .choice(LabelPropagation.Solver.allCases.map { $0.rawValue }), default: .string("chebyshev"),
+        "solver", .choice(LabelPropagation.Solver.allCases.map { $0.rawValue }),
+        default: .string(defaultSolver.solver.rawValue),
         help:
             "How the fixed point F* = (1−α)(I−αS)⁻¹Y is reached: \"jacobi\" is Zhou's iteration as written; "
             + "\"chebyshev\" accelerates it with the known spectrum of S (same F*, about a third of the iterations)."

@@ -25,7 +25,7 @@ import RegionSearchModel
 ///    (the density is smoothed over the keyword graph first), candidates are small, and the test
 ///    removes them; a cluster of 70 cafés at 8 × the density around it is kept.
 public struct DensityRegionFinder: Sendable {
-    public struct Options: Sendable {
+    public struct Options: Sendable, Equatable {
         var coreRatio: Double
         var extendRatio: Double
         var minKeywordPOIs: Int

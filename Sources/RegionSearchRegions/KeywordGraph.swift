@@ -23,7 +23,7 @@ import RegionSearchModel
 ///    graph, and a river is wide for the keyword POIs that line it.
 public struct KeywordGraph: Sendable {
     /// How the keyword POIs are joined.
-    public struct Rules: Sendable {
+    public struct Rules: Sendable, Equatable {
         public var neighbours: Int
         public var edgeFactor: Double
         public var detour: Double

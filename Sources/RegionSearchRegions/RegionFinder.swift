@@ -27,7 +27,7 @@ import RegionSearchModel
 /// 6. **Footprint counts.** The footprint is the convex hull of the shape POIs; n and k count all
 ///    and matching POIs inside it (reported as `n_footprint` and `share`).
 public struct RegionFinder {
-    public struct Options: Sendable {
+    public struct Options: Sendable, Equatable {
         var zCore: Double
         var zExtend: Double
         var minKeywordPOIs: Int

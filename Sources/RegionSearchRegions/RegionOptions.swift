@@ -1,7 +1,7 @@
 import RegionSearchCore
 
 /// The regions stage's settings.
-public struct RegionOptions: StageOptions {
+public struct RegionOptions: StageOptions, Equatable {
     /// How candidate regions are found.
     public enum Method: String, CaseIterable, Sendable {
         /// The measure's own method over the keyword graph (``Measure``).
@@ -41,13 +41,14 @@ public struct RegionOptions: StageOptions {
     var dbscanMinSamples: Int
 
     public init(
-        method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options = .init(),
+        method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options? = nil,
         density: DensityRegionFinder.Options = .init(), keywordGraph: KeywordGraph.Rules = .init(),
         liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200, dbscanMinSamples: Int = 10
     ) {
         self.method = method
         self.measure = measure
-        self.finder = finder
+        // One min_keyword_pois for both measures: by default the lift finder takes the density finder's.
+        self.finder = finder ?? RegionFinder.Options(minKeywordPOIs: density.minKeywordPOIs)
         self.density = density
         self.keywordGraph = keywordGraph
         self.liftDensityRatio = liftDensityRatio
@@ -57,79 +58,83 @@ public struct RegionOptions: StageOptions {
         self.dbscanMinSamples = dbscanMinSamples
     }
 
+    /// The defaults, declared once by `init`'s default arguments and the finders' own (see
+    /// ``GraphOptions`` in the graph target).
+    public static let defaults = RegionOptions()
+
     public static let methodSpec = ParameterSpec(
-        "method", .choice(Method.allCases.map { $0.rawValue }), default: .string("propagation"),
+        "method", .choice(Method.allCases.map { $0.rawValue }), default: .string(defaults.method.rawValue),
         help: "\"propagation\": the measure's regions over the keyword's POIs, tested for significance; \"dbscan\": "
             + "DBSCAN over the keyword's POIs only, a baseline for experiments.")
     public static let measureSpec = ParameterSpec(
-        "measure", .choice(Measure.allCases.map { $0.rawValue }), default: .string("density"),
+        "measure", .choice(Measure.allCases.map { $0.rawValue }), default: .string(defaults.measure.rawValue),
         help: "\"density\": where the keyword's POIs are close together, many times closer than the keyword's "
             + "typical spacing in the data, however dense everything else is (where to go to compare restaurants); "
             + "\"lift\": where the keyword's share of all POIs stands out from its base rate (where restaurants are "
             + "over-represented).")
     static let neighboursSpec = ParameterSpec(
-        "neighbours", .integer(min: 1, max: 64), default: .number(5),
+        "neighbours", .integer(min: 1, max: 64), default: .number(Double(defaults.keywordGraph.neighbours)),
         help: "A keyword POI's local spacing is the distance to its neighbours-th nearest other keyword POI (the "
             + "density around it is neighbours POIs within that distance).")
     static let coreRatioSpec = ParameterSpec(
-        "core_ratio", .number(min: 1, max: 1e6), default: .number(10),
+        "core_ratio", .number(min: 1, max: 1e6), default: .number(defaults.density.coreRatio),
         help: "density: a region's core POIs have keyword POIs at least core_ratio times as dense around them as "
             + "the keyword's typical density (its POIs over the area the city's POIs occupy).")
     static let extendRatioSpec = ParameterSpec(
-        "extend_ratio", .number(min: 1, max: 1e6), default: .number(4),
+        "extend_ratio", .number(min: 1, max: 1e6), default: .number(defaults.density.extendRatio),
         help: "density: a region extends from its core through keyword POIs at least extend_ratio times as dense "
             + "as typical, so a dining street is kept whole down to its quieter ends.")
     static let smoothingSpec = ParameterSpec(
-        "smoothing", .number(min: 0, max: 0.99), default: .number(0.5),
+        "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
             + "(F ← αPF + (1−α)Y on log density): about 1/(1−α) hops; 0 uses each POI's own, noisier density.")
     static let edgeFactorSpec = ParameterSpec(
-        "edge_factor", .number(min: 0, max: 100, minExclusive: true), default: .number(1.6),
+        "edge_factor", .number(min: 0, max: 100, minExclusive: true), default: .number(defaults.keywordGraph.edgeFactor),
         help: "Two keyword POIs of a region are joined only when they are at most edge_factor times the local "
             + "keyword spacing apart (at the sparser end), so a region never bridges empty space much wider than "
             + "the gaps between its own POIs.")
     static let detourSpec = ParameterSpec(
-        "detour", .number(min: 1, max: 100), default: .number(2),
+        "detour", .number(min: 1, max: 100), default: .number(defaults.keywordGraph.detour),
         help: "…and only when the POI graph joins them by a path at most detour times their distance: POIs on "
             + "two banks of a river, or on two sides of a park, are not joined.")
     static let minSpacingSpec = ParameterSpec(
-        "min_spacing_m", .number(min: 0, max: 1_000), default: .number(5),
+        "min_spacing_m", .number(min: 0, max: 1_000), default: .number(defaults.keywordGraph.minSpacing),
         help: "A keyword spacing below this many metres counts as this much: the units and entrances of one "
             + "building, or geocoding noise, are one place, so they are neither split into several regions nor "
             + "made denser than a place can be.")
     static let zCoreSpec = ParameterSpec(
-        "z_core", .number(min: 0, max: 50), default: .number(2.5),
+        "z_core", .number(min: 0, max: 50), default: .number(defaults.finder.zCore),
         help: "lift: a region's core POIs have a local keyword share at least this many standard deviations above "
             + "the keyword's base rate (the deviation chance alone would give the share there).")
     static let zExtendSpec = ParameterSpec(
-        "z_extend", .number(min: 0, max: 50), default: .number(1.5),
+        "z_extend", .number(min: 0, max: 50), default: .number(defaults.finder.zExtend),
         help: "lift: a region extends from its core through POIs whose share is at least this many standard "
             + "deviations above the base rate, so a hot spot is kept whole down to its fringe.")
     static let liftDensityRatioSpec = ParameterSpec(
-        "lift_density_ratio", .number(min: 0, max: 1e6), default: .number(4),
+        "lift_density_ratio", .number(min: 0, max: 1e6), default: .number(defaults.liftDensityRatio),
         help: "lift: a region's keyword POIs are also packed at least this many times as densely as the keyword's "
             + "typical density, so a keyword over-represented across a sparse suburb is no region; 0 disables.")
     public static let minKeywordPOIsSpec = ParameterSpec(
-        "min_keyword_pois", .integer(min: 1, max: 1_000_000), default: .number(8),
+        "min_keyword_pois", .integer(min: 1, max: 1_000_000), default: .number(Double(defaults.density.minKeywordPOIs)),
         help: "A region needs at least this many POIs matching the keyword.")
     static let fdrSpec = ParameterSpec(
-        "fdr", .number(min: 0, max: 1, minExclusive: true), default: .number(0.05),
+        "fdr", .number(min: 0, max: 1, minExclusive: true), default: .number(defaults.fdr),
         help: "False discovery rate (Benjamini–Hochberg): at most this share of reported regions is expected to be "
             + "chance clumps. 1 disables the test.")
     static let fdrScopeSpec = ParameterSpec(
-        "fdr_scope", .choice(FDRScope.allCases.map { $0.rawValue }), default: .string("keyword"),
+        "fdr_scope", .choice(FDRScope.allCases.map { $0.rawValue }), default: .string(defaults.fdrScope.rawValue),
         help: "\"keyword\": the false discovery rate is controlled per keyword, so adding or removing a keyword never "
             + "changes another keyword's regions; \"run\": over all regions of all keywords together.")
     static let mergeDistanceSpec = ParameterSpec(
-        "merge_distance_m", .number(min: 0, max: nil), default: .null,
+        "merge_distance_m", .number(min: 0, max: nil), default: defaults.finder.mergeDistance.map { .number($0) } ?? .null,
         help: "lift: candidate hot spots of one keyword whose matching POIs come within this many metres are "
             + "merged before they are split along the keyword graph; default: twice the median POI spacing inside "
             + "them.")
     static let dbscanEpsSpec = ParameterSpec(
-        "dbscan_eps_m", .number(min: 0, max: nil, minExclusive: true), default: .number(200),
+        "dbscan_eps_m", .number(min: 0, max: nil, minExclusive: true), default: .number(defaults.dbscanEps),
         help: "DBSCAN neighbourhood radius in metres (method dbscan only).")
     static let dbscanMinSamplesSpec = ParameterSpec(
-        "dbscan_min_samples", .integer(min: 1, max: 1_000_000), default: .number(10),
+        "dbscan_min_samples", .integer(min: 1, max: 1_000_000), default: .number(Double(defaults.dbscanMinSamples)),
         help: "DBSCAN core-point threshold: POIs within eps, itself included (method dbscan only).")
 
     public static let specs = [

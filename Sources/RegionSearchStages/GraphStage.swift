@@ -50,16 +50,13 @@ public enum GraphStage {
 
     /// Entry point of `regionsearch-graph`.
     public static func main() -> Never {
-        let usage =
-            "regionsearch-graph --input projected.rsa --output graph.rsa [--method delaunay|knn] [--k N] "
-            + "[--scale-k N] [--max-edge-m M] [--prune-factor F] [--summary S.json] [--threads N] [--quiet]"
-        ToolMain.run(commandSpec(usage: usage)) { parsed in try run(parsed) }
+        ToolMain.run(commandSpec()) { parsed in try run(parsed) }
     }
 
     /// The executable's command line: the stage's ports and parameters plus the tiled-run options.
-    static func commandSpec(usage: String? = nil) -> CommandSpec {
+    static func commandSpec() -> CommandSpec {
         definition.commandSpec(
-            usage: usage, discussion: discussion + tiledDiscussion,
+            discussion: discussion + tiledDiscussion,
             extraOptions: [
                 TileArtifacts.tileOption, TileArtifacts.tilesOption, TileArtifacts.fromTilesOption,
                 TileArtifacts.haloOption, TileArtifacts.pointsPerCellOption,
@@ -104,11 +101,10 @@ public enum GraphStage {
                 stage: "graph", tile: tile, tiles: tiles, nodes: artifact.rowCount, input: hex64(artifact.checksum),
                 parameters: canonical)
         }
-        if parsed.value(TileArtifacts.tileOption) != nil {
+        if parsed.isGiven(TileArtifacts.tileOption) {
             let (tile, tiles) = try TileArtifacts.tileNumbers(parsed, needTile: true)
-            let halo = try TileArtifacts.integer(parsed, TileArtifacts.haloOption, default: 2, range: 0...1000)
-            let density = try TileArtifacts.integer(
-                parsed, TileArtifacts.pointsPerCellOption, default: TileGrid.defaultPointsPerCell, range: 1...1_000_000)
+            let halo = parsed.integer(TileArtifacts.haloOption)
+            let density = parsed.integer(TileArtifacts.pointsPerCellOption)
             let core = TileArtifacts.core(tile: tile, tiles: tiles, count: artifact.rowCount)
             let part: GraphTilePart
             do {
@@ -141,7 +137,7 @@ public enum GraphStage {
 
         let built: (graph: AdjacencyGraph, statistics: GraphStatistics)
         do {
-            if let dir = parsed.value(TileArtifacts.fromTilesOption) {
+            if let dir = parsed.optionalString(TileArtifacts.fromTilesOption) {
                 let (_, tiles) = try TileArtifacts.tileNumbers(parsed, needTile: false)
                 var parts: [GraphTilePart] = []
                 try stage.summary.time(.load) {

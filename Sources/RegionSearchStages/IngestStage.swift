@@ -7,90 +7,89 @@ import RegionSearchModel
 /// gzip-compressed), validates them and writes the `pois` artifact and a rejects file.
 public enum IngestStage {
     static let inputSpecOption = CommandSpec.Option(
-        "input-spec", .repeated, placeholder: "JSON",
+        "input-spec", .text, repeatable: true, placeholder: "JSON",
         help:
             "One input as a JSON object with the keys of a manifest input (path, format, delimiter, header, columns, "
-            + "crs, …; see docs/INGEST.md). Read after the positional FILEs."
-    )
+            + "crs, …; see docs/INGEST.md). Read after the positional FILEs.")
     static let formatOption = CommandSpec.Option(
-        "format", .value, placeholder: "auto|csv|geojson|osm_pbf|osm_xml|ogr",
+        "format", .choice(InputSpec.Format.allCases.map(\.rawValue)),
+        default: .value(.string(InputSpec.Format.auto.rawValue)),
         help:
-            "Input format of the FILEs (default auto: detected from the content); ogr reads anything GDAL opens "
+            "Input format of the FILEs (auto: detected from the content); ogr reads anything GDAL opens "
             + "(GeoPackage, Shapefile, FlatGeobuf, KML, GML, GPX, MapInfo, PG:...).")
     static let layerOption = CommandSpec.Option(
-        "layer", .value, placeholder: "NAME", help: "OGR input: the layer to read (default: the first).")
+        "layer", .text, default: .computed("the first"), placeholder: "NAME", help: "OGR input: the layer to read.")
     static let sqlOption = CommandSpec.Option(
-        "sql", .value, placeholder: "SQL", help: "OGR input: read the result of this SQL statement instead of a layer.")
+        "sql", .text, placeholder: "SQL", help: "OGR input: read the result of this SQL statement instead of a layer.")
     static let whereOption = CommandSpec.Option(
-        "where", .value, placeholder: "EXPR", help: "OGR input: attribute filter on the layer (OGR SQL WHERE syntax).")
+        "where", .text, placeholder: "EXPR", help: "OGR input: attribute filter on the layer (OGR SQL WHERE syntax).")
     static let sourceCRSOption = CommandSpec.Option(
-        "source-crs", .value, placeholder: "CRS",
+        "source-crs", .text, placeholder: "CRS",
         help: "OGR input: the CRS of a layer that declares none (EPSG:3067, WKT or PROJ); a declared CRS is used as is."
     )
     static let openOptionOption = CommandSpec.Option(
-        "open-option", .repeated, placeholder: "KEY=VALUE",
+        "open-option", .text, repeatable: true, placeholder: "KEY=VALUE",
         help: "OGR input: a driver open option, e.g. X_POSSIBLE_NAMES=lon for CSV.")
     static let delimiterOption = CommandSpec.Option(
-        "delimiter", .value, placeholder: "CHAR",
-        help:
-            "Field delimiter: one ASCII character or tab, comma, pipe, semicolon, space (default: sniffed from the "
-            + "first line among , tab | ;)."
-    )
+        "delimiter", .text, default: .computed("sniffed from the first line among , tab | ;"), placeholder: "CHAR",
+        help: "Field delimiter: one ASCII character or tab, comma, pipe, semicolon, space.")
     static let quoteOption = CommandSpec.Option(
-        "quote", .value, placeholder: "CHAR", help: "Quote character (default \"; '' for none).")
+        "quote", .text, default: .value(.string("\"")), placeholder: "CHAR", help: "Quote character ('' for none).")
     static let headerOption = CommandSpec.Option(
-        "header", .value, placeholder: "true|false|auto",
+        "header", .choice(["true", "false", "auto"]), default: .value(.string("auto")),
         help:
-            "Whether the first line names the columns (default auto: yes when columns are named or guessed, else "
-            + "when the first line's coordinate fields are not numbers)."
-    )
+            "Whether the first line names the columns (auto: yes when columns are named or guessed, else when the "
+            + "first line's coordinate fields are not numbers).")
     static let trimOption = CommandSpec.Option(
-        "trim", .value, placeholder: "true|false", help: "Trim blanks around field values (default true).")
+        "trim", .boolean, default: .value(.bool(true)), help: "Trim blanks around field values.")
     static let idColumnOption = CommandSpec.Option(
-        "id-column", .value, placeholder: "COL",
+        "id-column", .text, placeholder: "COL",
         help: "Column with the POI id. COL is a header name, or a 0-based index when all digits.")
     static let nameColumnOption = CommandSpec.Option(
-        "name-column", .value, placeholder: "COL", help: "Column with the POI name.")
+        "name-column", .text, placeholder: "COL", help: "Column with the POI name.")
     static let keywordColumnOption = CommandSpec.Option(
-        "keyword-column", .repeated, placeholder: "COL", help: "Column with keyword values (category, tags, rubrics).")
+        "keyword-column", .text, repeatable: true, placeholder: "COL",
+        help: "Column with keyword values (category, tags, rubrics).")
     static let lonColumnOption = CommandSpec.Option(
-        "lon-column", .value, placeholder: "COL", help: "Column with the longitude (give --lat-column too).")
+        "lon-column", .text, placeholder: "COL", help: "Column with the longitude (give --lat-column too).")
     static let latColumnOption = CommandSpec.Option(
-        "lat-column", .value, placeholder: "COL", help: "Column with the latitude.")
+        "lat-column", .text, placeholder: "COL", help: "Column with the latitude.")
     static let coordinatesColumnOption = CommandSpec.Option(
-        "coordinates-column", .value, placeholder: "COL",
+        "coordinates-column", .text, placeholder: "COL",
         help: "One column holding both numbers, \"lon,lat\" or \"lon lat\".")
     static let wktColumnOption = CommandSpec.Option(
-        "wkt-column", .value, placeholder: "COL", help: "One column holding a WKT POINT(lon lat).")
+        "wkt-column", .text, placeholder: "COL", help: "One column holding a WKT POINT(lon lat).")
     static let coordinateOrderOption = CommandSpec.Option(
-        "coordinate-order", .value, placeholder: "lon_lat|lat_lon",
-        help: "Order of the numbers in --coordinates-column (default lon_lat).")
+        "coordinate-order", .choice(InputSpec.CoordinateOrder.allCases.map(\.rawValue)),
+        default: .value(.string(InputSpec.CoordinateOrder.lonLat.rawValue)),
+        help: "Order of the numbers in --coordinates-column.")
     static let crsOption = CommandSpec.Option(
-        "crs", .value, placeholder: "wgs84|gcj02|bd09",
-        help: "Coordinate system of the input; GCJ-02 and BD-09 are converted to WGS84 (default wgs84).")
+        "crs", .choice(ChineseCoordinates.System.allCases.map(\.rawValue)),
+        default: .value(.string(ChineseCoordinates.System.wgs84.rawValue)),
+        help: "Coordinate system of the input; GCJ-02 and BD-09 are converted to WGS84.")
     static let keywordSplitOption = CommandSpec.Option(
-        "keyword-split", .value, placeholder: "auto|plain|hierarchy|list|hstore",
+        "keyword-split", .choice(InputSpec.KeywordSplit.allCases.map(\.rawValue)),
+        default: .value(.string(InputSpec.KeywordSplit.auto.rawValue)),
         help:
-            "How keyword values are split (default auto: list literals like ['a', 'b'], else at the keyword separator; "
-            + "hstore: OSM tags as \"k\"=>\"v\" pairs, the values of the OSM keyword keys with their keys)."
-    )
+            "How keyword values are split (auto: list literals like ['a', 'b'], else at the keyword separator; "
+            + "hstore: OSM tags as \"k\"=>\"v\" pairs, the values of the OSM keyword keys with their keys).")
     static let keywordSeparatorOption = CommandSpec.Option(
-        "keyword-separator", .value, placeholder: "TEXT", help: "Separator of hierarchy levels (default ;).")
+        "keyword-separator", .text, default: .value(.string(";")), help: "Separator of hierarchy levels.")
     static let missingValueOption = CommandSpec.Option(
-        "missing-value", .repeated, placeholder: "TEXT",
+        "missing-value", .text, repeatable: true,
         help:
             "A value meaning \"missing\" (replaces the defaults NULL, null, NaN, nan, N/A, None; the empty value is "
-            + "always missing)."
-    )
+            + "always missing).")
     static let osmPoiKeysOption = CommandSpec.Option(
-        "osm-poi-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys that make an element a POI.")
+        "osm-poi-keys", .list(.text), placeholder: "K1,K2,...", help: "OSM: tag keys that make an element a POI.")
     static let osmKeywordKeysOption = CommandSpec.Option(
-        "osm-keyword-keys", .value, placeholder: "K1,K2,...", help: "OSM: tag keys whose values are keywords.")
+        "osm-keyword-keys", .list(.text), placeholder: "K1,K2,...", help: "OSM: tag keys whose values are keywords.")
     static let osmNameKeyOption = CommandSpec.Option(
-        "osm-name-key", .value, placeholder: "KEY", help: "OSM: tag key of the name.")
+        "osm-name-key", .text, placeholder: "KEY", help: "OSM: tag key of the name.")
     static let maxRecordBytesOption = CommandSpec.Option(
-        "max-record-bytes", .value, placeholder: "N",
-        help: "Longest record accepted (default 1 MiB for delimited text, 256 MiB for GeoJSON).")
+        "max-record-bytes", .integer(InputSpec.maxRecordBytesRange),
+        default: .computed("1 MiB for delimited text, 256 MiB for GeoJSON"),
+        help: "Longest record accepted.")
 
     public static let definition = StageDefinition(
         name: "ingest",
@@ -157,12 +156,13 @@ public enum IngestStage {
 
     /// Entry point of `regionsearch-ingest`.
     public static func main() -> Never {
-        let spec = definition.commandSpec(
-            usage:
-                "regionsearch-ingest [format options] FILE... [--input-spec JSON]... --output POIS.rsa --rejects "
-                + "REJECTS [parameters]",
-            discussion: discussion, extraOptions: formatOptions, positionals: true)
-        ToolMain.run(spec) { parsed in try run(parsed) }
+        ToolMain.run(commandSpec()) { parsed in try run(parsed) }
+    }
+
+    /// The executable's command line: positional FILEs with the format options, the ports and
+    /// the parameters.
+    static func commandSpec() -> CommandSpec {
+        definition.commandSpec(discussion: discussion, extraOptions: formatOptions, positionals: ["[FILE...]"])
     }
 
     /// Runs the stage for parsed arguments (also used by tests).
@@ -359,7 +359,8 @@ public enum IngestStage {
         return specs
     }
 
-    /// The JSON input spec equivalent to the command line's format options for one FILE.
+    /// The JSON input spec equivalent to the command line's format options for one FILE: the
+    /// options given, by their input-spec keys (InputSpec checks what the domains do not).
     static func formatOptionsJSON(_ parsed: ParsedCommandLine, path: String) throws(UsageError) -> JSONValue {
         var m: [(String, JSONValue)] = [("path", .string(path))]
         func column(_ text: String) -> JSONValue {
@@ -367,16 +368,6 @@ public enum IngestStage {
                 return .number(Double(i))
             }
             return .string(text)
-        }
-        func bool(_ option: String, _ text: String) throws(UsageError) -> JSONValue {
-            switch text.lowercased() {
-            case "true", "yes", "1", "on": return .bool(true)
-            case "false", "no", "0", "off": return .bool(false)
-            case "auto" where option == "header": return .string("auto")
-            default:
-                throw UsageError(
-                    "--\(option): expected true or false\(option == "header" ? " or auto" : ""), got \"\(text)\"")
-            }
         }
         for option in [
             formatOption, delimiterOption, quoteOption, coordinateOrderOption, crsOption, keywordSplitOption,
@@ -386,8 +377,10 @@ public enum IngestStage {
                 m.append((option.name.replacingOccurrences(of: "-", with: "_"), .string(v)))
             }
         }
-        if let v = parsed.value(Self.headerOption) { m.append(("header", try bool("header", v))) }
-        if let v = parsed.value(Self.trimOption) { m.append(("trim", try bool("trim", v))) }
+        if let v = parsed.value(Self.headerOption) {
+            m.append(("header", v == "auto" ? .string("auto") : .bool(v == "true")))
+        }
+        if let v = parsed.optionalBool(Self.trimOption), parsed.isGiven(Self.trimOption) { m.append(("trim", .bool(v))) }
         var columns: [(String, JSONValue)] = []
         for (option, key) in [
             (idColumnOption, "id"), (nameColumnOption, "name"), (lonColumnOption, "lon"), (latColumnOption, "lat"),
@@ -402,13 +395,7 @@ public enum IngestStage {
         if !missing.isEmpty { m.append(("missing_values", .array(missing.map { .string($0) }))) }
         var osm: [(String, JSONValue)] = []
         for (option, key) in [(osmPoiKeysOption, "poi_keys"), (osmKeywordKeysOption, "keyword_keys")] {
-            if let v = parsed.value(option) {
-                osm.append(
-                    (
-                        key,
-                        .array(v.split(separator: ",").map { .string(String($0).trimmingCharacters(in: .whitespaces)) })
-                    ))
-            }
+            if let keys = parsed.optionalList(option) { osm.append((key, .array(keys))) }
         }
         if let v = parsed.value(Self.osmNameKeyOption) { osm.append(("name_key", .string(v))) }
         if !osm.isEmpty { m.append(("osm", .object(osm))) }
@@ -419,8 +406,7 @@ public enum IngestStage {
         }
         let openOptions = parsed.all(Self.openOptionOption)
         if !openOptions.isEmpty { m.append(("open_options", .array(openOptions.map { .string($0) }))) }
-        if let v = parsed.value(Self.maxRecordBytesOption) {
-            guard let n = Int(v) else { throw UsageError("--max-record-bytes: expected an integer, got \"\(v)\"") }
+        if let n = parsed.optionalInteger(Self.maxRecordBytesOption) {
             m.append(("max_record_bytes", .number(Double(n))))
         }
         return .object(m)

@@ -93,12 +93,10 @@ public struct StageDefinition: Sendable {
 
     /// `--summary PATH`, which every stage accepts.
     static let summaryOption = CommandSpec.Option(
-        "summary", .value, placeholder: "PATH",
+        "summary", .path,
         help: "Also write the run's counts and timings as JSON to PATH (used by 'regionsearch run').")
     /// `--threads N`, which every stage accepts.
-    public static let threadsOption = CommandSpec.Option(
-        "threads", .value, placeholder: "N", help: "Worker threads (default: all cores). Output is identical for any N."
-    )
+    public static let threadsOption = CommandSpec.Option.threads("Output is identical for any N.")
 
     /// `--no-sync`, which every stage accepts: `regionsearch run` passes it (see
     /// ``AtomicFile/durable``).
@@ -111,7 +109,7 @@ public struct StageDefinition: Sendable {
     func inputOption(_ option: String) -> CommandSpec.Option {
         let p = input(option)
         return .init(
-            p.option, .value, placeholder: "PATH",
+            p.option, .path, default: .required,
             help: "Input: the \(p.kind?.description ?? p.option) file\(p.producer.map { " written by \($0)" } ?? "").")
     }
 
@@ -119,25 +117,22 @@ public struct StageDefinition: Sendable {
     func outputOption(_ option: String) -> CommandSpec.Option {
         let p = output(option)
         return .init(
-            p.option, .value, placeholder: "PATH",
+            p.option, .path, default: .required,
             help: "Output: where to write the \(p.kind?.description ?? p.option) file (written atomically).")
     }
 
     /// The command-line spec of the stage executable: input/output path options, the
-    /// stage's parameters, `--summary`, `--threads` and `--no-sync`.
-    func commandSpec(
-        usage: String? = nil, discussion: String = "", extraOptions: [CommandSpec.Option] = [],
-        positionals: Bool = false
-    )
+    /// stage's parameters, `--summary`, `--threads` and `--no-sync`; the usage line follows from
+    /// them.
+    func commandSpec(discussion: String = "", extraOptions: [CommandSpec.Option] = [], positionals: [String] = [])
         -> CommandSpec
     {
         var options = inputs.map { inputOption($0.option) } + outputs.map { outputOption($0.option) }
         options += extraOptions
         options += [Self.summaryOption, Self.threadsOption, Self.noSyncOption]
-        let ports = (inputs + outputs).map { "--\($0.option) PATH" }.joined(separator: " ")
         return CommandSpec(
-            name: executable, abstract: abstract, usage: usage ?? "\(executable) \(ports) [parameters]",
-            discussion: discussion, options: options, parameters: parameters, acceptsPositionals: positionals)
+            name: executable, abstract: abstract, positionals: positionals, discussion: discussion, options: options,
+            parameters: parameters)
     }
 }
 

@@ -12,7 +12,7 @@ struct StageInvocation<Options: StageOptions> {
     var summary: StageSummary
 
     init(_ commandLine: ParsedCommandLine, _ definition: StageDefinition) throws(UsageError) {
-        try Parallel.configure(from: commandLine.value(StageDefinition.threadsOption))
+        Parallel.configure(threads: commandLine.optionalInteger(StageDefinition.threadsOption))
         if commandLine.flag(StageDefinition.noSyncOption) { AtomicFile.durable = false }
         self.definition = definition
         self.commandLine = commandLine

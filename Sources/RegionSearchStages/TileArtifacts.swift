@@ -10,25 +10,31 @@ import RegionSearchPropagation
 /// to, so a gather refuses parts made from another input or with other parameters.
 public enum TileArtifacts {
     public static let tileOption = CommandSpec.Option(
-        "tile", .value, placeholder: "I",
+        "tile", .integer(0...(maxTiles - 1)), placeholder: "I",
         help: "Tiled runs: compute only tile I (0-based) of --tiles, into a tile part at --output.")
     public static let tilesOption = CommandSpec.Option(
-        "tiles", .value, placeholder: "N", help: "Tiled runs: the number of tiles (with --tile or --from-tiles).")
+        "tiles", .integer(1...maxTiles), help: "Tiled runs: the number of tiles (with --tile or --from-tiles).")
     public static let fromTilesOption = CommandSpec.Option(
-        "from-tiles", .value, placeholder: "DIR",
+        "from-tiles", .path, placeholder: "DIR",
         help: "Tiled runs: gather the --tiles parts in DIR into the stage's usual output (the same bytes as one run).")
+    /// Also `regionsearch plan --halo-cells`, which passes it to every graph tile job.
     public static let haloOption = CommandSpec.Option(
-        "halo-cells", .value, placeholder: "H",
-        help: "graph --tile: rings of grid cells loaded around the tile's own at first (default 2; grows as needed).")
+        "halo-cells", .integer(0...1000), default: .value(.number(Double(GraphTile.defaultHaloCells))),
+        placeholder: "H",
+        help: "Tiled runs: rings of grid cells a graph tile loads around its own at first (tiles grow as needed).")
+    /// Also `regionsearch plan --points-per-cell`.
     public static let pointsPerCellOption = CommandSpec.Option(
-        "points-per-cell", .value, placeholder: "P",
-        help: "graph --tile: the tile grid's density, points per cell on average (default 256).")
+        "points-per-cell", .integer(1...1_000_000), default: .value(.number(Double(TileGrid.defaultPointsPerCell))),
+        placeholder: "P", help: "Tiled runs: the density of the graph tiles' grid, points per cell on average.")
     public static let writeWindowsOption = CommandSpec.Option(
-        "write-windows", .value, placeholder: "DIR",
+        "write-windows", .path, placeholder: "DIR",
         help: "propagate: write the --tiles propagation windows (each tile's nodes and their reach) into DIR.")
     public static let windowOption = CommandSpec.Option(
-        "window", .value, placeholder: "PATH",
+        "window", .path,
         help: "propagate: propagate one tile's window (written by --write-windows) into a tile part at --output.")
+
+    /// The most tiles a run is cut into.
+    public static let maxTiles = 100_000
 
     /// `DIR/graph-part-0003.rsa` and the like.
     public static func graphPart(_ dir: String, _ tile: Int) -> String { dir + "/graph-part-\(number(tile)).rsa" }
@@ -47,25 +53,12 @@ public enum TileArtifacts {
 
     /// `--tiles` (and `--tile` when `needTile`) from a command line.
     static func tileNumbers(_ cl: ParsedCommandLine, needTile: Bool) throws(UsageError) -> (tile: Int, tiles: Int) {
-        guard let text = cl.value(tilesOption), let tiles = Int(text), tiles >= 1, tiles <= 100_000 else {
-            throw UsageError("--tiles: give the number of tiles, 1 to 100000")
-        }
+        guard let tiles = cl.optionalInteger(tilesOption) else { throw UsageError("--tiles: give the number of tiles") }
         guard needTile else { return (0, tiles) }
-        guard let t = cl.value(tileOption), let tile = Int(t), tile >= 0, tile < tiles else {
+        guard let tile = cl.optionalInteger(tileOption), tile < tiles else {
             throw UsageError("--tile: give a tile number from 0 to \(tiles - 1)")
         }
         return (tile, tiles)
-    }
-
-    static func integer(_ cl: ParsedCommandLine, _ option: CommandSpec.Option, default d: Int, range: ClosedRange<Int>)
-        throws(UsageError) -> Int
-    {
-        guard let text = cl.value(option) else { return d }
-        guard let v = Int(text), range.contains(v) else {
-            throw UsageError(
-                "--\(option.name): expected an integer in [\(range.lowerBound), \(range.upperBound)], got \(text)")
-        }
-        return v
     }
 
     /// The identity a part records and a gather checks.

@@ -335,6 +335,7 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertFalse(second.output.contains("regionsearch: wrote"), second.output)
         XCTAssertTrue(second.output.contains("results.md are up to date"), second.output)
         XCTAssertEqual(try f.read(f.outDir + "/results.csv"), csvBefore)
+        XCTAssertTrue(try f.deterministicResults() == resultsBefore, "the results table is the same")
         XCTAssertEqual(
             f.recordCounts(), ["ingest": 2, "project": 2, "graph": 2, "propagate": 2, "regions": 4, "hulls": 4])
         XCTAssertEqual(FileSystem.list(f.work.scores).count, 4, "one cached report per combination")

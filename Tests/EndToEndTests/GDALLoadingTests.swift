@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// GDAL is loaded on first use (CGDALLoader's trampolines), not when a process starts: the
+/// GDAL is loaded on first use (the CGDAL target's forwarders), not when a process starts: the
 /// dynamic loader's own log (`LD_DEBUG=libs`) shows which shared objects a process initialises.
 final class GDALLoadingTests: XCTestCase {
     private func loadsGDAL(_ result: PipelineFixture.Result) -> Bool {

@@ -1,4 +1,3 @@
-import CGEOS
 import Foundation
 import XCTest
 

@@ -458,7 +458,10 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertTrue(result.output.contains("--from hulls comes after --until graph"), result.output)
         result = try f.run(["--until", "grpah"])
         XCTAssertEqual(result.status, 2)
-        XCTAssertTrue(result.output.contains("--until: unknown stage 'grpah' (did you mean 'graph'?)"), result.output)
+        XCTAssertTrue(
+            result.output.contains(
+                "--until: expected one of ingest, project, graph, propagate, regions, hulls, got \"grpah\" (did you mean 'graph'?)"),
+            result.output)
     }
 
     /// Same inputs and parameters, different thread counts and work directories: identical bytes.

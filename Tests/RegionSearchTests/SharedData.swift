@@ -12,4 +12,21 @@ enum SharedData {
 
     /// A file under the shared data directory, e.g. `path("spb-2gis-geomarketing/poi.csv")`.
     static func path(_ relative: String) -> String { directory + "/" + relative }
+
+    /// A file the test cannot do without: missing, it fails the test (as it fails every real-data
+    /// test that opens it), never skips it, so a run without the data is not mistaken for a pass.
+    static func require(_ relative: String) throws -> String {
+        let file = path(relative)
+        guard FileManager.default.fileExists(atPath: file) else { throw Missing(path: file) }
+        return file
+    }
+
+    /// A shared data file that is not there.
+    struct Missing: Error, CustomStringConvertible {
+        var path: String
+        var description: String {
+            "\(path) not found: the real-data tests read ../shared/data beside the repository (or "
+                + "REGIONSEARCH_SHARED_DATA)"
+        }
+    }
 }

@@ -3,65 +3,62 @@ import Foundation
 /// Declares an executable's command line: options, positionals and help text.
 ///
 /// A deliberately small stand-in for swift-argument-parser (which cannot be fetched here):
-/// `--name value`, `--name=value`, boolean flags, repeated options, positionals, and `--`.
+/// `--name value`, `--name=value`, boolean flags, repeated options, positionals, and `--`. Every
+/// option and parameter declares its value domain and default once (``Option``,
+/// ``ParameterSpec``); the parser checks values against them, and the usage line and `--help`
+/// are written from them.
 public struct CommandSpec: Sendable {
-    /// An option that is not a stage parameter (paths, switches).
-    public struct Option: Sendable, Equatable {
-        public enum Kind: Sendable { case flag, value, repeated }
-        public var name: String
-        public var kind: Kind
-        public var placeholder: String
-        public var help: String
-        public init(_ name: String, _ kind: Kind, placeholder: String = "VALUE", help: String) {
-            self.name = name
-            self.kind = kind
-            self.placeholder = placeholder
-            self.help = help
-        }
-
-        /// `--quiet`, which every command accepts.
-        public static let quiet = Option("quiet", .flag, help: "Print only errors on stderr (no progress).")
-        /// `--help`, which every command accepts.
-        public static let help = Option("help", .flag, help: "Show this help and exit.")
-        /// `--version`, which every command accepts.
-        public static let version = Option("version", .flag, help: "Print the version and exit.")
-        /// `--log-format human|json`, which every command accepts (``Log/Format``).
-        public static let logFormat = Option(
-            "log-format", .value, placeholder: "FORMAT",
-            help:
-                "human (default): lines for people; json: one JSON object per line on stderr with tool, level, stage, "
-                + "phase, message, counts and seconds.")
-        /// `--strict`, which every command accepts.
-        public static let strict = Option(
-            "strict", .flag,
-            help:
-                "Treat a warning about the data (a keyword that matches nothing, a property no feature has) "
-                + "as an error: exit status 3.")
-        /// The options every command accepts, appended to its own.
-        public static let common = [quiet, logFormat, strict, version, help]
-    }
-
     public var name: String
     public var abstract: String
-    public var usage: String
+    /// The positional arguments of each form of the command, e.g. `["MANIFEST"]`, or
+    /// `["truth REGIONS TRUTH...", "compare A B"]`; empty when it takes none.
+    public var positionals: [String]
     public var discussion: String
     public var options: [Option]
     public var parameters: [ParameterSpec]
-    /// Whether positional arguments are accepted (described in `usage`).
-    public var acceptsPositionals: Bool
+
+    /// Whether positional arguments are accepted (described in ``positionals``).
+    public var acceptsPositionals: Bool { !positionals.isEmpty }
 
     public init(
-        name: String, abstract: String, usage: String, discussion: String = "", options: [Option] = [],
-        parameters: [ParameterSpec] = [], acceptsPositionals: Bool = false
+        name: String, abstract: String, positionals: [String] = [], discussion: String = "",
+        options: [Option] = [], parameters: [ParameterSpec] = []
     ) {
         self.name = name
         self.abstract = abstract
-        self.usage = usage
+        self.positionals = positionals
         self.discussion = discussion
         self.options = options + Option.common
         self.parameters = parameters
-        self.acceptsPositionals = acceptsPositionals
     }
+
+    /// The command's own options, without the ones every command accepts.
+    var ownOptions: [Option] { options.filter { !Option.common.contains($0) } }
+
+    /// The usage line: the positionals, then the required options, then every other option and
+    /// parameter in brackets (a repeatable one followed by `...`), wrapped. A command with several
+    /// forms shows each form with `[options]`; `--help` lists them below.
+    public var usage: String {
+        let forms = positionals.isEmpty ? [""] : positionals
+        if forms.count > 1 {
+            return forms.map { "\(name) \($0) [options]" }.joined(separator: "\n       ")
+        }
+        var items: [String] = forms[0].isEmpty ? [] : [forms[0]]
+        let own = ownOptions
+        for o in own where o.default == .required { items.append(Self.synopsis(o)) }
+        for o in own where o.default != .required { items.append("[" + Self.synopsis(o) + "]" + (o.repeatable ? "..." : "")) }
+        for p in parameters { items.append("[\(p.optionName) \(Self.placeholder(for: p))]") }
+        return Self.wrap(items, first: name, indent: "Usage: ".count + name.count + 1)
+    }
+
+    /// The command and its positionals, for messages: `regionsearch run MANIFEST [options]`.
+    public var shortUsage: String {
+        (positionals.isEmpty ? [name] : positionals.map { "\(name) \($0)" })
+            .map { $0 + " [options]" }.joined(separator: " | ")
+    }
+
+    /// `--name PLACEHOLDER`, or `--name` for a flag.
+    static func synopsis(_ o: Option) -> String { "--\(o.name)" + (o.isFlag ? "" : " \(o.placeholder)") }
 
     /// The full `--help` text.
     public var helpText: String {
@@ -69,10 +66,7 @@ public struct CommandSpec: Sendable {
         if !discussion.isEmpty { out += "\n" + discussion + "\n" }
         if !options.isEmpty {
             out += "\nOptions:\n"
-            for o in options {
-                let head = "  --\(o.name)" + (o.kind == .flag ? "" : " \(o.placeholder)")
-                out += Self.wrapHelp(head: head, text: o.help + (o.kind == .repeated ? " (repeatable)" : ""))
-            }
+            for o in options { out += Self.wrapHelp(head: "  " + Self.synopsis(o), text: o.help + o.helpNote) }
         }
         if !parameters.isEmpty {
             out += "\nParameters (manifest key in brackets):\n"
@@ -102,6 +96,21 @@ public struct CommandSpec: Sendable {
         }
     }
 
+    /// `first` followed by `items`, wrapped at `width` with continuation lines indented.
+    static func wrap(_ items: [String], first: String, indent: Int, width: Int = 100) -> String {
+        var lines: [String] = []
+        var line = first
+        for item in items {
+            if line.count + 1 + item.count + (lines.isEmpty ? "Usage: ".count : 0) > width && line.count > indent {
+                lines.append(line)
+                line = String(repeating: " ", count: indent - 1)
+            }
+            line += " " + item
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n")
+    }
+
     static func wrapHelp(head: String, text: String, width: Int = 100) -> String {
         let indent = 8
         var out = head + "\n"
@@ -117,7 +126,8 @@ public struct CommandSpec: Sendable {
         return out
     }
 
-    /// Parses arguments (without the program name).
+    /// Parses arguments (without the program name). Every option value is checked against its
+    /// domain here, so a command reads typed values without further checks.
     public func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommandLine {
         var result = ParsedCommandLine(spec: self)
         var i = 0
@@ -154,12 +164,15 @@ public struct CommandSpec: Sendable {
                 return arguments[i - 1]
             }
             if let o = options.first(where: { $0.name == name }) {
-                switch o.kind {
-                case .flag:
+                if o.isFlag {
                     if inlineValue != nil { throw UsageError("option '--\(name)' takes no value") }
                     result.flags.insert(name)
-                case .value, .repeated:
-                    result.values[name, default: []].append(try takeValue())
+                } else {
+                    let text = try takeValue()
+                    switch o.read(text) {
+                    case .success(let value): result.values[name, default: []].append((text, value))
+                    case .failure(let reason): throw UsageError("--\(name): \(reason)")
+                    }
                 }
             } else if let p = parameters.first(where: { $0.optionName == "--" + name }) {
                 result.parameterTexts[p.key, default: []].append(try takeValue())
@@ -169,68 +182,11 @@ public struct CommandSpec: Sendable {
                 throw UsageError("unknown option '--\(name)'\(hint)")
             }
         }
-        for o in options where o.kind == .value {
+        for o in options where !o.isFlag && !o.repeatable {
             if let v = result.values[o.name], v.count > 1 {
                 throw UsageError("option '--\(o.name)' given \(v.count) times")
             }
         }
         return result
-    }
-}
-
-/// The result of parsing a command line.
-public struct ParsedCommandLine: Sendable {
-    public let spec: CommandSpec
-    public var flags: Set<String> = []
-    public var values: [String: [String]] = [:]
-    var parameterTexts: [String: [String]] = [:]
-    public var positionals: [String] = []
-
-    init(spec: CommandSpec) { self.spec = spec }
-
-    // Options are read through their declarations, never by a name typed again: reading one the
-    // command does not declare is a bug, which traps.
-
-    private func declared(_ option: CommandSpec.Option) -> String {
-        precondition(spec.options.contains(option), "\(spec.name) declares no option --\(option.name)")
-        return option.name
-    }
-
-    /// Whether the flag was given.
-    public func flag(_ option: CommandSpec.Option) -> Bool { flags.contains(declared(option)) }
-
-    /// The option's value (the last one, for a repeated option), if given.
-    public func value(_ option: CommandSpec.Option) -> String? { values[declared(option)]?.last }
-
-    /// Every value of a repeated option, in order.
-    public func all(_ option: CommandSpec.Option) -> [String] { values[declared(option)] ?? [] }
-
-    /// A required option's value.
-    public func required(_ option: CommandSpec.Option) throws(UsageError) -> String {
-        guard let v = value(option) else { throw UsageError("missing required option '--\(option.name)'") }
-        return v
-    }
-
-    /// Whether any of `options` was given.
-    public func givenAny(_ options: [CommandSpec.Option]) -> CommandSpec.Option? {
-        options.first { values[declared($0)] != nil || flags.contains($0.name) }
-    }
-
-    /// Stage parameters: command-line values over defaults, validated.
-    public func parameters() throws(UsageError) -> Parameters {
-        var out: [(String, JSONValue)] = []
-        for p in spec.parameters {
-            if let texts = parameterTexts[p.key] {
-                switch p.parse(texts) {
-                case .success(let v): out.append((p.key, v))
-                case .failure(let reason): throw UsageError("\(p.optionName): \(reason)")
-                }
-            } else if let d = p.defaultValue {
-                out.append((p.key, d))
-            } else {
-                throw UsageError("missing required option '\(p.optionName)' (\(p.help))")
-            }
-        }
-        return Parameters(values: out)
     }
 }

@@ -36,20 +36,8 @@ public struct ParameterSpec: Sendable {
     /// A description of the domain for messages and help.
     var domainDescription: String {
         switch domain {
-        case .number(let lo, let hi, let exclusive):
-            switch (lo, hi) {
-            case (let l?, let h?): return "a number in \(exclusive ? "(" : "[")\(fmt(l)), \(fmt(h))]"
-            case (let l?, nil): return "a number \(exclusive ? ">" : "≥") \(fmt(l))"
-            case (nil, let h?): return "a number ≤ \(fmt(h))"
-            default: return "a number"
-            }
-        case .integer(let lo, let hi):
-            switch (lo, hi) {
-            case (let l?, let h?): return "an integer in [\(l), \(h)]"
-            case (let l?, nil): return "an integer ≥ \(l)"
-            case (nil, let h?): return "an integer ≤ \(h)"
-            default: return "an integer"
-            }
+        case .number(let lo, let hi, let exclusive): return ValueSyntax.numberRange(min: lo, max: hi, minExclusive: exclusive)
+        case .integer(let lo, let hi): return ValueSyntax.integerRange(min: lo, max: hi)
         case .choice(let options): return "one of " + options.map { "\"\($0)\"" }.joined(separator: ", ")
         case .boolean: return "true or false"
         case .string: return "a string"
@@ -57,7 +45,7 @@ public struct ParameterSpec: Sendable {
         }
     }
 
-    private func fmt(_ d: Double) -> String { JSONValue.formatNumber(d) }
+    private func fmt(_ d: Double) -> String { ValueSyntax.format(d) }
 
     /// Validates a manifest value; returns the normalised value or a reason.
     public func validate(_ value: JSONValue) -> ParameterCheck {
@@ -105,18 +93,15 @@ public struct ParameterSpec: Sendable {
         guard let last = texts.last else { return .failure("missing value") }
         switch domain {
         case .number, .integer:
-            guard let d = Double(last), d.isFinite else {
+            guard let d = ValueSyntax.number(last) else {
                 return .failure("expected \(domainDescription), got \"\(last)\"")
             }
             return validate(.number(d))
         case .choice, .string:
             return validate(.string(last))
         case .boolean:
-            switch last.lowercased() {
-            case "true", "yes", "1", "on": return .success(.bool(true))
-            case "false", "no", "0", "off": return .success(.bool(false))
-            default: return .failure("expected true or false, got \"\(last)\"")
-            }
+            guard let b = ValueSyntax.boolean(last) else { return .failure("expected true or false, got \"\(last)\"") }
+            return .success(.bool(b))
         case .stringList:
             var items: [JSONValue] = []
             for t in texts {

@@ -41,17 +41,10 @@ public enum Log {
     }
 
     /// Applies `--quiet`, `--log-format` and `--strict` from a parsed command line.
-    public static func configure(_ parsed: ParsedCommandLine) throws(UsageError) {
+    public static func configure(_ parsed: ParsedCommandLine) {
         quiet = parsed.flag(.quiet)
         strict = parsed.flag(.strict)
-        if let text = parsed.value(.logFormat) {
-            guard let f = Format(rawValue: text) else {
-                throw UsageError(
-                    "--log-format: expected one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\""
-                )
-            }
-            format = f
-        }
+        format = parsed.choice(.logFormat, as: Format.self)
     }
 
     /// An event: a progress line in the human format; in JSON, its fields.

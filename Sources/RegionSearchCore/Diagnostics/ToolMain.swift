@@ -36,12 +36,7 @@ public enum ToolMain {
             fflush(nil)
             return .success
         }
-        do {
-            try Log.configure(parsed)
-        } catch {
-            Log.error(error.message)
-            return .usage
-        }
+        Log.configure(parsed)
         return execute { try body(parsed) }
     }
 

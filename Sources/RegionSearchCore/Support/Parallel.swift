@@ -49,13 +49,10 @@ public enum Parallel {
         }
     }
 
-    /// Applies the `--threads` option (validated) to ``threadCount``.
-    public static func configure(from text: String?) throws(UsageError) {
-        guard let text else { return }
-        guard let n = Int(text), n >= 1, n <= 1024 else {
-            throw UsageError("--threads: expected an integer in [1, 1024], got \"\(text)\"")
-        }
-        threadCount = n
+    /// Applies a `--threads` value (``CommandSpec/Option/threads(_:)``, checked when it was
+    /// parsed) to ``threadCount``; nil keeps all cores.
+    public static func configure(threads: Int?) {
+        if let threads { threadCount = threads }
     }
 }
 

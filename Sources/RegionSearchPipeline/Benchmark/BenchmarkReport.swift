@@ -1,7 +1,7 @@
-import CGEOS
-import CPROJ
 import Foundation
 import RegionSearchCore
+import RegionSearchOutput
+import RegionSearchProjection
 import RegionSearchStages
 
 /// Turns benchmark results into the Markdown tables of BENCHMARKS.md and a JSON record.
@@ -178,7 +178,7 @@ public struct BenchmarkReport {
         uname(&u)
         let release = withUnsafeBytes(of: &u.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         lines.append("Kernel: Linux \(release); \(ProcessInfo.processInfo.operatingSystemVersionString)")
-        lines.append("PROJ \(String(cString: proj_info().release)), GEOS \(String(cString: GEOSversion()))")
+        lines.append("PROJ \(PROJContext.release), GEOS \(GEOSContext.version)")
         return lines
     }
 

@@ -1,4 +1,3 @@
-import CPROJ
 import RegionSearchCore
 import RegionSearchProjection
 
@@ -54,11 +53,7 @@ public enum PROJBaseline {
         var y = lat
         func bulk(
             _ t: PROJTransform, _ xb: UnsafeMutableBufferPointer<Double>, _ yb: UnsafeMutableBufferPointer<Double>
-        ) {
-            let stride = MemoryLayout<Double>.stride
-            _ = proj_trans_generic(
-                t.pj, PJ_FWD, xb.baseAddress, stride, xb.count, yb.baseAddress, stride, yb.count, nil, 0, 0, nil, 0, 0)
-        }
+        ) { t.transformUnchecked(x: xb, y: yb) }
         var single: [Double] = []
         var all: [Double] = []
         for _ in 0..<max(1, repeats) {

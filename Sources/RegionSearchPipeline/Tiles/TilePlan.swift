@@ -35,8 +35,8 @@ public struct TilePlan: Equatable {
     public var inputs: [String]
 
     public init(
-        manifest: String, directory: String, toolDirectory: String, tiles: Int, haloCells: Int = 2,
-        pointsPerCell: Int = 256, estimate: TileEstimate, partition: String = "local", inputs: [String] = []
+        manifest: String, directory: String, toolDirectory: String, tiles: Int, haloCells: Int,
+        pointsPerCell: Int, estimate: TileEstimate, partition: String, inputs: [String] = []
     ) {
         self.manifest = manifest
         self.directory = directory

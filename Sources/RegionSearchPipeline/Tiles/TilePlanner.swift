@@ -1,6 +1,7 @@
 import Foundation
 import RegionSearchCore
 import RegionSearchIngest
+import RegionSearchGraph
 import RegionSearchPropagation
 import RegionSearchStages
 
@@ -13,11 +14,13 @@ public enum TilePlanner {
         public var tiles: Int?
         public var directory: String
         public var engine: WorkflowWriter.Engine
-        public var partition = "local"
-        public var haloCells = 2
-        public var pointsPerCell = 256
+        public var partition = Self.defaultPartition
+        public var haloCells = GraphTile.defaultHaloCells
+        public var pointsPerCell = TileGrid.defaultPointsPerCell
         /// The number of POIs to size the jobs for, instead of the estimate.
         public var points: Int?
+        /// The Slurm partition of every job unless told otherwise.
+        public static let defaultPartition = "local"
 
         public init(manifest: String, tiles: Int?, directory: String, engine: WorkflowWriter.Engine) {
             self.manifest = manifest

@@ -25,7 +25,7 @@ final class IngestScratch {
         var bytes = Array(template.utf8CString)
         let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
-        directory = String(cString: bytes)
+        directory = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         Log.quiet = true
     }
 
@@ -127,7 +127,7 @@ func geojson(_ path: String, _ members: String = "") throws -> GeoJSONReader {
 
 /// Runs the ingest stage in-process with command-line arguments.
 func runIngest(_ arguments: [String]) throws {
-    let spec = IngestStage.definition.commandSpec(extraOptions: IngestStage.formatOptions, positionals: true)
+    let spec = IngestStage.commandSpec()
     try IngestStage.run(spec.parse(arguments))
 }
 

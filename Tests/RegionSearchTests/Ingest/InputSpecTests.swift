@@ -133,7 +133,7 @@ final class InputSpecTests: XCTestCase {
     }
 
     func testCommandLineFormatOptionsBuildTheSameSpec() throws {
-        let spec = IngestStage.definition.commandSpec(extraOptions: IngestStage.formatOptions, positionals: true)
+        let spec = IngestStage.commandSpec()
         let parsed = try spec.parse([
             "x.tsv", "--delimiter", "tab", "--header", "false", "--name-column", "0", "--keyword-column", "3",
             "--keyword-column", "cat", "--coordinates-column", "4", "--crs", "gcj02", "--missing-value", "Нет",

@@ -260,8 +260,7 @@ final class KeywordKeyTests: XCTestCase {
     /// Chicago's `other_tags`: `cuisine=coffee_shop` finds exactly the rows whose other_tags
     /// carry that cuisine (counted here from the raw CSV with a second reader).
     func testChicagoOtherTags() throws {
-        let csv = SharedData.path("chicago-osm-2019/chicago-2019.csv")
-        guard FileManager.default.fileExists(atPath: csv) else { throw XCTSkip("\(csv) not available") }
+        let csv = try SharedData.require("chicago-osm-2019/chicago-2019.csv")
         let records = csvRecords(try String(contentsOfFile: csv, encoding: .utf8))
         let tagsColumn = try XCTUnwrap(records[0].firstIndex(of: "other_tags"))
         let fid = try XCTUnwrap(records[0].firstIndex(of: "FID"))

@@ -48,10 +48,10 @@ final class ManifestTests: XCTestCase, ManifestParsing {
         try FileManager.default.createDirectory(atPath: dir + "/pipelines", withIntermediateDirectories: true)
         try minimal.write(toFile: dir + "/pipelines/p.json", atomically: true, encoding: .utf8)
         let saved = FileManager.default.currentDirectoryPath
-        defer { FileManager.default.changeCurrentDirectoryPath(saved) }
-        FileManager.default.changeCurrentDirectoryPath(dir + "/pipelines")
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(saved) }
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(dir + "/pipelines"))
         let fromInside = try Manifest.load(path: "p.json")
-        FileManager.default.changeCurrentDirectoryPath("/")
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath("/"))
         let fromRoot = try Manifest.load(path: dir + "/pipelines/p.json")
         let real = PathResolver.directory(ofFile: dir + "/pipelines/p.json")
         XCTAssertEqual(fromInside.workDirectory, fromRoot.workDirectory)

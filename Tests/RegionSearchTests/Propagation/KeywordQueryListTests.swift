@@ -64,8 +64,7 @@ final class KeywordQueryListTests: XCTestCase, ManifestParsing {
     /// `fclass=parking` must find exactly the 420, none of the 308; `PARKING` and `ｐａｒｋｉｎｇ`
     /// are the same keyword as `parking` and give no score column of their own.
     func testDCParkingIsNotBicycleParking() throws {
-        let csv = SharedData.path("dc-osm-2017/washington-dc-2017.csv")
-        guard FileManager.default.fileExists(atPath: csv) else { throw XCTSkip("\(csv) not available") }
+        let csv = try SharedData.require("dc-osm-2017/washington-dc-2017.csv")
         let records = csvRecords(try String(contentsOfFile: csv, encoding: .utf8))
         let header = records[0]
         let fid = try XCTUnwrap(header.firstIndex(of: "FID"))

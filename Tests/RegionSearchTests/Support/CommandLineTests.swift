@@ -4,9 +4,16 @@ import XCTest
 
 /// The command-line parser (``CommandSpec/parse(_:)``) and its result.
 final class CommandLineTests: XCTestCase {
-    static let output = CommandSpec.Option("output", .value, placeholder: "PATH", help: "Where to write.")
-    static let inputSpec = CommandSpec.Option("input-spec", .repeated, placeholder: "JSON", help: "One input.")
+    static let output = CommandSpec.Option("output", .path, help: "Where to write.")
+    static let inputSpec = CommandSpec.Option(
+        "input-spec", .text, repeatable: true, placeholder: "JSON", help: "One input.")
     static let force = CommandSpec.Option("force", .flag, help: "Overwrite.")
+    static let count = CommandSpec.Option("count", .integer(1...64), default: .value(.number(8)), help: "How many.")
+    static let share = CommandSpec.Option(
+        "share", .number(min: 0, max: 1, minExclusive: true), help: "A share.")
+    static let mode = CommandSpec.Option("mode", .choice(["fast", "exact"]), default: .required, help: "How.")
+    static let sizes = CommandSpec.Option(
+        "sizes", .list(.integer(1...Int.max)), default: .value(.array([.number(1), .number(2)])), help: "Sizes.")
     static let maxEdge = ParameterSpec(
         "max_edge_m", .number(min: 0, max: nil, minExclusive: true), default: .number(500), help: "Longest edge.")
     static let keywords = ParameterSpec("keywords", .stringList, default: nil, help: "Keywords.")
@@ -14,10 +21,9 @@ final class CommandLineTests: XCTestCase {
 
     private func spec(positionals: Bool = true) -> CommandSpec {
         CommandSpec(
-            name: "tool", abstract: "a test tool", usage: "tool [options] FILE...",
-            options: [Self.output, Self.inputSpec, Self.force],
-            parameters: [Self.maxEdge, Self.keywords, Self.method],
-            acceptsPositionals: positionals)
+            name: "tool", abstract: "a test tool", positionals: positionals ? ["FILE..."] : [],
+            options: [Self.output, Self.inputSpec, Self.force, Self.count, Self.share, Self.mode, Self.sizes],
+            parameters: [Self.maxEdge, Self.keywords, Self.method])
     }
 
     private func parse(_ args: [String], positionals: Bool = true) throws(UsageError) -> ParsedCommandLine {
@@ -130,15 +136,61 @@ final class CommandLineTests: XCTestCase {
             parameterFailure(["--keywords", "x", "--method", "c"]), "--method: expected one of \"a\", \"b\", got \"c\"")
     }
 
-    func testHelpListsOptionsAndParameters() {
+    func testOptionValuesAreCheckedAgainstTheirDomainsAndReadTyped() throws {
+        let p = try parse(["--count", "12", "--share=0.25", "--mode", "exact", "--sizes", "3, 1e3"])
+        XCTAssertEqual(p.integer(Self.count), 12)
+        XCTAssertEqual(p.optionalNumber(Self.share), 0.25)
+        XCTAssertEqual(p.string(Self.mode), "exact")
+        XCTAssertEqual(p.list(Self.sizes), [.number(3), .number(1000)])
+        // Defaults are read as if given; an option without one is nil.
+        let q = try parse([])
+        XCTAssertEqual(q.integer(Self.count), 8)
+        XCTAssertEqual(q.list(Self.sizes), [.number(1), .number(2)])
+        XCTAssertNil(q.optionalNumber(Self.share))
+        XCTAssertFalse(q.isGiven(Self.count))
+        XCTAssertEqual(failure(["--count", "0"]), "--count: expected an integer in [1, 64], got \"0\"")
+        XCTAssertEqual(failure(["--count", "2.5"]), "--count: expected an integer in [1, 64], got \"2.5\"")
+        XCTAssertEqual(failure(["--share", "0"]), "--share: expected a number in (0, 1], got \"0\"")
+        XCTAssertEqual(failure(["--share", "nan"]), "--share: expected a number in (0, 1], got \"nan\"")
+        XCTAssertEqual(failure(["--share", "0x1p-2"]), "--share: expected a number in (0, 1], got \"0x1p-2\"")
+        XCTAssertEqual(
+            failure(["--mode", "exakt"]), "--mode: expected one of fast, exact, got \"exakt\" (did you mean 'exact'?)")
+        XCTAssertEqual(
+            failure(["--sizes", "1,,2"]),
+            "--sizes: expected a list, each an integer ≥ 1, separated by commas, got \"1,,2\"")
+        XCTAssertThrowsError(try q.required(Self.mode))
+    }
+
+    func testOneNumberSyntax() {
+        XCTAssertEqual(ValueSyntax.number(" 1e-6 "), 1e-6)
+        XCTAssertEqual(ValueSyntax.number("-.5"), -0.5)
+        for bad in ["", "inf", "nan", "0x10", "1,5", "1e", "--1"] { XCTAssertNil(ValueSyntax.number(bad), bad) }
+        XCTAssertEqual(ValueSyntax.integer("9007199254740993"), 9_007_199_254_740_993, "digits are exact")
+        XCTAssertEqual(ValueSyntax.integer("1e6"), 1_000_000)
+        XCTAssertNil(ValueSyntax.integer("2.5"))
+        XCTAssertEqual(ValueSyntax.boolean("Yes"), true)
+        XCTAssertNil(ValueSyntax.boolean("maybe"))
+    }
+
+    func testHelpAndUsageAreWrittenFromTheDeclarations() {
         let help = spec().helpText
-        XCTAssertTrue(help.hasPrefix("tool — a test tool\n\nUsage: tool [options] FILE...\n"), help)
+        // Positionals, the required option, then every other option and parameter, wrapped at 100
+        // columns under the command's name.
+        XCTAssertTrue(
+            help.hasPrefix(
+                "tool — a test tool\n\nUsage: tool FILE... --mode fast|exact [--output PATH] [--input-spec JSON]... "
+                    + "[--force] [--count N]\n"
+                    + "            [--share X] [--sizes N,...] [--max-edge-m NUM] [--keywords A,B,...] [--method a|b]\n"),
+            help)
         XCTAssertTrue(help.contains("  --output PATH\n        Where to write.\n"), help)
         XCTAssertTrue(help.contains("  --input-spec JSON\n        One input. (repeatable)\n"), help)
         XCTAssertTrue(help.contains("  --force\n        Overwrite.\n"), help)
+        XCTAssertTrue(help.contains("  --count N\n        How many. (an integer in [1, 64]; default 8)\n"), help)
+        XCTAssertTrue(help.contains("  --mode fast|exact\n        How. (required)\n"), help)
         XCTAssertTrue(
             help.contains("  --max-edge-m NUM\n        Longest edge. [max_edge_m; a number > 0; default 500]\n"), help)
         XCTAssertTrue(
             help.contains("  --keywords A,B,...\n        Keywords. [keywords; a list of strings; required]\n"), help)
+        XCTAssertEqual(spec().shortUsage, "tool FILE... [options]")
     }
 }
