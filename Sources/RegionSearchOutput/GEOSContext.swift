@@ -140,6 +140,11 @@ public final class GEOSGeometry {
         try context.wrap(GEOSDifferencePrec_r(h, pointer, other.pointer, gridSize), "difference")
     }
 
+    /// ``intersection(_:)`` computed on a grid of `gridSize`: vertices on the grid, valid there.
+    public func intersection(_ other: GEOSGeometry, gridSize: Double) throws(GEOSError) -> GEOSGeometry {
+        try context.wrap(GEOSIntersectionPrec_r(h, pointer, other.pointer, gridSize), "intersection")
+    }
+
     public func intersects(_ other: GEOSGeometry) -> Bool { GEOSIntersects_r(h, pointer, other.pointer) == 1 }
 
     public var isValid: Bool { GEOSisValid_r(h, pointer) == 1 }

@@ -26,9 +26,11 @@ import Synchronization
 ///    in one building) is grown to that disc around its POIs.
 /// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`. Every part is kept
 ///    (a street whose gap is too long to draw becomes a MultiPolygon), holes included.
-/// 6. No overlaps within a keyword: regions are processed in rank order and each polygon has the
-///    polygons of better-ranked regions of the same keyword subtracted; a region left empty is
-///    dropped and counted.
+/// 6. Nesting, and no overlaps within a keyword and level: regions are processed in table order
+///    (a parent before its children, each level in rank order); a region's polygon is cut to its
+///    parent's (the nearest ancestor's that was drawn), so a finer region lies inside the coarser
+///    one, and the polygons of better-ranked regions of the same keyword and level are subtracted;
+///    a region left empty is dropped and counted.
 /// 7. Output: transformed to WGS84 and snapped to the 7-decimal grid it is written on (GEOS
 ///    snap-rounding, so the written polygon is valid, not only the computed one); exterior
 ///    counter-clockwise and holes clockwise, closed, each ring from its least vertex and holes and
@@ -135,10 +137,11 @@ public struct RegionPolygonBuilder {
             }
         }
         let geos = GEOSContext()
-        // Regions in rank order within each keyword (the table is already ordered that way). The
-        // union of a keyword's earlier polygons is folded only when a later one meets them, in the
-        // same order as always (most keywords' regions never meet).
-        var coveredByKeyword: [Int: CoveredArea] = [:]
+        // Regions in rank order within each keyword and level, parents first (the table is
+        // already ordered that way). The union of a level's earlier polygons is folded only when a
+        // later one meets them, in the same order as always (most regions never meet).
+        var coveredByKeyword: [SIMD2<Int>: CoveredArea] = [:]
+        var drawn = [GEOSGeometry?](repeating: nil, count: regions.count)
         var out: [Polygon] = []
         var dropped = 0
         for (index, region) in regions.enumerated() {
@@ -146,23 +149,30 @@ public struct RegionPolygonBuilder {
                 dropped += 1
                 continue
             }
+            let group = SIMD2(region.keyword, region.level)
+            var ancestor = region.parent
+            while ancestor >= 0 && drawn[ancestor] == nil { ancestor = regions[ancestor].parent }
             // On the 7-decimal grid the output is written in, so that rounding cannot make a valid
             // polygon invalid (a spike one unit wide folds onto itself), and the keyword's earlier
             // polygons are cut away on the same grid.
             var polygon: GEOSGeometry?
-            if var covered = coveredByKeyword[region.keyword] {
+            if var covered = coveredByKeyword[group] {
                 let computed = try shape.computed.geometry(geos)
                 if covered.intersects(computed) {
                     polygon = try computed.difference(covered.union(), gridSize: Self.grid).polygonalParts()
-                    coveredByKeyword[region.keyword] = covered
+                    coveredByKeyword[group] = covered
                 }
             }
             if polygon == nil && !shape.snapped.parts.isEmpty { polygon = try shape.snapped.geometry(geos) }
+            if let p = polygon, ancestor >= 0, let outer = drawn[ancestor] {
+                polygon = try p.intersection(outer, gridSize: Self.grid).polygonalParts()
+            }
             guard let polygon, !polygon.isEmpty, polygon.area > 0 else {
                 dropped += 1
                 continue
             }
-            coveredByKeyword[region.keyword, default: CoveredArea()].add(polygon)
+            drawn[index] = polygon
+            coveredByKeyword[group, default: CoveredArea()].add(polygon)
             var parts: [[GeoJSONWriter.Ring]] = []
             for piece in try polygon.polygons() { parts += try Self.written(piece, geos: geos) }
             // Parts in a fixed order, holes too: the written polygon does not depend on the order

@@ -31,6 +31,8 @@ public struct RegionOptions: StageOptions {
     public var measure: Measure
     var finder: RegionFinder.Options
     var density: DensityRegionFinder.Options
+    /// The density measure's levels (``DensityHierarchy``).
+    var hierarchy: DensityHierarchy.Options
     var keywordGraph: KeywordGraph.Rules
     /// lift: a region's keyword POIs are at least this many times as dense as typical.
     var liftDensityRatio: Double
@@ -42,13 +44,15 @@ public struct RegionOptions: StageOptions {
 
     public init(
         method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options = .init(),
-        density: DensityRegionFinder.Options = .init(), keywordGraph: KeywordGraph.Rules = .init(),
+        density: DensityRegionFinder.Options = .init(), hierarchy: DensityHierarchy.Options = .init(),
+        keywordGraph: KeywordGraph.Rules = .init(),
         liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200, dbscanMinSamples: Int = 10
     ) {
         self.method = method
         self.measure = measure
         self.finder = finder
         self.density = density
+        self.hierarchy = hierarchy
         self.keywordGraph = keywordGraph
         self.liftDensityRatio = liftDensityRatio
         self.fdr = fdr
@@ -79,6 +83,29 @@ public struct RegionOptions: StageOptions {
         "extend_ratio", .number(min: 1, max: 1e6), default: .number(4),
         help: "density: a region extends from its core through keyword POIs at least extend_ratio times as dense "
             + "as typical, so a dining street is kept whole down to its quieter ends.")
+    static let childCoreRatioSpec = ParameterSpec(
+        "child_core_ratio", .number(min: 1, max: 1e6), default: .number(3),
+        help: "density: a region one level finer has POIs at least child_core_ratio times as dense as the region "
+            + "holding it (its POIs over the ground they stand for): each level is a denser band than the one above.")
+    static let childExtendRatioSpec = ParameterSpec(
+        "child_extend_ratio", .number(min: 1, max: 1e6), default: .number(1.5),
+        help: "density: ...and extends from them through POIs at least child_extend_ratio times as dense as the "
+            + "region holding it.")
+    static let maxLevelsSpec = ParameterSpec(
+        "max_levels", .integer(min: 1, max: 16), default: .number(4),
+        help: "density: at most this many nested levels (1 = one flat level: the coarsest dense regions).")
+    static let sameRegionShareSpec = ParameterSpec(
+        "same_region_share", .number(min: 0, max: 1, minExclusive: true), default: .number(0.7),
+        help: "density: a finer candidate holding more than this share of the POIs of the region around it is the "
+            + "same place drawn tighter, not a finer region: no level is added for it.")
+    static let ownReferencePOIsSpec = ParameterSpec(
+        "own_reference_pois", .integer(min: 1, max: 1_000_000_000), default: .number(32),
+        help: "density: a piece of the POI graph that no edge joins to the rest (a town across open country) with "
+            + "at least this many keyword POIs is measured against its own keyword density, not the whole data's.")
+    static let levelRatioSpec = ParameterSpec(
+        "level_ratio", .number(min: 0, max: 1e6), default: .number(0),
+        help: "density: > 0 makes the levels fixed density bands, each floor this many times the one above; 0 judges "
+            + "each level against the density of the region holding it.")
     static let smoothingSpec = ParameterSpec(
         "smoothing", .number(min: 0, max: 0.99), default: .number(0.5),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
@@ -133,7 +160,8 @@ public struct RegionOptions: StageOptions {
         help: "DBSCAN core-point threshold: POIs within eps, itself included (method dbscan only).")
 
     public static let specs = [
-        methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, smoothingSpec, edgeFactorSpec,
+        methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
+        childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec, smoothingSpec, edgeFactorSpec,
         detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
         dbscanMinSamplesSpec,
@@ -149,6 +177,14 @@ public struct RegionOptions: StageOptions {
                 "must not exceed core_ratio (\(JSONValue.formatNumber(core))), got "
                     + JSONValue.formatNumber(extend))
         }
+        let childCore = p.double(Self.childCoreRatioSpec)
+        let childExtend = p.double(Self.childExtendRatioSpec)
+        guard childExtend <= childCore else {
+            throw ParameterError(
+                Self.childExtendRatioSpec,
+                "must not exceed child_core_ratio (\(JSONValue.formatNumber(childCore))), got "
+                    + JSONValue.formatNumber(childExtend))
+        }
         guard p.double(Self.zExtendSpec) <= p.double(Self.zCoreSpec) else {
             throw ParameterError(Self.zExtendSpec, "must not exceed z_core")
         }
@@ -160,6 +196,11 @@ public struct RegionOptions: StageOptions {
                 mergeDistance: p.optionalDouble(Self.mergeDistanceSpec)),
             density: DensityRegionFinder.Options(
                 coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec)),
+            hierarchy: DensityHierarchy.Options(
+                coreRatio: core, extendRatio: extend, childCoreRatio: childCore, childExtendRatio: childExtend,
+                minKeywordPOIs: minimum, maxLevels: p.int(Self.maxLevelsSpec),
+                sameRegionShare: p.double(Self.sameRegionShareSpec), ownReferencePOIs: p.int(Self.ownReferencePOIsSpec),
+                levelRatio: p.double(Self.levelRatioSpec)),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
                 detour: p.double(Self.detourSpec), minSpacing: p.double(Self.minSpacingSpec)),

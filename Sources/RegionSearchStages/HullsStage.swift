@@ -13,7 +13,9 @@ public enum HullsStage {
         //    as a parameter (hulls.margin_spacing).
         // 6: rings written from their least vertex, holes and parts in order (the same polygons as
         //    5, normalised; the skeleton's triangles joined by a coverage union).
-        version: 6,
+        // 7: levels: a region cut to its parent's polygon, overlaps removed per keyword and level;
+        //    level, parent_id and band_floor_per_km2 properties.
+        version: 7,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -27,10 +29,11 @@ public enum HullsStage {
         spacings long, and the triangles of such edges whose circumcircle is at most 2 spacings
         wide; spacing = the region's median distance from a member to its 5th nearest keyword
         location) grown by margin_m with GEOS, at least min_extent_m wide, valid, not overlapping
-        better-ranked regions of the same keyword; a Polygon, or a MultiPolygon when a gap is too
+        better-ranked regions of the same keyword and level and cut to its parent region's polygon; a Polygon, or a MultiPolygon when a gap is too
         long to draw, in WGS84 lon/lat with counter-clockwise exterior rings, clockwise holes and at
         most 7 decimals. Properties (same type in every feature), counted on the polygon as written
         (a points-in-polygon join on the file gives the same): region_id, keyword, measure, rank,
+        level, parent_id, band_floor_per_km2,
         n_keyword_pois, n_pois, share, lift, area_m2 (geodesic), keyword_density_per_km2,
         density_per_km2, density_ratio; from the region's members: member_pois, member_score_mean,
         member_score_max, spacing_m; margin_m, p_value, q_value, and simplestyle fill, fill-opacity,
