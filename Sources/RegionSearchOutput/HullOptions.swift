@@ -20,10 +20,25 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "margin_spacing times the region's spacing, at least a quarter of min_extent_m."
     )
     static let marginSpacingSpec = ParameterSpec(
-        "margin_spacing", .number(min: 0, max: 10), default: .number(0.25),
+        "margin_spacing", .number(min: 0, max: 10), default: .number(0.35),
         help:
             "The automatic margin in spacings (the region's median distance from a keyword POI to its 5th nearest "
             + "keyword location): how far beyond its POIs a region reaches.")
+    static let edgeSpacingSpec = ParameterSpec(
+        "edge_spacing", .number(min: 0, max: 100), default: .number(4),
+        help:
+            "Edges of the skeleton at most this many spacings long are drawn; a longer one still joins the region "
+            + "but leaves its gap open (the polygon becomes parts instead of a corridor across empty ground).")
+    static let triangleSpacingSpec = ParameterSpec(
+        "triangle_spacing", .number(min: 0, max: 100), default: .number(2),
+        help:
+            "Triangles of three skeleton edges are filled when their circumcircle is at most this many spacings "
+            + "wide; larger ones (a square, a park between blocks) stay open.")
+    static let closeSpacingSpec = ParameterSpec(
+        "close_spacing", .number(min: 0, max: 100), default: .number(1),
+        help:
+            "The grown skeleton is closed (grown and shrunk back) by this many spacings: notches and holes narrower "
+            + "than about twice that between the region's POIs are filled, nothing is added outside them.")
     static let minExtentSpec = ParameterSpec(
         "min_extent_m", .number(min: 0, max: 1_000_000), default: .number(20),
         help:
@@ -31,12 +46,16 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "becomes a disc or band this wide."
     )
 
-    public static let specs = [hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, minExtentSpec]
+    public static let specs = [
+        hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, edgeSpacingSpec, triangleSpacingSpec,
+        closeSpacingSpec, minExtentSpec,
+    ]
 
     public init(_ p: Parameters) throws(ParameterError) {
         self.init(
             concave: p.string(Self.hullSpec) == "concave", concaveRatio: p.double(Self.concaveRatioSpec),
             margin: p.optionalDouble(Self.marginSpec), marginSpacing: p.double(Self.marginSpacingSpec),
-            minExtent: p.double(Self.minExtentSpec))
+            edgeSpacing: p.double(Self.edgeSpacingSpec), triangleSpacing: p.double(Self.triangleSpacingSpec),
+            closeSpacing: p.double(Self.closeSpacingSpec), minExtent: p.double(Self.minExtentSpec))
     }
 }

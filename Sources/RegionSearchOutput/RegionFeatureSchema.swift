@@ -65,6 +65,13 @@ public enum RegionFeatureSchema {
         .init("member_score_max", .real, "largest member score", shapefileName: "mem_max"),
         .init("spacing_m", .real, "median distance from the members to their 5th nearest keyword location, metres"),
         .init("margin_m", .real, "how far the polygon reaches beyond its members' skeleton, metres"),
+        .init(
+            "empty_share", .real, "share of the polygon farther than 2 spacings from every member (ground it should not cover)",
+            shapefileName: "empty_shr"),
+        .init(
+            "members_inside", .real, "share of the region's members inside the polygon as written",
+            shapefileName: "mem_inside"),
+        .init("shape_ok", .integer, "1 when empty_share <= 0.05 and members_inside >= 0.9 (a polygon a person would draw)"),
         .init("p_value", .real, "significance of the region (regionsearch help regions)"),
         .init("q_value", .real, "Benjamini-Hochberg q-value over the keyword's candidate regions"),
         .init("fill", .string, "simplestyle fill colour (the keyword's ramp at the density bin)"),
@@ -137,6 +144,9 @@ public enum RegionFeatureSchema {
                 ("member_score_max", round(r.scoreMax, 1e6)),
                 ("spacing_m", round(r.spacing, 10)),
                 ("margin_m", round(p.marginM, 10)),
+                ("empty_share", round(p.shape.emptyShare, 1e4)),
+                ("members_inside", round(p.shape.membersInside, 1e4)),
+                ("shape_ok", .integer(p.shape.passes ? 1 : 0)),
                 ("p_value", .real(significant(r.pValue))),
                 ("q_value", .real(significant(r.qValue))),
                 ("fill", .string(ColorScale.fill(keyword: r.keyword, density: keywordDensity))),

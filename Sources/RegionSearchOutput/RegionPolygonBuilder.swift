@@ -45,12 +45,21 @@ public struct RegionPolygonBuilder {
         public var margin: Double?
         /// The automatic margin in spacings (`margin_spacing`).
         public var marginSpacing: Double
+        /// Skeleton edges up to this many spacings are drawn.
+        var edgeSpacing: Double
+        /// Skeleton triangles whose circumradius is at most this many spacings are filled.
+        var triangleSpacing: Double
+        /// The grown skeleton is closed by this many spacings.
+        var closeSpacing: Double
         var minExtent: Double
         public init(
-            concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.25,
-            minExtent: Double = 20
+            concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.35,
+            edgeSpacing: Double = 4, triangleSpacing: Double = 2, closeSpacing: Double = 1, minExtent: Double = 20
         ) {
             self.marginSpacing = marginSpacing
+            self.edgeSpacing = edgeSpacing
+            self.triangleSpacing = triangleSpacing
+            self.closeSpacing = closeSpacing
             self.concave = concave
             self.concaveRatio = concaveRatio
             self.margin = margin
@@ -67,6 +76,8 @@ public struct RegionPolygonBuilder {
         /// Geodesic area of the output polygon on the WGS84 ellipsoid (holes excluded), m².
         public var areaM2: Double
         public var marginM: Double
+        /// The shape check (``ShapeCheck``) of the polygon as drawn.
+        public var shape: ShapeCheck
 
         /// The exterior rings.
         public var rings: [GeoJSONWriter.Ring] { polygons.map { $0[0] } }
@@ -103,6 +114,9 @@ public struct RegionPolygonBuilder {
         var computed: Rings
         var snapped: Rings
         var margin: Double
+        /// The share of the polygon (rules 1–5, in the plane) farther than ``ShapeCheck/emptyDistance``
+        /// spacings from every member.
+        var emptyShare: Double
     }
 
     /// The 7-decimal grid the output is written on, in degrees.
@@ -188,7 +202,15 @@ public struct RegionPolygonBuilder {
                 area += Geodesic.area(lon: part[0].lon, lat: part[0].lat)
                 for hole in part.dropFirst() { area -= Geodesic.area(lon: hole.lon, lat: hole.lat) }
             }
-            out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: shape.margin))
+            // Members inside the polygon as drawn (after the cuts of rule 6).
+            let prepared = try polygon.prepared()
+            let members = region.shapeMembers
+            var inside = 0
+            for v in members where try prepared.covers(x: points.lon[Int(v)], y: points.lat[Int(v)]) { inside += 1 }
+            let check = ShapeCheck(
+                emptyShare: shape.emptyShare,
+                membersInside: members.isEmpty ? 1 : Double(inside) / Double(members.count))
+            out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: shape.margin, shape: check))
         }
         return (out, dropped)
     }
@@ -251,6 +273,10 @@ public struct RegionPolygonBuilder {
         let minRadius = options.minExtent / 2
         let margin = options.margin ?? max(options.marginSpacing * region.spacing, options.minExtent / 4)
         var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
+        let close = options.closeSpacing * max(region.spacing, options.minExtent / 4)
+        if close > 0 && !region.edges.isEmpty && !options.concave {
+            g = try g.buffer(close).buffer(-close)
+        }
         if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
             || g.area < Double.pi * minRadius * minRadius
         {
@@ -259,6 +285,9 @@ public struct RegionPolygonBuilder {
         if !g.isValid { g = try g.makeValid() }
         let planar = try g.polygonalParts()
         guard !planar.isEmpty else { return nil }
+        let near = try geos.multiPoint(x: px, y: py).buffer(
+            ShapeCheck.emptyDistance * max(region.spacing, options.minExtent / 4), quadrantSegments: 4)
+        let emptyShare = planar.area > 0 ? try planar.difference(near).area / planar.area : 0
         // Back to WGS84, part by part and ring by ring, longitudes continuous around the region
         // before any planar operation in degrees.
         var reference: Double?
@@ -287,7 +316,7 @@ public struct RegionPolygonBuilder {
         return Shape(
             computed: try Rings(polygon),
             snapped: try Rings(polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()),
-            margin: margin)
+            margin: margin, emptyShare: emptyShare)
     }
 
     /// The region's skeleton in the plane (rule 2): its POIs, edges and triangles; or the convex
@@ -307,7 +336,7 @@ public struct RegionPolygonBuilder {
         // Edges up to four spacings long are drawn (every point of them is within two spacings
         // of a member); a longer edge still joins the region (it is one street, one district) but
         // is not drawn across its gap: the region becomes parts rather than spanning empty ground.
-        let longest = 4 * spacing
+        let longest = options.edgeSpacing * spacing
         var neighbours = [[Int]](repeating: [], count: members.count)
         var drawn: [(Int, Int)] = []
         for (a, b) in region.edges {
@@ -323,7 +352,7 @@ public struct RegionPolygonBuilder {
         // at most twice the region's spacing across: every point of such a triangle is within
         // two spacings of a member. Larger ones stay open — the gap between a district's blocks,
         // a square, a park — and only their edges are drawn.
-        let limit = 2 * spacing
+        let limit = options.triangleSpacing * spacing
         // Members at one location are one corner: a triangle is kept once per three locations.
         var location = [Int](repeating: 0, count: members.count)
         var firstAt: [SIMD2<Double>: Int] = [:]

@@ -50,13 +50,18 @@ public struct DensityHierarchy: Sendable {
         /// > 0: fixed bands, each level's floor this many times the one above; 0: each level
         /// relative to the density of the region holding it.
         var levelRatio: Double = 0
+        /// Below level 0, a POI joins a region only when its own keyword density (k neighbours within
+        /// its k-th neighbour distance) is at least this share of the region's floor: a POI that is
+        /// dense only because a cluster lies a few hops away is not part of it.
+        var ownDensityShare: Double = 0
 
         public init(
-            coreRatio: Double = 10, extendRatio: Double = 4, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
+            coreRatio: Double = 10, extendRatio: Double = 3, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
             minKeywordPOIs: Int = 8, maxLevels: Int = 4, sameRegionShare: Double = 0.7, ownReferencePOIs: Int = 32,
-            levelRatio: Double = 0
+            levelRatio: Double = 0, ownDensityShare: Double = 1
         ) {
             self.levelRatio = levelRatio
+            self.ownDensityShare = ownDensityShare
             self.coreRatio = coreRatio
             self.extendRatio = extendRatio
             self.childCoreRatio = childCoreRatio
@@ -181,6 +186,9 @@ public struct DensityHierarchy: Sendable {
         }.count
         let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
         let f = points.map { Double(density[Int($0)]) }
+        // A POI's own density: its keyword neighbours within its k-th neighbour distance.
+        let k = Double(rules.neighbours)
+        let own = kg.spacing.map { s in s.isFinite && s > 0 ? k / (Double.pi * s * s) * 1e6 : 0 }
         let dense = (0..<kg.count).map { f[$0] >= options.extendRatio * reference[$0] && f[$0] > 0 }
         summary.densePOIs = dense.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: dense, support: &support)
@@ -204,7 +212,7 @@ public struct DensityHierarchy: Sendable {
                         k: ground.keyword, expected: base * ground.area / 1e6, windows: points.count)))
             refine(
                 candidates.count - 1, positions: set, level: 1, judge: judge(floor: floor, set, f, options),
-                f: f, edges: edges, kg: kg, match: match, candidates: &candidates, summary: &summary, options: options)
+                f: f, own: own, edges: edges, kg: kg, match: match, candidates: &candidates, summary: &summary, options: options)
         }
         summary.candidates = candidates.count
 
@@ -253,14 +261,17 @@ public struct DensityHierarchy: Sendable {
     }
 
     private func refine(
-        _ index: Int, positions: [Int32], level: Int, judge rho: Double, f: [Double], edges: [(a: Int32, b: Int32)],
+        _ index: Int, positions: [Int32], level: Int, judge rho: Double, f: [Double], own: [Double],
+        edges: [(a: Int32, b: Int32)],
         kg: KeywordGraph, match: Column<UInt8>, candidates: inout [Candidate], summary: inout KeywordSummary,
         options: Options
     ) {
         guard level < options.maxLevels else { return }
         let floor = options.childExtendRatio * rho
         var eligible = [Bool](repeating: false, count: f.count)
-        for p in positions where f[Int(p)] >= floor { eligible[Int(p)] = true }
+        for p in positions where f[Int(p)] >= floor && own[Int(p)] >= options.ownDensityShare * floor {
+            eligible[Int(p)] = true
+        }
         let local = edges.filter { eligible[Int($0.a)] && eligible[Int($0.b)] }
         let parentCount = candidates[index].positions.count
         for set in KeywordGraph.components(count: f.count, eligible: eligible, edges: local) {
@@ -276,7 +287,7 @@ public struct DensityHierarchy: Sendable {
                 let next = options.levelRatio > 0 ? rho * options.levelRatio : Self.density(set, f)
                 if next > rho {
                     refine(
-                        index, positions: set, level: level, judge: next, f: f, edges: local, kg: kg, match: match,
+                        index, positions: set, level: level, judge: next, f: f, own: own, edges: local, kg: kg, match: match,
                         candidates: &candidates, summary: &summary, options: options)
                 }
                 continue
@@ -289,7 +300,7 @@ public struct DensityHierarchy: Sendable {
                         k: ground.keyword, expected: rho * ground.area / 1e6, windows: positions.count)))
             refine(
                 candidates.count - 1, positions: set, level: level + 1, judge: judge(floor: floor, set, f, options),
-                f: f, edges: local, kg: kg, match: match, candidates: &candidates, summary: &summary, options: options)
+                f: f, own: own, edges: local, kg: kg, match: match, candidates: &candidates, summary: &summary, options: options)
         }
     }
 

@@ -80,7 +80,7 @@ public struct RegionOptions: StageOptions {
         help: "density: a region's core POIs have keyword POIs at least core_ratio times as dense around them as "
             + "the keyword's typical density (its POIs over the area the city's POIs occupy).")
     static let extendRatioSpec = ParameterSpec(
-        "extend_ratio", .number(min: 1, max: 1e6), default: .number(4),
+        "extend_ratio", .number(min: 1, max: 1e6), default: .number(3),
         help: "density: a region extends from its core through keyword POIs at least extend_ratio times as dense "
             + "as typical, so a dining street is kept whole down to its quieter ends.")
     static let childCoreRatioSpec = ParameterSpec(
@@ -106,6 +106,12 @@ public struct RegionOptions: StageOptions {
         "level_ratio", .number(min: 0, max: 1e6), default: .number(0),
         help: "density: > 0 makes the levels fixed density bands, each floor this many times the one above; 0 judges "
             + "each level against the density of the region holding it.")
+    static let ownDensityShareSpec = ParameterSpec(
+        "own_density_share", .number(min: 0, max: 100), default: .number(1),
+        help: "density: below level 0, a keyword POI joins a region only when its own density (neighbours keyword "
+            + "POIs within its neighbours-th nearest distance) is at least this share of the region's floor, so "
+            + "two clusters a street apart are two regions even where the propagated density runs between them; "
+            + "0 disables.")
     static let smoothingSpec = ParameterSpec(
         "smoothing", .number(min: 0, max: 0.99), default: .number(0.5),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
@@ -161,7 +167,7 @@ public struct RegionOptions: StageOptions {
 
     public static let specs = [
         methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
-        childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec, smoothingSpec, edgeFactorSpec,
+        childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec, ownDensityShareSpec, smoothingSpec, edgeFactorSpec,
         detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
         dbscanMinSamplesSpec,
@@ -200,7 +206,7 @@ public struct RegionOptions: StageOptions {
                 coreRatio: core, extendRatio: extend, childCoreRatio: childCore, childExtendRatio: childExtend,
                 minKeywordPOIs: minimum, maxLevels: p.int(Self.maxLevelsSpec),
                 sameRegionShare: p.double(Self.sameRegionShareSpec), ownReferencePOIs: p.int(Self.ownReferencePOIsSpec),
-                levelRatio: p.double(Self.levelRatioSpec)),
+                levelRatio: p.double(Self.levelRatioSpec), ownDensityShare: p.double(Self.ownDensityShareSpec)),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
                 detour: p.double(Self.detourSpec), minSpacing: p.double(Self.minSpacingSpec)),
