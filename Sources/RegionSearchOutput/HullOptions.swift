@@ -46,16 +46,31 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "becomes a disc or band this wide."
     )
 
+    static let levelsSpec = ParameterSpec(
+        "levels", .string, default: .string("all"),
+        help:
+            "What a flat consumer gets of the nested levels: \"all\" (every level; a region of level n + 1 lies inside "
+            + "its parent of level n, so a keyword's regions overlap where they nest), \"finest\" (the finest region "
+            + "at each place: each region less the finer ones on it, a non-overlapping cut; a parent keeps the ground "
+            + "around its children), \"coarsest\" (level 0 only) or one level as a string (\"1\"). Every output "
+            + "format, the POI layer and the maps show what is written.")
+
     public static let specs = [
         hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, edgeSpacingSpec, triangleSpacingSpec,
-        closeSpacingSpec, minExtentSpec,
+        closeSpacingSpec, minExtentSpec, levelsSpec,
     ]
 
     public init(_ p: Parameters) throws(ParameterError) {
+        let text = p.string(Self.levelsSpec)
+        guard let levels = RegionLevelSelection(text) else {
+            throw ParameterError(
+                Self.levelsSpec,
+                "expected \"all\", \"finest\", \"coarsest\" or a level number such as \"1\", got \"\(text)\"")
+        }
         self.init(
             concave: p.string(Self.hullSpec) == "concave", concaveRatio: p.double(Self.concaveRatioSpec),
             margin: p.optionalDouble(Self.marginSpec), marginSpacing: p.double(Self.marginSpacingSpec),
             edgeSpacing: p.double(Self.edgeSpacingSpec), triangleSpacing: p.double(Self.triangleSpacingSpec),
-            closeSpacing: p.double(Self.closeSpacingSpec), minExtent: p.double(Self.minExtentSpec))
+            closeSpacing: p.double(Self.closeSpacingSpec), minExtent: p.double(Self.minExtentSpec), levels: levels)
     }
 }

@@ -52,10 +52,15 @@ public struct RegionPolygonBuilder {
         /// The grown skeleton is closed by this many spacings.
         var closeSpacing: Double
         var minExtent: Double
+        /// What of the hierarchy is written (`levels`); applied after the polygons are built
+        /// (``RegionLevelSelection/select(_:table:)``), since a child is cut to its parent.
+        public var levels: RegionLevelSelection
         public init(
             concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.35,
-            edgeSpacing: Double = 4, triangleSpacing: Double = 2, closeSpacing: Double = 1, minExtent: Double = 20
+            edgeSpacing: Double = 4, triangleSpacing: Double = 2, closeSpacing: Double = 1, minExtent: Double = 20,
+            levels: RegionLevelSelection = .all
         ) {
+            self.levels = levels
             self.marginSpacing = marginSpacing
             self.edgeSpacing = edgeSpacing
             self.triangleSpacing = triangleSpacing

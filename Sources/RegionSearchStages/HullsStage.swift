@@ -15,7 +15,9 @@ public enum HullsStage {
         //    5, normalised; the skeleton's triangles joined by a coverage union).
         // 7: levels: a region cut to its parent's polygon, overlaps removed per keyword and level;
         //    level, parent_id and band_floor_per_km2 properties.
-        version: 7,
+        // 8: the levels parameter (what a flat consumer gets); the provenance records it. The
+        //    default ("all") writes v7's features.
+        version: 8,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -29,7 +31,9 @@ public enum HullsStage {
         spacings long, and the triangles of such edges whose circumcircle is at most 2 spacings
         wide; spacing = the region's median distance from a member to its 5th nearest keyword
         location) grown by margin_m with GEOS, at least min_extent_m wide, valid, not overlapping
-        better-ranked regions of the same keyword and level and cut to its parent region's polygon; a Polygon, or a MultiPolygon when a gap is too
+        better-ranked regions of the same keyword and level and cut to its parent region's polygon;
+        levels chooses what is written of the hierarchy (all levels, nested; the finest region at
+        each place; level 0; one level); a Polygon, or a MultiPolygon when a gap is too
         long to draw, in WGS84 lon/lat with counter-clockwise exterior rings, clockwise holes and at
         most 7 decimals. Properties (same type in every feature), counted on the polygon as written
         (a points-in-polygon join on the file gives the same): region_id, keyword, measure, rank,
@@ -92,9 +96,11 @@ public enum HullsStage {
             }
         }
         let builder = RegionPolygonBuilder(options: stage.options)
-        let (polygons, dropped) = try stage.summary.time(.hulls) {
+        let (built, dropped) = try stage.summary.time(.hulls) {
             try builder.build(table: table, points: points, crs: crs, crsIsLocal: crsIsLocal)
         }
+        // The levels written (all of them by default); counted below on what is written.
+        let polygons = try stage.summary.time(.hulls) { try stage.options.levels.select(built, table: table) }
 
         // Counts inside the polygons as written (a GIS points-in-polygon join gives the same).
         let census = PointCensus(lon: points.lon, lat: points.lat, near: polygons.map(\.polygons))
@@ -124,8 +130,9 @@ public enum HullsStage {
         }
         stage.summary.set(.regions, layer.count)
         stage.summary.set(.droppedCovered, dropped)
+        let selected = stage.options.levels == .all ? "" : " (levels \"\(stage.options.levels)\" of \(built.count))"
         Log.info(
-            "wrote \(layer.count) region polygon(s) "
+            "wrote \(layer.count) region polygon(s)\(selected) "
                 + "to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")"
         )
         try stage.finish()
