@@ -232,17 +232,21 @@ public struct WebMapWriter {
         var best: (area: Double, lon: Double, lat: Double)?
         for polygon in polygons {
             let r = polygon[0]
+            guard let x0 = r.lon.first, let y0 = r.lat.first else { continue }
+            // Relative to the first vertex, so that the cross products keep their digits.
+            let x: [Double] = r.lon.map { $0 - x0 }
+            let y: [Double] = r.lat.map { $0 - y0 }
             var a = 0.0
             var cx = 0.0
             var cy = 0.0
-            for i in 0..<max(0, r.lon.count - 1) {
-                let cross = r.lon[i] * r.lat[i + 1] - r.lon[i + 1] * r.lat[i]
+            for i in 0..<max(0, x.count - 1) {
+                let cross: Double = x[i] * y[i + 1] - x[i + 1] * y[i]
                 a += cross
-                cx += (r.lon[i] + r.lon[i + 1]) * cross
-                cy += (r.lat[i] + r.lat[i + 1]) * cross
+                cx += (x[i] + x[i + 1]) * cross
+                cy += (y[i] + y[i + 1]) * cross
             }
             guard a != 0 else { continue }
-            if best == nil || abs(a) > best!.area { best = (abs(a), cx / (3 * a), cy / (3 * a)) }
+            if best == nil || abs(a) > best!.area { best = (abs(a), x0 + cx / (3 * a), y0 + cy / (3 * a)) }
         }
         return best.map { (GeoJSONWriter.rounded($0.lon), GeoJSONWriter.rounded($0.lat)) }
     }
