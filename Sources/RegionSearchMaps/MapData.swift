@@ -131,7 +131,8 @@ public struct MapData {
             sources[source, default: 0] += 1
             regions.append(
                 MapRegion(
-                    keyword: k, rank: f.properties["rank"]?.intValue, level: max(0, f.properties["level"]?.intValue ?? 0),
+                    keyword: k, rank: f.properties["rank"]?.intValue,
+                    level: max(0, f.properties["level"]?.intValue ?? 0),
                     polygons: f.polygons, properties: properties, density: density, densitySource: source))
             ids.append(f.properties["region_id"]?.intValue)
             parentIDs.append(f.properties["parent_id"]?.intValue)

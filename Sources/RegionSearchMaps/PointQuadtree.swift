@@ -73,7 +73,8 @@ struct PointQuadtree {
         }
         nodes.append(
             Node(
-                x0: x0, y0: y0, x1: x0 + side, y1: y0 + side, bx0: bx0, by0: by0, bx1: bx1, by1: by1, start: order.count,
+                x0: x0, y0: y0, x1: x0 + side, y1: y0 + side, bx0: bx0, by0: by0, bx1: bx1, by1: by1,
+                start: order.count,
                 count: own, children: []))
         order += points[0..<own]
         guard own < points.count else { return index }

@@ -258,7 +258,8 @@ public struct WebMapWriter {
         let levels = (regions.map(\.level).max() ?? 0) + 1
         var out = [Double](repeating: 0, count: levels)
         for level in 1..<max(levels, 1) {
-            let extents = regions.filter { $0.level == level }.map { box($0.polygons).extent }.filter { $0 > 0 }.sorted()
+            let extents = regions.filter { $0.level == level }.map { box($0.polygons).extent }.filter { $0 > 0 }
+                .sorted()
             var zoom = out[level - 1]
             if !extents.isEmpty {
                 let median = extents[(extents.count - 1) / 2]

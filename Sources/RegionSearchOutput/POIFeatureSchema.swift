@@ -153,7 +153,8 @@ public enum POIFeatureSchema {
                 }
                 if let region = regionOfRow[k][row] {
                     values += [
-                        .integer(region.id), .integer(Int64(region.level)), .string(paths[region.id] ?? String(region.id)),
+                        .integer(region.id), .integer(Int64(region.level)),
+                        .string(paths[region.id] ?? String(region.id)),
                     ]
                 } else {
                     values += [.null, .null, .null]

@@ -47,7 +47,8 @@ final class RegionLevelsEndToEndTests: XCTestCase {
         let cut = try features(f, geos)
         for i in cut.indices {
             for j in cut.indices where j > i {
-                XCTAssertEqual(try cut[i].1.intersection(cut[j].1).area, 0, accuracy: 1e-14, "regions \(i + 1), \(j + 1)")
+                XCTAssertEqual(
+                    try cut[i].1.intersection(cut[j].1).area, 0, accuracy: 1e-14, "regions \(i + 1), \(j + 1)")
             }
         }
         let union = try geos.unionAll(cut.map(\.1))
@@ -59,7 +60,8 @@ final class RegionLevelsEndToEndTests: XCTestCase {
             let rest = try XCTUnwrap(
                 cut.first { $0.0["level"]?.intValue == 0 && $0.0["rank"] == p["rank"] }, "the parent's remainder")
             XCTAssertEqual(rest.1.area, g.area - children.reduce(0) { $0 + $1.1.area }, accuracy: 1e-12)
-            let inside = property(rest.0, "n_keyword_pois") + children.reduce(0) { $0 + property($1.0, "n_keyword_pois") }
+            let inside =
+                property(rest.0, "n_keyword_pois") + children.reduce(0) { $0 + property($1.0, "n_keyword_pois") }
             XCTAssertEqual(inside, property(p, "n_keyword_pois"), accuracy: 2, "POIs on a shared edge may count twice")
             XCTAssertLessThan(property(rest.0, "area_m2"), property(p, "area_m2"))
         }

@@ -110,7 +110,8 @@ final class WebMapLayeringTests: XCTestCase {
         let path = try manifest(
             name: "city", input: .object([("path", .string("city.csv")), ("format", .string("csv"))]),
             keywords: ["咖啡"])
-        try SyntheticCity(config).writeCSV(to: URL(fileURLWithPath: path).deletingLastPathComponent().path + "/city.csv")
+        try SyntheticCity(config).writeCSV(
+            to: URL(fileURLWithPath: path).deletingLastPathComponent().path + "/city.csv")
         return try run(manifest: path)
     }
 
@@ -291,7 +292,8 @@ final class WebMapLayeringTests: XCTestCase {
                 continue
             }
             guard region.level < levelZoom.count else {
-                found.failures.append("region \(id) has level \(region.level); the page knows \(levelZoom.count) levels")
+                found.failures.append(
+                    "region \(id) has level \(region.level); the page knows \(levelZoom.count) levels")
                 continue
             }
             let expected = zoom >= levelZoom[region.level] - 1e-9
@@ -489,7 +491,9 @@ final class WebMapLayeringTests: XCTestCase {
             return screen(v[1], v[0])
         }
         var cells: [SIMD2<Int>: [Int]] = [:]
-        func cell(_ p: (x: Double, y: Double)) -> SIMD2<Int> { SIMD2(Int((p.x / 10).rounded(.down)), Int((p.y / 10).rounded(.down))) }
+        func cell(_ p: (x: Double, y: Double)) -> SIMD2<Int> {
+            SIMD2(Int((p.x / 10).rounded(.down)), Int((p.y / 10).rounded(.down)))
+        }
         for (i, d) in dots.enumerated() { cells[cell(d), default: []].append(i) }
         for (i, d) in dots.enumerated() {
             let (px, py) = (d.x.rounded(.down) + 0.5, d.y.rounded(.down) + 0.5)
@@ -526,7 +530,8 @@ final class WebMapLayeringTests: XCTestCase {
         let keyword = try XCTUnwrap(keywords.first)
         let mine = regions.filter { $0.keyword == keyword }
         XCTAssertFalse(mine.isEmpty, "\(name): no '\(keyword)' region to look at")
-        let first = try view(run.page, name: name + "-0", move: prepare + (prepare.isEmpty ? "" : " m.fire('moveend');"))
+        let first = try view(
+            run.page, name: name + "-0", move: prepare + (prepare.isEmpty ? "" : " m.fire('moveend');"))
         var out = [("first view", try check(first, regions: regions, keyword: keyword, colorIndex: 0))]
         defer {
             for (view, f) in out {

@@ -27,7 +27,8 @@ final class WebMapWriterTests: XCTestCase {
             // The bounds the page culls and thins by hold the node's points and lie in its quadrant.
             for i in tree.order[node.start..<(node.start + node.count)] {
                 XCTAssertTrue(
-                    tree.qx[i] >= node.bx0 && tree.qx[i] <= node.bx1 && tree.qy[i] >= node.by0 && tree.qy[i] <= node.by1)
+                    tree.qx[i] >= node.bx0 && tree.qx[i] <= node.bx1 && tree.qy[i] >= node.by0 && tree.qy[i] <= node.by1
+                )
             }
             XCTAssertTrue(node.bx0 >= node.x0 && node.bx1 < node.x1 && node.by0 >= node.y0 && node.by1 < node.y1)
             // A node with children keeps a full sample; its children lie inside it.
@@ -99,10 +100,12 @@ final class WebMapWriterTests: XCTestCase {
         func region(_ level: Int, halfLon: Double, parent: Int? = nil) -> MapRegion {
             var r = MapRegion(
                 keyword: 0, rank: 1, level: level,
-                polygons: [[
-                    GeoJSONWriter.Ring(
-                        lon: [0, 2 * halfLon, 2 * halfLon, 0, 0], lat: [0, 0, halfLon / 100, halfLon / 100, 0])
-                ]], properties: [], density: 100, densitySource: .property)
+                polygons: [
+                    [
+                        GeoJSONWriter.Ring(
+                            lon: [0, 2 * halfLon, 2 * halfLon, 0, 0], lat: [0, 0, halfLon / 100, halfLon / 100, 0])
+                    ]
+                ], properties: [], density: 100, densitySource: .property)
             r.parent = parent
             return r
         }

@@ -88,7 +88,8 @@ final class OutputFormatTests: XCTestCase {
                 info.contains("Geometry: " + (format == .shapefile ? "Polygon" : "Multi Polygon")), "\(name): \(info)")
             XCTAssertTrue(info.contains("Feature Count: 2"), "\(name): \(info)")
             XCTAssertTrue(
-                info.contains((format == .shapefile ? "mem_score" : "member_score_mean") + ": Real"), "\(name): \(info)")
+                info.contains((format == .shapefile ? "mem_score" : "member_score_mean") + ": Real"), "\(name): \(info)"
+            )
             // The same through the API.
             XCTAssertEqual(back.declaredGeometryType, format == .shapefile ? "Polygon" : "Multi Polygon", name)
             // The documented schema, typed.
@@ -274,7 +275,8 @@ final class OutputFormatTests: XCTestCase {
         var levelRules: [[String]] = []
         for keywordRule in try doc.nodes(forXPath: "//rules/rule").compactMap({ $0 as? XMLElement }) {
             let parent = try XCTUnwrap(keywordRule.attribute(forName: "filter")?.stringValue)
-            levelRules.append(keywordRule.elements(forName: "rule").compactMap { $0.attribute(forName: "label")?.stringValue })
+            levelRules.append(
+                keywordRule.elements(forName: "rule").compactMap { $0.attribute(forName: "label")?.stringValue })
             for levelRule in keywordRule.elements(forName: "rule") {
                 let level = try XCTUnwrap(levelRule.attribute(forName: "filter")?.stringValue)
                 for leaf in levelRule.elements(forName: "rule") {

@@ -98,7 +98,8 @@ final class RegionLevelSelectionTests: XCTestCase {
         let ring = OutputFormatTests.square(24.9, 60.1, 0.01)
         let polygons = [0, 1].map {
             RegionPolygonBuilder.Polygon(
-                region: $0, polygons: [[ring]], areaM2: 1, marginM: 5, shape: ShapeCheck(emptyShare: 0, membersInside: 1))
+                region: $0, polygons: [[ring]], areaM2: 1, marginM: 5,
+                shape: ShapeCheck(emptyShare: 0, membersInside: 1))
         }
         let cut = try RegionLevelSelection.finest.select(polygons, table: table)
         XCTAssertEqual(cut.map(\.region), [1])
@@ -107,7 +108,8 @@ final class RegionLevelSelectionTests: XCTestCase {
 
     /// The parameter: a manifest value the stage cannot use stops the run before it starts.
     func testTheLevelsParameterIsValidated() throws {
-        let options = try RegionPolygonBuilder.Options.resolve(.object([("levels", .string("finest"))]), context: "hulls")
+        let options = try RegionPolygonBuilder.Options.resolve(
+            .object([("levels", .string("finest"))]), context: "hulls")
         XCTAssertEqual(options.1.levels, .finest)
         XCTAssertEqual(try RegionPolygonBuilder.Options.resolve(.object([]), context: "hulls").1.levels, .all)
         XCTAssertEqual(try RegionPolygonBuilder.Options.resolve(nil, context: "hulls").0["levels"], .string("all"))
