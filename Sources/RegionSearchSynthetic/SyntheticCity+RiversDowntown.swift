@@ -5,7 +5,8 @@ import RegionSearchOutput
 /// `--scenario rivers-downtown`: rivers through dense downtowns and between boroughs, with
 /// keyword clusters facing each other across them.
 ///
-/// Two zones 6 km tall, stacked south to north, as wide as makes `n` POIs (at least 6 km). Both
+/// Two zones 6 km tall, stacked south to north, as wide as makes `n` POIs (at least 6 km; 4–6 % fewer
+/// are written: those that fall in the rivers or beyond the zones are left out). Both
 /// have a uniform base field with local spacing (the expected distance to the 5th nearest other
 /// POI) 120 m, and a meandering river from the west edge to the east edge whose band holds no POI:
 ///
