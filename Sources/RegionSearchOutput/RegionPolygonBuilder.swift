@@ -178,8 +178,17 @@ public struct RegionPolygonBuilder {
                 }
             }
             if polygon == nil && !shape.snapped.parts.isEmpty { polygon = try shape.snapped.geometry(geos) }
-            if let p = polygon, ancestor >= 0, let outer = drawn[ancestor] {
-                polygon = try p.intersection(outer, gridSize: Self.grid).polygonalParts()
+            if let p = polygon, ancestor >= 0, let outer = drawn[ancestor], let box = p.envelope {
+                // The parent cut down to the child's box first (a city core of thousands of
+                // vertices, a district of dozens), unless it covers the child whole.
+                let prepared = try outer.prepared()
+                if !prepared.covers(p) {
+                    let grown = GEOSEnvelope(
+                        minX: box.minX - Self.grid, minY: box.minY - Self.grid, maxX: box.maxX + Self.grid,
+                        maxY: box.maxY + Self.grid)
+                    let local = try outer.clipped(to: grown).polygonalParts()
+                    polygon = try p.intersection(local.isValid ? local : outer, gridSize: Self.grid).polygonalParts()
+                }
             }
             guard let polygon, !polygon.isEmpty, polygon.area > 0 else {
                 dropped += 1
