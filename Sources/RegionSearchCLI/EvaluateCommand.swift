@@ -44,6 +44,9 @@ public enum EvaluateCommand {
     static let crsOption = CommandSpec.Option(
         "crs", .value, placeholder: "CRS",
         help: "Measure in this projected CRS (metres) instead of the automatic choice.")
+    static let riverToleranceOption = CommandSpec.Option(
+        "river-tolerance-m", .value, placeholder: "M",
+        help: "Land within M metres of a river is not on a bank: a margin reaching into it spans nothing (default 10).")
     static let threadsOption = CommandSpec.Option(
         "threads", .value, placeholder: "N",
         help: "Threads for reading the POI file (default: all cores); results do not depend on it.")
@@ -79,7 +82,14 @@ public enum EvaluateCommand {
             the item's id) lie in regions of its keyword; its fragments are the regions holding at least
             max(2, 10 %) of them; recall = found / items, fragmentation = mean fragments of found items, per
             keyword and per keyword/kind. --must-not: per keyword, the share of the union of its regions that
-            lies in `void` areas and in that keyword's `sparse` areas.
+            lies in `void` (and `river`) areas and in that keyword's `sparse` areas.
+
+            Levels (the regions' `level` property; none = level 0): recall@t counts a truth matched by a
+            region of any level; per level, recall and precision of that level's regions alone and their F1;
+            the best-level F1@t is the highest of these. Per truth kind: recall at any level and the
+            best-level F1 of that kind's truths alone. Rivers (must-not `river` features, or `void` features
+            named "river …"): the regions covering land on both banks (more than --river-tolerance-m from
+            the water), per level. Downtowns (must-not `downtown` features): level-0 regions per downtown.
 
             compare: per keyword the area IoU of the two unions, the mean best IoU of A's regions in B and
             of B's in A, pairs matched one-to-one (greedy by IoU ≥ --match-iou), and with --pois the Jaccard
@@ -105,6 +115,7 @@ public enum EvaluateCommand {
             Self.thresholdsOption,
             Self.matchIouOption,
             Self.crsOption,
+            Self.riverToleranceOption,
             Self.threadsOption,
         ],
         acceptsPositionals: true)
@@ -136,6 +147,12 @@ public enum EvaluateCommand {
             evaluator.matchThreshold = t
         }
         evaluator.crs = cl.value(Self.crsOption)
+        if let text = cl.value(Self.riverToleranceOption) {
+            guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v.isFinite, v >= 0 else {
+                throw UsageError("--river-tolerance-m: expected metres ≥ 0, got \"\(text)\"")
+            }
+            evaluator.riverTolerance = v
+        }
         evaluator.checks = try checkOptions(cl)
         let membersPaths = cl.all(Self.membersOption)
         let poiSources = [Self.poisOption, Self.inputSpecOption, Self.manifestOption].filter {

@@ -309,8 +309,17 @@ public struct DensityHierarchy: Sendable {
     func footprint(_ set: [Int32], kg: KeywordGraph, match: Column<UInt8>) -> (keyword: Int, area: Double) {
         let seeds = set.map { kg.geometry.subset[Int($0)] }
         let hull = ConvexHull2D(x: seeds.map { x[Int($0)] }, y: seeds.map { y[Int($0)] })
-        var visited = Set<UInt32>(seeds)
-        var stack = seeds
+        // Visited nodes in a sorted-free bit set over the graph (a district's hull holds hundreds of
+        // thousands of POIs at 1M: a hash set cost most of the stage).
+        var visited = [UInt64](repeating: 0, count: (graph.nodeCount + 63) / 64)
+        func visit(_ v: UInt32) -> Bool {
+            let (w, b) = (Int(v) >> 6, UInt64(1) << (UInt64(v) & 63))
+            if visited[w] & b != 0 { return false }
+            visited[w] |= b
+            return true
+        }
+        var stack: [UInt32] = []
+        for v in seeds where visit(v) { stack.append(v) }
         var keyword = 0
         var area = 0.0
         while let v = stack.popLast() {
@@ -318,10 +327,7 @@ public struct DensityHierarchy: Sendable {
             area += ownedArea[Int(v)]
             for e in graph.range(Int(v)) {
                 let w = graph.neighbors[e]
-                if !visited.contains(w) && hull.contains(x[Int(w)], y[Int(w)]) {
-                    visited.insert(w)
-                    stack.append(w)
-                }
+                if hull.contains(x[Int(w)], y[Int(w)]) && visit(w) { stack.append(w) }
             }
         }
         return (keyword, area)

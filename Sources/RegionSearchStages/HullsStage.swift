@@ -104,11 +104,9 @@ public enum HullsStage {
 
         // Counts inside the polygons as written (a GIS points-in-polygon join gives the same).
         let census = PointCensus(lon: points.lon, lat: points.lat, near: polygons.map(\.polygons))
-        let geos = GEOSContext()
+        // Polygons on all threads (one GEOS context each), counts kept in polygon order.
         let counts = try stage.summary.time(.hulls) {
-            try polygons.map { p in
-                try census.count(p.polygons, match: scores.matches[table.regions[p.region].keyword], geos: geos)
-            }
+            try PointCensus.countAll(census, polygons.map(\.polygons)) { scores.matches[table.regions[polygons[$0].region].keyword] }
         }
         let layer = RegionFeatureSchema.layer(
             polygons: polygons, table: table, keywords: keywords, measure: measure, counts: counts)
