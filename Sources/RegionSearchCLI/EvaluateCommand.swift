@@ -54,6 +54,9 @@ public enum EvaluateCommand {
     static let crsOption = CommandSpec.Option(
         "crs", .text, default: .computed("chosen for the extent of the truth file, or of A"), placeholder: "CRS",
         help: "Measure in this projected CRS (metres).")
+    static let riverToleranceOption = CommandSpec.Option(
+        "river-tolerance-m", .number(min: 0), default: .value(.number(evaluatorDefaults.riverTolerance)),
+        placeholder: "M", help: "Land within M metres of a river is not on a bank: a margin reaching into it spans nothing.")
     static let threadsOption = CommandSpec.Option.threads(
         "Threads for reading the POI file; results do not depend on it.")
 
@@ -83,7 +86,14 @@ public enum EvaluateCommand {
             the item's id) lie in regions of its keyword; its fragments are the regions holding at least
             max(2, 10 %) of them; recall = found / items, fragmentation = mean fragments of found items, per
             keyword and per keyword/kind. --must-not: per keyword, the share of the union of its regions that
-            lies in `void` areas and in that keyword's `sparse` areas.
+            lies in `void` (and `river`) areas and in that keyword's `sparse` areas.
+
+            Levels (the regions' `level` property; none = level 0): recall@t counts a truth matched by a
+            region of any level; per level, recall and precision of that level's regions alone and their F1;
+            the best-level F1@t is the highest of these. Per truth kind: recall at any level and the
+            best-level F1 of that kind's truths alone. Rivers (must-not `river` features, or `void` features
+            named "river …"): the regions covering land on both banks (more than --river-tolerance-m from
+            the water), per level. Downtowns (must-not `downtown` features): level-0 regions per downtown.
 
             compare: per keyword the area IoU of the two unions, the mean best IoU of A's regions in B and
             of B's in A, pairs matched one-to-one (greedy by IoU ≥ --match-iou), and with --pois the Jaccard
@@ -109,6 +119,7 @@ public enum EvaluateCommand {
             Self.thresholdsOption,
             Self.matchIouOption,
             Self.crsOption,
+            Self.riverToleranceOption,
             Self.threadsOption,
         ])
 
@@ -142,6 +153,7 @@ public enum EvaluateCommand {
         checks.emptyLimit = cl.number(Self.emptyLimitOption)
         checks.maxArea = cl.number(Self.maxAreaOption) * 1e6
         evaluator.checks = checks
+        evaluator.riverTolerance = cl.number(Self.riverToleranceOption)
         let membersPaths = cl.all(Self.membersOption)
         let poiSources = [Self.poisOption, Self.inputSpecOption, Self.manifestOption].filter {
             !cl.all($0).isEmpty

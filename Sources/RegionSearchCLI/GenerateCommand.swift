@@ -33,7 +33,11 @@ public enum GenerateCommand {
         help: "Random seed.")
     static let clustersOption = CommandSpec.Option(
         "clusters", .integer(0...100_000), default: byScenario({ "\($0.clusters)" }), placeholder: "K",
-        help: "Planted clusters (0 = none); strips: strips; rivers: pairs per river.")
+        help: "Planted clusters (0 = none); strips: strips; rivers: pairs per river; rivers-downtown: pairs per "
+            + "downtown; blocks: keyword blocks; towns: metro clusters.")
+    static let townsOption = CommandSpec.Option(
+        "towns", .integer(0...1_000), default: byScenario({ "\($0.towns)" }), placeholder: "T",
+        help: "towns: the number of towns around the metro.")
     static let keywordsOption = CommandSpec.Option(
         "keywords", .list(.text), default: byScenario({ $0.keywords.joined(separator: ",") }), placeholder: "A,B",
         help: "Planted keywords, round-robin.")
@@ -99,6 +103,23 @@ public enum GenerateCommand {
               ellipses   5:1 elliptic clusters (semi-major axis 400-1200 m) in the downtowns of a
                          20 km city.
               uniform    uniform density everywhere, no clusters (a null test).
+              rivers-downtown
+                         two zones 6 km tall as wide as makes N (at least 6 km), base spacing 120 m:
+                         a 150 m river meandering through downtowns every ~6 km (spacing 50 m at
+                         their centre, both banks dense) with 4 facing pairs of clusters (cafe) per
+                         downtown 15 m from the water; a 400-600 m river between two boroughs
+                         (spacing 60 m at their centres) with 2 facing pairs per borough pair.
+                         Truth: each cluster on its own. Must-not: the rivers (kind river).
+              blocks     a grid of 160 × 80 m blocks and 20 m streets (about 1,000 POIs per km², 70 %
+                         of them on frontages); 12 blocks with 24-36 keyword POIs (restaurant) on
+                         both long frontages and inside (truth: the block), 6 frontage strips with
+                         18-27 along one side of a street over three blocks (truth: that band).
+              towns      the clusters city (10 planted clusters, kind cluster) and 8 towns 50-100 km
+                         away at 1/20-1/10 of its mean density, each with a dining centre of 12-24
+                         keyword POIs (restaurant) within 150-300 m (kind town).
+              downtowns  the clusters city with no planted cluster (as --clusters 0, the same POIs)
+                         and its five downtowns written to PREFIX.must_not.geojson (kind downtown,
+                         the disc of 2 σ) for the count of regions per downtown (a null test).
             """,
         options: [
             Self.outOption,
@@ -106,6 +127,7 @@ public enum GenerateCommand {
             Self.nOption,
             Self.seedOption,
             Self.clustersOption,
+            Self.townsOption,
             Self.keywordsOption,
             Self.centerOption,
             Self.extentKmOption,
@@ -127,6 +149,7 @@ public enum GenerateCommand {
         config.n = cl.integer(Self.nOption)
         config.seed = UInt64(cl.integer(Self.seedOption))
         if let v = cl.optionalInteger(Self.clustersOption) { config.clusters = v }
+        if let v = cl.optionalInteger(Self.townsOption) { config.towns = v }
         if let v = cl.optionalNumber(Self.extentKmOption) { config.extentKm = v }
         if let v = cl.optionalNumber(Self.aspectOption) { config.aspect = v }
         if let v = cl.optionalNumber(Self.minRadiusMOption) { config.minRadius = v }
@@ -169,7 +192,9 @@ public enum GenerateCommand {
         try AtomicFile.write(city.truthMembersCSV(), to: prefix + ".truth_members.csv")
         if let mustNot = city.mustNotGeoJSON() { try AtomicFile.write(mustNot, to: prefix + ".must_not.geojson") }
         let planted = city.clusterOf.filter { $0 >= 0 }.count
-        let kind = config.scenario == .strips ? "strips" : "clusters"
+        let kinds = Set(city.truths.map(\.kind)).sorted()
+        let kind =
+            kinds.isEmpty ? "clusters" : kinds.map { $0 == "strip" ? "strips" : $0 + "s" }.joined(separator: " and ")
         Log.info(
             "wrote \(groupedCount(city.count)) POIs (\(groupedCount(planted)) planted in \(city.truths.count) "
                 + "\(kind)) to \(prefix).\(format)"

@@ -17,6 +17,10 @@ final class EvaluationLayer {
         public var keyword: String?
         /// The feature's `kind` property (truth and must-not files).
         public var kind: String?
+        /// The feature's `level` (0 when the file has none).
+        public var level: Int = 0
+        /// The feature's `name` property when it is a string (must-not files name their rivers).
+        public var name: String?
         public var geometry: GEOSGeometry
         /// Area in m² of the CRS's plane.
         public var area: Double
@@ -85,9 +89,9 @@ final class EvaluationLayer {
             if !(area > 0) { degenerate += 1 }
             items.append(
                 Item(
-                    id: f.id, keyword: f.keyword, kind: f.kind, geometry: geometry, area: area > 0 ? area : 0,
-                    envelope: geometry.envelope,
-                    repaired: wasRepaired))
+                    id: f.id, keyword: f.keyword, kind: f.kind, level: f.level,
+                    name: f.properties["name"]?.stringValue, geometry: geometry, area: area > 0 ? area : 0,
+                    envelope: geometry.envelope, repaired: wasRepaired))
         }
         self.items = items
         repairedCount = repaired

@@ -22,14 +22,21 @@ public struct Evaluator: Sendable {
     /// Region checks (spacing, empty share, area) and member recall in truth mode, with these
     /// thresholds; nil leaves them out (the report then has evaluate.py's metrics only).
     public var checks: CheckOptions?
+    /// Land closer than this many metres to a river's water is not one of its banks
+    /// (``RiverSpans``): a region's margin that reaches into the water, or across it by less than
+    /// this, does not span the river.
+    public var riverTolerance: Double
 
     public init(
-        thresholds: [Double] = [0.3, 0.5], crs: String? = nil, matchThreshold: Double = 0.5, checks: CheckOptions? = nil
+        thresholds: [Double] = [0.3, 0.5], crs: String? = nil, matchThreshold: Double = 0.5,
+        checks: CheckOptions? = nil,
+        riverTolerance: Double = RiverSpans.defaultTolerance
     ) {
         self.thresholds = thresholds
         self.crs = crs
         self.matchThreshold = matchThreshold
         self.checks = checks
+        self.riverTolerance = riverTolerance
     }
 
     // MARK: - Region checks alone
@@ -58,7 +65,9 @@ public struct Evaluator: Sendable {
         _ regionFile: RegionFeatureFile, items: [EvaluationLayer.Item], located: LocatedPOIs, choice: CRSChoice,
         options: CheckOptions, geos: GEOSContext, proj: PROJContext
     ) throws -> [RegionCheck?] {
-        if choice.isLocal { return try RegionCheck.check(regions: items, pois: located, options: options, context: geos) }
+        if choice.isLocal {
+            return try RegionCheck.check(regions: items, pois: located, options: options, context: geos)
+        }
         var out: [RegionCheck?] = []
         for (feature, item) in zip(regionFile.features, items) {
             var single = regionFile
@@ -118,6 +127,9 @@ public struct Evaluator: Sendable {
         var truthBest = [Double](repeating: 0, count: T.count)
         var truthMatch = [Int?](repeating: nil, count: T.count)
         var regionBest = [Double](repeating: 0, count: R.count)
+        // The same per level of the regions (truths) and per kind of the truths (regions).
+        var truthBestByLevel = [[Int: Double]](repeating: [:], count: T.count)
+        var regionBestByKind = [[String: Double]](repeating: [:], count: R.count)
         let scored = R.map { r in T.contains { Self.compatible($0.keyword, r.keyword) } }
         for (i, t) in T.enumerated() {
             for (j, r) in R.enumerated() where Self.compatible(t.keyword, r.keyword) {
@@ -127,6 +139,8 @@ public struct Evaluator: Sendable {
                     truthMatch[i] = j
                 }
                 regionBest[j] = max(regionBest[j], v)
+                truthBestByLevel[i][r.level] = max(truthBestByLevel[i][r.level] ?? 0, v)
+                if let kind = t.kind { regionBestByKind[j][kind] = max(regionBestByKind[j][kind] ?? 0, v) }
             }
         }
 
@@ -203,12 +217,36 @@ public struct Evaluator: Sendable {
             }
         }
 
-        // Must-not areas.
+        // Must-not areas, rivers and downtowns.
         var mustNotShares: [String: MustNotShare]?
+        var mustNotItems: [EvaluationLayer.Item] = []
+        var rivers: RiverSpans?
+        var downtowns: DowntownCounts?
         if let mustNotFile, let transform {
             let layer = try EvaluationLayer(file: mustNotFile, transform: transform, context: geos)
             inputs.append(EvaluationInput(role: "must_not", layer: layer))
+            mustNotItems = layer.items
             mustNotShares = try MustNotShare.shares(regions: R, mustNot: layer.items, context: geos)
+            if layer.items.contains(where: RiverSpans.isRiver) {
+                let box = layer.items.compactMap(\.envelope).reduce(nil) { $0?.union($1) ?? $1 }
+                let domain =
+                    located.map { $0.convexHull }
+                    ?? box.map { ([$0.minX, $0.maxX, $0.maxX, $0.minX], [$0.minY, $0.minY, $0.maxY, $0.maxY]) }
+                if let domain {
+                    rivers = try RiverSpans.compute(
+                        regions: R, mustNot: layer.items, domain: domain, tolerance: riverTolerance, context: geos)
+                    let single = rivers!.banks.filter { $0 < 2 }.count
+                    if single > 0 {
+                        notes.append(
+                            "\(single) river(s) do not cut the domain (the "
+                                + "\(located == nil ? "bounding box of the must-not features" : "convex hull of the POIs")) "
+                                + "into two banks: no region can span them")
+                    }
+                }
+            }
+            if layer.items.contains(where: DowntownCounts.isDowntown) {
+                downtowns = try DowntownCounts.compute(regions: R, mustNot: layer.items, context: geos)
+            }
         }
 
         func metrics(truths: [Int], regions: [Int], poi: TruthScore.POICounts?, mustNot: MustNotShare?)
@@ -280,6 +318,60 @@ public struct Evaluator: Sendable {
             memberGroups = groups.keys.sorted(by: codePointOrder).map { ($0, groups[$0]!) }
         }
 
+        // Levels: each level's regions alone against all truths; the best level per threshold.
+        let levelValues = Set(R.map(\.level)).sorted()
+        let scoredRegions = R.indices.filter { scored[$0] }
+        let fit = LevelScore.fit(
+            truths: Array(T.indices), regions: scoredRegions, levels: levelValues, thresholds: thresholds,
+            truthBestByLevel: truthBestByLevel, regionBest: { regionBest[$0] }, regionLevel: { R[$0].level })
+        let levels = fit.levels.map { f in
+            let members = R.indices.filter { R[$0].level == f.level }
+            var l = LevelScore(level: f.level)
+            l.regionCount = members.count
+            l.scoredRegionCount = f.scored
+            l.recall = f.recall
+            l.precision = f.precision
+            l.f1 = f.f1
+            l.regionsPerKeyword = labels.map { k in (k, members.filter { R[$0].keywordLabel == k }.count) }
+            if let options = self.checks, located != nil {
+                l.regionChecks = RegionCheck.Summary(members.compactMap { checks[$0] }, options: options)
+            }
+            l.spanningRivers = rivers?.spanning(members)
+            return l
+        }
+        var levelScores = levels
+        if mustNotShares != nil {
+            for k in levelScores.indices {
+                let level = levelScores[k].level
+                let shares = try MustNotShare.shares(
+                    regions: R.filter { $0.level == level }, mustNot: mustNotItems, context: geos)
+                levelScores[k].mustNot = shares.keys.sorted(by: codePointOrder).reduce(MustNotShare()) {
+                    $0 + shares[$1]!
+                }
+            }
+        }
+
+        // Kinds: the truths of each kind on their own.
+        let kindLabels = Set(T.compactMap(\.kind)).sorted(by: codePointOrder)
+        let kinds = kindLabels.map { kind -> KindScore in
+            let truths = T.indices.filter { T[$0].kind == kind }
+            let paired = R.indices.filter { j in truths.contains { Self.compatible(T[$0].keyword, R[j].keyword) } }
+            let kindFit = LevelScore.fit(
+                truths: truths, regions: paired, levels: levelValues, thresholds: thresholds,
+                truthBestByLevel: truthBestByLevel, regionBest: { regionBestByKind[$0][kind] ?? 0 },
+                regionLevel: { R[$0].level })
+            var k = KindScore(kind: kind)
+            k.truthCount = truths.count
+            k.scoredRegionCount = paired.count
+            k.recall = thresholds.map { t in Double(truths.filter { truthBest[$0] >= t }.count) / Double(truths.count) }
+            k.bestLevelF1 = kindFit.bestF1
+            k.bestLevel = kindFit.bestLevel
+            if members != nil && self.checks != nil && located != nil {
+                k.members = truths.reduce(into: MemberRecall()) { m, i in if let o = outcomes[i] { m.add(o) } }
+            }
+            return k
+        }
+
         if T.isEmpty {
             notes.append("the truth file has no features: recall is reported as 0 and mean best IoU as null")
         }
@@ -296,10 +388,26 @@ public struct Evaluator: Sendable {
         if T.contains(where: { $0.keyword == nil }) || R.contains(where: { $0.keyword == nil }) {
             notes.append("features without a keyword property are wildcards: they pair with every keyword")
         }
-        return TruthScore(
+        var score = TruthScore(
             thresholds: thresholds, overall: overall, byKeyword: byKeyword, truths: truths, crs: crsChoice,
             inputs: inputs, notes: notes, checkOptions: located == nil ? nil : self.checks,
             regionChecks: checks.compactMap { $0 }, memberGroups: memberGroups)
+        score.levels = levelScores
+        score.bestLevelF1 = fit.bestF1
+        score.bestLevel = fit.bestLevel
+        score.kinds = kinds
+        score.rivers = rivers
+        score.riverSpans =
+            rivers.map { r in
+                R.indices.flatMap { j in
+                    r.spans[j].map {
+                        (regionID: R[j].id, keyword: R[j].keywordLabel, level: R[j].level, river: r.riverIDs[$0])
+                    }
+                }
+            } ?? []
+        score.downtowns = downtowns
+        score.regionLevels = checks.indices.compactMap { checks[$0] == nil ? nil : R[$0].level }
+        return score
     }
 
     // MARK: - Compare mode

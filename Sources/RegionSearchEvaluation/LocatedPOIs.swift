@@ -1,4 +1,5 @@
 import RegionSearchModel
+import RegionSearchOutput
 import RegionSearchProjection
 
 /// POIs projected into the evaluation CRS.
@@ -21,6 +22,33 @@ struct LocatedPOIs {
     }
 
     var count: Int { x.count }
+
+    /// The convex hull of the valid POIs as an open counter-clockwise ring (Andrew's monotone
+    /// chain); nil when fewer than three of them are not on one line.
+    var convexHull: (x: [Double], y: [Double])? {
+        var points = (0..<count).filter { valid[$0] }.map { (x[$0], y[$0]) }
+        points.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        func cross(_ o: (Double, Double), _ a: (Double, Double), _ b: (Double, Double)) -> Double {
+            (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+        }
+        var lower: [(Double, Double)] = []
+        for p in points {
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 {
+                lower.removeLast()
+            }
+            lower.append(p)
+        }
+        var upper: [(Double, Double)] = []
+        for p in points.reversed() {
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 {
+                upper.removeLast()
+            }
+            upper.append(p)
+        }
+        let hull = Array(lower.dropLast()) + Array(upper.dropLast())
+        guard hull.count >= 3 else { return nil }
+        return (hull.map(\.0), hull.map(\.1))
+    }
 
     var input: EvaluationInput {
         var i = pois.input

@@ -6,6 +6,9 @@ import RegionSearchOutput
 ///
 /// The must-not file holds polygons with a `kind` property, `void` or `sparse`, and a `keyword`
 /// (`*` or none: every keyword). A keyword's region area is the area of the union of its regions.
+/// Two more kinds may appear in it: `river` (a void that is water with two banks: it counts as a
+/// void here, and ``RiverSpans`` counts the regions that span it) and `downtown` (not a must-not
+/// area: a downtown's extent, for ``DowntownCounts``).
 public struct MustNotShare: Sendable, Equatable {
     /// Area of the union of the group's regions, m².
     public var regionArea = 0.0
@@ -24,7 +27,9 @@ public struct MustNotShare: Sendable, Equatable {
     }
 
     /// The kinds a must-not feature may have.
-    static let kinds = ["void", "sparse"]
+    static let kinds = ["void", "sparse", "river", "downtown"]
+    /// The kinds that count as voids in the void share.
+    static let voidKinds = ["void", "river"]
 
     /// Checks that every feature of the must-not file has a known kind.
     static func validate(_ file: RegionFeatureFile) throws(EvaluateError) {
@@ -32,7 +37,8 @@ public struct MustNotShare: Sendable, Equatable {
             throw EvaluateError.badGeoJSON(
                 path: file.path, location: "feature \(f.index)",
                 reason:
-                    "a must-not area needs the property \"kind\": \"void\" or \"sparse\", found "
+                    "a must-not area needs the property \"kind\": \"void\", \"sparse\", \"river\" or \"downtown\", "
+                    + "found "
                     + (f.kind.map { "\"\($0)\"" } ?? "none"))
         }
     }
@@ -46,15 +52,17 @@ public struct MustNotShare: Sendable, Equatable {
             let keyword = label == "*" ? nil : label
             let union = try context.unionAll(regions.filter { $0.keywordLabel == label }.map(\.geometry))
             var s = MustNotShare(regionArea: union.area)
-            func overlap(_ kind: String) throws -> Double {
-                let parts = mustNot.filter { $0.kind == kind && Evaluator.compatible($0.keyword, keyword) }
+            func overlap(_ kinds: [String]) throws -> Double {
+                let parts = mustNot.filter {
+                    $0.kind.map { kinds.contains($0) } ?? false && Evaluator.compatible($0.keyword, keyword)
+                }
                 guard s.regionArea > 0, !parts.isEmpty else { return 0 }
                 let area = try context.unionAll(parts.map(\.geometry))
                 guard let a = area.envelope, let b = union.envelope, a.intersects(b) else { return 0 }
                 return try union.intersection(area).area
             }
-            s.voidArea = try overlap("void")
-            s.sparseArea = try overlap("sparse")
+            s.voidArea = try overlap(voidKinds)
+            s.sparseArea = try overlap(["sparse"])
             out[label] = s
         }
         return out

@@ -18,10 +18,17 @@ public struct RegionFeature {
     public var index: Int
     /// The feature's `properties` object as written (`.null` when absent); maps show them.
     public var properties: JSONValue
+    /// The region's level in the hierarchy of its keyword (the `level` property: 0 = coarsest,
+    /// finer and denser regions nested inside have 1, 2, …); 0 when the property is absent or
+    /// null, as in files written before levels (DBSCAN, the Python reference, older runs).
+    public var level: Int
+    /// The `region_id` of the enclosing region one level up (the `parent_id` property); nil at
+    /// level 0 and when absent.
+    public var parentID: JSONValue?
 
     public init(
         id: JSONValue, keyword: String?, polygons: [[GeoJSONWriter.Ring]], index: Int, kind: String? = nil,
-        properties: JSONValue = .null
+        properties: JSONValue = .null, level: Int = 0, parentID: JSONValue? = nil
     ) {
         self.id = id
         self.keyword = keyword
@@ -29,6 +36,8 @@ public struct RegionFeature {
         self.polygons = polygons
         self.index = index
         self.properties = properties
+        self.level = level
+        self.parentID = parentID
     }
 
     /// The keyword as shown in reports: the keyword, or `*` for a wildcard feature.
@@ -162,11 +171,13 @@ public struct RegionFeatureFile {
             default:
                 throw fail(at, "geometry type \"\(gtype)\" is not supported (regions must be Polygon or MultiPolygon)")
             }
+            let parent = properties?["parent_id"]
             features.append(
                 RegionFeature(
                     id: Self.identifier(f, properties: properties, index: index),
                     keyword: try Self.keyword(properties, at: at, fail), polygons: polygons, index: index,
-                    kind: properties?["kind"]?.stringValue, properties: properties ?? .null))
+                    kind: properties?["kind"]?.stringValue, properties: properties ?? .null,
+                    level: try Self.level(properties, at: at, fail), parentID: parent == .null ? nil : parent))
         }
     }
 
@@ -176,6 +187,17 @@ public struct RegionFeatureFile {
         }
         if let v = feature["id"], v.stringValue != nil || v.doubleValue != nil { return v }
         return .number(Double(index))
+    }
+
+    /// The `level` property: a whole number ≥ 0; absent or null is level 0.
+    private static func level(_ properties: JSONValue?, at: String, _ fail: (String, String) -> EvaluateError)
+        throws(EvaluateError) -> Int
+    {
+        guard let v = properties?["level"], v != .null else { return 0 }
+        guard let level = v.intValue, level >= 0, level < 1000 else {
+            throw fail(at, "the \"level\" property must be a whole number from 0 to 999, found \(v.serialized())")
+        }
+        return level
     }
 
     private static func keyword(_ properties: JSONValue?, at: String, _ fail: (String, String) -> EvaluateError)

@@ -90,6 +90,25 @@ public struct TruthScore: Sendable {
     public var regionChecks: [RegionCheck] = []
     /// Member recall per `keyword/kind` of the truth items (when the truth has kinds).
     public var memberGroups: [(label: String, recall: MemberRecall)] = []
+    /// Per level of the regions (ascending; one level 0 for a file without levels).
+    public var levels: [LevelScore] = []
+    /// Per threshold: the highest F1 of one level (``LevelScore/f1``) and that level (ties to the
+    /// coarser; nil without scored regions).
+    public var bestLevelF1: [Double] = []
+    public var bestLevel: [Int?] = []
+    /// Per truth kind (code-point order; none when the truth has no `kind`).
+    public var kinds: [KindScore] = []
+    /// The regions spanning rivers (with rivers in the must-not file).
+    public var rivers: RiverSpans?
+    /// Every (region, river) pair where the region spans the river, in region order.
+    var riverSpans: [(regionID: JSONValue, keyword: String, level: Int, river: JSONValue)] = []
+    /// Level-0 regions per downtown (with downtowns in the must-not file).
+    public var downtowns: DowntownCounts?
+    /// The level of each entry of ``regionChecks``.
+    var regionLevels: [Int] = []
+
+    /// Whether the regions carry levels (some region has a level above 0).
+    var hasLevels: Bool { levels.contains { $0.level != 0 } }
 
     /// Machine-readable report. Leading members have evaluate.py's names and order.
     public var json: JSONValue {
@@ -145,9 +164,145 @@ public struct TruthScore: Sendable {
                             .object([("group", .string(g.label))] + Self.memberMembers(g.recall))
                         })
                 ))
-            members.append(("regions", .array(regionChecks.map(Self.regionJSON))))
+            let withLevels = hasLevels
+            members.append(
+                (
+                    "regions",
+                    .array(
+                        regionChecks.enumerated().map { k, c in
+                            Self.regionJSON(c, level: withLevels && k < regionLevels.count ? regionLevels[k] : nil)
+                        })
+                ))
         }
+        members += levelMembers
         return .object(members)
+    }
+
+    /// The report members of levels, kinds, rivers and downtowns (after evaluate.py's and the checks').
+    var levelMembers: [(String, JSONValue)] {
+        var out: [(String, JSONValue)] = []
+        out.append(
+            (
+                "levels",
+                .array(
+                    levels.map { l in
+                        var m: [(String, JSONValue)] = [
+                            ("level", .number(Double(l.level))), ("n_regions", .number(Double(l.regionCount))),
+                            ("n_regions_scored", .number(Double(l.scoredRegionCount))),
+                        ]
+                        for (k, t) in thresholds.enumerated() {
+                            let label = thresholdLabel(t)
+                            m.append(("recall@" + label, .number(roundedTo4(l.recall[k]))))
+                            m.append(("precision@" + label, .number(roundedTo4(l.precision[k]))))
+                            m.append(("f1@" + label, .number(roundedTo4(l.f1[k]))))
+                        }
+                        m.append(
+                            (
+                                "regions_per_keyword",
+                                .object(l.regionsPerKeyword.map { ($0.keyword, .number(Double($0.count))) })
+                            ))
+                        if let c = l.regionChecks { m += Self.checkMembers(c) }
+                        if let v = l.mustNot { m += Self.mustNotMembers(v) }
+                        if let n = l.spanningRivers { m.append(("n_regions_spanning_river", .number(Double(n)))) }
+                        return .object(m)
+                    })
+            ))
+        var best: [(String, JSONValue)] = []
+        for (k, t) in thresholds.enumerated() {
+            let label = thresholdLabel(t)
+            best.append(("f1@" + label, .number(roundedTo4(bestLevelF1[k]))))
+            best.append(("level@" + label, bestLevel[k].map { .number(Double($0)) } ?? .null))
+        }
+        out.append(("best_level", .object(best)))
+        out.append(
+            (
+                "kinds",
+                .array(
+                    kinds.map { k in
+                        var m: [(String, JSONValue)] = [
+                            ("kind", .string(k.kind)), ("n_truth", .number(Double(k.truthCount))),
+                            ("n_regions_scored", .number(Double(k.scoredRegionCount))),
+                        ]
+                        for (i, t) in thresholds.enumerated() {
+                            let label = thresholdLabel(t)
+                            m.append(("recall@" + label, .number(roundedTo4(k.recall[i]))))
+                            m.append(("best_level_f1@" + label, .number(roundedTo4(k.bestLevelF1[i]))))
+                            m.append(("best_level@" + label, k.bestLevel[i].map { .number(Double($0)) } ?? .null))
+                        }
+                        if let r = k.members { m += Self.memberMembers(r) }
+                        return .object(m)
+                    })
+            ))
+        if let r = rivers {
+            out.append(
+                (
+                    "rivers",
+                    .object([
+                        ("tolerance_m", .number(r.tolerance)), ("n_rivers", .number(Double(r.riverIDs.count))),
+                        (
+                            "banks",
+                            .array(
+                                zip(r.riverIDs, r.banks).map {
+                                    .object([("river_id", $0), ("n_banks", .number(Double($1)))])
+                                })
+                        ),
+                        ("n_regions_spanning", .number(Double(Set(riverSpans.map { $0.regionID.serialized() }).count))),
+                        (
+                            "spans",
+                            .array(
+                                riverSpans.map {
+                                    .object([
+                                        ("region_id", $0.regionID), ("keyword", .string($0.keyword)),
+                                        ("level", .number(Double($0.level))), ("river_id", $0.river),
+                                    ])
+                                })
+                        ),
+                    ])
+                ))
+        }
+        if let d = downtowns {
+            out.append(
+                (
+                    "downtowns",
+                    .object([
+                        ("n_downtowns", .number(Double(d.downtownIDs.count))),
+                        ("downtown_ids", .array(d.downtownIDs)),
+                        ("max_level0_regions_per_downtown", .number(Double(d.maxPerDowntown))),
+                        (
+                            "keywords",
+                            .object(
+                                d.byKeyword.map { k in
+                                    (
+                                        k.keyword,
+                                        .object([
+                                            ("per_downtown", .array(k.perDowntown.map { .number(Double($0)) })),
+                                            ("max_per_downtown", .number(Double(k.perDowntown.max() ?? 0))),
+                                            ("outside", .number(Double(k.outside))),
+                                        ])
+                                    )
+                                })
+                        ),
+                    ])
+                ))
+        }
+        return out
+    }
+
+    static func checkMembers(_ c: RegionCheck.Summary) -> [(String, JSONValue)] {
+        [
+            ("n_regions_checked", .number(Double(c.regions))),
+            ("max_empty_share", c.maxEmptyShare.map { .number(roundedTo4($0)) } ?? .null),
+            ("n_regions_empty_over_limit", .number(Double(c.overEmptyLimit))),
+            ("n_regions_empty_undefined", .number(Double(c.undefined))),
+            ("n_regions_over_max_area", .number(Double(c.overArea))),
+        ]
+    }
+
+    static func mustNotMembers(_ v: MustNotShare) -> [(String, JSONValue)] {
+        [
+            ("region_area_m2", .number((v.regionArea * 10).rounded() / 10)),
+            ("void_share", .number(roundedTo4(v.voidShare))), ("sparse_share", .number(roundedTo4(v.sparseShare))),
+        ]
     }
 
     static func memberMembers(_ m: MemberRecall) -> [(String, JSONValue)] {
@@ -158,11 +313,13 @@ public struct TruthScore: Sendable {
         ]
     }
 
-    static func regionJSON(_ c: RegionCheck) -> JSONValue {
+    static func regionJSON(_ c: RegionCheck, level: Int? = nil) -> JSONValue {
         func tenth(_ x: Double?) -> JSONValue { x.map { JSONValue.number(($0 * 10).rounded() / 10) } ?? .null }
         let empty: JSONValue = c.emptyShare.map { JSONValue.number(roundedTo4($0)) } ?? .null
-        let members: [(String, JSONValue)] = [
-            ("region_id", c.regionID), ("keyword", .string(c.keyword)), ("area_m2", tenth(c.area)),
+        var members: [(String, JSONValue)] = [("region_id", c.regionID), ("keyword", .string(c.keyword))]
+        if let level { members.append(("level", .number(Double(level)))) }
+        members += [
+            ("area_m2", tenth(c.area)),
             ("n_keyword_pois", .number(Double(c.keywordPOIs))),
             ("n_keyword_locations", .number(Double(c.keywordLocations))), ("spacing_m", tenth(c.spacing)),
             ("empty_share", empty), ("density_per_km2", tenth(c.density)),
@@ -191,21 +348,8 @@ public struct TruthScore: Sendable {
         }
         out.append(("n_regions_scored", .number(Double(m.scoredRegionCount))))
         if let r = m.members { out += memberMembers(r) }
-        if let c = m.regionChecks {
-            out += [
-                ("n_regions_checked", .number(Double(c.regions))),
-                ("max_empty_share", c.maxEmptyShare.map { .number(roundedTo4($0)) } ?? .null),
-                ("n_regions_empty_over_limit", .number(Double(c.overEmptyLimit))),
-                ("n_regions_empty_undefined", .number(Double(c.undefined))),
-                ("n_regions_over_max_area", .number(Double(c.overArea))),
-            ]
-        }
-        if let v = m.mustNot {
-            out += [
-                ("region_area_m2", .number((v.regionArea * 10).rounded() / 10)),
-                ("void_share", .number(roundedTo4(v.voidShare))), ("sparse_share", .number(roundedTo4(v.sparseShare))),
-            ]
-        }
+        if let c = m.regionChecks { out += checkMembers(c) }
+        if let v = m.mustNot { out += mustNotMembers(v) }
         return out
     }
 
@@ -267,6 +411,7 @@ public struct TruthScore: Sendable {
             }
             out += g.render()
         }
+        out += levelTable
         if !truths.isEmpty {
             out += "\n"
             let withMembers = truths.contains { $0.members != nil }
@@ -319,6 +464,79 @@ public struct TruthScore: Sendable {
             }
         }
         out += EvaluationInput.notesSection(inputs, notes)
+        return out
+    }
+
+    /// The sections of levels (when the regions have them), truth kinds, rivers and downtowns.
+    var levelTable: String {
+        var out = ""
+        let labels = thresholds.map(thresholdLabel)
+        if hasLevels {
+            out += "\n"
+            var header = ["level", "regions", "scored"]
+            for l in labels { header += ["recall@" + l, "precision@" + l, "F1@" + l] }
+            let checked = levels.contains { $0.regionChecks != nil }
+            let mustNot = levels.contains { $0.mustNot != nil }
+            let spans = levels.contains { $0.spanningRivers != nil }
+            if checked { header += ["max empty", "empty > limit"] }
+            if mustNot { header += ["void share"] }
+            if spans { header += ["spanning a river"] }
+            var t = TextTable(header: header)
+            for l in levels {
+                var row = [String(l.level), String(l.regionCount), String(l.scoredRegionCount)]
+                for k in thresholds.indices { row += [fixed4(l.recall[k]), fixed4(l.precision[k]), fixed4(l.f1[k])] }
+                if checked {
+                    row += [
+                        fixed4(l.regionChecks?.maxEmptyShare),
+                        l.regionChecks.map { String($0.overEmptyLimit) } ?? "n/a",
+                    ]
+                }
+                if mustNot { row.append(fixed4(l.mustNot?.voidShare)) }
+                if spans { row.append(l.spanningRivers.map(String.init) ?? "n/a") }
+                t.add(row)
+            }
+            out += t.render()
+            out += "best-level F1: "
+            out +=
+                thresholds.indices.map { k in
+                    "@\(labels[k]) \(fixed4(bestLevelF1[k])) (level \(bestLevel[k].map(String.init) ?? "-"))"
+                }.joined(separator: ", ") + "\n"
+        }
+        if !kinds.isEmpty {
+            out += "\n"
+            var header = ["truth kind", "truths"]
+            for l in labels { header += ["recall@" + l, "best-level F1@" + l, "level"] }
+            let withMembers = kinds.contains { $0.members != nil }
+            if withMembers { header.append("member recall") }
+            var t = TextTable(header: header)
+            for k in kinds {
+                var row = [k.kind, String(k.truthCount)]
+                for i in thresholds.indices {
+                    row += [fixed4(k.recall[i]), fixed4(k.bestLevelF1[i]), k.bestLevel[i].map(String.init) ?? "-"]
+                }
+                if withMembers { row.append(fixed4(k.members?.recall)) }
+                t.add(row)
+            }
+            out += t.render()
+        }
+        if let r = rivers {
+            let spanning = Set(riverSpans.map { $0.regionID.serialized() }).count
+            out += "\nRegions spanning a river (banks: land more than \(JSONValue.formatNumber(r.tolerance)) m from "
+            out += "the water): \(spanning) (\(r.riverIDs.count) rivers)\n"
+            if !riverSpans.isEmpty {
+                var t = TextTable(header: ["region", "keyword", "level", "river"], leftAligned: [1, 3])
+                for s in riverSpans {
+                    t.add([Self.idText(s.regionID), s.keyword, String(s.level), Self.idText(s.river)])
+                }
+                out += t.render()
+            }
+        }
+        if let d = downtowns {
+            out += "\nLevel-0 regions per downtown (\(d.downtownIDs.count) downtowns): at most \(d.maxPerDowntown)\n"
+            var t = TextTable(header: ["keyword"] + d.downtownIDs.map(Self.idText) + ["outside"])
+            for k in d.byKeyword { t.add([k.keyword] + k.perDowntown.map(String.init) + [String(k.outside)]) }
+            out += t.render()
+        }
         return out
     }
 

@@ -43,6 +43,20 @@ public struct MapData {
     /// POIs matching keyword `k`.
     func keywordPOICount(_ k: Int) -> Int { k < matches.count ? matches[k].lazy.filter { $0 }.count : 0 }
 
+    /// The number of nesting levels among the regions (1 when none nest).
+    var levelCount: Int { (regions.map(\.level).max() ?? 0) + 1 }
+
+    /// Keyword `k`'s regions in drawing order: coarsest level first, then by rank (then file
+    /// order), so that a finer region is drawn over the one holding it.
+    func drawingOrder(keyword k: Int) -> [Int] {
+        regions.indices.filter { regions[$0].keyword == k }.sorted {
+            let (a, b) = (regions[$0], regions[$1])
+            if a.level != b.level { return a.level < b.level }
+            if a.rank != b.rank { return (a.rank ?? .max) < (b.rank ?? .max) }
+            return $0 < $1
+        }
+    }
+
     /// Sets the POIs and computes each keyword's matches.
     public mutating func setPOIs(lon: [Double], lat: [Double], names: StringColumn, keywordText: StringColumn) {
         precondition(lon.count == lat.count && keywordText.count == lon.count)
@@ -102,6 +116,8 @@ public struct MapData {
         let index = pois.map { _ in PointIndex(lon: lon) }
         var wildcard = 0
         var sources: [MapRegion.DensitySource: Int] = [:]
+        var ids: [Int?] = []
+        var parentIDs: [Int?] = []
         for f in file.features {
             guard let name = f.keyword else {
                 wildcard += 1
@@ -115,8 +131,21 @@ public struct MapData {
             sources[source, default: 0] += 1
             regions.append(
                 MapRegion(
-                    keyword: k, rank: f.properties["rank"]?.intValue, polygons: f.polygons, properties: properties,
-                    density: density, densitySource: source))
+                    keyword: k, rank: f.properties["rank"]?.intValue,
+                    level: max(0, f.properties["level"]?.intValue ?? 0),
+                    polygons: f.polygons, properties: properties, density: density, densitySource: source))
+            ids.append(f.properties["region_id"]?.intValue)
+            parentIDs.append(f.properties["parent_id"]?.intValue)
+        }
+        // Parents by region_id, within the keyword; a parent of a lower level only (so that a
+        // damaged file cannot make a cycle).
+        var byID: [Int: Int] = [:]
+        for (i, id) in ids.enumerated() { if let id, byID[id] == nil { byID[id] = i } }
+        for i in regions.indices {
+            guard let pid = parentIDs[i], let p = byID[pid], regions[p].keyword == regions[i].keyword,
+                regions[p].level < regions[i].level
+            else { continue }
+            regions[i].parent = p
         }
         if wildcard > 0 {
             notes.append("\(wildcard) feature(s) without a keyword property are not drawn")

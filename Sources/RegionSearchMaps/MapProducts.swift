@@ -6,7 +6,10 @@ import RegionSearchCore
 public enum MapProducts {
     /// Version of the drawing: part of the maps' cache key, bumped when the same data would be
     /// drawn differently (as a stage's version is), so existing map files are redrawn.
-    public static let version = 1
+    /// 2: nested levels (coarsest first, rings not repeated inside a ringed parent, labels on
+    ///    level 0, a levels line in the legend); the web map's levels by zoom, regions above the
+    ///    POIs, POIs thinned where they would cover the map, markers for regions too small to see.
+    public static let version = 2
 
     /// One rendered file.
     public struct File {

@@ -5,8 +5,14 @@ import RegionSearchOutput
 public struct MapRegion {
     /// Index into ``MapData/keywords``.
     public var keyword: Int
-    /// Rank within the keyword (1 = best), when the file has it.
+    /// Rank within the keyword and level (1 = best), when the file has it.
     public var rank: Int?
+    /// Nesting level (0 = coarsest; `level` of the file, 0 when it has none). A region of level
+    /// n + 1 lies inside its parent of level n.
+    public var level: Int = 0
+    /// Index into ``MapData/regions`` of the region holding this one (the file's `parent_id`),
+    /// nil at level 0 or when the parent is not in the file.
+    public var parent: Int?
     /// Polygons, each as rings (exterior first, then holes), lon/lat.
     public var polygons: [[GeoJSONWriter.Ring]]
     /// The feature's properties as written (shown in the web map's popup).
@@ -29,11 +35,12 @@ public struct MapRegion {
     }
 
     public init(
-        keyword: Int, rank: Int?, polygons: [[GeoJSONWriter.Ring]], properties: [(String, JSONValue)],
+        keyword: Int, rank: Int?, level: Int = 0, polygons: [[GeoJSONWriter.Ring]], properties: [(String, JSONValue)],
         density: Double, densitySource: DensitySource
     ) {
         self.keyword = keyword
         self.rank = rank
+        self.level = level
         self.polygons = polygons
         self.properties = properties
         self.density = density
@@ -42,4 +49,15 @@ public struct MapRegion {
 
     /// The bin of ``density`` in ``RegionSearchOutput/ColorScale/binLowerBounds``.
     var bin: Int { ColorScale.bin(density: density) }
+
+    /// Indices of the regions holding this one, nearest first (`regions` is the map's list).
+    func ancestors(in regions: [MapRegion]) -> [Int] {
+        var out: [Int] = []
+        var p = parent
+        while let i = p, !out.contains(i) {
+            out.append(i)
+            p = regions[i].parent
+        }
+        return out
+    }
 }

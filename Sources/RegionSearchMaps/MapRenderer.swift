@@ -166,7 +166,8 @@ public struct MapRenderer {
             let origin = scene.panelOrigin(k)
             let box = scene.boxOrigin(k)
             let (bw, bh) = (scene.boxWidth, scene.boxHeight)
-            let regions = data.regions.indices.filter { data.regions[$0].keyword == k }
+            // Coarsest level first: a finer region lies over the one holding it, darker.
+            let regions = data.drawingOrder(keyword: k)
 
             // Title row: the keyword, then its counts.
             cr.save()
@@ -176,6 +177,10 @@ public struct MapRenderer {
             cr.selectFont(size: 20 * s, bold: true)
             let titleWidth = cr.textSize(keyword.name).width
             var counts = " — \(regions.count) region\(regions.count == 1 ? "" : "s")"
+            let perLevel = scene.regionsPerLevel(keyword: k)
+            if perLevel.count > 1 {
+                counts += " (by level " + perLevel.map(String.init).joined(separator: ", ") + ")"
+            }
             if data.poiCount > 0 {
                 counts += " · \(groupedCount(data.keywordPOICount(k))) of \(groupedCount(data.poiCount)) POIs match"
             }
@@ -192,6 +197,8 @@ public struct MapRenderer {
             let ramp = keyword.colorIndex
             let stroke = RGBA.scale(ColorScale.stroke(keyword: ramp))
             var pixelRings: [Int: [[(x: Double, y: Double)]]] = [:]
+            // Each region filled and outlined in turn, level by level: a finer region's fill lies
+            // over its parent's fill and outline, and its own outline over both.
             for r in regions {
                 var rings: [[(x: Double, y: Double)]] = []
                 for polygon in scene.regionXY[r] {
@@ -209,20 +216,27 @@ public struct MapRenderer {
                     ColorScale.fill(keyword: ramp, density: region.density),
                     alpha: ColorScale.opacity(density: region.density))
                 cr.polygon(rings, fill: fill, stroke: nil, lineWidth: 0)
+                cr.polygon(rings, fill: nil, stroke: stroke, lineWidth: ColorScale.strokeWidth * s)
             }
+            // A ring marks a region too small to see, above every fill; not one whose parent is
+            // ringed already (the parent's ring marks the place).
+            var ringed = Set<Int>()
             var anchors: [(region: Int, box: Rect)] = []
             for r in regions {
-                let rings = pixelRings[r]!
-                cr.polygon(rings, fill: nil, stroke: stroke, lineWidth: ColorScale.strokeWidth * s)
-                guard let b = Rect.bounding(rings.flatMap { $0 }) else { continue }
+                guard let b = Rect.bounding(pixelRings[r]!.flatMap { $0 }) else { continue }
                 var anchor = b
                 if max(b.w, b.h) < MapStyle.smallRegionPixels * s {
                     let radius = MapStyle.smallRegionRingRadius * s
                     let c = b.center
-                    cr.circle(x: c.x, y: c.y, radius: radius, fill: nil, stroke: stroke, lineWidth: 1.6 * s)
                     anchor = Rect(x: c.x - radius, y: c.y - radius, w: 2 * radius, h: 2 * radius)
+                    if !data.regions[r].ancestors(in: data.regions).contains(where: ringed.contains) {
+                        cr.circle(x: c.x, y: c.y, radius: radius, fill: nil, stroke: stroke, lineWidth: 1.6 * s)
+                        ringed.insert(r)
+                    }
                 }
-                anchors.append((r, anchor))
+                // Labels for the coarsest level: a finer region's rank is its rank within its
+                // level, and every level's would crowd the map (its popup in the web map says it).
+                if data.regions[r].level == 0 { anchors.append((r, anchor)) }
             }
             // Rank labels, best rank first so it gets the best spot.
             let boxRect = Rect(x: box.x, y: box.y, w: bw, h: bh)
@@ -332,6 +346,17 @@ public struct MapRenderer {
                 text(
                     ColorScale.binLabels[b], x: x + w / 2, y: y + 31 * s, size: 12.5 * s, bold: used.contains(b),
                     color: used.contains(b) ? MapStyle.ink : MapStyle.secondaryInk, align: .center)
+            }
+            if scene.data.levelCount > 1 {
+                // The longest that fits the panel.
+                cr.selectFont(size: 13 * s)
+                let line =
+                    [
+                        "Levels: 0 = coarsest; a finer level lies inside the one above it, denser, drawn over it.",
+                        "Levels: 0 = coarsest; finer ones lie inside, denser, drawn over it.",
+                        "Level 0 = coarsest; finer levels inside, drawn over.",
+                    ].first { cr.textSize($0).width <= scene.boxWidth } ?? "Level 0 = coarsest"
+                text(line, x: x0, y: top + 80 * s, size: 13 * s, color: MapStyle.secondaryInk)
             }
         }
     }

@@ -40,7 +40,8 @@ final class MapScene {
     var gap: Double { 26 * s }
     var headerHeight: Double { 84 * s }
     var panelTitleHeight: Double { 34 * s }
-    var legendHeight: Double { 64 * s }
+    /// The density bins, and a line on the levels when regions nest.
+    var legendHeight: Double { (data.levelCount > 1 ? 86 : 64) * s }
     var footerLineHeight: Double { 21 * s }
     var footerFontSize: Double { 14.5 * s }
     private(set) var footerLines: [String] = []
@@ -176,6 +177,14 @@ final class MapScene {
         ((x - minX) * pixelsPerUnit, (maxY - y) * pixelsPerUnit)
     }
 
+    /// Keyword `k`'s regions per level, level 0 first (one entry when none nest).
+    func regionsPerLevel(keyword k: Int) -> [Int] {
+        var counts = [Int](repeating: 0, count: data.levelCount)
+        for r in data.regions where r.keyword == k { counts[r.level] += 1 }
+        while counts.count > 1 && counts.last == 0 { counts.removeLast() }
+        return counts
+    }
+
     // MARK: - Texts
 
     var title: String { "RegionSearch — " + data.title }
@@ -185,6 +194,7 @@ final class MapScene {
         var text =
             "Where each keyword's POIs are dense: \(data.regions.count) region\(data.regions.count == 1 ? "" : "s")"
         text += " for \(k) keyword\(k == 1 ? "" : "s")"
+        if data.levelCount > 1 { text += " at \(data.levelCount) nested levels" }
         if data.poiCount > 0 { text += ", among \(groupedCount(data.poiCount)) POIs" }
         return text
     }
@@ -196,6 +206,16 @@ final class MapScene {
                 + "darkest colour. Numbers: each region's rank within its keyword (1 = best); a ring marks a region "
                 + "too small to see at this scale."
         ]
+        if data.levelCount > 1 {
+            out[0] =
+                "Colour: keyword POIs per km² inside each region polygon, in fixed bins shared by every keyword, run "
+                + "and map (not stretched to this run's range); darker and more opaque = denser. Outline: the "
+                + "keyword's darkest colour. Levels: regions nest; level 0 is the coarsest (a city's or town's dense "
+                + "core), and a region of level n + 1 lies inside one of level n, denser than it (a district in a "
+                + "core, a strip in a district). Each level is drawn over the one holding it, so nested regions "
+                + "darken toward their densest part. Numbers: the rank of each level-0 region within its keyword "
+                + "(1 = best); a ring marks a region too small to see at this scale."
+        }
         var second = data.poiCount > 0 ? "Grey dots: all POIs; coloured dots: the POIs matching the keyword. " : ""
         second += "Map projection: \(projection.label); scale bars true at the map's centre."
         out.append(second)

@@ -2,16 +2,20 @@
 /// and never more than a few thousand at once.
 ///
 /// Each node keeps up to ``capacity`` of its points — an even random sample (by a hash of the
-/// point's index, so the same every run) — and passes the rest to its four quadrants. The page
-/// draws a node's own points when the node intersects the view, and descends into its children
-/// only while the node is larger than a tile on screen: zoomed out it shows a sample spread like
-/// the data; zoomed in, every point of the visible area and nothing else.
+/// point's index, so the same every run), in sample order — and passes the rest to its four
+/// quadrants. The page draws a node's points when the node's points' bounds meet the view, as
+/// many of them (a prefix: still an even sample) as the bounds' area on screen allows at the dot
+/// density it accepts, and descends into the children only when it drew them all: zoomed out it
+/// shows a sample spread like the data, never a solid sheet; zoomed in, every point of the
+/// visible area and nothing else.
 ///
 /// Coordinates are integers: lon/lat in units of ``quantum`` degrees from ``origin``.
 struct PointQuadtree {
     struct Node: Equatable {
-        /// Quantized bounds: [x0, x1) × [y0, y1).
+        /// Quantized bounds of the quadrant: [x0, x1) × [y0, y1).
         var x0, y0, x1, y1: Int
+        /// Quantized bounds of the points in the subtree, inclusive: [bx0, bx1] × [by0, by1].
+        var bx0, by0, bx1, by1: Int
         /// Range of this node's own points in ``order``.
         var start: Int
         var count: Int
@@ -62,7 +66,16 @@ struct PointQuadtree {
     private mutating func build(_ points: [Int], x0: Int, y0: Int, side: Int, depth: Int) -> Int {
         let index = nodes.count
         let own = points.count <= Self.capacity || depth >= Self.maxDepth || side <= 1 ? points.count : Self.capacity
-        nodes.append(Node(x0: x0, y0: y0, x1: x0 + side, y1: y0 + side, start: order.count, count: own, children: []))
+        var (bx0, by0, bx1, by1) = (Int.max, Int.max, Int.min, Int.min)
+        for p in points {
+            (bx0, bx1) = (min(bx0, qx[p]), max(bx1, qx[p]))
+            (by0, by1) = (min(by0, qy[p]), max(by1, qy[p]))
+        }
+        nodes.append(
+            Node(
+                x0: x0, y0: y0, x1: x0 + side, y1: y0 + side, bx0: bx0, by0: by0, bx1: bx1, by1: by1,
+                start: order.count,
+                count: own, children: []))
         order += points[0..<own]
         guard own < points.count else { return index }
         let half = side / 2

@@ -22,6 +22,7 @@ extension WebMapWriter {
         .rs-popup table { border-collapse: collapse; font-size: 12px; }
         .rs-popup td { padding: 1px 6px 1px 0; vertical-align: top; }
         .rs-popup td:first-child { color: #555; }
+        .rs-panel .rs-levels { margin-top: 6px; white-space: normal; }
 
         """
 
@@ -29,10 +30,18 @@ extension WebMapWriter {
         "use strict";
         (function () {
           const data = JSON.parse(document.getElementById("regionsearch-data").textContent);
-          const DETAIL = 128; // descend into a quadtree node while it is wider than this on screen (px)
+          const POI_RADIUS = 3.5, POI_RING = 1, CONTEXT_RADIUS = 2;
+          // How much of the map the dots of one layer may cover before they are thinned.
+          const COVERAGE = 0.15;
           const map = L.map("map", { zoomSnap: 0.25, preferCanvas: true });
-          const renderer = L.canvas({ padding: 0.25 });
           map.getContainer().style.background = data.background;
+          // Panes, bottom to top: every POI in grey, the keyword's POIs, then its regions and
+          // their markers (one canvas, so a click finds the topmost: the finest region). The
+          // regions are what a person sees first at every zoom; the dots show through them.
+          const pane = (name, z) => { map.createPane(name).style.zIndex = String(z); return name; };
+          const contextRenderer = L.canvas({ pane: pane("rs-context", 380), padding: 0.25 });
+          const poiRenderer = L.canvas({ pane: pane("rs-pois", 390), padding: 0.25 });
+          const regionRenderer = L.canvas({ pane: pane("rs-regions", 410), padding: 0.25 });
           const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
           const escape = (s) => String(s).replace(/[&<>"]/g, (c) => entities[c]);
           if (data.attribution) map.attributionControl.addAttribution(escape(data.attribution));
@@ -42,24 +51,25 @@ extension WebMapWriter {
           }
           L.control.scale({ imperial: false, maxWidth: 160 }).addTo(map);
 
-          // POIs: a level-of-detail quadtree per layer. A move visits the nodes in view (deeper
-          // while a node is wider than DETAIL px) and puts on the map just their points inside the
-          // view; markers are made when first needed and dropped from the map when out of view.
+          // POIs: a level-of-detail quadtree per layer. A move visits the nodes in view and puts
+          // on the map their points inside the view: of each node, as many as its points' bounds
+          // can hold on screen at the density left by its ancestors' (dots covering COVERAGE of
+          // the map), a prefix of its even sample; the children only when all fitted. Markers are
+          // made when first needed and dropped when out of view.
           class PointLayer {
-            constructor(tree, style, names, back) {
-              this.tree = tree; this.style = style; this.names = names; this.back = back;
-              this.group = L.layerGroup(); this.shown = new Map(); this.markers = new Map();
+            constructor(tree, style, names, renderer) {
+              this.tree = tree; this.style = style; this.names = names; this.renderer = renderer;
+              const reach = style.radius + (style.weight || 0);
+              this.density = COVERAGE / (Math.PI * reach * reach);
+              this.group = L.layerGroup(); this.shown = new Map(); this.markers = new Map(); this.thinned = false;
             }
             marker(k) {
               let m = this.markers.get(k);
               if (m) return m;
               const t = this.tree;
               const latlng = [t.o[1] + t.p[2 * k + 1] * t.q, t.o[0] + t.p[2 * k] * t.q];
-              m = L.circleMarker(latlng, Object.assign({ renderer, interactive: !!this.names }, this.style));
-              if (this.names && this.names[k]) {
-                const name = this.names[k];
-                m.bindPopup(() => { const d = document.createElement("div"); d.textContent = name; return d; });
-              }
+              m = L.circleMarker(latlng, Object.assign({ renderer: this.renderer, interactive: false }, this.style));
+              m.rsIndex = k;
               this.markers.set(k, m);
               return m;
             }
@@ -67,17 +77,32 @@ extension WebMapWriter {
               const t = this.tree, b = map.getBounds().pad(0.1), z = map.getZoom();
               const x0 = (b.getWest() - t.o[0]) / t.q, x1 = (b.getEast() - t.o[0]) / t.q;
               const y0 = (b.getSouth() - t.o[1]) / t.q, y1 = (b.getNorth() - t.o[1]) / t.q;
+              // Pixels per unit across (longitude) and, near enough at the view's latitude, up.
               const pixelsPerUnit = t.q * 256 * Math.pow(2, z) / 360;
-              const want = new Set(), stack = t.n.length ? [0] : [];
+              const stretch = 1 / Math.cos(map.getCenter().lat * Math.PI / 180);
+              const want = new Set(), stack = t.n.length ? [[0, 0]] : [];
+              this.thinned = false;
               while (stack.length) {
-                const n = t.n[stack.pop()];
-                if (n[2] <= x0 || n[0] >= x1 || n[3] <= y0 || n[1] >= y1) continue;
-                for (let k = n[4]; k < n[4] + n[5]; k++) {
+                const [i, used] = stack.pop(), n = t.n[i];
+                if (n[2] < x0 || n[0] > x1 || n[3] < y0 || n[1] > y1) continue;
+                // The ground the node's points stand for: their bounds (w × h on screen) grown by
+                // their spacing g, each point holding g × g, so that a row of dots (a street) is
+                // not taken for a sheet; a lone point, or points at one place, hold one dot's share.
+                const w = (n[2] - n[0]) * pixelsPerUnit, h = (n[3] - n[1]) * pixelsPerUnit * stretch, c = n[5];
+                const g = c > 1 ? (w + h + Math.sqrt((w + h) * (w + h) + 4 * (c - 1) * w * h)) / (2 * (c - 1)) : 0;
+                const area = Math.max((w + g) * (h + g), 1 / this.density);
+                const fits = Math.max(0, Math.round((this.density - used) * area));
+                const count = Math.min(n[5], fits);
+                for (let k = n[4]; k < n[4] + count; k++) {
                   const x = t.p[2 * k], y = t.p[2 * k + 1];
                   if (x >= x0 && x <= x1 && y >= y0 && y <= y1) want.add(k);
                 }
-                if ((n[2] - n[0]) * pixelsPerUnit <= DETAIL) continue;
-                for (let c = 6; c < 10; c++) if (n[c] >= 0) stack.push(n[c]);
+                const children = [n[6], n[7], n[8], n[9]].filter((c) => c >= 0);
+                if (count < n[5] || (children.length && count >= fits)) {
+                  this.thinned = true;
+                  continue;
+                }
+                for (const c of children) stack.push([c, used + count / area]);
               }
               for (const k of this.shown.keys()) {
                 if (!want.has(k)) { this.group.removeLayer(this.shown.get(k)); this.shown.delete(k); }
@@ -86,9 +111,6 @@ extension WebMapWriter {
                 if (this.shown.has(k)) continue;
                 const m = this.marker(k);
                 this.group.addLayer(m);
-                // One canvas for everything, drawn in order: grey dots under the regions, the
-                // keyword's dots over them (so a click on a dot names it, elsewhere the region).
-                if (this.back) m.bringToBack();
                 this.shown.set(k, m);
               }
             }
@@ -96,46 +118,140 @@ extension WebMapWriter {
           }
 
           const context = data.context
-            ? new PointLayer(data.context, { radius: 2, stroke: false, fillColor: "#b9b9b9", fillOpacity: 1 }, null,
-              true)
+            ? new PointLayer(data.context, { radius: CONTEXT_RADIUS, stroke: false, fillColor: "#b9b9b9",
+              fillOpacity: 1 }, null, contextRenderer)
             : null;
           const keywords = data.keywords.map((kw) => {
-            const regions = L.featureGroup();
-            for (const r of kw.regions) {
-              const layer = L.geoJSON({ type: "Feature", geometry: r.geometry, properties: {} }, {
-                style: { color: kw.stroke, weight: data.strokeWidth, opacity: 1, fillColor: r.fill,
-                  fillOpacity: r.opacity, renderer }
-              });
-              layer.eachLayer((p) => {
-                p.bindPopup(() => popup(kw, r));
-                if (r.rank === null) return;
-                p.bindTooltip(String(r.rank), { permanent: true, direction: "center", className: "rs-rank" });
-              });
-              regions.addLayer(layer);
-            }
-            const poiStyle = { radius: 3.5, color: "#ffffff", weight: 1, opacity: 0.9, fillColor: kw.poiColor,
-              fillOpacity: 1 };
-            const pois = kw.pois ? new PointLayer(kw.pois, poiStyle, kw.pois.names, false) : null;
-            return { kw, regions, pois };
+            const levels = kw.levelZoom.map(() => L.layerGroup());
+            const markers = L.layerGroup();
+            const items = kw.regions.map((r) => {
+              const g = r.geometry;
+              const latlngs = L.GeoJSON.coordsToLatLngs(g.coordinates, g.type === "Polygon" ? 1 : 2);
+              const polygon = L.polygon(latlngs, { renderer: regionRenderer, color: kw.stroke,
+                weight: data.strokeWidth, opacity: 1, fillColor: r.fill, fillOpacity: r.opacity });
+              // A ring, pale inside, so that it is not taken for a POI dot.
+              const marker = L.circleMarker([r.anchor[0], r.anchor[1]], { renderer: regionRenderer,
+                radius: data.markerRadius, color: kw.stroke, weight: 2, opacity: 1, fillColor: "#ffffff",
+                fillOpacity: 0.45 });
+              const label = r.level === 0 && r.rank !== null
+                ? L.tooltip({ permanent: true, className: "rs-rank", interactive: false }).setContent(String(r.rank))
+                : null;
+              const item = { r, polygon, marker, label };
+              polygon.on("click", (e) => clicked(e, item));
+              marker.on("click", (e) => clicked(e, item));
+              levels[r.level].addLayer(polygon);
+              return item;
+            });
+            const byId = new Map(items.map((it) => [it.r.id, it]));
+            const poiStyle = { radius: POI_RADIUS, color: "#ffffff", weight: POI_RING, opacity: 0.9,
+              fillColor: kw.poiColor, fillOpacity: 1 };
+            const pois = kw.pois ? new PointLayer(kw.pois, poiStyle, kw.pois.names, poiRenderer) : null;
+            return { kw, levels, markers, items, byId, pois };
           });
 
-          function popup(kw, r) {
+          // A region narrower than this on screen has its label beside it.
+          const LABEL_INSIDE = 80;
+          const levelShown = (k, level) => map.getZoom() >= k.kw.levelZoom[level] - 1e-9;
+          const onScreen = (it) => it.r.extent * Math.pow(2, map.getZoom());
+
+          // The levels of the zoom, coarsest drawn first; a marker for a region too small to see
+          // (the coarsest of a chain of them); rank labels on level 0.
+          function showRegions(k) {
+            k.kw.levelZoom.forEach((_, level) => {
+              const on = levelShown(k, level), layer = k.levels[level];
+              if (on && !map.hasLayer(layer)) layer.addTo(map);
+              if (!on && map.hasLayer(layer)) layer.remove();
+            });
+            k.kw.levelZoom.forEach((_, level) => {
+              if (map.hasLayer(k.levels[level])) k.levels[level].eachLayer((l) => l.bringToFront());
+            });
+            for (const it of k.items) {
+              const parent = it.r.parent === null ? null : k.byId.get(it.r.parent);
+              const small = levelShown(k, it.r.level) && onScreen(it) < data.smallRegionPixels;
+              const want = small && !(parent && onScreen(parent) < data.smallRegionPixels);
+              if (want && !k.markers.hasLayer(it.marker)) k.markers.addLayer(it.marker);
+              if (!want && k.markers.hasLayer(it.marker)) k.markers.removeLayer(it.marker);
+              label(it, want);
+            }
+            k.markers.eachLayer((m) => m.bringToFront());
+          }
+
+          // A rank label in a large region's middle; beside a small one (or its marker), so that
+          // the label never hides the region it names.
+          function label(it, marked) {
+            if (!it.label) return;
+            const b = it.polygon.getBounds(), beside = onScreen(it) < LABEL_INSIDE;
+            it.label.options.direction = beside ? "right" : "center";
+            it.label.options.offset = beside ? [marked ? data.markerRadius + 2 : 4, 0] : [0, 0];
+            it.label.setLatLng(beside ? [b.getCenter().lat, marked ? it.r.anchor[1] : b.getEast()]
+              : (it.r.label || it.polygon.getCenter()));
+            if (!map.hasLayer(it.label)) map.openTooltip(it.label);
+            else it.label.update();
+          }
+
+          // Clicks: on a keyword POI (under the region), its name; elsewhere in a region, the
+          // region's popup (the finest under the pointer, which the canvas finds last).
+          function poiAt(point) {
+            const k = keywords[current];
+            if (!k || !k.pois) return null;
+            let best = null, bestD = POI_RADIUS + POI_RING + 1.5;
+            for (const m of k.pois.shown.values()) {
+              const d = map.latLngToContainerPoint(m.getLatLng()).distanceTo(point);
+              if (d <= bestD) { best = m; bestD = d; }
+            }
+            return best;
+          }
+          function openPOI(m) {
+            const k = keywords[current];
+            const div = document.createElement("div");
+            div.className = "rs-popup";
+            div.textContent = (k.pois.names && k.pois.names[m.rsIndex]) || "(no name)";
+            L.popup().setLatLng(m.getLatLng()).setContent(div).openOn(map);
+          }
+          function clicked(e, it) {
+            const poi = poiAt(e.containerPoint);
+            if (poi) openPOI(poi);
+            else L.popup().setLatLng(e.latlng).setContent(popup(keywords[current], it)).openOn(map);
+          }
+          map.on("click", (e) => { const poi = poiAt(e.containerPoint); if (poi) openPOI(poi); });
+
+          function describe(k, it) {
+            return k.kw.name + " — level " + it.r.level + (it.r.rank !== null ? ", rank " + it.r.rank : "");
+          }
+          function popup(k, it) {
             const div = document.createElement("div");
             div.className = "rs-popup";
             const title = document.createElement("b");
-            title.textContent = kw.name + (r.rank !== null ? " — rank " + r.rank : "");
+            title.textContent = describe(k, it);
             div.appendChild(title);
+            const parent = it.r.parent === null ? null : k.byId.get(it.r.parent);
+            const line = document.createElement("div");
+            line.className = "rs-note";
+            if (parent) {
+              line.appendChild(document.createTextNode("inside: "));
+              const a = document.createElement("a");
+              a.href = "#"; a.textContent = describe(k, parent);
+              a.addEventListener("click", (e) => {
+                e.preventDefault();
+                L.popup().setLatLng(map.getCenter()).setContent(popup(k, parent)).openOn(map);
+              });
+              line.appendChild(a);
+            } else {
+              line.textContent = "level 0: the coarsest, inside no other region";
+            }
+            div.appendChild(line);
             const table = document.createElement("table");
-            for (const [k, v] of r.properties) {
+            for (const [name, v] of it.r.properties) {
               const row = table.insertRow();
-              row.insertCell().textContent = k;
+              row.insertCell().textContent = name;
               row.insertCell().textContent = v;
             }
             div.appendChild(table);
             return div;
           }
 
-          // The panel: title, keyword switcher, legend of the selected keyword, the grey-POI toggle.
+          // The panel: title, keyword switcher, legend of the selected keyword, its levels, what
+          // the dots are, the grey-POI toggle.
           let current = -1, showContext = true;
           const panel = L.control({ position: "topright" });
           panel.onAdd = function () {
@@ -159,6 +275,12 @@ extension WebMapWriter {
             const legend = document.createElement("div");
             legend.className = "rs-legend"; legend.id = "rs-legend";
             div.appendChild(legend);
+            const levels = document.createElement("div");
+            levels.className = "rs-note rs-levels"; levels.id = "rs-levels";
+            div.appendChild(levels);
+            const dots = document.createElement("div");
+            dots.className = "rs-note"; dots.id = "rs-dots";
+            div.appendChild(dots);
             if (context) {
               const label = document.createElement("label");
               const box = document.createElement("input");
@@ -202,30 +324,59 @@ extension WebMapWriter {
             legend.appendChild(row);
           }
 
+          // What the levels are and which are shown at this zoom.
+          function describeLevels(k) {
+            const div = document.getElementById("rs-levels");
+            const zooms = k.kw.levelZoom;
+            const counts = zooms.map((_, level) => k.kw.regions.filter((r) => r.level === level).length);
+            if (zooms.length < 2) { div.textContent = ""; return; }
+            const shown = zooms.filter((_, level) => levelShown(k, level)).length;
+            let text = data.legend.levels + " Regions by level: " + counts.join(", ") + ". Shown: level"
+              + (shown > 1 ? "s 0–" + (shown - 1) : " 0");
+            if (shown < zooms.length) text += "; level " + shown + " from zoom " + zooms[shown] + " (now "
+              + map.getZoom() + ")";
+            div.textContent = text + ".";
+          }
+
+          function describeDots(k) {
+            const div = document.getElementById("rs-dots");
+            if (!k.pois) { div.textContent = ""; return; }
+            div.textContent = "Coloured dots under the regions: " + k.kw.name + " POIs"
+              + (k.pois.thinned ? ", an even sample where all would cover the map (zoom in for every one)" : "")
+              + ".";
+          }
+
           function refresh() {
             if (context) {
-              if (showContext && !map.hasLayer(context.group)) {
-                context.group.addTo(map);
-                context.group.eachLayer((m) => m.bringToBack());
-              }
+              if (showContext && !map.hasLayer(context.group)) context.group.addTo(map);
               if (showContext) context.update();
               else context.group.remove();
             }
             const k = keywords[current];
-            if (k && k.pois) k.pois.update();
+            if (!k) return;
+            if (k.pois) k.pois.update();
+            showRegions(k);
+            describeLevels(k);
+            describeDots(k);
           }
 
           function select(i) {
             if (i === current) return;
             const old = keywords[current];
-            if (old) { old.regions.remove(); if (old.pois) old.pois.group.remove(); }
+            if (old) {
+              old.levels.forEach((l) => l.remove());
+              old.markers.remove();
+              for (const it of old.items) if (it.label) map.closeTooltip(it.label);
+              if (old.pois) old.pois.group.remove();
+            }
+            map.closePopup();
             current = i;
             const k = keywords[i];
             if (!k) return;
             const radio = document.getElementById("rs-keyword-" + i);
             if (radio) radio.checked = true;
             drawLegend(k);
-            k.regions.addTo(map);
+            k.markers.addTo(map);
             if (k.pois) k.pois.group.addTo(map);
             refresh();
           }
@@ -235,18 +386,53 @@ extension WebMapWriter {
           select(0);
 
           // For tests and the curious: what the page shows now.
+          const rect = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
           window.regionsearch = {
             map,
             select,
-            stats: () => ({
-              keyword: current,
-              contextShown: context && showContext ? context.count : 0,
-              contextTotal: data.context ? data.context.p.length / 2 : 0,
-              poisShown: keywords[current] && keywords[current].pois ? keywords[current].pois.count : 0,
-              poisTotal: keywords[current] ? keywords[current].kw.poiShown : 0,
-              regions: keywords[current] ? keywords[current].kw.regions.length : 0,
-              center: map.getCenter(), zoom: map.getZoom(), size: map.getSize()
-            })
+            stats: () => {
+              const k = keywords[current];
+              return {
+                keyword: current,
+                contextShown: context && showContext ? context.count : 0,
+                contextTotal: data.context ? data.context.p.length / 2 : 0,
+                poisShown: k && k.pois ? k.pois.count : 0,
+                poisTotal: k ? k.kw.poiShown : 0,
+                poisThinned: !!(k && k.pois && k.pois.thinned),
+                regions: k ? k.kw.regions.length : 0,
+                levels: k ? k.kw.levelZoom.filter((_, level) => levelShown(k, level)).length : 0,
+                levelZoom: k ? k.kw.levelZoom : [],
+                markers: k ? k.markers.getLayers().length : 0,
+                center: map.getCenter(), zoom: map.getZoom(), size: map.getSize()
+              };
+            },
+            // The current keyword's regions: index (as in its region list), level, parent, whether
+            // its level is shown, whether it has a marker, and where the marker is.
+            regions: () => {
+              const k = keywords[current];
+              return k ? k.items.map((it) => ({ id: it.r.id, level: it.r.level, parent: it.r.parent,
+                shown: map.hasLayer(it.polygon), marker: k.markers.hasLayer(it.marker),
+                anchor: it.r.anchor })) : [];
+            },
+            // The keyword POI dots on the map, [lat, lng] each.
+            shownPOIs: () => {
+              const k = keywords[current];
+              return k && k.pois ? [...k.pois.shown.values()].map((m) => [m.getLatLng().lat, m.getLatLng().lng]) : [];
+            },
+            // Screen boxes of what lies over the map: controls, labels, popups.
+            overlays: () => [...document.querySelectorAll(".leaflet-control, .leaflet-tooltip, .leaflet-popup")]
+              .map(rect),
+            // The stacking of the panes (CSS z-index).
+            panes: () => ({ context: +map.getPane("rs-context").style.zIndex,
+              pois: +map.getPane("rs-pois").style.zIndex, regions: +map.getPane("rs-regions").style.zIndex }),
+            // Opens region `id`'s popup (as a click would) and returns its text.
+            openRegion: (id) => {
+              const k = keywords[current], it = k && k.byId.get(id);
+              if (!it) return null;
+              const div = popup(k, it);
+              L.popup().setLatLng(it.r.anchor).setContent(div).openOn(map);
+              return div.textContent;
+            }
           };
         })();
 

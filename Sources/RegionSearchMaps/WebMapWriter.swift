@@ -6,12 +6,23 @@ import RegionSearchOutput
 /// Writes the offline web map: one self-contained HTML file with Leaflet (Debian's
 /// libjs-leaflet, inlined), the regions and the POIs, that opens from disk with no network.
 ///
-/// - A keyword switcher (one keyword at a time, with its legend of density bins), regions
-///   coloured on ``RegionSearchOutput/ColorScale`` exactly as in the static map and the GeoJSON,
-///   rank labels, every property of a region in a popup on click.
+/// - A keyword switcher (one keyword at a time, with its legend of density bins and levels),
+///   regions coloured on ``RegionSearchOutput/ColorScale`` exactly as in the static map and the
+///   GeoJSON, rank labels on level 0, every property of a region (its level and parent too) in a
+///   popup on click.
+/// - Nested levels by zoom, as a person looks at a map: level 0 at every zoom, a finer level from
+///   the zoom at which its typical region is ``revealPixels`` across (``levelZoom(_:)``), each
+///   drawn over the level holding it; a region of a shown level narrower than
+///   ``smallRegionPixels`` on screen is marked by a ring (its coarsest such ancestor's ring marks
+///   a chain of them).
+/// - The regions lie above every POI (panes: grey dots, the keyword's dots, then the regions and
+///   their markers), so they are what is seen first at every zoom.
 /// - POIs load only where the user looks: each keyword's POIs (and every POI, in grey) sit in a
 ///   level-of-detail quadtree (``PointQuadtree``) inside the page's data; as the map moves, the
-///   page adds the nodes in view, at the detail the zoom needs, and drops the others.
+///   page adds the nodes in view, at the detail the zoom allows, and drops the others. A node's
+///   children are visited only while the node is wider on screen than the layer's detail, chosen
+///   so that the dots cover at most about a tenth of the map: where a million POIs would make a
+///   solid sheet, an even sample shows their density instead.
 /// - A Content-Security-Policy allows inline code and `data:` images only (plus the basemap's
 ///   origin when one is configured), so the page cannot silently depend on the network.
 /// - An optional basemap URL template (`https://tile.openstreetmap.org/{z}/{x}/{y}.png`) for
@@ -23,6 +34,13 @@ public struct WebMapWriter {
     public static let leafletDirectory = "/usr/share/javascript/leaflet"
     /// Points per layer beyond which the page holds an even sample (file size stays bounded).
     static let maxPointsPerLayer = 250_000
+    /// A finer level is shown from the zoom at which its median region is this wide on screen
+    /// (the larger of its width and height): a shape, not a speck.
+    static let revealPixels = 32.0
+    /// A region of a shown level narrower than this on screen gets a marker (a ring).
+    static let smallRegionPixels = 12.0
+    /// The marker's radius, pixels.
+    static let markerRadius = 8.0
 
     public var bbox: GeoBox?
     public var basemap: String?
@@ -85,11 +103,20 @@ public struct WebMapWriter {
             .array([.array([.number(b.south), .number(b.west)]), .array([.number(b.north), .number(b.east)])]))
         member("background", .string(Self.hex(MapStyle.mapBackground)))
         member("strokeWidth", .number(ColorScale.strokeWidth))
+        member("smallRegionPixels", .number(Self.smallRegionPixels))
+        member("markerRadius", .number(Self.markerRadius))
         member(
             "legend",
             .object([
                 ("title", .string("Keyword POIs per km² inside the region (fixed bins)")),
                 ("labels", .array(ColorScale.binLabels.map { .string($0) })),
+                (
+                    "levels",
+                    .string(
+                        "Levels nest: 0 is the coarsest (a city's or town's dense core); a region of level n + 1 lies "
+                            + "inside one of level n and is denser (a district, a strip), drawn over it. Finer levels "
+                            + "appear as you zoom in; a ring marks a region too small to see.")
+                ),
             ]))
         let everyone = Self.sample(Array(0..<data.poiCount))
         member(
@@ -114,7 +141,11 @@ public struct WebMapWriter {
     private func keywordJSON(_ data: MapData, _ k: Int, _ keyword: MapKeyword) -> String {
         let ramp = ColorScale.ramps[keyword.colorIndex % ColorScale.ramps.count]
         var regions: [JSONValue] = []
-        for r in data.regions where r.keyword == k {
+        // Coarsest level first (the page draws them in this order); ids are indices into the
+        // map's region list, so that parents are found whatever the file's region_ids are.
+        for i in data.drawingOrder(keyword: k) {
+            let r = data.regions[i]
+            let box = Self.box(r.polygons)
             var properties: [JSONValue] = []
             for (name, value) in r.properties where !Self.styleKeys.contains(name) {
                 properties.append(.array([.string(name), .string(Self.text(value))]))
@@ -127,6 +158,12 @@ public struct WebMapWriter {
             regions.append(
                 .object([
                     ("geometry", Self.geometry(r.polygons)),
+                    ("id", .number(Double(i))),
+                    ("parent", r.parent.map { .number(Double($0)) } ?? .null),
+                    ("level", .number(Double(r.level))),
+                    ("anchor", .array([.number(box.centre.lat), .number(box.centre.lon)])),
+                    ("label", Self.labelPoint(r.polygons).map { .array([.number($0.lat), .number($0.lon)]) } ?? .null),
+                    ("extent", .number(box.extent)),
                     ("rank", r.rank.map { .number(Double($0)) } ?? .null),
                     ("fill", .string(ColorScale.fill(keyword: keyword.colorIndex, density: r.density))),
                     ("opacity", .number(ColorScale.opacity(density: r.density))),
@@ -143,6 +180,7 @@ public struct WebMapWriter {
             ("poiColor", .string(Self.hex(MapStyle.keywordPOI(keyword.colorIndex)))),
             ("poiCount", .number(Double(matching.count))),
             ("poiShown", .number(Double(shown.count))),
+            ("levelZoom", .array(Self.levelZoom(data.regions.filter { $0.keyword == k }).map { .number($0) })),
             ("regions", .array(regions)),
         ]).serialized()
         out.removeLast()
@@ -175,6 +213,68 @@ public struct WebMapWriter {
             return (-180, -85, 180, 85)
         }
         return (w, s, e, n)
+    }
+
+    /// A region's extent in Web Mercator: the centre of its bounding box (lon/lat, rounded to
+    /// the 7 decimals written) and the larger of its width and height in pixels at zoom 0 (a
+    /// 256-pixel world; 2^z times that at zoom z).
+    static func box(_ polygons: [[GeoJSONWriter.Ring]]) -> (centre: (lon: Double, lat: Double), extent: Double) {
+        let lon = polygons.flatMap { $0[0].lon }
+        let lat = polygons.flatMap { $0[0].lat }
+        guard let w = lon.min(), let e = lon.max(), let s = lat.min(), let n = lat.max() else { return ((0, 0), 0) }
+        func y(_ lat: Double) -> Double {
+            let phi = max(-85.0511, min(85.0511, lat)) * .pi / 180
+            return log(tan(phi) + 1 / cos(phi)) / (2 * .pi) * 256
+        }
+        let extent = max((e - w) / 360 * 256, y(n) - y(s))
+        return (
+            (GeoJSONWriter.rounded((w + e) / 2), GeoJSONWriter.rounded((s + n) / 2)),
+            (extent * 1e9).rounded() / 1e9
+        )
+    }
+
+    /// Where a large region's label goes: the centroid of its largest part's exterior ring
+    /// (lon/lat, rounded to 7 decimals), not of the part that happens to come first.
+    static func labelPoint(_ polygons: [[GeoJSONWriter.Ring]]) -> (lon: Double, lat: Double)? {
+        var best: (area: Double, lon: Double, lat: Double)?
+        for polygon in polygons {
+            let r = polygon[0]
+            guard let x0 = r.lon.first, let y0 = r.lat.first else { continue }
+            // Relative to the first vertex, so that the cross products keep their digits.
+            let x: [Double] = r.lon.map { $0 - x0 }
+            let y: [Double] = r.lat.map { $0 - y0 }
+            var a = 0.0
+            var cx = 0.0
+            var cy = 0.0
+            for i in 0..<max(0, x.count - 1) {
+                let cross: Double = x[i] * y[i + 1] - x[i + 1] * y[i]
+                a += cross
+                cx += (x[i] + x[i + 1]) * cross
+                cy += (y[i] + y[i + 1]) * cross
+            }
+            guard a != 0 else { continue }
+            if best == nil || abs(a) > best!.area { best = (abs(a), x0 + cx / (3 * a), y0 + cy / (3 * a)) }
+        }
+        return best.map { (GeoJSONWriter.rounded($0.lon), GeoJSONWriter.rounded($0.lat)) }
+    }
+
+    /// The zoom from which each level of a keyword's regions is shown: level 0 always (0); level
+    /// n from the zoom at which its median region is ``revealPixels`` across (on the page's
+    /// quarter-zoom steps, rounded up), and never before level n − 1.
+    static func levelZoom(_ regions: [MapRegion]) -> [Double] {
+        let levels = (regions.map(\.level).max() ?? 0) + 1
+        var out = [Double](repeating: 0, count: levels)
+        for level in 1..<max(levels, 1) {
+            let extents = regions.filter { $0.level == level }.map { box($0.polygons).extent }.filter { $0 > 0 }
+                .sorted()
+            var zoom = out[level - 1]
+            if !extents.isEmpty {
+                let median = extents[(extents.count - 1) / 2]
+                zoom = max(zoom, (log2(revealPixels / median) * 4).rounded(.up) / 4)
+            }
+            out[level] = max(0, zoom)
+        }
+        return out
     }
 
     /// Properties the page shows through the style, not as text.
@@ -213,13 +313,14 @@ public struct WebMapWriter {
     }
 
     /// `{"o": [lon0, lat0], "q": quantum, "n": [[x0, y0, x1, y1, start, count, c0, c1, c2, c3], …],
-    /// "p": [x, y, …], "names": […]}`.
+    /// "p": [x, y, …], "names": […]}`; a node's bounds are those of its subtree's points
+    /// (inclusive), which the page culls and thins by.
     static func tree(_ t: PointQuadtree, names: StringColumn?) -> String {
         var out = "{\"o\":[" + JSONValue.formatNumber(t.origin.lon) + "," + JSONValue.formatNumber(t.origin.lat) + "]"
         out += ",\"q\":" + JSONValue.formatNumber(PointQuadtree.quantum) + ",\"n\":["
         for (i, n) in t.nodes.enumerated() {
             if i > 0 { out += "," }
-            out += "[\(n.x0),\(n.y0),\(n.x1),\(n.y1),\(n.start),\(n.count)"
+            out += "[\(n.bx0),\(n.by0),\(n.bx1),\(n.by1),\(n.start),\(n.count)"
             for c in (n.children.isEmpty ? [-1, -1, -1, -1] : n.children) { out += ",\(c)" }
             out += "]"
         }

@@ -125,3 +125,19 @@ public struct AdjacencyGraph: Sendable {
         return out
     }
 }
+
+extension AdjacencyGraph {
+    /// The ground node `i` occupies, m²: a disc of its local spacing σᵢ shared by the `scaleK`
+    /// neighbours that spacing reaches (π σᵢ² / k), split evenly between the POIs at its location
+    /// (linked by zero-length edges) so that a building of thirty shops is not thirty times the
+    /// ground. An isolated node (no edge at all) occupies nothing: it is no part of the city's
+    /// fabric. Densities per area divide by sums of these.
+    public func ownedArea(_ i: Int, scaleK: Int) -> Double {
+        let range = self.range(i)
+        if range.isEmpty { return 0 }
+        var stacked = 1
+        for e in range where length[e] == 0 { stacked += 1 }
+        let s = Double(scale[i])
+        return Double.pi * s * s / Double(max(1, scaleK)) / Double(stacked)
+    }
+}

@@ -15,10 +15,21 @@ import RegionSearchCore
 /// `member_match` (u8, 1 when the member matches the keyword). The edges that join the members
 /// (the region's skeleton, which the hulls stage draws) are CSR too: `edge_offsets` (u64,
 /// regions + 1) and `edges` (u32, two projected point indices per edge).
+///
+/// Regions nest: `level` (u32, 0 = coarsest) and `parent` (i32, the row of the enclosing region one
+/// level up, −1 at level 0) — a region's members are a subset of its parent's — and `band_floor`
+/// (f64, keyword POIs per km²: the density its members were cut at, the band it stands for). Rows
+/// are ordered by keyword, then level, then rank, so a parent's row precedes its children's.
 public struct RegionTable: Sendable {
     public struct Region: Sendable {
         public var keyword: Int
         public var rank: Int = 0
+        /// 0 = the coarsest level; a region of level ℓ + 1 lies inside one of level ℓ.
+        public var level: Int = 0
+        /// Row of the enclosing region one level up, or −1.
+        public var parent: Int = -1
+        /// The keyword density (POIs per km²) its members were cut at: the floor of its band.
+        public var bandFloor: Double = 0
         public var members: [UInt32]
         public var memberMatch: [UInt8]
         public var nFootprint: Int = 0
@@ -69,6 +80,9 @@ public struct RegionTable: Sendable {
         let r = artifact.rowCount
         let keyword: [UInt32] = try artifact.array("keyword", count: r)
         let rank: [UInt32] = try artifact.array("rank", count: r)
+        let level: [UInt32] = try artifact.array("level", count: r)
+        let parent: [Int32] = try artifact.array("parent", count: r)
+        let bandFloor: [Double] = try artifact.array("band_floor", count: r)
         let nFoot: [UInt32] = try artifact.array("n_footprint", count: r)
         let nFootK: [UInt32] = try artifact.array("n_footprint_keyword", count: r)
         let doubles = try [
@@ -95,6 +109,13 @@ public struct RegionTable: Sendable {
             let range = Int(offsets[i])..<Int(offsets[i + 1])
             var reg = Region(keyword: Int(keyword[i]), members: Array(members[range]), memberMatch: Array(match[range]))
             reg.rank = Int(rank[i])
+            reg.level = Int(level[i])
+            guard parent[i] >= -1, Int(parent[i]) < i else {
+                throw ArtifactError.malformed(
+                    path: artifact.path, detail: "region \(i) names parent \(parent[i]), which does not precede it")
+            }
+            reg.parent = Int(parent[i])
+            reg.bandFloor = bandFloor[i]
             reg.nFootprint = Int(nFoot[i])
             reg.nFootprintKeyword = Int(nFootK[i])
             reg.scoreSum = doubles[0][i]
@@ -120,6 +141,9 @@ public struct RegionTable: Sendable {
         var w = ArtifactWriter(kind: .regions, rowCount: regions.count, metadata: metadata)
         w.add("keyword", regions.map { UInt32($0.keyword) })
         w.add("rank", regions.map { UInt32($0.rank) })
+        w.add("level", regions.map { UInt32($0.level) })
+        w.add("parent", regions.map { Int32($0.parent) })
+        w.add("band_floor", regions.map { $0.bandFloor })
         w.add("n_pois", regions.map { UInt32($0.nPOIs) })
         w.add("n_keyword", regions.map { UInt32($0.nKeyword) })
         w.add("n_footprint", regions.map { UInt32($0.nFootprint) })

@@ -8,6 +8,10 @@ import RegionSearchCore
 /// keyword's smoothed local *share* around each POI (a weighted average of Y with the same
 /// kernel), which the regions stage compares with the keyword's base rate. `probe` (f64) is F
 /// for random ±1 labels (``NoiseProbe``): it measures how noisy those shares are on this graph.
+/// `density.c` (f32) is the keyword's density around each POI, in keyword POIs per km² of the
+/// ground the POIs occupy: the keyword's labels and each POI's own area spread by one propagation
+/// (`density_alpha`), one over the other, the POI's own term left out. The density measure's
+/// regions are cut from it.
 ///
 /// Read from an artifact, the columns are used in place (see ``Column``).
 public struct ScoreTable: Sendable {
@@ -16,23 +20,29 @@ public struct ScoreTable: Sendable {
     public var matches: [Column<UInt8>]
     public var ones: Column<Double>
     public var probe: Column<Double>
+    /// Per keyword: its density around each POI, keyword POIs per km² (see above).
+    public var density: [Column<Float>]
 
     public init(
         keywords: [String], scores: [Column<Double>], matches: [Column<UInt8>], ones: Column<Double>,
-        probe: Column<Double>
+        probe: Column<Double>, density: [Column<Float>]
     ) {
         self.keywords = keywords
         self.scores = scores
         self.matches = matches
         self.ones = ones
         self.probe = probe
+        self.density = density
     }
 
-    public init(keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double], probe: [Double]) {
+    public init(
+        keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double], probe: [Double],
+        density: [[Float]]? = nil
+    ) {
+        let zeros = [Float](repeating: 0, count: ones.count)
         self.init(
             keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) },
-            ones: Column(ones),
-            probe: Column(probe))
+            ones: Column(ones), probe: Column(probe), density: (density ?? scores.map { _ in zeros }).map { Column($0) })
     }
 
     public var count: Int { ones.count }
@@ -52,9 +62,11 @@ public struct ScoreTable: Sendable {
         keywords = kws
         scores = []
         matches = []
+        density = []
         for c in 0..<kws.count {
             scores.append(try artifact.view("score.\(c)", count: n))
             matches.append(try artifact.view("match.\(c)", count: n))
+            density.append(try artifact.view("density.\(c)", count: n))
         }
         ones = try artifact.view("ones", count: n)
         probe = try artifact.view("probe", count: n)
@@ -65,6 +77,7 @@ public struct ScoreTable: Sendable {
         for c in 0..<keywords.count {
             w.add("score.\(c)", scores[c])
             w.add("match.\(c)", matches[c])
+            w.add("density.\(c)", density[c])
         }
         w.add("ones", ones)
         w.add("probe", probe)

@@ -143,6 +143,17 @@ public final class GEOSGeometry {
         try context.wrap(GEOSDifferencePrec_r(h, pointer, other.pointer, gridSize), "difference")
     }
 
+    /// The geometry cut to the box (GEOS's fast clip by rectangle; the result may be invalid only
+    /// where the input was): a large polygon cut down before an overlay with a small one.
+    public func clipped(to box: GEOSEnvelope) throws(GEOSError) -> GEOSGeometry {
+        try context.wrap(GEOSClipByRect_r(h, pointer, box.minX, box.minY, box.maxX, box.maxY), "clip by rectangle")
+    }
+
+    /// ``intersection(_:)`` computed on a grid of `gridSize`: vertices on the grid, valid there.
+    public func intersection(_ other: GEOSGeometry, gridSize: Double) throws(GEOSError) -> GEOSGeometry {
+        try context.wrap(GEOSIntersectionPrec_r(h, pointer, other.pointer, gridSize), "intersection")
+    }
+
     public func intersects(_ other: GEOSGeometry) -> Bool { GEOSIntersects_r(h, pointer, other.pointer) == 1 }
 
     public var isValid: Bool { GEOSisValid_r(h, pointer) == 1 }

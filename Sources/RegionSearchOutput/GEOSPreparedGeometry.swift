@@ -14,6 +14,12 @@ public final class GEOSPreparedGeometry {
 
     deinit { GEOSPreparedGeom_destroy_r(geometry.context.handle, pointer) }
 
+    /// Whether `other` lies in the geometry, boundary included (GEOS `covers`); false when GEOS
+    /// cannot tell.
+    public func covers(_ other: GEOSGeometry) -> Bool {
+        GEOSPreparedCovers_r(geometry.context.handle, pointer, other.pointer) == 1
+    }
+
     /// Whether the point lies in the geometry or on its boundary (GEOS `covers`).
     ///
     /// GEOS 3.11 has no coordinate-only predicate (`GEOSPreparedContainsXY_r` came in 3.12), so a

@@ -28,6 +28,21 @@ extension RegionPolygonBuilder.Options: StageOptions {
         help:
             "The automatic margin in spacings (the region's median distance from a keyword POI to its 5th nearest "
             + "keyword location): how far beyond its POIs a region reaches.")
+    static let edgeSpacingSpec = ParameterSpec(
+        "edge_spacing", .number(min: 0, max: 100), default: .number(4),
+        help:
+            "Edges of the skeleton at most this many spacings long are drawn; a longer one still joins the region "
+            + "but leaves its gap open (the polygon becomes parts instead of a corridor across empty ground).")
+    static let triangleSpacingSpec = ParameterSpec(
+        "triangle_spacing", .number(min: 0, max: 100), default: .number(2),
+        help:
+            "Triangles of three skeleton edges are filled when their circumcircle is at most this many spacings "
+            + "wide; larger ones (a square, a park between blocks) stay open.")
+    static let closeSpacingSpec = ParameterSpec(
+        "close_spacing", .number(min: 0, max: 100), default: .number(0),
+        help:
+            "The grown skeleton is closed (grown and shrunk back) by this many spacings: notches and holes narrower "
+            + "than about twice that between the region's POIs are filled, nothing is added outside them.")
     static let minExtentSpec = ParameterSpec(
         "min_extent_m", .number(min: 0, max: 1_000_000), default: .number(defaults.minExtent),
         help:
@@ -35,12 +50,31 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "becomes a disc or band this wide."
     )
 
-    public static let specs = [hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, minExtentSpec]
+    static let levelsSpec = ParameterSpec(
+        "levels", .string, default: .string("all"),
+        help:
+            "What a flat consumer gets of the nested levels: \"all\" (every level; a region of level n + 1 lies inside "
+            + "its parent of level n, so a keyword's regions overlap where they nest), \"finest\" (the finest region "
+            + "at each place: each region less the finer ones on it, a non-overlapping cut; a parent keeps the ground "
+            + "around its children), \"coarsest\" (level 0 only) or one level as a string (\"1\"). Every output "
+            + "format, the POI layer and the maps show what is written.")
+
+    public static let specs = [
+        hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, edgeSpacingSpec, triangleSpacingSpec,
+        closeSpacingSpec, minExtentSpec, levelsSpec,
+    ]
 
     public init(_ p: Parameters) throws(ParameterError) {
+        let text = p.string(Self.levelsSpec)
+        guard let levels = RegionLevelSelection(text) else {
+            throw ParameterError(
+                Self.levelsSpec,
+                "expected \"all\", \"finest\", \"coarsest\" or a level number such as \"1\", got \"\(text)\"")
+        }
         self.init(
             concave: p.string(Self.hullSpec) == "concave", concaveRatio: p.double(Self.concaveRatioSpec),
             margin: p.optionalDouble(Self.marginSpec), marginSpacing: p.double(Self.marginSpacingSpec),
-            minExtent: p.double(Self.minExtentSpec))
+            edgeSpacing: p.double(Self.edgeSpacingSpec), triangleSpacing: p.double(Self.triangleSpacingSpec),
+            closeSpacing: p.double(Self.closeSpacingSpec), minExtent: p.double(Self.minExtentSpec), levels: levels)
     }
 }

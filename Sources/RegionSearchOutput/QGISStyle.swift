@@ -2,14 +2,18 @@
 /// layer whose `.qml` sits beside it or whose GeoPackage holds it in `layer_styles`.
 ///
 /// Regions: a rule-based renderer (QGIS's form of "graduated per keyword"): one rule per query
-/// keyword (`"keyword" = '…'`), inside it one rule per density bin of ``ColorScale`` on
-/// ``RegionFeatureSchema/colorDensity(_:)`` (keyword POIs per km²), filled with the keyword's
-/// ramp colour and the bin's opacity and outlined in the ramp's darkest colour, 2 px; the
-/// legend reads "restaurant · 25–50 per km²". POIs: one small circle per POI. Both carry the
-/// fields' descriptions as aliases.
+/// keyword (`"keyword" = '…'`), inside it one rule per nesting level (`"level" = n`), inside that
+/// one rule per density bin of ``ColorScale`` on ``RegionFeatureSchema/colorDensity(_:)``
+/// (keyword POIs per km²), filled with the keyword's ramp colour and the bin's opacity and
+/// outlined in the ramp's darkest colour, 2 px; the legend reads "restaurant › level 1 ›
+/// 200–400 per km²", and each level can be switched off in the Layers panel. Features are drawn
+/// in order of `level` (coarsest first), so a finer region lies on top of the one holding it: it
+/// is denser, so its bin is as dark or darker, and its fill over its parent's darkens it further.
+/// POIs: one small circle per POI. Both carry the fields' descriptions as aliases.
 public enum QGISStyle {
-    /// The regions style for `keywords` (query order, which picks each keyword's ramp).
-    public static func regions(keywords: [String]) -> String {
+    /// The regions style for `keywords` (query order, which picks each keyword's ramp) with
+    /// `levels[k]` nesting levels for keyword `k` (at least one; one each when nil).
+    public static func regions(keywords: [String], levels: [Int]? = nil) -> String {
         var rules = ""
         var symbols = ""
         var symbolIndex = 0
@@ -18,31 +22,45 @@ public enum QGISStyle {
             let keywordFilter = "\"keyword\" = " + sqlString(keyword)
             rules +=
                 "      <rule key=\"{keyword-\(k)}\" label=\"\(xml(keyword))\" filter=\"\(xml(keywordFilter))\">\n"
-            for bin in 0..<ColorScale.binLowerBounds.count {
-                let fill = ColorScale.ramps[k % ColorScale.ramps.count][bin]
-                let symbol = fillSymbol(
-                    name: String(symbolIndex), fill: fill, stroke: ColorScale.stroke(keyword: k),
-                    opacity: ColorScale.opacities[bin])
+            let count = max(1, levels.flatMap { k < $0.count ? $0[k] : nil } ?? 1)
+            for level in 0..<count {
+                let label = level == 0 ? "level 0 (coarsest)" : "level \(level)"
                 rules +=
-                    "        <rule key=\"{keyword-\(k)-bin-\(bin)}\" symbol=\"\(symbolIndex)\" "
-                    + "label=\"\(xml(labels[bin])) per km²\" filter=\"\(xml(binFilter(bin)))\"/>\n"
-                symbols += symbol
-                symbolIndex += 1
+                    "        <rule key=\"{keyword-\(k)-level-\(level)}\" label=\"\(label)\" "
+                    + "filter=\"\(xml(levelFilter(level)))\">\n"
+                for bin in 0..<ColorScale.binLowerBounds.count {
+                    let fill = ColorScale.ramps[k % ColorScale.ramps.count][bin]
+                    let symbol = fillSymbol(
+                        name: String(symbolIndex), fill: fill, stroke: ColorScale.stroke(keyword: k),
+                        opacity: ColorScale.opacities[bin])
+                    rules +=
+                        "          <rule key=\"{keyword-\(k)-level-\(level)-bin-\(bin)}\" symbol=\"\(symbolIndex)\" "
+                        + "label=\"\(xml(labels[bin])) per km²\" filter=\"\(xml(binFilter(bin)))\"/>\n"
+                    symbols += symbol
+                    symbolIndex += 1
+                }
+                rules += "        </rule>\n"
             }
             rules += "      </rule>\n"
         }
         return document(
             geometryType: 2,
             renderer: """
-                  <renderer-v2 type="RuleRenderer" symbollevels="0" enableorderby="0" forceraster="0">
+                  <renderer-v2 type="RuleRenderer" symbollevels="0" enableorderby="1" forceraster="0">
                     <rules key="{root}">
                 \(rules)    </rules>
                     <symbols>
                 \(symbols)    </symbols>
+                    <orderby>
+                      <orderByClause asc="1" nullsFirst="1">"level"</orderByClause>
+                    </orderby>
                   </renderer-v2>
 
                 """, fields: RegionFeatureSchema.fields)
     }
+
+    /// The filter of nesting level `level`.
+    static func levelFilter(_ level: Int) -> String { "\"level\" = \(level)" }
 
     /// The POI layer's style: a small circle per POI.
     public static func pois(fields: [FeatureLayer.Field]) -> String {

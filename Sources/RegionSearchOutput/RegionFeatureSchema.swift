@@ -36,7 +36,13 @@ public enum RegionFeatureSchema {
         .init("region_id", .integer, "number of the region in this result, from 1"),
         .init("keyword", .string, "the query keyword the region is dense in"),
         .init("measure", .string, "\"density\" or \"lift\" (regions.measure), or \"dbscan\""),
-        .init("rank", .integer, "rank within the keyword, 1 = the region holding the most keyword POIs"),
+        .init("rank", .integer, "rank within the keyword and level, 1 = the region holding the most keyword POIs"),
+        .init("level", .integer, "nesting level, 0 = coarsest; a region of level n + 1 lies inside one of level n"),
+        .init("parent_id", .integer, "region_id of the region one level up that holds this one; null at level 0"),
+        .init(
+            "band_floor_per_km2", .real,
+            "the density band the region stands for: the keyword POIs per km² its POIs were at least as dense as",
+            shapefileName: "band_floor"),
         .init("n_keyword_pois", .integer, "POIs of the keyword inside the polygon", shapefileName: "n_kw_pois"),
         .init("n_pois", .integer, "all POIs inside the polygon"),
         .init("share", .real, "n_keyword_pois / n_pois"),
@@ -59,6 +65,13 @@ public enum RegionFeatureSchema {
         .init("member_score_max", .real, "largest member score", shapefileName: "mem_max"),
         .init("spacing_m", .real, "median distance from the members to their 5th nearest keyword location, metres"),
         .init("margin_m", .real, "how far the polygon reaches beyond its members' skeleton, metres"),
+        .init(
+            "empty_share", .real, "share of the polygon farther than 2 spacings from every member (ground it should not cover)",
+            shapefileName: "empty_shr"),
+        .init(
+            "members_inside", .real, "share of the region's members inside the polygon as written",
+            shapefileName: "mem_inside"),
+        .init("shape_ok", .integer, "1 when empty_share <= 0.05 and members_inside >= 0.9 (a polygon a person would draw)"),
         .init("p_value", .real, "significance of the region (regionsearch help regions)"),
         .init("q_value", .real, "Benjamini-Hochberg q-value over the keyword's candidate regions"),
         .init("fill", .string, "simplestyle fill colour (the keyword's ramp at the density bin)"),
@@ -90,6 +103,15 @@ public enum RegionFeatureSchema {
     ) -> FeatureLayer {
         precondition(counts.count == polygons.count)
         var features: [FeatureLayer.Feature] = []
+        // region_id of each drawn region (by table row); a parent that was not drawn (covered)
+        // hands its children to its own drawn parent, as the polygons were cut.
+        var idOfRow = [Int: Int]()
+        for (id, p) in polygons.enumerated() { idOfRow[p.region] = id + 1 }
+        func parentID(_ row: Int) -> FieldValue {
+            var ancestor = table.regions[row].parent
+            while ancestor >= 0 && idOfRow[ancestor] == nil { ancestor = table.regions[ancestor].parent }
+            return ancestor >= 0 ? .integer(Int64(idOfRow[ancestor]!)) : .null
+        }
         for (id, p) in polygons.enumerated() {
             let r = table.regions[p.region]
             let facts = keywords[r.keyword]
@@ -103,6 +125,9 @@ public enum RegionFeatureSchema {
                 ("keyword", .string(facts.query)),
                 ("measure", .string(measure)),
                 ("rank", .integer(Int64(r.rank))),
+                ("level", .integer(Int64(r.level))),
+                ("parent_id", parentID(p.region)),
+                ("band_floor_per_km2", round(r.bandFloor, 100)),
                 ("n_keyword_pois", .integer(Int64(matching))),
                 ("n_pois", .integer(Int64(all))),
                 ("share", round(share, 1e6)),
@@ -119,6 +144,9 @@ public enum RegionFeatureSchema {
                 ("member_score_max", round(r.scoreMax, 1e6)),
                 ("spacing_m", round(r.spacing, 10)),
                 ("margin_m", round(p.marginM, 10)),
+                ("empty_share", round(p.shape.emptyShare, 1e4)),
+                ("members_inside", round(p.shape.membersInside, 1e4)),
+                ("shape_ok", .integer(p.shape.passes ? 1 : 0)),
                 ("p_value", .real(significant(r.pValue))),
                 ("q_value", .real(significant(r.qValue))),
                 ("fill", .string(ColorScale.fill(keyword: r.keyword, density: keywordDensity))),

@@ -26,9 +26,11 @@ import Synchronization
 ///    in one building) is grown to that disc around its POIs.
 /// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`. Every part is kept
 ///    (a street whose gap is too long to draw becomes a MultiPolygon), holes included.
-/// 6. No overlaps within a keyword: regions are processed in rank order and each polygon has the
-///    polygons of better-ranked regions of the same keyword subtracted; a region left empty is
-///    dropped and counted.
+/// 6. Nesting, and no overlaps within a keyword and level: regions are processed in table order
+///    (a parent before its children, each level in rank order); a region's polygon is cut to its
+///    parent's (the nearest ancestor's that was drawn), so a finer region lies inside the coarser
+///    one, and the polygons of better-ranked regions of the same keyword and level are subtracted;
+///    a region left empty is dropped and counted.
 /// 7. Output: transformed to WGS84 and snapped to the 7-decimal grid it is written on (GEOS
 ///    snap-rounding, so the written polygon is valid, not only the computed one); exterior
 ///    counter-clockwise and holes clockwise, closed, each ring from its least vertex and holes and
@@ -43,12 +45,26 @@ public struct RegionPolygonBuilder {
         public var margin: Double?
         /// The automatic margin in spacings (`margin_spacing`).
         public var marginSpacing: Double
+        /// Skeleton edges up to this many spacings are drawn.
+        var edgeSpacing: Double
+        /// Skeleton triangles whose circumradius is at most this many spacings are filled.
+        var triangleSpacing: Double
+        /// The grown skeleton is closed by this many spacings.
+        var closeSpacing: Double
         var minExtent: Double
+        /// What of the hierarchy is written (`levels`); applied after the polygons are built
+        /// (``RegionLevelSelection/select(_:table:)``), since a child is cut to its parent.
+        public var levels: RegionLevelSelection
         public init(
-            concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.25,
-            minExtent: Double = 20
+            concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.35,
+            edgeSpacing: Double = 4, triangleSpacing: Double = 2, closeSpacing: Double = 0, minExtent: Double = 20,
+            levels: RegionLevelSelection = .all
         ) {
+            self.levels = levels
             self.marginSpacing = marginSpacing
+            self.edgeSpacing = edgeSpacing
+            self.triangleSpacing = triangleSpacing
+            self.closeSpacing = closeSpacing
             self.concave = concave
             self.concaveRatio = concaveRatio
             self.margin = margin
@@ -65,6 +81,8 @@ public struct RegionPolygonBuilder {
         /// Geodesic area of the output polygon on the WGS84 ellipsoid (holes excluded), m².
         public var areaM2: Double
         public var marginM: Double
+        /// The shape check (``ShapeCheck``) of the polygon as drawn.
+        public var shape: ShapeCheck
 
         /// The exterior rings.
         public var rings: [GeoJSONWriter.Ring] { polygons.map { $0[0] } }
@@ -101,6 +119,9 @@ public struct RegionPolygonBuilder {
         var computed: Rings
         var snapped: Rings
         var margin: Double
+        /// The share of the polygon (rules 1–5, in the plane) farther than ``ShapeCheck/emptyDistance``
+        /// spacings from every member.
+        var emptyShare: Double
     }
 
     /// The 7-decimal grid the output is written on, in degrees.
@@ -135,10 +156,11 @@ public struct RegionPolygonBuilder {
             }
         }
         let geos = GEOSContext()
-        // Regions in rank order within each keyword (the table is already ordered that way). The
-        // union of a keyword's earlier polygons is folded only when a later one meets them, in the
-        // same order as always (most keywords' regions never meet).
-        var coveredByKeyword: [Int: CoveredArea] = [:]
+        // Regions in rank order within each keyword and level, parents first (the table is
+        // already ordered that way). The union of a level's earlier polygons is folded only when a
+        // later one meets them, in the same order as always (most regions never meet).
+        var coveredByKeyword: [SIMD2<Int>: CoveredArea] = [:]
+        var drawn = [GEOSGeometry?](repeating: nil, count: regions.count)
         var out: [Polygon] = []
         var dropped = 0
         for (index, region) in regions.enumerated() {
@@ -146,23 +168,39 @@ public struct RegionPolygonBuilder {
                 dropped += 1
                 continue
             }
+            let group = SIMD2(region.keyword, region.level)
+            var ancestor = region.parent
+            while ancestor >= 0 && drawn[ancestor] == nil { ancestor = regions[ancestor].parent }
             // On the 7-decimal grid the output is written in, so that rounding cannot make a valid
             // polygon invalid (a spike one unit wide folds onto itself), and the keyword's earlier
             // polygons are cut away on the same grid.
             var polygon: GEOSGeometry?
-            if var covered = coveredByKeyword[region.keyword] {
+            if var covered = coveredByKeyword[group] {
                 let computed = try shape.computed.geometry(geos)
                 if covered.intersects(computed) {
                     polygon = try computed.difference(covered.union(), gridSize: Self.grid).polygonalParts()
-                    coveredByKeyword[region.keyword] = covered
+                    coveredByKeyword[group] = covered
                 }
             }
             if polygon == nil && !shape.snapped.parts.isEmpty { polygon = try shape.snapped.geometry(geos) }
+            if let p = polygon, ancestor >= 0, let outer = drawn[ancestor], let box = p.envelope {
+                // The parent cut down to the child's box first (a city core of thousands of
+                // vertices, a district of dozens), unless it covers the child whole.
+                let prepared = try outer.prepared()
+                if !prepared.covers(p) {
+                    let grown = GEOSEnvelope(
+                        minX: box.minX - Self.grid, minY: box.minY - Self.grid, maxX: box.maxX + Self.grid,
+                        maxY: box.maxY + Self.grid)
+                    let local = try outer.clipped(to: grown).polygonalParts()
+                    polygon = try p.intersection(local.isValid ? local : outer, gridSize: Self.grid).polygonalParts()
+                }
+            }
             guard let polygon, !polygon.isEmpty, polygon.area > 0 else {
                 dropped += 1
                 continue
             }
-            coveredByKeyword[region.keyword, default: CoveredArea()].add(polygon)
+            drawn[index] = polygon
+            coveredByKeyword[group, default: CoveredArea()].add(polygon)
             var parts: [[GeoJSONWriter.Ring]] = []
             for piece in try polygon.polygons() { parts += try Self.written(piece, geos: geos) }
             // Parts in a fixed order, holes too: the written polygon does not depend on the order
@@ -178,7 +216,22 @@ public struct RegionPolygonBuilder {
                 area += Geodesic.area(lon: part[0].lon, lat: part[0].lat)
                 for hole in part.dropFirst() { area -= Geodesic.area(lon: hole.lon, lat: hole.lat) }
             }
-            out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: shape.margin))
+            // Members inside the polygon as drawn (after the cuts of rule 6).
+            let prepared = try polygon.prepared()
+            // Every member of a small region; an even sample of at most 1,000 of a large one (the
+            // share is written to 4 decimals and judged against 0.9).
+            let members = region.shapeMembers
+            let stride = max(1, members.count / 1_000)
+            var inside = 0
+            var tested = 0
+            for k in Swift.stride(from: 0, to: members.count, by: stride) {
+                let v = Int(members[k])
+                tested += 1
+                if try prepared.covers(x: points.lon[v], y: points.lat[v]) { inside += 1 }
+            }
+            let check = ShapeCheck(
+                emptyShare: shape.emptyShare, membersInside: tested == 0 ? 1 : Double(inside) / Double(tested))
+            out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: shape.margin, shape: check))
         }
         return (out, dropped)
     }
@@ -241,6 +294,10 @@ public struct RegionPolygonBuilder {
         let minRadius = options.minExtent / 2
         let margin = options.margin ?? max(options.marginSpacing * region.spacing, options.minExtent / 4)
         var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
+        let close = options.closeSpacing * max(region.spacing, options.minExtent / 4)
+        if close > 0 && !region.edges.isEmpty && !options.concave {
+            g = try g.buffer(close, quadrantSegments: 4).buffer(-close, quadrantSegments: 4)
+        }
         if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
             || g.area < Double.pi * minRadius * minRadius
         {
@@ -249,6 +306,8 @@ public struct RegionPolygonBuilder {
         if !g.isValid { g = try g.makeValid() }
         let planar = try g.polygonalParts()
         guard !planar.isEmpty else { return nil }
+        let emptyShare = try ShapeCheck.emptyShare(
+            of: planar, x: px, y: py, distance: ShapeCheck.emptyDistance * max(region.spacing, options.minExtent / 4))
         // Back to WGS84, part by part and ring by ring, longitudes continuous around the region
         // before any planar operation in degrees.
         var reference: Double?
@@ -277,7 +336,7 @@ public struct RegionPolygonBuilder {
         return Shape(
             computed: try Rings(polygon),
             snapped: try Rings(polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()),
-            margin: margin)
+            margin: margin, emptyShare: emptyShare)
     }
 
     /// The region's skeleton in the plane (rule 2): its POIs, edges and triangles; or the convex
@@ -285,7 +344,11 @@ public struct RegionPolygonBuilder {
     func grown(
         _ region: RegionTable.Region, members: [UInt32], x: [Double], y: [Double], margin: Double, geos: GEOSContext
     ) throws -> GEOSGeometry {
-        func buffered(_ g: GEOSGeometry) throws -> GEOSGeometry { margin > 0 ? try g.buffer(margin) : g }
+        // Four segments per quarter circle: the margin is a few tens of metres, where eight drew
+        // corners no map shows and doubled the cost of growing a district of thousands of POIs.
+        func buffered(_ g: GEOSGeometry) throws -> GEOSGeometry {
+            margin > 0 ? try g.buffer(margin, quadrantSegments: 4) : g
+        }
         if options.concave || region.edges.isEmpty {
             let points = try geos.multiPoint(x: x, y: y)
             return try buffered(
@@ -297,7 +360,7 @@ public struct RegionPolygonBuilder {
         // Edges up to four spacings long are drawn (every point of them is within two spacings
         // of a member); a longer edge still joins the region (it is one street, one district) but
         // is not drawn across its gap: the region becomes parts rather than spanning empty ground.
-        let longest = 4 * spacing
+        let longest = options.edgeSpacing * spacing
         var neighbours = [[Int]](repeating: [], count: members.count)
         var drawn: [(Int, Int)] = []
         for (a, b) in region.edges {
@@ -313,7 +376,7 @@ public struct RegionPolygonBuilder {
         // at most twice the region's spacing across: every point of such a triangle is within
         // two spacings of a member. Larger ones stay open — the gap between a district's blocks,
         // a square, a park — and only their edges are drawn.
-        let limit = 2 * spacing
+        let limit = options.triangleSpacing * spacing
         // Members at one location are one corner: a triangle is kept once per three locations.
         var location = [Int](repeating: 0, count: members.count)
         var firstAt: [SIMD2<Double>: Int] = [:]

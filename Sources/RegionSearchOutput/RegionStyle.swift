@@ -22,8 +22,25 @@ public enum RegionStyle {
             else { return nil }
             return ogrStyle(keyword: k, density: RegionFeatureSchema.colorDensity(feature.values))
         }
-        styled.qgisStyle = QGISStyle.regions(keywords: keywords)
+        styled.qgisStyle = QGISStyle.regions(keywords: keywords, levels: levelCounts(layer, keywords: keywords))
         return styled
+    }
+
+    /// The number of nesting levels of each keyword's regions in `layer` (its deepest `level`
+    /// + 1; one for a keyword without regions), for the QGIS style's rules.
+    public static func levelCounts(_ layer: FeatureLayer, keywords: [String]) -> [Int] {
+        var counts = [Int](repeating: 1, count: keywords.count)
+        guard let keywordField = layer.fields.firstIndex(where: { $0.name == "keyword" }),
+            let levelField = layer.fields.firstIndex(where: { $0.name == "level" })
+        else { return counts }
+        for i in 0..<layer.count {
+            let values = layer.feature(i).values
+            guard case .string(let keyword) = values[keywordField], let k = keywords.firstIndex(of: keyword),
+                case .integer(let level) = values[levelField]
+            else { continue }
+            counts[k] = max(counts[k], Int(level) + 1)
+        }
+        return counts
     }
 
     private static func hex(_ v: Int) -> String {

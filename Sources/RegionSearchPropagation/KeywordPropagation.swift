@@ -32,6 +32,8 @@ public enum KeywordPropagation {
         /// the columns' extraction): the benchmark compares the second with memory bandwidth.
         public var matrixSeconds = 0.0
         public var solveSeconds = 0.0
+        /// Per keyword: how its labels' propagation at `density_alpha` ended.
+        public var densityStatus: [LabelPropagation.ColumnStatus] = []
     }
 
     /// Y for `query` over the projected points: point `i` is the POI at row `rows[i]` of the
@@ -68,33 +70,94 @@ public enum KeywordPropagation {
             count: y.reduce(0) { $0 + Int($1) })
     }
 
-    /// Propagates labelled keywords plus the all-ones and probe columns over `graph`.
+    /// Propagates labelled keywords plus the all-ones and probe columns over `graph`, and the
+    /// keywords and each node's area once more for the keyword densities (``Solution``).
     ///
-    /// - Parameter nodeIndex: for a tile, each node's index in the whole data set (the probe's
-    ///   labels are drawn by it); nil when `graph` is the whole graph.
+    /// - Parameter scaleK: the neighbour the graph's local spacings are measured to (its
+    ///   `scale_k`), which a node's area needs (``AdjacencyGraph/ownedArea(_:scaleK:)``).
     /// - Parameter residualRows: the rows whose last change is reported (a tile's own rows).
     public static func run(
-        labels: [Labels], graph: AdjacencyGraph, options: LabelPropagation.Options, nodeIndex: [UInt32]? = nil,
+        labels: [Labels], graph: AdjacencyGraph, options: PropagationOptions.Solvers, scaleK: Int,
         residualRows: Range<Int>? = nil, progress: ((Int, Double) -> Void)? = nil
     ) -> Result {
         let n = graph.nodeCount
-        precondition(nodeIndex.map { $0.count == n } ?? true)
-        var columns = labels.map { l in l.match.map { Double($0) } }
+        let solution = solve(
+            matches: labels.map(\.match), probe: NoiseProbe.labels(count: n), graph: graph, options: options,
+            scaleK: scaleK, residualRows: residualRows, progress: progress)
+        let k = labels.count
+        let table = ScoreTable(
+            keywords: labels.map(\.query), scores: Array(solution.scores.prefix(k)), matches: labels.map(\.match),
+            ones: solution.scores[k], probe: solution.scores[k + 1], density: solution.density.map(Self.stored))
+        var result = Result(labels: labels, table: table, columnStatus: solution.status)
+        result.densityStatus = solution.densityStatus
+        result.matrixSeconds = solution.matrixSeconds
+        result.solveSeconds = solution.solveSeconds
+        return result
+    }
+
+    /// Every column the scores artifact derives from the propagation, for the nodes of `graph`.
+    struct Solution {
+        /// The keywords' F in query order, then the all-ones column's, then the probe's (Zhou's
+        /// propagation at `alpha`), and their status.
+        var scores: [[Double]]
+        var status: [LabelPropagation.ColumnStatus]
+        /// Per keyword: keyword POIs per km² around each node (``density(keyword:area:match:alpha:)``).
+        var density: [[Double]]
+        /// Per keyword: the status of its labels' propagation at `density_alpha`.
+        var densityStatus: [LabelPropagation.ColumnStatus]
+        var matrixSeconds = 0.0
+        var solveSeconds = 0.0
+    }
+
+    /// The two propagations over one matrix S: the keywords, all-ones and probe at `alpha`; the
+    /// keywords and the nodes' areas at `density_alpha`, whose ratio is the keyword density.
+    static func solve(
+        matches: [[UInt8]], probe: [Double], graph: AdjacencyGraph, options: PropagationOptions.Solvers,
+        scaleK: Int, residualRows: Range<Int>?, progress: ((Int, Double) -> Void)?
+    ) -> Solution {
+        let n = graph.nodeCount
+        precondition(probe.count == n && matches.allSatisfy { $0.count == n })
+        var columns = matches.map { m in m.map { Double($0) } }
         columns.append([Double](repeating: 1, count: n))
-        columns.append(nodeIndex.map { NoiseProbe.labels(indices: $0) } ?? NoiseProbe.labels(count: n))
+        columns.append(probe)
         let t0 = monotonicSeconds()
         let propagation = LabelPropagation(graph: graph)
         let t1 = monotonicSeconds()
         let (scores, status) = propagation.run(
-            labels: columns, options: options, residualRows: residualRows, progress: progress)
+            labels: columns, options: options.scores, residualRows: residualRows, progress: progress)
+        columns.removeLast(2)
+        let area = (0..<n).map { graph.ownedArea($0, scaleK: scaleK) }
+        columns.append(area)
+        let (spread, spreadStatus) = propagation.run(
+            labels: columns, options: options.density, residualRows: residualRows)
         let t2 = monotonicSeconds()
-        let k = labels.count
-        let table = ScoreTable(
-            keywords: labels.map(\.query), scores: Array(scores.prefix(k)), matches: labels.map(\.match),
-            ones: scores[k], probe: scores[k + 1])
-        var result = Result(labels: labels, table: table, columnStatus: status)
-        result.matrixSeconds = t1 - t0
-        result.solveSeconds = t2 - t1
-        return result
+        let alpha = options.density.alpha
+        let density = matches.indices.map { c in
+            Self.density(keyword: spread[c], area: spread[matches.count], match: matches[c], ownArea: area, alpha: alpha)
+        }
+        return Solution(
+            scores: scores, status: status, density: density, densityStatus: Array(spreadStatus.prefix(matches.count)),
+            matrixSeconds: t1 - t0, solveSeconds: t2 - t1)
     }
+
+    /// The keyword's density around each node, keyword POIs per km²: its spread labels over the
+    /// spread areas — the same kernel weights both, so the ratio is the keyword's count per area of
+    /// ground in the node's neighbourhood (about 1 / (1 − α) hops) — with the node's own term
+    /// (1 − α)·Y and (1 − α)·area taken out of both. Without that, a keyword POI would count itself
+    /// at a weight no neighbour has and every keyword POI would look dense. 0 where the
+    /// neighbourhood holds no ground (an isolated node).
+    static func density(keyword f: [Double], area g: [Double], match: [UInt8], ownArea: [Double], alpha: Double)
+        -> [Double]
+    {
+        let own = 1 - alpha
+        return (0..<f.count).map { i in
+            let ground = g[i] - own * ownArea[i]
+            let count = f[i] - own * Double(match[i])
+            return ground > 0 ? max(count, 0) / ground * 1e6 : 0
+        }
+    }
+
+    /// The stored form of a density column (f32: the regions stage compares it with thresholds a
+    /// few per cent apart; the rounding is the same wherever it runs).
+    static func stored(_ density: [Double]) -> [Float] { density.map { Float($0) } }
 }

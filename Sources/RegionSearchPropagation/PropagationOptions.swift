@@ -11,6 +11,28 @@ public struct PropagationOptions: StageOptions, Equatable {
     /// Keywords left out because they mean the same as an earlier one.
     public var duplicates: [Duplicate] = []
     public var solver: LabelPropagation.Options
+    /// The propagation the keyword densities come from: the same solver at `density_alpha`.
+    public var densitySolver: LabelPropagation.Options
+
+    /// The two propagations the stage runs over one matrix.
+    public struct Solvers: Sendable {
+        /// Zhou's scores of the keywords, the all-ones column and the probe (`alpha`).
+        public var scores: LabelPropagation.Options
+        /// The keywords and the nodes' areas, whose ratio is the keyword density (`density_alpha`).
+        public var density: LabelPropagation.Options
+
+        public init(scores: LabelPropagation.Options, density: LabelPropagation.Options) {
+            self.scores = scores
+            self.density = density
+        }
+
+        /// Iterations of the longer of the two: a tile's window must hold this many hops (and two).
+        public var iterations: Int {
+            max(LabelPropagation.iterationCount(scores), LabelPropagation.iterationCount(density))
+        }
+    }
+
+    public var solvers: Solvers { Solvers(scores: solver, density: densitySolver) }
 
     /// A keyword given again: its spelling and position in the list given, and the kept
     /// spelling it repeats.
@@ -20,14 +42,20 @@ public struct PropagationOptions: StageOptions, Equatable {
         public var sameAs: String
     }
 
-    public init(keywords: [String], solver: LabelPropagation.Options = .init()) {
+    public init(
+        keywords: [String], solver: LabelPropagation.Options = .init(),
+        densitySolver: LabelPropagation.Options = .init(alpha: PropagationOptions.defaultDensityAlpha)
+    ) {
         self.keywords = keywords
         self.solver = solver
+        self.densitySolver = densitySolver
     }
 
     /// The solver's defaults, declared once by its `init`'s default arguments (see
     /// ``GraphOptions/defaults``); the keywords have none.
     static let defaultSolver = LabelPropagation.Options()
+    /// `density_alpha`'s default.
+    public static let defaultDensityAlpha = 0.8
 
     public static let keywordsSpec = ParameterSpec(
         "keywords", .stringList, default: nil,
@@ -45,6 +73,13 @@ public struct PropagationOptions: StageOptions, Equatable {
             "Propagation strength α in F ← αSF + (1−α)Y: a POI's label reaches about 1/(1−α) graph hops (0.9 ≈ 10 "
             + "hops: a street-block cluster; higher finds broader districts, lower tighter cores)."
     )
+    static let densityAlphaSpec = ParameterSpec(
+        "density_alpha", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultDensityAlpha),
+        help:
+            "Propagation strength of the keyword densities the density measure's regions are cut from: each "
+            + "keyword's labels and each POI's area of ground are spread over the POI graph with this α (about "
+            + "1/(1−α) hops: 0.8 ≈ 5), and their ratio, without the POI's own term, is the keyword's POIs per km² "
+            + "around it.")
     static let toleranceSpec = ParameterSpec(
         "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultSolver.tolerance),
         help:
@@ -62,7 +97,7 @@ public struct PropagationOptions: StageOptions, Equatable {
             + "\"chebyshev\" accelerates it with the known spectrum of S (same F*, about a third of the iterations)."
     )
 
-    public static let specs = [keywordsSpec, alphaSpec, toleranceSpec, maxIterationsSpec, solverSpec]
+    public static let specs = [keywordsSpec, alphaSpec, densityAlphaSpec, toleranceSpec, maxIterationsSpec, solverSpec]
 
     /// The longest keyword, in UTF-8 bytes: keywords are words or short category names, and
     /// they travel on the stage's command line, where one argument holds at most 128 KiB.
@@ -114,6 +149,8 @@ public struct PropagationOptions: StageOptions, Equatable {
             alpha: p.double(Self.alphaSpec), tolerance: p.double(Self.toleranceSpec),
             maxIterations: p.int(Self.maxIterationsSpec),
             solver: p.choice(Self.solverSpec, as: LabelPropagation.Solver.self))
+        densitySolver = solver
+        densitySolver.alpha = p.double(Self.densityAlphaSpec)
     }
 
     /// `keywords` without the ones that repeat an earlier keyword after normalisation (the

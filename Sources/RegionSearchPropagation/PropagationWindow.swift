@@ -95,9 +95,11 @@ public struct PropagationTilePart: Sendable {
     /// The owned nodes: `first ..< first + count` of the whole data set.
     public var first: Int
     public var count: Int
-    /// Per keyword, then the all-ones column, then the probe: the owned scores.
+    /// Per keyword, then the all-ones column, then the probe: the owned scores; then per keyword
+    /// its density.
     public var columns: [[Double]]
-    /// Per column, as above: iterations, the largest last change over the owned nodes.
+    /// Per column, as above (the densities': their labels' propagation): iterations, the largest
+    /// last change over the owned nodes.
     public var status: [LabelPropagation.ColumnStatus]
 
     public init(first: Int, count: Int, columns: [[Double]], status: [LabelPropagation.ColumnStatus]) {
@@ -110,21 +112,19 @@ public struct PropagationTilePart: Sendable {
 
 extension KeywordPropagation {
     /// Propagates one tile: the keyword labels `matches` (per keyword, per window node), the
-    /// all-ones column and the probe over the window, keeping the owned rows.
+    /// all-ones column and the probe over the window, and the keyword densities, keeping the owned
+    /// rows.
     public static func runTile(
-        window: PropagationWindow, matches: [[UInt8]], options: LabelPropagation.Options,
+        window: PropagationWindow, matches: [[UInt8]], options: PropagationOptions.Solvers, scaleK: Int,
         progress: ((Int, Double) -> Void)? = nil
     ) -> PropagationTilePart {
-        let n = window.graph.nodeCount
-        precondition(matches.allSatisfy { $0.count == n })
-        var columns = matches.map { m in m.map { Double($0) } }
-        columns.append([Double](repeating: 1, count: n))
-        columns.append(NoiseProbe.labels(indices: window.nodes))
-        let (scores, status) = LabelPropagation(graph: window.graph).run(
-            labels: columns, options: options, residualRows: window.owned, progress: progress)
+        let solution = solve(
+            matches: matches, probe: NoiseProbe.labels(indices: window.nodes), graph: window.graph, options: options,
+            scaleK: scaleK, residualRows: window.owned, progress: progress)
         return PropagationTilePart(
             first: window.owned.isEmpty ? 0 : Int(window.nodes[window.owned.lowerBound]), count: window.owned.count,
-            columns: scores.map { Array($0[window.owned]) }, status: status)
+            columns: (solution.scores + solution.density).map { Array($0[window.owned]) },
+            status: solution.status + solution.densityStatus)
     }
 
     /// The whole data set's result from its tiles' parts (in order, covering 0..<n): scores
@@ -133,28 +133,31 @@ extension KeywordPropagation {
         labels: [Labels], parts: [PropagationTilePart], nodeCount n: Int, tolerance: Double
     ) -> Result? {
         let k = labels.count
+        let width = 2 * k + 2
         var next = 0
         for p in parts {
-            guard p.first == next || p.count == 0, p.columns.count == k + 2, p.status.count == k + 2,
+            guard p.first == next || p.count == 0, p.columns.count == width, p.status.count == width,
                 p.columns.allSatisfy({ $0.count == p.count })
             else { return nil }
             next += p.count
         }
         guard next == n else { return nil }
-        var columns = [[Double]](repeating: [], count: k + 2)
-        for c in 0..<(k + 2) {
+        var columns = [[Double]](repeating: [], count: width)
+        for c in 0..<width {
             columns[c].reserveCapacity(n)
             for p in parts { columns[c] += p.columns[c] }
         }
         var status: [LabelPropagation.ColumnStatus] = []
-        for c in 0..<(k + 2) {
+        for c in 0..<width {
             let residual = parts.map { $0.status[c].residual }.max() ?? 0
             let iterations = parts.first?.status[c].iterations ?? 0
             status.append(.init(iterations: iterations, residual: residual, converged: residual <= tolerance))
         }
         let table = ScoreTable(
             keywords: labels.map(\.query), scores: Array(columns.prefix(k)), matches: labels.map(\.match),
-            ones: columns[k], probe: columns[k + 1])
-        return Result(labels: labels, table: table, columnStatus: status)
+            ones: columns[k], probe: columns[k + 1], density: columns[(k + 2)...].map(Self.stored))
+        var result = Result(labels: labels, table: table, columnStatus: Array(status.prefix(k + 2)))
+        result.densityStatus = Array(status[(k + 2)...])
+        return result
     }
 }

@@ -20,6 +20,9 @@ public enum RegionExtraction {
         points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions, scaleK: Int
     ) -> Output {
         let occupied = DensityRegionFinder.occupiedArea(graph: graph, scaleK: scaleK)
+        let hierarchy =
+            options.method == .propagation && options.measure == .density
+            ? DensityHierarchy(x: points.x, y: points.y, graph: graph, scaleK: scaleK) : nil
         // Keywords are independent: one per worker at a time (each with its own path-search
         // scratch space), results kept in keyword order, so any thread count gives the same.
         let count = table.keywords.count
@@ -35,65 +38,101 @@ public enum RegionExtraction {
                     if c >= count { break }
                     out[c] = Self.keyword(
                         c, points: points, graph: graph, table: table, options: options, occupied: occupied,
-                        support: &support)
+                        hierarchy: hierarchy, support: &support)
                 }
             }
         }
         var all: [RegionTable.Region] = []
         var meta: [[(String, JSONValue)]] = []
         for (regions, info) in perKeyword {
-            all += regions
+            // Parents are indices within the keyword's list: make them indices into `all`.
+            let offset = all.count
+            all += regions.map { r in
+                var r = r
+                if r.parent >= 0 { r.parent += offset }
+                return r
+            }
             meta.append(info)
         }
-        // False discovery rate: Benjamini–Hochberg per keyword (or over the run).
-        switch options.fdrScope {
-        case .run:
-            let q = Significance.benjaminiHochberg(all.map { $0.pValue })
-            for i in 0..<all.count { all[i].qValue = q[i] }
-        case .keyword:
-            for c in 0..<table.keywords.count {
-                let indices = all.indices.filter { all[$0].keyword == c }
-                let q = Significance.benjaminiHochberg(indices.map { all[$0].pValue })
-                for (i, v) in zip(indices, q) { all[i].qValue = v }
+        let hierarchical = hierarchy != nil
+        // False discovery rate: Benjamini–Hochberg per keyword (or over the run); the density
+        // hierarchy has applied it per keyword over all its levels (``DensityHierarchy``, rule 4).
+        if !hierarchical {
+            switch options.fdrScope {
+            case .run:
+                let q = Significance.benjaminiHochberg(all.map { $0.pValue })
+                for i in 0..<all.count { all[i].qValue = q[i] }
+            case .keyword:
+                for c in 0..<table.keywords.count {
+                    let indices = all.indices.filter { all[$0].keyword == c }
+                    let q = Significance.benjaminiHochberg(indices.map { all[$0].pValue })
+                    for (i, v) in zip(indices, q) { all[i].qValue = v }
+                }
             }
         }
-        let candidates = all.count
-        var kept = options.method == .dbscan || options.fdr >= 1 ? all : all.filter { $0.qValue <= options.fdr }
-        // Rank within keyword: most keyword POIs first (the region with the most places to choose
-        // from), then the most significant, then the lowest member index; keywords in query order.
-        kept.sort { a, b in
-            if a.keyword != b.keyword { return a.keyword < b.keyword }
-            if a.nKeyword != b.nKeyword { return a.nKeyword > b.nKeyword }
-            if a.pValue != b.pValue { return a.pValue < b.pValue }
-            return (a.members.first ?? 0) < (b.members.first ?? 0)
-        }
-        var rank = 0
-        for i in 0..<kept.count {
-            rank = (i > 0 && kept[i - 1].keyword == kept[i].keyword) ? rank + 1 : 1
-            kept[i].rank = rank
-        }
+        let candidates = hierarchical ? perKeywordCandidates(meta) : all.count
+        let kept =
+            options.method == .dbscan || options.fdr >= 1 || hierarchical
+            ? all : all.filter { $0.qValue <= options.fdr }
+        let ranked = Self.ranked(kept)
         var keywordMeta: [JSONValue] = []
         for (c, info) in meta.enumerated() {
-            let cands = all.filter { $0.keyword == c }.count
-            let regs = kept.filter { $0.keyword == c }.count
+            let cands =
+                hierarchical
+                ? Int(info.first { $0.0 == "candidates" }?.1.doubleValue ?? 0) : all.filter { $0.keyword == c }.count
+            let regs = ranked.filter { $0.keyword == c }.count
             keywordMeta.append(
                 .object(
-                    info + [
+                    info.filter { $0.0 != "candidates" } + [
                         ("candidates", .number(Double(cands))),
                         ("dropped_insignificant", .number(Double(cands - regs))),
                         ("regions", .number(Double(regs))),
                     ]))
         }
         return Output(
-            table: RegionTable(regions: kept), keywordMeta: keywordMeta, candidates: candidates,
+            table: RegionTable(regions: ranked), keywordMeta: keywordMeta, candidates: candidates,
             occupiedArea: occupied)
+    }
+
+    /// The candidates the density hierarchy counted per keyword, summed.
+    private static func perKeywordCandidates(_ meta: [[(String, JSONValue)]]) -> Int {
+        meta.reduce(0) { $0 + Int($1.first { $0.0 == "candidates" }?.1.doubleValue ?? 0) }
+    }
+
+    /// The regions in output order — keyword (query order), then level, then rank — with ranks
+    /// within keyword and level (most keyword POIs first: the region with the most places to choose
+    /// from; then the most significant; then the lowest member index) and parents renumbered to
+    /// rows of the result (a parent's level is lower, so its row comes first). `regions[i].parent`
+    /// indexes `regions`.
+    static func ranked(_ regions: [RegionTable.Region]) -> [RegionTable.Region] {
+        let order = regions.indices.sorted { i, j in
+            let a = regions[i]
+            let b = regions[j]
+            if a.keyword != b.keyword { return a.keyword < b.keyword }
+            if a.level != b.level { return a.level < b.level }
+            if a.nKeyword != b.nKeyword { return a.nKeyword > b.nKeyword }
+            if a.pValue != b.pValue { return a.pValue < b.pValue }
+            if (a.members.first ?? 0) != (b.members.first ?? 0) { return (a.members.first ?? 0) < (b.members.first ?? 0) }
+            return i < j
+        }
+        var row = [Int](repeating: -1, count: regions.count)
+        for (r, i) in order.enumerated() { row[i] = r }
+        var out = order.map { regions[$0] }
+        var rank = 0
+        for r in 0..<out.count {
+            let sameGroup = r > 0 && out[r - 1].keyword == out[r].keyword && out[r - 1].level == out[r].level
+            rank = sameGroup ? rank + 1 : 1
+            out[r].rank = rank
+            if out[r].parent >= 0 { out[r].parent = row[out[r].parent] }
+        }
+        return out
     }
 
     /// One keyword's candidate regions and its facts for the artifact's metadata. `support` is the
     /// caller's path-search scratch space, made on first use.
     static func keyword(
         _ c: Int, points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions,
-        occupied: Double, support: inout PathSupport?
+        occupied: Double, hierarchy: DensityHierarchy?, support: inout PathSupport?
     ) -> (regions: [RegionTable.Region], info: [(String, JSONValue)]) {
         let n = points.count
         let match = table.matches[c]
@@ -115,18 +154,20 @@ public enum RegionExtraction {
             info.append(("components", .number(Double(clusters.count))))
             return (clusters, info)
         case (.propagation, .density):
-            let finder = DensityRegionFinder(x: points.x, y: points.y, graph: graph, occupiedArea: occupied)
+            guard let hierarchy else { preconditionFailure("the density measure needs its hierarchy") }
             let (regions, s) = withSupport {
-                finder.candidates(
-                    keyword: c, match: match, options: options.density, rules: options.keywordGraph, support: &$0)
+                hierarchy.regions(
+                    keyword: c, match: match, density: table.density[c], options: options.hierarchy, fdr: options.fdr,
+                    rules: options.keywordGraph, support: &$0)
             }
+            info[3] = ("typical_density_per_km2", .number(s.typicalDensityPerKm2))
             info += [
-                ("typical_spacing_m", .number(s.typicalSpacing)),
-                ("core_spacing_m", .number(s.coreSpacing)),
-                ("extend_spacing_m", .number(s.extendSpacing)),
+                ("own_reference_pois", .number(Double(s.ownReferencePOIs))),
                 ("dense_pois", .number(Double(s.densePOIs))),
-                ("components", .number(Double(s.components))),
+                ("candidates", .number(Double(s.candidates))),
                 ("dropped_small", .number(Double(s.droppedSmall))),
+                ("same_region", .number(Double(s.sameRegion))),
+                ("levels", .number(Double((regions.map(\.level).max() ?? -1) + 1))),
             ]
             return (regions, info)
         case (.propagation, .lift):

@@ -31,6 +31,8 @@ public struct RegionOptions: StageOptions, Equatable {
     public var measure: Measure
     var finder: RegionFinder.Options
     var density: DensityRegionFinder.Options
+    /// The density measure's levels (``DensityHierarchy``).
+    var hierarchy: DensityHierarchy.Options
     var keywordGraph: KeywordGraph.Rules
     /// lift: a region's keyword POIs are at least this many times as dense as typical.
     var liftDensityRatio: Double
@@ -42,7 +44,8 @@ public struct RegionOptions: StageOptions, Equatable {
 
     public init(
         method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options? = nil,
-        density: DensityRegionFinder.Options = .init(), keywordGraph: KeywordGraph.Rules = .init(),
+        density: DensityRegionFinder.Options = .init(), hierarchy: DensityHierarchy.Options = .init(),
+        keywordGraph: KeywordGraph.Rules = .init(),
         liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200, dbscanMinSamples: Int = 10
     ) {
         self.method = method
@@ -50,6 +53,7 @@ public struct RegionOptions: StageOptions, Equatable {
         // One min_keyword_pois for both measures: by default the lift finder takes the density finder's.
         self.finder = finder ?? RegionFinder.Options(minKeywordPOIs: density.minKeywordPOIs)
         self.density = density
+        self.hierarchy = hierarchy
         self.keywordGraph = keywordGraph
         self.liftDensityRatio = liftDensityRatio
         self.fdr = fdr
@@ -77,13 +81,42 @@ public struct RegionOptions: StageOptions, Equatable {
         help: "A keyword POI's local spacing is the distance to its neighbours-th nearest other keyword POI (the "
             + "density around it is neighbours POIs within that distance).")
     static let coreRatioSpec = ParameterSpec(
-        "core_ratio", .number(min: 1, max: 1e6), default: .number(defaults.density.coreRatio),
+        "core_ratio", .number(min: 1, max: 1e6), default: .number(defaults.hierarchy.coreRatio),
         help: "density: a region's core POIs have keyword POIs at least core_ratio times as dense around them as "
             + "the keyword's typical density (its POIs over the area the city's POIs occupy).")
     static let extendRatioSpec = ParameterSpec(
-        "extend_ratio", .number(min: 1, max: 1e6), default: .number(defaults.density.extendRatio),
+        "extend_ratio", .number(min: 1, max: 1e6), default: .number(defaults.hierarchy.extendRatio),
         help: "density: a region extends from its core through keyword POIs at least extend_ratio times as dense "
             + "as typical, so a dining street is kept whole down to its quieter ends.")
+    static let childCoreRatioSpec = ParameterSpec(
+        "child_core_ratio", .number(min: 1, max: 1e6), default: .number(defaults.hierarchy.childCoreRatio),
+        help: "density: a region one level finer has POIs at least child_core_ratio times as dense as the region "
+            + "holding it (its POIs over the ground they stand for): each level is a denser band than the one above.")
+    static let childExtendRatioSpec = ParameterSpec(
+        "child_extend_ratio", .number(min: 1, max: 1e6), default: .number(defaults.hierarchy.childExtendRatio),
+        help: "density: ...and extends from them through POIs at least child_extend_ratio times as dense as the "
+            + "region holding it.")
+    static let maxLevelsSpec = ParameterSpec(
+        "max_levels", .integer(min: 1, max: 16), default: .number(Double(defaults.hierarchy.maxLevels)),
+        help: "density: at most this many nested levels (1 = one flat level: the coarsest dense regions).")
+    static let sameRegionShareSpec = ParameterSpec(
+        "same_region_share", .number(min: 0, max: 1, minExclusive: true), default: .number(defaults.hierarchy.sameRegionShare),
+        help: "density: a finer candidate holding more than this share of the POIs of the region around it is the "
+            + "same place drawn tighter, not a finer region: no level is added for it.")
+    static let ownReferencePOIsSpec = ParameterSpec(
+        "own_reference_pois", .integer(min: 1, max: 1_000_000_000), default: .number(Double(defaults.hierarchy.ownReferencePOIs)),
+        help: "density: a piece of the POI graph that no edge joins to the rest (a town across open country) with "
+            + "at least this many keyword POIs is measured against its own keyword density, not the whole data's.")
+    static let levelRatioSpec = ParameterSpec(
+        "level_ratio", .number(min: 0, max: 1e6), default: .number(defaults.hierarchy.levelRatio),
+        help: "density: > 0 makes the levels fixed density bands, each floor this many times the one above; 0 judges "
+            + "each level against the density of the region holding it.")
+    static let ownDensityShareSpec = ParameterSpec(
+        "own_density_share", .number(min: 0, max: 100), default: .number(defaults.hierarchy.ownDensityShare),
+        help: "density: below level 0, a keyword POI joins a region only when its own density (neighbours keyword "
+            + "POIs within its neighbours-th nearest distance) is at least this share of the region's floor, so "
+            + "two clusters a street apart are two regions even where the propagated density runs between them; "
+            + "0 disables.")
     static let smoothingSpec = ParameterSpec(
         "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
@@ -138,7 +171,8 @@ public struct RegionOptions: StageOptions, Equatable {
         help: "DBSCAN core-point threshold: POIs within eps, itself included (method dbscan only).")
 
     public static let specs = [
-        methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, smoothingSpec, edgeFactorSpec,
+        methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
+        childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec, ownDensityShareSpec, smoothingSpec, edgeFactorSpec,
         detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
         dbscanMinSamplesSpec,
@@ -154,6 +188,14 @@ public struct RegionOptions: StageOptions, Equatable {
                 "must not exceed core_ratio (\(JSONValue.formatNumber(core))), got "
                     + JSONValue.formatNumber(extend))
         }
+        let childCore = p.double(Self.childCoreRatioSpec)
+        let childExtend = p.double(Self.childExtendRatioSpec)
+        guard childExtend <= childCore else {
+            throw ParameterError(
+                Self.childExtendRatioSpec,
+                "must not exceed child_core_ratio (\(JSONValue.formatNumber(childCore))), got "
+                    + JSONValue.formatNumber(childExtend))
+        }
         guard p.double(Self.zExtendSpec) <= p.double(Self.zCoreSpec) else {
             throw ParameterError(Self.zExtendSpec, "must not exceed z_core")
         }
@@ -165,6 +207,11 @@ public struct RegionOptions: StageOptions, Equatable {
                 mergeDistance: p.optionalDouble(Self.mergeDistanceSpec)),
             density: DensityRegionFinder.Options(
                 coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec)),
+            hierarchy: DensityHierarchy.Options(
+                coreRatio: core, extendRatio: extend, childCoreRatio: childCore, childExtendRatio: childExtend,
+                minKeywordPOIs: minimum, maxLevels: p.int(Self.maxLevelsSpec),
+                sameRegionShare: p.double(Self.sameRegionShareSpec), ownReferencePOIs: p.int(Self.ownReferencePOIsSpec),
+                levelRatio: p.double(Self.levelRatioSpec), ownDensityShare: p.double(Self.ownDensityShareSpec)),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
                 detour: p.double(Self.detourSpec), minSpacing: p.double(Self.minSpacingSpec)),

@@ -13,7 +13,11 @@ public enum HullsStage {
         //    as a parameter (hulls.margin_spacing).
         // 6: rings written from their least vertex, holes and parts in order (the same polygons as
         //    5, normalised; the skeleton's triangles joined by a coverage union).
-        version: 6,
+        // 7: levels: a region cut to its parent's polygon, overlaps removed per keyword and level;
+        //    level, parent_id and band_floor_per_km2 properties.
+        // 8: the levels parameter (what a flat consumer gets); the provenance records it. The
+        //    default ("all") writes v7's features.
+        version: 8,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -27,10 +31,13 @@ public enum HullsStage {
         spacings long, and the triangles of such edges whose circumcircle is at most 2 spacings
         wide; spacing = the region's median distance from a member to its 5th nearest keyword
         location) grown by margin_m with GEOS, at least min_extent_m wide, valid, not overlapping
-        better-ranked regions of the same keyword; a Polygon, or a MultiPolygon when a gap is too
+        better-ranked regions of the same keyword and level and cut to its parent region's polygon;
+        levels chooses what is written of the hierarchy (all levels, nested; the finest region at
+        each place; level 0; one level); a Polygon, or a MultiPolygon when a gap is too
         long to draw, in WGS84 lon/lat with counter-clockwise exterior rings, clockwise holes and at
         most 7 decimals. Properties (same type in every feature), counted on the polygon as written
         (a points-in-polygon join on the file gives the same): region_id, keyword, measure, rank,
+        level, parent_id, band_floor_per_km2,
         n_keyword_pois, n_pois, share, lift, area_m2 (geodesic), keyword_density_per_km2,
         density_per_km2, density_ratio; from the region's members: member_pois, member_score_mean,
         member_score_max, spacing_m; margin_m, p_value, q_value, and simplestyle fill, fill-opacity,
@@ -89,17 +96,17 @@ public enum HullsStage {
             }
         }
         let builder = RegionPolygonBuilder(options: stage.options)
-        let (polygons, dropped) = try stage.summary.time(.hulls) {
+        let (built, dropped) = try stage.summary.time(.hulls) {
             try builder.build(table: table, points: points, crs: crs, crsIsLocal: crsIsLocal)
         }
+        // The levels written (all of them by default); counted below on what is written.
+        let polygons = try stage.summary.time(.hulls) { try stage.options.levels.select(built, table: table) }
 
         // Counts inside the polygons as written (a GIS points-in-polygon join gives the same).
         let census = PointCensus(lon: points.lon, lat: points.lat, near: polygons.map(\.polygons))
-        let geos = GEOSContext()
+        // Polygons on all threads (one GEOS context each), counts kept in polygon order.
         let counts = try stage.summary.time(.hulls) {
-            try polygons.map { p in
-                try census.count(p.polygons, match: scores.matches[table.regions[p.region].keyword], geos: geos)
-            }
+            try PointCensus.countAll(census, polygons.map(\.polygons)) { scores.matches[table.regions[polygons[$0].region].keyword] }
         }
         let layer = RegionFeatureSchema.layer(
             polygons: polygons, table: table, keywords: keywords, measure: measure, counts: counts)
@@ -121,8 +128,9 @@ public enum HullsStage {
         }
         stage.summary.set(.regions, layer.count)
         stage.summary.set(.droppedCovered, dropped)
+        let selected = stage.options.levels == .all ? "" : " (levels \"\(stage.options.levels)\" of \(built.count))"
         Log.info(
-            "wrote \(layer.count) region polygon(s) "
+            "wrote \(layer.count) region polygon(s)\(selected) "
                 + "to \(output)\(dropped > 0 ? " (\(dropped) covered by better-ranked regions dropped)" : "")"
         )
         try stage.finish()

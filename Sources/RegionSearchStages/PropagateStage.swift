@@ -10,7 +10,8 @@ public enum PropagateStage {
         abstract: "spread keyword labels over the POI graph by label propagation (Zhou et al. 2004)",
         // 2 (tiles): a fixed iteration count, probe labels by global index. 2 (main): token matching
         // (`_` joins tokens), key=value queries, repeated keywords run once. 3: both.
-        version: 3,
+        // 4: the keyword densities (density.c, density_alpha), which the density measure cuts.
+        version: 4,
         inputs: [
             IngestStage.definition.provides("output", as: "pois"),
             ProjectStage.definition.provides("output", as: "projected"),
@@ -33,6 +34,14 @@ public enum PropagateStage {
         All keywords run in one pass over the graph, plus one column with Y = 1 whose result
         normalises F into a local keyword share and one with random +-1 labels (by the POI's
         index) that measures how noisy that share is.
+
+        Keyword density (what the density measure's regions are cut from): the keywords' labels
+        and each POI's area of ground (pi s_i^2 / scale_k, shared between the POIs of one
+        location; none for an isolated POI) are propagated once more with density_alpha, and
+        density = (F_keyword - (1 - density_alpha) Y) / (F_area - (1 - density_alpha) area): the
+        keyword's POIs per km² of ground within about 1/(1 - density_alpha) hops, the POI's own
+        term left out. Rivers and parks, which the graph does not cross, hold no ground and pass
+        no weight.
 
         Keyword matching. Query and keyword text are NFKC + case-folded (ＣＡＦＥ = cafe, ⽕锅 = 火锅).
         A POI's keyword text is a list of values (tag values, category levels, rubrics; the name
@@ -127,7 +136,10 @@ public enum PropagateStage {
             try Log.strictWarning(
                 "keyword \"\(l.query)\" matches no POI; its scores are all 0 and it will have no regions")
         }
-        let iterations = LabelPropagation.iterationCount(options.solver)
+        let iterations = options.solvers.iterations
+        // The graph records the neighbour its local spacings are measured to (an area needs it);
+        // graphs written before it was recorded used the default, 5.
+        let scaleK = graphFile.metadata["scale_k"]?.intValue ?? 5
         let canonical = stage.parameters.canonical
         func identity(tile: Int, tiles: Int) -> TileArtifacts.Identity {
             .init(
@@ -154,6 +166,7 @@ public enum PropagateStage {
                     extra: [
                         ("keywords", .array(options.keywords.map { .string($0) })),
                         ("iterations", .number(Double(iterations))), ("reach", .number(Double(reach))),
+                        ("scale_k", .number(Double(scaleK))),
                     ], to: TileArtifacts.window(dir, t))
                 loaded += window.nodes.count
                 Log.info(
@@ -168,7 +181,7 @@ public enum PropagateStage {
             try stage.finish()
             return
         }
-        let result: KeywordPropagation.Result
+        var result: KeywordPropagation.Result
         if let dir = cl.value(TileArtifacts.fromTilesOption) {
             let (_, tiles) = try TileArtifacts.tileNumbers(cl, needTile: false)
             var parts: [PropagationTilePart] = []
@@ -177,7 +190,7 @@ public enum PropagateStage {
                     parts.append(
                         try TileArtifacts.readScoresPart(
                             TileArtifacts.scoresPart(dir, t), expected: identity(tile: t, tiles: tiles),
-                            columns: labels.count + 2))
+                            columns: 2 * labels.count + 2))
                 }
             }
             guard
@@ -188,12 +201,15 @@ public enum PropagateStage {
                     path: dir, detail: "the \(tiles) score parts do not cover the \(rows.count) points in order")
             }
             result = gathered
+            let densityIterations = LabelPropagation.iterationCount(options.densitySolver)
+            for c in result.densityStatus.indices { result.densityStatus[c].iterations = densityIterations }
             Log.info("gathered \(tiles) score parts from \(dir)")
             stage.summary.setDetail("tiles", .number(Double(tiles)))
         } else {
             var progress = ProgressReporter("propagate")
             result = stage.summary.time(.propagate) {
-                KeywordPropagation.run(labels: labels, graph: graph, options: options.solver) { it, residual in
+                KeywordPropagation.run(labels: labels, graph: graph, options: options.solvers, scaleK: scaleK) {
+                    it, residual in
                     progress.tick(
                         "iteration \(it) of \(iterations), largest change \(String(format: "%.2e", residual))",
                         fraction: Double(it) / Double(iterations))
@@ -203,7 +219,8 @@ public enum PropagateStage {
         }
 
         var keywordMeta: [JSONValue] = []
-        for (l, s) in zip(labels, result.status) {
+        for (c, (l, s)) in zip(labels, result.status).enumerated() {
+            let d = result.densityStatus[c]
             keywordMeta.append(
                 .object([
                     ("query", .string(l.query)),
@@ -212,6 +229,8 @@ public enum PropagateStage {
                     ("iterations", .number(Double(s.iterations))),
                     ("residual", .number(s.residual)),
                     ("converged", .bool(s.converged)),
+                    ("density_iterations", .number(Double(d.iterations))),
+                    ("density_residual", .number(d.residual)),
                 ]))
             Log.info(
                 "\"\(l.query)\": \(groupedCount(l.count)) matching POIs, "
@@ -288,9 +307,13 @@ public enum PropagateStage {
                 status: .usage)
         }
         let iterations = LabelPropagation.iterationCount(options.solver)
+        guard let scaleK = w.metadata["scale_k"]?.intValue else {
+            throw ArtifactError.malformed(path: path, detail: "propagation window without scale_k; rerun --write-windows")
+        }
         var progress = ProgressReporter("propagate")
         let part = stage.summary.time(.propagate) {
-            KeywordPropagation.runTile(window: w.window, matches: w.matches, options: options.solver) { it, residual in
+            KeywordPropagation.runTile(window: w.window, matches: w.matches, options: options.solvers, scaleK: scaleK) {
+                it, residual in
                 progress.tick(
                     "iteration \(it) of \(iterations), largest change \(String(format: "%.2e", residual))",
                     fraction: Double(it) / Double(iterations))

@@ -9,7 +9,9 @@ public enum RegionsStage {
         name: "regions",
         abstract: "extract dense regions of each keyword, test their significance, score and rank them",
         // 3: regions.min_spacing_m floors the keyword spacing.
-        version: 3,
+        // 4: the density measure's nested levels, cut from propagate's keyword densities; level,
+        //    parent and band_floor columns.
+        version: 4,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -25,13 +27,20 @@ public enum RegionsStage {
         one the keyword spans around both (at most the 2·neighbours-th nearest distance) or the POI
         graph joins them by a path at most detour times their distance (not across a river or park).
 
-        measure "density": the keyword's typical density is its POIs over the area the city's POIs
-        occupy (each connected location of the graph counts pi·sigma²/scale_k); a keyword POI's
-        density ratio r = neighbours/(pi·s²) / typical, propagated over the keyword graph
-        (F <- smoothing·P·F + (1-smoothing)·log r). Keyword POIs with r >= extend_ratio joined on the
-        keyword graph form connected sets; a set with a POI at r >= core_ratio and at least
-        min_keyword_pois POIs is a candidate. p-value: N_k · P(Poisson(typical · area) >= m), its m
-        POIs against the count its area (sum of pi·s²/neighbours) holds at typical density.
+        measure "density": nested levels of dense subgraphs, cut from the keyword density the
+        propagate stage spread over the POI graph (density.c: keyword POIs per km² of ground around
+        each POI). Reference: the keyword's POIs over the ground of the graph's connected piece
+        (pi·sigma²/scale_k per location) when the piece holds at least own_reference_pois of them
+        (a town the graph does not join to the metro), else over the whole data's. Level 0: keyword
+        POIs at least extend_ratio × reference dense, joined on the keyword graph, form connected
+        sets; a set with a POI at core_ratio × reference and at least min_keyword_pois POIs is a
+        candidate. Inside a candidate of density rho (its POIs over the ground they stand for,
+        sum of 1/density): its POIs at least child_extend_ratio × rho dense, joined the same way,
+        with a POI at child_core_ratio × rho, are the candidates one level down, and so on up to
+        max_levels; one holding more than same_region_share of its parent's POIs adds no level.
+        p-value: N · P(Poisson(mu) >= m) for its m POIs, mu what its ground holds at the density it
+        is judged against, N the POIs it was chosen among; Benjamini-Hochberg over all levels of
+        the keyword (fdr); a dropped candidate's children move up a level.
 
         measure "lift": every POI's share of the keyword (its propagation score over the score of an
         all-ones labelling) against the base rate p, in units of the chance deviation

@@ -61,7 +61,8 @@ public struct SyntheticCity {
     public struct Area: Sendable {
         public typealias Ring = (x: [Double], y: [Double])
         public var keyword: String
-        /// `cluster`, `strip` (truth) or `void`, `sparse` (must-not).
+        /// `cluster`, `strip`, `block`, `frontage`, `town` (truth) or `void`, `sparse`, `river`,
+        /// `downtown` (must-not).
         public var kind: String
         public var polygons: [[Ring]]
         /// Planted POIs (truth) or 0.
@@ -89,6 +90,8 @@ public struct SyntheticCity {
         var explicitClusters: [Cluster]?
         /// Share of background POIs that sit downtown (the rest is uniform).
         var downtownShare = 0.4
+        /// `towns`: the number of towns around the metro.
+        public var towns = 8
         public init() {}
 
         /// The defaults of a scenario (its keywords, cluster count, extent, shapes); options the
@@ -115,6 +118,17 @@ public struct SyntheticCity {
             case .uniform:
                 clusters = 0
                 downtownShare = 0
+            case .riversDowntown:
+                keywords = ["cafe"]
+                clusters = 4
+            case .blocks:
+                keywords = ["restaurant"]
+                clusters = 12
+            case .towns:
+                keywords = ["restaurant"]
+                clusters = 10
+            case .downtowns:
+                clusters = 0
             }
         }
     }
@@ -172,10 +186,14 @@ public struct SyntheticCity {
         var rng = SeededRandom(seed: config.seed)
         let layout: SyntheticLayout
         switch config.scenario {
-        case .clusters, .ellipses, .uniform: layout = try Self.clusterCity(config, &rng, clusters: &clusters)
+        case .clusters, .ellipses, .uniform, .downtowns:
+            layout = try Self.clusterCity(config, &rng, clusters: &clusters)
         case .strips: layout = try Self.stripCity(config, &rng)
         case .periphery: layout = try Self.peripheryCity(config, &rng)
         case .rivers: layout = try Self.riverCity(config, &rng)
+        case .riversDowntown: layout = try Self.riversDowntownCity(config, &rng)
+        case .blocks: layout = try Self.blockCity(config, &rng)
+        case .towns: layout = try Self.townCity(config, &rng, clusters: &clusters)
         }
         try finish(layout, &rng)
     }
@@ -253,6 +271,22 @@ public struct SyntheticCity {
         if downtowns.isEmpty { downtowns = Self.downtowns(config, &rng) }
         Self.addBackground(
             max(0, config.n - layout.count), to: &layout, config, &rng, downtowns: downtowns, free: free)
+        if config.scenario == .downtowns {
+            // Each downtown as the disc of 2 σ around its centre (86 % of its POIs), for the count of
+            // regions per downtown; not an area regions must avoid.
+            let t = (0..<128).map { 2 * Double.pi * Double($0) / 128 }
+            for (i, d) in downtowns.enumerated() {
+                layout.mustNot.append(
+                    Area(
+                        keyword: "*", kind: "downtown",
+                        polygons: [[(t.map { d.0 + 2 * d.2 * cos($0) }, t.map { d.1 + 2 * d.2 * sin($0) })]], count: 0,
+                        properties: [
+                            ("name", .string("downtown \(i)")), ("sigma_m", .number((d.2 * 10).rounded() / 10)),
+                            ("radius_m", .number((2 * d.2 * 10).rounded() / 10)),
+                            ("pois_share", .number(rounded4(config.downtownShare / Double(downtowns.count)))),
+                        ]))
+            }
+        }
         for c in clusters {
             var rx: [Double] = []
             var ry: [Double] = []

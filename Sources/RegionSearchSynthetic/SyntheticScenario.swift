@@ -18,4 +18,17 @@ public enum SyntheticScenario: String, CaseIterable, Sendable {
     case ellipses
     /// Uniform density everywhere and no planted cluster: a null test.
     case uniform
+    /// A 150 m river meandering through dense downtowns (POIs ~50 m apart on both banks) with
+    /// keyword clusters facing each other 15 m from either bank, and a 400–600 m river between two
+    /// boroughs with clusters on both banks; the rivers are written as must-not `river` areas.
+    case riversDowntown = "rivers-downtown"
+    /// A grid of street blocks; in some, keyword POIs on both long frontages and inside (the truth
+    /// is the block), on others along one frontage of three blocks (a frontage strip).
+    case blocks
+    /// A metro and towns 50–100 km away at 1/20–1/10 of its POI density, with clusters planted in
+    /// the metro (kind `cluster`) and in the towns' centres (kind `town`).
+    case towns
+    /// The `clusters` city with no planted cluster (by default): five downtowns and nothing else, the
+    /// downtowns written as must-not `downtown` areas so that regions per downtown can be counted.
+    case downtowns
 }

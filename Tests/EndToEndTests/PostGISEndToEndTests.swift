@@ -126,6 +126,43 @@ final class PostGISEndToEndTests: XCTestCase {
                     + "WHERE NOT ST_Intersects(p.geom, ST_Buffer(r.geom, 0.01))"
             ),
             "0", "a POI's region is around it")
+
+        // The hierarchy round-trips: level and parent_id as written, a child inside its parent
+        // (one level up or more), and the POIs' finest region with its level and path.
+        let hierarchy = regions.map { f -> String in
+            let p = f["properties"]
+            return "\(p?["region_id"]?.intValue ?? -1)|\(p?["level"]?.intValue ?? -1)|"
+                + (p?["parent_id"]?.intValue.map(String.init) ?? "")
+        }
+        XCTAssertTrue(hierarchy.contains { !$0.hasSuffix("|") }, "the fixture's regions nest: \(hierarchy)")
+        XCTAssertEqual(
+            try psql("SELECT region_id, level, parent_id FROM regions ORDER BY region_id"),
+            hierarchy.joined(separator: "\n"))
+        XCTAssertEqual(
+            try psql(
+                "SELECT string_agg(data_type, ',' ORDER BY column_name) FROM information_schema.columns "
+                    + "WHERE table_name = 'regions' AND column_name IN ('level', 'parent_id')"),
+            try psql(
+                "SELECT data_type || ',' || data_type FROM information_schema.columns "
+                    + "WHERE table_name = 'regions' AND column_name = 'region_id'"),
+            "level and parent_id are integers like region_id")
+        XCTAssertEqual(
+            try psql(
+                "SELECT count(*) FROM regions c JOIN regions p ON c.parent_id = p.region_id "
+                    + "WHERE p.level >= c.level OR ST_Area(ST_Difference(c.geom, p.geom)) > 1e-9 * ST_Area(c.geom)"),
+            "0", "a child lies inside its parent")
+        XCTAssertEqual(
+            try psql(
+                "SELECT count(*) FROM pois p JOIN regions r ON p.region_1 = r.region_id "
+                    + "WHERE p.region_1_level <> r.level OR p.region_1_path NOT LIKE '%' || r.region_id "
+                    + "OR split_part(p.region_1_path, '/', 1)::bigint NOT IN "
+                    + "(SELECT region_id FROM regions WHERE level = 0)"),
+            "0", "region_1 is the path's last region_id, its first a level-0 region")
+        XCTAssertNotEqual(
+            try psql("SELECT count(*) FROM pois WHERE region_1_level > 0 AND region_1_path LIKE '%/%'"), "0",
+            "some POIs are in a region of level 1")
+        XCTAssertEqual(
+            try psql("SELECT count(*) FROM pois WHERE (region_1 IS NULL) <> (region_1_path IS NULL)"), "0")
         XCTAssertTrue(try f.tool(["status", f.manifestPath]).output.contains("table regions: written on every run"))
 
         // A rerun that finds no regions replaces the table atomically: empty, same schema, the

@@ -484,7 +484,8 @@ struct Publisher {
         let path = target.path
         // GeoJSON regions: the artifact's bytes.
         if group.count == 1, first.role == .regions, first.format == .geojson {
-            let qml = target.isReplaced && first.styleSidecar ? QGISStyle.regions(keywords: manifest.keywords) : nil
+            // The style has a rule per level the regions have: made from the layer as written.
+            let qml = target.isReplaced && first.styleSidecar ? try cache.regionsLayer().qgisStyle : nil
             let sidecar = VectorOutput.styleSidecar(of: path)
             if target.isReplaced, (try? FileDigest.of(path: path)) == cache.regions.digest,
                 qml.map({ (try? FileSystem.read(sidecar)) == Array($0.utf8) }) ?? true

@@ -341,8 +341,8 @@ final class RegionCheckTests: XCTestCase {
         XCTAssertThrowsError(try score(regions: region, pois: [], mustNot: bad)) { e in
             XCTAssertEqual(
                 "\(e)",
-                "must-not: not usable GeoJSON: feature 0: a must-not area needs the property \"kind\": \"void\" or "
-                    + "\"sparse\", found \"lake\"")
+                "must-not: not usable GeoJSON: feature 0: a must-not area needs the property \"kind\": \"void\", "
+                    + "\"sparse\", \"river\" or \"downtown\", found \"lake\"")
         }
     }
 

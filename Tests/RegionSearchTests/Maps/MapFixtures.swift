@@ -21,6 +21,10 @@ enum MapFixtures {
         var rank: Int
         /// Written as `keyword_density_per_km2` when given.
         var density: Double?
+        /// Written as `level` and `parent_id` (the 1-based region_id of the parent: its index in
+        /// the list + 1) when given.
+        var level: Int? = nil
+        var parent: Int? = nil
 
         var ring: [[Double]] {
             [
@@ -39,6 +43,10 @@ enum MapFixtures {
                 ("rank", .number(Double(s.rank))),
             ]
             if let d = s.density { properties.append(("keyword_density_per_km2", .number(d))) }
+            if let level = s.level {
+                properties.append(("level", .number(Double(level))))
+                properties.append(("parent_id", s.parent.map { .number(Double($0 + 1)) } ?? .null))
+            }
             features.append(
                 .object([
                     ("type", .string("Feature")),

@@ -146,6 +146,55 @@ final class MapRendererTests: XCTestCase {
             "bank region in the second panel: \(shifted)")
     }
 
+    /// Nested levels: the finer region (listed first in the file) is drawn over the one holding
+    /// it, its fill laid over the parent's, so it is darker; the parent is found by parent_id.
+    func testNestedLevelsAreDrawnCoarsestFirstDarkerInside() throws {
+        var child = MapFixtures.Square(
+            lon: dense.lon + 0.0008, lat: dense.lat, halfLon: 0.0008, halfLat: 0.0005, keyword: "cafe", rank: 1,
+            density: 900)
+        child.level = 1
+        child.parent = 1
+        var parent = dense
+        parent.level = 0
+        // A grandchild too small to see (a few metres), inside the child.
+        var speck = MapFixtures.Square(
+            lon: child.lon, lat: child.lat, halfLon: 0.00002, halfLat: 0.00001, keyword: "cafe", rank: 1,
+            density: 2000)
+        speck.level = 2
+        speck.parent = 0
+        let data = try MapFixtures.data([child, parent, speck], pois: nil)
+        XCTAssertEqual(data.regions.map(\.level), [1, 0, 2])
+        XCTAssertEqual(data.regions.map(\.parent), [1, nil, 0])
+        XCTAssertEqual(data.regions[2].ancestors(in: data.regions), [0, 1])
+        XCTAssertEqual(data.drawingOrder(keyword: 0), [1, 0, 2], "coarsest first")
+        XCTAssertEqual(data.levelCount, 3)
+        let image = try CairoSurface(png: try XCTUnwrap(try render(data)[.png]))
+        let at = try locator(image)
+        let reds = ColorScale.ramps[0]
+        let background = MapStyle.mapBackground
+        let parentFill = MapFixtures.blended(reds[4], alpha: ColorScale.opacities[4])
+        let under = RGBA(
+            Double(parentFill[0]) / 255, Double(parentFill[1]) / 255, Double(parentFill[2]) / 255)
+        let childFill = MapFixtures.blended(reds[6], alpha: ColorScale.opacities[6], over: under)
+        // In the parent, west of the child: the parent's fill over the background.
+        let west = at(dense.lon - 0.0015, dense.lat + 0.0003)
+        XCTAssertTrue(MapFixtures.close(MapFixtures.pixel(image, west.x, west.y), parentFill), "parent")
+        // In the child (off its centre, where the ring of the speck is): both fills.
+        let inChild = at(child.lon + 0.0005, child.lat - 0.0003)
+        let got = MapFixtures.pixel(image, inChild.x, inChild.y)
+        XCTAssertTrue(MapFixtures.close(got, childFill), "child over parent: \(got) ≠ \(childFill)")
+        XCTAssertLessThan(got.reduce(0, +), parentFill.reduce(0, +), "darker inside")
+        XCTAssertNotEqual(MapFixtures.blended(reds[6], alpha: ColorScale.opacities[6], over: background), childFill)
+        // The speck is ringed (8 px around its centre, in the ramp's darkest colour).
+        let c = at(speck.lon, speck.lat)
+        let ring = (0..<16).map { k -> [Int] in
+            let a = Double(k) * .pi / 8
+            return MapFixtures.pixel(image, c.x + 8 * cos(a), c.y + 8 * sin(a))
+        }
+        XCTAssertGreaterThanOrEqual(
+            ring.filter { MapFixtures.close($0, MapFixtures.rgb(reds[6]), tolerance: 40) }.count, 8, "\(ring)")
+    }
+
     func testBytesAreIdenticalOnRerenderInOneProcess() throws {
         let data = try syntheticData()
         let first = try render(data, formats: [.png, .svg, .pdf])

@@ -88,11 +88,10 @@ final class WebMapBrowserTests: XCTestCase {
         let zoomIn =
             "new Promise(r => { regionsearch.map.once('moveend', () => r(JSON.stringify(regionsearch.stats())));"
             + " regionsearch.map.setView([60.170, 24.950], 19, { animate: false }); })"
+        // The cafe region (the first of the map's regions) as a click opens it.
         let popup =
-            "(() => { let text = null; regionsearch.map.eachLayer(l => { if (text === null && l instanceof L.Polygon"
-            + " && l.getPopup()) { l.openPopup();"
-            + " text = document.querySelector('.leaflet-popup-content').textContent; } });"
-            + " return text; })()"
+            "(() => { regionsearch.openRegion(0);"
+            + " return document.querySelector('.leaflet-popup-content').textContent; })()"
         let (status, report) = try check(
             page, screenshot: shot,
             evals: [
@@ -141,6 +140,7 @@ final class WebMapBrowserTests: XCTestCase {
 
         let popupText = try XCTUnwrap(evaluations[1]["value"]?.stringValue)
         XCTAssertTrue(popupText.contains("keyword_density_per_km2") && popupText.contains("300"), popupText)
+        XCTAssertTrue(popupText.hasPrefix("cafe — level 0, rank 1"), popupText)
         let bank = try value(2)
         XCTAssertEqual(bank["keyword"]?.intValue, 1)
         XCTAssertEqual(bank["poisTotal"]?.intValue, data.keywordPOICount(1))

@@ -24,6 +24,13 @@ final class WebMapWriterTests: XCTestCase {
                     tree.qx[i] >= node.x0 && tree.qx[i] < node.x1 && tree.qy[i] >= node.y0 && tree.qy[i] < node.y1)
                 XCTAssertEqual(tree.origin.lon + Double(tree.qx[i]) * PointQuadtree.quantum, lon[i], accuracy: 1e-6)
             }
+            // The bounds the page culls and thins by hold the node's points and lie in its quadrant.
+            for i in tree.order[node.start..<(node.start + node.count)] {
+                XCTAssertTrue(
+                    tree.qx[i] >= node.bx0 && tree.qx[i] <= node.bx1 && tree.qy[i] >= node.by0 && tree.qy[i] <= node.by1
+                )
+            }
+            XCTAssertTrue(node.bx0 >= node.x0 && node.bx1 < node.x1 && node.by0 >= node.y0 && node.by1 < node.y1)
             // A node with children keeps a full sample; its children lie inside it.
             let children = node.children.filter { $0 >= 0 }
             if !children.isEmpty { XCTAssertEqual(node.count, PointQuadtree.capacity) }
@@ -31,6 +38,8 @@ final class WebMapWriterTests: XCTestCase {
                 let child = tree.nodes[c]
                 XCTAssertTrue(child.x0 >= node.x0 && child.x1 <= node.x1 && child.y0 >= node.y0 && child.y1 <= node.y1)
                 XCTAssertEqual(child.x1 - child.x0, (node.x1 - node.x0) / 2)
+                XCTAssertTrue(
+                    child.bx0 >= node.bx0 && child.bx1 <= node.bx1 && child.by0 >= node.by0 && child.by1 <= node.by1)
             }
         }
         XCTAssertGreaterThan(tree.nodes.count, 20)
@@ -110,5 +119,66 @@ final class WebMapWriterTests: XCTestCase {
             only: nil, title: "t", attribution: "", pois: MapFixtures.pois([(24.95, 60.17, "cafe")]))
         XCTAssertThrowsError(
             try WebMapWriter(basemap: "https://a\"><img src=x onerror=alert(1)>/{z}/{x}/{y}.png").page(data))
+    }
+
+    /// The zoom from which each level shows: level 0 always; a finer one once its median region
+    /// is 32 px across (zoom 0 is a 256 px world), on quarter steps, never before the level above.
+    func testLevelsShowFromTheZoomAtWhichTheirMedianRegionIsLargeEnough() throws {
+        func region(_ level: Int, halfLon: Double, parent: Int? = nil) -> MapRegion {
+            var r = MapRegion(
+                keyword: 0, rank: 1, level: level,
+                polygons: [
+                    [
+                        GeoJSONWriter.Ring(
+                            lon: [0, 2 * halfLon, 2 * halfLon, 0, 0], lat: [0, 0, halfLon / 100, halfLon / 100, 0])
+                    ]
+                ], properties: [], density: 100, densitySource: .property)
+            r.parent = parent
+            return r
+        }
+        // Level 1: regions 1/1024, 1/512 and 1/256 px wide at zoom 0 (w degrees are 1 px there).
+        let w = 360.0 / 256
+        let regions = [
+            region(0, halfLon: 100 * w), region(1, halfLon: w / 2 / 1024), region(1, halfLon: w / 2 / 512),
+            region(1, halfLon: w / 2 / 256), region(2, halfLon: 100 * w),
+        ]
+        let zooms = WebMapWriter.levelZoom(regions)
+        // Median level-1 extent: 1/512 px at zoom 0, so 32 px at zoom log2(32 · 512) = 14.
+        XCTAssertEqual(zooms, [0, 14, 14], "level 2's huge regions still wait for level 1")
+        XCTAssertEqual(WebMapWriter.box(regions[2].polygons).extent, 1.0 / 512, accuracy: 1e-9)
+        XCTAssertEqual(WebMapWriter.levelZoom([region(0, halfLon: 1)]), [0])
+        // A region one pixel off a quarter step is shown a quarter step later, not earlier.
+        XCTAssertEqual(WebMapWriter.levelZoom([regions[0], region(1, halfLon: w / 2 / 500)]), [0, 14])
+    }
+
+    /// The page's data says where each region goes in the hierarchy and where its label and
+    /// marker are.
+    func testPageDataCarriesLevelsParentsAndAnchors() throws {
+        var parent = MapFixtures.Square(
+            lon: 24.95, lat: 60.17, halfLon: 0.004, halfLat: 0.002, keyword: "cafe", rank: 1, density: 100)
+        parent.level = 0
+        var child = MapFixtures.Square(
+            lon: 24.951, lat: 60.1705, halfLon: 0.001, halfLat: 0.0005, keyword: "cafe", rank: 1, density: 900)
+        child.level = 1
+        child.parent = 1
+        let data = try MapData(
+            file: try RegionFeatureFile(path: "r.geojson", text: MapFixtures.geoJSON([child, parent])),
+            keywords: ["cafe"], only: nil, title: "test", attribution: "", pois: nil)
+        let html = String(decoding: try WebMapWriter().page(data), as: UTF8.self)
+        let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"regionsearch-data\">"))
+        let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+        let json = try JSONParser.parse(String(html[start.upperBound..<end.lowerBound]))
+        XCTAssertEqual(json["smallRegionPixels"]?.doubleValue, WebMapWriter.smallRegionPixels)
+        let keyword = try XCTUnwrap(json["keywords"]?.arrayValue?.first)
+        let regions = try XCTUnwrap(keyword["regions"]?.arrayValue)
+        // Coarsest first; ids are the map's region indices (the file lists the child first).
+        XCTAssertEqual(regions.map { $0["id"]?.intValue }, [1, 0])
+        XCTAssertEqual(regions.map { $0["level"]?.intValue }, [0, 1])
+        XCTAssertEqual(regions.map { $0["parent"] }, [.null, .number(1)])
+        XCTAssertEqual(regions[1]["anchor"], .array([.number(60.1705), .number(24.951)]))
+        XCTAssertEqual(regions[0]["label"], .array([.number(60.17), .number(24.95)]))
+        XCTAssertEqual(keyword["levelZoom"]?.arrayValue?.count, 2)
+        XCTAssertTrue(
+            regions[1]["properties"]?.arrayValue?.contains(.array([.string("parent_id"), .string("2")])) ?? false)
     }
 }

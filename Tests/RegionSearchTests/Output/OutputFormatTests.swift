@@ -17,21 +17,30 @@ final class OutputFormatTests: XCTestCase {
         return GeoJSONWriter.Ring(lon: lon.map(GeoJSONWriter.rounded), lat: lat.map(GeoJSONWriter.rounded))
     }
 
-    /// Region values in ``RegionFeatureSchema/fields`` order.
-    static func values(id: Int64, keyword: String, rank: Int64, nKeyword: Int64, area: Double, share: Double = 0.25)
-        -> [FieldValue]
-    {
-        RegionFeatureSchema.values([
-            ("region_id", .integer(id)), ("keyword", .string(keyword)), ("measure", .string("density")),
-            ("rank", .integer(rank)), ("n_keyword_pois", .integer(nKeyword)),
-            ("n_pois", .integer(nKeyword * 3 + 1_234_567_890_123)), ("share", .real(share)), ("lift", .real(2.0)),
-            ("area_m2", .real(area)), ("keyword_density_per_km2", .real(Double(nKeyword) / (area / 1e6))),
-            ("density_per_km2", .real(10)), ("density_ratio", .real(4.5)), ("member_pois", .integer(nKeyword + 1)),
-            ("member_score_mean", .real(0.125)), ("member_score_max", .real(0.9)), ("spacing_m", .real(35.5)),
-            ("margin_m", .real(8.9)), ("p_value", .real(1.5e-300)), ("q_value", .real(1)),
-            ("fill", .string("#fee5d9")), ("fill-opacity", .real(0.35)), ("stroke", .string("#99000d")),
-            ("stroke-width", .real(2)),
-        ])
+    /// Region values in ``RegionFeatureSchema/fields`` order: these, and zero (or an empty
+    /// string) for the fields a test does not care about.
+    static func values(
+        id: Int64, keyword: String, rank: Int64, nKeyword: Int64, area: Double, share: Double = 0.25,
+        level: Int64 = 0, parent: Int64? = nil
+    ) -> [FieldValue] {
+        let given: [String: FieldValue] = [
+            "region_id": .integer(id), "keyword": .string(keyword), "measure": .string("density"),
+            "rank": .integer(rank), "level": .integer(level), "parent_id": parent.map { .integer($0) } ?? .null,
+            "band_floor_per_km2": .real(12.5), "n_keyword_pois": .integer(nKeyword),
+            "n_pois": .integer(nKeyword * 3 + 1_234_567_890_123), "share": .real(share), "lift": .real(2.0),
+            "area_m2": .real(area), "keyword_density_per_km2": .real(Double(nKeyword) / (area / 1e6)),
+            "density_per_km2": .real(10), "density_ratio": .real(4.5), "member_pois": .integer(nKeyword + 1),
+            "member_score_mean": .real(0.125), "member_score_max": .real(0.9), "spacing_m": .real(35.5),
+            "margin_m": .real(8.9), "empty_share": .real(0), "members_inside": .real(1), "shape_ok": .integer(1),
+            "p_value": .real(1.5e-300), "q_value": .real(1),
+            "fill": .string("#fee5d9"), "fill-opacity": .real(0.35), "stroke": .string("#99000d"),
+            "stroke-width": .real(2),
+        ]
+        return RegionFeatureSchema.values(
+            RegionFeatureSchema.fields.map { f in
+                let zero: FieldValue = f.type == .integer ? .integer(0) : f.type == .real ? .real(0) : .string("")
+                return (f.name, given[f.name] ?? zero)
+            })
     }
 
     /// Two regions: a two-part MultiPolygon whose first part has a hole, and a one-part one.
@@ -44,7 +53,9 @@ final class OutputFormatTests: XCTestCase {
                 ]), values: values(id: 1, keyword: "cafe", rank: 1, nKeyword: 40, area: 1_000_000)),
             FeatureLayer.Feature(
                 geometry: .multiPolygon([[square(37.60, 55.75, 0.03)]]),
-                values: values(id: 2, keyword: "美食", rank: 1, nKeyword: 7, area: 20_000, share: 1)),
+                // A parent_id in one feature at least: GeoJSON has no schema, and GDAL types a
+                // column whose values are all null as a string.
+                values: values(id: 2, keyword: "美食", rank: 1, nKeyword: 7, area: 20_000, share: 1, level: 1, parent: 1)),
         ]
         let layer = FeatureLayer(
             name: "regions", geometryType: .multiPolygon, fields: RegionFeatureSchema.fields, features: features)
@@ -78,7 +89,8 @@ final class OutputFormatTests: XCTestCase {
                 info.contains("Geometry: " + (format == .shapefile ? "Polygon" : "Multi Polygon")), "\(name): \(info)")
             XCTAssertTrue(info.contains("Feature Count: 2"), "\(name): \(info)")
             XCTAssertTrue(
-                info.contains((format == .shapefile ? "mem_score" : "member_score_mean") + ": Real"), "\(name): \(info)")
+                info.contains((format == .shapefile ? "mem_score" : "member_score_mean") + ": Real"), "\(name): \(info)"
+            )
             // The same through the API.
             XCTAssertEqual(back.declaredGeometryType, format == .shapefile ? "Polygon" : "Multi Polygon", name)
             // The documented schema, typed.
@@ -188,7 +200,8 @@ final class OutputFormatTests: XCTestCase {
             Set(DirectoryListing.names(dir)), ["r.shp", "r.shx", "r.dbf", "r.prj", "r.cpg", "r.qml"])
         XCTAssertEqual(try String(contentsOfFile: dir + "/r.cpg", encoding: .utf8), "UTF-8")
         XCTAssertEqual(
-            try String(contentsOfFile: dir + "/r.qml", encoding: .utf8), QGISStyle.regions(keywords: Self.keywords))
+            try String(contentsOfFile: dir + "/r.qml", encoding: .utf8),
+            QGISStyle.regions(keywords: Self.keywords, levels: [1, 2]))
         let back = try GIS.read(dir + "/r.shp")
         XCTAssertTrue(back.features.contains { $0.value("keyword", in: back) == .string("美食") })
     }
@@ -219,62 +232,83 @@ final class OutputFormatTests: XCTestCase {
     }
 
     /// The QGIS rules, evaluated by SQLite on a GeoPackage: every region matches exactly one
-    /// leaf rule, and that rule's symbol has the region's ColorScale colour and opacity.
+    /// leaf rule (keyword › level › density bin), and that rule's symbol has the region's
+    /// ColorScale colour and opacity; there is a level rule for each level the keyword has, and
+    /// features are drawn coarsest level first.
     func testQGISStyleRulesColourEachRegionOnceWithTheColourScale() throws {
         var features: [FeatureLayer.Feature] = []
         var id: Int64 = 0
-        // One region in every density bin of both keywords, plus the bin edges.
+        // One region in every density bin of both keywords, plus the bin edges; "cafe" at three
+        // levels, "美食" at one.
         let densities = ColorScale.binLowerBounds.map { $0 + 1 } + ColorScale.binLowerBounds.dropFirst().map { $0 }
         for keyword in Self.keywords {
             for d in densities {
                 id += 1
+                let level = keyword == "cafe" ? id % 3 : 0
                 features.append(
                     .init(
                         geometry: .multiPolygon([[Self.square(Double(id), 0, 0.5)]]),
-                        values: Self.values(id: id, keyword: keyword, rank: id, nKeyword: Int64(d), area: 1_000_000)))
+                        values: Self.values(
+                            id: id, keyword: keyword, rank: id, nKeyword: Int64(d), area: 1_000_000, level: level,
+                            parent: level > 0 ? 1 : nil)))
             }
         }
         let layer = RegionStyle.apply(
             to: FeatureLayer(
                 name: "regions", geometryType: .multiPolygon, fields: RegionFeatureSchema.fields, features: features),
             keywords: Self.keywords)
+        XCTAssertEqual(RegionStyle.levelCounts(layer, keywords: Self.keywords), [3, 1])
         let path = GIS.directory("qml") + "/r.gpkg"
         try VectorOutput.writeFile([layer], format: .gpkg, to: path)
         let ds = try GDALDataset(openingVector: path)
         let styles = try XCTUnwrap(
             try ds.executeSQL("SELECT styleQML FROM layer_styles WHERE f_table_name = 'regions'"))
         guard case .string(let qml)? = try styles.nextFeature()?.value(at: 0) else { return XCTFail("no style") }
-        XCTAssertEqual(qml, QGISStyle.regions(keywords: Self.keywords))
+        XCTAssertEqual(qml, QGISStyle.regions(keywords: Self.keywords, levels: [3, 1]))
         let doc = try XMLDocument(xmlString: qml, options: [])
+        let renderer = try XCTUnwrap(try doc.nodes(forXPath: "//renderer-v2").first as? XMLElement)
+        XCTAssertEqual(renderer.attribute(forName: "enableorderby")?.stringValue, "1")
+        let order = try doc.nodes(forXPath: "//renderer-v2/orderby/orderByClause").compactMap { $0 as? XMLElement }
+        XCTAssertEqual(order.map(\.stringValue), ["\"level\""], "coarsest level drawn first")
+        XCTAssertEqual(order.first?.attribute(forName: "asc")?.stringValue, "1")
         let symbols = try doc.nodes(forXPath: "//symbols/symbol").compactMap { $0 as? XMLElement }
         var matched: [Int64: Int] = [:]
+        var levelRules: [[String]] = []
         for keywordRule in try doc.nodes(forXPath: "//rules/rule").compactMap({ $0 as? XMLElement }) {
             let parent = try XCTUnwrap(keywordRule.attribute(forName: "filter")?.stringValue)
-            for leaf in keywordRule.elements(forName: "rule") {
-                let filter = try XCTUnwrap(leaf.attribute(forName: "filter")?.stringValue)
-                let symbolName = try XCTUnwrap(leaf.attribute(forName: "symbol")?.stringValue)
-                let symbol = try XCTUnwrap(symbols.first { $0.attribute(forName: "name")?.stringValue == symbolName })
-                let colour = try XCTUnwrap(
-                    symbol.nodes(forXPath: ".//Option[@name='color']").first.flatMap {
-                        ($0 as? XMLElement)?.attribute(forName: "value")?.stringValue
-                    })
-                let alpha = try XCTUnwrap(symbol.attribute(forName: "alpha")?.stringValue.flatMap(Double.init))
-                let result = try XCTUnwrap(
-                    try ds.executeSQL(
-                        "SELECT region_id FROM regions WHERE (\(parent)) AND (\(filter))", dialect: "SQLITE"))
-                while let row = try result.nextFeature() {
-                    guard case .integer(let rid) = row.value(at: 0) else { continue }
-                    matched[rid, default: 0] += 1
-                    let f = features[Int(rid) - 1]
-                    guard case .string(let keyword) = f.values[1] else { continue }
-                    let k = Self.keywords.firstIndex(of: keyword)!
-                    let density = RegionFeatureSchema.colorDensity(f.values)
-                    XCTAssertEqual(
-                        colour, QGISStyle.rgba(ColorScale.fill(keyword: k, density: density)), "region \(rid)")
-                    XCTAssertEqual(alpha, ColorScale.opacity(density: density), "region \(rid)")
+            levelRules.append(
+                keywordRule.elements(forName: "rule").compactMap { $0.attribute(forName: "label")?.stringValue })
+            for levelRule in keywordRule.elements(forName: "rule") {
+                let level = try XCTUnwrap(levelRule.attribute(forName: "filter")?.stringValue)
+                for leaf in levelRule.elements(forName: "rule") {
+                    let filter = try XCTUnwrap(leaf.attribute(forName: "filter")?.stringValue)
+                    let symbolName = try XCTUnwrap(leaf.attribute(forName: "symbol")?.stringValue)
+                    let symbol = try XCTUnwrap(
+                        symbols.first { $0.attribute(forName: "name")?.stringValue == symbolName })
+                    let colour = try XCTUnwrap(
+                        symbol.nodes(forXPath: ".//Option[@name='color']").first.flatMap {
+                            ($0 as? XMLElement)?.attribute(forName: "value")?.stringValue
+                        })
+                    let alpha = try XCTUnwrap(symbol.attribute(forName: "alpha")?.stringValue.flatMap(Double.init))
+                    let result = try XCTUnwrap(
+                        try ds.executeSQL(
+                            "SELECT region_id FROM regions WHERE (\(parent)) AND (\(level)) AND (\(filter))",
+                            dialect: "SQLITE"))
+                    while let row = try result.nextFeature() {
+                        guard case .integer(let rid) = row.value(at: 0) else { continue }
+                        matched[rid, default: 0] += 1
+                        let f = features[Int(rid) - 1]
+                        guard case .string(let keyword) = f.values[1] else { continue }
+                        let k = Self.keywords.firstIndex(of: keyword)!
+                        let density = RegionFeatureSchema.colorDensity(f.values)
+                        XCTAssertEqual(
+                            colour, QGISStyle.rgba(ColorScale.fill(keyword: k, density: density)), "region \(rid)")
+                        XCTAssertEqual(alpha, ColorScale.opacity(density: density), "region \(rid)")
+                    }
                 }
             }
         }
+        XCTAssertEqual(levelRules, [["level 0 (coarsest)", "level 1", "level 2"], ["level 0 (coarsest)"]])
         XCTAssertEqual(matched.count, features.count, "every region is drawn")
         XCTAssertTrue(matched.values.allSatisfy { $0 == 1 }, "by exactly one rule: \(matched)")
     }

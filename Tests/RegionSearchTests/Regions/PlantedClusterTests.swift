@@ -41,20 +41,15 @@ final class PlantedClusterTests: XCTestCase {
                 try GraphBuilder.build(x: bx, y: by, options: GraphOptions(method: method))
             }
         }
-        var labels: [[Double]] = []
-        var matches: [[UInt8]] = []
+        var labels: [KeywordPropagation.Labels] = []
         for q in keywords {
             let m = KeywordMatcher(q)
             let y = p.row.map { UInt8(m.matches(text[Int($0)]) ? 1 : 0) }
-            matches.append(y)
-            labels.append(y.map { Double($0) })
+            labels.append(.init(query: q, normalized: m.canonical, match: y, count: y.reduce(0) { $0 + Int($1) }))
         }
-        labels.append([Double](repeating: 1, count: p.count))
-        labels.append(NoiseProbe.labels(count: p.count))
-        let (scores, _) = LabelPropagation(graph: graph).run(labels: labels, options: .init())
-        let table = ScoreTable(
-            keywords: keywords, scores: Array(scores.prefix(keywords.count)), matches: matches,
-            ones: scores[keywords.count], probe: scores[keywords.count + 1])
+        let table = KeywordPropagation.run(
+            labels: labels, graph: graph, options: PropagationOptions(keywords: keywords).solvers, scaleK: 5
+        ).table
         var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
         params.set(RegionOptions.measureSpec.key, .string(measure.rawValue))
         for (k, v) in overrides { params.set(k, v) }

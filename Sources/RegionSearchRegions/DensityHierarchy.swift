@@ -1,0 +1,342 @@
+import Foundation
+import RegionSearchCore
+import RegionSearchGraph
+import RegionSearchModel
+
+/// Regions of the `density` measure as a hierarchy of dense subgraphs: a city's dense core holds
+/// its districts, a district its strips — darker where denser.
+///
+/// The signal is the keyword density the propagate stage spread over the POI graph
+/// (``ScoreTable/density``: keyword POIs per km² of ground around each POI, a few graph hops
+/// wide), read at the keyword's own POIs. Levels are fixed density ratios, each judged against its
+/// surroundings:
+/// 1. **Reference.** The keyword's density over the ground of the POI graph's connected piece the
+///    POI lies in (its POIs over their area, ``AdjacencyGraph/ownedArea(_:scaleK:)``): a town 60 km
+///    from a metro, which the graph does not join to it, is measured against the town. A piece
+///    with fewer than ``Options/ownReferencePOIs`` keyword POIs uses the whole data's.
+/// 2. **Level 0.** Keyword POIs at least `extendRatio` times as dense as their reference, joined on
+///    the ``KeywordGraph`` (short for the keyword, not across a river or park), form connected
+///    sets; a set holding a POI `coreRatio` times as dense and at least `minKeywordPOIs` POIs is a
+///    candidate (hysteresis: a dining street is kept to its quieter ends, a dense corner does not
+///    grow into the suburbs).
+/// 3. **Finer levels.** Inside a region of density ρ (its POIs over the ground they stand for,
+///    Σ 1/density), its POIs at least `childExtendRatio` × ρ dense, joined the same way, with a POI
+///    at `childCoreRatio` × ρ, form the candidates one level down, and so on: each level is a denser
+///    band than the one holding it. A candidate holding more than `sameRegionShare` of its parent's
+///    POIs is the same place, not a finer one: no level is added for it, and the search goes on
+///    inside it.
+/// 4. **Significance.** The keyword POIs inside the convex hull of a candidate's POIs are counted
+///    against what that ground (every POI's area inside the hull) would hold at the density the
+///    candidate is judged against (the reference, or its parent's ρ): a Poisson tail, times the
+///    number of places such a set could be centred on (the keyword POIs it was chosen among). The
+///    hull, not the candidate's own densities, is the area: a chance clump chosen for its high
+///    densities would otherwise be tested against the very values it was chosen for.
+///    Benjamini–Hochberg over all candidates of the keyword, every level together; a dropped
+///    candidate's children move up to its nearest kept ancestor.
+///
+/// Deterministic: sets in order of their smallest position, children after their parents.
+public struct DensityHierarchy: Sendable {
+    public struct Options: Sendable {
+        var coreRatio: Double
+        var extendRatio: Double
+        var childCoreRatio: Double
+        var childExtendRatio: Double
+        var minKeywordPOIs: Int
+        var maxLevels: Int
+        var sameRegionShare: Double
+        /// A connected piece of the POI graph with at least this many keyword POIs is its own
+        /// reference (``DensityHierarchy``, rule 1).
+        var ownReferencePOIs: Int
+        /// > 0: fixed bands, each level's floor this many times the one above; 0: each level
+        /// relative to the density of the region holding it.
+        var levelRatio: Double = 0
+        /// Below level 0, a POI joins a region only when its own keyword density (k neighbours within
+        /// its k-th neighbour distance) is at least this share of the region's floor: a POI that is
+        /// dense only because a cluster lies a few hops away is not part of it.
+        var ownDensityShare: Double = 0
+
+        public init(
+            coreRatio: Double = 10, extendRatio: Double = 3, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
+            minKeywordPOIs: Int = 8, maxLevels: Int = 4, sameRegionShare: Double = 0.7, ownReferencePOIs: Int = 32,
+            levelRatio: Double = 0, ownDensityShare: Double = 1
+        ) {
+            self.levelRatio = levelRatio
+            self.ownDensityShare = ownDensityShare
+            self.coreRatio = coreRatio
+            self.extendRatio = extendRatio
+            self.childCoreRatio = childCoreRatio
+            self.childExtendRatio = childExtendRatio
+            self.minKeywordPOIs = minKeywordPOIs
+            self.maxLevels = maxLevels
+            self.sameRegionShare = sameRegionShare
+            self.ownReferencePOIs = ownReferencePOIs
+        }
+    }
+
+    /// What happened for one keyword (recorded in the artifact metadata).
+    struct KeywordSummary: Sendable {
+        var keywordPOIs = 0
+        /// The whole data's keyword density, POIs per km² of occupied ground.
+        var typicalDensityPerKm2 = 0.0
+        /// Keyword POIs whose reference is their own piece of the graph (rule 1).
+        var ownReferencePOIs = 0
+        var densePOIs = 0
+        var candidates = 0
+        var droppedSmall = 0
+        var sameRegion = 0
+        var supportSearches = 0
+    }
+
+    let x: Column<Double>
+    let y: Column<Double>
+    let graph: AdjacencyGraph
+    let scaleK: Int
+    /// The ground each POI occupies (m²) and the connected piece of the graph it lies in.
+    let ownedArea: [Double]
+    let piece: [Int32]
+    let pieceArea: [Double]
+
+    /// Prepares the keyword-independent parts: every POI's ground and the graph's pieces.
+    public init(x: Column<Double>, y: Column<Double>, graph: AdjacencyGraph, scaleK: Int) {
+        self.x = x
+        self.y = y
+        self.graph = graph
+        self.scaleK = scaleK
+        let n = graph.nodeCount
+        ownedArea = (0..<n).map { graph.ownedArea($0, scaleK: scaleK) }
+        piece = Self.pieces(graph)
+        var area = [Double](repeating: 0, count: (piece.max().map { Int($0) } ?? -1) + 1)
+        for i in 0..<n { area[Int(piece[i])] += ownedArea[i] }
+        pieceArea = area
+    }
+
+    /// The occupied ground of the whole data, m².
+    var occupiedArea: Double { pieceArea.reduce(0, +) }
+
+    /// Connected pieces of the graph (union–find over its edges), numbered by their smallest node.
+    static func pieces(_ graph: AdjacencyGraph) -> [Int32] {
+        let n = graph.nodeCount
+        var parent = Array(0..<Int32(n))
+        func find(_ v: Int32) -> Int32 {
+            var v = v
+            while parent[Int(v)] != v {
+                parent[Int(v)] = parent[Int(parent[Int(v)])]
+                v = parent[Int(v)]
+            }
+            return v
+        }
+        for i in 0..<n {
+            for e in graph.range(i) {
+                let j = Int32(graph.neighbors[e])
+                let a = find(Int32(i))
+                let b = find(j)
+                if a != b { parent[Int(max(a, b))] = min(a, b) }
+            }
+        }
+        var number = [Int32](repeating: -1, count: n)
+        var out = [Int32](repeating: 0, count: n)
+        var next: Int32 = 0
+        for i in 0..<n {
+            let r = Int(find(Int32(i)))
+            if number[r] < 0 {
+                number[r] = next
+                next += 1
+            }
+            out[i] = number[r]
+        }
+        return out
+    }
+
+    /// A candidate before the false discovery rate: its positions in the keyword graph, level,
+    /// parent candidate, the density it was judged against and its p-value.
+    struct Candidate {
+        var positions: [Int32]
+        var level: Int
+        var parent: Int
+        var bandFloor: Double
+        var density: Double
+        var pValue: Double
+    }
+
+    /// The regions of keyword `keyword` (with p-values and q-values, levels and parents as indices
+    /// into the returned list, which holds parents before their children).
+    func regions(
+        keyword: Int, match: Column<UInt8>, density: Column<Float>, options: Options, fdr: Double,
+        rules: KeywordGraph.Rules, support: inout PathSupport
+    ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
+        let searchesBefore = support.searches
+        var summary = KeywordSummary()
+        let points = (0..<match.count).filter { match[$0] != 0 }.map { UInt32($0) }
+        summary.keywordPOIs = points.count
+        let occupied = occupiedArea
+        guard points.count >= max(2, options.minKeywordPOIs), occupied > 0 else { return ([], summary) }
+        let typical = Double(points.count) / occupied * 1e6
+        summary.typicalDensityPerKm2 = typical
+        // Rule 1: the reference of each keyword POI.
+        var pieceCount = [Int](repeating: 0, count: pieceArea.count)
+        for p in points { pieceCount[Int(piece[Int(p)])] += 1 }
+        let reference = points.map { p -> Double in
+            let k = Int(piece[Int(p)])
+            return pieceCount[k] >= options.ownReferencePOIs && pieceArea[k] > 0
+                ? Double(pieceCount[k]) / pieceArea[k] * 1e6 : typical
+        }
+        summary.ownReferencePOIs = points.indices.filter {
+            let k = Int(piece[Int(points[$0])])
+            return pieceCount[k] >= options.ownReferencePOIs && pieceArea[k] > 0
+        }.count
+        let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
+        let f = points.map { Double(density[Int($0)]) }
+        // A POI's own density: its keyword neighbours within its k-th neighbour distance.
+        let k = Double(rules.neighbours)
+        let own = kg.spacing.map { s in s.isFinite && s > 0 ? k / (Double.pi * s * s) * 1e6 : 0 }
+        let dense = (0..<kg.count).map { f[$0] >= options.extendRatio * reference[$0] && f[$0] > 0 }
+        summary.densePOIs = dense.reduce(0) { $0 + ($1 ? 1 : 0) }
+        let edges = kg.acceptedEdges(eligible: dense, support: &support)
+        summary.supportSearches = support.searches - searchesBefore
+
+        var candidates: [Candidate] = []
+        // Level 0.
+        for set in KeywordGraph.components(count: kg.count, eligible: dense, edges: edges) {
+            guard set.contains(where: { f[Int($0)] >= options.coreRatio * reference[Int($0)] }) else { continue }
+            guard set.count >= options.minKeywordPOIs else {
+                summary.droppedSmall += 1
+                continue
+            }
+            let floor = options.extendRatio * set.map { reference[Int($0)] }.max()!
+            let ground = footprint(set, kg: kg, match: match)
+            let base = set.map { reference[Int($0)] }.max()!
+            candidates.append(
+                Candidate(
+                    positions: set, level: 0, parent: -1, bandFloor: floor, density: Self.density(set, f),
+                    pValue: Significance.densityPValue(
+                        k: ground.keyword, expected: base * ground.area / 1e6, windows: points.count)))
+            refine(
+                candidates.count - 1, positions: set, level: 1, judge: judge(floor: floor, set, f, options),
+                f: f, own: own, edges: edges, kg: kg, match: match, candidates: &candidates, summary: &summary, options: options)
+        }
+        summary.candidates = candidates.count
+
+        // False discovery rate over every candidate of the keyword; the kept ones re-linked.
+        let q = Significance.benjaminiHochberg(candidates.map(\.pValue))
+        var kept = [Int](repeating: -1, count: candidates.count)
+        var regions: [RegionTable.Region] = []
+        for (i, c) in candidates.enumerated() where fdr >= 1 || q[i] <= fdr {
+            var parent = c.parent
+            while parent >= 0 && kept[parent] < 0 { parent = candidates[parent].parent }
+            var r = DensityRegionFinder.region(keyword: keyword, positions: c.positions, geometry: kg.geometry, edges: edges)
+            r.parent = parent >= 0 ? kept[parent] : -1
+            r.level = parent >= 0 ? regions[kept[parent]].level + 1 : 0
+            r.bandFloor = c.bandFloor
+            var sum = 0.0
+            var maximum = 0.0
+            for p in c.positions {
+                sum += f[Int(p)]
+                maximum = max(maximum, f[Int(p)])
+            }
+            r.scoreSum = sum
+            r.scoreMean = sum / Double(c.positions.count)
+            r.scoreMax = maximum
+            r.spacing = DensityRegionFinder.spacing(c.positions, kg)
+            r.density = c.density
+            r.areaM2 = c.density > 0 ? Double(c.positions.count) / c.density * 1e6 : 0
+            r.nFootprint = c.positions.count
+            r.nFootprintKeyword = c.positions.count
+            r.share = 1
+            r.lift = 1
+            r.pValue = c.pValue
+            r.qValue = q[i]
+            kept[i] = regions.count
+            regions.append(r)
+        }
+        return (regions, summary)
+    }
+
+    /// Rule 3: the candidates one level below candidate `index` (whose keyword-graph positions are
+    /// `positions`), recursively, over the accepted `edges` among those positions.
+    /// The density the level below a region (keyword-graph positions `positions`, band floor
+    /// `floor`) is judged against: the region's own (relative bands), or its band's floor times
+    /// the fixed ratio between levels, over `childExtendRatio` (fixed bands).
+    private func judge(floor: Double, _ positions: [Int32], _ f: [Double], _ options: Options) -> Double {
+        options.levelRatio > 0 ? floor * options.levelRatio / options.childExtendRatio : Self.density(positions, f)
+    }
+
+    private func refine(
+        _ index: Int, positions: [Int32], level: Int, judge rho: Double, f: [Double], own: [Double],
+        edges: [(a: Int32, b: Int32)],
+        kg: KeywordGraph, match: Column<UInt8>, candidates: inout [Candidate], summary: inout KeywordSummary,
+        options: Options
+    ) {
+        guard level < options.maxLevels else { return }
+        let floor = options.childExtendRatio * rho
+        var eligible = [Bool](repeating: false, count: f.count)
+        for p in positions where f[Int(p)] >= floor && own[Int(p)] >= options.ownDensityShare * floor {
+            eligible[Int(p)] = true
+        }
+        let local = edges.filter { eligible[Int($0.a)] && eligible[Int($0.b)] }
+        let parentCount = candidates[index].positions.count
+        for set in KeywordGraph.components(count: f.count, eligible: eligible, edges: local) {
+            guard set.contains(where: { f[Int($0)] >= options.childCoreRatio * rho }) else { continue }
+            guard set.count >= options.minKeywordPOIs else {
+                summary.droppedSmall += 1
+                continue
+            }
+            if Double(set.count) > options.sameRegionShare * Double(parentCount) {
+                // The same place, a little tighter: look further inside it, one band denser,
+                // without a new level.
+                summary.sameRegion += 1
+                let next = options.levelRatio > 0 ? rho * options.levelRatio : Self.density(set, f)
+                if next > rho {
+                    refine(
+                        index, positions: set, level: level, judge: next, f: f, own: own, edges: local, kg: kg, match: match,
+                        candidates: &candidates, summary: &summary, options: options)
+                }
+                continue
+            }
+            let ground = footprint(set, kg: kg, match: match)
+            candidates.append(
+                Candidate(
+                    positions: set, level: level, parent: index, bandFloor: floor, density: Self.density(set, f),
+                    pValue: Significance.densityPValue(
+                        k: ground.keyword, expected: rho * ground.area / 1e6, windows: positions.count)))
+            refine(
+                candidates.count - 1, positions: set, level: level + 1, judge: judge(floor: floor, set, f, options),
+                f: f, own: own, edges: local, kg: kg, match: match, candidates: &candidates, summary: &summary, options: options)
+        }
+    }
+
+    /// The keyword POIs and the ground (m²) inside the convex hull of the keyword-graph positions
+    /// `set`: every POI a walk over the POI graph from the set reaches without leaving the hull.
+    func footprint(_ set: [Int32], kg: KeywordGraph, match: Column<UInt8>) -> (keyword: Int, area: Double) {
+        let seeds = set.map { kg.geometry.subset[Int($0)] }
+        let hull = ConvexHull2D(x: seeds.map { x[Int($0)] }, y: seeds.map { y[Int($0)] })
+        // Visited nodes in a sorted-free bit set over the graph (a district's hull holds hundreds of
+        // thousands of POIs at 1M: a hash set cost most of the stage).
+        var visited = [UInt64](repeating: 0, count: (graph.nodeCount + 63) / 64)
+        func visit(_ v: UInt32) -> Bool {
+            let (w, b) = (Int(v) >> 6, UInt64(1) << (UInt64(v) & 63))
+            if visited[w] & b != 0 { return false }
+            visited[w] |= b
+            return true
+        }
+        var stack: [UInt32] = []
+        for v in seeds where visit(v) { stack.append(v) }
+        var keyword = 0
+        var area = 0.0
+        while let v = stack.popLast() {
+            keyword += Int(match[Int(v)])
+            area += ownedArea[Int(v)]
+            for e in graph.range(Int(v)) {
+                let w = graph.neighbors[e]
+                if hull.contains(x[Int(w)], y[Int(w)]) && visit(w) { stack.append(w) }
+            }
+        }
+        return (keyword, area)
+    }
+
+    /// A set's density: its POIs over the ground they stand for (Σ 1 / density), per km².
+    static func density(_ positions: [Int32], _ f: [Double]) -> Double {
+        var ground = 0.0
+        for p in positions where f[Int(p)] > 0 { ground += 1 / f[Int(p)] }
+        return ground > 0 ? Double(positions.count) / ground : 0
+    }
+}
