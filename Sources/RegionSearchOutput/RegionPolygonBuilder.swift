@@ -416,7 +416,8 @@ public struct RegionPolygonBuilder {
         // triangles' union, the drawn edges no triangle holds, the members nothing else holds.
         var pieces: [GEOSGeometry] = []
         if !corners.isEmpty {
-            pieces.append(try buffered(Self.triangleUnion(corners, x: x, y: y, geos: geos)))
+            let union = try Self.triangleUnion(corners, x: x, y: y, geos: geos)
+            pieces.append(try buffered(Self.withoutHoles(smallerThan: Double.pi * margin * margin, union, geos: geos)))
         }
         var lines: [GEOSGeometry] = []
         for (a, b) in drawn where !inTriangle.contains(a * members.count + b) {
@@ -468,6 +469,35 @@ public struct RegionPolygonBuilder {
             }
         }
         return try geos.unionAll(triangles)
+    }
+
+    /// `polygonal` without the holes of less than `area` m²: a hole that small holds no disc of the
+    /// margin's radius, so growing the polygon by the margin fills it whole — dropping it first
+    /// changes nothing drawn, and spares GEOS's buffer the depth search over every hole, which grew
+    /// with the square of their number (a city core of ten thousand POIs has thousands).
+    static func withoutHoles(smallerThan area: Double, _ polygonal: GEOSGeometry, geos: GEOSContext) throws
+        -> GEOSGeometry
+    {
+        guard area > 0 else { return polygonal }
+        var parts: [GEOSGeometry] = []
+        var dropped = false
+        for part in try polygonal.polygons() {
+            let rings = try part.rings()
+            guard let exterior = rings.first else { continue }
+            let holes = rings.dropFirst().filter { abs(Self.ringArea($0.x, $0.y)) >= area }
+            if holes.count + 1 < rings.count { dropped = true }
+            parts.append(try geos.polygon(rings: [exterior] + holes))
+        }
+        guard dropped else { return polygonal }
+        return parts.count == 1 ? parts[0] : try geos.collection(GEOS_MULTIPOLYGON, of: parts)
+    }
+
+    /// Signed shoelace area of a closed ring.
+    static func ringArea(_ x: [Double], _ y: [Double]) -> Double {
+        guard x.count > 2 else { return 0 }
+        var sum = 0.0
+        for i in 0..<(x.count - 1) { sum += (x[i] - x[0]) * (y[i + 1] - y[0]) - (x[i + 1] - x[0]) * (y[i] - y[0]) }
+        return sum / 2
     }
 
     /// Per triangle, whether it holds a corner of another strictly inside it (a grid of the
