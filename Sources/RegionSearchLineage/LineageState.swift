@@ -44,6 +44,24 @@ public struct LineageState {
         public var result: String
         public var regions: [TrackedRegion]
 
+        /// Its form in the file (`regionsearch_lineage.previous`); hashing its text identifies it.
+        public var json: JSONValue {
+            .object([
+                ("high_water_mark", .number(Double(highWaterMark))),
+                ("result", .string(result)),
+                (
+                    "features",
+                    .array(
+                        regions.map { r in
+                            .object([
+                                ("type", .string("Feature")), ("geometry", ChangeReport.geometry(r.polygons)),
+                                ("properties", .object(LineageState.properties(r))),
+                            ])
+                        })
+                ),
+            ])
+        }
+
         public init(highWaterMark: Int, result: String, regions: [TrackedRegion]) {
             self.highWaterMark = highWaterMark
             self.result = result
@@ -80,23 +98,7 @@ public struct LineageState {
 
     /// The file's text: deterministic (members bytewise sorted, regions in result order).
     public var text: String {
-        let previousValue: JSONValue =
-            previous.map { p in
-                .object([
-                    ("high_water_mark", .number(Double(p.highWaterMark))),
-                    ("result", .string(p.result)),
-                    (
-                        "features",
-                        .array(
-                            p.regions.map { r in
-                                .object([
-                                    ("type", .string("Feature")), ("geometry", ChangeReport.geometry(r.polygons)),
-                                    ("properties", .object(Self.properties(r))),
-                                ])
-                            })
-                    ),
-                ])
-            } ?? .null
+        let previousValue: JSONValue = previous?.json ?? .null
         return GeoJSONWriter.document(
             features: regions.map { GeoJSONWriter.Feature(polygons: $0.polygons, properties: Self.properties($0)) },
             foreignMembers: [

@@ -15,7 +15,8 @@ public enum HullsStage {
         //    5, normalised; the skeleton's triangles joined by a coverage union).
         // 7: levels: a region cut to its parent's polygon, overlaps removed per keyword and level;
         //    level, parent_id and band_floor_per_km2 properties.
-        version: 7,
+        // 8: label, label_rule and change properties (null here; the runner's lineage step fills them).
+        version: 8,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -32,7 +33,8 @@ public enum HullsStage {
         better-ranked regions of the same keyword and level and cut to its parent region's polygon; a Polygon, or a MultiPolygon when a gap is too
         long to draw, in WGS84 lon/lat with counter-clockwise exterior rings, clockwise holes and at
         most 7 decimals. Properties (same type in every feature), counted on the polygon as written
-        (a points-in-polygon join on the file gives the same): region_id, keyword, measure, rank,
+        (a points-in-polygon join on the file gives the same): region_id, keyword, label, label_rule and change
+        (null: regionsearch run's lineage step fills them and makes region_id stable), measure, rank,
         level, parent_id, band_floor_per_km2,
         n_keyword_pois, n_pois, share, lift, area_m2 (geodesic), keyword_density_per_km2,
         density_per_km2, density_ratio; from the region's members: member_pois, member_score_mean,
