@@ -100,8 +100,8 @@ public enum Driver {
 
     static var commands: [(String, CommandSpec)] {
         [
-            ("run", runSpec), ("status", statusSpec), ("clean", cleanSpec), ("plan", TileCommands.planSpec),
-            ("tile", TileCommands.tileSpec),
+            ("run", runSpec), ("status", statusSpec), ("clean", cleanSpec), ("diff", DiffCommand.spec),
+            ("plan", TileCommands.planSpec), ("tile", TileCommands.tileSpec),
         ]
     }
 
@@ -135,6 +135,8 @@ public enum Driver {
             return ToolMain.execute(statusSpec, rest) { cl in try statusCommand(cl) }
         case "clean":
             return ToolMain.execute(cleanSpec, rest) { cl in try cleanCommand(cl) }
+        case "diff":
+            return ToolMain.execute(DiffCommand.spec, rest) { cl in try DiffCommand.run(cl) }
         case "plan":
             return ToolMain.execute(TileCommands.planSpec, rest) { cl in try TileCommands.plan(cl) }
         case "tile":
@@ -162,6 +164,7 @@ public enum Driver {
                                [--log-format human|json]
               regionsearch status MANIFEST [--json] [--check] [--set …] [--input …]
               regionsearch clean MANIFEST [--unused] [--wait]
+              regionsearch diff OLD NEW [--json PATH] [--geojson PATH]                 (what changed)
               regionsearch plan MANIFEST --tiles N|auto --emit snakefile|sbatch DIR   (a tiled run, docs/TILES.md)
               regionsearch tile STEP --plan PLAN [--tile I]                            (one step of it)
               regionsearch STAGE [ARGS...]     run the stage executable regionsearch-STAGE directly
