@@ -69,8 +69,9 @@ public struct POITable: Sendable {
         keywordKeys = try Self.keywordKeys(artifact)
         source = try artifact.array("source", count: n)
         line = try artifact.array("line", count: n)
-        if artifact.hasColumn("street") { streets = try artifact.strings("street", count: n) }
-        if artifact.hasColumn("place_name") {
+        // String columns are stored as NAME.offsets and NAME.bytes.
+        if artifact.hasColumn("street.offsets") { streets = try artifact.strings("street", count: n) }
+        if artifact.hasColumn("place_name.offsets") {
             let names = try artifact.strings("place_name")
             let kinds = try artifact.strings("place_kind", count: names.count)
             let lons: [Double] = try artifact.array("place_lon", count: names.count)

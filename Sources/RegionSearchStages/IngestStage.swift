@@ -97,7 +97,9 @@ public enum IngestStage {
         abstract:
             "read POI files (CSV/TSV/…, GeoJSON, OSM, any GDAL vector format; gzip ok) into a validated POI table",
         // 3: GDAL inputs; 4: keyword values carry the code of the key they came from (keyword_keys).
-        version: 4,
+        // 5: the label tags: a street column (addr:street) and place_* columns when the input has
+        //    them (OSM tags, a delimited input's columns.tags).
+        version: 5,
         inputs: [],
         outputs: [
             .init(option: "output", fileName: "pois.rsa", kind: .pois),
