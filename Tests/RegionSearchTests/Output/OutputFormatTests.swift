@@ -22,13 +22,18 @@ final class OutputFormatTests: XCTestCase {
         -> [FieldValue]
     {
         RegionFeatureSchema.values([
-            ("region_id", .integer(id)), ("keyword", .string(keyword)), ("measure", .string("density")),
-            ("rank", .integer(rank)), ("n_keyword_pois", .integer(nKeyword)),
+            ("region_id", .integer(id)), ("keyword", .string(keyword)),
+            ("label", id == 1 ? .string("North Clark Street") : .null), ("label_rule", id == 1 ? .string("street") : .null),
+            ("change", .string(id == 1 ? "grown" : "new")), ("measure", .string("density")),
+            ("rank", .integer(rank)), ("level", .integer(id == 1 ? 0 : 1)),
+            ("parent_id", id == 1 ? .null : .integer(1)), ("band_floor_per_km2", .real(25)),
+            ("n_keyword_pois", .integer(nKeyword)),
             ("n_pois", .integer(nKeyword * 3 + 1_234_567_890_123)), ("share", .real(share)), ("lift", .real(2.0)),
             ("area_m2", .real(area)), ("keyword_density_per_km2", .real(Double(nKeyword) / (area / 1e6))),
             ("density_per_km2", .real(10)), ("density_ratio", .real(4.5)), ("member_pois", .integer(nKeyword + 1)),
             ("member_score_mean", .real(0.125)), ("member_score_max", .real(0.9)), ("spacing_m", .real(35.5)),
-            ("margin_m", .real(8.9)), ("p_value", .real(1.5e-300)), ("q_value", .real(1)),
+            ("margin_m", .real(8.9)), ("empty_share", .real(0.01)), ("members_inside", .real(1)),
+            ("shape_ok", .integer(1)), ("p_value", .real(1.5e-300)), ("q_value", .real(1)),
             ("fill", .string("#fee5d9")), ("fill-opacity", .real(0.35)), ("stroke", .string("#99000d")),
             ("stroke-width", .real(2)),
         ])
