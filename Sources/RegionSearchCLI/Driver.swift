@@ -22,6 +22,11 @@ public enum Driver {
         static let wait = CommandSpec.Option(
             "wait", .flag,
             help: "If another run holds the work directory, wait for it instead of exiting with status 5.")
+        static let freshLineage = CommandSpec.Option(
+            "fresh-lineage", .flag,
+            help:
+                "Start a new lineage: ignore the lineage file of the previous result (region ids numbered afresh, "
+                + "every region new).")
         static let dryRun = CommandSpec.Option(
             "dry-run", .flag,
             help: "Say which stages would run and why, and whether the output would be written; run nothing.")
@@ -62,7 +67,8 @@ public enum Driver {
         name: "regionsearch run", abstract: "bring every stage of a pipeline manifest up to date and write its outputs",
         usage:
             "regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--dry-run] "
-            + "[--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict] [--log-format human|json] [--quiet]",
+            + "[--fresh-lineage] [--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict] "
+            + "[--log-format human|json] [--quiet]",
         discussion: """
             Stages whose inputs (by content hash), parameters and versions match their last successful
             run, and whose outputs still verify, are skipped; the others run in order, each into a
@@ -71,13 +77,16 @@ public enum Driver {
             poi_output, the scored POIs) are written in the output's format: GeoJSON, GeoJSONSeq,
             GeoPackage, FlatGeobuf, Shapefile, KML or PostGIS (see README, Formats), and beside them
             the maps (<output stem>.png, .svg and .html; the manifest's "maps" section chooses them,
-            see docs/MAPS.md). An experiment manifest runs every combination of its input sets and
+            see docs/MAPS.md). Region ids stay the same from run to run while a region is the same place,
+            matched against the previous result's lineage file (<output stem>.lineage.json; the manifest's
+            "lineage" key, --fresh-lineage starts anew), and <output stem>.changes.json beside every output
+            says what changed (docs/RUNNING.md, "Night after night"). An experiment manifest runs every combination of its input sets and
             parameter grid, computing shared stages once, and writes one GeoJSON per combination,
             results.csv, results.md and plots. See docs/RUNNING.md.
             """,
         options: [
             RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait, RunFlags.dryRun,
-            OverrideFlags.set, OverrideFlags.input,
+            RunFlags.freshLineage, OverrideFlags.set, OverrideFlags.input,
         ],
         acceptsPositionals: true)
 
@@ -160,7 +169,7 @@ public enum Driver {
 
             Usage:
               regionsearch run MANIFEST [--force] [--from STAGE] [--until STAGE] [--threads N] [--wait] [--quiet]
-                               [--dry-run] [--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict]
+                               [--dry-run] [--fresh-lineage] [--set STAGE.PARAMETER=VALUE]... [--input PATH]... [--strict]
                                [--log-format human|json]
               regionsearch status MANIFEST [--json] [--check] [--set …] [--input …]
               regionsearch clean MANIFEST [--unused] [--wait]
@@ -224,6 +233,7 @@ public enum Driver {
         options.wait = cl.flag(RunFlags.wait)
         options.quiet = cl.flag(.quiet)
         options.strict = cl.flag(.strict)
+        options.freshLineage = cl.flag(RunFlags.freshLineage)
         options.logFormat = Log.format
         if let text = cl.value(RunFlags.threads) {
             guard let n = Int(text), n >= 1, n <= 1024 else {

@@ -79,9 +79,12 @@ public enum OutputSafety {
     }
 
     /// Every final file `manifest` writes: its outputs with their sidecars (a Shapefile's set,
-    /// the `.qml` style), or an experiment's GeoJSON per combination and its results tables.
+    /// the `.qml` style), the change reports and the lineage file, or an experiment's GeoJSON per
+    /// combination and its results tables.
     public static func outputFiles(of manifest: Manifest) -> [String] {
-        guard let experiment = manifest.experiment else { return manifest.outputTargets.flatMap(\.files) }
+        guard let experiment = manifest.experiment else {
+            return manifest.outputTargets.flatMap(\.files) + LineageStep.publishedPaths(manifest)
+        }
         return experiment.combinations.map { manifest.output + "/" + $0.fileName }
             + ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
     }

@@ -29,6 +29,9 @@ struct Publisher {
     let manifest: Manifest
     let work: WorkDirectory
     let planner: StagePlanner
+    /// The regions as the lineage step wrote them (stable ids, labels, change): published instead
+    /// of the hulls stage's GeoJSON when set (``LineageStep``).
+    var identified: Artifact? = nil
 
     /// What publishing did to one destination.
     struct Result {
@@ -63,8 +66,10 @@ struct Publisher {
         var digest: FileDigest
     }
 
-    /// The output of kind `kind` (or, for nil, the hulls stage's GeoJSON) among `completed`.
+    /// The output of kind `kind` (or, for nil, the regions GeoJSON: the lineage step's, else the
+    /// hulls stage's) among `completed`.
     func artifact(_ kind: ArtifactKind?, _ completed: [String: StagePlanner.Completed]) -> Artifact? {
+        if kind == nil, let identified { return identified }
         for stage in Pipeline.stages {
             guard
                 let port = kind == nil

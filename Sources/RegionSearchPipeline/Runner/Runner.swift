@@ -67,7 +67,10 @@ public final class Runner {
         let lock = try Self.lock(work, wait: options.wait)
         defer { lock.release() }
         let files = manifest.outputTargets.flatMap(\.files)
-        try Self.prepare(work, outputs: files + files.compactMap { try? AtomicFile.Target($0).path } + mapPaths)
+        try Self.prepare(
+            work,
+            outputs: files + files.compactMap { try? AtomicFile.Target($0).path } + mapPaths
+                + LineageStep.publishedPaths(manifest))
         defer { work.keepManifestState() }
         // Found now, not after the stages: an output that cannot be written.
         if try options.window().until == Pipeline.stages.count - 1 { try OutputPreflight.check(manifest.outputTargets) }
@@ -209,17 +212,33 @@ public final class Runner {
             try state.write(to: statePath)
         }
 
-        if let last = stages.last, window.until == stages.count - 1, let done = completed[last.name] {
+        if let last = stages.last, window.until == stages.count - 1, completed[last.name] != nil {
+            var identified: LineageStep.Outcome?
             do {
-                let results = try Publisher(manifest: manifest, work: work, planner: planner).publish(completed)
+                var publisher = Publisher(manifest: manifest, work: work, planner: planner)
+                // Stable ids, labels and the change report (the previous result is an input).
+                let build = session.build(toolDirectory: toolDirectory).of(executable: "regionsearch")
+                identified = try LineageStep(manifest: manifest, work: work, planner: planner, build: build).run(
+                    completed, fresh: options.freshLineage)
+                publisher.identified = identified?.regions
+                let results = try publisher.publish(completed)
                 outcome.outputWritten = results.contains { $0.written }
                 if let digest = results.first?.digest { state.output = (manifest.outputTarget.display, digest) }
                 for r in results { Log.info(r.message) }
+                if let identified, manifest.lineage.enabled {
+                    try OutputSafety.check(
+                        writing: LineageStep.publishedPaths(manifest), protected: OutputSafety.protectedFiles(of: manifest))
+                    let written = try identified.publish()
+                    outcome.outputWritten = outcome.outputWritten || !written.isEmpty
+                    Log.info(
+                        "lineage: \(identified.summary)"
+                            + (written.isEmpty ? "" : "; wrote " + written.map(PathResolver.baseName).joined(separator: ", ")))
+                }
             } catch {
                 throw fail(last.name, error)
             }
             do {
-                try publishMaps(done, stage: last, completed: completed)
+                if let identified { try publishMaps(regions: identified.regions, completed: completed) }
             } catch {
                 // The GeoJSON is published and every stage is recorded; only the maps failed.
                 state.status = "failed"
