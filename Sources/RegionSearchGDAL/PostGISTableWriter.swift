@@ -31,6 +31,23 @@ public final class PostGISTableWriter {
         case append
     }
 
+    /// History rows for `append` (``write(_:srs:history:)``): each run's rows carry `run_id` and
+    /// `valid_from`, and the rows of the run before are closed (`valid_to`) in the same
+    /// transaction; a run whose `run_id` the table already holds appends nothing (a rerun).
+    public struct History: Sendable, Equatable {
+        /// The history columns, in this order, after the layer's own: text (ISO 8601 UTC times,
+        /// which sort as text).
+        public static let columns = ["run_id", "valid_from", "valid_to"]
+        public var runID: String
+        /// When the run published: the new rows' `valid_from` and the old ones' `valid_to`.
+        public var time: String
+
+        public init(runID: String, time: String) {
+            self.runID = runID
+            self.time = time
+        }
+    }
+
     /// The `PG:` connection string, e.g. `PG:host=/tmp/sock dbname=gis user=postgres`.
     public let connection: String
 
@@ -57,9 +74,9 @@ public final class PostGISTableWriter {
     /// Writes every table, each in its mode, in one transaction (see the type's documentation).
     /// - Returns: the number of features written per table.
     @discardableResult
-    public func write(_ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference)
-        throws(GDALError) -> [Int]
-    {
+    public func write(
+        _ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference, history: History? = nil
+    ) throws(GDALError) -> [Int] {
         for (table, _, _) in tables { try Self.validate(table) }
         // COPY instead of one INSERT per feature (about 20× faster); GDAL uses COPY by default
         // only for tables it has just created.
@@ -72,7 +89,12 @@ public final class PostGISTableWriter {
                 for (table, layer, mode) in tables {
                     switch mode {
                     case .overwrite: try replace(table, with: layer, srs: srs, in: dataset)
-                    case .append: try append(table, with: layer, srs: srs, in: dataset)
+                    case .append:
+                        if let history, try alreadyAppended(table, history, in: dataset) {
+                            counts.append(0)
+                            continue
+                        }
+                        try append(table, with: layer, srs: srs, in: dataset, history: history)
                     }
                     counts.append(layer.count)
                 }
@@ -102,11 +124,41 @@ public final class PostGISTableWriter {
         try renameDependents(of: table, from: staging, in: dataset)
     }
 
-    private func append(_ table: String, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
-        throws(GDALError)
+    /// Whether the table already holds the rows of this run (a rerun appends nothing).
+    private func alreadyAppended(_ table: String, _ history: History, in dataset: GDALDataset) throws(GDALError)
+        -> Bool
     {
+        guard try exists(table, in: dataset), try hasColumn(table, "run_id", in: dataset) else { return false }
+        let sql = "SELECT count(*) FROM \(Self.quote(table)) WHERE run_id = \(Self.literal(history.runID))"
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
+        if case .integer(let n) = row.value(at: 0) { return n > 0 }
+        return false
+    }
+
+    private func hasColumn(_ table: String, _ column: String, in dataset: GDALDataset) throws(GDALError) -> Bool {
+        let sql =
+            "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = "
+            + Self.literal(table) + " AND column_name = " + Self.literal(column)
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
+        if case .integer(let n) = row.value(at: 0) { return n > 0 }
+        return false
+    }
+
+    private func append(
+        _ table: String, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset, history: History?
+    ) throws(GDALError) {
         let target: GDALLayer
         if try exists(table, in: dataset) {
+            if let history {
+                // A table appended to before history rows gets the columns (its old rows: null).
+                for column in History.columns {
+                    try dataset.executeSQL(
+                        "ALTER TABLE \(Self.quote(table)) ADD COLUMN IF NOT EXISTS \(Self.quote(column)) varchar")
+                }
+                try dataset.executeSQL(
+                    "UPDATE \(Self.quote(table)) SET valid_to = \(Self.literal(history.time)) WHERE valid_to IS NULL "
+                        + "AND run_id IS DISTINCT FROM \(Self.literal(history.runID))")
+            }
             target = try dataset.layer(named: table)
             try target.bindFields(layer.schema)
         } else {
