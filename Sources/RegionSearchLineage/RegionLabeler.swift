@@ -13,9 +13,10 @@ import RegionSearchOutput
 /// 3. `nearest_place`: the place node nearest the region's centre, within twice the radius of a
 ///    disc of its area and at least 500 m;
 /// 4. `name_token`: a word at least half of its named keyword POIs share (at least 3), which is
-///    at least 5 times as common there as among all the keyword's POIs (so "Chinatown" or a
-///    mall's name, never "the" or "pizza" across a pizza district) — written as most of them
-///    spell it.
+///    rare among all the keyword's named POIs (at most 2 % of them: a word that names a place,
+///    not a kind of place) and at least 5 times as common in the region, and is not a word of the
+///    keyword itself (so "Chinatown" or a mall's name, never "Restaurant", "the" or "pizza") —
+///    written as most of them spell it.
 ///
 /// Data without place nodes, streets or such a word (D.C.'s yearly dumps: names and categories
 /// only) leaves regions unlabelled rather than guessed.
@@ -48,6 +49,8 @@ public struct RegionLabeler {
         public var tokenMinimum = 3
         public var tokenShare = 0.5
         public var tokenLift = 5.0
+        /// A word on more than this share of all the keyword's named POIs names a kind, not a place.
+        public var tokenRarity = 0.02
 
         public init() {}
     }
@@ -142,13 +145,13 @@ public struct RegionLabeler {
         guard let (best, n) = Self.top(counts), n >= options.tokenMinimum,
             Double(n) >= options.tokenShare * Double(named.count)
         else { return nil }
-        if let all = tokenCounts[keyword], all.named > 0 {
-            let overall = Double(all.counts[best] ?? n) / Double(all.named)
-            let here = Double(n) / Double(named.count)
-            guard here >= options.tokenLift * overall else { return nil }
-        } else {
-            return nil
-        }
+        // The keyword's own words are the kind of place, not its name.
+        let keywordWords = Set(Self.tokens(keyword.replacingOccurrences(of: "_", with: " ")).map(\.folded))
+        guard !keywordWords.contains(best) else { return nil }
+        guard let all = tokenCounts[keyword], all.named > 0 else { return nil }
+        let overall = Double(all.counts[best] ?? n) / Double(all.named)
+        let here = Double(n) / Double(named.count)
+        guard overall <= options.tokenRarity, here >= options.tokenLift * overall else { return nil }
         return Self.top(spellings[best] ?? [:])?.0
     }
 
