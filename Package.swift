@@ -19,6 +19,9 @@ let graph = "RegionSearchGraph"
 let propagation = "RegionSearchPropagation"
 let regions = "RegionSearchRegions"
 let output = "RegionSearchOutput"
+/// Night after night: stable region ids (matching a result against the previous one), the change
+/// report, the lineage file, and the labels people recognise.
+let lineage = "RegionSearchLineage"
 /// Scoring regions against truth, and synthetic cities with planted truth.
 let evaluation = "RegionSearchEvaluation"
 let synthetic = "RegionSearchSynthetic"
@@ -53,7 +56,7 @@ let toolExecutables = [
 ]
 
 let domain = [ingest, projection, graph, propagation, regions, output]
-let libraries = [core, model, gdal] + domain + [evaluation, synthetic, maps, stages, pipeline, cli]
+let libraries = [core, model, gdal] + domain + [lineage, evaluation, synthetic, maps, stages, pipeline, cli]
 
 func deps(_ names: [String]) -> [Target.Dependency] { names.map { .target(name: $0) } }
 
@@ -82,6 +85,7 @@ var targets: [Target] = [
     .target(name: regions, dependencies: deps([core, model, graph])),
     .target(name: output, dependencies: deps([core, model, gdal, projection, "CGEOS"])),
 
+    .target(name: lineage, dependencies: deps([core, model, gdal, output])),
     .target(name: evaluation, dependencies: deps([core, model, ingest, projection, output])),
     .target(name: synthetic, dependencies: deps([core, projection, output])),
     .target(name: maps, dependencies: deps([core, model, ingest, projection, output, evaluation, "CCairo"])),
@@ -89,9 +93,9 @@ var targets: [Target] = [
     .target(name: stages, dependencies: deps([core, model] + domain)),
     .target(
         name: pipeline,
-        dependencies: deps([core, model, gdal, ingest, projection, graph, propagation, output, evaluation, maps, stages])),
+        dependencies: deps([core, model, gdal, ingest, projection, graph, propagation, output, lineage, evaluation, maps, stages])),
     .target(
-        name: cli, dependencies: deps([core, model, ingest, graph, evaluation, synthetic, maps, stages, pipeline])),
+        name: cli, dependencies: deps([core, model, ingest, graph, lineage, evaluation, synthetic, maps, stages, pipeline])),
 
     .testTarget(
         name: "RegionSearchTests",

@@ -21,6 +21,11 @@ public enum Driver {
         static let wait = CommandSpec.Option(
             "wait", .flag,
             help: "If another run holds the work directory, wait for it instead of exiting with status 5.")
+        static let freshLineage = CommandSpec.Option(
+            "fresh-lineage", .flag,
+            help:
+                "Start a new lineage: ignore the lineage file of the previous result (region ids numbered afresh, "
+                + "every region new).")
         static let dryRun = CommandSpec.Option(
             "dry-run", .flag,
             help: "Say which stages would run and why, and whether the output would be written; run nothing.")
@@ -68,13 +73,16 @@ public enum Driver {
             poi_output, the scored POIs) are written in the output's format: GeoJSON, GeoJSONSeq,
             GeoPackage, FlatGeobuf, Shapefile, KML or PostGIS (see README, Formats), and beside them
             the maps (<output stem>.png, .svg and .html; the manifest's "maps" section chooses them,
-            see docs/MAPS.md). An experiment manifest runs every combination of its input sets and
+            see docs/MAPS.md). Region ids stay the same from run to run while a region is the same place,
+            matched against the previous result's lineage file (<output stem>.lineage.json; the manifest's
+            "lineage" key, --fresh-lineage starts anew), and <output stem>.changes.json beside every output
+            says what changed (docs/RUNNING.md, "Night after night"). An experiment manifest runs every combination of its input sets and
             parameter grid, computing shared stages once, and writes one GeoJSON per combination,
             results.csv, results.md and plots. See docs/RUNNING.md.
             """,
         options: [
             RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait, RunFlags.dryRun,
-            OverrideFlags.set, OverrideFlags.input,
+            RunFlags.freshLineage, OverrideFlags.set, OverrideFlags.input,
         ])
 
     static let statusSpec = CommandSpec(
@@ -94,8 +102,8 @@ public enum Driver {
 
     static var commands: [(String, CommandSpec)] {
         [
-            ("run", runSpec), ("status", statusSpec), ("clean", cleanSpec), ("plan", TileCommands.planSpec),
-            ("tile", TileCommands.tileSpec),
+            ("run", runSpec), ("status", statusSpec), ("clean", cleanSpec), ("diff", DiffCommand.spec),
+            ("plan", TileCommands.planSpec), ("tile", TileCommands.tileSpec),
         ]
     }
 
@@ -129,6 +137,8 @@ public enum Driver {
             return ToolMain.execute(statusSpec, rest) { cl in try statusCommand(cl) }
         case "clean":
             return ToolMain.execute(cleanSpec, rest) { cl in try cleanCommand(cl) }
+        case "diff":
+            return ToolMain.execute(DiffCommand.spec, rest) { cl in try DiffCommand.run(cl) }
         case "plan":
             return ToolMain.execute(TileCommands.planSpec, rest) { cl in try TileCommands.plan(cl) }
         case "tile":
@@ -214,6 +224,7 @@ public enum Driver {
         options.wait = cl.flag(RunFlags.wait)
         options.quiet = cl.flag(.quiet)
         options.strict = cl.flag(.strict)
+        options.freshLineage = cl.flag(RunFlags.freshLineage)
         options.logFormat = Log.format
         options.threads = cl.optionalInteger(RunFlags.threads)
         if cl.flag(RunFlags.dryRun) {

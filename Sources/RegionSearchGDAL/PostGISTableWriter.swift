@@ -31,6 +31,23 @@ public final class PostGISTableWriter {
         case append
     }
 
+    /// History rows for `append` (``write(_:srs:history:)``): each run's rows carry `run_id` and
+    /// `valid_from`, and the rows of the run before are closed (`valid_to`) in the same
+    /// transaction; a run whose `run_id` the table already holds appends nothing (a rerun).
+    public struct History: Sendable, Equatable {
+        /// The history columns, in this order, after the layer's own: text (ISO 8601 UTC times,
+        /// which sort as text).
+        public static let columns = ["run_id", "valid_from", "valid_to"]
+        public var runID: String
+        /// When the run published: the new rows' `valid_from` and the old ones' `valid_to`.
+        public var time: String
+
+        public init(runID: String, time: String) {
+            self.runID = runID
+            self.time = time
+        }
+    }
+
     /// The `PG:` connection string, e.g. `PG:host=/tmp/sock dbname=gis user=postgres`.
     public let connection: String
 
@@ -57,9 +74,9 @@ public final class PostGISTableWriter {
     /// Writes every table, each in its mode, in one transaction (see the type's documentation).
     /// - Returns: the number of features written per table.
     @discardableResult
-    public func write(_ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference)
-        throws(GDALError) -> [Int]
-    {
+    public func write(
+        _ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference, history: History? = nil
+    ) throws(GDALError) -> [Int] {
         for (table, _, _) in tables { try Self.validate(table) }
         // COPY instead of one INSERT per feature (about 20× faster); GDAL uses COPY by default
         // only for tables it has just created.
@@ -74,7 +91,12 @@ public final class PostGISTableWriter {
                     let name = QualifiedName(schema: schema, table: table)
                     switch mode {
                     case .overwrite: try replace(name, with: layer, srs: srs, in: dataset)
-                    case .append: try append(name, with: layer, srs: srs, in: dataset)
+                    case .append:
+                        if let history, try alreadyAppended(name, history, in: dataset) {
+                            counts.append(0)
+                            continue
+                        }
+                        try append(name, with: layer, srs: srs, in: dataset, history: history)
                     }
                     counts.append(layer.count)
                 }
@@ -127,11 +149,41 @@ public final class PostGISTableWriter {
         try renameDependents(of: name, from: staging.table, in: dataset)
     }
 
-    private func append(_ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
-        throws(GDALError)
+    /// Whether the table already holds the rows of this run (a rerun appends nothing).
+    private func alreadyAppended(_ name: QualifiedName, _ history: History, in dataset: GDALDataset)
+        throws(GDALError) -> Bool
     {
+        guard try exists(name, in: dataset), try hasColumn(name, "run_id", in: dataset) else { return false }
+        let sql = "SELECT count(*) FROM \(name.sql) WHERE run_id = \(Self.literal(history.runID))"
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
+        if case .integer(let n) = row.value(at: 0) { return n > 0 }
+        return false
+    }
+
+    private func hasColumn(_ name: QualifiedName, _ column: String, in dataset: GDALDataset) throws(GDALError) -> Bool {
+        let sql =
+            "SELECT count(*) FROM information_schema.columns WHERE table_schema = \(Self.literal(name.schema)) "
+            + "AND table_name = " + Self.literal(name.table) + " AND column_name = " + Self.literal(column)
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
+        if case .integer(let n) = row.value(at: 0) { return n > 0 }
+        return false
+    }
+
+    private func append(
+        _ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset, history: History?
+    ) throws(GDALError) {
         let target: GDALLayer
         if try exists(name, in: dataset) {
+            if let history {
+                // A table appended to before history rows gets the columns (its old rows: null).
+                for column in History.columns {
+                    try dataset.executeSQL(
+                        "ALTER TABLE \(name.sql) ADD COLUMN IF NOT EXISTS \(Self.quote(column)) varchar")
+                }
+                try dataset.executeSQL(
+                    "UPDATE \(name.sql) SET valid_to = \(Self.literal(history.time)) WHERE valid_to IS NULL "
+                        + "AND run_id IS DISTINCT FROM \(Self.literal(history.runID))")
+            }
             // GDAL names a layer outside the public schema "schema.table".
             target = try dataset.layer(named: name.schema == "public" ? name.table : "\(name.schema).\(name.table)")
             try target.bindFields(layer.schema)

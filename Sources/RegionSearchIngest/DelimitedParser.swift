@@ -17,6 +17,7 @@ struct DelimitedParser {
     private var idColumn = -1
     private var nameColumn = -1
     private var keywordColumns: [Int] = []
+    private var tagsColumn = -1
     private var lonColumn = -1
     private var latColumn = -1
     private var coordinatesColumn = -1
@@ -298,6 +299,7 @@ struct DelimitedParser {
         var r = DelimitedReader.ResolvedColumns()
         r.id = try c.id.map { try resolve($0, key: "id") } ?? guess("id")
         r.name = try c.name.map { try resolve($0, key: "name") } ?? guess("name")
+        r.tags = try c.tags.map { try resolve($0, key: "tags") }
         if let ks = c.keywords {
             for (i, k) in ks.enumerated() {
                 r.keywords.append(
@@ -337,6 +339,7 @@ struct DelimitedParser {
         idColumn = r.id ?? -1
         nameColumn = r.name ?? -1
         keywordColumns = r.keywords.map { $0.index }
+        tagsColumn = r.tags ?? -1
         lonColumn = r.lon ?? -1
         latColumn = r.lat ?? -1
         coordinatesColumn = r.coordinates ?? -1
@@ -850,12 +853,13 @@ struct DelimitedParser {
                     RecordBatch.KeywordField(ref: fieldRef(keywordColumns[c], &batch), column: Int32(c)))
             }
         }
+        let tags = tagsColumn >= 0 ? fieldRef(tagsColumn, &batch) : .empty
         let (lon, lat, bad) = readCoordinates()
         if let bad { batch.coordinateTexts.append((batch.count, bad)) }
         batch.entries.append(
             RecordBatch.Entry(
                 id: id, name: name, idHash: idHash, keywordEnd: Int32(batch.keywordFields.count), rejectSlot: -1,
                 lon: lon, lat: lat,
-                line: recordLine, byteOffset: offset))
+                line: recordLine, byteOffset: offset, tags: tags))
     }
 }

@@ -28,6 +28,8 @@ public final class DelimitedReader: RecordSource, RecordSourceDiagnostics, Recor
         public var lat: Int?
         public var coordinates: Int?
         public var wkt: Int?
+        /// The `columns.tags` column (label tags, ``LabelTags``).
+        public var tags: Int?
     }
 
     private var parser: DelimitedParser

@@ -116,6 +116,9 @@ public struct InputSpec: Sendable {
         public var coordinates: ColumnRef?
         /// One field holding a WKT `POINT(lon lat)`.
         public var wkt: ColumnRef?
+        /// OSM tags in hstore text (`other_tags`), read for region labels only: `addr:street` and
+        /// `place` (``LabelTags``); never keywords.
+        public var tags: ColumnRef?
 
         public init() {}
 
@@ -132,6 +135,7 @@ public struct InputSpec: Sendable {
             if let lat { out.append(("lat", lat)) }
             if let coordinates { out.append(("coordinates", coordinates)) }
             if let wkt { out.append(("wkt", wkt)) }
+            if let tags { out.append(("tags", tags)) }
             return out
         }
     }
@@ -188,7 +192,7 @@ public struct InputSpec: Sendable {
         "keyword_split", "keyword_separator", "missing_values", "osm", "max_record_bytes", "layer", "sql", "where",
         "open_options", "source_crs",
     ]
-    static let columnKeys = ["id", "name", "keywords", "lon", "lat", "coordinates", "wkt"]
+    static let columnKeys = ["id", "name", "keywords", "lon", "lat", "coordinates", "wkt", "tags"]
     static let keywordColumnKeys = ["column", "split", "separator"]
     static let osmKeys = ["poi_keys", "keyword_keys", "name_key"]
 
@@ -313,6 +317,9 @@ public struct InputSpec: Sendable {
             if osm != OSMSettings() {
                 throw UsageError("\(at).osm: only for OSM input, but '\(path)' is read through OGR")
             }
+            if columns.tags != nil {
+                throw UsageError("\(at).columns.tags: only for delimited text so far, but '\(path)' is read through OGR")
+            }
             for (key, ref) in [
                 ("lon", columns.lon), ("lat", columns.lat), ("coordinates", columns.coordinates), ("wkt", columns.wkt),
             ]
@@ -331,6 +338,11 @@ public struct InputSpec: Sendable {
                 throw UsageError("\(at).delimiter: only for delimited text, but '\(path)' is \(what)")
             }
             if header != .auto { throw UsageError("\(at).header: only for delimited text, but '\(path)' is \(what)") }
+            if columns.tags != nil {
+                throw UsageError(
+                    "\(at).columns.tags: only for delimited text (OSM input reads addr:street and place from the tags), "
+                        + "but '\(path)' is \(what)")
+            }
             for (key, ref) in [
                 ("lon", columns.lon), ("lat", columns.lat), ("coordinates", columns.coordinates), ("wkt", columns.wkt),
             ]
@@ -379,6 +391,7 @@ public struct InputSpec: Sendable {
         if let v = columns.lat { cols.append(("lat", v.json)) }
         if let v = columns.coordinates { cols.append(("coordinates", v.json)) }
         if let v = columns.wkt { cols.append(("wkt", v.json)) }
+        if let v = columns.tags { cols.append(("tags", v.json)) }
         var osmMembers: [(String, JSONValue)] = []
         if let v = osm.poiKeys { osmMembers.append(("poi_keys", .array(v.map { .string($0) }))) }
         if let v = osm.keywordKeys { osmMembers.append(("keyword_keys", .array(v.map { .string($0) }))) }
@@ -535,6 +548,7 @@ public struct InputSpec: Sendable {
             case "lat": c.lat = try columnRef(v, at: here)
             case "coordinates": c.coordinates = try columnRef(v, at: here)
             case "wkt": c.wkt = try columnRef(v, at: here)
+            case "tags": c.tags = try columnRef(v, at: here)
             case "keywords":
                 let items = v.arrayValue ?? [v]
                 var out: [KeywordColumn] = []

@@ -40,6 +40,8 @@ struct RecordBatch {
         public var lat: Double
         public var line: UInt64
         public var byteOffset: UInt64
+        /// Label tags as hstore text (``LabelTags``); empty when none.
+        public var tags: FieldRef = .empty
     }
 
     public var entries: [Entry] = []
@@ -117,7 +119,7 @@ struct RecordBatch {
             Entry(
                 id: id, name: name, idHash: hash, keywordEnd: Int32(keywordFields.count), rejectSlot: -1, lon: r.lon,
                 lat: r.lat,
-                line: r.line, byteOffset: r.byteOffset))
+                line: r.line, byteOffset: r.byteOffset, tags: r.labelTags.isEmpty ? .empty : addExtra(r.labelTags)))
     }
 
     /// Appends a record the reader rejected.

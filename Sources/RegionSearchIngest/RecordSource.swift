@@ -19,11 +19,14 @@ public struct RawRecord {
     public var line: UInt64
     /// Offset of the record's first byte in the (decompressed) input.
     public var byteOffset: UInt64
+    /// The tags region labels need, as hstore text (``LabelTags``); "" for none.
+    var labelTags: String = ""
 
     public init(
         id: String, name: String, keywords: [String], keywordKeys: [String] = [], lon: Double, lat: Double,
-        line: UInt64, byteOffset: UInt64
+        line: UInt64, byteOffset: UInt64, labelTags: String = ""
     ) {
+        self.labelTags = labelTags
         self.id = id
         self.name = name
         self.keywords = keywords

@@ -22,6 +22,9 @@ struct TableBuilder {
     private var nameOffsets: [UInt64] = [0]
     private var keywords = GrowableBytes()
     private var keywordOffsets: [UInt64] = [0]
+    /// Streets by row, for the rows that have one (few inputs have any: no column until one does).
+    private var streets: [(row: Int, street: String)] = []
+    private var places: [POITable.Place] = []
 
     private let duplicates: IngestSettings.DuplicatePolicy
     private let idScope: IngestSettings.IdScope
@@ -206,6 +209,17 @@ struct TableBuilder {
         source.append(sourceIndex)
         line.append(entry.line)
         counts.accepted += 1
+        let tags = fields[entry.tags]
+        if !tags.isEmpty {
+            let found = LabelTags.read(tags)
+            if let street = found.street { streets.append((row, street)) }
+            if let kind = found.place, !name.isEmpty {
+                places.append(
+                    POITable.Place(
+                        name: String(decoding: name.trimmingASCIIWhitespace(), as: UTF8.self), kind: kind,
+                        lon: entry.lon, lat: entry.lat))
+            }
+        }
     }
 
     /// The record's normalised keyword values, without repeats, joined into `text`.
@@ -378,6 +392,20 @@ struct TableBuilder {
         }
         table.keywords = kw
         table.keywordKeys = keyNames
+        if !streets.isEmpty {
+            var column = StringColumn()
+            var next = 0
+            for row in 0..<table.count {
+                if next < streets.count && streets[next].row == row {
+                    column.append(streets[next].street)
+                    next += 1
+                } else {
+                    column.append("")
+                }
+            }
+            table.streets = column
+        }
+        table.places = places
         return table
     }
 }

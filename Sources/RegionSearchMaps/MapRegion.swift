@@ -47,6 +47,12 @@ public struct MapRegion {
         self.densitySource = densitySource
     }
 
+    /// The region's `label` (a place, street or common name; `regionsearch run` writes it), or nil.
+    public var label: String? { properties.first { $0.0 == "label" }?.1.stringValue }
+
+    /// What the map writes on the region: its rank, and its label beside it when it has one.
+    var caption: String? { rank.map { r in label.map { "\(r) \($0)" } ?? String(r) } }
+
     /// The bin of ``density`` in ``RegionSearchOutput/ColorScale/binLowerBounds``.
     var bin: Int { ColorScale.bin(density: density) }
 

@@ -244,8 +244,7 @@ public struct MapRenderer {
             for (r, anchor) in anchors.sorted(by: {
                 (data.regions[$0.region].rank ?? .max) < (data.regions[$1.region].rank ?? .max)
             }) {
-                guard let rank = data.regions[r].rank else { continue }
-                let label = String(rank)
+                guard let label = data.regions[r].caption else { continue }
                 cr.selectFont(size: 15 * s, bold: true)
                 let size = cr.textSize(label)
                 let (w, h) = (size.width + 2 * s, cr.ascent * 0.75)

@@ -19,6 +19,27 @@ public struct POITable: Sendable {
     public var keywordKeys: [String] = []
     public var source: [UInt32] = []
     public var line: [UInt64] = []
+    /// Each POI's street (`addr:street`), for region labels; nil when no POI of the input has one
+    /// (the artifact then has no `street` column).
+    public var streets: StringColumn?
+    /// The place nodes of the input (`place=neighbourhood|suburb|quarter` with a name), for
+    /// region labels: not POIs, kept beside them (columns `place_*`, of their own length).
+    public var places: [Place] = []
+
+    /// A named place node.
+    public struct Place: Sendable, Equatable {
+        public var name: String
+        public var kind: String
+        public var lon: Double
+        public var lat: Double
+
+        public init(name: String, kind: String, lon: Double, lat: Double) {
+            self.name = name
+            self.kind = kind
+            self.lon = lon
+            self.lat = lat
+        }
+    }
 
     public init() {}
 
@@ -48,6 +69,15 @@ public struct POITable: Sendable {
         keywordKeys = try Self.keywordKeys(artifact)
         source = try artifact.array("source", count: n)
         line = try artifact.array("line", count: n)
+        // String columns are stored as NAME.offsets and NAME.bytes.
+        if artifact.hasColumn("street.offsets") { streets = try artifact.strings("street", count: n) }
+        if artifact.hasColumn("place_name.offsets") {
+            let names = try artifact.strings("place_name")
+            let kinds = try artifact.strings("place_kind", count: names.count)
+            let lons: [Double] = try artifact.array("place_lon", count: names.count)
+            let lats: [Double] = try artifact.array("place_lat", count: names.count)
+            places = (0..<names.count).map { Place(name: names[$0], kind: kinds[$0], lon: lons[$0], lat: lats[$0]) }
+        }
     }
 
     /// The `keyword_keys` of a `pois` artifact (empty for an artifact written before keys were
@@ -74,6 +104,14 @@ public struct POITable: Sendable {
         w.add("keyword_keys", keys)
         w.add("source", source)
         w.add("line", line)
+        // Only when the input has them: an input without streets or places keeps its bytes.
+        if let streets { w.add("street", streets) }
+        if !places.isEmpty {
+            w.add("place_name", StringColumn(places.map(\.name)))
+            w.add("place_kind", StringColumn(places.map(\.kind)))
+            w.add("place_lon", places.map(\.lon))
+            w.add("place_lat", places.map(\.lat))
+        }
         return w
     }
 }

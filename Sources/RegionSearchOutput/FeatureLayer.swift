@@ -110,3 +110,23 @@ public struct FeatureLayer {
         return copy
     }
 }
+
+extension FeatureLayer {
+    /// The layer with the history columns of an appended PostGIS table after its own fields:
+    /// `run_id` and `valid_from` of this run, `valid_to` null (closed by the next run).
+    public func withHistory(_ history: PostGISTableWriter.History) -> FeatureLayer {
+        let extra: [Field] = [
+            .init("run_id", .string, "the run that wrote the row (the content hash of its published regions)"),
+            .init("valid_from", .string, "when that run published (ISO 8601, UTC)"),
+            .init("valid_to", .string, "when the next run replaced the row (ISO 8601, UTC); null while current"),
+        ]
+        let base = self
+        var copy = FeatureLayer(name: name, geometryType: geometryType, fields: fields + extra, count: count) { i in
+            var f = base.feature(i)
+            f.values += [.string(history.runID), .string(history.time), .null]
+            return f
+        }
+        copy.qgisStyle = qgisStyle
+        return copy
+    }
+}

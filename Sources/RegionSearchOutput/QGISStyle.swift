@@ -56,11 +56,29 @@ public enum QGISStyle {
                     </orderby>
                   </renderer-v2>
 
-                """, fields: RegionFeatureSchema.fields)
+                """, fields: RegionFeatureSchema.fields, labeling: regionLabeling)
     }
 
     /// The filter of nesting level `level`.
     static func levelFilter(_ level: Int) -> String { "\"level\" = \(level)" }
+
+    /// The regions' labels: each region's `label` (a place, street or common name, see
+    /// RegionSearchLineage's `RegionLabeler`) over its centre, dark bold text on a white halo;
+    /// regions without one show nothing.
+    static let regionLabeling = """
+          <labeling type="simple">
+            <settings calloutType="simple">
+              <text-style fieldName="label" isExpression="0" fontFamily="Sans Serif" fontSize="9" fontWeight="75"
+                namedStyle="Bold" textColor="40,40,40,255" textOpacity="1">
+                <text-buffer bufferDraw="1" bufferSize="1" bufferSizeUnits="MM" bufferColor="255,255,255,255"
+                  bufferOpacity="0.85"/>
+              </text-style>
+              <placement placement="1" centroidInside="1" centroidWhole="0" priority="5"/>
+              <rendering obstacle="1" displayAll="0" upsidedownLabels="0" fontLimitPixelSize="0"/>
+            </settings>
+          </labeling>
+
+        """
 
     /// The POI layer's style: a small circle per POI.
     public static func pois(fields: [FeatureLayer.Field]) -> String {
@@ -101,15 +119,17 @@ public enum QGISStyle {
         return "\(d) >= \(number(bounds[bin])) AND \(d) < \(number(bounds[bin + 1]))"
     }
 
-    private static func document(geometryType: Int, renderer: String, fields: [FeatureLayer.Field]) -> String {
+    private static func document(
+        geometryType: Int, renderer: String, fields: [FeatureLayer.Field], labeling: String = ""
+    ) -> String {
         var aliases = ""
         for (i, f) in fields.enumerated() {
             aliases += "    <alias field=\"\(xml(f.name))\" index=\"\(i)\" name=\"\(xml(f.description))\"/>\n"
         }
         return """
             <!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>
-            <qgis version="3.28.0" styleCategories="Symbology|Fields">
-            \(renderer)  <aliases>
+            <qgis version="3.28.0" styleCategories="Symbology|Fields|Labeling" labelsEnabled="\(labeling.isEmpty ? 0 : 1)">
+            \(renderer)\(labeling)  <aliases>
             \(aliases)  </aliases>
               <layerGeometryType>\(geometryType)</layerGeometryType>
             </qgis>

@@ -33,8 +33,21 @@ public enum RegionFeatureSchema {
     /// Every field of a region feature, in output order. Shapefile names (dBASE allows 10 bytes)
     /// are the names themselves except where given.
     public static let fields: [FeatureLayer.Field] = [
-        .init("region_id", .integer, "number of the region in this result, from 1"),
+        .init(
+            "region_id", .integer,
+            "the region's id: kept from night to night while it is the same place (regionsearch run's lineage), "
+                + "else its number in this result, from 1"),
         .init("keyword", .string, "the query keyword the region is dense in"),
+        // Filled by the runner's lineage step (RegionSearchLineage); null from the hulls stage alone.
+        .init(
+            "label", .string,
+            "a name a person recognises (a place node, the street most of its POIs share, or their common word); "
+                + "null when the data has none"),
+        .init("label_rule", .string, "which rule chose the label: place, street, nearest_place or name_token"),
+        .init(
+            "change", .string,
+            "since the previous result: new, unchanged, grown, shrunk, moved, split or merged (the .changes.json "
+                + "beside the output has the figures)"),
         .init("measure", .string, "\"density\" or \"lift\" (regions.measure), or \"dbscan\""),
         .init("rank", .integer, "rank within the keyword and level, 1 = the region holding the most keyword POIs"),
         .init("level", .integer, "nesting level, 0 = coarsest; a region of level n + 1 lies inside one of level n"),
@@ -123,6 +136,9 @@ public enum RegionFeatureSchema {
             let pairs: [(String, FieldValue)] = [
                 ("region_id", .integer(Int64(id + 1))),
                 ("keyword", .string(facts.query)),
+                ("label", .null),
+                ("label_rule", .null),
+                ("change", .null),
                 ("measure", .string(measure)),
                 ("rank", .integer(Int64(r.rank))),
                 ("level", .integer(Int64(r.level))),

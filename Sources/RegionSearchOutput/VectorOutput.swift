@@ -115,13 +115,19 @@ public enum VectorOutput {
 
     /// Writes `tables` to the PostGIS database `connection` in one transaction, each replaced
     /// (`overwrite`) or added to (`append`).
+    /// Writes the tables in one transaction; `append` tables get the history columns and rows of
+    /// `history` when it is given (``PostGISTableWriter/History``, ``FeatureLayer/withHistory(_:)``).
     public static func writePostGIS(
-        _ tables: [(table: String, layer: FeatureLayer, mode: PostGISTableWriter.Mode)], connection: String
+        _ tables: [(table: String, layer: FeatureLayer, mode: PostGISTableWriter.Mode)], connection: String,
+        history: PostGISTableWriter.History? = nil
     ) throws(Failure) -> [Int] {
         do {
             let writer = PostGISTableWriter(connection: connection)
             return try writer.write(
-                tables.map { ($0.table, outputLayer($0.layer, format: nil), $0.mode) }, srs: try .wgs84())
+                tables.map { t in
+                    let layer = t.mode == .append ? history.map { t.layer.withHistory($0) } ?? t.layer : t.layer
+                    return (t.table, outputLayer(layer, format: nil), t.mode)
+                }, srs: try .wgs84(), history: history)
         } catch {
             throw Failure(
                 "\(GDALLibrary.redacted(connection)): cannot write PostGIS table(s) \(tables.map(\.table)): \(error)")

@@ -17,7 +17,8 @@ public enum HullsStage {
         //    level, parent_id and band_floor_per_km2 properties.
         // 8: the levels parameter (what a flat consumer gets); the provenance records it. The
         //    default ("all") writes v7's features.
-        version: 8,
+        // 9: label, label_rule and change properties (null here; the runner's lineage step fills them).
+        version: 9,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -36,7 +37,8 @@ public enum HullsStage {
         each place; level 0; one level); a Polygon, or a MultiPolygon when a gap is too
         long to draw, in WGS84 lon/lat with counter-clockwise exterior rings, clockwise holes and at
         most 7 decimals. Properties (same type in every feature), counted on the polygon as written
-        (a points-in-polygon join on the file gives the same): region_id, keyword, measure, rank,
+        (a points-in-polygon join on the file gives the same): region_id, keyword, label, label_rule and change
+        (null: regionsearch run's lineage step fills them and makes region_id stable), measure, rank,
         level, parent_id, band_floor_per_km2,
         n_keyword_pois, n_pois, share, lift, area_m2 (geodesic), keyword_density_per_km2,
         density_per_km2, density_ratio; from the region's members: member_pois, member_score_mean,

@@ -98,7 +98,9 @@ public enum IngestStage {
         // 3: GDAL inputs; 4: keyword values carry the code of the key they came from (keyword_keys);
         // 5: ids name one POI in all inputs (id_scope), a POI keeps at most 64 KiB of keyword text, the
         // rejects file is capped, unused out-of-range numbers in GeoJSON properties no longer reject.
-        version: 5,
+        // 6: the label tags: a street column (addr:street) and place_* columns when the input has
+        //    them (OSM tags, a delimited input's columns.tags).
+        version: 6,
         inputs: [],
         outputs: [
             .init(option: "output", fileName: "pois.rsa", kind: .pois),

@@ -441,6 +441,7 @@ final class ExperimentEndToEndTests: XCTestCase {
         defer { plain.remove() }
         // Same file name too: the GeoJSON's provenance names the input file.
         try ExperimentEndToEndTests.cities[0].csv.write(to: URL(fileURLWithPath: plain.root + "/data/s7.csv"))
+        // No lineage: an experiment keeps none, so its ids and (null) change are the result's own.
         try plain.writeManifest(
             sections: [
                 (
@@ -449,7 +450,8 @@ final class ExperimentEndToEndTests: XCTestCase {
                         ("method", .string("dbscan")), ("dbscan_eps_m", .number(150)),
                         ("dbscan_min_samples", .number(5)),
                     ])
-                )
+                ),
+                ("lineage", .bool(false)),
             ],
             keywords: ["cafe", "bank"],
             input: .object([("path", .string("../data/s7.csv")), ("format", .string("csv"))]))

@@ -30,9 +30,11 @@ extension PipelineFixture {
             toFile: manifestPath, atomically: true, encoding: .utf8)
     }
 
-    /// The hulls stage's GeoJSON of the latest run.
+    /// The regions the latest run published: the lineage step's GeoJSON (the hulls stage's with
+    /// stable ids, labels and change), from which every format is written.
     func regionsArtifact() throws -> JSONValue {
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: try objectPath("hulls", "regions.geojson")))
+        let step = try XCTUnwrap(FileSystem.list(work.lineage).first(where: { !$0.hasPrefix(".") }))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: work.lineage + "/" + step + "/regions.geojson"))
         return try JSONParser.parse(String(decoding: bytes, as: UTF8.self))
     }
 

@@ -305,4 +305,45 @@ final class PostGISEndToEndTests: XCTestCase {
         }
         XCTAssertEqual(stored, [], "no file of the work directory holds the password")
     }
+
+    /// `"mode": "append"` keeps every night: rows with run_id, valid_from and valid_to, the
+    /// earlier night's rows closed by the next, a rerun appending nothing, and the lineage's ids,
+    /// so the rows of a place join across nights by region_id.
+    func testAppendKeepsHistoryRowsWithTheLineagesIds() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let nights = LineageEndToEndTests.nights
+        try LineageEndToEndTests.csv(nights.day1).write(toFile: f.csvPath, atomically: true, encoding: .utf8)
+        try LineageEndToEndTests.csv(nights.day2).write(
+            toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
+        try f.writeManifest(
+            output: .object([("path", .string(pg)), ("layer", .string("nightly")), ("mode", .string("append"))]),
+            keywords: ["restaurant"], sections: [("maps", .bool(false))])
+        try f.runOK()
+        let first = Int(try psql("SELECT count(*) FROM nightly")) ?? -1
+        XCTAssertGreaterThan(first, 8)
+        XCTAssertEqual(try psql("SELECT count(DISTINCT run_id) FROM nightly WHERE valid_to IS NULL"), "1")
+        // The lineage lives in the work directory (the regions go to a database).
+        XCTAssertTrue(FileManager.default.fileExists(atPath: f.workPath + "/lineage.json"))
+        // A rerun appends nothing.
+        let rerun = try f.runOK()
+        XCTAssertTrue(rerun.output.contains("holds this run's rows already"), rerun.output)
+        XCTAssertEqual(Int(try psql("SELECT count(*) FROM nightly")), first)
+        // Night 2: its rows current, night 1's closed at night 2's valid_from.
+        try f.runOK(["--input", f.root + "/data/day2.csv"])
+        let current = Int(try psql("SELECT count(*) FROM nightly WHERE valid_to IS NULL")) ?? -1
+        XCTAssertEqual(Int(try psql("SELECT count(*) FROM nightly")), first + current)
+        XCTAssertEqual(try psql("SELECT count(DISTINCT run_id) FROM nightly"), "2")
+        XCTAssertEqual(
+            try psql(
+                "SELECT count(*) FROM nightly a WHERE valid_to IS NOT NULL AND valid_to <> "
+                    + "(SELECT min(valid_from) FROM nightly WHERE valid_to IS NULL)"), "0")
+        // The untouched places: the same region_id on both nights, "unchanged" on the second.
+        let unchanged = try psql(
+            "SELECT count(*) FROM nightly a JOIN nightly b USING (region_id) WHERE a.valid_to IS NOT NULL "
+                + "AND b.valid_to IS NULL AND b.change = 'unchanged' AND a.level = 0 AND b.level = 0")
+        XCTAssertGreaterThanOrEqual(Int(unchanged) ?? 0, 3, "the three untouched clusters pair by region_id")
+        XCTAssertEqual(try psql("SELECT count(*) FROM nightly WHERE valid_to IS NULL AND change = 'merged'"), "1")
+    }
 }

@@ -34,10 +34,11 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertTrue(first.output.contains("regionsearch: [6/6] hulls: done in "), first.output)
         let state = try f.runState()
         XCTAssertEqual(state.status, "ok")
-        // The output is a copy of the hulls object, and run.json records its digest.
+        // The output is a copy of the lineage step's regions (the hulls object with stable ids,
+        // labels and change), and run.json records its digest.
         let geojson = try f.output()
-        XCTAssertEqual(
-            geojson, try Data(contentsOf: URL(fileURLWithPath: try f.objectPath("hulls", "regions.geojson"))))
+        let step = try XCTUnwrap(FileSystem.list(f.work.lineage).first)
+        XCTAssertEqual(geojson, try Data(contentsOf: URL(fileURLWithPath: f.work.lineage + "/" + step + "/regions.geojson")))
         XCTAssertEqual(state.output?.digest.size, geojson.count)
         XCTAssertTrue(String(decoding: geojson, as: UTF8.self).contains("\"FeatureCollection\""))
 

@@ -269,6 +269,9 @@ public final class ArtifactFile {
         return hasher.finalize()
     }
 
+    /// Whether a column of this name exists.
+    public func hasColumn(_ name: String) -> Bool { columns.contains { $0.name == name } }
+
     /// A typed view of a column, verified against its checksum; valid while this object is alive.
     public func column<T: ArtifactScalar>(_ name: String, as: T.Type = T.self) throws(ArtifactError)
         -> UnsafeBufferPointer<T>

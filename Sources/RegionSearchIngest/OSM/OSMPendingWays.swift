@@ -23,6 +23,8 @@ struct OSMPendingWays {
         var refCount: Int
         /// Start of the way's own node locations (PBF `LocationsOnWays`), or -1.
         var locationStart: Int
+        /// `addr:street` and `place` as hstore text (``LabelTags``).
+        var labelTags: String = ""
     }
 
     private(set) var ways: [Way] = []
@@ -53,10 +55,12 @@ struct OSMPendingWays {
         var name = ""
         var keywords: [String] = []
         var keys: [String] = []
+        var labelTags = ""
         var problem = knownProblem
         if problem == nil {
             switch tags.nameAndKeywords() {
-            case .success(let value): (name, keywords, keys) = (value.name, value.keywords, value.keys)
+            case .success(let value):
+                (name, keywords, keys, labelTags) = (value.name, value.keywords, value.keys, value.labelTags)
             case .failure(let p): problem = p.reason
             }
         }
@@ -65,7 +69,7 @@ struct OSMPendingWays {
         var way = Way(
             id: id, line: line, byteOffset: byteOffset, blob: blob, name: name, keywords: keywords, keywordKeys: keys,
             problem: problem,
-            raw: raw, refStart: refs.count, refCount: 0, locationStart: -1)
+            raw: raw, refStart: refs.count, refCount: 0, locationStart: -1, labelTags: labelTags)
         if problem == nil {
             way.refCount = wayRefs.count
             refs.append(contentsOf: wayRefs)
@@ -175,7 +179,7 @@ struct OSMPendingWays {
         return .record(
             RawRecord(
                 id: "way/\(way.id)", name: way.name, keywords: way.keywords, keywordKeys: way.keywordKeys,
-                lon: point.lon, lat: point.lat, line: line, byteOffset: way.byteOffset))
+                lon: point.lon, lat: point.lat, line: line, byteOffset: way.byteOffset, labelTags: way.labelTags))
     }
 }
 

@@ -59,6 +59,14 @@ struct OSMTagCollector {
             func text(_ start: Int, _ count: Int) -> String? {
                 String(validating: UnsafeBufferPointer(rebasing: buf[start..<start + count]), as: UTF8.self)
             }
+            var street: String?
+            var place: String?
+            for tag in tags where tag.role.isLabel {
+                guard let key = text(tag.keyStart, tag.keyCount), let value = text(tag.valueStart, tag.valueCount) else {
+                    return .failure(.invalidUTF8(key: lossy(buf, tag.keyStart, tag.keyCount)))
+                }
+                if key == LabelTags.street { street = value } else if key == LabelTags.place { place = value }
+            }
             var name = ""
             if let tag = tags.first(where: { $0.role.isName }) {
                 guard let s = text(tag.valueStart, tag.valueCount) else {
@@ -121,7 +129,9 @@ struct OSMTagCollector {
                     start = stop + 1
                 }
             }
-            return .success(OSMTagValues(name: name, keywords: keywords, keys: keys))
+            return .success(
+                OSMTagValues(
+                    name: name, keywords: keywords, keys: keys, labelTags: LabelTags.hstore(street: street, place: place)))
         }
     }
 
@@ -146,6 +156,8 @@ struct OSMTagValues: Equatable {
     var name: String
     var keywords: [String]
     var keys: [String]
+    /// `addr:street` and `place` as hstore text (``LabelTags``), "" for none.
+    var labelTags: String = ""
 }
 
 /// Why the tags of a POI could not be used.

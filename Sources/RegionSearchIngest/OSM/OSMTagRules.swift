@@ -10,9 +10,11 @@ struct OSMKeyRole: Equatable {
     var isName = false
     /// Position of the key in ``OSMOptions/keywordKeys``, or -1.
     var keywordRank: Int32 = -1
+    /// The key is one region labels read (``LabelTags``: `addr:street`, `place`).
+    var isLabel = false
 
     /// Whether a tag with this key matters at all (anything else is skipped unread).
-    var isRelevant: Bool { isPOI || isName || keywordRank >= 0 }
+    var isRelevant: Bool { isPOI || isName || keywordRank >= 0 || isLabel }
 
     static let none = OSMKeyRole()
 }
@@ -41,6 +43,7 @@ struct OSMTagRules {
             if roles[i].keywordRank < 0 { roles[i].keywordRank = Int32(rank) }
         }
         roles[slot(options.nameKey)].isName = true
+        for key in [LabelTags.street, LabelTags.place] { roles[slot(key)].isLabel = true }
         keyBytes = keys
         self.roles = roles
     }

@@ -246,7 +246,7 @@ final class OSMXMLReader: RecordSource {
             return .record(
                 RawRecord(
                     id: "node/\(id)", name: v.name, keywords: v.keywords, keywordKeys: v.keys, lon: lon, lat: lat,
-                    line: elementLine, byteOffset: elementOffset))
+                    line: elementLine, byteOffset: elementOffset, labelTags: v.labelTags))
         }
     }
 

@@ -236,7 +236,7 @@ private struct Decoder {
                 .record(
                     RawRecord(
                         id: "node/\(id)", name: v.name, keywords: v.keywords, keywordKeys: v.keys, lon: longitude,
-                        lat: latitude, line: line, byteOffset: blobOffset)))
+                        lat: latitude, line: line, byteOffset: blobOffset, labelTags: v.labelTags)))
         }
     }
 

@@ -70,12 +70,15 @@ public struct Manifest {
     /// Whether this is one combination of an experiment (``variant(for:)``): its GeoJSON is one
     /// file among the experiment's, written in place rather than as a published set.
     public internal(set) var isCombination = false
+    /// The `lineage` key: stable region ids from run to run and the change report.
+    public var lineage: LineageSettings
     /// Resolved parameters of every stage, in pipeline order (defaults filled in).
     private(set) var stageParameters: [(stage: String, parameters: Parameters)]
 
     /// Top-level keys besides the stage sections.
     static let topLevelKeys = [
         "name", "description", "inputs", "work_dir", "output", "poi_output", "keywords", "experiment", "maps",
+        "lineage",
     ]
 
     /// The resolved parameters of `stage`.
@@ -111,6 +114,8 @@ public struct Manifest {
         m.output = output + "/" + combination.fileName
         // Combination maps only on request: an experiment's pictures are its plots.
         if !maps.explicit { m.maps = .disabled }
+        // Experiments compare combinations, not nights: no lineage.
+        m.lineage = LineageSettings(enabled: false)
         m.outputTarget = OutputTarget(geoJSON: m.output)
         m.poiOutput = nil
         for a in combination.assignments {
@@ -212,6 +217,13 @@ public struct Manifest {
         inputs = []
         stageParameters = []
         maps = try MapSettings(document["maps"], invalid: invalid)
+        lineage = try LineageSettings(document["lineage"], directory: directory, invalid: invalid)
+        if document["experiment"].map({ $0 != .null }) ?? false {
+            if let l = document["lineage"], l != .null, l != .bool(false) {
+                throw invalid("lineage", "not available for experiments (they compare combinations, not nights)")
+            }
+            lineage = LineageSettings(enabled: false)
+        }
 
         let experimentValue = document["experiment"].flatMap { $0 == .null ? nil : $0 }
         let experimentInputs = experimentValue?["inputs"].flatMap { $0 == .null ? nil : $0 }

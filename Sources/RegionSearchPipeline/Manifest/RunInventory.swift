@@ -61,6 +61,7 @@ public struct RunInventory {
             Entry(path: work.maps, role: "the work directory's map records", isTree: true),
             Entry(path: work.manifestStates, role: "the work directory's manifest states", isTree: true),
             Entry(path: work.failed, role: "the work directory's failed stage files", isTree: true),
+            Entry(path: work.lineage, role: "the work directory's lineage results", isTree: true),
         ]
     }
 
@@ -101,6 +102,12 @@ public struct RunInventory {
         }
         for map in MapPublisher(manifest: manifest, work: WorkDirectory(path: "")).paths {
             out.append(Entry(path: map, role: "the map \(PathResolver.baseName(map))"))
+        }
+        for path in LineageStep.changesPaths(manifest) {
+            out.append(Entry(path: path, role: "the change report \(PathResolver.baseName(path))"))
+        }
+        if manifest.lineage.enabled {
+            out.append(Entry(path: LineageStep.lineagePath(manifest), role: "the lineage file"))
         }
         if let root = PublishedSet.root(of: manifest) {
             out.append(Entry(path: root, role: "the published sets of \(PathResolver.baseName(first?.path ?? ""))", isTree: true))

@@ -19,8 +19,12 @@ public final class BuildIdentity {
 
     /// `xxh128:<hex>` of the stage's executable, or `missing` when it cannot be read (the stage
     /// cannot run then; `status` still reports the other stages).
-    func of(_ stage: StageDefinition) -> String {
-        let path = toolDirectory + "/" + stage.executable
+    func of(_ stage: StageDefinition) -> String { of(executable: stage.executable) }
+
+    /// `xxh128:<hex>` of the executable `name` in the tool directory (the runner's own steps:
+    /// `regionsearch`), or `missing`.
+    func of(executable name: String) -> String {
+        let path = toolDirectory + "/" + name
         if let known = cache[path] { return known }
         let identity = (try? FileDigest.of(path: path)).map { "xxh128:\($0.hash)" } ?? "missing"
         cache[path] = identity

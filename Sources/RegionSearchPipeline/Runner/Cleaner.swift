@@ -83,7 +83,9 @@ public enum Cleaner {
                 try FileSystem.removeTree(work.failed)
             }
             if !unusedOnly {
-                for dir in [work.runs, work.scores, work.maps, work.manifestStates] {
+                // WORK/lineage/ holds the lineage step's cached results (remade on the next run); a
+                // lineage file in the work directory (WORK/lineage.json) is state and stays.
+                for dir in [work.runs, work.scores, work.maps, work.manifestStates, work.lineage] {
                     result.records += FileSystem.list(dir).count
                     try FileSystem.removeTree(dir)
                 }

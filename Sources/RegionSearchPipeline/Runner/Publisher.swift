@@ -34,6 +34,9 @@ struct Publisher {
     let manifest: Manifest
     let work: WorkDirectory
     let planner: StagePlanner
+    /// The regions as the lineage step wrote them (stable ids, labels, change): published instead
+    /// of the hulls stage's GeoJSON when set (``LineageStep``).
+    var identified: Artifact? = nil
 
     /// What publishing did to one destination.
     struct Result {
@@ -68,8 +71,10 @@ struct Publisher {
         var digest: FileDigest
     }
 
-    /// The output of kind `kind` (or, for nil, the hulls stage's GeoJSON) among `completed`.
+    /// The output of kind `kind` (or, for nil, the regions GeoJSON: the lineage step's, else the
+    /// hulls stage's) among `completed`.
     func artifact(_ kind: ArtifactKind?, _ completed: [String: StagePlanner.Completed]) -> Artifact? {
+        if kind == nil, let identified { return identified }
         for stage in Pipeline.stages {
             guard
                 let port = kind == nil
@@ -471,10 +476,17 @@ struct Publisher {
             CrashPoint.reached("output")
             var tables: [(String, FeatureLayer, PostGISTableWriter.Mode)] = []
             for t in group { tables.append((t.layer, try cache.layer(for: t), t.mode)) }
-            let counts = try VectorOutput.writePostGIS(tables, connection: first.path)
-            let what = zip(group, counts).map {
-                "\($0.mode == .append ? "appended to" : "replaced") table "
-                    + "\($0.layer) (\(groupedCount($1)) features)"
+            // Appended tables keep history rows: this run's id (the content of the regions it
+            // publishes, so a rerun appends nothing) and when it published.
+            let history = PostGISTableWriter.History(runID: "\(cache.regions.digest.hash)", time: Timestamp.now())
+            let counts = try VectorOutput.writePostGIS(tables, connection: first.path, history: history)
+            let what = zip(zip(group, counts), tables).map { pair, table in
+                let (target, count) = pair
+                if target.mode == .append && count == 0 && table.1.count > 0 {
+                    return "table \(target.layer) holds this run's rows already (run_id \(history.runID))"
+                }
+                return "\(target.mode == .append ? "appended to" : "replaced") table "
+                    + "\(target.layer) (\(groupedCount(count)) features)"
             }
             return Result(
                 targets: group, written: true, digest: nil,

@@ -19,6 +19,9 @@ public struct RunOptions {
     public var logFormat = Log.Format.human
     /// Passed to the stages as `--strict`: a warning about the data fails the stage (status 3).
     public var strict = false
+    /// Start a new lineage: ignore the previous result's lineage file (ids numbered afresh,
+    /// every region `new`; the new lineage file replaces it).
+    public var freshLineage = false
 
     public init() {}
 

@@ -68,7 +68,8 @@ public final class Runner {
         defer { lock.release() }
         let files = manifest.outputTargets.flatMap(\.files) + mapPaths
         try Self.prepare(
-            work, outputs: files + files.compactMap { try? AtomicFile.Target($0).path } + files.map(PublishedSet.publishedPath),
+            work, outputs: files + files.compactMap { try? AtomicFile.Target($0).path } + files.map(PublishedSet.publishedPath)
+                + LineageStep.publishedPaths(manifest),
             sets: PublishedSet.root(of: manifest).map { [PublishedSet(root: $0)] } ?? [])
         defer { work.keepManifestState() }
         // Found now, not after the stages: an output that cannot be written.
@@ -213,13 +214,29 @@ public final class Runner {
         }
 
         if let last = stages.last, window.until == stages.count - 1, completed[last.name] != nil {
+            var identified: LineageStep.Outcome?
             do {
-                let results = try Publisher(manifest: manifest, work: work, planner: planner).publish(completed)
+                var publisher = Publisher(manifest: manifest, work: work, planner: planner)
+                // Stable ids, labels and the change report (the previous result is an input).
+                let build = session.build(toolDirectory: toolDirectory).of(executable: "regionsearch")
+                identified = try LineageStep(manifest: manifest, work: work, planner: planner, build: build).run(
+                    completed, fresh: options.freshLineage)
+                publisher.identified = identified?.regions
+                let results = try publisher.publish(completed)
                 outcome.outputWritten = results.contains { $0.written && !$0.targets.isEmpty }
                 if let digest = results.first?.digest, results.first?.targets.first?.role == .regions {
                     state.output = (manifest.outputTarget.display, digest)
                 }
                 for r in results { Log.info(r.message) }
+                if let identified, manifest.lineage.enabled {
+                    try OutputSafety.check(
+                        writing: LineageStep.publishedPaths(manifest), protected: OutputSafety.protectedFiles(of: manifest))
+                    let written = try identified.publish()
+                    outcome.outputWritten = outcome.outputWritten || !written.isEmpty
+                    Log.info(
+                        "lineage: \(identified.summary)"
+                            + (written.isEmpty ? "" : "; wrote " + written.map(PathResolver.baseName).joined(separator: ", ")))
+                }
             } catch {
                 throw fail(last.name, error)
             }

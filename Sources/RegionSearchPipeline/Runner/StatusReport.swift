@@ -125,7 +125,12 @@ public struct StatusReport {
             }
             staleUpstream.append(stage.name)
         }
-        let publisher = Publisher(manifest: manifest, work: work, planner: planner)
+        var publisher = Publisher(manifest: manifest, work: work, planner: planner)
+        if let final = Pipeline.stages.last, completed[final.name] != nil {
+            publisher.identified = LineageStep(
+                manifest: manifest, work: work, planner: planner, build: builds.of(executable: "regionsearch")
+            ).stored(completed)
+        }
         var lines: [String] = []
         // The worst state over all destinations (an output written on every run, such as a
         // database table, counts as up to date once the stages are).
@@ -200,6 +205,7 @@ public struct StatusReport {
             }
         }
         out += "output: \(output)\n"
+        if let changes = LineageStep.lastChanges(manifest) { out += "changes: \(changes.summary)\n" }
         return out
     }
 
@@ -235,6 +241,7 @@ public struct StatusReport {
                     ("state", .string(outputState.rawValue)),
                 ])
             ),
+            ("changes", LineageStep.lastChanges(manifest)?.json ?? .null),
         ])
     }
 

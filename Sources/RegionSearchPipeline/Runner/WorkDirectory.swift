@@ -34,6 +34,8 @@ public struct WorkDirectory {
     public var scores: String { path + "/scores" }
     /// Records of the map files written beside outputs (``MapPublisher``).
     public var maps: String { path + "/maps" }
+    /// The lineage step's results (``LineageStep``): `lineage/<key>/`.
+    public var lineage: String { path + "/lineage" }
 
     /// The latest run state of each manifest that ran in this work directory: `run.json` holds
     /// only the latest run of any of them, and `clean --unused` must keep what every one uses.
@@ -108,7 +110,7 @@ public struct WorkDirectory {
     @discardableResult
     func removeTemporaries() throws(FileSystem.Failure) -> [String] {
         var removed: [String] = []
-        for dir in [path, objects, records, runs, scores, maps, manifestStates] {
+        for dir in [path, objects, records, runs, scores, maps, manifestStates, lineage] {
             for name in FileSystem.list(dir) where isLeftover(name, in: dir) {
                 try FileSystem.removeTree(dir + "/" + name)
                 removed.append(dir + "/" + name)
@@ -123,7 +125,7 @@ public struct WorkDirectory {
         guard let base = Self.temporaryBase(name) else { return false }
         switch dir {
         case path: return base == "run.json" || base == "published.json"
-        case objects: return true
+        case objects, lineage: return true
         default: return base.hasSuffix(".json")
         }
     }

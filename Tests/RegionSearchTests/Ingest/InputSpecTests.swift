@@ -70,7 +70,7 @@ final class InputSpecTests: XCTestCase {
         XCTAssertEqual(
             message(#"{"path": "a", "columns": {"lonn": 1}}"#),
             "inputs[0].columns.lonn: unknown key (did you mean 'lon'?); known keys: id, name, keywords, lon, lat, "
-                + "coordinates, wkt"
+                + "coordinates, wkt, tags"
         )
         XCTAssertTrue(
             message(#"{"path": "a", "delimeter": ","}"#).hasPrefix(

@@ -54,7 +54,10 @@ final class OSMPBFReaderTests: XCTestCase {
 
         let townHall = OSMTestSupport.rejects(results).first { $0.raw.hasPrefix("way/24337154 ") }
         XCTAssertEqual(townHall?.reason, "7 of 27 node refs not in file")
-        XCTAssertEqual(townHall?.raw, "way/24337154 [amenity=townhall, name=Helsingin kaupungintalo], 27 node refs")
+        // The tags the reader keeps: POI keys, the name, keyword keys and the label tags (addr:street).
+        XCTAssertEqual(
+            townHall?.raw,
+            "way/24337154 [addr:street=Pohjoisesplanadi, amenity=townhall, name=Helsingin kaupungintalo], 27 node refs")
     }
 
     /// Values read off `osmium cat Helsinki.osm.pbf -f opl`.

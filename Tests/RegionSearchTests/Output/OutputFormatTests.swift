@@ -25,6 +25,8 @@ final class OutputFormatTests: XCTestCase {
     ) -> [FieldValue] {
         let given: [String: FieldValue] = [
             "region_id": .integer(id), "keyword": .string(keyword), "measure": .string("density"),
+            "label": id == 1 ? .string("North Clark Street") : .null, "label_rule": id == 1 ? .string("street") : .null,
+            "change": .string(id == 1 ? "grown" : "new"),
             "rank": .integer(rank), "level": .integer(level), "parent_id": parent.map { .integer($0) } ?? .null,
             "band_floor_per_km2": .real(12.5), "n_keyword_pois": .integer(nKeyword),
             "n_pois": .integer(nKeyword * 3 + 1_234_567_890_123), "share": .real(share), "lift": .real(2.0),

@@ -1,0 +1,103 @@
+import RegionSearchCore
+import RegionSearchGDAL
+import RegionSearchOutput
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The regions of any region file, for `regionsearch diff`: a lineage file (its regions carry
+/// members, so they are compared by POI), a GeoJSON regions output, or any format GDAL reads
+/// (GeoPackage: the `regions` layer, else the first; Shapefile field names as the schema
+/// abbreviates them), compared by area. Each feature needs `region_id` and `keyword`.
+public enum RegionFile {
+    /// The regions of `path`, and its lineage when it is a lineage file.
+    public static func read(_ path: String) throws(LineageError) -> (regions: [TrackedRegion], lineage: LineageState?) {
+        if let bytes = try readIfJSON(path) {
+            let document: JSONValue
+            do {
+                document = try bytes.withUnsafeBufferPointer { (b) throws(JSONParseError) -> JSONValue in
+                    try JSONParser.parse(bytes: b)
+                }
+            } catch {
+                throw .unreadable(path: path, reason: "not JSON: \(error)")
+            }
+            if document[LineageState.member] != nil {
+                let state = try LineageState(bytes: bytes, path: path)
+                return (state.regions, state)
+            }
+            return (try LineageState.regions(document["features"], path: path, at: "features"), nil)
+        }
+        return (try readWithGDAL(path), nil)
+    }
+
+    /// The bytes of a GeoJSON file (by extension, or a first non-blank byte `{`); nil otherwise.
+    static func readIfJSON(_ path: String) throws(LineageError) -> [UInt8]? {
+        let lower = path.lowercased()
+        let byName = lower.hasSuffix(".geojson") || lower.hasSuffix(".json")
+        guard let f = fopen(path, "rb") else {
+            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var first: UInt8?
+        while true {
+            let n = fread(&chunk, 1, chunk.count, f)
+            if n == 0 { break }
+            if first == nil { first = chunk[0..<n].first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } }
+            if !byName && first != nil && first != UInt8(ascii: "{") { return nil }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return byName || first == UInt8(ascii: "{") ? bytes : nil
+    }
+
+    static func readWithGDAL(_ path: String) throws(LineageError) -> [TrackedRegion] {
+        var out: [TrackedRegion] = []
+        var problem: String?
+        do {
+            let dataset = try GDALDataset(openingVector: path)
+            let layer =
+                dataset.layerNames.contains(RegionFeatureSchema.layerName)
+                ? try dataset.layer(named: RegionFeatureSchema.layerName) : try dataset.layer(at: 0)
+            let wgs84 = try SpatialReference.wgs84()
+            var transform: CoordinateTransformation?
+            if let declared = layer.spatialReference,
+                !(declared.isSame(as: wgs84) && declared.hasTraditionalAxisOrder)
+            {
+                transform = try CoordinateTransformation(from: declared, to: wgs84)
+            }
+            // Shapefile names back to the schema's (n_kw_pois → n_keyword_pois).
+            let byShapefileName = Dictionary(
+                RegionFeatureSchema.fields.map { ($0.shapefileName.lowercased(), $0.name) }, uniquingKeysWith: { a, _ in a })
+            let names = layer.fields.map { byShapefileName[$0.name.lowercased()] ?? $0.name }
+            _ = try layer.forEachFeature { (feature: GDALFeature) throws(GDALError) in
+                guard problem == nil else { return }
+                var properties: [(String, JSONValue)] = []
+                for (name, value) in zip(names, feature.values) {
+                    switch value {
+                    case .string(let s): properties.append((name, .string(s)))
+                    case .integer(let i): properties.append((name, .number(Double(i))))
+                    case .real(let d): properties.append((name, .number(d)))
+                    case .null: properties.append((name, .null))
+                    }
+                }
+                guard case .geoJSON(let geometry) = feature.geometry(transform: transform) else {
+                    problem = "feature \(feature.fid) has no polygon"
+                    return
+                }
+                let region = Result { () throws(TrackedRegion.FeatureProblem) -> TrackedRegion in
+                    try TrackedRegion(feature: .object([("geometry", geometry), ("properties", .object(properties))]))
+                }
+                switch region {
+                case .success(let r): out.append(r)
+                case .failure(let e): problem = "feature \(feature.fid): \(e.reason)"
+                }
+            }
+        } catch {
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+        if let problem { throw .unreadable(path: path, reason: problem) }
+        return out
+    }
+}

@@ -1,0 +1,324 @@
+import RegionSearchCore
+import RegionSearchLineage
+import RegionSearchMaps
+import RegionSearchModel
+import RegionSearchOutput
+import RegionSearchStages
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The runner's step between the stages and publishing: the hulls stage's regions get their
+/// stable ids, `change`, `label` and `label_rule` (``RegionIdentity``), against the lineage file
+/// of the previous published result.
+///
+/// The previous result is an input like any other: the step's key is the content hash of its
+/// inputs — the hulls GeoJSON, the regions, projected, POI and score artifacts (by their
+/// digests), the step's version — and of the lineage file it reads (or "fresh"). Its outputs,
+/// `WORK/lineage/<key>/regions.geojson`, `changes.json` and `lineage.json`, are written once per
+/// key and checked against their recorded digests when reused (`digests.json`), like a stage's.
+/// Publishing then takes the regions from here (``Publisher/identified``) and writes
+/// `<output stem>.changes.json` beside every file output and the lineage file
+/// (``LineageStep/Outcome/publish()``).
+struct LineageStep {
+    /// Bumped when the step's output can change for the same inputs (the matching rule, labels).
+    static let version = 1
+
+    let manifest: Manifest
+    let work: WorkDirectory
+    let planner: StagePlanner
+    /// The build of the executable running the step (``BuildIdentity``): a rebuilt regionsearch
+    /// redoes the step once, as a rebuilt stage executable reruns its stage.
+    let build: String
+
+    /// The work directory's folder of step results.
+    var folder: String { work.lineage }
+
+    /// Where the lineage file is read and published: the manifest's `lineage` path, else beside
+    /// the regions output when it is a file, else beside the POI layer, else `WORK/lineage.json`.
+    static func lineagePath(_ manifest: Manifest) -> String {
+        if let p = manifest.lineage.path { return p }
+        if let t = fileTargets(manifest).first { return MapProducts.stem(of: t.path) + ".lineage.json" }
+        return manifest.workDirectory + "/lineage.json"
+    }
+
+    /// The outputs that are files replaced on publishing (not a database, a stream, a pipe or a
+    /// device, beside which nothing can be written).
+    static func fileTargets(_ manifest: Manifest) -> [OutputTarget] {
+        manifest.outputTargets.filter { t in
+            !t.files.isEmpty && ((try? AtomicFile.Target(t.path))?.isReplaced ?? false)
+        }
+    }
+
+    /// `<stem>.changes.json` beside every file output (one per file: a GeoPackage holding both
+    /// layers has one).
+    static func changesPaths(_ manifest: Manifest) -> [String] {
+        guard manifest.lineage.enabled else { return [] }
+        var out: [String] = []
+        for t in fileTargets(manifest) {
+            let p = MapProducts.stem(of: t.path) + ".changes.json"
+            if !out.contains(p) { out.append(p) }
+        }
+        return out
+    }
+
+    /// Every file the step publishes (for the output checks and the leftovers sweep).
+    static func publishedPaths(_ manifest: Manifest) -> [String] {
+        manifest.lineage.enabled ? changesPaths(manifest) + [lineagePath(manifest)] : []
+    }
+
+    /// What the step made, and how to publish it.
+    struct Outcome {
+        var regions: Publisher.Artifact
+        var changesText: [UInt8]
+        var lineageText: [UInt8]
+        var summary: String
+        var continued: Bool
+        var changesPaths: [String]
+        var lineagePath: String?
+
+        /// Writes the change report beside every output and the lineage file (atomically, and only
+        /// where the bytes differ); the paths written.
+        func publish() throws -> [String] {
+            var written: [String] = []
+            for (path, bytes) in changesPaths.map({ ($0, changesText) }) + (lineagePath.map { [($0, lineageText)] } ?? [])
+            {
+                if (try? FileSystem.read(path)) == bytes { continue }
+                do {
+                    try FileSystem.createDirectories(AtomicFile.directory(of: path))
+                    try AtomicFile.write(bytes, to: path)
+                } catch let e as FileSystem.Failure {
+                    throw RunnerError.fileSystem(e)
+                } catch {
+                    throw ToolFailure("\(path): cannot write: \(error)", status: .output)
+                }
+                written.append(path)
+            }
+            return written
+        }
+    }
+
+    /// What the step would read and where its result is kept.
+    struct Plan {
+        var hulls: Publisher.Artifact
+        var kinds: [ArtifactKind]
+        var artifacts: [Publisher.Artifact]
+        /// Identifies the inputs except the lineage.
+        var result: String
+        var previous: LineageState?
+        /// The step's key: the result and the previous result it is matched against.
+        var key: String
+        var directory: String
+    }
+
+    static let names = ["regions.geojson", "changes.json", "lineage.json"]
+
+    /// The inputs, the previous lineage and the key. `fresh`: ignore the lineage file.
+    func plan(_ completed: [String: StagePlanner.Completed], fresh: Bool) throws -> Plan {
+        let publisher = Publisher(manifest: manifest, work: work, planner: planner)
+        func artifact(_ kind: ArtifactKind?) throws -> Publisher.Artifact {
+            guard let a = publisher.artifact(kind, completed) else {
+                throw ToolFailure(
+                    "internal error: no \(kind?.description ?? "hulls") output for the lineage step", status: .internalError)
+            }
+            return a
+        }
+        let hulls = try artifact(nil)
+        let kinds: [ArtifactKind] = [.regions, .projected, .pois, .scores]
+        let artifacts = try kinds.map { try artifact($0) }
+        // The result: everything the ids depend on except the lineage.
+        var members: [(String, JSONValue)] = [
+            ("step", .string("lineage")), ("version", .number(Double(Self.version))), ("build", .string(build)),
+            ("hulls", .string("\(hulls.digest.hash)")),
+        ]
+        for (k, a) in zip(kinds, artifacts) { members.append((k.description, .string("\(a.digest.hash)"))) }
+        var hasher = ContentHasher()
+        hasher.update(JSONValue.object(members).serialized())
+        let result = hasher.finalize().description
+
+        let tracking = manifest.lineage.enabled
+        let path = Self.lineagePath(manifest)
+        var previous: LineageState?
+        if tracking && !fresh && FileSystem.exists(path) {
+            let bytes: [UInt8]
+            do {
+                bytes = try FileSystem.read(path)
+            } catch {
+                throw ToolFailure(
+                    "\(path): cannot read the lineage file (\(error)); fix it, or start a fresh lineage with "
+                        + "--fresh-lineage", status: .inputData)
+            }
+            do {
+                previous = try LineageState(bytes: bytes, path: path)
+            } catch {
+                throw ToolFailure(error.description, status: .inputData)
+            }
+        }
+        // Keyed by the previous result the regions are matched against (not the file's bytes): a
+        // rerun over its own published lineage file finds the same key.
+        var keyHasher = ContentHasher()
+        keyHasher.update(result)
+        if !tracking {
+            keyHasher.update("untracked")
+        } else if let base = Lineage.base(of: previous, result: result) {
+            keyHasher.update("base")
+            keyHasher.update(base.json.serialized())
+        } else {
+            keyHasher.update("fresh")
+        }
+        let key = keyHasher.finalize().description
+        return Plan(
+            hulls: hulls, kinds: kinds, artifacts: artifacts, result: result, previous: previous, key: key,
+            directory: folder + "/" + key)
+    }
+
+    /// The regions of a stored result for these inputs and lineage file, when one verifies (for
+    /// `status`, which runs nothing).
+    func stored(_ completed: [String: StagePlanner.Completed]) -> Publisher.Artifact? {
+        guard let plan = try? plan(completed, fresh: false), let reused = reuse(plan.directory, names: Self.names)
+        else { return nil }
+        return Publisher.Artifact(path: plan.directory + "/" + Self.names[0], digest: reused.digest)
+    }
+
+    /// Runs the step (or reuses its verified result). `fresh`: ignore the lineage file.
+    func run(_ completed: [String: StagePlanner.Completed], fresh: Bool) throws -> Outcome {
+        let plan = try plan(completed, fresh: fresh)
+        let (hulls, kinds, artifacts, result, previous) = (plan.hulls, plan.kinds, plan.artifacts, plan.result, plan.previous)
+        let tracking = manifest.lineage.enabled
+        let key = plan.key
+        let directory = plan.directory
+        let names = Self.names
+        let changesPaths = tracking ? Self.changesPaths(manifest) : []
+        let lineagePath = tracking ? Self.lineagePath(manifest) : nil
+
+        defer { prune(keeping: key) }
+        if let reused = reuse(directory, names: names) {
+            return Outcome(
+                regions: Publisher.Artifact(path: directory + "/" + names[0], digest: reused.digest),
+                changesText: reused.changes, lineageText: reused.lineage, summary: reused.summary,
+                continued: reused.continued, changesPaths: changesPaths, lineagePath: lineagePath)
+        }
+
+        let staging = folder + "/." + key + AtomicFile.temporaryMarker + String(getpid())
+        let hullsBytes = try FileSystem.read(hulls.path)
+        guard FileDigest(hash: Self.hash(hullsBytes), size: hullsBytes.count) == hulls.digest else {
+            throw RunnerError.inputChanged(stage: "lineage", input: "regions.geojson", path: hulls.path)
+        }
+        let files = try zip(kinds, artifacts).map { try ArtifactFile(path: $0.1.path, expected: $0.0) }
+        let regionsFile = files[0]
+        let keywords = (try regionsFile.meta("keywords").arrayValue ?? []).map { $0["query"]?.stringValue ?? "" }
+        let pois = try POITable(artifact: files[2])
+        let scores = try ScoreTable(artifact: files[3])
+        let inputs = RegionIdentity.Inputs(
+            hulls: hullsBytes, regions: try RegionTable(artifact: regionsFile), keywords: keywords,
+            projected: try ProjectedPoints(artifact: files[1]), pois: pois, matches: scores.matches,
+            labeler: RegionLabeler(
+                places: pois.places.map { RegionLabeler.Place(name: $0.name, kind: $0.kind, lon: $0.lon, lat: $0.lat) }),
+            streets: pois.streets)
+        let output: RegionIdentity.Output
+        do {
+            output = try RegionIdentity.identify(inputs, previous: previous, result: result, tracking: tracking)
+        } catch let e as LineageError {
+            throw ToolFailure(e.description, status: .inputData)
+        } catch {
+            throw ToolFailure("lineage: \(error)", status: .artifact)
+        }
+        let regionsBytes = Array(output.geoJSON.utf8)
+        let changes = Array(output.changes.jsonText.utf8)
+        let lineage = Array(output.lineage.text.utf8)
+        let summary = tracking ? output.changes.summary : "no lineage (\"lineage\": false)"
+        // Built in a staging folder and renamed into place: WORK/lineage/<key>/ only ever appears
+        // complete (an interrupted run's staging folder is removed by the next run).
+        do {
+            try FileSystem.removeTree(staging)
+            try FileSystem.createDirectories(staging)
+            for (name, bytes) in zip(names, [regionsBytes, changes, lineage]) {
+                try AtomicFile.write(bytes, to: staging + "/" + name, durable: false)
+            }
+            let record = JSONValue.object(
+                [("summary", .string(summary)), ("continued", .bool(output.continued))]
+                    + zip(names, [regionsBytes, changes, lineage]).map { name, bytes in
+                        (name, .object(FileDigest(hash: Self.hash(bytes), size: bytes.count).jsonMembers))
+                    })
+            try AtomicFile.write(record.serialized(pretty: true) + "\n", to: staging + "/digests.json", durable: false)
+            try FileSystem.removeTree(directory)
+            try FileSystem.rename(staging, to: directory)
+        } catch let e as FileSystem.Failure {
+            try? FileSystem.removeTree(staging)
+            throw RunnerError.fileSystem(e)
+        } catch {
+            try? FileSystem.removeTree(staging)
+            throw error
+        }
+        return Outcome(
+            regions: Publisher.Artifact(
+                path: directory + "/" + names[0], digest: FileDigest(hash: Self.hash(regionsBytes), size: regionsBytes.count)),
+            changesText: changes, lineageText: lineage, summary: summary, continued: output.continued,
+            changesPaths: changesPaths, lineagePath: lineagePath)
+    }
+
+    /// How the last published result changed things, for `status`: its change report's summary
+    /// and counts (read from the published `changes.json`, else from the step's own copy when
+    /// no output is a file); nil without a lineage or before the first run.
+    static func lastChanges(_ manifest: Manifest) -> (summary: String, json: JSONValue)? {
+        guard manifest.lineage.enabled else { return nil }
+        let folder = manifest.workDirectory + "/lineage"
+        let candidates =
+            changesPaths(manifest) + FileSystem.list(folder).filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 + "/changes.json" }
+        for path in candidates {
+            guard let bytes = try? FileSystem.read(path),
+                let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                    try JSONParser.parse(bytes: b)
+                }),
+                let summary = json["summary"]?.stringValue
+            else { continue }
+            return (
+                summary,
+                .object([
+                    ("summary", .string(summary)), ("counts", json["counts"] ?? .null),
+                    ("kept_ids", json["kept_ids"] ?? .null), ("report", .string(path)),
+                ])
+            )
+        }
+        return nil
+    }
+
+    /// Removes the step's results other than `keep` (an older night's result is never reused:
+    /// its lineage file is no longer the published one).
+    func prune(keeping keep: String) {
+        for name in FileSystem.list(folder) where name != keep && !name.hasPrefix(".") {
+            try? FileSystem.removeTree(folder + "/" + name)
+        }
+    }
+
+    static func hash(_ bytes: [UInt8]) -> ContentHash {
+        var h = ContentHasher()
+        bytes.withUnsafeBytes { h.update($0) }
+        return h.finalize()
+    }
+
+    /// A stored result whose files all still have their recorded digests.
+    private func reuse(_ directory: String, names: [String]) -> (
+        digest: FileDigest, changes: [UInt8], lineage: [UInt8], summary: String, continued: Bool
+    )? {
+        guard let bytes = try? FileSystem.read(directory + "/digests.json"),
+            let record = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            })
+        else { return nil }
+        var contents: [[UInt8]] = []
+        for name in names {
+            guard let expected = record[name].flatMap(FileDigest.init(json:)),
+                let file = try? FileSystem.read(directory + "/" + name),
+                FileDigest(hash: Self.hash(file), size: file.count) == expected
+            else { return nil }
+            contents.append(file)
+        }
+        guard let regions = record[names[0]].flatMap(FileDigest.init(json:)) else { return nil }
+        return (
+            regions, contents[1], contents[2], record["summary"]?.stringValue ?? "",
+            record["continued"]?.boolValue ?? false
+        )
+    }
+}

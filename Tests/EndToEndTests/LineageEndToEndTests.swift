@@ -1,0 +1,278 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchPipeline
+
+/// Night after night: day 2 is day 1 with POIs moved, added and removed in known places. The
+/// untouched regions keep their ids, each planted change gets its verdict, reruns give the same
+/// bytes, and a split and a merge resolve the same way on any thread and tile count.
+final class LineageEndToEndTests: XCTestCase {
+    /// One POI: id, x and y in metres east and north of a point in Chicago, category.
+    typealias POI = (id: String, x: Double, y: Double, category: String)
+
+    /// The planted places, by what happens to them on day 2.
+    enum Place: String, CaseIterable {
+        case untouched1, untouched2, untouched3, grown, shrunk, retired, moved, split, merged
+    }
+
+    /// Day-1 centres (metres) of the places (a split's and a merge's centre between their lobes).
+    static let centres: [Place: (Double, Double)] = [
+        .untouched1: (1500, 1500), .untouched2: (4500, 1500), .untouched3: (7500, 1500), .grown: (1500, 4500),
+        .shrunk: (4500, 4500), .retired: (7500, 4500), .moved: (1500, 7500), .split: (4500, 7500),
+        .merged: (7400, 7500),
+    ]
+    static let newCentre = (3000.0, 3000.0)
+
+    static func cluster(_ prefix: String, _ cx: Double, _ cy: Double, _ n: Int, _ r: Double, _ seed: UInt64) -> [POI] {
+        var rng = SeededRandom(seed: seed)
+        return (0..<n).map { i in
+            let a = rng.uniform(0, 2 * Double.pi)
+            let d = r * rng.uniform().squareRoot()
+            return ("\(prefix)\(i)", cx + d * cos(a), cy + d * sin(a), "restaurant")
+        }
+    }
+
+    static func street(_ prefix: String, _ x0: Double, _ x1: Double, _ y: Double, _ n: Int, _ seed: UInt64) -> [POI] {
+        var rng = SeededRandom(seed: seed)
+        return (0..<n).map { i in ("\(prefix)\(i)", rng.uniform(x0, x1), y + rng.uniform(-25, 25), "restaurant") }
+    }
+
+    /// Day 1 and day 2 (see the type's documentation for what changes).
+    static let nights: (day1: [POI], day2: [POI]) = {
+        var rng = SeededRandom(seed: 7)
+        let background: [POI] = (0..<5_000).map { ("b\($0)", rng.uniform(0, 9_000), rng.uniform(0, 9_000), "shop") }
+        let u1 = cluster("u1_", 1500, 1500, 40, 150, 1)
+        let u2 = cluster("u2_", 4500, 1500, 40, 150, 2)
+        let u3 = cluster("u3_", 7500, 1500, 40, 150, 3)
+        let grown = cluster("g_", 1500, 4500, 40, 150, 4)
+        let shrunk = cluster("s_", 4500, 4500, 60, 150, 5)
+        let retired = cluster("r_", 7500, 4500, 40, 150, 6)
+        let moved = cluster("m_", 1500, 7500, 40, 150, 7)
+        // Two lobes joined by a street of restaurants, which closes on day 2.
+        let lobes = cluster("sl_", 4000, 7500, 35, 120, 8) + cluster("sr_", 5000, 7500, 35, 120, 9)
+        let bridge = street("sb_", 4100, 4900, 7500, 25, 10)
+        // Two lobes 1 km apart, joined by a new street on day 2.
+        let pair = cluster("ml_", 6900, 7500, 35, 120, 11) + cluster("mr_", 7900, 7500, 35, 120, 12)
+        let day1 = background + u1 + u2 + u3 + grown + shrunk + retired + moved + lobes + bridge + pair
+        let day2 =
+            background + u1 + u2 + u3 + grown + cluster("gp_", 1500, 4500, 40, 200, 13) + Array(shrunk.prefix(25))
+            + moved.map { ($0.id, $0.x + 500, $0.y, $0.category) } + lobes + pair
+            + street("mb_", 7000, 7800, 7500, 25, 15) + cluster("n_", newCentre.0, newCentre.1, 40, 150, 14)
+        return (day1, day2)
+    }()
+
+    static func csv(_ pois: [POI]) -> String {
+        let metres = 6_371_008.8 * Double.pi / 180
+        var out = "id,name,category,lon,lat\n"
+        for p in pois {
+            let lon = -87.65 + p.x / (metres * cos(41.85 * Double.pi / 180))
+            let lat = 41.85 + p.y / metres
+            out += "\(p.id),,\(p.category),\(String(format: "%.7f", lon)),\(String(format: "%.7f", lat))\n"
+        }
+        return out
+    }
+
+    /// A fixture with both nights' CSVs (day1.csv is the manifest's input).
+    func fixture() throws -> PipelineFixture {
+        let f = try PipelineFixture()
+        try Self.csv(Self.nights.day1).write(toFile: f.root + "/data/day1.csv", atomically: true, encoding: .utf8)
+        try Self.csv(Self.nights.day2).write(toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
+        try f.writeManifest(
+            sections: [("maps", .bool(false))], keywords: ["restaurant"],
+            input: .object([("path", .string("../data/day1.csv"))]))
+        return f
+    }
+
+    /// Tonight's dump instead of the manifest's input (as a nightly job passes it).
+    func day2(_ f: PipelineFixture) -> [String] { ["--input", f.root + "/data/day2.csv"] }
+
+    func read(_ path: String) throws -> JSONValue {
+        try JSONParser.parse(String(contentsOfFile: path, encoding: .utf8))
+    }
+
+    /// The level-0 region whose polygon's bounding box holds the point (metres), from a regions file.
+    static func region(at point: (Double, Double), in regions: JSONValue) -> JSONValue? {
+        let metres = 6_371_008.8 * Double.pi / 180
+        let lon = -87.65 + point.0 / (metres * cos(41.85 * Double.pi / 180))
+        let lat = 41.85 + point.1 / metres
+        for f in regions["features"]?.arrayValue ?? [] where f["properties"]?["level"]?.intValue == 0 {
+            var lons: [Double] = []
+            var lats: [Double] = []
+            func walk(_ v: JSONValue) {
+                if let a = v.arrayValue, a.count >= 2, let x = a[0].doubleValue, let y = a[1].doubleValue {
+                    lons.append(x)
+                    lats.append(y)
+                } else {
+                    for item in v.arrayValue ?? [] { walk(item) }
+                }
+            }
+            walk(f["geometry"]?["coordinates"] ?? .null)
+            if let a = lons.min(), let b = lons.max(), let c = lats.min(), let d = lats.max(),
+                a <= lon, lon <= b, c <= lat, lat <= d
+            {
+                return f["properties"]
+            }
+        }
+        return nil
+    }
+
+    func testPlantedChangesGetTheirVerdictsAndUntouchedRegionsKeepTheirIds() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        let out = f.root + "/out/"
+        let first = try f.run()
+        XCTAssertEqual(first.status, 0, first.output)
+        let day1 = try read(out + "test.geojson")
+        let firstChanges = try read(out + "test.changes.json")
+        XCTAssertEqual(firstChanges["counts"]?["new"]?.intValue, day1["features"]?.arrayValue?.count)
+        var ids: [Place: Int] = [:]
+        for place in Place.allCases {
+            let c = Self.centres[place]!
+            // A split or merge is found by one of its lobes.
+            let probe = place == .split || place == .merged ? (c.0 - 500, c.1) : c
+            guard let id = Self.region(at: probe, in: day1)?["region_id"]?.intValue else {
+                return XCTFail("day 1 has no region at \(place)")
+            }
+            ids[place] = id
+        }
+        let highWaterMark = try read(out + "test.lineage.json")["regionsearch_lineage"]?["high_water_mark"]?.intValue
+        XCTAssertNotNil(highWaterMark)
+        try FileManager.default.copyItem(atPath: out + "test.lineage.json", toPath: f.root + "/day1.lineage.json")
+
+        let second = try f.run(day2(f))
+        XCTAssertEqual(second.status, 0, second.output)
+        XCTAssertTrue(second.output.contains("lineage: "), second.output)
+        let day2Regions = try read(out + "test.geojson")
+        let changes = try read(out + "test.changes.json")
+        let entries = (changes["regions"]?.arrayValue ?? []) + (changes["retired"]?.arrayValue ?? [])
+        func entry(_ id: Int, retired: Bool = false) -> JSONValue? {
+            entries.first { $0["region_id"]?.intValue == id && ($0["change"]?.stringValue == "retired") == retired }
+        }
+        func verdict(_ place: Place) -> String? { entry(ids[place]!)?["change"]?.stringValue }
+
+        for place in [Place.untouched1, .untouched2, .untouched3] {
+            XCTAssertEqual(verdict(place), "unchanged", "\(place)")
+            XCTAssertEqual(Self.region(at: Self.centres[place]!, in: day2Regions)?["region_id"]?.intValue, ids[place])
+        }
+        XCTAssertEqual(verdict(.grown), "grown")
+        XCTAssertEqual(verdict(.shrunk), "shrunk")
+        XCTAssertEqual(entry(ids[.shrunk]!)?["members_after"]?.intValue, 25)
+        XCTAssertEqual(verdict(.moved), "moved")
+        XCTAssertEqual(entry(ids[.moved]!)?["shift_m"]?.doubleValue ?? 0, 500, accuracy: 50)
+        XCTAssertEqual(entry(ids[.retired]!, retired: true)?["change"]?.stringValue, "retired")
+        XCTAssertNotNil(entry(ids[.retired]!, retired: true)?["geometry"], "a retired region keeps its last geometry")
+        // The new cluster: a new id above the high-water mark.
+        let new = Self.region(at: Self.newCentre, in: day2Regions)
+        XCTAssertEqual(new?["change"]?.stringValue, "new")
+        XCTAssertGreaterThan(new?["region_id"]?.intValue ?? 0, highWaterMark ?? .max)
+        // The split: one lobe keeps the id, the other is born above the mark, both name the pieces.
+        let c = Self.centres[.split]!
+        let left = Self.region(at: (c.0 - 500, c.1), in: day2Regions)
+        let right = Self.region(at: (c.0 + 500, c.1), in: day2Regions)
+        let pieces = [left, right].compactMap { $0?["region_id"]?.intValue }.sorted()
+        XCTAssertEqual(pieces.count, 2)
+        XCTAssertTrue(pieces.contains(ids[.split]!), "one piece keeps the id: \(pieces)")
+        XCTAssertGreaterThan(pieces.max() ?? 0, highWaterMark ?? .max)
+        for id in pieces {
+            XCTAssertEqual(entry(id)?["change"]?.stringValue, "split")
+            XCTAssertEqual(entry(id)?["split_from"]?.intValue, ids[.split])
+            XCTAssertEqual(entry(id)?["split_into"]?.arrayValue?.compactMap(\.intValue), pieces)
+        }
+        // The merge: one region keeps one lobe's id, names both; the other lobe's id retires into it.
+        let m = Self.centres[.merged]!
+        let lobeIDs = [ids[.merged]!, Self.region(at: (m.0 + 500, m.1), in: day1)?["region_id"]?.intValue ?? -1].sorted()
+        guard let merged = Self.region(at: (m.0, m.1), in: day2Regions), let mergedID = merged["region_id"]?.intValue
+        else { return XCTFail("day 2 has no merged region") }
+        XCTAssertEqual(merged["change"]?.stringValue, "merged")
+        XCTAssertTrue(lobeIDs.contains(mergedID))
+        XCTAssertEqual(entry(mergedID)?["merged_from"]?.arrayValue?.compactMap(\.intValue), lobeIDs)
+        let gone = lobeIDs.first { $0 != mergedID }!
+        XCTAssertEqual(entry(gone, retired: true)?["merged_into"]?.intValue, mergedID)
+        // status says how the last run changed things.
+        let status = try f.tool(["status", f.manifestPath] + day2(f))
+        XCTAssertTrue(status.output.contains("changes: "), status.output)
+        XCTAssertTrue(status.output.contains("1 merged"), status.output)
+
+        // A rerun of day 2 is matched against day 1 again: the same bytes, nothing written.
+        let files = ["test.geojson", "test.changes.json", "test.lineage.json"]
+        let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: out + $0)) }
+        let rerun = try f.run(day2(f))
+        XCTAssertEqual(rerun.status, 0, rerun.output)
+        XCTAssertEqual(try files.map { try Data(contentsOf: URL(fileURLWithPath: out + $0)) }, before)
+        XCTAssertTrue(try f.tool(["status", f.manifestPath, "--check"] + day2(f)).status == 0)
+        // diff of the two lineage files gives the run's report (what the two files are called aside).
+        let diff = try f.tool(
+            ["diff", f.root + "/day1.lineage.json", out + "test.lineage.json", "--json", f.root + "/diff.json"])
+        XCTAssertEqual(diff.status, 0, diff.output)
+        let report = try read(f.root + "/diff.json")
+        for key in ["basis", "counts", "kept_ids", "regions", "retired"] {
+            XCTAssertEqual(report[key], changes[key], key)
+        }
+    }
+
+    /// Day 1 then day 2 with one thread, with two, and day 2 as a tiled run: the same regions,
+    /// ids, split and merge, byte for byte.
+    func testSplitAndMergeResolveTheSameWayOnAnyThreadAndTileCount() throws {
+        var outputs: [[Data]] = []
+        let files = ["test.geojson", "test.changes.json", "test.lineage.json"]
+        for threads in ["1", "2"] {
+            let f = try fixture()
+            defer { f.remove() }
+            XCTAssertEqual(try f.run(["--threads", threads]).status, 0)
+            let r = try f.run(day2(f) + ["--threads", threads])
+            XCTAssertEqual(r.status, 0, r.output)
+            outputs.append(try files.map { try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/" + $0)) })
+        }
+        XCTAssertEqual(outputs[0], outputs[1], "one thread and two")
+        // Tiled: day 1 as a single run, day 2 in 4 tiles (the workflow's steps, no engine).
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        try f.writeManifest(
+            sections: [("maps", .bool(false))], keywords: ["restaurant"],
+            input: .object([("path", .string("../data/day2.csv"))]))
+        let dir = f.root + "/wf"
+        let plan = dir + "/plan.json"
+        let tiles = 4
+        var steps: [[String]] = [
+            ["plan", f.manifestPath, "--tiles", String(tiles), "--emit", "snakefile", dir],
+            ["tile", "prepare", "--plan", plan],
+        ]
+        steps += (0..<tiles).map { ["tile", "graph", "--plan", plan, "--tile", String($0)] }
+        steps.append(["tile", "gather-graph", "--plan", plan])
+        steps += (0..<tiles).map { ["tile", "propagate", "--plan", plan, "--tile", String($0)] }
+        steps.append(["tile", "finish", "--plan", plan])
+        for step in steps {
+            let s = try f.tool(step)
+            XCTAssertEqual(s.status, 0, "\(step.joined(separator: " ")): \(s.output)")
+            if s.status != 0 { return }
+        }
+        let tiled = try files.map { try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/" + $0)) }
+        XCTAssertEqual(tiled, outputs[0], "4 tiles")
+        let changes = try read(f.root + "/out/test.changes.json")
+        XCTAssertEqual(changes["counts"]?["split"]?.intValue, 2)
+        XCTAssertEqual(changes["counts"]?["merged"]?.intValue, 1)
+    }
+
+    /// --fresh-lineage numbers the regions afresh; "lineage": false keeps no lineage at all.
+    func testAFreshLineageAndNoLineage() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        let fresh = try f.run(day2(f) + ["--fresh-lineage"])
+        XCTAssertEqual(fresh.status, 0, fresh.output)
+        let changes = try read(f.root + "/out/test.changes.json")
+        let regions = try read(f.root + "/out/test.geojson")["features"]?.arrayValue ?? []
+        XCTAssertEqual(changes["counts"]?["new"]?.intValue, regions.count)
+        XCTAssertEqual(regions.compactMap { $0["properties"]?["region_id"]?.intValue }, Array(1...regions.count))
+        try f.writeManifest(
+            sections: [("maps", .bool(false)), ("lineage", .bool(false))], keywords: ["restaurant"],
+            input: .object([("path", .string("../data/day2.csv"))]))
+        try FileManager.default.removeItem(atPath: f.root + "/out/test.changes.json")
+        XCTAssertEqual(try f.run().status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/out/test.changes.json"))
+        let plain = try read(f.root + "/out/test.geojson")["features"]?.arrayValue ?? []
+        XCTAssertTrue(plain.allSatisfy { $0["properties"]?["change"] == .null })
+    }
+}
