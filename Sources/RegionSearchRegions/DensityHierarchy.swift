@@ -36,7 +36,7 @@ import RegionSearchModel
 ///
 /// Deterministic: sets in order of their smallest position, children after their parents.
 public struct DensityHierarchy: Sendable {
-    public struct Options: Sendable {
+    public struct Options: Sendable, Equatable {
         var coreRatio: Double
         var extendRatio: Double
         var childCoreRatio: Double

@@ -143,6 +143,14 @@ final class FormatsEndToEndTests: XCTestCase {
             XCTAssertTrue(try String(contentsOfFile: err, encoding: .utf8).contains("up to date"), "progress on stderr")
         }
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: "/dev/stdout"), "/proc/self/fd/1")
+        // Nothing is created beside a device: no maps, no published set, no change report.
+        for beside in [
+            "/dev/stdout.png", "/dev/stdout.svg", "/dev/stdout.html", "/dev/.stdout.published", "/dev/stdout.changes.json",
+            "/dev/stdout.lineage.json", "/proc/self/fd/1.png", "/proc/self/fd/.1.published",
+        ] {
+            var st = stat()
+            XCTAssertNotEqual(lstat(beside, &st), 0, "\(beside) was created beside the output")
+        }
 
         // A link to a file: the file is replaced, the link stays.
         let real = f.root + "/out/real.geojson"

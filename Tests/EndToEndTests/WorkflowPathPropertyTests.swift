@@ -90,10 +90,12 @@ final class WorkflowPathPropertyTests: XCTestCase {
             try fakeTool(at: tools + "/regionsearch")
 
             for engine in WorkflowWriter.Engine.allCases {
+                let defaults = TilePlanner.Request(manifest: manifest, tiles: 2, directory: directory, engine: engine)
                 let plan = TilePlan(
                     manifest: manifest, directory: directory, toolDirectory: tools, tiles: 2,
+                    haloCells: defaults.haloCells, pointsPerCell: defaults.pointsPerCell,
                     estimate: TileEstimate(points: 1000, source: "given", keywords: 1, tiles: 2, reach: 38),
-                    inputs: [manifest] + inputs)
+                    partition: defaults.partition, inputs: [manifest] + inputs)
                 let all = [manifest, directory, tools] + inputs
                 let control = all.first { $0.unicodeScalars.contains(where: WorkflowWriter.forbidden) }
                 let brace = ([manifest] + inputs).first { $0.contains("{") || $0.contains("}") }

@@ -24,11 +24,11 @@ struct MapPublisher {
 
     var stem: String { MapProducts.stem(of: manifest.output) }
 
-    /// The files the settings ask for; none when the output is not a file (standard output, a
-    /// PostGIS table), since there is no "beside" to write them to.
+    /// The files the settings ask for; none when the output is not a file replaced by rename
+    /// (standard output, a device such as `/dev/stdout`, a pipe, a PostGIS table), since there is
+    /// no "beside" to write them to.
     var paths: [String] {
-        let target = manifest.outputTarget
-        guard !target.isStandardOutput, target.format != .postgis else { return [] }
+        guard PublishedSet.isPublished(manifest.outputTarget) else { return [] }
         return manifest.maps.options.formats.map { MapProducts.path(stem: stem, $0) }
     }
 

@@ -55,8 +55,24 @@ struct PublishedSet {
     /// else the POI layer); nil for an experiment or when no output is a file.
     static func root(of manifest: Manifest) -> String? {
         guard manifest.experiment == nil, !manifest.isCombination else { return nil }
-        guard let first = manifest.outputTargets.first(where: { !$0.files.isEmpty }) else { return nil }
+        guard let first = manifest.outputTargets.first(where: { !$0.files.isEmpty && isPublished($0) }) else {
+            return nil
+        }
         return root(besides: publishedPath(first.path))
+    }
+
+    /// Whether `target` is published as files of a set: a file replaced by rename (or already one
+    /// of a set's links) — not a database, standard output, a pipe or a device (`/dev/stdout`),
+    /// which are written in place and beside which nothing may be created.
+    static func isPublished(_ target: OutputTarget) -> Bool {
+        guard target.format != .postgis, !target.isStandardOutput else { return false }
+        // Classified as given first: `/dev/stdout` links to the descriptor, whose file (the
+        // shell's redirection) must be written through, never replaced or given neighbours.
+        let given = try? AtomicFile.Target(target.path)
+        if let given, !given.isReplaced { return false }
+        let path = publishedPath(target.path)
+        if let text = linkText(path), text.contains(suffix + "/current/") { return true }
+        return (try? AtomicFile.Target(path))?.isReplaced ?? false
     }
 
     // MARK: Generations

@@ -153,11 +153,7 @@ struct Publisher {
     /// Whether a destination is files (published as part of the set), not a database or a
     /// stream (a pipe, a device, standard output: written in place on every run).
     static func isFileGroup(_ group: [OutputTarget]) throws -> Bool {
-        let first = group[0]
-        guard first.format != .postgis, !first.isStandardOutput else { return false }
-        let path = PublishedSet.publishedPath(first.path)
-        if PublishedSet.linkText(path) != nil { return true }  // one of the set's links
-        return try AtomicFile.Target(path).isReplaced
+        PublishedSet.isPublished(group[0])
     }
 
     // MARK: The published set
