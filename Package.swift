@@ -93,9 +93,12 @@ var targets: [Target] = [
     .target(name: stages, dependencies: deps([core, model] + domain)),
     .target(
         name: pipeline,
-        dependencies: deps([core, model, gdal, ingest, projection, graph, propagation, output, lineage, evaluation, maps, stages])),
+        dependencies: deps([
+            core, model, gdal, ingest, projection, graph, propagation, output, lineage, evaluation, maps, stages,
+        ])),
     .target(
-        name: cli, dependencies: deps([core, model, ingest, graph, lineage, evaluation, synthetic, maps, stages, pipeline])),
+        name: cli,
+        dependencies: deps([core, model, ingest, graph, lineage, evaluation, synthetic, maps, stages, pipeline])),
 
     .testTarget(
         name: "RegionSearchTests",

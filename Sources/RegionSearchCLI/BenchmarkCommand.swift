@@ -76,7 +76,8 @@ public enum BenchmarkCommand {
             + "regionsearch-generate, e.g. with --seed 77.")
     static let bandwidthProbeOption = CommandSpec.Option(
         "bandwidth-probe", .flag, help: "Internal: only measure the memory bandwidth (STREAM triad) and print JSON.")
-    static let threadsOption = CommandSpec.Option.threads("Passed to every stage (by default the stages use all cores).")
+    static let threadsOption = CommandSpec.Option.threads(
+        "Passed to every stage (by default the stages use all cores).")
 
     static let spec = CommandSpec(
         name: "regionsearch-bench",

@@ -56,7 +56,8 @@ public enum EvaluateCommand {
         help: "Measure in this projected CRS (metres).")
     static let riverToleranceOption = CommandSpec.Option(
         "river-tolerance-m", .number(min: 0), default: .value(.number(evaluatorDefaults.riverTolerance)),
-        placeholder: "M", help: "Land within M metres of a river is not on a bank: a margin reaching into it spans nothing.")
+        placeholder: "M",
+        help: "Land within M metres of a river is not on a bank: a margin reaching into it spans nothing.")
     static let threadsOption = CommandSpec.Option.threads(
         "Threads for reading the POI file; results do not depend on it.")
 

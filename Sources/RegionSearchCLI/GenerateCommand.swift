@@ -24,7 +24,8 @@ public enum GenerateCommand {
     static let outOption = CommandSpec.Option(
         "out", .path, default: .required, placeholder: "PREFIX", help: "Output path prefix.")
     static let scenarioOption = CommandSpec.Option(
-        "scenario", .choice(SyntheticScenario.allCases.map(\.rawValue)), default: .value(.string(defaults.scenario.rawValue)),
+        "scenario", .choice(SyntheticScenario.allCases.map(\.rawValue)),
+        default: .value(.string(defaults.scenario.rawValue)),
         help: "What to plant; see below.")
     static let nOption = CommandSpec.Option(
         "n", .integer(1...1_000_000_000), default: .value(.number(Double(defaults.n))), help: "Total POIs.")

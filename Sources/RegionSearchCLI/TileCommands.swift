@@ -7,7 +7,8 @@ import RegionSearchStages
 public enum TileCommands {
     static let tilesOption = CommandSpec.Option(
         "tiles", .text, default: .required, placeholder: "N|auto",
-        help: "Number of tiles, 1 to 4096; auto: one per 5 million POIs (from the last run's count or the input sizes).")
+        help: "Number of tiles, 1 to 4096; auto: one per 5 million POIs (from the last run's count or the input sizes)."
+    )
     static let emitOption = CommandSpec.Option(
         "emit", .choice(WorkflowWriter.Engine.allCases.map(\.rawValue)), default: .required,
         help: "snakefile: DIR/Snakefile and DIR/profiles/slurm; sbatch: DIR/sbatch/*.sbatch and DIR/submit.sh.")

@@ -170,7 +170,8 @@ public final class PostGISTableWriter {
     }
 
     private func append(
-        _ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset, history: History?
+        _ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset,
+        history: History?
     ) throws(GDALError) {
         let target: GDALLayer
         if try exists(name, in: dataset) {

@@ -57,7 +57,8 @@ public struct GraphOptions: StageOptions, Equatable {
             + "points count once)."
     )
     static let maxEdgeSpec = ParameterSpec(
-        "max_edge_m", .number(min: 0, max: nil, minExclusive: true), default: defaults.maxEdgeMetres.map { .number($0) } ?? .null,
+        "max_edge_m", .number(min: 0, max: nil, minExclusive: true),
+        default: defaults.maxEdgeMetres.map { .number($0) } ?? .null,
         help: "Drop every edge longer than this many metres, whatever the neighbourhood.")
     static let pruneFactorSpec = ParameterSpec(
         "prune_factor", .number(min: 0, max: nil), default: .number(defaults.pruneFactor),

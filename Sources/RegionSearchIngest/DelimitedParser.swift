@@ -277,7 +277,8 @@ struct DelimitedParser {
                 if let i = header.firstIndex(of: n) { return i }
                 let folded = header.enumerated().filter { $0.element.lowercased() == n.lowercased() }
                 if folded.count == 1 { return folded[0].offset }
-                let hint = closestMatch(n, in: header).map { " (did you mean '\(PrintableText.of($0, limit: 60))'?)" } ?? ""
+                let hint =
+                    closestMatch(n, in: header).map { " (did you mean '\(PrintableText.of($0, limit: 60))'?)" } ?? ""
                 let list = header.prefix(40).map { "'\(PrintableText.of($0, limit: 60))'" }.joined(separator: ", ")
                 throw UsageError(
                     "\(at).\(key): no column named '\(n)' in the header of '\(path)'\(hint); columns: \(list)")
@@ -327,7 +328,8 @@ struct DelimitedParser {
             } else if let i = guess("wkt") {
                 r.wkt = i
             } else {
-                let list = (header ?? []).prefix(40).map { "'\(PrintableText.of($0, limit: 60))'" }.joined(separator: ", ")
+                let list = (header ?? []).prefix(40).map { "'\(PrintableText.of($0, limit: 60))'" }.joined(
+                    separator: ", ")
                 throw UsageError(
                     "\(at): cannot tell which columns of '\(path)' hold the coordinates; give columns.lon and "
                         + "columns.lat (or columns.coordinates or columns.wkt)"

@@ -231,13 +231,13 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                 atEOF = true
             }
             let result = scanner.scan(buf, from: from, to: to, atEOF: atEOF)
-            if case let .complete(e) = result {
+            if case .complete(let e) = result {
                 scannedBytes &+= UInt64(max(0, e - from))
             } else {
                 scannedBytes &+= UInt64(max(0, to - from))
             }
             switch result {
-            case let .complete(e):
+            case .complete(let e):
                 let s = Int(startAbs - base)
                 pos = e
                 let bytes = UnsafeBufferPointer(start: buf + s, count: e - s)
@@ -383,7 +383,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         }
         let geometryObject = key == "geometry" && !sawFeatures && buf[pos] == UInt8(ascii: "{")
         switch try readValue(geometryObject ? .geometry : .plain) {
-        case let .success(v):
+        case .success(let v):
             if key == "crs" { checkCRS(v) }
             if geometryObject, let shape = parsedShape {
                 objectShape = shape
@@ -477,10 +477,10 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         keepAbs = startAbs
         lastStartAbs = startAbs
         switch try readValue(c == UInt8(ascii: "{") ? .feature : .plain) {
-        case let .success(v):
+        case .success(let v):
             lastEndAbs = absPos
             return makeRecord(v, shape: parsedShape, line: line, offset: startAbs, topLevel: !arrayInObject)
-        case let .failure(problem):
+        case .failure(let problem):
             switch problem {
             case .bad(let reason, let e):
                 lastEndAbs = e
@@ -543,7 +543,9 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
             "urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:OGC::CRS84", "EPSG:4326", "urn:ogc:def:crs:EPSG::4326",
         ]
         if !ok.contains(name) {
-            oddities.append("the file declares crs \"\(name)\"; coordinates are read as lon/lat in the input's crs setting (\(spec.crs.rawValue))")
+            oddities.append(
+                "the file declares crs \"\(name)\"; coordinates are read as lon/lat in the input's crs setting (\(spec.crs.rawValue))"
+            )
         }
     }
 
@@ -579,8 +581,8 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
         guard let geometry = feature["geometry"], geometry != .null else { return reject("feature has no geometry") }
         let point: (Double, Double)
         switch shape.map({ RepresentativePoint.of($0) }) ?? RepresentativePoint.of(geometry) {
-        case let .point(lon, lat): point = (lon, lat)
-        case let .failure(reason): return reject(reason)
+        case .point(let lon, let lat): point = (lon, lat)
+        case .failure(let reason): return reject(reason)
         }
         let properties = feature["properties"] ?? .null
         featuresRead += 1
@@ -658,7 +660,7 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
     /// An id as text. A number beyond 2^53 is not exact as a double (9007199254740993 and …992
     /// are the same double), so its literal is taken from the feature's text instead.
     private func idText(_ v: JSONValue?, path: [String]) -> String {
-        if case let .number(d)? = v, abs(d) >= 9_007_199_254_740_992,
+        if case .number(let d)? = v, abs(d) >= 9_007_199_254_740_992,
             let literal = Self.numberLiteral(in: lastRecordText(), path: path)
         {
             return literal
@@ -693,7 +695,9 @@ public final class GeoJSONReader: RecordSource, RecordSourceDiagnostics {
                     if key.stringValue == path[level] {
                         found = true
                     } else {
-                        guard let (_, afterValue) = try? JSONParser.parsePrefix(bytes: bytes, from: i) else { return nil }
+                        guard let (_, afterValue) = try? JSONParser.parsePrefix(bytes: bytes, from: i) else {
+                            return nil
+                        }
                         i = afterValue
                         skip(&i)
                         guard i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return nil }

@@ -23,7 +23,7 @@ public struct IngestCounts: Sendable, Equatable {
     var invariantHolds: Bool {
         read == accepted + rejected + mergedDuplicates + droppedDuplicates && keptDuplicates <= accepted
             && rejectReasons.values.reduce(0, +) == rejected
-        && crossInputDuplicates <= mergedDuplicates + droppedDuplicates + keptDuplicates
+            && crossInputDuplicates <= mergedDuplicates + droppedDuplicates + keptDuplicates
     }
 
     /// The kind of a reject reason: the text before the first ": " (the whole text without one).

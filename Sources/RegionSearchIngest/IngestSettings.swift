@@ -47,7 +47,8 @@ extension IngestSettings: StageOptions {
     static let defaults = IngestSettings()
 
     static let duplicatesSpec = ParameterSpec(
-        "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }), default: .string(defaults.duplicates.rawValue),
+        "duplicates", .choice(DuplicatePolicy.allCases.map { $0.rawValue }),
+        default: .string(defaults.duplicates.rawValue),
         help:
             "What to do with a record whose id already occurred (in any input; see id_scope): keep_first drops it, merge adds "
             + "its keywords to the first record (first name and coordinates win), keep_all keeps it as another POI."

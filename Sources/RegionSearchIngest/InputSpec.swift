@@ -239,7 +239,8 @@ public struct InputSpec: Sendable {
                 guard let n = value.intValue, Self.maxRecordBytesRange.contains(n) else {
                     let range = Self.maxRecordBytesRange
                     throw UsageError(
-                        "\(at): expected an integer in [\(range.lowerBound), \(range.upperBound)], got \(value.serialized())")
+                        "\(at): expected an integer in [\(range.lowerBound), \(range.upperBound)], got \(value.serialized())"
+                    )
                 }
                 maxRecordBytes = n
             case "layer": ogr.layer = try Self.nonEmptyString(value, at: at)
@@ -318,7 +319,8 @@ public struct InputSpec: Sendable {
                 throw UsageError("\(at).osm: only for OSM input, but '\(path)' is read through OGR")
             }
             if columns.tags != nil {
-                throw UsageError("\(at).columns.tags: only for delimited text so far, but '\(path)' is read through OGR")
+                throw UsageError(
+                    "\(at).columns.tags: only for delimited text so far, but '\(path)' is read through OGR")
             }
             for (key, ref) in [
                 ("lon", columns.lon), ("lat", columns.lat), ("coordinates", columns.coordinates), ("wkt", columns.wkt),

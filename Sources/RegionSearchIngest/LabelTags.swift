@@ -17,7 +17,9 @@ enum LabelTags {
         var place: String?
         var i = 0
         let n = text.count
-        func skipBlanks() { while i < n, text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D { i += 1 } }
+        func skipBlanks() {
+            while i < n, text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D { i += 1 }
+        }
         /// A double-quoted string with `\"` and `\\` escapes; nil when it does not end.
         func quoted() -> [UInt8]? {
             guard i < n, text[i] == UInt8(ascii: "\"") else { return nil }

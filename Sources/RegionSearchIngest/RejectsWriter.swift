@@ -41,7 +41,9 @@ public final class RejectsWriter {
     private var line: [UInt8] = []
 
     /// `maxRows` and `maxBytes` default to the caps (tests give smaller ones).
-    public init(path: String, style: Style, maxRows: Int = RejectsWriter.maxRows, maxBytes: Int = RejectsWriter.maxBytes)
+    public init(
+        path: String, style: Style, maxRows: Int = RejectsWriter.maxRows, maxBytes: Int = RejectsWriter.maxBytes
+    )
         throws
     {
         self.path = path

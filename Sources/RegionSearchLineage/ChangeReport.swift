@@ -44,9 +44,10 @@ public struct ChangeReport {
                 membersAfter: region.keywordPOIs, areaAfterM2: region.areaM2, label: region.label,
                 polygons: region.polygons)
             // The link the figures describe: the heir's, else the most similar one.
-            let linkIndex = matching.heir[c].flatMap { p in
-                matching.linksOfCurrent[c].first { matching.links[$0].previous == p }
-            } ?? matching.linksOfCurrent[c].first
+            let linkIndex =
+                matching.heir[c].flatMap { p in
+                    matching.linksOfCurrent[c].first { matching.links[$0].previous == p }
+                } ?? matching.linksOfCurrent[c].first
             if let k = linkIndex {
                 let link = matching.links[k]
                 let p = previous[link.previous]

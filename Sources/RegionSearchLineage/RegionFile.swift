@@ -69,7 +69,8 @@ public enum RegionFile {
             }
             // Shapefile names back to the schema's (n_kw_pois → n_keyword_pois).
             let byShapefileName = Dictionary(
-                RegionFeatureSchema.fields.map { ($0.shapefileName.lowercased(), $0.name) }, uniquingKeysWith: { a, _ in a })
+                RegionFeatureSchema.fields.map { ($0.shapefileName.lowercased(), $0.name) },
+                uniquingKeysWith: { a, _ in a })
             let names = layer.fields.map { byShapefileName[$0.name.lowercased()] ?? $0.name }
             _ = try layer.forEachFeature { (feature: GDALFeature) throws(GDALError) in
                 guard problem == nil else { return }

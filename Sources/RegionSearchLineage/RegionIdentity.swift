@@ -162,12 +162,15 @@ public struct RegionIdentity {
         let identified = FeatureLayer(
             name: layer.name, geometryType: layer.geometryType, fields: layer.fields, features: features)
         var foreign = (document.objectValue ?? []).filter { $0.0 != "type" && $0.0 != "features" }
-        let lineage: JSONValue = !tracking ? .null : .object([
-            ("result", .string(result)),
-            ("previous_result", Lineage.base(of: previous, result: result).map { .string($0.result) } ?? .null),
-            ("high_water_mark", .number(Double(step.state.highWaterMark))),
-            ("summary", .string(step.report.summary)),
-        ])
+        let lineage: JSONValue =
+            !tracking
+            ? .null
+            : .object([
+                ("result", .string(result)),
+                ("previous_result", Lineage.base(of: previous, result: result).map { .string($0.result) } ?? .null),
+                ("high_water_mark", .number(Double(step.state.highWaterMark))),
+                ("summary", .string(step.report.summary)),
+            ])
         // Without a lineage the regions keep the hulls stage's provenance as it was.
         if tracking, let i = foreign.firstIndex(where: { $0.0 == "regionsearch" }),
             case .object(var members) = foreign[i].1

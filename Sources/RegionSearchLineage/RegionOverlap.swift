@@ -9,7 +9,9 @@ final class RegionOverlap {
     private let geos = GEOSContext()
 
     /// The bounding box of polygons in lon/lat (nil when they have no vertex).
-    static func bounds(_ polygons: [[GeoJSONWriter.Ring]]) -> (minLon: Double, minLat: Double, maxLon: Double, maxLat: Double)? {
+    static func bounds(_ polygons: [[GeoJSONWriter.Ring]]) -> (
+        minLon: Double, minLat: Double, maxLon: Double, maxLat: Double
+    )? {
         var b: (Double, Double, Double, Double)?
         for polygon in polygons {
             guard let ring = polygon.first else { continue }

@@ -42,7 +42,8 @@ public struct ScoreTable: Sendable {
         let zeros = [Float](repeating: 0, count: ones.count)
         self.init(
             keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) },
-            ones: Column(ones), probe: Column(probe), density: (density ?? scores.map { _ in zeros }).map { Column($0) })
+            ones: Column(ones), probe: Column(probe), density: (density ?? scores.map { _ in zeros }).map { Column($0) }
+        )
     }
 
     public var count: Int { ones.count }

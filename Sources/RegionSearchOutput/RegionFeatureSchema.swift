@@ -62,7 +62,8 @@ public enum RegionFeatureSchema {
         .init("lift", .real, "share / the keyword's share of all POIs in the data"),
         .init("area_m2", .real, "geodesic area of the polygon (holes excluded), square metres"),
         .init(
-            "keyword_density_per_km2", .real, "keyword POIs inside the polygon per square kilometre; the colour follows it",
+            "keyword_density_per_km2", .real,
+            "keyword POIs inside the polygon per square kilometre; the colour follows it",
             shapefileName: "kw_density"),
         .init("density_per_km2", .real, "all POIs inside the polygon per square kilometre", shapefileName: "density"),
         .init(
@@ -70,7 +71,8 @@ public enum RegionFeatureSchema {
             "keyword_density_per_km2 / the keyword's typical density (its POIs over the area the data's POIs occupy)",
             shapefileName: "dens_ratio"),
         .init(
-            "member_pois", .integer, "keyword POIs the region was found with (before its polygon was drawn and clipped)",
+            "member_pois", .integer,
+            "keyword POIs the region was found with (before its polygon was drawn and clipped)",
             shapefileName: "member_poi"),
         .init(
             "member_score_mean", .real, "mean member score (density ratio, or the propagated score for lift)",
@@ -79,12 +81,15 @@ public enum RegionFeatureSchema {
         .init("spacing_m", .real, "median distance from the members to their 5th nearest keyword location, metres"),
         .init("margin_m", .real, "how far the polygon reaches beyond its members' skeleton, metres"),
         .init(
-            "empty_share", .real, "share of the polygon farther than 2 spacings from every member (ground it should not cover)",
+            "empty_share", .real,
+            "share of the polygon farther than 2 spacings from every member (ground it should not cover)",
             shapefileName: "empty_shr"),
         .init(
             "members_inside", .real, "share of the region's members inside the polygon as written",
             shapefileName: "mem_inside"),
-        .init("shape_ok", .integer, "1 when empty_share <= 0.05 and members_inside >= 0.9 (a polygon a person would draw)"),
+        .init(
+            "shape_ok", .integer, "1 when empty_share <= 0.05 and members_inside >= 0.9 (a polygon a person would draw)"
+        ),
         .init("p_value", .real, "significance of the region (regionsearch help regions)"),
         .init("q_value", .real, "Benjamini-Hochberg q-value over the keyword's candidate regions"),
         .init("fill", .string, "simplestyle fill colour (the keyword's ramp at the density bin)"),

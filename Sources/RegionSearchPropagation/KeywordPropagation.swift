@@ -133,7 +133,8 @@ public enum KeywordPropagation {
         let t2 = monotonicSeconds()
         let alpha = options.density.alpha
         let density = matches.indices.map { c in
-            Self.density(keyword: spread[c], area: spread[matches.count], match: matches[c], ownArea: area, alpha: alpha)
+            Self.density(
+                keyword: spread[c], area: spread[matches.count], match: matches[c], ownArea: area, alpha: alpha)
         }
         return Solution(
             scores: scores, status: status, density: density, densityStatus: Array(spreadStatus.prefix(matches.count)),

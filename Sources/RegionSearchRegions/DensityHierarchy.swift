@@ -180,10 +180,11 @@ public struct DensityHierarchy: Sendable {
             return pieceCount[k] >= options.ownReferencePOIs && pieceArea[k] > 0
                 ? Double(pieceCount[k]) / pieceArea[k] * 1e6 : typical
         }
-        summary.ownReferencePOIs = points.indices.filter {
-            let k = Int(piece[Int(points[$0])])
-            return pieceCount[k] >= options.ownReferencePOIs && pieceArea[k] > 0
-        }.count
+        summary.ownReferencePOIs =
+            points.indices.filter {
+                let k = Int(piece[Int(points[$0])])
+                return pieceCount[k] >= options.ownReferencePOIs && pieceArea[k] > 0
+            }.count
         let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
         let f = points.map { Double(density[Int($0)]) }
         // A POI's own density: its keyword neighbours within its k-th neighbour distance.
@@ -212,7 +213,8 @@ public struct DensityHierarchy: Sendable {
                         k: ground.keyword, expected: base * ground.area / 1e6, windows: points.count)))
             refine(
                 candidates.count - 1, positions: set, level: 1, judge: judge(floor: floor, set, f, options),
-                f: f, own: own, edges: edges, kg: kg, match: match, candidates: &candidates, summary: &summary, options: options)
+                f: f, own: own, edges: edges, kg: kg, match: match, candidates: &candidates, summary: &summary,
+                options: options)
         }
         summary.candidates = candidates.count
 
@@ -223,7 +225,8 @@ public struct DensityHierarchy: Sendable {
         for (i, c) in candidates.enumerated() where fdr >= 1 || q[i] <= fdr {
             var parent = c.parent
             while parent >= 0 && kept[parent] < 0 { parent = candidates[parent].parent }
-            var r = DensityRegionFinder.region(keyword: keyword, positions: c.positions, geometry: kg.geometry, edges: edges)
+            var r = DensityRegionFinder.region(
+                keyword: keyword, positions: c.positions, geometry: kg.geometry, edges: edges)
             r.parent = parent >= 0 ? kept[parent] : -1
             r.level = parent >= 0 ? regions[kept[parent]].level + 1 : 0
             r.bandFloor = c.bandFloor
@@ -287,7 +290,8 @@ public struct DensityHierarchy: Sendable {
                 let next = options.levelRatio > 0 ? rho * options.levelRatio : Self.density(set, f)
                 if next > rho {
                     refine(
-                        index, positions: set, level: level, judge: next, f: f, own: own, edges: local, kg: kg, match: match,
+                        index, positions: set, level: level, judge: next, f: f, own: own, edges: local, kg: kg,
+                        match: match,
                         candidates: &candidates, summary: &summary, options: options)
                 }
                 continue
@@ -300,7 +304,8 @@ public struct DensityHierarchy: Sendable {
                         k: ground.keyword, expected: rho * ground.area / 1e6, windows: positions.count)))
             refine(
                 candidates.count - 1, positions: set, level: level + 1, judge: judge(floor: floor, set, f, options),
-                f: f, own: own, edges: local, kg: kg, match: match, candidates: &candidates, summary: &summary, options: options)
+                f: f, own: own, edges: local, kg: kg, match: match, candidates: &candidates, summary: &summary,
+                options: options)
         }
     }
 

@@ -112,7 +112,9 @@ public enum RegionExtraction {
             if a.level != b.level { return a.level < b.level }
             if a.nKeyword != b.nKeyword { return a.nKeyword > b.nKeyword }
             if a.pValue != b.pValue { return a.pValue < b.pValue }
-            if (a.members.first ?? 0) != (b.members.first ?? 0) { return (a.members.first ?? 0) < (b.members.first ?? 0) }
+            if (a.members.first ?? 0) != (b.members.first ?? 0) {
+                return (a.members.first ?? 0) < (b.members.first ?? 0)
+            }
             return i < j
         }
         var row = [Int](repeating: -1, count: regions.count)

@@ -46,7 +46,8 @@ public struct RegionOptions: StageOptions, Equatable {
         method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options? = nil,
         density: DensityRegionFinder.Options = .init(), hierarchy: DensityHierarchy.Options = .init(),
         keywordGraph: KeywordGraph.Rules = .init(),
-        liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200, dbscanMinSamples: Int = 10
+        liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200,
+        dbscanMinSamples: Int = 10
     ) {
         self.method = method
         self.measure = measure
@@ -100,11 +101,13 @@ public struct RegionOptions: StageOptions, Equatable {
         "max_levels", .integer(min: 1, max: 16), default: .number(Double(defaults.hierarchy.maxLevels)),
         help: "density: at most this many nested levels (1 = one flat level: the coarsest dense regions).")
     static let sameRegionShareSpec = ParameterSpec(
-        "same_region_share", .number(min: 0, max: 1, minExclusive: true), default: .number(defaults.hierarchy.sameRegionShare),
+        "same_region_share", .number(min: 0, max: 1, minExclusive: true),
+        default: .number(defaults.hierarchy.sameRegionShare),
         help: "density: a finer candidate holding more than this share of the POIs of the region around it is the "
             + "same place drawn tighter, not a finer region: no level is added for it.")
     static let ownReferencePOIsSpec = ParameterSpec(
-        "own_reference_pois", .integer(min: 1, max: 1_000_000_000), default: .number(Double(defaults.hierarchy.ownReferencePOIs)),
+        "own_reference_pois", .integer(min: 1, max: 1_000_000_000),
+        default: .number(Double(defaults.hierarchy.ownReferencePOIs)),
         help: "density: a piece of the POI graph that no edge joins to the rest (a town across open country) with "
             + "at least this many keyword POIs is measured against its own keyword density, not the whole data's.")
     static let levelRatioSpec = ParameterSpec(
@@ -122,7 +125,8 @@ public struct RegionOptions: StageOptions, Equatable {
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
             + "(F ← αPF + (1−α)Y on log density): about 1/(1−α) hops; 0 uses each POI's own, noisier density.")
     static let edgeFactorSpec = ParameterSpec(
-        "edge_factor", .number(min: 0, max: 100, minExclusive: true), default: .number(defaults.keywordGraph.edgeFactor),
+        "edge_factor", .number(min: 0, max: 100, minExclusive: true),
+        default: .number(defaults.keywordGraph.edgeFactor),
         help: "Two keyword POIs of a region are joined only when they are at most edge_factor times the local "
             + "keyword spacing apart (at the sparser end), so a region never bridges empty space much wider than "
             + "the gaps between its own POIs.")
@@ -159,7 +163,8 @@ public struct RegionOptions: StageOptions, Equatable {
         help: "\"keyword\": the false discovery rate is controlled per keyword, so adding or removing a keyword never "
             + "changes another keyword's regions; \"run\": over all regions of all keywords together.")
     static let mergeDistanceSpec = ParameterSpec(
-        "merge_distance_m", .number(min: 0, max: nil), default: defaults.finder.mergeDistance.map { .number($0) } ?? .null,
+        "merge_distance_m", .number(min: 0, max: nil),
+        default: defaults.finder.mergeDistance.map { .number($0) } ?? .null,
         help: "lift: candidate hot spots of one keyword whose matching POIs come within this many metres are "
             + "merged before they are split along the keyword graph; default: twice the median POI spacing inside "
             + "them.")
@@ -172,9 +177,11 @@ public struct RegionOptions: StageOptions, Equatable {
 
     public static let specs = [
         methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
-        childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec, ownDensityShareSpec, smoothingSpec, edgeFactorSpec,
+        childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
+        ownDensityShareSpec, smoothingSpec, edgeFactorSpec,
         detourSpec, minSpacingSpec,
-        zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec, dbscanEpsSpec,
+        zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec,
+        dbscanEpsSpec,
         dbscanMinSamplesSpec,
     ]
 
@@ -215,7 +222,8 @@ public struct RegionOptions: StageOptions, Equatable {
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
                 detour: p.double(Self.detourSpec), minSpacing: p.double(Self.minSpacingSpec)),
-            liftDensityRatio: p.double(Self.liftDensityRatioSpec), fdr: p.double(Self.fdrSpec), fdrScope: p.choice(Self.fdrScopeSpec, as: FDRScope.self),
+            liftDensityRatio: p.double(Self.liftDensityRatioSpec), fdr: p.double(Self.fdrSpec),
+            fdrScope: p.choice(Self.fdrScopeSpec, as: FDRScope.self),
             dbscanEps: p.double(Self.dbscanEpsSpec), dbscanMinSamples: p.int(Self.dbscanMinSamplesSpec))
     }
 }

@@ -108,7 +108,9 @@ public enum HullsStage {
         let census = PointCensus(lon: points.lon, lat: points.lat, near: polygons.map(\.polygons))
         // Polygons on all threads (one GEOS context each), counts kept in polygon order.
         let counts = try stage.summary.time(.hulls) {
-            try PointCensus.countAll(census, polygons.map(\.polygons)) { scores.matches[table.regions[polygons[$0].region].keyword] }
+            try PointCensus.countAll(census, polygons.map(\.polygons)) {
+                scores.matches[table.regions[polygons[$0].region].keyword]
+            }
         }
         let layer = RegionFeatureSchema.layer(
             polygons: polygons, table: table, keywords: keywords, measure: measure, counts: counts)

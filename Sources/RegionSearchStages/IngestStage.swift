@@ -382,7 +382,9 @@ public enum IngestStage {
         if let v = parsed.value(Self.headerOption) {
             m.append(("header", v == "auto" ? .string("auto") : .bool(v == "true")))
         }
-        if let v = parsed.optionalBool(Self.trimOption), parsed.isGiven(Self.trimOption) { m.append(("trim", .bool(v))) }
+        if let v = parsed.optionalBool(Self.trimOption), parsed.isGiven(Self.trimOption) {
+            m.append(("trim", .bool(v)))
+        }
         var columns: [(String, JSONValue)] = []
         for (option, key) in [
             (idColumnOption, "id"), (nameColumnOption, "name"), (lonColumnOption, "lon"), (latColumnOption, "lat"),

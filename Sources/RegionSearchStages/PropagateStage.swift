@@ -308,7 +308,8 @@ public enum PropagateStage {
         }
         let iterations = LabelPropagation.iterationCount(options.solver)
         guard let scaleK = w.metadata["scale_k"]?.intValue else {
-            throw ArtifactError.malformed(path: path, detail: "propagation window without scale_k; rerun --write-windows")
+            throw ArtifactError.malformed(
+                path: path, detail: "propagation window without scale_k; rerun --write-windows")
         }
         var progress = ProgressReporter("propagate")
         let part = stage.summary.time(.propagate) {

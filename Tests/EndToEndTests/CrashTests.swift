@@ -133,7 +133,9 @@ final class CrashTests: XCTestCase {
             if let k = stageNames.firstIndex(of: scope) {
                 // Inside a stage: resume with the earlier stages done, or replace a complete object.
                 out.append(Trial(spec: spec, fromStage: k, replace: (n + k + point.count) % 2 == 0))
-            } else if ["spawn", "stage-done", "promote", "promoted", "output", "set-ready", "set-current"].contains(point) {
+            } else if ["spawn", "stage-done", "promote", "promoted", "output", "set-ready", "set-current"].contains(
+                point)
+            {
                 out.append(Trial(spec: spec, fromStage: nil))
             } else if point == "rename" || n % 3 == ["write", "fsync", "renamed"].firstIndex(of: point).map({ $0 % 3 })
             {

@@ -53,7 +53,9 @@ final class DiskFullTests: XCTestCase {
             ("r.geojson", ["r.geojson", "r.qml", "r.png", "r.svg", "r.html"], true),
         ] {
             // Each case starts with an empty file system.
-            for name in FileSystem.list(mountPoint) { try FileManager.default.removeItem(atPath: mountPoint + "/" + name) }
+            for name in FileSystem.list(mountPoint) {
+                try FileManager.default.removeItem(atPath: mountPoint + "/" + name)
+            }
             try f.writeManifest(
                 output: .string(mountPoint + "/" + output), poiOutput: maps ? nil : .string(mountPoint + "/p.kml"),
                 sections: maps ? [] : [("maps", .bool(false))])

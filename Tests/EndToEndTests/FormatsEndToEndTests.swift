@@ -145,7 +145,8 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: "/dev/stdout"), "/proc/self/fd/1")
         // Nothing is created beside a device: no maps, no published set, no change report.
         for beside in [
-            "/dev/stdout.png", "/dev/stdout.svg", "/dev/stdout.html", "/dev/.stdout.published", "/dev/stdout.changes.json",
+            "/dev/stdout.png", "/dev/stdout.svg", "/dev/stdout.html", "/dev/.stdout.published",
+            "/dev/stdout.changes.json",
             "/dev/stdout.lineage.json", "/proc/self/fd/1.png", "/proc/self/fd/.1.published",
         ] {
             var st = stat()

@@ -39,7 +39,8 @@ final class GeoJSONOutputTests: XCTestCase {
         for i in members.indices where members[i].0 == "output" { members[i].1 = .string("../out/test.geojson") }
         if poiLayer {
             // Every POI with its keyword flags, for the points-in-polygon join in GDAL.
-            members.append(("poi_output", .object([("path", .string("../out/pois.gpkg")), ("layer", .string("pois"))])))
+            members.append(
+                ("poi_output", .object([("path", .string("../out/pois.gpkg")), ("layer", .string("pois"))])))
             members.append(("maps", .bool(false)))
         }
         try JSONValue.object(members).serialized(pretty: true).write(
@@ -104,7 +105,8 @@ final class GeoJSONOutputTests: XCTestCase {
             let kinds = props.map { ($0.0, $0.1.typeName) }
             if let known = schema {
                 XCTAssertTrue(
-                    known.elementsEqual(kinds, by: { $0.0 == $1.0 && ($0.1 == $1.1 || $0.1 == "null" || $1.1 == "null") }),
+                    known.elementsEqual(
+                        kinds, by: { $0.0 == $1.0 && ($0.1 == $1.1 || $0.1 == "null" || $1.1 == "null") }),
                     "\(name) feature \(i) properties differ")
                 schema = zip(known, kinds).map { $0.1 == "null" ? $0 : $1 }
             } else {
@@ -171,7 +173,9 @@ final class GeoJSONOutputTests: XCTestCase {
         let keywords = try f.manifest().keywords
         let flag =
             "CASE r.keyword "
-            + keywords.enumerated().map { "WHEN '\($0.1.replacingOccurrences(of: "'", with: "''"))' THEN p.match_\($0.0 + 1)" }
+            + keywords.enumerated().map {
+                "WHEN '\($0.1.replacingOccurrences(of: "'", with: "''"))' THEN p.match_\($0.0 + 1)"
+            }
             .joined(separator: " ") + " END"
         // One tagged text column per row: SpatiaLite's notices go to the same log, and may join a line.
         let sql = """
@@ -187,9 +191,12 @@ final class GeoJSONOutputTests: XCTestCase {
             let v = (1...3).map { Int((joined as NSString).substring(with: m.range(at: $0)))! }
             counts[v[0]] = (v[1], v[2])
         }
-        let areas = try gdalTool("ogrinfo", [
-            "-ro", "-q", gpkg, "-sql", "SELECT 'area:' || region_id || ':' || ST_Area(geom, 1) || ':' AS t FROM regions",
-        ])
+        let areas = try gdalTool(
+            "ogrinfo",
+            [
+                "-ro", "-q", gpkg, "-sql",
+                "SELECT 'area:' || region_id || ':' || ST_Area(geom, 1) || ':' AS t FROM regions",
+            ])
         var geodesic: [Int: Double] = [:]
         let areaRow = try NSRegularExpression(pattern: "area:([0-9]+):([0-9.eE+-]+):")
         for m in areaRow.matches(in: areas, range: NSRange(areas.startIndex..., in: areas)) {
@@ -203,7 +210,8 @@ final class GeoJSONOutputTests: XCTestCase {
             let (all, keyword) = counts[id] ?? (0, 0)
             XCTAssertEqual(p["n_pois"]?.doubleValue.map { Int($0) }, all, "\(name) region \(id): n_pois vs the join")
             XCTAssertEqual(
-                p["n_keyword_pois"]?.doubleValue.map { Int($0) }, keyword, "\(name) region \(id): n_keyword_pois vs the join")
+                p["n_keyword_pois"]?.doubleValue.map { Int($0) }, keyword,
+                "\(name) region \(id): n_keyword_pois vs the join")
             let area = try XCTUnwrap(p["area_m2"]?.doubleValue)
             let measured = try XCTUnwrap(geodesic[id], "\(name) region \(id): no SpatiaLite area")
             // area_m2 is GeographicLib's exact ellipsoidal area; SpatiaLite's (lwgeom's spheroid

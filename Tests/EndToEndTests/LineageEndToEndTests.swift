@@ -181,7 +181,8 @@ final class LineageEndToEndTests: XCTestCase {
         }
         // The merge: one region keeps one lobe's id, names both; the other lobe's id retires into it.
         let m = Self.centres[.merged]!
-        let lobeIDs = [ids[.merged]!, Self.region(at: (m.0 + 500, m.1), in: day1)?["region_id"]?.intValue ?? -1].sorted()
+        let lobeIDs = [ids[.merged]!, Self.region(at: (m.0 + 500, m.1), in: day1)?["region_id"]?.intValue ?? -1]
+            .sorted()
         guard let merged = Self.region(at: (m.0, m.1), in: day2Regions), let mergedID = merged["region_id"]?.intValue
         else { return XCTFail("day 2 has no merged region") }
         XCTAssertEqual(merged["change"]?.stringValue, "merged")

@@ -101,7 +101,8 @@ final class MapEndToEndTests: XCTestCase {
         let r = try f.run()
         XCTAssertEqual(r.status, 2, r.output)
         XCTAssertTrue(r.output.contains("maps.basemap"), r.output)
-        XCTAssertFalse(try String(contentsOfFile: f.root + "/out/test.html", encoding: .utf8).contains("document.title=1337"))
+        XCTAssertFalse(
+            try String(contentsOfFile: f.root + "/out/test.html", encoding: .utf8).contains("document.title=1337"))
         let preview = try f.tool(["preview", f.outputPath, "--basemap", injected, "--out", f.root + "/p"])
         XCTAssertEqual(preview.status, 2, preview.output)
         XCTAssertTrue(preview.output.contains("--basemap"), preview.output)

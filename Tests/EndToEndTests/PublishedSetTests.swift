@@ -81,11 +81,13 @@ final class PublishedSetTests: XCTestCase {
             try f.runOK()
             XCTAssertEqual(published(f), a, "restored A before \(point)")
             let killed = try f.run(Self.today, environment: [CrashPoint.environmentVariable: point])
-            XCTAssertEqual("\(killed.termination)", "\(ChildProcess.Termination.signaled(9))", "\(point): \(killed.output)")
+            XCTAssertEqual(
+                "\(killed.termination)", "\(ChildProcess.Termination.signaled(9))", "\(point): \(killed.output)")
             let paths = published(f)
             let current = Self.readCurrentSet(root)
             XCTAssertTrue(paths == a || paths == b, "\(point): the published paths mix sets: \(paths)")
-            XCTAssertTrue(current == a || current == b, "\(point): current is not a complete set: \(String(describing: current))")
+            XCTAssertTrue(
+                current == a || current == b, "\(point): current is not a complete set: \(String(describing: current))")
             XCTAssertEqual(paths, current, "\(point): the paths show the current set")
             outcomes[paths == a ? "A" : "B", default: 0] += 1
             try f.runOK(Self.today)

@@ -38,7 +38,8 @@ final class RunnerEndToEndTests: XCTestCase {
         // labels and change), and run.json records its digest.
         let geojson = try f.output()
         let step = try XCTUnwrap(FileSystem.list(f.work.lineage).first)
-        XCTAssertEqual(geojson, try Data(contentsOf: URL(fileURLWithPath: f.work.lineage + "/" + step + "/regions.geojson")))
+        XCTAssertEqual(
+            geojson, try Data(contentsOf: URL(fileURLWithPath: f.work.lineage + "/" + step + "/regions.geojson")))
         XCTAssertEqual(state.output?.digest.size, geojson.count)
         XCTAssertTrue(String(decoding: geojson, as: UTF8.self).contains("\"FeatureCollection\""))
 
@@ -461,7 +462,8 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(result.status, 2)
         XCTAssertTrue(
             result.output.contains(
-                "--until: expected one of ingest, project, graph, propagate, regions, hulls, got \"grpah\" (did you mean 'graph'?)"),
+                "--until: expected one of ingest, project, graph, propagate, regions, hulls, got \"grpah\" (did you mean 'graph'?)"
+            ),
             result.output)
     }
 

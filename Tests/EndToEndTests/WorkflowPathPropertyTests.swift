@@ -208,7 +208,9 @@ final class WorkflowPathPropertyTests: XCTestCase {
 
     /// Runs a program in `directory` (through bash's `cd`), returning whether it succeeded and
     /// its output.
-    func runLogged(_ executable: String, _ arguments: [String], in directory: String, environment: [String: String] = [:])
+    func runLogged(
+        _ executable: String, _ arguments: [String], in directory: String, environment: [String: String] = [:]
+    )
         throws -> (ok: Bool, text: String)
     {
         let log = directory + "/.run-log"
@@ -217,9 +219,13 @@ final class WorkflowPathPropertyTests: XCTestCase {
         env["RS_CALLS"] = calls
         for (k, v) in environment { env[k] = v }
         let t = try ChildProcess(
-            executable: "/bin/bash", arguments: ["-c", "cd \"$1\" && shift && exec \"$@\"", "bash", directory, executable]
+            executable: "/bin/bash",
+            arguments: ["-c", "cd \"$1\" && shift && exec \"$@\"", "bash", directory, executable]
                 + arguments, environment: env, output: .file(log)
         ).wait()
-        return (t.succeeded, String(PrintableText.message((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(3000)))
+        return (
+            t.succeeded,
+            String(PrintableText.message((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(3000))
+        )
     }
 }

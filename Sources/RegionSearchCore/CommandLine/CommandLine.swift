@@ -46,7 +46,9 @@ public struct CommandSpec: Sendable {
         var items: [String] = forms[0].isEmpty ? [] : [forms[0]]
         let own = ownOptions
         for o in own where o.default == .required { items.append(Self.synopsis(o)) }
-        for o in own where o.default != .required { items.append("[" + Self.synopsis(o) + "]" + (o.repeatable ? "..." : "")) }
+        for o in own where o.default != .required {
+            items.append("[" + Self.synopsis(o) + "]" + (o.repeatable ? "..." : ""))
+        }
         for p in parameters { items.append("[\(p.optionName) \(Self.placeholder(for: p))]") }
         return Self.wrap(items, first: name, indent: "Usage: ".count + name.count + 1)
     }

@@ -73,7 +73,8 @@ extension CommandSpec {
         public static let version = Option("version", .flag, help: "Print the version and exit.")
         /// `--log-format human|json`, which every command accepts (``Log/Format``).
         public static let logFormat = Option(
-            "log-format", .choice(Log.Format.allCases.map(\.rawValue)), default: .value(.string(Log.Format.human.rawValue)),
+            "log-format", .choice(Log.Format.allCases.map(\.rawValue)),
+            default: .value(.string(Log.Format.human.rawValue)),
             placeholder: "FORMAT",
             help:
                 "human: lines for people; json: one JSON object per line on stderr with tool, level, stage, "
@@ -178,7 +179,9 @@ extension CommandSpec.Option.Domain {
         switch self {
         case .flag: return .failure(DomainMismatch(description))
         case .integer(let range):
-            guard let n = ValueSyntax.integer(text), range.contains(n) else { return .failure(DomainMismatch(description)) }
+            guard let n = ValueSyntax.integer(text), range.contains(n) else {
+                return .failure(DomainMismatch(description))
+            }
             return .success(.number(Double(n)))
         case .number(let lo, let hi, let exclusive):
             guard let d = ValueSyntax.number(text) else { return .failure(DomainMismatch(description)) }
@@ -197,7 +200,9 @@ extension CommandSpec.Option.Domain {
             var items: [JSONValue] = []
             for part in text.split(separator: ",", omittingEmptySubsequences: false) {
                 let item = String(part).trimmingCharacters(in: .whitespaces)
-                guard case .success(let value) = element.read(item) else { return .failure(DomainMismatch(description)) }
+                guard case .success(let value) = element.read(item) else {
+                    return .failure(DomainMismatch(description))
+                }
                 items.append(value)
             }
             return .success(.array(items))

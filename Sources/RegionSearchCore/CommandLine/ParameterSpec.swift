@@ -36,7 +36,8 @@ public struct ParameterSpec: Sendable {
     /// A description of the domain for messages and help.
     var domainDescription: String {
         switch domain {
-        case .number(let lo, let hi, let exclusive): return ValueSyntax.numberRange(min: lo, max: hi, minExclusive: exclusive)
+        case .number(let lo, let hi, let exclusive):
+            return ValueSyntax.numberRange(min: lo, max: hi, minExclusive: exclusive)
         case .integer(let lo, let hi): return ValueSyntax.integerRange(min: lo, max: hi)
         case .choice(let options): return "one of " + options.map { "\"\($0)\"" }.joined(separator: ", ")
         case .boolean: return "true or false"

@@ -62,7 +62,8 @@ struct OSMTagCollector {
             var street: String?
             var place: String?
             for tag in tags where tag.role.isLabel {
-                guard let key = text(tag.keyStart, tag.keyCount), let value = text(tag.valueStart, tag.valueCount) else {
+                guard let key = text(tag.keyStart, tag.keyCount), let value = text(tag.valueStart, tag.valueCount)
+                else {
                     return .failure(.invalidUTF8(key: lossy(buf, tag.keyStart, tag.keyCount)))
                 }
                 if key == LabelTags.street { street = value } else if key == LabelTags.place { place = value }
@@ -131,7 +132,8 @@ struct OSMTagCollector {
             }
             return .success(
                 OSMTagValues(
-                    name: name, keywords: keywords, keys: keys, labelTags: LabelTags.hstore(street: street, place: place)))
+                    name: name, keywords: keywords, keys: keys,
+                    labelTags: LabelTags.hstore(street: street, place: place)))
         }
     }
 

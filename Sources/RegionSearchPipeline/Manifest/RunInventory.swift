@@ -110,7 +110,10 @@ public struct RunInventory {
             out.append(Entry(path: LineageStep.lineagePath(manifest), role: "the lineage file"))
         }
         if let root = PublishedSet.root(of: manifest) {
-            out.append(Entry(path: root, role: "the published sets of \(PathResolver.baseName(first?.path ?? ""))", isTree: true))
+            out.append(
+                Entry(
+                    path: root, role: "the published sets of \(PathResolver.baseName(first?.path ?? ""))", isTree: true)
+            )
         }
         return out
     }

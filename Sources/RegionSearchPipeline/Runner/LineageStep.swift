@@ -82,7 +82,8 @@ struct LineageStep {
         /// where the bytes differ); the paths written.
         func publish() throws -> [String] {
             var written: [String] = []
-            for (path, bytes) in changesPaths.map({ ($0, changesText) }) + (lineagePath.map { [($0, lineageText)] } ?? [])
+            for (path, bytes) in changesPaths.map({ ($0, changesText) })
+                + (lineagePath.map { [($0, lineageText)] } ?? [])
             {
                 if (try? FileSystem.read(path)) == bytes { continue }
                 do {
@@ -120,7 +121,8 @@ struct LineageStep {
         func artifact(_ kind: ArtifactKind?) throws -> Publisher.Artifact {
             guard let a = publisher.artifact(kind, completed) else {
                 throw ToolFailure(
-                    "internal error: no \(kind?.description ?? "hulls") output for the lineage step", status: .internalError)
+                    "internal error: no \(kind?.description ?? "hulls") output for the lineage step",
+                    status: .internalError)
             }
             return a
         }
@@ -184,7 +186,9 @@ struct LineageStep {
     /// Runs the step (or reuses its verified result). `fresh`: ignore the lineage file.
     func run(_ completed: [String: StagePlanner.Completed], fresh: Bool) throws -> Outcome {
         let plan = try plan(completed, fresh: fresh)
-        let (hulls, kinds, artifacts, result, previous) = (plan.hulls, plan.kinds, plan.artifacts, plan.result, plan.previous)
+        let (hulls, kinds, artifacts, result, previous) = (
+            plan.hulls, plan.kinds, plan.artifacts, plan.result, plan.previous
+        )
         let tracking = manifest.lineage.enabled
         let key = plan.key
         let directory = plan.directory
@@ -253,7 +257,8 @@ struct LineageStep {
         }
         return Outcome(
             regions: Publisher.Artifact(
-                path: directory + "/" + names[0], digest: FileDigest(hash: Self.hash(regionsBytes), size: regionsBytes.count)),
+                path: directory + "/" + names[0],
+                digest: FileDigest(hash: Self.hash(regionsBytes), size: regionsBytes.count)),
             changesText: changes, lineageText: lineage, summary: summary, continued: output.continued,
             changesPaths: changesPaths, lineagePath: lineagePath)
     }
@@ -265,7 +270,8 @@ struct LineageStep {
         guard manifest.lineage.enabled else { return nil }
         let folder = manifest.workDirectory + "/lineage"
         let candidates =
-            changesPaths(manifest) + FileSystem.list(folder).filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 + "/changes.json" }
+            changesPaths(manifest)
+            + FileSystem.list(folder).filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 + "/changes.json" }
         for path in candidates {
             guard let bytes = try? FileSystem.read(path),
                 let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in

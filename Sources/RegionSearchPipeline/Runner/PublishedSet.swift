@@ -151,8 +151,9 @@ struct PublishedSet {
                                     "files",
                                     .array(
                                         m.files.map { f in
-                                            .object([("name", .string(f.name)), ("path", .string(f.path))]
-                                                + f.digest.jsonMembers)
+                                            .object(
+                                                [("name", .string(f.name)), ("path", .string(f.path))]
+                                                    + f.digest.jsonMembers)
                                         })
                                 ),
                             ])
@@ -304,7 +305,8 @@ struct PublishedSet {
         try linkPaths(record)
         if let old = previous?.record {
             let kept = Set(record.members.flatMap(\.files).map(\.path))
-            for file in old.members.flatMap(\.files) where !kept.contains(file.path) && isLink(file.path, to: file.name) {
+            for file in old.members.flatMap(\.files) where !kept.contains(file.path) && isLink(file.path, to: file.name)
+            {
                 unlink(file.path)
             }
         }
@@ -318,7 +320,8 @@ struct PublishedSet {
         let temporary = root + "/.current" + AtomicFile.temporaryMarker + String(getpid())
         unlink(temporary)
         guard symlink(Self.generationName(generation), temporary) == 0 else {
-            throw FileSystem.Failure(path: temporary, operation: "create link", reason: String(cString: strerror(errno)))
+            throw FileSystem.Failure(
+                path: temporary, operation: "create link", reason: String(cString: strerror(errno)))
         }
         try FileSystem.rename(temporary, to: currentLink)
         try AtomicFile.syncDirectory(root)

@@ -222,7 +222,9 @@ struct Publisher {
         // previous (a night that goes back to yesterday's parameters needs no new space).
         var kept: [(generation: Int, record: PublishedSet.Record)] = current.map { [$0] } ?? []
         for g in set.generations.reversed() where g != current?.generation {
-            if let r = PublishedSet.Record.load(set.directory(g) + "/" + PublishedSet.recordName) { kept.append((g, r)) }
+            if let r = PublishedSet.Record.load(set.directory(g) + "/" + PublishedSet.recordName) {
+                kept.append((g, r))
+            }
         }
         func unchanged(_ plan: Plan) -> (member: PublishedSet.Member, generation: Int)? {
             for (g, record) in kept {
@@ -243,7 +245,8 @@ struct Publisher {
                 return Result(
                     targets: plan.group ?? [], written: false, digest: m.files.last?.digest,
                     message: plan.group.map { "\($0[0].path) is up to date\(Self.names($0))" }
-                        ?? "maps \(m.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")) are up to date")
+                        ?? "maps \(m.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")) are up to date"
+                )
             }
         }
         CrashPoint.reached("output")
@@ -262,7 +265,9 @@ struct Publisher {
                     let names = old.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")
                     let again = generation != current?.generation
                     let state =
-                        again ? "the same as in set \(PublishedSet.generationName(generation)), published again" : "up to date"
+                        again
+                        ? "the same as in set \(PublishedSet.generationName(generation)), published again"
+                        : "up to date"
                     results.append(
                         Result(
                             targets: plan.group ?? [], written: again, digest: old.files.last?.digest,
@@ -284,7 +289,8 @@ struct Publisher {
                         Result(
                             targets: [], written: true, digest: nil,
                             message: "wrote maps \(names.joined(separator: ", ")) in "
-                                + "\(AtomicFile.directory(of: manifest.output)) (\(Runner.seconds(monotonicSeconds() - t0)))"))
+                                + "\(AtomicFile.directory(of: manifest.output)) (\(Runner.seconds(monotonicSeconds() - t0)))"
+                        ))
                 }
             }
             try set.commit(staging, manifest: manifestPath)
@@ -418,7 +424,9 @@ struct Publisher {
             try? FileSystem.removeTree(staging.directory)
             throw error
         }
-        Log.info("adopted \(existing.count) file(s) published before as set \(PublishedSet.generationName(staging.generation))")
+        Log.info(
+            "adopted \(existing.count) file(s) published before as set \(PublishedSet.generationName(staging.generation))"
+        )
     }
 
     /// `published.json`: which set is current, for `status` and people.

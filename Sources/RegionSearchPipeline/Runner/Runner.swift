@@ -68,7 +68,9 @@ public final class Runner {
         defer { lock.release() }
         let files = manifest.outputTargets.flatMap(\.files) + mapPaths
         try Self.prepare(
-            work, outputs: files + files.compactMap { try? AtomicFile.Target($0).path } + files.map(PublishedSet.publishedPath)
+            work,
+            outputs: files + files.compactMap { try? AtomicFile.Target($0).path }
+                + files.map(PublishedSet.publishedPath)
                 + LineageStep.publishedPaths(manifest),
             sets: PublishedSet.root(of: manifest).map { [PublishedSet(root: $0)] } ?? [])
         defer { work.keepManifestState() }
@@ -230,12 +232,14 @@ public final class Runner {
                 for r in results { Log.info(r.message) }
                 if let identified, manifest.lineage.enabled {
                     try OutputSafety.check(
-                        writing: LineageStep.publishedPaths(manifest), protected: OutputSafety.protectedFiles(of: manifest))
+                        writing: LineageStep.publishedPaths(manifest),
+                        protected: OutputSafety.protectedFiles(of: manifest))
                     let written = try identified.publish()
                     outcome.outputWritten = outcome.outputWritten || !written.isEmpty
                     Log.info(
                         "lineage: \(identified.summary)"
-                            + (written.isEmpty ? "" : "; wrote " + written.map(PathResolver.baseName).joined(separator: ", ")))
+                            + (written.isEmpty
+                                ? "" : "; wrote " + written.map(PathResolver.baseName).joined(separator: ", ")))
                 }
             } catch {
                 throw fail(last.name, error)

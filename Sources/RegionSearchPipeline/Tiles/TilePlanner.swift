@@ -1,7 +1,7 @@
 import Foundation
 import RegionSearchCore
-import RegionSearchIngest
 import RegionSearchGraph
+import RegionSearchIngest
 import RegionSearchPropagation
 import RegionSearchStages
 

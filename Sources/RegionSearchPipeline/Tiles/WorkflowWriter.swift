@@ -43,8 +43,10 @@ public enum WorkflowWriter {
     /// word, and reaches the jobs exactly.
     static func check(_ plan: TilePlan, engine: Engine) throws(Refusal) {
         let named: [(String, String)] =
-            [("the manifest", plan.manifest), ("the plan directory", plan.directory),
-                ("the directory of the regionsearch executables", plan.toolDirectory)]
+            [
+                ("the manifest", plan.manifest), ("the plan directory", plan.directory),
+                ("the directory of the regionsearch executables", plan.toolDirectory),
+            ]
             + plan.inputs.dropFirst().enumerated().map { ("inputs[\($0.offset)]", $0.element) }
         for (role, path) in named {
             if let bad = path.unicodeScalars.first(where: forbidden) {

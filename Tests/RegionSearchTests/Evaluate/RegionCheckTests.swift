@@ -1,10 +1,10 @@
 import Foundation
+import RegionSearchProjection
 import XCTest
 
 @testable import RegionSearchCore
 @testable import RegionSearchEvaluation
 @testable import RegionSearchOutput
-import RegionSearchProjection
 
 /// Region checks (spacing, empty share, area, density), member recall and must-not shares against
 /// hand-computed answers and brute force (shapes drawn in UTM metres, measured in that CRS).
@@ -120,7 +120,8 @@ final class RegionCheckTests: XCTestCase {
         let proj = PROJContext()
         func lonLat(_ x: [Double], _ y: [Double], centre: (Double, Double)) throws -> ([Double], [Double]) {
             let t = try proj.transformation(
-                from: "EPSG:4326", to: "+proj=laea +lat_0=\(centre.1) +lon_0=\(centre.0) +datum=WGS84 +units=m +type=crs")
+                from: "EPSG:4326",
+                to: "+proj=laea +lat_0=\(centre.1) +lon_0=\(centre.0) +datum=WGS84 +units=m +type=crs")
             var (x, y) = (x, y)
             _ = try t.transform(x: &x, y: &y, inverse: true)
             return (x, y)
@@ -137,7 +138,9 @@ final class RegionCheckTests: XCTestCase {
                 }
             }
             let (lon, lat) = try lonLat(xs, ys, centre: centre)
-            for k in 0..<lon.count { pois.append(id: "\(n)-\(k)", keywordText: "seaplane_base", lon: lon[k], lat: lat[k]) }
+            for k in 0..<lon.count {
+                pois.append(id: "\(n)-\(k)", keywordText: "seaplane_base", lon: lon[k], lat: lat[k])
+            }
             let ring = try lonLat([-500, 8_500, 8_500, -500, -500], [-500, -500, 8_500, 8_500, -500], centre: centre)
             features.append(
                 RegionFeature(

@@ -92,7 +92,8 @@ final class GraphBuilderTests: XCTestCase {
 
     func testKNNScaleIsTheKthNeighbourDistance() throws {
         let p = PointSet.clustered(1500, seed: 8).withDuplicates(300, seed: 9).hilbertSorted()
-        let (g, stats) = try build(p, GraphOptions(method: .knn, k: 8, scaleK: 5, pruneFactor: 0, voidRadius: 0, farFactor: 0))
+        let (g, stats) = try build(
+            p, GraphOptions(method: .knn, k: 8, scaleK: 5, pruneFactor: 0, voidRadius: 0, farFactor: 0))
         XCTAssertEqual(stats.duplicatesLinked, p.count - Set(representatives(p)).count)
         let rep = representatives(p)
         let locations = (0..<p.count).filter { rep[$0] == $0 }
@@ -151,7 +152,9 @@ final class GraphBuilderTests: XCTestCase {
             for (scaleK, factor, maxEdge) in [(5, 3.0, nil), (3, 1.5, 400.0), (12, 0.0, 250.0), (1, 2.0, nil)]
                 as [(Int, Double, Double?)]
             {
-                let full = try build(p, GraphOptions(method: method, k: 8, scaleK: scaleK, pruneFactor: 0, voidRadius: 0, farFactor: 0)).graph
+                let full = try build(
+                    p, GraphOptions(method: method, k: 8, scaleK: scaleK, pruneFactor: 0, voidRadius: 0, farFactor: 0)
+                ).graph
                 let (pruned, stats) = try build(
                     p,
                     GraphOptions(
@@ -207,7 +210,9 @@ final class GraphBuilderTests: XCTestCase {
             let rep = representatives(p)
             let locations = (0..<p.count).filter { rep[$0] == $0 }
             for scaleK in [1, 4, 9, 20] {
-                let g = try build(p, GraphOptions(method: .delaunay, scaleK: scaleK, pruneFactor: 0, voidRadius: 0, farFactor: 0)).graph
+                let g = try build(
+                    p, GraphOptions(method: .delaunay, scaleK: scaleK, pruneFactor: 0, voidRadius: 0, farFactor: 0)
+                ).graph
                 for i in 0..<p.count {
                     let r = rep[i]
                     let sorted = locations.filter { $0 != r }.map { Float(d2(p, r, $0).squareRoot()) }.sorted()
@@ -241,7 +246,8 @@ final class GraphBuilderTests: XCTestCase {
             }.count
         }
         for method in GraphMethod.allCases {
-            let unpruned = try build(p, GraphOptions(method: method, k: 8, pruneFactor: 0, voidRadius: 0, farFactor: 0)).graph
+            let unpruned = try build(p, GraphOptions(method: method, k: 8, pruneFactor: 0, voidRadius: 0, farFactor: 0))
+                .graph
             let pruned = try build(p, GraphOptions(method: method, k: 8, pruneFactor: 3)).graph
             if method == .delaunay { XCTAssertGreaterThan(crossings(unpruned), 20, "Delaunay bridges the band") }
             XCTAssertEqual(crossings(pruned), 0, "\(method): no edge crosses the band after pruning")

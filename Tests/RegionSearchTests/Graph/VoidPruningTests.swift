@@ -43,8 +43,7 @@ final class VoidPruningTests: XCTestCase {
 
     /// Edges whose ends lie on opposite sides of the band, and the share of the other edges that
     /// the default pruning dropped.
-    func measure(_ p: PointSet, _ method: GraphMethod) throws -> (crossing: Int, unprunedCrossing: Int, lost: Double)
-    {
+    func measure(_ p: PointSet, _ method: GraphMethod) throws -> (crossing: Int, unprunedCrossing: Int, lost: Double) {
         func side(_ i: Int) -> Bool { p.y[i] - PointSet.originY > Self.centre(p.x[i] - PointSet.originX) }
         func split(_ g: AdjacencyGraph) -> (crossing: Int, other: Int) {
             var crossing = 0
@@ -79,7 +78,9 @@ final class VoidPruningTests: XCTestCase {
                 for method in GraphMethod.allCases {
                     let m = try measure(p, method)
                     let what = "\(grid ? "grid" : "poisson"), band \(width) grid spacings, \(method)"
-                    if method == .delaunay { XCTAssertGreaterThan(m.unprunedCrossing, 50, "\(what): the band is bridged") }
+                    if method == .delaunay {
+                        XCTAssertGreaterThan(m.unprunedCrossing, 50, "\(what): the band is bridged")
+                    }
                     XCTAssertEqual(m.crossing, 0, "\(what): edges still cross the band")
                     // Inside the field: a jittered grid loses almost nothing, a Poisson pattern (whose
                     // chance gaps cluster) a little.

@@ -19,7 +19,8 @@ enum LineageFixtures {
         return [
             [
                 GeoJSONWriter.Ring(
-                    lon: xs.map { originLon + $0 / metresPerDegreeLon }, lat: ys.map { originLat + $0 / metresPerDegreeLat }
+                    lon: xs.map { originLon + $0 / metresPerDegreeLon },
+                    lat: ys.map { originLat + $0 / metresPerDegreeLat }
                 )
             ]
         ]

@@ -72,7 +72,8 @@ final class LineageTests: XCTestCase {
         region.keywordPOIs = 4
         let state = LineageState(
             highWaterMark: 7, result: "abc", regions: [region],
-            previous: .init(highWaterMark: 6, result: "xyz", regions: [F.region(2, members: 1...3, east: 0, north: 0, side: 90)]))
+            previous: .init(
+                highWaterMark: 6, result: "xyz", regions: [F.region(2, members: 1...3, east: 0, north: 0, side: 90)]))
         let text = state.text
         let read = try LineageState(bytes: Array(text.utf8), path: "l.json")
         XCTAssertEqual(read.text, text)
@@ -83,7 +84,8 @@ final class LineageTests: XCTestCase {
     }
 
     func testALineageFileFromTheFutureOrARegionFileIsRefusedWithWhatToDo() {
-        let future = #"{"type":"FeatureCollection","regionsearch_lineage":{"format":99,"high_water_mark":1,"result":"x"},"features":[]}"#
+        let future =
+            #"{"type":"FeatureCollection","regionsearch_lineage":{"format":99,"high_water_mark":1,"result":"x"},"features":[]}"#
         XCTAssertThrowsError(try LineageState(bytes: Array(future.utf8), path: "f.json")) { error in
             XCTAssertEqual(error as? LineageError, .unsupportedFormat(path: "f.json", version: 99))
             XCTAssertTrue("\(error)".contains("--fresh-lineage"))

@@ -41,7 +41,9 @@ final class RegionLabelerTests: XCTestCase {
     func testTheNearestPlaceWithinReachAndNotBeyond() {
         // The square is 400 m wide: reach = max(500 m, 2 × √(160,000/π) ≈ 451 m) = 500 m.
         let near = RegionLabeler(places: [place("Lakeview", east: 450, north: 0)])
-        XCTAssertEqual(near.label(keyword: "cafe", polygons: square, members: .init(names: [], streets: []))?.rule, "nearest_place")
+        XCTAssertEqual(
+            near.label(keyword: "cafe", polygons: square, members: .init(names: [], streets: []))?.rule, "nearest_place"
+        )
         let far = RegionLabeler(places: [place("Lakeview", east: 900, north: 0)])
         XCTAssertNil(far.label(keyword: "cafe", polygons: square, members: .init(names: [], streets: [])))
         // A city (not a neighbourhood, suburb or quarter) never names a region.
@@ -52,7 +54,8 @@ final class RegionLabelerTests: XCTestCase {
     func testADistinctiveWordButNotACommonOne() {
         var labeler = RegionLabeler(places: [])
         // Across the keyword: 100 named restaurants, 2 say "Chinatown", 30 say "Grill".
-        let all = Array(repeating: "Chinatown Noodle", count: 2) + Array(repeating: "Grill House", count: 30)
+        let all =
+            Array(repeating: "Chinatown Noodle", count: 2) + Array(repeating: "Grill House", count: 30)
             + (0..<68).map { "Place \($0)" }
         labeler.addKeywordNames("restaurant", names: all)
         let here = ["Chinatown Noodle", "Chinatown Dumpling", "Golden Chinatown", "Grill House", "Other"]
@@ -75,7 +78,8 @@ final class RegionLabelerTests: XCTestCase {
         ]
         XCTAssertNil(labeler.label(keyword: "restaurant", polygons: square, members: .init(names: here, streets: [])))
         // Not the keyword, but as common: "Grill" on 8 % of all names is a kind of place too.
-        labeler.addKeywordNames("fast_food", names: all.map { $0.replacingOccurrences(of: "Restaurant", with: "Grill") })
+        labeler.addKeywordNames(
+            "fast_food", names: all.map { $0.replacingOccurrences(of: "Restaurant", with: "Grill") })
         let grills = here.map { $0.replacingOccurrences(of: "Restaurant", with: "Grill") }
         XCTAssertNil(labeler.label(keyword: "fast_food", polygons: square, members: .init(names: grills, streets: [])))
     }
@@ -83,8 +87,10 @@ final class RegionLabelerTests: XCTestCase {
     func testNamesAndCategoriesOnlyLeaveARegionUnlabelled() {
         // D.C.'s yearly dumps: names, no streets, no place nodes, no shared word.
         var labeler = RegionLabeler(places: [])
-        labeler.addKeywordNames("restaurant", names: ["Bistro Du Coin", "Lauriol Plaza", "Cafe Saint Ex", "Ben's Chili Bowl"])
-        let members = RegionLabeler.Members(names: ["Bistro Du Coin", "Lauriol Plaza", "Cafe Saint Ex"], streets: ["", "", ""])
+        labeler.addKeywordNames(
+            "restaurant", names: ["Bistro Du Coin", "Lauriol Plaza", "Cafe Saint Ex", "Ben's Chili Bowl"])
+        let members = RegionLabeler.Members(
+            names: ["Bistro Du Coin", "Lauriol Plaza", "Cafe Saint Ex"], streets: ["", "", ""])
         XCTAssertNil(labeler.label(keyword: "restaurant", polygons: square, members: members))
     }
 }

@@ -95,14 +95,16 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(message?.contains("the map r.svg") ?? false, message ?? "")
         XCTAssertTrue(message?.contains("would overwrite input inputs[0]") ?? false, message ?? "")
         // The manifest named like the web map.
-        let text = #"{"inputs": [{"path": "data/pois.csv"}], "work_dir": "work", "output": "m.geojson", "keywords": ["cafe"]}"#
+        let text =
+            #"{"inputs": [{"path": "data/pois.csv"}], "work_dir": "work", "output": "m.geojson", "keywords": ["cafe"]}"#
         try text.write(toFile: dir + "/m.html", atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try Manifest.load(path: dir + "/m.html")) { error in
             XCTAssertTrue("\(error)".contains("the map m.html"), "\(error)")
             XCTAssertTrue("\(error)".contains("would overwrite the manifest"), "\(error)")
         }
         // Maps off: nothing beside the output is written, so nothing collides.
-        XCTAssertNotNil(load(output: "r.geojson", extra: #", "maps": false"#, inputs: #"[{"path": "r.svg", "format": "csv"}]"#).0)
+        XCTAssertNotNil(
+            load(output: "r.geojson", extra: #", "maps": false"#, inputs: #"[{"path": "r.svg", "format": "csv"}]"#).0)
     }
 
     /// Finding 7: the outputs' sidecars are compared with each other: the regions Shapefile and a
@@ -134,7 +136,8 @@ final class OutputSafetyTests: XCTestCase {
     /// Finding 14: an output inside the work directory's folders (here an artifact's place in
     /// `objects/`) is refused, as is its publish record; elsewhere in the work directory is fine.
     func testOutputsInsideTheRunnersFoldersAreRefused() throws {
-        try FileManager.default.createDirectory(atPath: dir + "/work/objects/ingest-0123", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: dir + "/work/objects/ingest-0123", withIntermediateDirectories: true)
         try "x".write(toFile: dir + "/work/objects/ingest-0123/pois.rsa", atomically: true, encoding: .utf8)
         let text = """
             {"inputs": [{"path": "data/pois.csv"}], "work_dir": "work",

@@ -99,9 +99,12 @@ final class OutputTargetTests: XCTestCase, ManifestParsing {
 final class ReadmeFormatExamplesTests: XCTestCase, ManifestParsing {
     func testTheFormatsSectionsExamplesParse() throws {
         let readme = try String(contentsOfFile: GIS.repository + "/README.md", encoding: .utf8)
-        let section = try XCTUnwrap(readme.components(separatedBy: "\n## Formats\n").last?
-            .components(separatedBy: "\n## ").first)
-        let blocks = section.components(separatedBy: "```json\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let section = try XCTUnwrap(
+            readme.components(separatedBy: "\n## Formats\n").last?
+                .components(separatedBy: "\n## ").first)
+        let blocks = section.components(separatedBy: "```json\n").dropFirst().map {
+            $0.components(separatedBy: "```")[0]
+        }
         XCTAssertEqual(blocks.count, 3, "one example each: input, PostGIS output, GeoPackage output")
         for block in blocks {
             do {

@@ -101,7 +101,8 @@ final class WebMapWriterTests: XCTestCase {
         XCTAssertEqual(
             try BasemapTemplate("https://tile.openstreetmap.org/{z}/{x}/{y}.png").origin,
             "https://tile.openstreetmap.org")
-        XCTAssertEqual(try BasemapTemplate("https://{s}.tile.example.org:8080/{z}/{x}/{y}.png").origin,
+        XCTAssertEqual(
+            try BasemapTemplate("https://{s}.tile.example.org:8080/{z}/{x}/{y}.png").origin,
             "https://*.tile.example.org:8080")
         XCTAssertEqual(try BasemapTemplate("http://[2001:db8::1]:81/{z}/{x}/{y}").origin, "http://[2001:db8::1]:81")
         XCTAssertEqual(try BasemapTemplate("https://t{r}.example.org/{z}/{x}/{y}").origin, "https:")

@@ -74,7 +74,8 @@ final class DensityHierarchyTests: XCTestCase {
         }
         let y = p.row.map { UInt8(city.category[Int($0)] == keyword ? 1 : 0) }
         let labels = [
-            KeywordPropagation.Labels(query: keyword, normalized: keyword, match: y, count: y.reduce(0) { $0 + Int($1) })
+            KeywordPropagation.Labels(
+                query: keyword, normalized: keyword, match: y, count: y.reduce(0) { $0 + Int($1) })
         ]
         var scores = KeywordPropagation.run(
             labels: labels, graph: graph, options: PropagationOptions(keywords: [keyword]).solvers, scaleK: 5
@@ -171,7 +172,8 @@ final class DensityHierarchyTests: XCTestCase {
         city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
         city.disc(300, r: 700, cx: 1_000, cy: -500, category: "cafe", &rng)
         let base = try Self.run(city, keyword: "cafe")
-        XCTAssertTrue(base.table.regions.contains { Self.shareWithin($0, base, cx: 1_000, cy: -500, radius: 800) > 0.9 })
+        XCTAssertTrue(
+            base.table.regions.contains { Self.shareWithin($0, base, cx: 1_000, cy: -500, radius: 800) > 0.9 })
         let none = try Self.run(city, keyword: "cafe") { s, _ in [Float](repeating: 0, count: s.count) }
         XCTAssertTrue(none.table.regions.isEmpty, "no density, no region")
         let lowered = try Self.run(city, keyword: "cafe") { s, p in
@@ -189,7 +191,9 @@ final class DensityHierarchyTests: XCTestCase {
         let raised = try Self.run(city, keyword: "cafe") { s, p in
             let localX = p.row.map { city.x[Int($0)] }
             let localY = p.row.map { city.y[Int($0)] }
-            return (0..<s.count).map { i in localX[i] < -2_000 && localY[i] > 2_000 ? s.density[0][i] * 20 : s.density[0][i] }
+            return (0..<s.count).map { i in
+                localX[i] < -2_000 && localY[i] > 2_000 ? s.density[0][i] * 20 : s.density[0][i]
+            }
         }
         XCTAssertFalse(
             raised.table.regions.contains { Self.shareWithin($0, raised, cx: -3_000, cy: 3_000, radius: 1_500) > 0.5 },

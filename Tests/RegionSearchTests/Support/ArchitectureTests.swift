@@ -29,7 +29,8 @@ final class ArchitectureTests: XCTestCase {
         }
         do {
             let termination = try ChildProcess.run(
-                "/usr/bin/env", ["swift", "package", "--package-path", root, "--scratch-path", scratch, "dump-package"],
+                "/usr/bin/env",
+                ["swift", "package", "--package-path", root, "--scratch-path", scratch, "dump-package"],
                 output: .files(stdout: out, stderr: "/dev/null"))
             guard case .exited(0) = termination else { return .failure(ToolFailure("dump-package: \(termination)")) }
             let json = try JSONParser.parse(String(contentsOfFile: out, encoding: .utf8))
@@ -39,7 +40,9 @@ final class ArchitectureTests: XCTestCase {
                 let path = t["path"]?.stringValue ?? (type == "test" ? "Tests/" : "Sources/") + name
                 var dependencies = Set<String>()
                 for d in t["dependencies"]?.arrayValue ?? [] {
-                    for (_, v) in d.objectValue ?? [] { if let n = v.arrayValue?.first?.stringValue { dependencies.insert(n) } }
+                    for (_, v) in d.objectValue ?? [] {
+                        if let n = v.arrayValue?.first?.stringValue { dependencies.insert(n) }
+                    }
                 }
                 targets.append(Target(name: name, type: type, path: path, dependencies: dependencies))
             }
@@ -104,7 +107,9 @@ final class ArchitectureTests: XCTestCase {
         XCTAssertEqual(Set(table.keys), Set(libraries.map(\.name)), "the table has one row per library target")
         for target in targets where target.type != "system" {
             var imported = Set<String>()
-            for file in Self.swiftFiles(target.path) { imported.formUnion(try Self.imports(file).intersection(packageModules)) }
+            for file in Self.swiftFiles(target.path) {
+                imported.formUnion(try Self.imports(file).intersection(packageModules))
+            }
             // Executables are dependencies of the end-to-end tests (built for them), never imported.
             let declared = target.dependencies.subtracting(executables)
             XCTAssertEqual(
@@ -117,8 +122,10 @@ final class ArchitectureTests: XCTestCase {
             }
         }
         // Only the wrapping target imports a C library.
-        let owners = ["CGEOS": "RegionSearchOutput", "CPROJ": "RegionSearchProjection", "CGDAL": "RegionSearchGDAL",
-            "CCairo": "RegionSearchMaps", "CZlib": "RegionSearchIngest"]
+        let owners = [
+            "CGEOS": "RegionSearchOutput", "CPROJ": "RegionSearchProjection", "CGDAL": "RegionSearchGDAL",
+            "CCairo": "RegionSearchMaps", "CZlib": "RegionSearchIngest",
+        ]
         for (module, owner) in owners {
             let users = libraries.filter { $0.dependencies.contains(module) }.map(\.name)
             XCTAssertEqual(users, [owner], "\(module) is imported by \(users)")
@@ -146,7 +153,8 @@ final class ArchitectureTests: XCTestCase {
                     i + 1 < words.count
                 else { continue }
                 XCTAssertTrue(
-                    rule.contains("`\(words[i + 1])`"), "\(name): \(words[i + 1]) is @unchecked Sendable; the rule does not name it")
+                    rule.contains("`\(words[i + 1])`"),
+                    "\(name): \(words[i + 1]) is @unchecked Sendable; the rule does not name it")
             }
         }
     }

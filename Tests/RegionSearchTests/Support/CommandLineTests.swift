@@ -180,7 +180,8 @@ final class CommandLineTests: XCTestCase {
             help.hasPrefix(
                 "tool — a test tool\n\nUsage: tool FILE... --mode fast|exact [--output PATH] [--input-spec JSON]... "
                     + "[--force] [--count N]\n"
-                    + "            [--share X] [--sizes N,...] [--max-edge-m NUM] [--keywords A,B,...] [--method a|b]\n"),
+                    + "            [--share X] [--sizes N,...] [--max-edge-m NUM] [--keywords A,B,...] [--method a|b]\n"
+            ),
             help)
         XCTAssertTrue(help.contains("  --output PATH\n        Where to write.\n"), help)
         XCTAssertTrue(help.contains("  --input-spec JSON\n        One input. (repeatable)\n"), help)

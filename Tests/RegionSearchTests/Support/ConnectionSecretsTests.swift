@@ -13,7 +13,10 @@ final class ConnectionSecretsTests: XCTestCase {
             ("PG:password=one password=two", "PG:password=*** password=***"),
             ("PG:dbname=gis PASSWORD=x", "PG:dbname=gis PASSWORD=***"),
             ("pg:dbname=gis password=x", "pg:dbname=gis password=***"),
-            ("PG:postgresql://u:s3cret@db:5432/gis?sslmode=require", "PG:postgresql://u:***@db:5432/gis?sslmode=require"),
+            (
+                "PG:postgresql://u:s3cret@db:5432/gis?sslmode=require",
+                "PG:postgresql://u:***@db:5432/gis?sslmode=require"
+            ),
             ("PG:postgres://u@db/gis?password=s3cret&x=1", "PG:postgres://u@db/gis?password=***&x=1"),
             ("PG:dbname=gis user=u", "PG:dbname=gis user=u"),
             ("/data/password=x.gpkg", "/data/password=x.gpkg"),
