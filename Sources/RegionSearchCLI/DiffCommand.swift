@@ -16,7 +16,7 @@ public enum DiffCommand {
     static let spec = CommandSpec(
         name: "regionsearch diff",
         abstract: "report what changed between two region files (new, grown, split, merged, retired, …)",
-        positionals: ["OLD", "NEW"],
+        positionals: ["OLD NEW"],
         discussion: """
             OLD and NEW are region files: regionsearch outputs in any format (GeoJSON, GeoPackage, Shapefile, …)
             or their lineage files (<output stem>.lineage.json). Regions of one keyword and level are matched by

@@ -73,10 +73,10 @@ public enum Driver {
             poi_output, the scored POIs) are written in the output's format: GeoJSON, GeoJSONSeq,
             GeoPackage, FlatGeobuf, Shapefile, KML or PostGIS (see README, Formats), and beside them
             the maps (<output stem>.png, .svg and .html; the manifest's "maps" section chooses them,
-            see docs/MAPS.md). Region ids stay the same from run to run while a region is the same place,
-            matched against the previous result's lineage file (<output stem>.lineage.json; the manifest's
-            "lineage" key, --fresh-lineage starts anew), and <output stem>.changes.json beside every output
-            says what changed (docs/RUNNING.md, "Night after night"). An experiment manifest runs every combination of its input sets and
+            see docs/MAPS.md). With "lineage": true in the manifest, region ids stay the same from run to
+            run while a region is the same place, matched against the previous result's lineage file
+            (<output stem>.lineage.json; --fresh-lineage starts anew), and <output stem>.changes.json beside
+            every output says what changed (docs/RUNNING.md, "Night after night"). An experiment manifest runs every combination of its input sets and
             parameter grid, computing shared stages once, and writes one GeoJSON per combination,
             results.csv, results.md and plots. See docs/RUNNING.md.
             """,

@@ -79,7 +79,7 @@ final class LineageEndToEndTests: XCTestCase {
         try Self.csv(Self.nights.day1).write(toFile: f.root + "/data/day1.csv", atomically: true, encoding: .utf8)
         try Self.csv(Self.nights.day2).write(toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
         try f.writeManifest(
-            sections: [("maps", .bool(false))], keywords: ["restaurant"],
+            sections: [("maps", .bool(false)), ("lineage", .bool(true))], keywords: ["restaurant"],
             input: .object([("path", .string("../data/day1.csv"))]))
         return f
     }
@@ -231,7 +231,7 @@ final class LineageEndToEndTests: XCTestCase {
         defer { f.remove() }
         XCTAssertEqual(try f.run().status, 0)
         try f.writeManifest(
-            sections: [("maps", .bool(false))], keywords: ["restaurant"],
+            sections: [("maps", .bool(false)), ("lineage", .bool(true))], keywords: ["restaurant"],
             input: .object([("path", .string("../data/day2.csv"))]))
         let dir = f.root + "/wf"
         let plan = dir + "/plan.json"

@@ -23,9 +23,7 @@ final class MapEndToEndTests: XCTestCase {
         let first = try f.run()
         XCTAssertEqual(first.status, 0, first.output)
         let out = f.root + "/out"
-        XCTAssertEqual(
-            visible(out),
-            ["test.changes.json", "test.geojson", "test.html", "test.lineage.json", "test.png", "test.qml", "test.svg"])
+        XCTAssertEqual(visible(out), ["test.geojson", "test.html", "test.png", "test.qml", "test.svg"])
         XCTAssertTrue(first.output.contains("wrote maps test.png, test.svg, test.html in \(out)"), first.output)
         let png = try Data(contentsOf: URL(fileURLWithPath: out + "/test.png"))
         let image = try CairoSurface(png: Array(png))
@@ -70,16 +68,12 @@ final class MapEndToEndTests: XCTestCase {
         defer { f.remove() }
         let off = try f.run()
         XCTAssertEqual(off.status, 0, off.output)
-        XCTAssertEqual(
-            visible(f.root + "/out"), ["test.changes.json", "test.geojson", "test.lineage.json", "test.qml"],
-            "the QGIS style, the change report and the lineage, no maps")
+        XCTAssertEqual(visible(f.root + "/out"), ["test.geojson", "test.qml"], "the QGIS style, no maps")
 
         try f.writeManifest(sections: [("maps", .object([("svg", .bool(false)), ("pdf", .bool(true))]))])
         let chosen = try f.run()
         XCTAssertEqual(chosen.status, 0, chosen.output)
-        XCTAssertEqual(
-            visible(f.root + "/out"),
-            ["test.changes.json", "test.geojson", "test.html", "test.lineage.json", "test.pdf", "test.png", "test.qml"])
+        XCTAssertEqual(visible(f.root + "/out"), ["test.geojson", "test.html", "test.pdf", "test.png", "test.qml"])
         let pdf = try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/test.pdf"))
         XCTAssertTrue(String(decoding: pdf.prefix(8), as: UTF8.self).hasPrefix("%PDF-1.5"))
 

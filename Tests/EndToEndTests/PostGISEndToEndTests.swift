@@ -319,7 +319,7 @@ final class PostGISEndToEndTests: XCTestCase {
             toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
         try f.writeManifest(
             output: .object([("path", .string(pg)), ("layer", .string("nightly")), ("mode", .string("append"))]),
-            keywords: ["restaurant"], sections: [("maps", .bool(false))])
+            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
         try f.runOK()
         let first = Int(try psql("SELECT count(*) FROM nightly")) ?? -1
         XCTAssertGreaterThan(first, 8)
