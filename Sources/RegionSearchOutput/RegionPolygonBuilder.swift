@@ -56,7 +56,7 @@ public struct RegionPolygonBuilder {
         /// (``RegionLevelSelection/select(_:table:)``), since a child is cut to its parent.
         public var levels: RegionLevelSelection
         public init(
-            concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.35,
+            concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.3,
             edgeSpacing: Double = 4, triangleSpacing: Double = 2, closeSpacing: Double = 0, minExtent: Double = 20,
             levels: RegionLevelSelection = .all
         ) {

@@ -56,7 +56,7 @@ public struct DensityHierarchy: Sendable {
         var ownDensityShare: Double = 0
 
         public init(
-            coreRatio: Double = 10, extendRatio: Double = 3, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
+            coreRatio: Double = 10, extendRatio: Double = 4, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
             minKeywordPOIs: Int = 8, maxLevels: Int = 4, sameRegionShare: Double = 0.7, ownReferencePOIs: Int = 32,
             levelRatio: Double = 0, ownDensityShare: Double = 1
         ) {

@@ -32,7 +32,7 @@ public struct DensityRegionFinder: Sendable {
         /// α of the density's propagation over the keyword graph (``DensitySmoothing``); 0 = none.
         var smoothing: Double
 
-        public init(coreRatio: Double = 10, extendRatio: Double = 3, minKeywordPOIs: Int = 8, smoothing: Double = 0.5) {
+        public init(coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5) {
             self.coreRatio = coreRatio
             self.extendRatio = extendRatio
             self.minKeywordPOIs = minKeywordPOIs

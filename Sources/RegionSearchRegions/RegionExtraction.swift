@@ -21,7 +21,7 @@ public enum RegionExtraction {
     ) -> Output {
         let occupied = DensityRegionFinder.occupiedArea(graph: graph, scaleK: scaleK)
         let hierarchy =
-            options.method == .propagation && options.measure == .density
+            options.method == .propagation && options.measure == .density && options.nested
             ? DensityHierarchy(x: points.x, y: points.y, graph: graph, scaleK: scaleK) : nil
         // Keywords are independent: one per worker at a time (each with its own path-search
         // scratch space), results kept in keyword order, so any thread count gives the same.
@@ -156,7 +156,24 @@ public enum RegionExtraction {
             info.append(("components", .number(Double(clusters.count))))
             return (clusters, info)
         case (.propagation, .density):
-            guard let hierarchy else { preconditionFailure("the density measure needs its hierarchy") }
+            guard let hierarchy else {
+                // One level, from each keyword POI's own density.
+                let finder = DensityRegionFinder(x: points.x, y: points.y, graph: graph, occupiedArea: occupied)
+                let (regions, s) = withSupport {
+                    finder.candidates(
+                        keyword: c, match: match, options: options.density, rules: options.keywordGraph,
+                        support: &$0)
+                }
+                info += [
+                    ("typical_spacing_m", .number(s.typicalSpacing)),
+                    ("core_spacing_m", .number(s.coreSpacing)),
+                    ("extend_spacing_m", .number(s.extendSpacing)),
+                    ("dense_pois", .number(Double(s.densePOIs))),
+                    ("components", .number(Double(s.components))),
+                    ("dropped_small", .number(Double(s.droppedSmall))),
+                ]
+                return (regions, info)
+            }
             let (regions, s) = withSupport {
                 hierarchy.regions(
                     keyword: c, match: match, density: table.density[c], options: options.hierarchy, fdr: options.fdr,

@@ -33,6 +33,9 @@ public struct RegionOptions: StageOptions, Equatable {
     var density: DensityRegionFinder.Options
     /// The density measure's levels (``DensityHierarchy``).
     var hierarchy: DensityHierarchy.Options
+    /// density: nested levels cut from propagate's keyword densities (``DensityHierarchy``)
+    /// instead of one level from each keyword POI's own density (``DensityRegionFinder``).
+    public var nested: Bool
     var keywordGraph: KeywordGraph.Rules
     /// lift: a region's keyword POIs are at least this many times as dense as typical.
     var liftDensityRatio: Double
@@ -45,7 +48,7 @@ public struct RegionOptions: StageOptions, Equatable {
     public init(
         method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options? = nil,
         density: DensityRegionFinder.Options = .init(), hierarchy: DensityHierarchy.Options = .init(),
-        keywordGraph: KeywordGraph.Rules = .init(),
+        nested: Bool = false, keywordGraph: KeywordGraph.Rules = .init(),
         liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200,
         dbscanMinSamples: Int = 10
     ) {
@@ -55,6 +58,7 @@ public struct RegionOptions: StageOptions, Equatable {
         self.finder = finder ?? RegionFinder.Options(minKeywordPOIs: density.minKeywordPOIs)
         self.density = density
         self.hierarchy = hierarchy
+        self.nested = nested
         self.keywordGraph = keywordGraph
         self.liftDensityRatio = liftDensityRatio
         self.fdr = fdr
@@ -77,6 +81,14 @@ public struct RegionOptions: StageOptions, Equatable {
             + "typical spacing in the data, however dense everything else is (where to go to compare restaurants); "
             + "\"lift\": where the keyword's share of all POIs stands out from its base rate (where restaurants are "
             + "over-represented).")
+    public static let nestedSpec = ParameterSpec(
+        "nested", .boolean, default: .bool(defaults.nested),
+        help: "density: false finds one level of regions, where each keyword POI's own density (its neighbours "
+            + "keyword POIs within its neighbours-th nearest distance, smoothed over the keyword graph) is "
+            + "core_ratio / extend_ratio times typical; true cuts nested levels (a city's dense core, its districts, "
+            + "its strips: level, parent_id) from the keyword densities the propagate stage spreads over the POI "
+            + "graph (child_* parameters and below). Off by default: the nested levels still miss blobs and cross "
+            + "empty bands that one level does not (EXPERIMENTS.md).")
     static let neighboursSpec = ParameterSpec(
         "neighbours", .integer(min: 1, max: 64), default: .number(Double(defaults.keywordGraph.neighbours)),
         help: "A keyword POI's local spacing is the distance to its neighbours-th nearest other keyword POI (the "
@@ -176,7 +188,7 @@ public struct RegionOptions: StageOptions, Equatable {
         help: "DBSCAN core-point threshold: POIs within eps, itself included (method dbscan only).")
 
     public static let specs = [
-        methodSpec, measureSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
+        methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
         ownDensityShareSpec, smoothingSpec, edgeFactorSpec,
         detourSpec, minSpacingSpec,
@@ -219,6 +231,7 @@ public struct RegionOptions: StageOptions, Equatable {
                 minKeywordPOIs: minimum, maxLevels: p.int(Self.maxLevelsSpec),
                 sameRegionShare: p.double(Self.sameRegionShareSpec), ownReferencePOIs: p.int(Self.ownReferencePOIsSpec),
                 levelRatio: p.double(Self.levelRatioSpec), ownDensityShare: p.double(Self.ownDensityShareSpec)),
+            nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
                 detour: p.double(Self.detourSpec), minSpacing: p.double(Self.minSpacingSpec)),

@@ -11,7 +11,9 @@ public enum RegionsStage {
         // 3: regions.min_spacing_m floors the keyword spacing.
         // 4: the density measure's nested levels, cut from propagate's keyword densities; level,
         //    parent and band_floor columns.
-        version: 4,
+        // 5: the nested levels only with regions.nested (default false: one level from each keyword
+        //    POI's own density, as in 3); extend_ratio 4 again.
+        version: 5,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
+@testable import RegionSearchLineage
 @testable import RegionSearchPipeline
 
 /// Night after night: day 2 is day 1 with POIs moved, added and removed in known places. The
@@ -267,6 +268,10 @@ final class LineageEndToEndTests: XCTestCase {
         let regions = try read(f.root + "/out/test.geojson")["features"]?.arrayValue ?? []
         XCTAssertEqual(changes["counts"]?["new"]?.intValue, regions.count)
         XCTAssertEqual(regions.compactMap { $0["properties"]?["region_id"]?.intValue }, Array(1...regions.count))
+        // The lineage file reads back (as `regionsearch diff` reads it) with every published region.
+        let lineage = try RegionFile.read(f.root + "/out/test.lineage.json")
+        XCTAssertEqual(lineage.regions.count, regions.count)
+        XCTAssertNotNil(lineage.lineage, "the lineage file's regionsearch_lineage member")
         try f.writeManifest(
             sections: [("maps", .bool(false)), ("lineage", .bool(false))], keywords: ["restaurant"],
             input: .object([("path", .string("../data/day2.csv"))]))

@@ -93,7 +93,8 @@ final class PostGISEndToEndTests: XCTestCase {
         defer { f.remove() }
         let output = JSONValue.object([("path", .string(pg)), ("layer", .string("regions"))])
         let pois = JSONValue.object([("path", .string(pg)), ("layer", .string("pois"))])
-        try f.writeManifest(output: output, poiOutput: pois)
+        try f.writeManifest(
+            output: output, poiOutput: pois, sections: [("regions", .object([("nested", .bool(true))]))])
         let first = try f.runOK()
         XCTAssertTrue(first.output.contains("replaced table regions"), first.output)
         let regions = try f.regionsArtifact()["features"]?.arrayValue ?? []

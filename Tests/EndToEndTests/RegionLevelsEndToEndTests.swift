@@ -32,7 +32,9 @@ final class RegionLevelsEndToEndTests: XCTestCase {
     func testLevelsChooseWhatAFlatConsumerGets() throws {
         let f = try PipelineFixture()
         defer { f.remove() }
-        try f.writeManifest(output: .string("../out/test.geojson"), poiOutput: .string("../out/pois.gpkg"))
+        try f.writeManifest(
+            output: .string("../out/test.geojson"), poiOutput: .string("../out/pois.gpkg"),
+            sections: [("regions", .object([("nested", .bool(true))]))])
         try f.runOK()
         let geos = GEOSContext()
         let nested = try features(f, geos)

@@ -76,6 +76,7 @@ final class WebMapLayeringTests: XCTestCase {
             ("name", .string(name)), ("inputs", .array([input])), ("work_dir", .string("work")),
             ("output", .string("out/\(name).geojson")), ("keywords", .array(keywords.map { .string($0) })),
             ("maps", .object([("png", .bool(false)), ("svg", .bool(false))])),
+            ("regions", .object([("nested", .bool(true))])),
         ])
         try manifest.serialized(pretty: true).write(toFile: dir + "/run.json", atomically: true, encoding: .utf8)
         return dir + "/run.json"

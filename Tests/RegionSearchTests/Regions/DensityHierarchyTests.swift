@@ -82,6 +82,7 @@ final class DensityHierarchyTests: XCTestCase {
         ).table
         if let density { scores.density = [Column(density(scores, p))] }
         var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
+        params.set(RegionOptions.nestedSpec.key, .bool(true))
         for (k, v) in overrides { params.set(k, v) }
         let result = RegionExtraction.run(
             points: p, graph: graph, table: scores, options: try RegionOptions(params), scaleK: 5)

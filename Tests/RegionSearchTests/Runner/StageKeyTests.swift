@@ -214,12 +214,14 @@ final class StageKeyTests: XCTestCase {
                 "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--no-sync", "--threads", "2",
                 "--quiet",
             ])
-        // Every value survives the round trip through the stage's own option parser.
+        // Every value survives the round trip through the stage's own option parser (a parameter
+        // not given, density_alpha, parses as its default).
         let parsed = try? PropagateStage.definition.commandSpec().parse(propagate).parameters()
         XCTAssertEqual(
             parsed?.canonical,
             Parameters(values: [
                 ("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
+                ("density_alpha", .number(PropagationOptions.defaultDensityAlpha)),
                 ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)), ("solver", .string("jacobi")),
             ]).canonical)
         let ingest = StageCommand.arguments(
