@@ -141,19 +141,13 @@ struct Publisher {
             if let maps = try publishMapsDirect(completed) { results.append(maps) }
             return results
         }
-        let files = try groups.filter { try Self.isFileGroup($0) }
+        let files = groups.filter { PublishedSet.isPublished($0[0]) }
         results += try publishSet(PublishedSet(root: root), files, completed, &cache)
         var memo: [String: JSONValue] = [:]
-        for group in try groups.filter({ try !Self.isFileGroup($0) }) {
+        for group in groups.filter({ !PublishedSet.isPublished($0[0]) }) {
             results.append(try publishDirect(group, completed, &cache, &memo))
         }
         return results
-    }
-
-    /// Whether a destination is files (published as part of the set), not a database or a
-    /// stream (a pipe, a device, standard output: written in place on every run).
-    static func isFileGroup(_ group: [OutputTarget]) throws -> Bool {
-        PublishedSet.isPublished(group[0])
     }
 
     // MARK: The published set
@@ -571,7 +565,7 @@ struct Publisher {
             guard let regions = artifact(nil, completed) else { return false }
             return (try? FileDigest.of(path: target.path)) == regions.digest
         }
-        guard (try? Self.isFileGroup(group)) ?? false else { return nil }
+        guard PublishedSet.isPublished(group[0]) else { return nil }
         let set = PublishedSet(root: root)
         let plan = Plan(role: first.role.rawValue, key: "", group: group, main: PublishedSet.publishedPath(first.path))
         guard let current = set.current(), let member = current.record.member(plan.role),
