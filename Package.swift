@@ -29,8 +29,15 @@ let synthetic = "RegionSearchSynthetic"
 let maps = "RegionSearchMaps"
 /// The stage definitions (ports, typed options, versions) and the stage executables' wiring.
 let stages = "RegionSearchStages"
-/// Manifests, the content-keyed runner, experiments and the benchmark.
-let pipeline = "RegionSearchPipeline"
+/// Manifests (what a run reads and writes, checked before it starts) and the content-keyed runner
+/// (stage keys, records, the work directory, publishing the outputs and maps as one set).
+let runner = "RegionSearchRunner"
+/// Tiled runs: the tile plan, its cost model, the tile steps and the Snakemake/Slurm workflow.
+let tiles = "RegionSearchTiles"
+/// Experiments: a grid of parameters over input sets, scored against truth, with plots.
+let experiments = "RegionSearchExperiments"
+/// The benchmark: every stage alone, and the user's path beside the reference.
+let benchmark = "RegionSearchBenchmark"
 /// The `regionsearch` driver and the tool commands (evaluate, generate, bench).
 let cli = "RegionSearchCLI"
 
@@ -56,9 +63,42 @@ let toolExecutables = [
 ]
 
 let domain = [ingest, projection, graph, propagation, regions, output]
-let libraries = [core, model, gdal] + domain + [lineage, evaluation, synthetic, maps, stages, pipeline, cli]
+let libraries =
+    [core, model, gdal] + domain
+    + [lineage, evaluation, synthetic, maps, stages, runner, tiles, experiments, benchmark, cli]
 
 func deps(_ names: [String]) -> [Target.Dependency] { names.map { .target(name: $0) } }
+
+let testSupport = "RegionSearchTestSupport"
+/// Unit tests, one target per library: each test file imports what it tests and what it builds its
+/// inputs with (a C module where a test checks against the library itself: GEOS, zlib).
+let unitTests: [(name: String, dependencies: [String])] = [
+    ("RegionSearchCoreTests", [core, model, testSupport]),
+    ("RegionSearchModelTests", [model, testSupport]),
+    ("RegionSearchGDALTests", [gdal, testSupport, "CGDAL"]),
+    ("RegionSearchIngestTests", [core, ingest, model, stages, testSupport, "CGEOS", "CZlib"]),
+    ("RegionSearchProjectionTests", [core, projection]),
+    ("RegionSearchGraphTests", [core, graph, model, stages, testSupport, "CGEOS"]),
+    ("RegionSearchPropagationTests", [core, model, propagation, stages, testSupport]),
+    (
+        "RegionSearchRegionsTests",
+        [core, graph, model, output, projection, propagation, regions, stages, synthetic, testSupport, "CGEOS"]
+    ),
+    ("RegionSearchOutputTests", [core, gdal, graph, model, output, projection, testSupport, "CGEOS"]),
+    ("RegionSearchLineageTests", [lineage, output, testSupport]),
+    (
+        "RegionSearchEvaluationTests",
+        [cli, core, evaluation, model, output, projection, synthetic, testSupport, "CGEOS"]
+    ),
+    ("RegionSearchSyntheticTests", [cli, core, evaluation, model, output, projection, synthetic, testSupport]),
+    ("RegionSearchMapsTests", [core, evaluation, ingest, maps, model, output, projection, testSupport]),
+    (
+        "RegionSearchStagesTests",
+        [cli, core, graph, ingest, model, output, projection, propagation, regions, stages, synthetic, testSupport]
+    ),
+    ("RegionSearchRunnerTests", [core, ingest, output, projection, propagation, regions, runner, stages, testSupport]),
+    ("RegionSearchExperimentsTests", [core, experiments, runner, testSupport]),
+]
 
 var targets: [Target] = [
     // C libraries found through pkg-config (Debian's and Homebrew's layouts alike), with the
@@ -92,24 +132,40 @@ var targets: [Target] = [
 
     .target(name: stages, dependencies: deps([core, model] + domain)),
     .target(
-        name: pipeline,
-        dependencies: deps([
-            core, model, gdal, ingest, projection, graph, propagation, output, lineage, evaluation, maps, stages,
-        ])),
+        name: runner,
+        dependencies: deps([core, model, gdal, ingest, propagation, output, lineage, maps, stages])),
+    .target(name: tiles, dependencies: deps([core, ingest, graph, propagation, stages, runner])),
+    .target(name: experiments, dependencies: deps([core, evaluation, maps, stages, runner])),
+    .target(name: benchmark, dependencies: deps([core, projection, output, stages, runner])),
     .target(
         name: cli,
-        dependencies: deps([core, model, ingest, graph, lineage, evaluation, synthetic, maps, stages, pipeline])),
+        dependencies: deps([
+            core, model, ingest, graph, lineage, evaluation, synthetic, maps, stages, runner, tiles, experiments,
+            benchmark,
+        ])),
 
-    .testTarget(
-        name: "RegionSearchTests",
-        // CZlib: the PBF test writer compresses with zlib itself, independently of the reader.
-        dependencies: deps(libraries + ["CGEOS", "CGDAL", "CZlib"])
+    // Shared by the test targets (not a product): temporary directories, the shared data, GDAL
+    // read-backs, point sets, manifest parsing.
+    .target(
+        name: testSupport,
+        dependencies: deps([core, model, gdal, ingest, projection, output, evaluation, stages, runner]),
+        path: "Tests/\(testSupport)"
     ),
+    // The package's own rules: imports against Package.swift and docs/ARCHITECTURE.md, portability.
+    .testTarget(name: "ArchitectureTests", dependencies: deps([core])),
+    // The built executables and the services (PostgreSQL, Chromium, Slurm, Snakemake) end to end.
     .testTarget(
         name: "EndToEndTests",
-        dependencies: deps(libraries + stageExecutables + toolExecutables)
+        dependencies: deps(
+            [
+                core, model, gdal, output, lineage, evaluation, synthetic, maps, stages, runner, tiles, experiments,
+                benchmark, testSupport,
+            ] + stageExecutables + toolExecutables)
     ),
 ]
+for test in unitTests {
+    targets.append(.testTarget(name: test.name, dependencies: deps(test.dependencies)))
+}
 for name in stageExecutables {
     targets.append(.executableTarget(name: name, dependencies: deps([stages])))
 }

@@ -1,7 +1,7 @@
 import Foundation
+import RegionSearchBenchmark
 import RegionSearchCore
 import RegionSearchGraph
-import RegionSearchPipeline
 import RegionSearchStages
 
 /// `regionsearch-bench`: the benchmark suite. Generates synthetic cities, runs every stage as its

@@ -1,6 +1,7 @@
 import Foundation
 import RegionSearchCore
-import RegionSearchPipeline
+import RegionSearchExperiments
+import RegionSearchRunner
 import RegionSearchStages
 
 /// The `regionsearch` executable: `run`, `status` and `clean` over a manifest, `help`, and

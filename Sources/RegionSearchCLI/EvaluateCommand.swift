@@ -3,7 +3,7 @@ import RegionSearchCore
 import RegionSearchEvaluation
 import RegionSearchIngest
 import RegionSearchModel
-import RegionSearchPipeline
+import RegionSearchRunner
 import RegionSearchStages
 
 /// `regionsearch-evaluate`: scores region GeoJSON against ground truth (`truth`) or compares two

@@ -1,6 +1,7 @@
 import RegionSearchCore
-import RegionSearchPipeline
+import RegionSearchRunner
 import RegionSearchStages
+import RegionSearchTiles
 
 /// `regionsearch plan` and `regionsearch tile`: tiled runs on a workflow engine or a cluster
 /// scheduler (docs/TILES.md).

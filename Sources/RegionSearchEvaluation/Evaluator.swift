@@ -39,23 +39,6 @@ public struct Evaluator: Sendable {
         self.riverTolerance = riverTolerance
     }
 
-    // MARK: - Region checks alone
-
-    /// The region checks (``RegionCheck``: keyword POIs inside, spacing, empty share, area) of
-    /// every feature of `regions` against `pois`, with ``checks`` (or the defaults), measured in
-    /// ``crs`` or a CRS chosen for the regions' extent; nil for a feature without keyword.
-    public func checkRegions(_ regionFile: RegionFeatureFile, pois: EvaluationPOIs) throws -> [RegionCheck?] {
-        let geos = GEOSContext()
-        let proj = PROJContext()
-        guard let choice = try chooseCRS([regionFile], proj: proj) else { return [] }
-        let transform = try proj.transformation(from: "EPSG:4326", to: choice.definition)
-        let layer = try EvaluationLayer(file: regionFile, transform: transform, context: geos)
-        let located = try LocatedPOIs(pois, transform: transform)
-        return try Self.regionChecks(
-            regionFile, items: layer.items, located: located, choice: choice, options: checks ?? CheckOptions(),
-            geos: geos, proj: proj)
-    }
-
     /// The region checks, measured where distances are true: in `choice` when it is local (UTM, a
     /// CRS given with `--crs`), otherwise region by region in an azimuthal equal-area frame
     /// centred on the region. An equal-area world projection keeps areas but shears distances far

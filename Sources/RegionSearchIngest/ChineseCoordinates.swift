@@ -21,7 +21,7 @@ public enum ChineseCoordinates {
 
     private static let semiMajor = 6_378_245.0  // Krasovsky 1940
     private static let eccentricitySquared = 0.006_693_421_622_965_943_23
-    private static let baiduFactor = Double.pi * 3000.0 / 180.0
+    static let baiduFactor = Double.pi * 3000.0 / 180.0
 
     /// Whether the GCJ-02 offset applies at this WGS84/GCJ-02 position.
     @inline(__always)
@@ -74,13 +74,6 @@ public enum ChineseCoordinates {
             if abs(cLon) < tolerance && abs(cLat) < tolerance { break }
         }
         return (wLon, wLat)
-    }
-
-    /// GCJ-02 → BD-09 (the published forward transform).
-    static func gcj02ToBD09(lon: Double, lat: Double) -> (lon: Double, lat: Double) {
-        let z = sqrt(lon * lon + lat * lat) + 0.000_02 * sin(lat * baiduFactor)
-        let theta = atan2(lat, lon) + 0.000_003 * cos(lon * baiduFactor)
-        return (z * cos(theta) + 0.0065, z * sin(theta) + 0.006)
     }
 
     /// BD-09 → GCJ-02 (the published closed-form inverse).

@@ -151,30 +151,3 @@ public enum KeywordText {
         return n
     }
 }
-
-/// Memoises ``KeywordText/normalize(_:)`` for repeated values (categories repeat a lot: a
-/// million POIs typically carry a few thousand distinct category strings).
-struct KeywordNormalizer {
-    private var cache: [String: String] = [:]
-    private let limit: Int
-
-    public init(cacheLimit: Int = 200_000) { limit = cacheLimit }
-
-    public mutating func normalize(_ raw: String) -> String {
-        if let hit = cache[raw] { return hit }
-        let n = KeywordText.normalize(raw)
-        if cache.count < limit { cache[raw] = n }
-        return n
-    }
-
-    /// Normalises several values and joins them with the keyword separator, dropping empties
-    /// and exact repeats (first occurrence wins, so the order is stable).
-    public mutating func join(_ values: [String]) -> String {
-        var seen: [String] = []
-        for v in values {
-            let n = normalize(v)
-            if !n.isEmpty && !seen.contains(n) { seen.append(n) }
-        }
-        return seen.joined(separator: String(KeywordText.separator))
-    }
-}

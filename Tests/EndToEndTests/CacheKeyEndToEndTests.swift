@@ -1,8 +1,6 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCore
-@testable import RegionSearchPipeline
 @testable import RegionSearchStages
 
 /// What the stage keys must cover beyond content and parameters: the build that computed a

@@ -1,19 +1,8 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchEvaluation
-@testable import RegionSearchGraph
-@testable import RegionSearchIngest
-@testable import RegionSearchModel
-@testable import RegionSearchOutput
-@testable import RegionSearchPipeline
-@testable import RegionSearchProjection
-@testable import RegionSearchPropagation
-@testable import RegionSearchRegions
-@testable import RegionSearchStages
-@testable import RegionSearchSynthetic
+@testable import RegionSearchRunner
 
 /// Two runs on one work directory: one fails clearly (exit 5, naming the holder) or waits with
 /// --wait; the output is never corrupt.

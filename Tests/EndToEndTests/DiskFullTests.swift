@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
+@testable import RegionSearchTestSupport
 
 /// Issue 21, finding 12: outputs on a nearly full file system (a 5 MB tmpfs, mounted by the test:
 /// root only). Yesterday's output (A) is published, the disk is filled up to a few kilobytes,

@@ -1,20 +1,15 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCLI
 @testable import RegionSearchCore
 @testable import RegionSearchEvaluation
-@testable import RegionSearchGraph
-@testable import RegionSearchIngest
+@testable import RegionSearchExperiments
 @testable import RegionSearchMaps
-@testable import RegionSearchModel
 @testable import RegionSearchOutput
-@testable import RegionSearchPipeline
-@testable import RegionSearchProjection
-@testable import RegionSearchPropagation
-@testable import RegionSearchRegions
+@testable import RegionSearchRunner
 @testable import RegionSearchStages
 @testable import RegionSearchSynthetic
+@testable import RegionSearchTestSupport
 
 /// `regionsearch run/status/clean` on experiment manifests: two small synthetic cities with
 /// truth, a 2-value grid, with the built executables.

@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchGDAL
 @testable import RegionSearchOutput
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
+@testable import RegionSearchTestSupport
 
 /// `regionsearch run` writing every output format, the scored POI layer, outputs that are links,
 /// pipes or standard output, and outputs refused before any stage runs.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import RegionSearchTestSupport
+
 /// GDAL is loaded on first use (the CGDAL target's forwarders), not when a process starts: the
 /// dynamic loader's own log (`LD_DEBUG=libs`) shows which shared objects a process initialises.
 final class GDALLoadingTests: XCTestCase {

@@ -3,7 +3,8 @@ import XCTest
 
 @testable import RegionSearchCore
 @testable import RegionSearchGDAL
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
+@testable import RegionSearchTestSupport
 
 /// Manifests with other outputs and inputs for the end-to-end format tests, and GDAL's view of
 /// what a run wrote.

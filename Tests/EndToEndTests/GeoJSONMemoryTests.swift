@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCore
-@testable import RegionSearchPipeline
+@testable import RegionSearchBenchmark
+@testable import RegionSearchTestSupport
 
 /// A huge polygon is read as positions: memory stays a small multiple of the record.
 final class GeoJSONMemoryTests: XCTestCase {

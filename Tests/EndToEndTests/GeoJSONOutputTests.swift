@@ -1,19 +1,12 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCLI
 @testable import RegionSearchCore
 @testable import RegionSearchEvaluation
-@testable import RegionSearchGraph
-@testable import RegionSearchIngest
 @testable import RegionSearchModel
 @testable import RegionSearchOutput
-@testable import RegionSearchPipeline
-@testable import RegionSearchProjection
-@testable import RegionSearchPropagation
-@testable import RegionSearchRegions
-@testable import RegionSearchStages
-@testable import RegionSearchSynthetic
+@testable import RegionSearchRunner
+@testable import RegionSearchTestSupport
 
 /// The shipped manifests — the embedded default and the four real datasets in ../shared/data —
 /// run with the built executables, and their GeoJSON obeys RFC 7946 and opens in GDAL.

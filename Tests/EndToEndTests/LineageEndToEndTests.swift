@@ -3,7 +3,7 @@ import XCTest
 
 @testable import RegionSearchCore
 @testable import RegionSearchLineage
-@testable import RegionSearchPipeline
+@testable import RegionSearchTestSupport
 
 /// Night after night: day 2 is day 1 with POIs moved, added and removed in known places. The
 /// untouched regions keep their ids, each planted change gets its verdict, reruns give the same

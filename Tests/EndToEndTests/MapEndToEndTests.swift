@@ -1,9 +1,9 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCore
 @testable import RegionSearchMaps
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
+@testable import RegionSearchTestSupport
 
 /// `regionsearch run` writes the maps beside the output, deterministically and only when they
 /// change; the manifest turns them off or picks formats; `regionsearch preview` draws the same.

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
 @testable import RegionSearchStages
 
 /// The controls a nightly job needs: --version everywhere, status --check and its JSON,

@@ -1,19 +1,10 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchEvaluation
-@testable import RegionSearchGraph
-@testable import RegionSearchIngest
-@testable import RegionSearchModel
-@testable import RegionSearchOutput
-@testable import RegionSearchPipeline
-@testable import RegionSearchProjection
-@testable import RegionSearchPropagation
-@testable import RegionSearchRegions
-@testable import RegionSearchStages
+@testable import RegionSearchRunner
 @testable import RegionSearchSynthetic
+@testable import RegionSearchTestSupport
 
 /// A small synthetic pipeline in a temporary directory, run with the built executables.
 ///

@@ -3,7 +3,7 @@ import XCTest
 
 @testable import RegionSearchCore
 @testable import RegionSearchOutput
-@testable import RegionSearchPipeline
+@testable import RegionSearchTestSupport
 
 /// PostGIS output against a real database: a throwaway PostgreSQL cluster (scripts/pg-local) on
 /// a Unix socket, started for this class and removed after it. Read back with psql.

@@ -3,7 +3,8 @@ import Synchronization
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
+@testable import RegionSearchTestSupport
 
 /// Issue 21: a run's files are published as one set. Yesterday's set (A: the defaults) is being
 /// replaced by today's (B: no region is large enough): the regions GeoJSON and its style, a POI

@@ -2,9 +2,8 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchGDAL
 @testable import RegionSearchOutput
-@testable import RegionSearchPipeline
+@testable import RegionSearchTestSupport
 
 /// `hulls.levels` through `regionsearch run`: what a flat consumer gets of the fixture's nested
 /// regions (its four cafe blobs give a level-0 region holding a level-1 one), in the regions,

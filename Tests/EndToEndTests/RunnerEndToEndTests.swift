@@ -1,19 +1,10 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCLI
 @testable import RegionSearchCore
-@testable import RegionSearchEvaluation
-@testable import RegionSearchGraph
-@testable import RegionSearchIngest
-@testable import RegionSearchModel
-@testable import RegionSearchOutput
-@testable import RegionSearchPipeline
-@testable import RegionSearchProjection
-@testable import RegionSearchPropagation
-@testable import RegionSearchRegions
+@testable import RegionSearchRunner
 @testable import RegionSearchStages
-@testable import RegionSearchSynthetic
+@testable import RegionSearchTestSupport
 
 /// `regionsearch run/status/clean` on a small synthetic city, with the built executables.
 final class RunnerEndToEndTests: XCTestCase {

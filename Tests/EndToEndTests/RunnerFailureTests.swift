@@ -1,8 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import RegionSearchCore
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
 
 /// What a failed stage leaves for the operator: its own exit status, its rejects, its counts.
 final class RunnerFailureTests: XCTestCase {

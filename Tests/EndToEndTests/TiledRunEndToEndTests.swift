@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchPipeline
 @testable import RegionSearchStages
+@testable import RegionSearchTiles
 
 /// A tiled run (`regionsearch plan`, then every `regionsearch tile` step as the workflow jobs run
 /// them, no engine) writes exactly the single run's bytes: every object in the work directory

@@ -5,6 +5,7 @@ import XCTest
 @testable import RegionSearchMaps
 @testable import RegionSearchOutput
 @testable import RegionSearchSynthetic
+@testable import RegionSearchTestSupport
 
 /// The web map as a person first sees it, opened in headless Chromium (scripts/browser-check): the
 /// maps of D.C.'s restaurants (../shared/data/dc-osm-2017) and of a synthetic city, each at its

@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
+@testable import RegionSearchTestSupport
 
 /// Two manifests sharing one work directory, and inputs that are not files.
 final class WorkDirectorySharingTests: XCTestCase {

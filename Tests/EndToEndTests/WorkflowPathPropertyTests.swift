@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchPipeline
+@testable import RegionSearchRunner
+@testable import RegionSearchTiles
 
 /// Issue 21, findings 1–3: the plan writers against hostile paths. Random plan directories,
 /// manifests, inputs and executable directories — quotes, `\`, CR, LF, `$( )`, backticks, braces,

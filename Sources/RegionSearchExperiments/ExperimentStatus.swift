@@ -1,0 +1,109 @@
+import RegionSearchCore
+import RegionSearchRunner
+
+/// `regionsearch status` on an experiment manifest: one line per combination (up to date, or the
+/// first stage that is stale, missing or failed, with why), from a ``StatusReport`` of each
+/// combination's pipeline — computed as `run` decides, without running or locking anything.
+public struct ExperimentStatus {
+    /// One combination's state.
+    public struct Combination {
+        public var combination: ExperimentCombination
+        public var report: StatusReport
+        /// Whether every stage is up to date and the GeoJSON is current.
+        public var upToDate: Bool
+        /// One line: `up to date — 12 regions`, `stale from regions: parameter …`, ….
+        public var summary: String
+    }
+
+    public var manifest: Manifest
+    public var combinations: [Combination]
+    /// One line about the latest run.
+    var lastRun: String
+    var lastRunJSON: JSONValue
+
+    /// Whether every combination is up to date and the results tables exist (`status --check`).
+    public var isUpToDate: Bool { combinations.allSatisfy(\.upToDate) && results.allSatisfy(\.exists) }
+    /// Paths of the results tables, with whether they exist.
+    public var results: [(path: String, exists: Bool)]
+
+    public init(manifest: Manifest) {
+        self.manifest = manifest
+        let experiment = manifest.experiment!
+        let work = WorkDirectory(path: manifest.workDirectory)
+        let state = RunState.load(work)
+        let lock = WorkLock.state(of: work)
+        lastRun = StatusReport.describeLastRun(state, lock: lock)
+        lastRunJSON = StatusReport.lastRunJSON(state, lock: lock)
+        let builds = BuildIdentity(toolDirectory: CurrentExecutable.directory)
+        combinations = experiment.combinations.map { c in
+            let report = StatusReport(manifest: manifest.variant(for: c), builds: builds)
+            let outputCurrent = report.output.hasSuffix(": up to date")
+            if let first = report.stages.first(where: { $0.state != .upToDate }) {
+                let verb = first.state == .failed ? "failed at" : "\(first.state.rawValue) from"
+                let why = first.reasons.first.map { ": " + $0 } ?? ""
+                return Combination(
+                    combination: c, report: report, upToDate: false, summary: "\(verb) \(first.stage)\(why)")
+            }
+            let counts = report.stages.last?.reasons.first.map { " — " + $0 } ?? ""
+            if !outputCurrent {
+                return Combination(
+                    combination: c, report: report, upToDate: false,
+                    summary: "stages up to date; \(PathResolver.baseName(c.fileName)) "
+                        + (FileSystem.exists(manifest.output + "/" + c.fileName)
+                            ? "differs from the result" : "is missing") + "; 'regionsearch run' writes it")
+            }
+            return Combination(combination: c, report: report, upToDate: true, summary: "up to date" + counts)
+        }
+        results = ["results.csv", "results.md"].map { name in
+            let path = manifest.output + "/" + name
+            return (path, FileSystem.exists(path))
+        }
+    }
+
+    /// The human-readable report.
+    public var text: String {
+        let n = combinations.count
+        let current = combinations.filter(\.upToDate).count
+        var out =
+            "\(manifest.file) (\(manifest.name)): experiment, \(n) combination\(n == 1 ? "" : "s"), "
+            + "\(current) up to date\n"
+        out += "work directory: \(manifest.workDirectory)\n"
+        out += "last run: \(lastRun)\n"
+        let width = combinations.map { $0.combination.name.count }.max() ?? 0
+        let indexWidth = String(n).count * 2 + 3
+        for c in combinations {
+            let index = "[\(c.combination.index + 1)/\(n)]".padding(toLength: indexWidth, withPad: " ", startingAt: 0)
+            out +=
+                "  \(index) \(c.combination.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(c.summary)\n"
+        }
+        for r in results { out += "results: \(r.path): \(r.exists ? "present" : "missing")\n" }
+        return out
+    }
+
+    /// The machine-readable report (`status --json`): per combination its grid values and the
+    /// pipeline's full status.
+    public var json: JSONValue {
+        .object([
+            ("manifest", .string(manifest.file)),
+            ("work_dir", .string(manifest.workDirectory)),
+            ("up_to_date", .bool(isUpToDate)),
+            ("last_run", lastRunJSON),
+            (
+                "combinations",
+                .array(
+                    combinations.map { c in
+                        .object([
+                            ("name", .string(c.combination.name)),
+                            ("input", .string(c.combination.inputSet)),
+                            ("parameters", .object(c.combination.assignments.map { ($0.key, $0.value) })),
+                            ("up_to_date", .bool(c.upToDate)),
+                            ("summary", .string(c.summary)),
+                            ("stages", c.report.json["stages"] ?? .array([])),
+                            ("output", c.report.json["output"] ?? .null),
+                        ])
+                    })
+            ),
+            ("results", .array(results.map { .object([("path", .string($0.path)), ("exists", .bool($0.exists))]) })),
+        ])
+    }
+}

@@ -1,0 +1,364 @@
+import RegionSearchCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The files one run publishes — the regions output, the POI layer, their sidecars and styles,
+/// the maps — made visible together: a reader never sees today's regions with yesterday's maps
+/// or POI layer, also after a crash or SIGKILL at any moment.
+///
+/// Layout, in a folder beside the regions output (``root(besides:)``):
+///
+/// ```
+/// out/.r.geojson.published/
+///     g000042/                   one complete set: output/r.geojson, output/r.qml,
+///         SET.json               poi_output/p.gpkg, maps/r.png, …, and what it holds
+///     g000041/                   the previous set, kept until the next one is published
+///     current -> g000042         which set is current (a symbolic link, replaced by rename)
+/// out/r.geojson -> .r.geojson.published/current/output/r.geojson
+/// out/r.png     -> .r.geojson.published/current/maps/r.png          (and so on)
+/// ```
+///
+/// A new set is built in `.gNNNNNN.tmp-<pid>/` (files that did not change are hard links to the
+/// current set's), every file and folder synced, renamed to `gNNNNNN/`, and then `current` is
+/// replaced by a new link in one `rename(2)`: the flip. The paths the manifest names are links
+/// through `current`, so they all change at that instant. A run that fails or dies before the
+/// flip leaves the current set as it was (its leftovers are removed by the next run); after it,
+/// the new set is complete. A reader that needs the files of one set opens them under the
+/// folder `current` resolves to (`readlink`), which stays until the set after the next.
+///
+/// The first run over outputs written as plain files adopts them first: they are hard-linked
+/// into a set of their own and replaced by links to it (the same bytes), so even that run never
+/// shows a mix.
+public struct PublishedSet {
+    /// The set folder's name beside the output: `.<name>.published`.
+    static let suffix = ".published"
+    /// What a set holds, inside its folder.
+    static let recordName = "SET.json"
+    /// Sets older than the current and the previous one are removed.
+    static let kept = 2
+
+    let root: String
+    var currentLink: String { root + "/current" }
+
+    init(root: String) { self.root = root }
+
+    /// `<directory>/.<name>.published` for the file `path`.
+    static func root(besides path: String) -> String {
+        AtomicFile.directory(of: path) + "/." + PathResolver.baseName(path) + suffix
+    }
+
+    /// The set folder of a manifest's run: beside its first output that is a file (the regions,
+    /// else the POI layer); nil for an experiment or when no output is a file.
+    static func root(of manifest: Manifest) -> String? {
+        guard manifest.experiment == nil, !manifest.isCombination else { return nil }
+        guard let first = manifest.outputTargets.first(where: { !$0.files.isEmpty && isPublished($0) }) else {
+            return nil
+        }
+        return root(besides: publishedPath(first.path))
+    }
+
+    /// Whether `target` is published as files of a set: a file replaced by rename (or already one
+    /// of a set's links) — not a database, standard output, a pipe or a device (`/dev/stdout`),
+    /// which are written in place and beside which nothing may be created.
+    static func isPublished(_ target: OutputTarget) -> Bool {
+        guard target.format != .postgis, !target.isStandardOutput else { return false }
+        // Classified as given first: `/dev/stdout` links to the descriptor, whose file (the
+        // shell's redirection) must be written through, never replaced or given neighbours.
+        let given = try? AtomicFile.Target(target.path)
+        if let given, !given.isReplaced { return false }
+        let path = publishedPath(target.path)
+        if let text = linkText(path), text.contains(suffix + "/current/") { return true }
+        return (try? AtomicFile.Target(path))?.isReplaced ?? false
+    }
+
+    // MARK: Generations
+
+    static func generationName(_ n: Int) -> String {
+        let digits = String(n)
+        return "g" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
+
+    static func generationNumber(_ name: String) -> Int? {
+        guard name.hasPrefix("g"), name.count >= 7 else { return nil }
+        let digits = name.dropFirst()
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
+    /// The generations in the folder, oldest first.
+    var generations: [Int] {
+        FileSystem.list(root).compactMap(Self.generationNumber).sorted()
+    }
+
+    func directory(_ generation: Int) -> String { root + "/" + Self.generationName(generation) }
+
+    /// The current set: its generation and record; nil when there is none (or `current` points
+    /// to something that is not a complete set).
+    func current() -> (generation: Int, record: Record)? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let n = readlink(currentLink, &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let g = Self.generationNumber(target), let record = Record.load(directory(g) + "/" + Self.recordName)
+        else { return nil }
+        return (g, record)
+    }
+
+    // MARK: The record
+
+    /// One file of a set: its name inside the set's folder and the path readers use.
+    struct File: Equatable {
+        var name: String
+        var path: String
+        var digest: FileDigest
+    }
+
+    /// A part of a set written as one: an output with its sidecars, or the maps.
+    struct Member: Equatable {
+        /// `output`, `poi_output`, `maps` (also the member's folder in the set).
+        var role: String
+        /// What its content depends on; equal keys, equal files.
+        var key: String
+        var files: [File]
+    }
+
+    /// `SET.json`: the set's generation, when and by what it was published, and its files.
+    struct Record: Equatable {
+        var generation: Int
+        var published: String
+        var manifest: String
+        var members: [Member]
+
+        func member(_ role: String) -> Member? { members.first { $0.role == role } }
+
+        var json: JSONValue {
+            .object([
+                ("generation", .number(Double(generation))),
+                ("published", .string(published)),
+                ("written_by", .string("regionsearch \(RegionSearchVersion.current)")),
+                ("manifest", .string(manifest)),
+                (
+                    "members",
+                    .array(
+                        members.map { m in
+                            .object([
+                                ("role", .string(m.role)), ("key", .string(m.key)),
+                                (
+                                    "files",
+                                    .array(
+                                        m.files.map { f in
+                                            .object(
+                                                [("name", .string(f.name)), ("path", .string(f.path))]
+                                                    + f.digest.jsonMembers)
+                                        })
+                                ),
+                            ])
+                        })
+                ),
+            ])
+        }
+
+        static func load(_ path: String) -> Record? {
+            guard let bytes = try? FileSystem.read(path),
+                let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                    try JSONParser.parse(bytes: b)
+                }),
+                let generation = json["generation"]?.intValue, let members = json["members"]?.arrayValue
+            else { return nil }
+            var out: [Member] = []
+            for m in members {
+                guard let role = m["role"]?.stringValue, let key = m["key"]?.stringValue,
+                    let files = m["files"]?.arrayValue
+                else { return nil }
+                var parsed: [File] = []
+                for f in files {
+                    guard let name = f["name"]?.stringValue, let p = f["path"]?.stringValue,
+                        let d = FileDigest(json: f)
+                    else { return nil }
+                    parsed.append(File(name: name, path: p, digest: d))
+                }
+                out.append(Member(role: role, key: key, files: parsed))
+            }
+            return Record(
+                generation: generation, published: json["published"]?.stringValue ?? "",
+                manifest: json["manifest"]?.stringValue ?? "", members: out)
+        }
+    }
+
+    // MARK: Paths readers use
+
+    /// The path a file is published at for a manifest's `path`: a symbolic link the user made
+    /// is followed (written through, the link kept) to the first path that is not a link, or is
+    /// one of the set's own links.
+    static func publishedPath(_ path: String) -> String {
+        var p = path
+        for _ in 0..<40 {
+            guard let target = linkText(p) else { return p }
+            if target.contains(suffix + "/current/") { return p }
+            p = PathResolver.absolute(target, relativeTo: AtomicFile.directory(of: p))
+        }
+        return p
+    }
+
+    /// The text of a symbolic link; nil for anything else.
+    static func linkText(_ path: String) -> String? {
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK else { return nil }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The link a published path holds for the set file `name`: relative, through `current`.
+    func linkText(for path: String, name: String) -> String {
+        Self.relativePath(from: Self.realDirectory(AtomicFile.directory(of: path)), to: Self.realPath(root))
+            + "/current/" + name
+    }
+
+    /// Whether `path` is this set's link to `name`.
+    func isLink(_ path: String, to name: String) -> Bool {
+        Self.linkText(path) == linkText(for: path, name: name)
+    }
+
+    /// `realpath` of a directory (the path itself when it cannot be resolved).
+    static func realDirectory(_ dir: String) -> String {
+        guard let r = realpath(dir, nil) else { return PathResolver.normalize(dir) }
+        defer { free(r) }
+        return String(cString: r)
+    }
+
+    /// `realpath` of the parent and the last component as it is.
+    static func realPath(_ path: String) -> String {
+        let dir = realDirectory(AtomicFile.directory(of: path))
+        return (dir == "/" ? "" : dir) + "/" + PathResolver.baseName(path)
+    }
+
+    /// The relative path from directory `from` to `to` (both absolute, normalised).
+    static func relativePath(from: String, to: String) -> String {
+        let a = from.split(separator: "/")
+        let b = to.split(separator: "/")
+        var common = 0
+        while common < a.count && common < b.count && a[common] == b[common] { common += 1 }
+        let up = Array(repeating: "..", count: a.count - common)
+        let down = b[common...].map(String.init)
+        let parts = up + down
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
+    }
+
+    // MARK: Publishing
+
+    /// A set being built: its temporary folder and the files placed so far.
+    struct Staging {
+        let generation: Int
+        let directory: String
+        var members: [Member] = []
+    }
+
+    /// Starts the next set (`.gNNNNNN.tmp-<pid>/` with a folder per member role).
+    func begin(roles: [String]) throws(FileSystem.Failure) -> Staging {
+        try FileSystem.createDirectories(root)
+        let next = (generations.last ?? -1) + 1
+        let dir = root + "/." + Self.generationName(next) + AtomicFile.temporaryMarker + String(getpid())
+        try FileSystem.removeTree(dir)
+        try FileSystem.createDirectories(dir)
+        for role in roles { try FileSystem.createDirectories(dir + "/" + role) }
+        return Staging(generation: next, directory: dir)
+    }
+
+    /// Hard-links (or, where links are not possible, copies) a file of the current set into the
+    /// set being built.
+    func carry(_ file: File, from generation: Int, into staging: Staging) throws(FileSystem.Failure) {
+        let source = directory(generation) + "/" + file.name
+        let target = staging.directory + "/" + file.name
+        if link(source, target) == 0 { return }
+        let bytes = try FileSystem.read(source)
+        do {
+            try AtomicFile.write(bytes, to: target)
+        } catch {
+            throw FileSystem.Failure(path: target, operation: "copy from the current set", reason: "\(error)")
+        }
+    }
+
+    /// Completes `staging` with its record and makes it current (see the type's documentation);
+    /// then links every published path through `current`, removes the links of files the set no
+    /// longer has, and the sets before the previous one.
+    func commit(_ staging: Staging, manifest: String) throws {
+        let record = Record(
+            generation: staging.generation, published: Timestamp.now(), manifest: manifest, members: staging.members)
+        try AtomicFile.write(
+            record.json.serialized(sortedKeys: false, pretty: true) + "\n",
+            to: staging.directory + "/" + Self.recordName, durable: true)
+        for role in staging.members.map(\.role) { try AtomicFile.syncDirectory(staging.directory + "/" + role) }
+        try AtomicFile.syncDirectory(staging.directory)
+        let previous = current()
+        let final = directory(staging.generation)
+        try FileSystem.rename(staging.directory, to: final)
+        try AtomicFile.syncDirectory(root)
+        CrashPoint.reached("set-ready")
+        try flip(to: staging.generation)
+        CrashPoint.reached("set-current")
+        try linkPaths(record)
+        if let old = previous?.record {
+            let kept = Set(record.members.flatMap(\.files).map(\.path))
+            for file in old.members.flatMap(\.files) where !kept.contains(file.path) && isLink(file.path, to: file.name)
+            {
+                unlink(file.path)
+            }
+        }
+        for g in generations where g != staging.generation && g != previous?.generation {
+            try? FileSystem.removeTree(directory(g))
+        }
+    }
+
+    /// Points `current` at `generation`: a new link renamed over the old one, then synced.
+    func flip(to generation: Int) throws {
+        let temporary = root + "/.current" + AtomicFile.temporaryMarker + String(getpid())
+        unlink(temporary)
+        guard symlink(Self.generationName(generation), temporary) == 0 else {
+            throw FileSystem.Failure(
+                path: temporary, operation: "create link", reason: String(cString: strerror(errno)))
+        }
+        try FileSystem.rename(temporary, to: currentLink)
+        try AtomicFile.syncDirectory(root)
+    }
+
+    /// Makes every path of `record` this set's link to its file (a path already linked is left
+    /// alone; a plain file or nothing is replaced by a new link renamed over it).
+    func linkPaths(_ record: Record) throws {
+        var directories: Set<String> = []
+        for file in record.members.flatMap(\.files) where !isLink(file.path, to: file.name) {
+            let text = linkText(for: file.path, name: file.name)
+            let dir = AtomicFile.directory(of: file.path)
+            try FileSystem.createDirectories(dir)
+            let temporary = dir + "/." + PathResolver.baseName(file.path) + AtomicFile.temporaryMarker + "\(getpid())-0"
+            unlink(temporary)
+            guard symlink(text, temporary) == 0 else {
+                throw FileSystem.Failure(
+                    path: temporary, operation: "create link", reason: String(cString: strerror(errno)))
+            }
+            try FileSystem.rename(temporary, to: file.path)
+            directories.insert(dir)
+        }
+        for dir in directories.sorted() { try AtomicFile.syncDirectory(dir) }
+    }
+
+    /// Removes what an interrupted publication left in the folder: a set being built
+    /// (`.gNNNNNN.tmp-<pid>`) and a link being made (`.current.tmp-<pid>`). Only these names.
+    @discardableResult
+    func removeLeftovers() throws(FileSystem.Failure) -> [String] {
+        var removed: [String] = []
+        for name in FileSystem.list(root) {
+            guard let base = WorkDirectory.temporaryBase(name),
+                base == "current" || Self.generationNumber(base) != nil
+            else { continue }
+            try FileSystem.removeTree(root + "/" + name)
+            removed.append(root + "/" + name)
+        }
+        return removed
+    }
+}

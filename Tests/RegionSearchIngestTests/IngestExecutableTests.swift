@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchTestSupport
+
+/// The built `regionsearch-ingest` executable: exit codes, stderr counts, outputs.
+final class IngestExecutableTests: XCTestCase {
+    let scratch = IngestScratch()
+
+    /// The executable beside the test bundle (both are products of the same build).
+    private func executable() throws -> String {
+        let bundle = Bundle(for: Self.self).bundleURL
+        let candidates = [
+            bundle, bundle.deletingLastPathComponent(),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        ]
+        for dir in candidates {
+            let path = dir.appendingPathComponent("regionsearch-ingest").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        XCTFail(
+            "regionsearch-ingest is not built next to the "
+                + "tests (\(candidates.map { $0.path })); run 'swift build' first"
+        )
+        throw XCTSkip("executable missing")
+    }
+
+    private func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        try TestSupport.run(try executable(), arguments)
+    }
+
+    func testExitCodesAndOutputs() throws {
+        let good = scratch.write(
+            "id,name,category,lon,lat\n1,a,cafe,10,20\n2,b,bank,0,0\n3,c,bar,11,21\n4,d,x,12,22\n5,e,y,13,23\n",
+            name: "good.csv")
+        let out = scratch.path("pois.rsa")
+        let rejects = scratch.path("rejects.csv")
+        let summary = scratch.path("summary.json")
+        var r = try run([
+            good, "--output", out, "--rejects", rejects, "--summary", summary, "--max-reject-ratio", "0.25",
+        ])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("read 5, accepted 4, rejected 1 (null island 1)"), r.stderr)
+        XCTAssertEqual(try POITable(artifact: ArtifactFile(path: out, expected: .pois)).count, 4)
+        XCTAssertEqual(
+            scratch.text(rejects),
+            "source_file,line,byte_offset,reason,id,name,category,lon,lat\n\(good),3,40,null island: lon = "
+                + "lat = 0,2,b,bank,0,0\n"
+        )
+        let s = StageSummary(json: try JSONParser.parse(scratch.text(summary)))
+        XCTAssertEqual(s.count(.accepted), 4)
+        XCTAssertEqual(s.count(.read), 5)
+
+        // Usage errors: exit 2.
+        r = try run([good, "--output", out, "--rejects", rejects, "--duplicate", "merge"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("unknown option '--duplicate' (did you mean '--duplicates'?)"), r.stderr)
+        r = try run([
+            "--input-spec", #"{"path": "\#(good)", "columns": {"lonn": "lon"}}"#, "--output", out, "--rejects", rejects,
+        ])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("inputs[0].columns.lonn: unknown key (did you mean 'lon'?)"), r.stderr)
+        r = try run([good, "--lon-column", "longitude", "--lat-column", "lat", "--output", out, "--rejects", rejects])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("no column named 'longitude'"), r.stderr)
+
+        // No usable rows, too many rejects, empty input: exit 3.
+        let bad = scratch.write("id,lon,lat\n1,0,0\n2,x,1\n", name: "bad.csv")
+        r = try run([bad, "--output", out, "--rejects", rejects, "--max-reject-ratio", "1"])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains("no usable rows"), r.stderr)
+        r = try run([bad, "--output", out, "--rejects", rejects])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains("more than max_reject_ratio 0.1"), r.stderr)
+        XCTAssertEqual(scratch.text(rejects).split(separator: "\n").count, 3, "rejects written before failing")
+        r = try run([scratch.write("", name: "empty.csv"), "--output", out, "--rejects", rejects])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains("no records (the input is empty)"), r.stderr)
+        r = try run([scratch.path("missing.csv"), "--output", out, "--rejects", rejects])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains("cannot open input"), r.stderr)
+
+        // --help lists the parameters with their manifest keys.
+        r = try run(["--help"])
+        XCTAssertEqual(r.status, 0)
+    }
+}

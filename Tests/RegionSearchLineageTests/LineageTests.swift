@@ -1,0 +1,99 @@
+import XCTest
+
+@testable import RegionSearchLineage
+@testable import RegionSearchTestSupport
+
+/// Ids along a lineage: kept, given above the high-water mark, parents following, reruns
+/// reproducing the same bytes, and the lineage file reading back as written.
+final class LineageTests: XCTestCase {
+    typealias F = LineageFixtures
+
+    func testAFreshLineageKeepsTheResultsNumbersAndCallsEverythingNew() throws {
+        let tonight = [
+            F.region(1, members: 1...30, east: 0, north: 0, side: 300),
+            F.region(2, level: 1, parent: 1, members: 1...10, east: 0, north: 0, side: 100),
+        ]
+        let o = try Lineage.advance(previous: nil, current: tonight, result: "r1", currentSource: "result r1")
+        XCTAssertFalse(o.continued)
+        XCTAssertEqual(o.regions.map(\.id), [1, 2])
+        XCTAssertEqual(o.regions.map(\.parentID), [nil, 1])
+        XCTAssertEqual(o.state.highWaterMark, 2)
+        XCTAssertTrue(o.report.entries.allSatisfy { $0.verdict == .new })
+        XCTAssertNil(o.state.previous)
+    }
+
+    func testIdsAreKeptNewOnesNeverReuseARetiredIdAndParentsFollow() throws {
+        // Last night: ids 4 and 9 (the high-water mark is 12: 10, 11, 12 were retired earlier).
+        let last = F.state(
+            [
+                F.region(4, members: 1...30, east: 0, north: 0, side: 300),
+                F.region(9, level: 1, parent: 4, members: 1...12, east: 0, north: 0, side: 100),
+            ], highWaterMark: 12)
+        // Tonight the unidentified result numbers them 1, 2 and adds 3 (new) with child 4 (new).
+        let tonight = [
+            F.region(1, members: 1...30, east: 0, north: 0, side: 300),
+            F.region(2, rank: 2, members: 100...140, east: 5000, north: 0, side: 300),
+            F.region(3, level: 1, parent: 1, members: 1...12, east: 0, north: 0, side: 100),
+            F.region(4, level: 1, rank: 2, parent: 2, members: 100...110, east: 5000, north: 0, side: 100),
+        ]
+        let o = try Lineage.advance(previous: last, current: tonight, result: "r2", currentSource: "result r2")
+        XCTAssertTrue(o.continued)
+        XCTAssertEqual(o.regions.map(\.id), [4, 13, 9, 14])
+        XCTAssertEqual(o.regions.map(\.parentID), [nil, nil, 4, 13])
+        XCTAssertEqual(o.state.highWaterMark, 14)
+        XCTAssertEqual(o.report.entries.map(\.verdict), [.unchanged, .new, .unchanged, .new])
+        XCTAssertEqual(o.stableID, [1: 4, 2: 13, 3: 9, 4: 14])
+    }
+
+    func testARerunIsMatchedAgainstTheSamePreviousResultAndGivesTheSameBytes() throws {
+        let last = F.state([F.region(5, members: 1...30, east: 0, north: 0, side: 300)], result: "r1")
+        let tonight = [F.region(1, members: 1...40, east: 0, north: 0, side: 330)]
+        let first = try Lineage.advance(previous: last, current: tonight, result: "r2", currentSource: "r2")
+        XCTAssertEqual(first.report.entries.first?.verdict, .grown)
+        // The second run finds the first run's lineage file as the published one.
+        let published = try LineageState(bytes: Array(first.state.text.utf8), path: "published")
+        let second = try Lineage.advance(previous: published, current: tonight, result: "r2", currentSource: "r2")
+        XCTAssertEqual(second.state.text, first.state.text)
+        XCTAssertEqual(second.report.jsonText, first.report.jsonText)
+        XCTAssertEqual(second.report.entries.first?.verdict, .grown, "not 'unchanged' against itself")
+        // A fresh lineage reruns as a fresh lineage.
+        let fresh = try Lineage.advance(previous: nil, current: tonight, result: "r2", currentSource: "r2")
+        let again = try Lineage.advance(
+            previous: try LineageState(bytes: Array(fresh.state.text.utf8), path: "p"), current: tonight,
+            result: "r2", currentSource: "r2")
+        XCTAssertEqual(again.state.text, fresh.state.text)
+        XCTAssertFalse(again.continued)
+    }
+
+    func testTheLineageFileReadsBackAsWritten() throws {
+        var region = F.region(3, members: 1...5, east: 0, north: 0, side: 100)
+        region.label = "North Clark Street"
+        region.labelRule = "street"
+        region.members = ["10", "9", "@-87.6,41.8", "a\"b"].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        region.keywordPOIs = 4
+        let state = LineageState(
+            highWaterMark: 7, result: "abc", regions: [region],
+            previous: .init(
+                highWaterMark: 6, result: "xyz", regions: [F.region(2, members: 1...3, east: 0, north: 0, side: 90)]))
+        let text = state.text
+        let read = try LineageState(bytes: Array(text.utf8), path: "l.json")
+        XCTAssertEqual(read.text, text)
+        XCTAssertEqual(read.regions.first?.members, region.members)
+        XCTAssertEqual(read.regions.first?.label, "North Clark Street")
+        XCTAssertEqual(read.previous?.regions.first?.id, 2)
+        XCTAssertEqual(read.previous?.highWaterMark, 6)
+    }
+
+    func testALineageFileFromTheFutureOrARegionFileIsRefusedWithWhatToDo() {
+        let future =
+            #"{"type":"FeatureCollection","regionsearch_lineage":{"format":99,"high_water_mark":1,"result":"x"},"features":[]}"#
+        XCTAssertThrowsError(try LineageState(bytes: Array(future.utf8), path: "f.json")) { error in
+            XCTAssertEqual(error as? LineageError, .unsupportedFormat(path: "f.json", version: 99))
+            XCTAssertTrue("\(error)".contains("--fresh-lineage"))
+        }
+        let plain = #"{"type":"FeatureCollection","features":[]}"#
+        XCTAssertThrowsError(try LineageState(bytes: Array(plain.utf8), path: "r.geojson")) { error in
+            XCTAssertTrue("\(error)".contains("not a lineage file"), "\(error)")
+        }
+    }
+}

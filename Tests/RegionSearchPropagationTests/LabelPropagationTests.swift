@@ -1,0 +1,250 @@
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchPropagation
+@testable import RegionSearchTestSupport
+
+final class LabelPropagationTests: XCTestCase {
+    /// A random planar point set and its kNN graph.
+    private func randomGraph(n: Int, seed: UInt64) -> (AdjacencyGraph, [Double], [Double]) {
+        var rng = SeededRandom(seed: seed)
+        let x = (0..<n).map { _ in rng.uniform(0, 1000) }
+        let y = (0..<n).map { _ in rng.uniform(0, 1000) }
+        return (TestSupport.bruteForceKNN(x: x, y: y, k: 4), x, y)
+    }
+
+    /// Dense S from the sparse propagation matrix.
+    private func denseS(_ p: LabelPropagation) -> [[Double]] {
+        let n = p.nodeCount
+        var s = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+        for i in 0..<n {
+            for e in Int(p.offsets[i])..<Int(p.offsets[i + 1]) { s[i][Int(p.neighbors[e])] = Double(p.values[e]) }
+        }
+        return s
+    }
+
+    func testMatchesClosedFormFixedPoint() {
+        let (graph, _, _) = randomGraph(n: 60, seed: 7)
+        let prop = LabelPropagation(graph: graph)
+        let s = denseS(prop)
+        var rng = SeededRandom(seed: 3)
+        let y1 = (0..<60).map { _ in rng.uniform() < 0.2 ? 1.0 : 0.0 }
+        let y2 = (0..<60).map { _ in rng.uniform() < 0.5 ? 1.0 : 0.0 }
+        for alpha in [0.5, 0.85, 0.99] {
+            // F* = (1 − α)(I − αS)⁻¹ Y
+            var a = s.map { row in row.map { -alpha * $0 } }
+            for i in 0..<60 { a[i][i] += 1 }
+            let exact1 = TestSupport.solve(a, y1.map { (1 - alpha) * $0 })
+            let exact2 = TestSupport.solve(a, y2.map { (1 - alpha) * $0 })
+            for solver in LabelPropagation.Solver.allCases {
+                let (f, status) = prop.run(
+                    labels: [y1, y2],
+                    options: .init(alpha: alpha, tolerance: 1e-13, maxIterations: 100_000, solver: solver))
+                XCTAssertTrue(status.allSatisfy { $0.converged }, "alpha \(alpha) \(solver)")
+                for i in 0..<60 {
+                    XCTAssertEqual(f[0][i], exact1[i], accuracy: 1e-9, "alpha \(alpha) \(solver) node \(i)")
+                    XCTAssertEqual(f[1][i], exact2[i], accuracy: 1e-9, "alpha \(alpha) \(solver) node \(i)")
+                }
+            }
+        }
+    }
+
+    func testSymmetricNormalisationAndGaussianWeights() {
+        let (graph, x, y) = randomGraph(n: 40, seed: 11)
+        let prop = LabelPropagation(graph: graph)
+        let s = denseS(prop)
+        // Recompute S from the definition: w = exp(-d²/(σiσj)), S = D^-1/2 W D^-1/2.
+        var w = [[Double]](repeating: [Double](repeating: 0, count: 40), count: 40)
+        for i in 0..<40 {
+            for e in graph.range(i) {
+                let j = Int(graph.neighbors[e])
+                let d2 = (x[i] - x[j]) * (x[i] - x[j]) + (y[i] - y[j]) * (y[i] - y[j])
+                w[i][j] = exp(-d2 / (Double(graph.scale[i]) * Double(graph.scale[j])))
+            }
+        }
+        let deg = w.map { $0.reduce(0, +) }
+        for i in 0..<40 {
+            for j in 0..<40 {
+                XCTAssertEqual(s[i][j], s[j][i], accuracy: 1e-15)
+                XCTAssertEqual(s[i][j], w[i][j] / (deg[i] * deg[j]).squareRoot(), accuracy: 1e-6)
+            }
+        }
+    }
+
+    func testResultIndependentOfThreadCountAndOtherColumns() {
+        let (graph, _, _) = randomGraph(n: 600, seed: 5)
+        let prop = LabelPropagation(graph: graph)
+        var rng = SeededRandom(seed: 9)
+        let ya = (0..<600).map { _ in rng.uniform() < 0.05 ? 1.0 : 0.0 }
+        let yb = (0..<600).map { _ in rng.uniform() < 0.4 ? 1.0 : 0.0 }
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        Parallel.threadCount = 1
+        let (one, s1) = prop.run(labels: [ya], options: .init())
+        Parallel.threadCount = 2
+        let (two, s2) = prop.run(labels: [ya, yb], options: .init())
+        XCTAssertEqual(one[0], two[0], "a column's scores must not depend on threads or on other columns")
+        XCTAssertEqual(s1[0], s2[0])
+        XCTAssertLessThan(s1[0].residual, 1e-6)
+    }
+
+    func testChebyshevNeedsFewerIterationsForTheSameAnswer() {
+        let (graph, _, _) = randomGraph(n: 400, seed: 13)
+        let prop = LabelPropagation(graph: graph)
+        let y = (0..<400).map { $0 % 9 == 0 ? 1.0 : 0.0 }
+        let (fj, sj) = prop.run(labels: [y], options: .init(solver: .jacobi))
+        let (fc, sc) = prop.run(labels: [y], options: .init(solver: .chebyshev))
+        XCTAssertLessThan(
+            Double(sc[0].iterations), 0.75 * Double(sj[0].iterations),
+            "chebyshev \(sc[0].iterations) vs jacobi \(sj[0].iterations)")
+        // Both stop within tolerance-scale error of the fixed point: at most tol/(1−α) each.
+        for i in 0..<400 { XCTAssertEqual(fj[0][i], fc[0][i], accuracy: 2e-5) }
+    }
+
+    func testManyColumnsMatchOneByOne() {
+        let (graph, _, _) = randomGraph(n: 300, seed: 17)
+        let prop = LabelPropagation(graph: graph)
+        var rng = SeededRandom(seed: 1)
+        let labels = (0..<70).map { c in (0..<300).map { _ in rng.uniform() < 0.02 + Double(c) * 0.01 ? 1.0 : 0.0 } }
+        let (all, allStatus) = prop.run(labels: labels, options: .init())
+        for c in [0, 5, 31, 64, 69] {
+            let (one, oneStatus) = prop.run(labels: [labels[c]], options: .init())
+            XCTAssertEqual(one[0], all[c], "column \(c)")
+            XCTAssertEqual(oneStatus[0], allStatus[c])
+        }
+    }
+
+    func testIsolatedNodesKeepTheirOwnLabel() {
+        let prop = LabelPropagation(offsets: [0, 0, 0], neighbors: [], values: [])
+        let (f, status) = prop.run(labels: [[1, 0]], options: .init(alpha: 0.85, solver: .jacobi))
+        XCTAssertEqual(f[0][0], 0.15, accuracy: 1e-12)
+        XCTAssertEqual(f[0][1], 0, accuracy: 1e-12)
+        XCTAssertTrue(status[0].converged)
+    }
+
+    func testCapIsReportedAsNotConverged() {
+        let (graph, _, _) = randomGraph(n: 200, seed: 2)
+        let prop = LabelPropagation(graph: graph)
+        let y = (0..<200).map { $0 % 7 == 0 ? 1.0 : 0.0 }
+        let (_, status) = prop.run(labels: [y], options: .init(alpha: 0.99, tolerance: 1e-12, maxIterations: 5))
+        XCTAssertFalse(status[0].converged)
+        XCTAssertEqual(status[0].iterations, 5)
+        XCTAssertGreaterThan(status[0].residual, 1e-12)
+    }
+
+    /// The fixed count is the first k whose bound is at most tolerance / 10, checked against the
+    /// closed forms with logarithms (the implementation multiplies instead).
+    func testIterationCountFollowsTheSpectrumBound() {
+        for alpha in [0.5, 0.8, 0.9, 0.95, 0.99] {
+            for tolerance in [1e-3, 1e-6, 1e-9] {
+                let target = tolerance / 10
+                let kappa = (1 + alpha) / (1 - alpha)
+                let rho = (kappa.squareRoot() - 1) / (kappa.squareRoot() + 1)
+                // Chebyshev: 2ρ^k/(1+ρ^2k) ≤ t ⇔ ρ^k ≤ (1 − √(1 − t²))/t ≈ t/2.
+                let chebyshev = LabelPropagation.iterationCount(
+                    .init(alpha: alpha, tolerance: tolerance, maxIterations: 100_000, solver: .chebyshev))
+                let root = target / (1 + (1 - target * target).squareRoot())
+                let expected = Int((log(root) / log(rho)).rounded(.up))
+                XCTAssertLessThanOrEqual(abs(chebyshev - expected), 1, "chebyshev α \(alpha) tol \(tolerance)")
+                let bound = { (k: Int) in 2 * pow(rho, Double(k)) / (1 + pow(rho, Double(2 * k))) }
+                XCTAssertLessThanOrEqual(bound(chebyshev), target * (1 + 1e-9))
+                XCTAssertGreaterThan(bound(chebyshev - 1), target * (1 - 1e-9))
+                let jacobi = LabelPropagation.iterationCount(
+                    .init(alpha: alpha, tolerance: tolerance, maxIterations: 100_000, solver: .jacobi))
+                XCTAssertLessThanOrEqual(pow(alpha, Double(jacobi)), target * (1 + 1e-9))
+                XCTAssertGreaterThan(pow(alpha, Double(jacobi - 1)), target * (1 - 1e-9))
+            }
+        }
+        XCTAssertEqual(LabelPropagation.iterationCount(.init(alpha: 0.9)), 36)
+        XCTAssertEqual(
+            LabelPropagation.iterationCount(.init(alpha: 0.99, tolerance: 1e-12, maxIterations: 5)), 5, "capped")
+    }
+
+    /// A node's score after the fixed count depends only on the graph within reach(iterations)
+    /// hops: the subgraph induced by that ball gives the same bits at its centre, for both
+    /// solvers, while a much smaller ball does not. (One hop fewer often still gives the same
+    /// bits: the far end's influence shrinks by a weight below 1 per hop and falls under the
+    /// last bit; the reach is what guarantees it.)
+    func testScoreDependsOnlyOnTheReachBall() {
+        let (graph, _, _) = randomGraph(n: 1500, seed: 21)
+        let y = (0..<1500).map { $0 % 11 == 0 ? 1.0 : 0.0 }
+        for solver in LabelPropagation.Solver.allCases {
+            let options = LabelPropagation.Options(
+                alpha: 0.8, tolerance: solver == .jacobi ? 1e-2 : 1e-4, solver: solver)
+            let reach = LabelPropagation.reach(iterations: LabelPropagation.iterationCount(options))
+            let (full, fullStatus) = LabelPropagation(graph: graph).run(labels: [y], options: options)
+            var smallerDiffers = false
+            for centre in [0, 700, 1499] {
+                for radius in [reach, reach / 3] {
+                    // Breadth-first ball, kept in index order.
+                    var depth = [Int](repeating: -1, count: 1500)
+                    depth[centre] = 0
+                    var queue = [centre]
+                    var head = 0
+                    while head < queue.count {
+                        let i = queue[head]
+                        head += 1
+                        if depth[i] == radius { continue }
+                        for e in graph.range(i) where depth[Int(graph.neighbors[e])] < 0 {
+                            depth[Int(graph.neighbors[e])] = depth[i] + 1
+                            queue.append(Int(graph.neighbors[e]))
+                        }
+                    }
+                    let ball = (0..<1500).filter { depth[$0] >= 0 }
+                    var local = [Int](repeating: -1, count: 1500)
+                    for (k, i) in ball.enumerated() { local[i] = k }
+                    var offsets: [UInt64] = [0]
+                    var nb: [UInt32] = []
+                    var len: [Float] = []
+                    for i in ball {
+                        for e in graph.range(i) where local[Int(graph.neighbors[e])] >= 0 {
+                            nb.append(UInt32(local[Int(graph.neighbors[e])]))
+                            len.append(graph.length[e])
+                        }
+                        offsets.append(UInt64(nb.count))
+                    }
+                    let sub = AdjacencyGraph(
+                        offsets: offsets, neighbors: nb, length: len, scale: ball.map { graph.scale[$0] })
+                    let c = local[centre]
+                    let (part, status) = LabelPropagation(graph: sub).run(
+                        labels: [ball.map { y[$0] }], options: options, residualRows: c..<(c + 1))
+                    if radius == reach {
+                        XCTAssertEqual(part[0][c].bitPattern, full[0][centre].bitPattern, "\(solver) node \(centre)")
+                        XCTAssertLessThanOrEqual(status[0].residual, fullStatus[0].residual)
+                    } else if part[0][c].bitPattern != full[0][centre].bitPattern {
+                        smallerDiffers = true
+                    }
+                }
+            }
+            XCTAssertTrue(smallerDiffers, "\(solver): a smaller ball should not be enough (the test would be vacuous)")
+        }
+    }
+
+    /// The largest change reported over a set of rows is the maximum over those rows only, and
+    /// over all rows equals the maximum of the parts (what a tiled run combines).
+    func testResidualOverRowsCombinesByMaximum() {
+        let (graph, _, _) = randomGraph(n: 900, seed: 5)
+        let prop = LabelPropagation(graph: graph)
+        let y = (0..<900).map { $0 % 13 == 0 ? 1.0 : 0.0 }
+        let (_, all) = prop.run(labels: [y, y.map { 1 - $0 }], options: .init())
+        var parts: [[LabelPropagation.ColumnStatus]] = []
+        for rows in [0..<301, 301..<777, 777..<900] {
+            parts.append(prop.run(labels: [y, y.map { 1 - $0 }], options: .init(), residualRows: rows).status)
+        }
+        for c in 0..<2 {
+            XCTAssertEqual(parts.map { $0[c].residual }.max(), all[c].residual)
+        }
+    }
+
+    /// Probe labels are a function of the node's index in the whole data set.
+    func testProbeLabelsAreCounterBased() {
+        let all = NoiseProbe.labels(count: 10_000)
+        XCTAssertEqual(NoiseProbe.labels(indices: [17, 4096, 9999]), [all[17], all[4096], all[9999]])
+        let plus = all.filter { $0 == 1 }.count
+        XCTAssertEqual(Double(plus) / 10_000, 0.5, accuracy: 0.02)
+        XCTAssertTrue(all.allSatisfy { $0 == 1 || $0 == -1 })
+        // Not trivially periodic.
+        XCTAssertNotEqual(Array(all[0..<64]), Array(all[64..<128]))
+    }
+}

@@ -1,0 +1,202 @@
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchGraph
+@testable import RegionSearchModel
+@testable import RegionSearchProjection
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
+@testable import RegionSearchStages
+
+/// The density measure's hierarchy (``DensityHierarchy``) on cities built point by point, whose
+/// answer is known: nested discs, a town across open country, a uniform null city.
+final class DensityHierarchyTests: XCTestCase {
+    /// A city in metres around (116.4°E, 39.9°N): its POIs and their categories.
+    struct City {
+        var x: [Double] = []
+        var y: [Double] = []
+        var category: [String] = []
+
+        mutating func add(_ px: Double, _ py: Double, _ c: String) {
+            x.append(px)
+            y.append(py)
+            category.append(c)
+        }
+
+        /// `n` POIs uniform in the square of side `side` centred at (cx, cy), `share` of them `keyword`.
+        mutating func square(
+            _ n: Int, side: Double, cx: Double = 0, cy: Double = 0, keyword: String, share: Double,
+            _ rng: inout SeededRandom
+        ) {
+            for _ in 0..<n {
+                add(
+                    cx + rng.uniform(-side / 2, side / 2), cy + rng.uniform(-side / 2, side / 2),
+                    rng.uniform() < share ? keyword : "shop")
+            }
+        }
+
+        /// `n` POIs uniform in the disc of radius `r` at (cx, cy), all `category`.
+        mutating func disc(_ n: Int, r: Double, cx: Double, cy: Double, category: String, _ rng: inout SeededRandom) {
+            for _ in 0..<n {
+                let a = rng.uniform(0, 2 * .pi)
+                let d = r * rng.uniform().squareRoot()
+                add(cx + d * cos(a), cy + d * sin(a), category)
+            }
+        }
+    }
+
+    struct Outcome {
+        var table: RegionTable
+        var points: ProjectedPoints
+        var scores: ScoreTable
+        var graph: AdjacencyGraph
+        /// Local metres of each projected point (its input order), for the checks.
+        var localX: [Double]
+        var localY: [Double]
+    }
+
+    /// project → graph → propagate → regions (density measure), in process, with `overrides` of the
+    /// regions stage's parameters; `density` replaces the propagate stage's densities when given.
+    static func run(
+        _ city: City, keyword: String, overrides: [(String, JSONValue)] = [],
+        density: ((ScoreTable, ProjectedPoints) -> [Float])? = nil
+    ) throws -> Outcome {
+        let lat0 = 39.9
+        let lon = city.x.map { 116.4 + $0 / (111_320 * cos(lat0 * .pi / 180)) }
+        let lat = city.y.map { lat0 + $0 / 110_540 }
+        let projected = try lon.withUnsafeBufferPointer { a in
+            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "auto") }
+        }
+        let p = projected.points
+        let (graph, _) = try p.x.withUnsafeBufferPointer { bx in
+            try p.y.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
+        }
+        let y = p.row.map { UInt8(city.category[Int($0)] == keyword ? 1 : 0) }
+        let labels = [
+            KeywordPropagation.Labels(
+                query: keyword, normalized: keyword, match: y, count: y.reduce(0) { $0 + Int($1) })
+        ]
+        var scores = KeywordPropagation.run(
+            labels: labels, graph: graph, options: PropagationOptions(keywords: [keyword]).solvers, scaleK: 5
+        ).table
+        if let density { scores.density = [Column(density(scores, p))] }
+        var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
+        params.set(RegionOptions.nestedSpec.key, .bool(true))
+        for (k, v) in overrides { params.set(k, v) }
+        let result = RegionExtraction.run(
+            points: p, graph: graph, table: scores, options: try RegionOptions(params), scaleK: 5)
+        return Outcome(
+            table: result.table, points: p, scores: scores, graph: graph,
+            localX: p.row.map { city.x[Int($0)] }, localY: p.row.map { city.y[Int($0)] })
+    }
+
+    /// Members of `r` within `radius` of (cx, cy), as a share.
+    static func shareWithin(_ r: RegionTable.Region, _ o: Outcome, cx: Double, cy: Double, radius: Double) -> Double {
+        let inside = r.members.filter {
+            let dx = o.localX[Int($0)] - cx
+            let dy = o.localY[Int($0)] - cy
+            return dx * dx + dy * dy <= radius * radius
+        }
+        return Double(inside.count) / Double(max(1, r.members.count))
+    }
+
+    /// A district (300 cafés over 700 m) in a city where cafés are 2 % of 16,000 POIs, and inside it a
+    /// core (100 cafés over 120 m): a level-0 region holding the district and a level-1 region, its
+    /// child, holding the core — and the child's members are its parent's.
+    func testADenseCoreInsideADistrictIsTheNextLevel() throws {
+        var rng = SeededRandom(seed: 11)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        city.disc(300, r: 700, cx: 1_000, cy: -500, category: "cafe", &rng)
+        city.disc(300, r: 700, cx: 1_000, cy: -500, category: "shop", &rng)
+        city.disc(100, r: 120, cx: 1_150, cy: -450, category: "cafe", &rng)
+        let o = try Self.run(city, keyword: "cafe")
+        let regions = o.table.regions
+        let district = try XCTUnwrap(
+            regions.first { $0.level == 0 && Self.shareWithin($0, o, cx: 1_000, cy: -500, radius: 800) > 0.9 },
+            "a level-0 region at the district")
+        XCTAssertGreaterThan(district.members.count, 250)
+        let districtRow = regions.firstIndex { $0.members == district.members }!
+        let core = try XCTUnwrap(
+            regions.first { $0.level == 1 && Self.shareWithin($0, o, cx: 1_150, cy: -450, radius: 200) > 0.8 },
+            "a level-1 region at the core")
+        XCTAssertEqual(core.parent, districtRow)
+        XCTAssertTrue(Set(core.members).isSubset(of: Set(district.members)))
+        XCTAssertGreaterThan(core.bandFloor, district.bandFloor, "a finer level is a denser band")
+        // Nothing of level 0 elsewhere: the rest of the city is 2 % cafés, evenly spread.
+        XCTAssertEqual(regions.filter { $0.level == 0 }.count, 1)
+        // Every child's parent precedes it and is one level up.
+        for (i, r) in regions.enumerated() where r.parent >= 0 {
+            XCTAssertLessThan(r.parent, i)
+            XCTAssertEqual(regions[r.parent].level, r.level - 1)
+        }
+    }
+
+    /// A town 60 km from a metro, which the graph does not join to it, with a dining cluster that
+    /// is dense for the town but not for the metro: found when the town is its own reference,
+    /// missed when everything is measured against the whole data.
+    func testATownIsMeasuredAgainstItself() throws {
+        var rng = SeededRandom(seed: 5)
+        var city = City()
+        city.square(30_000, side: 10_000, keyword: "restaurant", share: 0.06, &rng)
+        // The town: 1/20 of the metro's POI density, the same restaurant share, and a cluster.
+        city.square(450, side: 3_000, cx: 60_000, cy: 0, keyword: "restaurant", share: 0.06, &rng)
+        city.disc(22, r: 220, cx: 60_200, cy: 100, category: "restaurant", &rng)
+        let own = try Self.run(city, keyword: "restaurant")
+        let found = own.table.regions.contains {
+            Self.shareWithin($0, own, cx: 60_200, cy: 100, radius: 350) > 0.8 && $0.members.count >= 12
+        }
+        XCTAssertTrue(found, "the town's cluster is a region against the town")
+        let global = try Self.run(
+            city, keyword: "restaurant", overrides: [("own_reference_pois", .number(1_000_000_000))])
+        XCTAssertFalse(
+            global.table.regions.contains { Self.shareWithin($0, global, cx: 60_200, cy: 100, radius: 350) > 0.5 },
+            "against the metro the town's cluster is not dense (so the test above shows the reference at work)")
+    }
+
+    /// A city of evenly spread POIs with cafés at 3 %: no region at any level.
+    func testAUniformCityHasNoRegion() throws {
+        var rng = SeededRandom(seed: 3)
+        var city = City()
+        city.square(30_000, side: 12_000, keyword: "cafe", share: 0.03, &rng)
+        XCTAssertEqual(try Self.run(city, keyword: "cafe").table.regions.count, 0)
+    }
+
+    /// The regions are cut from the propagate stage's densities: the same city with those densities
+    /// replaced gives other regions — none without them, none where the district's are taken away —
+    /// while densities raised where the POIs are not in fact denser make no region (the count on the
+    /// ground decides significance, not the density that chose the candidate).
+    func testRegionsAreCutFromThePropagatedDensity() throws {
+        var rng = SeededRandom(seed: 11)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        city.disc(300, r: 700, cx: 1_000, cy: -500, category: "cafe", &rng)
+        let base = try Self.run(city, keyword: "cafe")
+        XCTAssertTrue(
+            base.table.regions.contains { Self.shareWithin($0, base, cx: 1_000, cy: -500, radius: 800) > 0.9 })
+        let none = try Self.run(city, keyword: "cafe") { s, _ in [Float](repeating: 0, count: s.count) }
+        XCTAssertTrue(none.table.regions.isEmpty, "no density, no region")
+        let lowered = try Self.run(city, keyword: "cafe") { s, p in
+            let localX = p.row.map { city.x[Int($0)] }
+            let localY = p.row.map { city.y[Int($0)] }
+            return (0..<s.count).map { i in
+                let dx = localX[i] - 1_000
+                let dy = localY[i] + 500
+                return dx * dx + dy * dy < 900 * 900 ? 0 : s.density[0][i]
+            }
+        }
+        XCTAssertFalse(
+            lowered.table.regions.contains { Self.shareWithin($0, lowered, cx: 1_000, cy: -500, radius: 800) > 0.5 },
+            "the district's densities taken away, its region is gone")
+        let raised = try Self.run(city, keyword: "cafe") { s, p in
+            let localX = p.row.map { city.x[Int($0)] }
+            let localY = p.row.map { city.y[Int($0)] }
+            return (0..<s.count).map { i in
+                localX[i] < -2_000 && localY[i] > 2_000 ? s.density[0][i] * 20 : s.density[0][i]
+            }
+        }
+        XCTAssertFalse(
+            raised.table.regions.contains { Self.shareWithin($0, raised, cx: -3_000, cy: 3_000, radius: 1_500) > 0.5 },
+            "raised densities over evenly spread cafés are no significant region")
+    }
+}

@@ -1,0 +1,47 @@
+import XCTest
+
+@testable import RegionSearchTestSupport
+
+/// Values that passed the manifest check and failed only later (exit 7, "Argument list too
+/// long"), or silently meant something else: each is now exit 2 before anything runs.
+final class ManifestValidationGapTests: XCTestCase, ManifestParsing {
+    private func manifest(keywords: String = #"["cafe"]"#, _ sections: String = "") -> String {
+        """
+        {"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o.geojson",
+         "keywords": \(keywords)\(sections)}
+        """
+    }
+
+    func testBadBboxIsRefused() {
+        XCTAssertTrue(message(manifest(#", "ingest": {"bbox": "1,2,3"}"#)).contains("ingest.bbox: expected west,south"))
+        XCTAssertTrue(message(manifest(#", "ingest": {"bbox": "0,10,1,5"}"#)).contains("is north of north"))
+    }
+
+    func testWildcardOnlyKeywordsAreRefused() {
+        for k in [#""*""#, #"" * ""#, #""**""#] {
+            let m = message(manifest(keywords: "[\"cafe\", \(k)]"))
+            XCTAssertTrue(m.contains("keywords[1]"), m)
+        }
+        XCTAssertEqual(try parse(manifest(keywords: #"["cafe*"]"#)).keywords, ["cafe*"])
+    }
+
+    func testControlCharactersInAKeywordAreRefused() {
+        let m = message(manifest(keywords: #"["caf\u0000e"]"#))
+        XCTAssertTrue(m.contains("pipelines/x.json:2:15: keywords[0]: holds the control character U+0000"), m)
+        XCTAssertTrue(message(manifest(keywords: #"["a\tb"]"#)).contains("U+0009"))
+    }
+
+    func testOverlongKeywordsAreRefusedWithTheLimit() {
+        let long = String(repeating: "a", count: 200_000)
+        let m = message(manifest(keywords: "[\"\(long)\"]"))
+        XCTAssertTrue(m.contains("keywords[0]: is 200000 bytes long; at most 1000"), String(m.prefix(300)))
+        let many = (0..<200).map { "\"\(String(repeating: "k", count: 900))\($0)\"" }.joined(separator: ",")
+        XCTAssertTrue(message(manifest(keywords: "[\(many)]")).contains("at most 100000"))
+    }
+
+    func testHugeHullSizesAreRefused() {
+        XCTAssertTrue(message(manifest(#", "hulls": {"min_extent_m": 1e308}"#)).contains("hulls.min_extent_m"))
+        XCTAssertTrue(message(manifest(#", "hulls": {"margin_m": 1e308}"#)).contains("hulls.margin_m"))
+        XCTAssertNoThrow(try parse(manifest(#", "hulls": {"min_extent_m": 500}"#)))
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+@testable import RegionSearchModel
+
+/// Helpers shared by the unit tests.
+enum TestSupport {
+    /// A fresh temporary directory (removed by the OS eventually; tests write only here).
+    static func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "regionsearch-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Runs an executable to its end, with standard output discarded; its status and standard error.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Brute-force symmetric kNN graph with local scales (scale_k-th neighbour distance):
+    /// an independent, obviously correct graph for small tests.
+    static func bruteForceKNN(x: [Double], y: [Double], k: Int, scaleK: Int = 5) -> AdjacencyGraph {
+        let n = x.count
+        var edges: [(UInt32, UInt32)] = []
+        var scale = [Float](repeating: 1, count: n)
+        for i in 0..<n {
+            var d: [(Double, Int)] = []
+            for j in 0..<n where j != i {
+                d.append(((x[i] - x[j]) * (x[i] - x[j]) + (y[i] - y[j]) * (y[i] - y[j]), j))
+            }
+            d.sort { $0 < $1 }
+            for (_, j) in d.prefix(k) { edges.append((UInt32(min(i, j)), UInt32(max(i, j)))) }
+            let positive = d.filter { $0.0 > 0 }
+            if !positive.isEmpty { scale[i] = Float(positive[min(scaleK, positive.count) - 1].0.squareRoot()) }
+        }
+        var g = AdjacencyGraph(nodeCount: n, edges: edges, x: x, y: y)
+        g.scale = Column(scale)
+        return g
+    }
+
+    /// Solves A x = b by Gaussian elimination with partial pivoting (dense, small systems).
+    static func solve(_ a: [[Double]], _ b: [Double]) -> [Double] {
+        var m = a
+        var v = b
+        let n = b.count
+        for col in 0..<n {
+            var pivot = col
+            for r in col..<n where abs(m[r][col]) > abs(m[pivot][col]) { pivot = r }
+            m.swapAt(col, pivot)
+            v.swapAt(col, pivot)
+            for r in (col + 1)..<n {
+                let f = m[r][col] / m[col][col]
+                if f == 0 { continue }
+                for c in col..<n { m[r][c] -= f * m[col][c] }
+                v[r] -= f * v[col]
+            }
+        }
+        var x = [Double](repeating: 0, count: n)
+        for r in stride(from: n - 1, through: 0, by: -1) {
+            var s = v[r]
+            for c in (r + 1)..<n { s -= m[r][c] * x[c] }
+            x[r] = s / m[r][r]
+        }
+        return x
+    }
+}
