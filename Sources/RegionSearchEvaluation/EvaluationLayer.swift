@@ -10,9 +10,9 @@ import RegionSearchProjection
 /// `MakeValid` may produce from a collapsed polygon have no area. A feature that has no area at
 /// all after repair stays in the layer with area 0 (it cannot match anything) and is counted as
 /// degenerate.
-final class EvaluationLayer {
+package final class EvaluationLayer {
     /// One feature, projected.
-    struct Item {
+    package struct Item {
         public var id: JSONValue
         public var keyword: String?
         /// The feature's `kind` property (truth and must-not files).

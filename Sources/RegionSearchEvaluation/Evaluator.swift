@@ -44,7 +44,7 @@ public struct Evaluator: Sendable {
     /// centred on the region. An equal-area world projection keeps areas but shears distances far
     /// from its centre, so its discs are ellipses on the ground: an Alaskan seaplane-base region
     /// in Equal Earth centred at 154° E measured 22 % empty, in its own frame 0.4 %.
-    static func regionChecks(
+    package static func regionChecks(
         _ regionFile: RegionFeatureFile, items: [EvaluationLayer.Item], located: LocatedPOIs, choice: CRSChoice,
         options: CheckOptions, geos: GEOSContext, proj: PROJContext
     ) throws -> [RegionCheck?] {
@@ -512,7 +512,7 @@ public struct Evaluator: Sendable {
     }
 
     /// The metric CRS: the given one, or the automatic choice for the first non-empty file's extent.
-    func chooseCRS(_ files: [RegionFeatureFile], proj: PROJContext) throws -> CRSChoice? {
+    package func chooseCRS(_ files: [RegionFeatureFile], proj: PROJContext) throws -> CRSChoice? {
         if let crs {
             let d = try proj.describe(crs)
             guard d.isProjected, let unit = d.metresPerUnit, abs(unit - 1) < 1e-12 else {

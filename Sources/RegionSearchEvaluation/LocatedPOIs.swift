@@ -3,7 +3,7 @@ import RegionSearchOutput
 import RegionSearchProjection
 
 /// POIs projected into the evaluation CRS.
-struct LocatedPOIs {
+package struct LocatedPOIs {
     let pois: EvaluationPOIs
     var x: [Double]
     var y: [Double]
@@ -11,7 +11,7 @@ struct LocatedPOIs {
     var valid: [Bool]
     var failed: Int
 
-    init(_ pois: EvaluationPOIs, transform: PROJTransform) throws {
+    package init(_ pois: EvaluationPOIs, transform: PROJTransform) throws {
         self.pois = pois
         x = pois.lon
         y = pois.lat

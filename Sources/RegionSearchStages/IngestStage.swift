@@ -163,7 +163,7 @@ public enum IngestStage {
 
     /// The executable's command line: positional FILEs with the format options, the ports and
     /// the parameters.
-    static func commandSpec() -> CommandSpec {
+    package static func commandSpec() -> CommandSpec {
         definition.commandSpec(discussion: discussion, extraOptions: formatOptions, positionals: ["[FILE...]"])
     }
 

@@ -1,6 +1,6 @@
-@testable import RegionSearchEvaluation
-@testable import RegionSearchOutput
-@testable import RegionSearchProjection
+import RegionSearchEvaluation
+import RegionSearchOutput
+import RegionSearchProjection
 
 extension Evaluator {
     /// The region checks alone (the `evaluate` command runs them with truth scoring): tests hold

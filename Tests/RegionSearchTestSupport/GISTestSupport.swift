@@ -1,8 +1,7 @@
 import Foundation
+import RegionSearchCore
+import RegionSearchGDAL
 import XCTest
-
-@testable import RegionSearchCore
-@testable import RegionSearchGDAL
 
 /// GDAL's own tools and a read-back through the GDAL API, for checking what the writers wrote
 /// and for making inputs in other formats.

@@ -1,9 +1,8 @@
 import Foundation
+import RegionSearchCore
+import RegionSearchIngest
+import RegionSearchStages
 import XCTest
-
-@testable import RegionSearchCore
-@testable import RegionSearchIngest
-@testable import RegionSearchStages
 
 /// Temporary files and small helpers shared by the ingest tests.
 final class IngestScratch {

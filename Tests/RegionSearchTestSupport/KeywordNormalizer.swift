@@ -1,4 +1,4 @@
-@testable import RegionSearchModel
+import RegionSearchModel
 
 /// Normalises category values and joins them as ingest writes a POI's keyword text (memoised:
 /// categories repeat). A test builds keyword text with it without running ingest.

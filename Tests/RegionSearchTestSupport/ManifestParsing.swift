@@ -1,6 +1,5 @@
+import RegionSearchRunner
 import XCTest
-
-@testable import RegionSearchRunner
 
 /// Manifest text parsed as if read from `pipelines/x.json` in `/base/pipelines`, so that
 /// expected messages and resolved paths are the same in every manifest test.

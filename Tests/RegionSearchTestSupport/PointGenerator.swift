@@ -1,7 +1,6 @@
 import Foundation
-
-@testable import RegionSearchCore
-@testable import RegionSearchModel
+import RegionSearchCore
+import RegionSearchModel
 
 /// Seeded, deterministic pseudo-random numbers (SplitMix64) for the graph and OSM fuzz tests;
 /// their fixed sequences are part of the test cases (the library's `SeededRandom` is a different

@@ -1,6 +1,5 @@
 import Foundation
-
-@testable import RegionSearchModel
+import RegionSearchModel
 
 /// Helpers shared by the unit tests.
 enum TestSupport {
