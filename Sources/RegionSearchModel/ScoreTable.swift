@@ -11,7 +11,7 @@ import RegionSearchCore
 /// `density.c` (f32) is the keyword's density around each POI, in keyword POIs per km² of the
 /// ground the POIs occupy: the keyword's labels and each POI's own area spread by one propagation
 /// (`density_alpha`), one over the other, the POI's own term left out. The density measure's
-/// regions are cut from it.
+/// nested levels are cut from it; the stage writes it only when asked (`propagate.densities`).
 ///
 /// Read from an artifact, the columns are used in place (see ``Column``).
 public struct ScoreTable: Sendable {
@@ -20,7 +20,8 @@ public struct ScoreTable: Sendable {
     public var matches: [Column<UInt8>]
     public var ones: Column<Double>
     public var probe: Column<Double>
-    /// Per keyword: its density around each POI, keyword POIs per km² (see above).
+    /// Per keyword: its density around each POI, keyword POIs per km² (see above); empty when the
+    /// densities were not propagated.
     public var density: [Column<Float>]
 
     public init(
@@ -39,11 +40,9 @@ public struct ScoreTable: Sendable {
         keywords: [String], scores: [[Double]], matches: [[UInt8]], ones: [Double], probe: [Double],
         density: [[Float]]? = nil
     ) {
-        let zeros = [Float](repeating: 0, count: ones.count)
         self.init(
             keywords: keywords, scores: scores.map { Column($0) }, matches: matches.map { Column($0) },
-            ones: Column(ones), probe: Column(probe), density: (density ?? scores.map { _ in zeros }).map { Column($0) }
-        )
+            ones: Column(ones), probe: Column(probe), density: (density ?? []).map { Column($0) })
     }
 
     public var count: Int { ones.count }
@@ -67,7 +66,8 @@ public struct ScoreTable: Sendable {
         for c in 0..<kws.count {
             scores.append(try artifact.view("score.\(c)", count: n))
             matches.append(try artifact.view("match.\(c)", count: n))
-            density.append(try artifact.view("density.\(c)", count: n))
+            // All keywords' densities or none (a column missing among them is malformed).
+            if artifact.hasColumn("density.0") { density.append(try artifact.view("density.\(c)", count: n)) }
         }
         ones = try artifact.view("ones", count: n)
         probe = try artifact.view("probe", count: n)
@@ -78,7 +78,7 @@ public struct ScoreTable: Sendable {
         for c in 0..<keywords.count {
             w.add("score.\(c)", scores[c])
             w.add("match.\(c)", matches[c])
-            w.add("density.\(c)", density[c])
+            if c < density.count { w.add("density.\(c)", density[c]) }
         }
         w.add("ones", ones)
         w.add("probe", probe)

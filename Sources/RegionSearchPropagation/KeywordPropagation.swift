@@ -101,7 +101,8 @@ public enum KeywordPropagation {
         /// propagation at `alpha`), and their status.
         var scores: [[Double]]
         var status: [LabelPropagation.ColumnStatus]
-        /// Per keyword: keyword POIs per km² around each node (``density(keyword:area:match:alpha:)``).
+        /// Per keyword: keyword POIs per km² around each node (``density(keyword:area:match:alpha:)``);
+        /// empty when not asked for.
         var density: [[Double]]
         /// Per keyword: the status of its labels' propagation at `density_alpha`.
         var densityStatus: [LabelPropagation.ColumnStatus]
@@ -110,7 +111,8 @@ public enum KeywordPropagation {
     }
 
     /// The two propagations over one matrix S: the keywords, all-ones and probe at `alpha`; the
-    /// keywords and the nodes' areas at `density_alpha`, whose ratio is the keyword density.
+    /// keywords and the nodes' areas at `density_alpha`, whose ratio is the keyword density (only
+    /// when `options.density` asks for it: otherwise `density` is empty).
     static func solve(
         matches: [[UInt8]], probe: [Double], graph: AdjacencyGraph, options: PropagationOptions.Solvers,
         scaleK: Int, residualRows: Range<Int>?, progress: ((Int, Double) -> Void)?
@@ -125,13 +127,18 @@ public enum KeywordPropagation {
         let t1 = monotonicSeconds()
         let (scores, status) = propagation.run(
             labels: columns, options: options.scores, residualRows: residualRows, progress: progress)
+        guard let densitySolver = options.density else {
+            return Solution(
+                scores: scores, status: status, density: [], densityStatus: [], matrixSeconds: t1 - t0,
+                solveSeconds: monotonicSeconds() - t1)
+        }
         columns.removeLast(2)
         let area = (0..<n).map { graph.ownedArea($0, scaleK: scaleK) }
         columns.append(area)
         let (spread, spreadStatus) = propagation.run(
-            labels: columns, options: options.density, residualRows: residualRows)
+            labels: columns, options: densitySolver, residualRows: residualRows)
         let t2 = monotonicSeconds()
-        let alpha = options.density.alpha
+        let alpha = densitySolver.alpha
         let density = matches.indices.map { c in
             Self.density(
                 keyword: spread[c], area: spread[matches.count], match: matches[c], ownArea: area, alpha: alpha)

@@ -13,26 +13,30 @@ public struct PropagationOptions: StageOptions, Equatable {
     public var solver: LabelPropagation.Options
     /// The propagation the keyword densities come from: the same solver at `density_alpha`.
     public var densitySolver: LabelPropagation.Options
+    /// Whether the stage propagates the keyword densities too (`densities`): only the nested
+    /// levels (`regions.nested`) are cut from them, and they cost a second propagation.
+    public var densities: Bool
 
     /// The two propagations the stage runs over one matrix.
     public struct Solvers: Sendable {
         /// Zhou's scores of the keywords, the all-ones column and the probe (`alpha`).
         public var scores: LabelPropagation.Options
-        /// The keywords and the nodes' areas, whose ratio is the keyword density (`density_alpha`).
-        public var density: LabelPropagation.Options
+        /// The keywords and the nodes' areas, whose ratio is the keyword density (`density_alpha`);
+        /// nil when the densities are not asked for (``PropagationOptions/densities``).
+        public var density: LabelPropagation.Options?
 
-        public init(scores: LabelPropagation.Options, density: LabelPropagation.Options) {
+        public init(scores: LabelPropagation.Options, density: LabelPropagation.Options?) {
             self.scores = scores
             self.density = density
         }
 
         /// Iterations of the longer of the two: a tile's window must hold this many hops (and two).
         public var iterations: Int {
-            max(LabelPropagation.iterationCount(scores), LabelPropagation.iterationCount(density))
+            max(LabelPropagation.iterationCount(scores), density.map(LabelPropagation.iterationCount) ?? 0)
         }
     }
 
-    public var solvers: Solvers { Solvers(scores: solver, density: densitySolver) }
+    public var solvers: Solvers { Solvers(scores: solver, density: densities ? densitySolver : nil) }
 
     /// A keyword given again: its spelling and position in the list given, and the kept
     /// spelling it repeats.
@@ -44,11 +48,13 @@ public struct PropagationOptions: StageOptions, Equatable {
 
     public init(
         keywords: [String], solver: LabelPropagation.Options = .init(),
-        densitySolver: LabelPropagation.Options = .init(alpha: PropagationOptions.defaultDensityAlpha)
+        densitySolver: LabelPropagation.Options = .init(alpha: PropagationOptions.defaultDensityAlpha),
+        densities: Bool = false
     ) {
         self.keywords = keywords
         self.solver = solver
         self.densitySolver = densitySolver
+        self.densities = densities
     }
 
     /// The solver's defaults, declared once by its `init`'s default arguments (see
@@ -97,7 +103,15 @@ public struct PropagationOptions: StageOptions, Equatable {
             + "\"chebyshev\" accelerates it with the known spectrum of S (same F*, about a third of the iterations)."
     )
 
-    public static let specs = [keywordsSpec, alphaSpec, densityAlphaSpec, toleranceSpec, maxIterationsSpec, solverSpec]
+    public static let densitiesSpec = ParameterSpec(
+        "densities", .boolean, default: .bool(PropagationOptions(keywords: []).densities),
+        help: "Also propagate the keyword densities (density.c: keyword POIs per km² of ground around each POI, "
+            + "at density_alpha), which regions.nested cuts its levels from: a second propagation. A manifest "
+            + "with regions.nested true turns it on.")
+
+    public static let specs = [
+        keywordsSpec, alphaSpec, densityAlphaSpec, densitiesSpec, toleranceSpec, maxIterationsSpec, solverSpec,
+    ]
 
     /// The longest keyword, in UTF-8 bytes: keywords are words or short category names, and
     /// they travel on the stage's command line, where one argument holds at most 128 KiB.
@@ -151,6 +165,7 @@ public struct PropagationOptions: StageOptions, Equatable {
             solver: p.choice(Self.solverSpec, as: LabelPropagation.Solver.self))
         densitySolver = solver
         densitySolver.alpha = p.double(Self.densityAlphaSpec)
+        densities = p.bool(Self.densitiesSpec)
     }
 
     /// `keywords` without the ones that repeat an earlier keyword after normalisation (the

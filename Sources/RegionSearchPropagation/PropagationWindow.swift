@@ -128,12 +128,13 @@ extension KeywordPropagation {
     }
 
     /// The whole data set's result from its tiles' parts (in order, covering 0..<n): scores
-    /// concatenated, each column's residual the largest of the parts'.
+    /// concatenated, each column's residual the largest of the parts'. `densities`: whether the
+    /// parts carry the keyword densities (the options they were run with asked for them).
     public static func gather(
-        labels: [Labels], parts: [PropagationTilePart], nodeCount n: Int, tolerance: Double
+        labels: [Labels], parts: [PropagationTilePart], nodeCount n: Int, tolerance: Double, densities: Bool
     ) -> Result? {
         let k = labels.count
-        let width = 2 * k + 2
+        let width = (densities ? 2 * k : k) + 2
         var next = 0
         for p in parts {
             guard p.first == next || p.count == 0, p.columns.count == width, p.status.count == width,

@@ -20,8 +20,11 @@ public enum RegionExtraction {
         points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions, scaleK: Int
     ) -> Output {
         let occupied = DensityRegionFinder.occupiedArea(graph: graph, scaleK: scaleK)
+        precondition(
+            !options.cutsNestedLevels || table.density.count == table.keywords.count,
+            "nested levels are cut from the keyword densities: propagate them (PropagationOptions.densities)")
         let hierarchy =
-            options.method == .propagation && options.measure == .density && options.nested
+            options.cutsNestedLevels
             ? DensityHierarchy(x: points.x, y: points.y, graph: graph, scaleK: scaleK) : nil
         // Keywords are independent: one per worker at a time (each with its own path-search
         // scratch space), results kept in keyword order, so any thread count gives the same.

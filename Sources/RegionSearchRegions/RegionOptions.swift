@@ -81,6 +81,10 @@ public struct RegionOptions: StageOptions, Equatable {
             + "typical spacing in the data, however dense everything else is (where to go to compare restaurants); "
             + "\"lift\": where the keyword's share of all POIs stands out from its base rate (where restaurants are "
             + "over-represented).")
+    /// Whether these options cut nested levels from propagate's keyword densities (method
+    /// `propagation`, measure `density`, `nested`): the scores artifact must then hold them.
+    public var cutsNestedLevels: Bool { method == .propagation && measure == .density && nested }
+
     public static let nestedSpec = ParameterSpec(
         "nested", .boolean, default: .bool(defaults.nested),
         help: "density: false finds one level of regions, where each keyword POI's own density (its neighbours "

@@ -2,6 +2,7 @@ import Foundation
 import RegionSearchCore
 import RegionSearchModel
 import RegionSearchPropagation
+import RegionSearchRegions
 
 /// The `propagate` stage: keyword labels spread over the graph by label propagation.
 public enum PropagateStage {
@@ -11,7 +12,8 @@ public enum PropagateStage {
         // 2 (tiles): a fixed iteration count, probe labels by global index. 2 (main): token matching
         // (`_` joins tokens), key=value queries, repeated keywords run once. 3: both.
         // 4: the keyword densities (density.c, density_alpha), which the density measure cuts.
-        version: 4,
+        // 5: the densities only when asked for (`densities`, which regions.nested turns on).
+        version: 5,
         inputs: [
             IngestStage.definition.provides("output", as: "pois"),
             ProjectStage.definition.provides("output", as: "projected"),
@@ -35,7 +37,7 @@ public enum PropagateStage {
         normalises F into a local keyword share and one with random +-1 labels (by the POI's
         index) that measures how noisy that share is.
 
-        Keyword density (what the density measure's regions are cut from): the keywords' labels
+        Keyword density (with --densities true; what regions.nested cuts its levels from): the keywords' labels
         and each POI's area of ground (pi s_i^2 / scale_k, shared between the POIs of one
         location; none for an isolated POI) are propagated once more with density_alpha, and
         density = (F_keyword - (1 - density_alpha) Y) / (F_area - (1 - density_alpha) area): the
@@ -190,12 +192,13 @@ public enum PropagateStage {
                     parts.append(
                         try TileArtifacts.readScoresPart(
                             TileArtifacts.scoresPart(dir, t), expected: identity(tile: t, tiles: tiles),
-                            columns: 2 * labels.count + 2))
+                            columns: (options.densities ? 2 : 1) * labels.count + 2))
                 }
             }
             guard
                 let gathered = KeywordPropagation.gather(
-                    labels: labels, parts: parts, nodeCount: rows.count, tolerance: options.solver.tolerance)
+                    labels: labels, parts: parts, nodeCount: rows.count, tolerance: options.solver.tolerance,
+                    densities: options.densities)
             else {
                 throw ArtifactError.malformed(
                     path: dir, detail: "the \(tiles) score parts do not cover the \(rows.count) points in order")
@@ -220,18 +223,21 @@ public enum PropagateStage {
 
         var keywordMeta: [JSONValue] = []
         for (c, (l, s)) in zip(labels, result.status).enumerated() {
-            let d = result.densityStatus[c]
-            keywordMeta.append(
-                .object([
-                    ("query", .string(l.query)),
-                    ("normalized", .string(l.normalized)),
-                    ("matches", .number(Double(l.count))),
-                    ("iterations", .number(Double(s.iterations))),
-                    ("residual", .number(s.residual)),
-                    ("converged", .bool(s.converged)),
-                    ("density_iterations", .number(Double(d.iterations))),
-                    ("density_residual", .number(d.residual)),
-                ]))
+            var fields: [(String, JSONValue)] = [
+                ("query", .string(l.query)),
+                ("normalized", .string(l.normalized)),
+                ("matches", .number(Double(l.count))),
+                ("iterations", .number(Double(s.iterations))),
+                ("residual", .number(s.residual)),
+                ("converged", .bool(s.converged)),
+            ]
+            if c < result.densityStatus.count {
+                let d = result.densityStatus[c]
+                fields += [
+                    ("density_iterations", .number(Double(d.iterations))), ("density_residual", .number(d.residual)),
+                ]
+            }
+            keywordMeta.append(.object(fields))
             Log.info(
                 "\"\(l.query)\": \(groupedCount(l.count)) matching POIs, "
                     + "\(s.iterations) iterations, "
@@ -330,5 +336,17 @@ public enum PropagateStage {
         stage.summary.set(.nodes, part.count)
         stage.summary.set(.iterations, iterations)
         try stage.finish()
+    }
+}
+
+extension PropagateStage {
+    /// The propagate parameters a pipeline runs with: `densities` turned on when the regions stage
+    /// cuts nested levels from them (`regions.nested`), so that a manifest says it once and the
+    /// default pipeline runs one propagation, not two.
+    public static func parameters(_ propagate: Parameters, regions: Parameters) -> Parameters {
+        guard let options = try? RegionOptions(regions), options.cutsNestedLevels else { return propagate }
+        var p = propagate
+        p.set(PropagationOptions.densitiesSpec.key, .bool(true))
+        return p
     }
 }

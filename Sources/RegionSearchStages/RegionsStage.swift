@@ -76,6 +76,12 @@ public enum RegionsStage {
                     + "score rows; rerun graph and propagate on the same projected artifact",
                 status: .artifact)
         }
+        if stage.options.cutsNestedLevels && table.density.count != table.keywords.count {
+            throw ToolFailure(
+                "\(scoresFile.path) holds no keyword densities, which regions.nested cuts its levels from: run "
+                    + "propagate with --densities true (a manifest with regions.nested true does), or set nested false",
+                status: .usage)
+        }
         // The graph records the neighbour its local spacings are measured to (the occupied area
         // needs it); graphs written before it was recorded used the default, 5.
         let scaleK = graphFile.metadata["scale_k"]?.intValue ?? 5

@@ -77,7 +77,8 @@ final class DensityHierarchyTests: XCTestCase {
                 query: keyword, normalized: keyword, match: y, count: y.reduce(0) { $0 + Int($1) })
         ]
         var scores = KeywordPropagation.run(
-            labels: labels, graph: graph, options: PropagationOptions(keywords: [keyword]).solvers, scaleK: 5
+            labels: labels, graph: graph, options: PropagationOptions(keywords: [keyword], densities: true).solvers,
+            scaleK: 5
         ).table
         if let density { scores.density = [Column(density(scores, p))] }
         var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")

@@ -81,9 +81,13 @@ public struct Manifest {
         "lineage",
     ]
 
-    /// The resolved parameters of `stage`.
+    /// The resolved parameters of `stage`, as the pipeline runs it: propagate's with what the
+    /// regions stage needs of it (``PropagateStage/parameters(_:regions:)``).
     public func parameters(for stage: String) -> Parameters {
-        stageParameters.first { $0.stage == stage }?.parameters ?? Parameters(values: [])
+        let given = { (name: String) in stageParameters.first { $0.stage == name }?.parameters ?? Parameters(values: [])
+        }
+        guard stage == PropagateStage.definition.name else { return given(stage) }
+        return PropagateStage.parameters(given(stage), regions: given(RegionsStage.definition.name))
     }
 
     /// The query keywords (`propagate.keywords`), in order, one score column each: a keyword that
