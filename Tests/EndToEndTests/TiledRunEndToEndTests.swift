@@ -149,6 +149,17 @@ final class TiledRunEndToEndTests: XCTestCase {
         ).tiled.remove()
     }
 
+    /// The nested levels are cut from the keyword densities, which only a nested run propagates:
+    /// the tiles' windows and parts carry them (and the levels) byte for byte as a single run.
+    func testNestedLevelsInTiles() throws {
+        let (_, tiled) = try assertTiledEqualsSingle(
+            Self.city, keywords: ["cafe", "bank"], sections: [("regions", .object([("nested", .bool(true))]))],
+            tiles: 3, label: "3 tiles, nested levels")
+        defer { tiled.remove() }
+        let file = try ArtifactFile(path: try tiled.objectPath("propagate", "scores.rsa"), expected: .scores)
+        XCTAssertTrue(file.hasColumn("density.0") && file.hasColumn("density.1"), "densities propagated")
+    }
+
     func testWorldAcrossTheAntimeridianAndANearLattice() throws {
         try assertTiledEqualsSingle(Self.world, keywords: ["heliport", "airport"], tiles: 4, label: "world")
             .tiled.remove()
