@@ -74,6 +74,14 @@ public enum BenchmarkCommand {
         "reference-generator", .path,
         help: "Generate the inputs with the reference's gen.py (run by --reference-python) instead of "
             + "regionsearch-generate, e.g. with --seed 77.")
+    static let userPathOption = CommandSpec.Option(
+        "user-path", .flag,
+        help: "The table of BENCHMARKS.md's \"The user's path\" in one command (--parts user, three runs into one "
+            + "report): 1M POIs from the reference's gen.py (seed 77) with Delaunay and kNN and 2 keywords, the "
+            + "reference beside each, 5 repeats; the same input with Delaunay and 16 keywords, 3 repeats; 10M POIs "
+            + "from regionsearch-generate (seed 4242) with both methods and 2 keywords, 1 repeat. Needs "
+            + "--reference-python and --reference-script (--reference-generator: gen.py beside the script); "
+            + "sizes, methods, keywords, seed and repeats come from the table, not from their options.")
     static let bandwidthProbeOption = CommandSpec.Option(
         "bandwidth-probe", .flag, help: "Internal: only measure the memory bandwidth (STREAM triad) and print JSON.")
     static let threadsOption = CommandSpec.Option.threads(
@@ -133,6 +141,7 @@ public enum BenchmarkCommand {
             Self.crsOption,
             Self.partsOption,
             Self.userRepeatsOption,
+            Self.userPathOption,
             Self.referenceGeneratorOption,
             Self.bandwidthProbeOption,
             Self.threadsOption,
@@ -203,6 +212,7 @@ public enum BenchmarkCommand {
         if options.referencePython != nil && !options.keywordCounts.contains(2) {
             options.keywordCounts.append(2)  // the reference's keywords, 咖啡,bank
         }
+        let plans = cl.flag(Self.userPathOption) ? try Self.userPathPlans(options) : [options]
         for stage in Pipeline.stages.map({ $0.executable }) + ["regionsearch-generate", "regionsearch"] {
             guard FileManager.default.isExecutableFile(atPath: options.binDirectory + "/" + stage) else {
                 throw UsageError(
@@ -218,16 +228,50 @@ public enum BenchmarkCommand {
         let commandLine = (["regionsearch-bench"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(
             separator: " ")
         var done: [BenchmarkResults] = []
-        _ = try BenchmarkRunner(options: options).run { result in
-            done.append(result)
-            let report = BenchmarkReport(
-                results: done, commandLine: commandLine, threads: options.threads ?? Parallel.threadCount,
-                rssFloor: floor,
-                repeats: options.repeats)
-            try AtomicFile.write(report.markdown(), to: markdownPath)
-            try AtomicFile.write(report.json().serialized(pretty: true) + "\n", to: jsonPath)
-            Log.info("\(result.label): results written to \(markdownPath) and \(jsonPath)")
+        for plan in plans {
+            _ = try BenchmarkRunner(options: plan).run { result in
+                done.append(result)
+                let report = BenchmarkReport(
+                    results: done, commandLine: commandLine, threads: plan.threads ?? Parallel.threadCount,
+                    rssFloor: floor,
+                    repeats: plan.repeats)
+                try AtomicFile.write(report.markdown(), to: markdownPath)
+                try AtomicFile.write(report.json().serialized(pretty: true) + "\n", to: jsonPath)
+                Log.info("\(result.label): results written to \(markdownPath) and \(jsonPath)")
+            }
         }
+    }
+
+    /// The three runs of `--user-path`, from the options given (binaries, work directory, threads,
+    /// the reference): each row group of BENCHMARKS.md's table of the user's path.
+    static func userPathPlans(_ given: BenchmarkRunner.Options) throws -> [BenchmarkRunner.Options] {
+        guard let script = given.referenceScript, given.referencePython != nil else {
+            throw UsageError(
+                "--user-path runs the reference beside RegionSearch: give --reference-python and --reference-script "
+                    + "(../shared/reference/refpipe.py)")
+        }
+        var base = given
+        base.parts = ["user"]
+        base.referenceGenerator =
+            given.referenceGenerator ?? (URL(fileURLWithPath: script).deletingLastPathComponent().path + "/gen.py")
+        var million = base
+        million.sizes = [("1m", 1_000_000)]
+        million.seed = 77
+        million.methods = ["delaunay", "knn"]
+        million.keywordCounts = [2]
+        million.userRepeats = 5
+        var sixteen = million
+        sixteen.methods = ["delaunay"]
+        sixteen.keywordCounts = [16]
+        sixteen.userRepeats = 3
+        var tenMillion = base
+        tenMillion.sizes = [("10m", 10_000_000)]
+        tenMillion.seed = 4242
+        tenMillion.referenceGenerator = nil
+        tenMillion.methods = ["delaunay", "knn"]
+        tenMillion.keywordCounts = [2]
+        tenMillion.largeRepeats = 1
+        return [million, sixteen, tenMillion]
     }
 
     static func shellQuoted(_ s: String) -> String {
