@@ -173,6 +173,25 @@ for name in toolExecutables {
     targets.append(.executableTarget(name: name, dependencies: deps([cli])))
 }
 
+// Debug builds (what `swift test` builds) optimise the package's own code: the end-to-end tests
+// run the stage executables on real data and whole synthetic cities, and the region tests run the
+// method in process, several times faster so (the suite took 27 min unoptimised). Set
+// REGIONSEARCH_ONONE=1 to build them unoptimised, for a debugger. CI (REGIONSEARCH_CI=1) also
+// turns every warning into an error, in the one build its tests then run on.
+let environment = Context.environment
+for target in targets where target.type == .regular || target.type == .executable {
+    guard target.name.hasPrefix("RegionSearch") || target.type == .executable else { continue }
+    var flags: [String] = []
+    if environment["REGIONSEARCH_ONONE"] == nil { flags.append("-O") }
+    if environment["REGIONSEARCH_CI"] != nil { flags.append("-warnings-as-errors") }
+    if !flags.isEmpty {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(flags, .when(configuration: .debug))]
+    }
+}
+for target in targets where target.type == .test && environment["REGIONSEARCH_CI"] != nil {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-warnings-as-errors"])]
+}
+
 let package = Package(
     name: "RegionSearch",
     products: libraries.map { .library(name: $0, targets: [$0]) }
