@@ -206,14 +206,14 @@ final class StageKeyTests: XCTestCase {
                 "--solver", "jacobi", "--summary", "/w/stage/.summary.json", "--no-sync", "--threads", "2",
                 "--quiet",
             ])
-        // Every value survives the round trip through the stage's own option parser (a parameter
-        // not given, density_alpha, parses as its default).
+        // Every value survives the round trip through the stage's own option parser (parameters
+        // not given, density_alpha and densities, parse as their defaults).
         let parsed = try? PropagateStage.definition.commandSpec().parse(propagate).parameters()
         XCTAssertEqual(
             parsed?.canonical,
             Parameters(values: [
                 ("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
-                ("density_alpha", .number(PropagationOptions.defaultDensityAlpha)),
+                ("density_alpha", .number(PropagationOptions.defaultDensityAlpha)), ("densities", .bool(false)),
                 ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)), ("solver", .string("jacobi")),
             ]).canonical)
         let ingest = StageCommand.arguments(
