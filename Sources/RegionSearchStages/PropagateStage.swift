@@ -344,7 +344,10 @@ extension PropagateStage {
     /// cuts nested levels from them (`regions.nested`), so that a manifest says it once and the
     /// default pipeline runs one propagation, not two.
     public static func parameters(_ propagate: Parameters, regions: Parameters) -> Parameters {
-        guard let options = try? RegionOptions(regions), options.cutsNestedLevels else { return propagate }
+        // Only resolved regions parameters make options (a missing one would stop the process).
+        guard RegionOptions.specs.allSatisfy({ regions[$0.key] != nil }),
+            let options = try? RegionOptions(regions), options.cutsNestedLevels
+        else { return propagate }
         var p = propagate
         p.set(PropagationOptions.densitiesSpec.key, .bool(true))
         return p

@@ -147,5 +147,9 @@ final class KeywordDensityStageTests: XCTestCase {
         XCTAssertFalse(
             PropagateStage.parameters(propagate, regions: lift).bool(PropagationOptions.densitiesSpec),
             "lift cuts no nested levels")
+        XCTAssertFalse(
+            PropagateStage.parameters(propagate, regions: Parameters(values: [])).bool(
+                PropagationOptions.densitiesSpec),
+            "no regions parameters: nothing to derive")
     }
 }
