@@ -70,7 +70,8 @@ let libraries =
 func deps(_ names: [String]) -> [Target.Dependency] { names.map { .target(name: $0) } }
 
 let testSupport = "RegionSearchTestSupport"
-/// Unit tests, one target per library: each test file imports what it tests and what it builds its
+/// Unit tests, one target per library that has them (Tiles, Benchmark and the CLI are tested end to
+/// end): each test file imports what it tests and what it builds its
 /// inputs with (a C module where a test checks against the library itself: GEOS, zlib).
 let unitTests: [(name: String, dependencies: [String])] = [
     ("RegionSearchCoreTests", [core, model, testSupport]),

@@ -252,6 +252,9 @@ public enum BenchmarkCommand {
         }
         var base = given
         base.parts = ["user"]
+        // The table's repeats: 1M is not "large" (5 and 3 repeats, the reference beside it).
+        base.largeN = 1_000_000
+        base.referenceMaxN = 1_000_000
         base.referenceGenerator =
             given.referenceGenerator ?? (URL(fileURLWithPath: script).deletingLastPathComponent().path + "/gen.py")
         var million = base

@@ -74,6 +74,7 @@ public struct ScoreTable: Sendable {
     }
 
     public func writer(metadata: JSONValue) -> ArtifactWriter {
+        precondition(density.isEmpty || density.count == keywords.count, "every keyword's density or none")
         var w = ArtifactWriter(kind: .scores, rowCount: count, metadata: metadata)
         for c in 0..<keywords.count {
             w.add("score.\(c)", scores[c])

@@ -80,7 +80,7 @@ public enum RegionsStage {
             throw ToolFailure(
                 "\(scoresFile.path) holds no keyword densities, which regions.nested cuts its levels from: run "
                     + "propagate with --densities true (a manifest with regions.nested true does), or set nested false",
-                status: .usage)
+                status: .artifact)
         }
         // The graph records the neighbour its local spacings are measured to (the occupied area
         // needs it); graphs written before it was recorded used the default, 5.

@@ -44,7 +44,8 @@ public enum TilePlanner {
         let (points, source) = estimatePoints(manifest, given: request.points)
         let tiles = request.tiles ?? TileEstimate.automaticTiles(points: points)
         let propagate = try PropagationOptions(manifest.parameters(for: PropagateStage.definition.name))
-        let reach = LabelPropagation.reach(iterations: LabelPropagation.iterationCount(propagate.solver))
+        // The reach the stage cuts its windows with: the longer of the two propagations it runs.
+        let reach = LabelPropagation.reach(iterations: propagate.solvers.iterations)
         let estimate = TileEstimate(
             points: points, source: source, keywords: manifest.keywords.count, tiles: tiles, reach: reach)
         // A PostGIS input is no file the engine can wait for or date; prepare reads it every run.

@@ -2,6 +2,8 @@ import XCTest
 
 @testable import RegionSearchCore
 @testable import RegionSearchIngest
+@testable import RegionSearchPropagation
+@testable import RegionSearchRegions
 @testable import RegionSearchRunner
 @testable import RegionSearchStages
 @testable import RegionSearchTestSupport
@@ -17,6 +19,33 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
             \(entry)
          }}}
         """
+    }
+
+    /// `propagate.densities` follows `regions.nested` in every combination and after every
+    /// override, whatever the order the values are applied in: a combination without nested
+    /// levels never propagates the densities because the manifest's default had them.
+    func testDensitiesFollowTheNestedLevelsInEveryCombinationAndOverride() throws {
+        let m = try parse(
+            grid(
+                #""propagate.alpha": [0.8, 0.9], "regions.method": ["propagation", "dbscan"]"#,
+                sections: #" "regions": {"nested": true},"#))
+        let e = try XCTUnwrap(m.experiment)
+        func densities(_ manifest: Manifest) -> Bool {
+            manifest.parameters(for: "propagate").bool(PropagationOptions.densitiesSpec)
+        }
+        XCTAssertTrue(densities(m))
+        XCTAssertEqual(e.combinations.count, 4)
+        for c in e.combinations {
+            let v = m.variant(for: c)
+            let nested = v.parameters(for: "regions").string(RegionOptions.methodSpec) == "propagation"
+            XCTAssertEqual(densities(v), nested, c.name)
+        }
+        var o = m
+        try o.override("propagate.tolerance=1e-5")
+        try o.override("regions.nested=false")
+        XCTAssertFalse(densities(o), "a propagate override before nested=false keeps nothing derived")
+        try o.override("regions.nested=true")
+        XCTAssertTrue(densities(o))
     }
 
     func testFullSectionGivesTheCartesianProductInDocumentedOrder() throws {

@@ -122,7 +122,7 @@ final class KeywordDensityStageTests: XCTestCase {
         let output = scratch.path("regions.rsa")
         XCTAssertThrowsError(try regions(city, scores: plain, to: output)) { error in
             let failure = error as? ToolFailure
-            XCTAssertEqual(failure?.exitStatus, .usage)
+            XCTAssertEqual(failure?.exitStatus, .artifact)
             XCTAssertTrue(String(describing: error).contains("run propagate with --densities true"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing written")

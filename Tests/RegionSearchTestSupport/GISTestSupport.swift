@@ -6,7 +6,7 @@ import XCTest
 /// GDAL's own tools and a read-back through the GDAL API, for checking what the writers wrote
 /// and for making inputs in other formats.
 enum GIS {
-    /// The repository root (this file is Tests/RegionSearchTests/GDAL/GISTestSupport.swift).
+    /// The repository root (this file is Tests/RegionSearchTestSupport/GISTestSupport.swift).
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 

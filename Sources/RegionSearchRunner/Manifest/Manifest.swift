@@ -84,10 +84,16 @@ public struct Manifest {
     /// The resolved parameters of `stage`, as the pipeline runs it: propagate's with what the
     /// regions stage needs of it (``PropagateStage/parameters(_:regions:)``).
     public func parameters(for stage: String) -> Parameters {
-        let given = { (name: String) in stageParameters.first { $0.stage == name }?.parameters ?? Parameters(values: [])
-        }
-        guard stage == PropagateStage.definition.name else { return given(stage) }
-        return PropagateStage.parameters(given(stage), regions: given(RegionsStage.definition.name))
+        guard stage == PropagateStage.definition.name else { return givenParameters(for: stage) }
+        return PropagateStage.parameters(
+            givenParameters(for: stage), regions: givenParameters(for: RegionsStage.definition.name))
+    }
+
+    /// The parameters of `stage` as the manifest (and any override or grid value) gives them,
+    /// before anything is derived from another stage's: what a change of one parameter starts
+    /// from, so that a derived value never outlives what it was derived from.
+    func givenParameters(for stage: String) -> Parameters {
+        stageParameters.first { $0.stage == stage }?.parameters ?? Parameters(values: [])
     }
 
     /// The query keywords (`propagate.keywords`), in order, one score column each: a keyword that
@@ -123,7 +129,7 @@ public struct Manifest {
         m.outputTarget = OutputTarget(geoJSON: m.output)
         m.poiOutput = nil
         for a in combination.assignments {
-            var p = m.parameters(for: a.stage)
+            var p = m.givenParameters(for: a.stage)
             p.set(a.parameter, a.value)
             m.setParameters(p, for: a.stage)
         }

@@ -42,7 +42,7 @@ extension Manifest {
             case .failure(let reason): throw UsageError("--set \(assignment): \(reason)")
             }
         }
-        var parameters = parameters(for: stageName)
+        var parameters = givenParameters(for: stageName)
         parameters.set(key, value)
         do {
             try stage.validate(parameters)
