@@ -55,6 +55,18 @@ final class KeywordDensityStageTests: XCTestCase {
                 ] + extra))
     }
 
+    /// The staged city propagated twice: without the densities (the default) and with them.
+    private func scoredCity(_ scratch: IngestScratch) throws -> (
+        city: (projected: String, graph: String, pois: String), plain: String, dense: String
+    ) {
+        let city = try stagedCity(scratch)
+        let plain = scratch.path("plain.rsa")
+        let dense = scratch.path("dense.rsa")
+        try propagate(city, to: plain, [])
+        try propagate(city, to: dense, ["--densities", "true"])
+        return (city, plain, dense)
+    }
+
     private func regions(
         _ city: (projected: String, graph: String, pois: String), scores: String, to output: String
     ) throws {
@@ -67,11 +79,7 @@ final class KeywordDensityStageTests: XCTestCase {
 
     func testDensitiesAreWrittenOnlyWhenAskedAndLeaveTheScoresAsTheyAre() throws {
         let scratch = IngestScratch()
-        let city = try stagedCity(scratch)
-        let plain = scratch.path("plain.rsa")
-        let dense = scratch.path("dense.rsa")
-        try propagate(city, to: plain, [])
-        try propagate(city, to: dense, ["--densities", "true"])
+        let (city, plain, dense) = try scoredCity(scratch)
 
         let plainFile = try ArtifactFile(path: plain, expected: .scores)
         let denseFile = try ArtifactFile(path: dense, expected: .scores)
@@ -114,11 +122,7 @@ final class KeywordDensityStageTests: XCTestCase {
 
     func testNestedLevelsRefuseScoresWithoutDensities() throws {
         let scratch = IngestScratch()
-        let city = try stagedCity(scratch)
-        let plain = scratch.path("plain.rsa")
-        let dense = scratch.path("dense.rsa")
-        try propagate(city, to: plain, [])
-        try propagate(city, to: dense, ["--densities", "true"])
+        let (city, plain, dense) = try scoredCity(scratch)
         let output = scratch.path("regions.rsa")
         XCTAssertThrowsError(try regions(city, scores: plain, to: output)) { error in
             let failure = error as? ToolFailure
