@@ -49,7 +49,7 @@ public struct PropagationOptions: StageOptions, Equatable {
     public init(
         keywords: [String], solver: LabelPropagation.Options = .init(),
         densitySolver: LabelPropagation.Options = .init(alpha: PropagationOptions.defaultDensityAlpha),
-        densities: Bool = false
+        densities: Bool = true
     ) {
         self.keywords = keywords
         self.solver = solver
@@ -106,8 +106,9 @@ public struct PropagationOptions: StageOptions, Equatable {
     public static let densitiesSpec = ParameterSpec(
         "densities", .boolean, default: .bool(PropagationOptions(keywords: []).densities),
         help: "Also propagate the keyword densities (density.c: keyword POIs per km² of ground around each POI, "
-            + "at density_alpha), which regions.nested cuts its levels from: a second propagation. A manifest "
-            + "with regions.nested true turns it on.")
+            + "at density_alpha), which the nested regions (regions.nested, the default) cut their finer levels "
+            + "from: a second propagation. A manifest with regions.nested true turns it on whatever is given; one "
+            + "with one level, lift or DBSCAN may set false to skip it.")
 
     public static let specs = [
         keywordsSpec, alphaSpec, densityAlphaSpec, densitiesSpec, toleranceSpec, maxIterationsSpec, solverSpec,

@@ -6,19 +6,27 @@ import RegionSearchModel
 /// Regions of the `density` measure as a hierarchy of dense subgraphs: a city's dense core holds
 /// its districts, a district its strips — darker where denser.
 ///
-/// The signal is the keyword density the propagate stage spread over the POI graph
-/// (``ScoreTable/density``: keyword POIs per km² of ground around each POI, a few graph hops
-/// wide), read at the keyword's own POIs. Levels are fixed density ratios, each judged against its
-/// surroundings:
-/// 1. **Reference.** The keyword's density over the ground of the POI graph's connected piece the
-///    POI lies in (its POIs over their area, ``AdjacencyGraph/ownedArea(_:scaleK:)``): a town 60 km
-///    from a metro, which the graph does not join to it, is measured against the town. A piece
-///    with fewer than ``Options/ownReferencePOIs`` keyword POIs uses the whole data's.
-/// 2. **Level 0.** Keyword POIs at least `extendRatio` times as dense as their reference, joined on
-///    the ``KeywordGraph`` (short for the keyword, not across a river or park), form connected
-///    sets; a set holding a POI `coreRatio` times as dense and at least `minKeywordPOIs` POIs is a
-///    candidate (hysteresis: a dining street is kept to its quieter ends, a dense corner does not
-///    grow into the suburbs).
+/// Level 0 comes from one of two signals (``Options/levelZero``):
+/// - **`own`, the default**: each keyword POI's own density (its k keyword neighbours within its
+///   k-th neighbour distance, smoothed over the keyword graph): exactly the one-level measure's
+///   regions (``DensityRegionFinder``), with its significance and Benjamini–Hochberg. Judged
+///   against the keyword's density over the whole data, since own densities are absolute: a town's
+///   dining street is dense by its own spacing however dense the metro is.
+/// - **`propagated`**: the keyword density the propagate stage spread over the POI graph
+///   (``ScoreTable/density``), rules 1–2 below.
+///
+/// The finer levels are always cut from the propagated density (``ScoreTable/density``: keyword
+/// POIs per km² of ground around each POI, a few graph hops wide), read at the keyword's own POIs:
+/// 1. **Reference** (`propagated`). The keyword's density over the ground of the POI graph's
+///    connected piece the POI lies in (its POIs over their area,
+///    ``AdjacencyGraph/ownedArea(_:scaleK:)``): a town 60 km from a metro, which the graph does not
+///    join to it, is measured against the town. A piece with fewer than
+///    ``Options/ownReferencePOIs`` keyword POIs uses the whole data's.
+/// 2. **Level 0** (`propagated`). Keyword POIs at least `extendRatio` times as dense as their
+///    reference, joined on the ``KeywordGraph`` (short for the keyword, not across a river or
+///    park), form connected sets; a set holding a POI `coreRatio` times as dense and at least
+///    `minKeywordPOIs` POIs is a candidate (hysteresis: a dining street is kept to its quieter
+///    ends, a dense corner does not grow into the suburbs).
 /// 3. **Finer levels.** Inside a region of density ρ (its POIs over the ground they stand for,
 ///    Σ 1/density), its POIs at least `childExtendRatio` × ρ dense, joined the same way, with a POI
 ///    at `childCoreRatio` × ρ, form the candidates one level down, and so on: each level is a denser
@@ -27,12 +35,16 @@ import RegionSearchModel
 ///    inside it.
 /// 4. **Significance.** The keyword POIs inside the convex hull of a candidate's POIs are counted
 ///    against what that ground (every POI's area inside the hull) would hold at the density the
-///    candidate is judged against (the reference, or its parent's ρ): a Poisson tail, times the
-///    number of places such a set could be centred on (the keyword POIs it was chosen among). The
-///    hull, not the candidate's own densities, is the area: a chance clump chosen for its high
-///    densities would otherwise be tested against the very values it was chosen for.
-///    Benjamini–Hochberg over all candidates of the keyword, every level together; a dropped
-///    candidate's children move up to its nearest kept ancestor.
+///    candidate is judged against — the reference at level 0; below it the larger of the parent's ρ
+///    and the parent's own count over its hull's ground, so the middle of an evenly dense blob
+///    (where the propagated density peaks, since it thins towards the empty ground around the
+///    blob) is not a finer region: a Poisson tail, times the number of places such a set could be
+///    centred on (the keyword POIs it was chosen among). The hull, not the candidate's own
+///    densities, is the area: a chance clump chosen for its high densities would otherwise be
+///    tested against the very values it was chosen for. Benjamini–Hochberg over all candidates of
+///    the keyword, every level together (`own`: level 0 on its own, as the one-level measure, and
+///    the finer levels together); a dropped candidate's children move up to its nearest kept
+///    ancestor (`own`: only significant level-0 regions are refined).
 ///
 /// Deterministic: sets in order of their smallest position, children after their parents.
 public struct DensityHierarchy: Sendable {
@@ -54,12 +66,18 @@ public struct DensityHierarchy: Sendable {
         /// its k-th neighbour distance) is at least this share of the region's floor: a POI that is
         /// dense only because a cluster lies a few hops away is not part of it.
         var ownDensityShare: Double = 0
+        /// What level 0 is cut from (``LevelZero``).
+        var levelZero: LevelZero = .own
+        /// α of the own density's smoothing over the keyword graph (``DensitySmoothing``).
+        var smoothing: Double = 0.5
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
             minKeywordPOIs: Int = 8, maxLevels: Int = 4, sameRegionShare: Double = 0.7, ownReferencePOIs: Int = 32,
-            levelRatio: Double = 0, ownDensityShare: Double = 1
+            levelRatio: Double = 0, ownDensityShare: Double = 1, levelZero: LevelZero = .own, smoothing: Double = 0.5
         ) {
+            self.levelZero = levelZero
+            self.smoothing = smoothing
             self.levelRatio = levelRatio
             self.ownDensityShare = ownDensityShare
             self.coreRatio = coreRatio
@@ -71,6 +89,15 @@ public struct DensityHierarchy: Sendable {
             self.sameRegionShare = sameRegionShare
             self.ownReferencePOIs = ownReferencePOIs
         }
+    }
+
+    /// The signal level 0 is cut from.
+    public enum LevelZero: String, Sendable, CaseIterable {
+        /// Each keyword POI's own density (its k keyword neighbours within its k-th neighbour
+        /// distance), smoothed over the keyword graph: where the keyword's POIs stand close together.
+        case own
+        /// The keyword density the propagate stage spread over the POI graph.
+        case propagated
     }
 
     /// What happened for one keyword (recorded in the artifact metadata).
@@ -95,6 +122,9 @@ public struct DensityHierarchy: Sendable {
     let ownedArea: [Double]
     let piece: [Int32]
     let pieceArea: [Double]
+    /// The occupied area the one-level measure judges own densities against
+    /// (``DensityRegionFinder/occupiedArea(graph:scaleK:)``), m².
+    let graphOccupiedArea: Double
 
     /// Prepares the keyword-independent parts: every POI's ground and the graph's pieces.
     public init(x: Column<Double>, y: Column<Double>, graph: AdjacencyGraph, scaleK: Int) {
@@ -108,6 +138,7 @@ public struct DensityHierarchy: Sendable {
         var area = [Double](repeating: 0, count: (piece.max().map { Int($0) } ?? -1) + 1)
         for i in 0..<n { area[Int(piece[i])] += ownedArea[i] }
         pieceArea = area
+        graphOccupiedArea = DensityRegionFinder.occupiedArea(graph: graph, scaleK: scaleK)
     }
 
     /// The occupied ground of the whole data, m².
@@ -156,6 +187,8 @@ public struct DensityHierarchy: Sendable {
         var bandFloor: Double
         var density: Double
         var pValue: Double
+        /// Level 0 cut from own densities: the one-level measure's region, as it wrote it.
+        var region: RegionTable.Region? = nil
     }
 
     /// The regions of keyword `keyword` (with p-values and q-values, levels and parents as indices
@@ -187,6 +220,11 @@ public struct DensityHierarchy: Sendable {
             }.count
         let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
         let f = points.map { Double(density[Int($0)]) }
+        if options.levelZero == .own {
+            return ownRegions(
+                keyword: keyword, kg: kg, f: f, match: match, options: options, fdr: fdr, summary: summary,
+                support: &support)
+        }
         // A POI's own density: its keyword neighbours within its k-th neighbour distance.
         let k = Double(rules.neighbours)
         let own = kg.spacing.map { s in s.isFinite && s > 0 ? k / (Double.pi * s * s) * 1e6 : 0 }
@@ -220,11 +258,75 @@ public struct DensityHierarchy: Sendable {
 
         // False discovery rate over every candidate of the keyword; the kept ones re-linked.
         let q = Significance.benjaminiHochberg(candidates.map(\.pValue))
+        let regions = Self.kept(candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: edges)
+        return (regions, summary)
+    }
+
+    /// Level 0 from each keyword POI's own density (``LevelZero/own``): exactly the one-level
+    /// measure's regions (``DensityRegionFinder``: the same sets, statistics, p-values and
+    /// Benjamini–Hochberg over the keyword's level-0 candidates), and below each significant one the
+    /// finer levels cut from the propagated density `f` (rule 3), with their own Benjamini–Hochberg
+    /// over all finer candidates of the keyword. A finer region lies inside a significant region:
+    /// nothing is found below ground that is not dense at all.
+    private func ownRegions(
+        keyword: Int, kg: KeywordGraph, f: [Double], match: Column<UInt8>, options: Options, fdr: Double,
+        summary: KeywordSummary, support: inout PathSupport
+    ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
+        var summary = summary
+        let finder = DensityRegionFinder(x: x, y: y, graph: graph, occupiedArea: graphOccupiedArea)
+        let zero = finder.candidateSets(
+            keyword: keyword, kg: kg,
+            options: DensityRegionFinder.Options(
+                coreRatio: options.coreRatio, extendRatio: options.extendRatio, minKeywordPOIs: options.minKeywordPOIs,
+                smoothing: options.smoothing),
+            support: &support)
+        summary.typicalDensityPerKm2 = zero.summary.typicalDensityPerKm2
+        summary.densePOIs = zero.summary.densePOIs
+        summary.droppedSmall = zero.summary.droppedSmall
+        summary.supportSearches = zero.summary.supportSearches
+        let qZero = Significance.benjaminiHochberg(zero.regions.map(\.region.pValue))
+        let k = Double(kg.rules.neighbours)
+        let own = kg.spacing.map { s in s.isFinite && s > 0 ? k / (Double.pi * s * s) * 1e6 : 0 }
+        let floor = options.extendRatio * zero.summary.typicalDensityPerKm2
+        var candidates: [Candidate] = []
+        var q: [Double] = []
+        for (i, set) in zero.regions.enumerated() where fdr >= 1 || qZero[i] <= fdr {
+            candidates.append(
+                Candidate(
+                    positions: set.positions, level: 0, parent: -1, bandFloor: floor, density: set.region.density,
+                    pValue: set.region.pValue, region: set.region))
+            q.append(qZero[i])
+            let finerFrom = candidates.count
+            refine(
+                candidates.count - 1, positions: set.positions, level: 1,
+                judge: judge(floor: floor, set.positions, f, options), f: f, own: own, edges: zero.edges, kg: kg,
+                match: match, candidates: &candidates, summary: &summary, options: options)
+            q += [Double](repeating: .nan, count: candidates.count - finerFrom)
+        }
+        summary.candidates = zero.regions.count + candidates.filter { $0.level > 0 }.count
+        let finer = candidates.indices.filter { candidates[$0].level > 0 }
+        for (i, v) in zip(finer, Significance.benjaminiHochberg(finer.map { candidates[$0].pValue })) { q[i] = v }
+        return (Self.kept(candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: zero.edges), summary)
+    }
+
+    /// The candidates whose q-value passes `fdr` as regions, each linked to its nearest kept
+    /// ancestor (a dropped candidate's children move up to it), parents before children.
+    private static func kept(
+        _ candidates: [Candidate], q: [Double], fdr: Double, keyword: Int, f: [Double], kg: KeywordGraph,
+        edges: [(a: Int32, b: Int32)]
+    ) -> [RegionTable.Region] {
         var kept = [Int](repeating: -1, count: candidates.count)
         var regions: [RegionTable.Region] = []
         for (i, c) in candidates.enumerated() where fdr >= 1 || q[i] <= fdr {
             var parent = c.parent
             while parent >= 0 && kept[parent] < 0 { parent = candidates[parent].parent }
+            if var r = c.region {
+                r.bandFloor = c.bandFloor
+                r.qValue = q[i]
+                kept[i] = regions.count
+                regions.append(r)
+                continue
+            }
             var r = DensityRegionFinder.region(
                 keyword: keyword, positions: c.positions, geometry: kg.geometry, edges: edges)
             r.parent = parent >= 0 ? kept[parent] : -1
@@ -251,7 +353,7 @@ public struct DensityHierarchy: Sendable {
             kept[i] = regions.count
             regions.append(r)
         }
-        return (regions, summary)
+        return regions
     }
 
     /// Rule 3: the candidates one level below candidate `index` (whose keyword-graph positions are
@@ -277,6 +379,13 @@ public struct DensityHierarchy: Sendable {
         }
         let local = edges.filter { eligible[Int($0.a)] && eligible[Int($0.b)] }
         let parentCount = candidates[index].positions.count
+        // The density a finer candidate is tested against: at least the parent's on the ground (its
+        // keyword POIs over the ground inside its hull), measured as the candidate's own count is.
+        // The propagated density thins towards a region's edges (the spreading reaches the empty
+        // ground around it), so against it alone the middle of an evenly dense blob would pass as
+        // a finer, denser region.
+        let parentGround = footprint(candidates[index].positions, kg: kg, match: match)
+        let null = parentGround.area > 0 ? max(rho, Double(parentGround.keyword) / parentGround.area * 1e6) : rho
         for set in KeywordGraph.components(count: f.count, eligible: eligible, edges: local) {
             guard set.contains(where: { f[Int($0)] >= options.childCoreRatio * rho }) else { continue }
             guard set.count >= options.minKeywordPOIs else {
@@ -301,7 +410,7 @@ public struct DensityHierarchy: Sendable {
                 Candidate(
                     positions: set, level: level, parent: index, bandFloor: floor, density: Self.density(set, f),
                     pValue: Significance.densityPValue(
-                        k: ground.keyword, expected: rho * ground.area / 1e6, windows: positions.count)))
+                        k: ground.keyword, expected: null * ground.area / 1e6, windows: positions.count)))
             refine(
                 candidates.count - 1, positions: set, level: level + 1, judge: judge(floor: floor, set, f, options),
                 f: f, own: own, edges: local, kg: kg, match: match, candidates: &candidates, summary: &summary,

@@ -66,23 +66,38 @@ public struct DensityRegionFinder: Sendable {
     func candidates(
         keyword: Int, match: Column<UInt8>, options: Options, rules: KeywordGraph.Rules, support: inout PathSupport
     ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
+        let points = (0..<match.count).filter { match[$0] != 0 }.map { UInt32($0) }
+        guard points.count >= max(2, options.minKeywordPOIs), occupiedArea > 0 else {
+            var summary = KeywordSummary()
+            summary.keywordPOIs = points.count
+            return ([], summary)
+        }
+        let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
+        let sets = candidateSets(keyword: keyword, kg: kg, options: options, support: &support)
+        return (sets.regions.map(\.region), sets.summary)
+    }
+
+    /// Rules 2–4 on the keyword graph `kg` of the keyword's POIs: each candidate region with its
+    /// positions in `kg`, the density ratio of every keyword POI and the accepted edges among the
+    /// dense ones (positions in `kg`).
+    func candidateSets(keyword: Int, kg: KeywordGraph, options: Options, support: inout PathSupport) -> (
+        regions: [(region: RegionTable.Region, positions: [Int32])], ratio: [Double], edges: [(a: Int32, b: Int32)],
+        summary: KeywordSummary
+    ) {
         let searchesBefore = support.searches
         var summary = KeywordSummary()
-        let points = (0..<match.count).filter { match[$0] != 0 }.map { UInt32($0) }
-        summary.keywordPOIs = points.count
-        guard points.count >= max(2, options.minKeywordPOIs), occupiedArea > 0 else { return ([], summary) }
-        let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
-        let k = Double(rules.neighbours)
-        let lambda = Double(points.count) / occupiedArea
+        summary.keywordPOIs = kg.count
+        let k = Double(kg.rules.neighbours)
+        let lambda = Double(kg.count) / occupiedArea
         summary.typicalDensityPerKm2 = lambda * 1e6
-        summary.typicalSpacing = (occupiedArea / Double(points.count)).squareRoot()
+        summary.typicalSpacing = (occupiedArea / Double(kg.count)).squareRoot()
         summary.coreSpacing = (k / (Double.pi * options.coreRatio * lambda)).squareRoot()
         summary.extendSpacing = (k / (Double.pi * options.extendRatio * lambda)).squareRoot()
         let ratio = Self.densityRatio(kg, lambda: lambda, smoothing: options.smoothing)
         let eligible = ratio.map { $0 >= options.extendRatio }
         summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: eligible, support: &support)
-        var regions: [RegionTable.Region] = []
+        var regions: [(region: RegionTable.Region, positions: [Int32])] = []
         for component in KeywordGraph.components(count: kg.count, eligible: eligible, edges: edges) {
             guard component.contains(where: { ratio[Int($0)] >= options.coreRatio }) else { continue }
             summary.components += 1
@@ -112,11 +127,11 @@ public struct DensityRegionFinder: Sendable {
             region.share = 1
             region.lift = 1
             region.pValue = Significance.densityPValue(
-                k: component.count, expected: lambda * area, windows: points.count)
-            regions.append(region)
+                k: component.count, expected: lambda * area, windows: kg.count)
+            regions.append((region, component))
         }
         summary.supportSearches = support.searches - searchesBefore
-        return (regions, summary)
+        return (regions, ratio, edges, summary)
     }
 
     /// Each keyword POI's density ratio: k / (π s²) over the typical density `lambda`, propagated

@@ -48,7 +48,7 @@ public struct RegionOptions: StageOptions, Equatable {
     public init(
         method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options? = nil,
         density: DensityRegionFinder.Options = .init(), hierarchy: DensityHierarchy.Options = .init(),
-        nested: Bool = false, keywordGraph: KeywordGraph.Rules = .init(),
+        nested: Bool = true, keywordGraph: KeywordGraph.Rules = .init(),
         liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200,
         dbscanMinSamples: Int = 10
     ) {
@@ -87,12 +87,12 @@ public struct RegionOptions: StageOptions, Equatable {
 
     public static let nestedSpec = ParameterSpec(
         "nested", .boolean, default: .bool(defaults.nested),
-        help: "density: false finds one level of regions, where each keyword POI's own density (its neighbours "
-            + "keyword POIs within its neighbours-th nearest distance, smoothed over the keyword graph) is "
-            + "core_ratio / extend_ratio times typical; true cuts nested levels (a city's dense core, its districts, "
-            + "its strips: level, parent_id) from the keyword densities the propagate stage spreads over the POI "
-            + "graph (child_* parameters and below). Off by default: the nested levels still miss blobs and cross "
-            + "empty bands that one level does not (EXPERIMENTS.md).")
+        help: "density: true (the default) finds nested levels: level 0 (see level0), and inside each of its "
+            + "regions finer ones (a city's dense core, its districts, its strips: level, parent_id) cut from the "
+            + "keyword densities the propagate stage spreads over the POI graph (child_* parameters and below); "
+            + "false finds level 0 alone, where each keyword POI's own density (its neighbours keyword POIs within "
+            + "its neighbours-th nearest distance, smoothed over the keyword graph) is core_ratio / extend_ratio "
+            + "times typical.")
     static let neighboursSpec = ParameterSpec(
         "neighbours", .integer(min: 1, max: 64), default: .number(Double(defaults.keywordGraph.neighbours)),
         help: "A keyword POI's local spacing is the distance to its neighbours-th nearest other keyword POI (the "
@@ -124,8 +124,9 @@ public struct RegionOptions: StageOptions, Equatable {
     static let ownReferencePOIsSpec = ParameterSpec(
         "own_reference_pois", .integer(min: 1, max: 1_000_000_000),
         default: .number(Double(defaults.hierarchy.ownReferencePOIs)),
-        help: "density: a piece of the POI graph that no edge joins to the rest (a town across open country) with "
-            + "at least this many keyword POIs is measured against its own keyword density, not the whole data's.")
+        help: "density, level0 propagated: a piece of the POI graph that no edge joins to the rest (a town across "
+            + "open country) with at least this many keyword POIs is measured against its own keyword density, not the "
+            + "whole data's.")
     static let levelRatioSpec = ParameterSpec(
         "level_ratio", .number(min: 0, max: 1e6), default: .number(defaults.hierarchy.levelRatio),
         help: "density: > 0 makes the levels fixed density bands, each floor this many times the one above; 0 judges "
@@ -136,6 +137,13 @@ public struct RegionOptions: StageOptions, Equatable {
             + "POIs within its neighbours-th nearest distance) is at least this share of the region's floor, so "
             + "two clusters a street apart are two regions even where the propagated density runs between them; "
             + "0 disables.")
+    static let levelZeroSpec = ParameterSpec(
+        "level0", .choice(DensityHierarchy.LevelZero.allCases.map { $0.rawValue }),
+        default: .string(defaults.hierarchy.levelZero.rawValue),
+        help: "density, nested: what the coarsest level is cut from: \"own\", each keyword POI's own density (its "
+            + "neighbours keyword POIs within its neighbours-th nearest distance, smoothed over the keyword graph); "
+            + "\"propagated\", the keyword density the propagate stage spread over the POI graph. Finer levels are "
+            + "always cut from the propagated density.")
     static let smoothingSpec = ParameterSpec(
         "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
@@ -194,7 +202,7 @@ public struct RegionOptions: StageOptions, Equatable {
     public static let specs = [
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
-        ownDensityShareSpec, smoothingSpec, edgeFactorSpec,
+        ownDensityShareSpec, levelZeroSpec, smoothingSpec, edgeFactorSpec,
         detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec,
         dbscanEpsSpec,
@@ -234,7 +242,9 @@ public struct RegionOptions: StageOptions, Equatable {
                 coreRatio: core, extendRatio: extend, childCoreRatio: childCore, childExtendRatio: childExtend,
                 minKeywordPOIs: minimum, maxLevels: p.int(Self.maxLevelsSpec),
                 sameRegionShare: p.double(Self.sameRegionShareSpec), ownReferencePOIs: p.int(Self.ownReferencePOIsSpec),
-                levelRatio: p.double(Self.levelRatioSpec), ownDensityShare: p.double(Self.ownDensityShareSpec)),
+                levelRatio: p.double(Self.levelRatioSpec), ownDensityShare: p.double(Self.ownDensityShareSpec),
+                levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self),
+                smoothing: p.double(Self.smoothingSpec)),
             nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),

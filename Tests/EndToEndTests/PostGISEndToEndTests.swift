@@ -94,7 +94,10 @@ final class PostGISEndToEndTests: XCTestCase {
         let output = JSONValue.object([("path", .string(pg)), ("layer", .string("regions"))])
         let pois = JSONValue.object([("path", .string(pg)), ("layer", .string("pois"))])
         try f.writeManifest(
-            output: output, poiOutput: pois, sections: [("regions", .object([("nested", .bool(true))]))])
+            // Level 0 cut from the propagated densities: the fixture then nests (its own-density level
+            // 0 has no finer level inside), which is what this test needs to see written.
+            output: output, poiOutput: pois,
+            sections: [("regions", .object([("nested", .bool(true)), ("level0", .string("propagated"))]))])
         let first = try f.runOK()
         XCTAssertTrue(first.output.contains("replaced table regions"), first.output)
         let regions = try f.regionsArtifact()["features"]?.arrayValue ?? []

@@ -33,7 +33,9 @@ final class RegionLevelsEndToEndTests: XCTestCase {
         defer { f.remove() }
         try f.writeManifest(
             output: .string("../out/test.geojson"), poiOutput: .string("../out/pois.gpkg"),
-            sections: [("regions", .object([("nested", .bool(true))]))])
+            // Level 0 cut from the propagated densities: the fixture then nests (its own-density level
+            // 0 has no finer level inside), which is what this test needs to see written.
+            sections: [("regions", .object([("nested", .bool(true)), ("level0", .string("propagated"))]))])
         try f.runOK()
         let geos = GEOSContext()
         let nested = try features(f, geos)

@@ -153,7 +153,10 @@ final class TiledRunEndToEndTests: XCTestCase {
     /// the tiles' windows and parts carry them (and the levels) byte for byte as a single run.
     func testNestedLevelsInTiles() throws {
         let (_, tiled) = try assertTiledEqualsSingle(
-            Self.city, keywords: ["cafe", "bank"], sections: [("regions", .object([("nested", .bool(true))]))],
+            // Level 0 cut from the propagated densities: the fixture then nests (its own-density level
+            // 0 has no finer level inside), which is what this test needs to see written.
+            Self.city, keywords: ["cafe", "bank"],
+            sections: [("regions", .object([("nested", .bool(true)), ("level0", .string("propagated"))]))],
             tiles: 3, label: "3 tiles, nested levels")
         defer { tiled.remove() }
         let file = try ArtifactFile(path: try tiled.objectPath("propagate", "scores.rsa"), expected: .scores)

@@ -77,7 +77,9 @@ final class WebMapLayeringTests: XCTestCase {
             ("name", .string(name)), ("inputs", .array([input])), ("work_dir", .string("work")),
             ("output", .string("out/\(name).geojson")), ("keywords", .array(keywords.map { .string($0) })),
             ("maps", .object([("png", .bool(false)), ("svg", .bool(false))])),
-            ("regions", .object([("nested", .bool(true))])),
+            // Level 0 cut from the propagated densities: the fixture then nests (its own-density level
+            // 0 has no finer level inside), which is what this test needs to see written.
+            ("regions", .object([("nested", .bool(true)), ("level0", .string("propagated"))])),
         ])
         try manifest.serialized(pretty: true).write(toFile: dir + "/run.json", atomically: true, encoding: .utf8)
         return dir + "/run.json"

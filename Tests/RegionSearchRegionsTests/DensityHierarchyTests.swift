@@ -133,6 +133,46 @@ final class DensityHierarchyTests: XCTestCase {
         }
     }
 
+    /// The default (`level0: own`): level 0 is exactly the one-level measure's regions (members,
+    /// p-values and q-values), and the finer levels below them are cut from the propagate stage's
+    /// densities — the core's densities taken away, its level-1 region is gone and level 0 is as
+    /// it was; none at all, no finer level.
+    func testLevelZeroIsTheOneLevelMeasureAndTheFinerLevelsAreCutFromThePropagatedDensity() throws {
+        var rng = SeededRandom(seed: 11)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        city.disc(300, r: 700, cx: 1_000, cy: -500, category: "cafe", &rng)
+        city.disc(300, r: 700, cx: 1_000, cy: -500, category: "shop", &rng)
+        city.disc(100, r: 120, cx: 1_150, cy: -450, category: "cafe", &rng)
+        let nested = try Self.run(city, keyword: "cafe")
+        let flat = try Self.run(city, keyword: "cafe", overrides: [("nested", .bool(false))])
+        let zero = nested.table.regions.filter { $0.level == 0 }
+        XCTAssertEqual(zero.map(\.members), flat.table.regions.map(\.members))
+        XCTAssertEqual(zero.map(\.pValue), flat.table.regions.map(\.pValue))
+        XCTAssertEqual(zero.map(\.qValue), flat.table.regions.map(\.qValue))
+        XCTAssertTrue(
+            nested.table.regions.contains {
+                $0.level == 1 && Self.shareWithin($0, nested, cx: 1_150, cy: -450, radius: 200) > 0.8
+            }, "the core is the next level")
+
+        let lowered = try Self.run(city, keyword: "cafe") { s, p in
+            let localX = p.row.map { city.x[Int($0)] }
+            let localY = p.row.map { city.y[Int($0)] }
+            return (0..<s.count).map { i in
+                let dx = localX[i] - 1_150
+                let dy = localY[i] + 450
+                return dx * dx + dy * dy < 250 * 250 ? s.density[0][i] / 10 : s.density[0][i]
+            }
+        }
+        XCTAssertEqual(lowered.table.regions.filter { $0.level == 0 }.map(\.members), zero.map(\.members))
+        XCTAssertFalse(
+            lowered.table.regions.contains {
+                $0.level == 1 && Self.shareWithin($0, lowered, cx: 1_150, cy: -450, radius: 200) > 0.5
+            }, "the core's densities taken away, its finer region is gone")
+        let none = try Self.run(city, keyword: "cafe") { s, _ in [Float](repeating: 0, count: s.count) }
+        XCTAssertEqual(none.table.regions.map(\.members), zero.map(\.members), "no density, no finer level")
+    }
+
     /// A town 60 km from a metro, which the graph does not join to it, with a dining cluster that
     /// is dense for the town but not for the metro: found when the town is its own reference,
     /// missed when everything is measured against the whole data.
@@ -143,13 +183,15 @@ final class DensityHierarchyTests: XCTestCase {
         // The town: 1/20 of the metro's POI density, the same restaurant share, and a cluster.
         city.square(450, side: 3_000, cx: 60_000, cy: 0, keyword: "restaurant", share: 0.06, &rng)
         city.disc(22, r: 220, cx: 60_200, cy: 100, category: "restaurant", &rng)
-        let own = try Self.run(city, keyword: "restaurant")
+        // The town's reference is a rule of the propagated level 0 (own densities are absolute).
+        let propagated: [(String, JSONValue)] = [("level0", .string("propagated"))]
+        let own = try Self.run(city, keyword: "restaurant", overrides: propagated)
         let found = own.table.regions.contains {
             Self.shareWithin($0, own, cx: 60_200, cy: 100, radius: 350) > 0.8 && $0.members.count >= 12
         }
         XCTAssertTrue(found, "the town's cluster is a region against the town")
         let global = try Self.run(
-            city, keyword: "restaurant", overrides: [("own_reference_pois", .number(1_000_000_000))])
+            city, keyword: "restaurant", overrides: propagated + [("own_reference_pois", .number(1_000_000_000))])
         XCTAssertFalse(
             global.table.regions.contains { Self.shareWithin($0, global, cx: 60_200, cy: 100, radius: 350) > 0.5 },
             "against the metro the town's cluster is not dense (so the test above shows the reference at work)")
@@ -163,21 +205,25 @@ final class DensityHierarchyTests: XCTestCase {
         XCTAssertEqual(try Self.run(city, keyword: "cafe").table.regions.count, 0)
     }
 
-    /// The regions are cut from the propagate stage's densities: the same city with those densities
-    /// replaced gives other regions — none without them, none where the district's are taken away —
-    /// while densities raised where the POIs are not in fact denser make no region (the count on the
-    /// ground decides significance, not the density that chose the candidate).
+    /// With `level0: propagated` every level is cut from the propagate stage's densities: the same
+    /// city with those densities replaced gives other regions — none without them, none where the
+    /// district's are taken away — while densities raised where the POIs are not in fact denser make
+    /// no region (the count on the ground decides significance, not the density that chose the
+    /// candidate).
     func testRegionsAreCutFromThePropagatedDensity() throws {
         var rng = SeededRandom(seed: 11)
         var city = City()
         city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
         city.disc(300, r: 700, cx: 1_000, cy: -500, category: "cafe", &rng)
-        let base = try Self.run(city, keyword: "cafe")
+        let propagated: [(String, JSONValue)] = [("level0", .string("propagated"))]
+        let base = try Self.run(city, keyword: "cafe", overrides: propagated)
         XCTAssertTrue(
             base.table.regions.contains { Self.shareWithin($0, base, cx: 1_000, cy: -500, radius: 800) > 0.9 })
-        let none = try Self.run(city, keyword: "cafe") { s, _ in [Float](repeating: 0, count: s.count) }
+        let none = try Self.run(city, keyword: "cafe", overrides: propagated) { s, _ in
+            [Float](repeating: 0, count: s.count)
+        }
         XCTAssertTrue(none.table.regions.isEmpty, "no density, no region")
-        let lowered = try Self.run(city, keyword: "cafe") { s, p in
+        let lowered = try Self.run(city, keyword: "cafe", overrides: propagated) { s, p in
             let localX = p.row.map { city.x[Int($0)] }
             let localY = p.row.map { city.y[Int($0)] }
             return (0..<s.count).map { i in
@@ -189,7 +235,7 @@ final class DensityHierarchyTests: XCTestCase {
         XCTAssertFalse(
             lowered.table.regions.contains { Self.shareWithin($0, lowered, cx: 1_000, cy: -500, radius: 800) > 0.5 },
             "the district's densities taken away, its region is gone")
-        let raised = try Self.run(city, keyword: "cafe") { s, p in
+        let raised = try Self.run(city, keyword: "cafe", overrides: propagated) { s, p in
             let localX = p.row.map { city.x[Int($0)] }
             let localY = p.row.map { city.y[Int($0)] }
             return (0..<s.count).map { i in

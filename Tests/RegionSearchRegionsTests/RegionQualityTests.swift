@@ -123,7 +123,9 @@ final class RegionQualityTests: XCTestCase {
         for measure in RegionOptions.Measure.allCases {
             for method in GraphMethod.allCases {
                 let out = try Pipeline.runPipeline(city: city, keywords: ["bar"], graph: method, measure: measure)
-                XCTAssertEqual(out.polygons.count, 2, "\(measure), \(method): one region per bank")
+                XCTAssertEqual(
+                    out.polygons.filter { out.table.regions[$0.region].level == 0 }.count, 2,
+                    "\(measure), \(method): one level-0 region per bank")
                 let ious = try bestIoUs(city, out)
                 XCTAssertTrue(ious.allSatisfy { $0 >= 0.5 }, "\(measure), \(method): best IoUs \(ious)")
                 // No region crosses the river.
@@ -181,10 +183,17 @@ final class RegionQualityTests: XCTestCase {
             XCTAssertGreaterThan(out.polygons.count, 5)
             let geos = GEOSContext()
             let polys = try out.polygons.map { try geos.polygon(x: $0.rings[0].lon, y: $0.rings[0].lat) }
+            let level = out.polygons.map { out.table.regions[$0.region].level }
             for (i, p) in polys.enumerated() {
                 XCTAssertTrue(p.isValid, "polygon \(i): \(p.validityReason)")
-                for j in (i + 1)..<polys.count {
+                // Regions of one level never overlap; a finer one lies inside its parent.
+                for j in (i + 1)..<polys.count where level[j] == level[i] {
                     XCTAssertLessThan(try p.intersection(polys[j]).area, 1e-12, "polygons \(i) and \(j) overlap")
+                }
+                let parent = out.table.regions[out.polygons[i].region].parent
+                if parent >= 0, let j = out.polygons.firstIndex(where: { $0.region == parent }) {
+                    XCTAssertLessThan(
+                        try p.area - p.intersection(polys[j]).area, 1e-12, "polygon \(i) lies inside its parent \(j)")
                 }
             }
         }

@@ -22,13 +22,14 @@ final class ExperimentManifestTests: XCTestCase, ManifestParsing {
     }
 
     /// `propagate.densities` follows `regions.nested` in every combination and after every
-    /// override, whatever the order the values are applied in: a combination without nested
-    /// levels never propagates the densities because the manifest's default had them.
+    /// override, whatever the order the values are applied in: a manifest that turned them off gets
+    /// them in a combination with nested levels, and a combination without nested levels does not
+    /// keep them because another combination had them.
     func testDensitiesFollowTheNestedLevelsInEveryCombinationAndOverride() throws {
         let m = try parse(
             grid(
                 #""propagate.alpha": [0.8, 0.9], "regions.method": ["propagation", "dbscan"]"#,
-                sections: #" "regions": {"nested": true},"#))
+                sections: #" "propagate": {"densities": false}, "regions": {"nested": true},"#))
         let e = try XCTUnwrap(m.experiment)
         func densities(_ manifest: Manifest) -> Bool {
             manifest.parameters(for: "propagate").bool(PropagationOptions.densitiesSpec)

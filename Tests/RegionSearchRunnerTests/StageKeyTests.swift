@@ -213,7 +213,7 @@ final class StageKeyTests: XCTestCase {
             parsed?.canonical,
             Parameters(values: [
                 ("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
-                ("density_alpha", .number(PropagationOptions.defaultDensityAlpha)), ("densities", .bool(false)),
+                ("density_alpha", .number(PropagationOptions.defaultDensityAlpha)), ("densities", .bool(true)),
                 ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)), ("solver", .string("jacobi")),
             ]).canonical)
         let ingest = StageCommand.arguments(

@@ -8,9 +8,9 @@ import XCTest
 @testable import RegionSearchStages
 @testable import RegionSearchTestSupport
 
-/// The keyword densities (`density.c` of the scores artifact) are propagated only when asked for
-/// (`propagate --densities true`, which a manifest with `regions.nested` turns on): the default
-/// pipeline runs one propagation, and the nested levels refuse scores without them.
+/// The keyword densities (`density.c` of the scores artifact) are propagated unless turned off
+/// (`propagate --densities false`; a manifest with `regions.nested`, the default, turns them on
+/// again), and the nested levels refuse scores without them.
 final class KeywordDensityStageTests: XCTestCase {
     /// A 1.2 km square of shops on a 40 m grid (jittered), with cafés on every point of a 280 m
     /// square in its south-west, and one café far out in the north-east.
@@ -55,15 +55,15 @@ final class KeywordDensityStageTests: XCTestCase {
                 ] + extra))
     }
 
-    /// The staged city propagated twice: without the densities (the default) and with them.
+    /// The staged city propagated twice: without the densities and with them (the default).
     private func scoredCity(_ scratch: IngestScratch) throws -> (
         city: (projected: String, graph: String, pois: String), plain: String, dense: String
     ) {
         let city = try stagedCity(scratch)
         let plain = scratch.path("plain.rsa")
         let dense = scratch.path("dense.rsa")
-        try propagate(city, to: plain, [])
-        try propagate(city, to: dense, ["--densities", "true"])
+        try propagate(city, to: plain, ["--densities", "false"])
+        try propagate(city, to: dense, [])
         return (city, plain, dense)
     }
 
@@ -73,7 +73,6 @@ final class KeywordDensityStageTests: XCTestCase {
         try RegionsStage.run(
             RegionsStage.definition.commandSpec().parse([
                 "--projected", city.projected, "--graph", city.graph, "--scores", scores, "--output", output,
-                "--nested", "true",
             ]))
     }
 
@@ -135,25 +134,31 @@ final class KeywordDensityStageTests: XCTestCase {
         XCTAssertTrue(table.regions.contains { $0.keyword == 0 }, "the café square is a region")
     }
 
-    /// A manifest says `regions.nested` once: the propagate stage it runs gets `densities`.
-    func testThePipelineAsksForDensitiesExactlyWhenTheLevelsAreNested() throws {
+    /// A manifest says `regions.nested` once: the propagate stage it runs gets `densities`, even
+    /// where the manifest turned them off; otherwise they are as given (on by default, since the
+    /// default regions are nested; a one-level, lift or DBSCAN manifest may turn them off).
+    func testThePipelineAsksForDensitiesWhenTheLevelsAreNested() throws {
         let defaults = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
-        var nested = defaults
-        nested.set(RegionOptions.nestedSpec.key, .bool(true))
-        var lift = nested
+        var flat = defaults
+        flat.set(RegionOptions.nestedSpec.key, .bool(false))
+        var lift = defaults
         lift.set(RegionOptions.measureSpec.key, .string("lift"))
         let propagate = try Parameters.resolve(
             .object([("keywords", .array([.string("cafe")]))]), specs: PropagateStage.definition.parameters,
             context: "propagate")
-        XCTAssertFalse(propagate.bool(PropagationOptions.densitiesSpec))
-        XCTAssertFalse(PropagateStage.parameters(propagate, regions: defaults).bool(PropagationOptions.densitiesSpec))
-        XCTAssertTrue(PropagateStage.parameters(propagate, regions: nested).bool(PropagationOptions.densitiesSpec))
+        XCTAssertTrue(propagate.bool(PropagationOptions.densitiesSpec), "on by default")
+        var off = propagate
+        off.set(PropagationOptions.densitiesSpec.key, .bool(false))
+        XCTAssertTrue(
+            PropagateStage.parameters(off, regions: defaults).bool(PropagationOptions.densitiesSpec),
+            "the default regions are nested")
+        XCTAssertFalse(PropagateStage.parameters(off, regions: flat).bool(PropagationOptions.densitiesSpec))
         XCTAssertFalse(
-            PropagateStage.parameters(propagate, regions: lift).bool(PropagationOptions.densitiesSpec),
+            PropagateStage.parameters(off, regions: lift).bool(PropagationOptions.densitiesSpec),
             "lift cuts no nested levels")
+        XCTAssertTrue(PropagateStage.parameters(propagate, regions: flat).bool(PropagationOptions.densitiesSpec))
         XCTAssertFalse(
-            PropagateStage.parameters(propagate, regions: Parameters(values: [])).bool(
-                PropagationOptions.densitiesSpec),
+            PropagateStage.parameters(off, regions: Parameters(values: [])).bool(PropagationOptions.densitiesSpec),
             "no regions parameters: nothing to derive")
     }
 }
