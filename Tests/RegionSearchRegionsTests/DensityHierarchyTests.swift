@@ -101,16 +101,23 @@ final class DensityHierarchyTests: XCTestCase {
         return Double(inside.count) / Double(max(1, r.members.count))
     }
 
-    /// A district (300 cafés over 700 m) in a city where cafés are 2 % of 16,000 POIs, and inside it a
-    /// core (100 cafés over 120 m): a level-0 region holding the district and a level-1 region, its
-    /// child, holding the core — and the child's members are its parent's.
-    func testADenseCoreInsideADistrictIsTheNextLevel() throws {
+    /// A city where cafés are 2 % of 16,000 POIs with a district (300 cafés and 300 shops over
+    /// 700 m around (1000, −500)) and inside it a core (100 cafés over 120 m around (1150, −450)).
+    static func districtWithACore() -> City {
         var rng = SeededRandom(seed: 11)
         var city = City()
         city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
         city.disc(300, r: 700, cx: 1_000, cy: -500, category: "cafe", &rng)
         city.disc(300, r: 700, cx: 1_000, cy: -500, category: "shop", &rng)
         city.disc(100, r: 120, cx: 1_150, cy: -450, category: "cafe", &rng)
+        return city
+    }
+
+    /// A district (300 cafés over 700 m) in a city where cafés are 2 % of 16,000 POIs, and inside it a
+    /// core (100 cafés over 120 m): a level-0 region holding the district and a level-1 region, its
+    /// child, holding the core — and the child's members are its parent's.
+    func testADenseCoreInsideADistrictIsTheNextLevel() throws {
+        let city = Self.districtWithACore()
         let o = try Self.run(city, keyword: "cafe")
         let regions = o.table.regions
         let district = try XCTUnwrap(
@@ -138,12 +145,7 @@ final class DensityHierarchyTests: XCTestCase {
     /// densities — the core's densities taken away, its level-1 region is gone and level 0 is as
     /// it was; none at all, no finer level.
     func testLevelZeroIsTheOneLevelMeasureAndTheFinerLevelsAreCutFromThePropagatedDensity() throws {
-        var rng = SeededRandom(seed: 11)
-        var city = City()
-        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
-        city.disc(300, r: 700, cx: 1_000, cy: -500, category: "cafe", &rng)
-        city.disc(300, r: 700, cx: 1_000, cy: -500, category: "shop", &rng)
-        city.disc(100, r: 120, cx: 1_150, cy: -450, category: "cafe", &rng)
+        let city = Self.districtWithACore()
         let nested = try Self.run(city, keyword: "cafe")
         let flat = try Self.run(city, keyword: "cafe", overrides: [("nested", .bool(false))])
         let zero = nested.table.regions.filter { $0.level == 0 }
