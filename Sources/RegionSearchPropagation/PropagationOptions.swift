@@ -48,7 +48,8 @@ public struct PropagationOptions: StageOptions, Equatable {
 
     public init(
         keywords: [String], solver: LabelPropagation.Options = .init(),
-        densitySolver: LabelPropagation.Options = .init(alpha: PropagationOptions.defaultDensityAlpha),
+        densitySolver: LabelPropagation.Options = .init(
+            alpha: PropagationOptions.defaultDensityAlpha, tolerance: PropagationOptions.defaultDensityTolerance),
         densities: Bool = true
     ) {
         self.keywords = keywords
@@ -62,6 +63,10 @@ public struct PropagationOptions: StageOptions, Equatable {
     static let defaultSolver = LabelPropagation.Options()
     /// `density_alpha`'s default.
     public static let defaultDensityAlpha = 0.8
+    /// The densities' tolerance: they are compared with floors at least 1.5 times apart and stored
+    /// as Float32, so an error bound of 1e-5 of the labels (a tenth of this) decides nothing the
+    /// scores' 1e-6 would, at 18 Chebyshev steps instead of 25 (at `density_alpha` 0.8).
+    public static let defaultDensityTolerance = 1e-4
 
     public static let keywordsSpec = ParameterSpec(
         "keywords", .stringList, default: nil,
@@ -86,6 +91,11 @@ public struct PropagationOptions: StageOptions, Equatable {
             + "keyword's labels and each POI's area of ground are spread over the POI graph with this α (about "
             + "1/(1−α) hops: 0.8 ≈ 5), and their ratio, without the POI's own term, is the keyword's POIs per km² "
             + "around it.")
+    static let densityToleranceSpec = ParameterSpec(
+        "density_tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultDensityTolerance),
+        help:
+            "tolerance of the keyword densities' propagation (see tolerance): they are compared with floors at least "
+            + "1.5 times apart, so they need less than the scores.")
     static let toleranceSpec = ParameterSpec(
         "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultSolver.tolerance),
         help:
@@ -111,7 +121,8 @@ public struct PropagationOptions: StageOptions, Equatable {
             + "with one level, lift or DBSCAN may set false to skip it.")
 
     public static let specs = [
-        keywordsSpec, alphaSpec, densityAlphaSpec, densitiesSpec, toleranceSpec, maxIterationsSpec, solverSpec,
+        keywordsSpec, alphaSpec, densityAlphaSpec, densitiesSpec, densityToleranceSpec, toleranceSpec,
+        maxIterationsSpec, solverSpec,
     ]
 
     /// The longest keyword, in UTF-8 bytes: keywords are words or short category names, and
@@ -166,6 +177,7 @@ public struct PropagationOptions: StageOptions, Equatable {
             solver: p.choice(Self.solverSpec, as: LabelPropagation.Solver.self))
         densitySolver = solver
         densitySolver.alpha = p.double(Self.densityAlphaSpec)
+        densitySolver.tolerance = p.double(Self.densityToleranceSpec)
         densities = p.bool(Self.densitiesSpec)
     }
 

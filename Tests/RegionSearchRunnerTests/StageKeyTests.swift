@@ -207,13 +207,14 @@ final class StageKeyTests: XCTestCase {
                 "--quiet",
             ])
         // Every value survives the round trip through the stage's own option parser (parameters
-        // not given, density_alpha and densities, parse as their defaults).
+        // not given, density_alpha, density_tolerance and densities, parse as their defaults).
         let parsed = try? PropagateStage.definition.commandSpec().parse(propagate).parameters()
         XCTAssertEqual(
             parsed?.canonical,
             Parameters(values: [
                 ("keywords", .array([.string("cafe"), .string("咖啡")])), ("alpha", .number(0.85)),
                 ("density_alpha", .number(PropagationOptions.defaultDensityAlpha)), ("densities", .bool(true)),
+                ("density_tolerance", .number(PropagationOptions.defaultDensityTolerance)),
                 ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)), ("solver", .string("jacobi")),
             ]).canonical)
         let ingest = StageCommand.arguments(
