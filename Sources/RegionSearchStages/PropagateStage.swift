@@ -37,9 +37,10 @@ public enum PropagateStage {
         normalises F into a local keyword share and one with random +-1 labels (by the POI's
         index) that measures how noisy that share is.
 
-        Keyword density (with --densities true; what regions.nested cuts its levels from): the keywords' labels
-        and each POI's area of ground (pi s_i^2 / scale_k, shared between the POIs of one
-        location; none for an isolated POI) are propagated once more with density_alpha, and
+        Keyword density (--densities, on by default; what the nested regions cut their finer levels
+        from): the keywords' labels and each POI's area of ground (pi s_i^2 / scale_k, shared
+        between the POIs of one location; none for an isolated POI) are propagated once more with
+        density_alpha (to density_tolerance), and
         density = (F_keyword - (1 - density_alpha) Y) / (F_area - (1 - density_alpha) area): the
         keyword's POIs per km² of ground within about 1/(1 - density_alpha) hops, the POI's own
         term left out. Rivers and parks, which the graph does not cross, hold no ground and pass
@@ -341,8 +342,8 @@ public enum PropagateStage {
 
 extension PropagateStage {
     /// The propagate parameters a pipeline runs with: `densities` turned on when the regions stage
-    /// cuts nested levels from them (`regions.nested`), so that a manifest says it once and the
-    /// default pipeline runs one propagation, not two.
+    /// cuts nested levels from them (`regions.nested`, the default), so that a manifest says it
+    /// once; otherwise as given (a one-level, lift or DBSCAN manifest may turn them off).
     public static func parameters(_ propagate: Parameters, regions: Parameters) -> Parameters {
         // Only resolved regions parameters make options (a missing one would stop the process).
         guard RegionOptions.specs.allSatisfy({ regions[$0.key] != nil }),

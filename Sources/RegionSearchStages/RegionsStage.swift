@@ -29,20 +29,28 @@ public enum RegionsStage {
         one the keyword spans around both (at most the 2·neighbours-th nearest distance) or the POI
         graph joins them by a path at most detour times their distance (not across a river or park).
 
-        measure "density": nested levels of dense subgraphs, cut from the keyword density the
+        measure "density": nested levels of dense subgraphs (nested, the default; false stops at
+        level 0). Level 0 (level0 "own", the default): each keyword POI's own density ratio r, its
+        neighbours keyword POIs within the distance to its neighbours-th nearest over the keyword's
+        typical density (its POIs over the ground the city's POIs occupy, pi·sigma²/scale_k per
+        location), smoothed over the keyword graph (smoothing); keyword POIs with r >= extend_ratio,
+        joined on the keyword graph, form connected sets, and a set with a POI at r >= core_ratio and
+        at least min_keyword_pois POIs is a candidate. p-value: N · P(Poisson(mu) >= m) for its m
+        POIs, mu what the ground they stand for holds at typical density, N the keyword's POIs;
+        Benjamini-Hochberg over the keyword's level-0 candidates. level0 "propagated" cuts level 0
+        from the propagated density instead (density.c, below), against the keyword's POIs over the
+        ground of the graph's connected piece when the piece holds at least own_reference_pois of
+        them (a town the graph does not join to the metro), else over the whole data's.
+        Finer levels, inside each significant level-0 region, from the keyword density the
         propagate stage spread over the POI graph (density.c: keyword POIs per km² of ground around
-        each POI). Reference: the keyword's POIs over the ground of the graph's connected piece
-        (pi·sigma²/scale_k per location) when the piece holds at least own_reference_pois of them
-        (a town the graph does not join to the metro), else over the whole data's. Level 0: keyword
-        POIs at least extend_ratio × reference dense, joined on the keyword graph, form connected
-        sets; a set with a POI at core_ratio × reference and at least min_keyword_pois POIs is a
-        candidate. Inside a candidate of density rho (its POIs over the ground they stand for,
-        sum of 1/density): its POIs at least child_extend_ratio × rho dense, joined the same way,
-        with a POI at child_core_ratio × rho, are the candidates one level down, and so on up to
-        max_levels; one holding more than same_region_share of its parent's POIs adds no level.
-        p-value: N · P(Poisson(mu) >= m) for its m POIs, mu what its ground holds at the density it
-        is judged against, N the POIs it was chosen among; Benjamini-Hochberg over all levels of
-        the keyword (fdr); a dropped candidate's children move up a level.
+        each POI): inside a region of density rho (its POIs over the ground they stand for, sum of
+        1/density), its POIs at least child_extend_ratio × rho dense, joined the same way, with a POI
+        at child_core_ratio × rho, are the candidates one level down, and so on up to max_levels;
+        one holding more than same_region_share of its parent's POIs adds no level. p-value: the
+        keyword POIs inside the hull of its POIs against what that ground holds at the larger of rho
+        and the parent's own count over its hull's ground, times the POIs it was chosen among;
+        Benjamini-Hochberg over all finer levels of the keyword; a dropped candidate's children move
+        up a level.
 
         measure "lift": every POI's share of the keyword (its propagation score over the score of an
         all-ones labelling) against the base rate p, in units of the chance deviation
