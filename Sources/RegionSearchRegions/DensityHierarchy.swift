@@ -273,6 +273,7 @@ public struct DensityHierarchy: Sendable {
         summary: KeywordSummary, support: inout PathSupport
     ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
         var summary = summary
+        summary.ownReferencePOIs = 0  // own densities are judged against the whole data
         let finder = DensityRegionFinder(x: x, y: y, graph: graph, occupiedArea: graphOccupiedArea)
         let zero = finder.candidateSets(
             keyword: keyword, kg: kg,
@@ -384,8 +385,15 @@ public struct DensityHierarchy: Sendable {
         // The propagated density thins towards a region's edges (the spreading reaches the empty
         // ground around it), so against it alone the middle of an evenly dense blob would pass as
         // a finer, denser region.
-        let parentGround = footprint(candidates[index].positions, kg: kg, match: match)
-        let null = parentGround.area > 0 ? max(rho, Double(parentGround.keyword) / parentGround.area * 1e6) : rho
+        // Measured once, when the first candidate needs it (a walk over the parent's ground).
+        var nullDensity: Double?
+        func null() -> Double {
+            if let nullDensity { return nullDensity }
+            let ground = footprint(candidates[index].positions, kg: kg, match: match)
+            let value = ground.area > 0 ? max(rho, Double(ground.keyword) / ground.area * 1e6) : rho
+            nullDensity = value
+            return value
+        }
         for set in KeywordGraph.components(count: f.count, eligible: eligible, edges: local) {
             guard set.contains(where: { f[Int($0)] >= options.childCoreRatio * rho }) else { continue }
             guard set.count >= options.minKeywordPOIs else {
@@ -406,11 +414,12 @@ public struct DensityHierarchy: Sendable {
                 continue
             }
             let ground = footprint(set, kg: kg, match: match)
+            let expected = null() * ground.area / 1e6
             candidates.append(
                 Candidate(
                     positions: set, level: level, parent: index, bandFloor: floor, density: Self.density(set, f),
-                    pValue: Significance.densityPValue(
-                        k: ground.keyword, expected: null * ground.area / 1e6, windows: positions.count)))
+                    pValue: Significance.densityPValue(k: ground.keyword, expected: expected, windows: positions.count))
+            )
             refine(
                 candidates.count - 1, positions: set, level: level + 1, judge: judge(floor: floor, set, f, options),
                 f: f, own: own, edges: local, kg: kg, match: match, candidates: &candidates, summary: &summary,
