@@ -33,8 +33,9 @@ public struct RegionOptions: StageOptions, Equatable {
     var density: DensityRegionFinder.Options
     /// The density measure's levels (``DensityHierarchy``).
     var hierarchy: DensityHierarchy.Options
-    /// density: nested levels cut from propagate's keyword densities (``DensityHierarchy``)
-    /// instead of one level from each keyword POI's own density (``DensityRegionFinder``).
+    /// density: nested levels (``DensityHierarchy``: level 0 as `hierarchy.levelZero` says, finer
+    /// levels cut from propagate's keyword densities; the default) instead of one level from each
+    /// keyword POI's own density alone (``DensityRegionFinder``).
     public var nested: Bool
     var keywordGraph: KeywordGraph.Rules
     /// lift: a region's keyword POIs are at least this many times as dense as typical.
