@@ -127,7 +127,9 @@ public struct DensityHierarchy: Sendable {
     let graphOccupiedArea: Double
 
     /// Prepares the keyword-independent parts: every POI's ground and the graph's pieces.
-    public init(x: Column<Double>, y: Column<Double>, graph: AdjacencyGraph, scaleK: Int) {
+    /// `graphOccupiedArea` is ``DensityRegionFinder/occupiedArea(graph:scaleK:)``, which the
+    /// caller has.
+    public init(x: Column<Double>, y: Column<Double>, graph: AdjacencyGraph, scaleK: Int, graphOccupiedArea: Double) {
         self.x = x
         self.y = y
         self.graph = graph
@@ -138,7 +140,7 @@ public struct DensityHierarchy: Sendable {
         var area = [Double](repeating: 0, count: (piece.max().map { Int($0) } ?? -1) + 1)
         for i in 0..<n { area[Int(piece[i])] += ownedArea[i] }
         pieceArea = area
-        graphOccupiedArea = DensityRegionFinder.occupiedArea(graph: graph, scaleK: scaleK)
+        self.graphOccupiedArea = graphOccupiedArea
     }
 
     /// The occupied ground of the whole data, m².
@@ -205,6 +207,16 @@ public struct DensityHierarchy: Sendable {
         guard points.count >= max(2, options.minKeywordPOIs), occupied > 0 else { return ([], summary) }
         let typical = Double(points.count) / occupied * 1e6
         summary.typicalDensityPerKm2 = typical
+        let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
+        let f = points.map { Double(density[Int($0)]) }
+        // A POI's own density: its keyword neighbours within its k-th neighbour distance.
+        let k = Double(rules.neighbours)
+        let own = kg.spacing.map { s in s.isFinite && s > 0 ? k / (Double.pi * s * s) * 1e6 : 0 }
+        if options.levelZero == .own {
+            return ownRegions(
+                keyword: keyword, kg: kg, f: f, own: own, match: match, options: options, fdr: fdr, summary: summary,
+                support: &support)
+        }
         // Rule 1: the reference of each keyword POI.
         var pieceCount = [Int](repeating: 0, count: pieceArea.count)
         for p in points { pieceCount[Int(piece[Int(p)])] += 1 }
@@ -218,16 +230,6 @@ public struct DensityHierarchy: Sendable {
                 let k = Int(piece[Int(points[$0])])
                 return pieceCount[k] >= options.ownReferencePOIs && pieceArea[k] > 0
             }.count
-        let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
-        let f = points.map { Double(density[Int($0)]) }
-        if options.levelZero == .own {
-            return ownRegions(
-                keyword: keyword, kg: kg, f: f, match: match, options: options, fdr: fdr, summary: summary,
-                support: &support)
-        }
-        // A POI's own density: its keyword neighbours within its k-th neighbour distance.
-        let k = Double(rules.neighbours)
-        let own = kg.spacing.map { s in s.isFinite && s > 0 ? k / (Double.pi * s * s) * 1e6 : 0 }
         let dense = (0..<kg.count).map { f[$0] >= options.extendRatio * reference[$0] && f[$0] > 0 }
         summary.densePOIs = dense.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: dense, support: &support)
@@ -269,11 +271,10 @@ public struct DensityHierarchy: Sendable {
     /// over all finer candidates of the keyword. A finer region lies inside a significant region:
     /// nothing is found below ground that is not dense at all.
     private func ownRegions(
-        keyword: Int, kg: KeywordGraph, f: [Double], match: Column<UInt8>, options: Options, fdr: Double,
-        summary: KeywordSummary, support: inout PathSupport
+        keyword: Int, kg: KeywordGraph, f: [Double], own: [Double], match: Column<UInt8>, options: Options,
+        fdr: Double, summary: KeywordSummary, support: inout PathSupport
     ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
         var summary = summary
-        summary.ownReferencePOIs = 0  // own densities are judged against the whole data
         let finder = DensityRegionFinder(x: x, y: y, graph: graph, occupiedArea: graphOccupiedArea)
         let zero = finder.candidateSets(
             keyword: keyword, kg: kg,
@@ -286,8 +287,6 @@ public struct DensityHierarchy: Sendable {
         summary.droppedSmall = zero.summary.droppedSmall
         summary.supportSearches = zero.summary.supportSearches
         let qZero = Significance.benjaminiHochberg(zero.regions.map(\.region.pValue))
-        let k = Double(kg.rules.neighbours)
-        let own = kg.spacing.map { s in s.isFinite && s > 0 ? k / (Double.pi * s * s) * 1e6 : 0 }
         let floor = options.extendRatio * zero.summary.typicalDensityPerKm2
         var candidates: [Candidate] = []
         var q: [Double] = []
@@ -304,8 +303,8 @@ public struct DensityHierarchy: Sendable {
                 match: match, candidates: &candidates, summary: &summary, options: options)
             q += [Double](repeating: .nan, count: candidates.count - finerFrom)
         }
-        summary.candidates = zero.regions.count + candidates.filter { $0.level > 0 }.count
         let finer = candidates.indices.filter { candidates[$0].level > 0 }
+        summary.candidates = zero.regions.count + finer.count
         for (i, v) in zip(finer, Significance.benjaminiHochberg(finer.map { candidates[$0].pValue })) { q[i] = v }
         return (Self.kept(candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: zero.edges), summary)
     }

@@ -25,7 +25,8 @@ public enum RegionExtraction {
             "nested levels are cut from the keyword densities: propagate them (PropagationOptions.densities)")
         let hierarchy =
             options.cutsNestedLevels
-            ? DensityHierarchy(x: points.x, y: points.y, graph: graph, scaleK: scaleK) : nil
+            ? DensityHierarchy(
+                x: points.x, y: points.y, graph: graph, scaleK: scaleK, graphOccupiedArea: occupied) : nil
         // Keywords are independent: one per worker at a time (each with its own path-search
         // scratch space), results kept in keyword order, so any thread count gives the same.
         let count = table.keywords.count

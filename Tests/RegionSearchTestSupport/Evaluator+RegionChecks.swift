@@ -3,10 +3,11 @@ import RegionSearchOutput
 import RegionSearchProjection
 
 extension Evaluator {
-    /// The region checks alone (the `evaluate` command runs them with truth scoring), which tests
-    /// hold every region of a real output to: the region checks (``RegionCheck``: keyword POIs inside, spacing, empty share, area) of
-    /// every feature of `regions` against `pois`, with ``checks`` (or the defaults), measured in
-    /// ``crs`` or a CRS chosen for the regions' extent; nil for a feature without keyword.
+    /// The region checks alone (``RegionCheck``: keyword POIs inside, spacing, empty share, area;
+    /// the `evaluate` command runs them with truth scoring), which tests hold every region of a
+    /// real output to: every feature of `regions` against `pois`, with ``checks`` (or the
+    /// defaults), measured in ``crs`` or a CRS chosen for the regions' extent; nil for a feature
+    /// without keyword.
     func checkRegions(_ regionFile: RegionFeatureFile, pois: EvaluationPOIs) throws -> [RegionCheck?] {
         let geos = GEOSContext()
         let proj = PROJContext()
