@@ -22,11 +22,13 @@ import XCTest
 /// The test also checks which levels are shown at each zoom (a level from its zoom on, every
 /// level at the deepest view).
 ///
-/// The synthetic city has 30,000 POIs (10 km across, the keyword 15 % of the background, so that
-/// at the first view its ~4,500 dots would cover its regions): its pipeline takes about 15 s in a
-/// debug build, where a 1,000,000-POI city takes about 20 minutes (the propagate stage), too slow
-/// for the suite. REGIONSEARCH_WEBMAP_MANIFEST=path checks the web map of that manifest's run
-/// instead (its first keyword), e.g. of a city from `regionsearch generate --n 1000000`.
+/// Two synthetic cities: one of 30,000 POIs (10 km across, the keyword 15 % of the background, so
+/// that at the first view its ~4,500 dots would cover its regions), which the control case also
+/// uses, and one of 1,000,000 POIs (`regionsearch generate --n 1000000`'s city: 40 km, 咖啡 and
+/// bank; its map is the one the issue found covered by 40,889 dots), run with the default
+/// parameters (nested levels, level 0 from each POI's own density). Generating and running the
+/// million takes about 15 s with the suite's build (-O). REGIONSEARCH_WEBMAP_MANIFEST=path checks
+/// the web map of that manifest's run instead of the 30,000-POI city (its first keyword).
 ///
 /// Skipped, saying so, when chromium or python3 is missing (or, for D.C., the shared data).
 final class WebMapLayeringTests: XCTestCase {
@@ -117,6 +119,25 @@ final class WebMapLayeringTests: XCTestCase {
         try SyntheticCity(config).writeCSV(
             to: URL(fileURLWithPath: path).deletingLastPathComponent().path + "/city.csv")
         return try run(manifest: path)
+    }
+
+    /// The million-POI city of `regionsearch generate --n 1000000 --seed 4242`, default parameters.
+    static let million: Result<Run, Error> = Result {
+        var config = SyntheticCity.Config()
+        config.n = 1_000_000
+        config.seed = 4242
+        let dir = NSTemporaryDirectory() + "regionsearch-webmap-million-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try SyntheticCity(config).writeCSV(to: dir + "/city.csv")
+        let manifest = JSONValue.object([
+            ("name", .string("million")),
+            ("inputs", .array([.object([("path", .string("city.csv")), ("format", .string("csv"))])])),
+            ("work_dir", .string("work")), ("output", .string("out/million.geojson")),
+            ("keywords", .array(config.keywords.map { .string($0) })),
+            ("maps", .object([("png", .bool(false)), ("svg", .bool(false))])),
+        ])
+        try manifest.serialized(pretty: true).write(toFile: dir + "/run.json", atomically: true, encoding: .utf8)
+        return try run(manifest: dir + "/run.json")
     }
 
     // MARK: - Regions as written
@@ -594,6 +615,16 @@ final class WebMapLayeringTests: XCTestCase {
         let run = try Self.city.get()
         let views = try checkMap(run, name: "city")
         assertClean(views, "the synthetic city")
+        XCTAssertGreaterThan(views.map(\.1.dots).reduce(0, +), 0, "dots inside regions were checked")
+    }
+
+    func testMillionPOICityRegionsAreOnTopAtTheFirstViewAndDeeper() throws {
+        let run = try Self.million.get()
+        let views = try checkMap(run, name: "million")
+        assertClean(views, "the 1,000,000-POI city")
+        // The default nests: the deeper views show a finer level than the first.
+        XCTAssertEqual(views[0].1.levelsShown, 1)
+        XCTAssertGreaterThan(views[2].1.levelsShown, 1)
         XCTAssertGreaterThan(views.map(\.1.dots).reduce(0, +), 0, "dots inside regions were checked")
     }
 
