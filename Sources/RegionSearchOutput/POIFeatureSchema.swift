@@ -106,6 +106,12 @@ public enum POIFeatureSchema {
                     "the scores (\(scores.count) rows, \(scores.keywords.count) keywords) do not belong to the "
                     + "projected points (\(projected.count)) and keywords (\(keywords.count)); rerun the pipeline")
         }
+        guard scores.hasScores else {
+            throw Mismatch(
+                description:
+                    "the scores artifact holds no scores (propagate ran with scores false): rerun propagate with "
+                    + "--scores true (a manifest with poi_output does)")
+        }
         // Projected point of each POI row (-1: not projected).
         var pointOfRow = [Int32](repeating: -1, count: pois.count)
         for i in 0..<projected.count {

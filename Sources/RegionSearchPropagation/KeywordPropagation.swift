@@ -20,14 +20,16 @@ public enum KeywordPropagation {
     public struct Result: Sendable {
         public var labels: [Labels]
         public var table: ScoreTable
-        /// Every propagated column's: the keywords in query order, then the all-ones column,
-        /// then the probe.
+        /// Every column propagated for the scores: the keywords in query order, then the all-ones
+        /// column, then the probe; empty when the scores were not asked for.
         public var columnStatus: [LabelPropagation.ColumnStatus]
 
-        /// One per keyword, in query order.
+        /// One per keyword, in query order (none without the scores).
         public var status: ArraySlice<LabelPropagation.ColumnStatus> { columnStatus.prefix(labels.count) }
-        /// The all-ones column's.
-        public var onesStatus: LabelPropagation.ColumnStatus { columnStatus[labels.count] }
+        /// The all-ones column's (nil without the scores).
+        public var onesStatus: LabelPropagation.ColumnStatus? {
+            columnStatus.count > labels.count ? columnStatus[labels.count] : nil
+        }
         /// Seconds spent building S from the graph, and iterating the solver (with its set-up and
         /// the columns' extraction): the benchmark compares the second with memory bandwidth.
         public var matrixSeconds = 0.0
@@ -70,8 +72,9 @@ public enum KeywordPropagation {
             count: y.reduce(0) { $0 + Int($1) })
     }
 
-    /// Propagates labelled keywords plus the all-ones and probe columns over `graph`, and the
-    /// keywords and each node's area once more for the keyword densities (``Solution``).
+    /// Propagates labelled keywords plus the all-ones and probe columns over `graph` (when
+    /// `options` asks for the scores), and the keywords and each node's area once more for the
+    /// keyword densities (when it asks for them; ``Solution``).
     ///
     /// - Parameter scaleK: the neighbour the graph's local spacings are measured to (its
     ///   `scale_k`), which a node's area needs (``AdjacencyGraph/ownedArea(_:scaleK:)``).
@@ -85,9 +88,11 @@ public enum KeywordPropagation {
             matches: labels.map(\.match), probe: NoiseProbe.labels(count: n), graph: graph, options: options,
             scaleK: scaleK, residualRows: residualRows, progress: progress)
         let k = labels.count
+        let scored = !solution.scores.isEmpty
         let table = ScoreTable(
             keywords: labels.map(\.query), scores: Array(solution.scores.prefix(k)), matches: labels.map(\.match),
-            ones: solution.scores[k], probe: solution.scores[k + 1], density: solution.density.map(Self.stored))
+            ones: scored ? solution.scores[k] : [], probe: scored ? solution.scores[k + 1] : [],
+            density: solution.density.map(Self.stored))
         var result = Result(labels: labels, table: table, columnStatus: solution.status)
         result.densityStatus = solution.densityStatus
         result.matrixSeconds = solution.matrixSeconds
@@ -98,7 +103,7 @@ public enum KeywordPropagation {
     /// Every column the scores artifact derives from the propagation, for the nodes of `graph`.
     struct Solution {
         /// The keywords' F in query order, then the all-ones column's, then the probe's (Zhou's
-        /// propagation at `alpha`), and their status.
+        /// propagation at `alpha`), and their status; empty when not asked for.
         var scores: [[Double]]
         var status: [LabelPropagation.ColumnStatus]
         /// Per keyword: keyword POIs per km² around each node (``density(keyword:area:match:alpha:)``);
@@ -110,33 +115,41 @@ public enum KeywordPropagation {
         var solveSeconds = 0.0
     }
 
-    /// The two propagations over one matrix S: the keywords, all-ones and probe at `alpha`; the
-    /// keywords and the nodes' areas at `density_alpha`, whose ratio is the keyword density (only
-    /// when `options.density` asks for it: otherwise `density` is empty).
+    /// The two propagations over one matrix S: the keywords, all-ones and probe at `alpha` (only
+    /// when `options.scores` asks for them: otherwise `scores` is empty); the keywords and the
+    /// nodes' areas at `density_alpha`, whose ratio is the keyword density (only when
+    /// `options.density` asks for it: otherwise `density` is empty). `progress` follows the first.
     static func solve(
         matches: [[UInt8]], probe: [Double], graph: AdjacencyGraph, options: PropagationOptions.Solvers,
         scaleK: Int, residualRows: Range<Int>?, progress: ((Int, Double) -> Void)?
     ) -> Solution {
         let n = graph.nodeCount
         precondition(probe.count == n && matches.allSatisfy { $0.count == n })
+        guard options.scores != nil || options.density != nil else {
+            return Solution(scores: [], status: [], density: [], densityStatus: [])
+        }
         var columns = matches.map { m in m.map { Double($0) } }
-        columns.append([Double](repeating: 1, count: n))
-        columns.append(probe)
         let t0 = monotonicSeconds()
         let propagation = LabelPropagation(graph: graph)
         let t1 = monotonicSeconds()
-        let (scores, status) = propagation.run(
-            labels: columns, options: options.scores, residualRows: residualRows, progress: progress)
+        var scores: [[Double]] = []
+        var status: [LabelPropagation.ColumnStatus] = []
+        var progress = progress
+        if let scoresSolver = options.scores {
+            (scores, status) = propagation.run(
+                labels: columns + [[Double](repeating: 1, count: n), probe], options: scoresSolver,
+                residualRows: residualRows, progress: progress)
+            progress = nil
+        }
         guard let densitySolver = options.density else {
             return Solution(
                 scores: scores, status: status, density: [], densityStatus: [], matrixSeconds: t1 - t0,
                 solveSeconds: monotonicSeconds() - t1)
         }
-        columns.removeLast(2)
         let area = (0..<n).map { graph.ownedArea($0, scaleK: scaleK) }
         columns.append(area)
         let (spread, spreadStatus) = propagation.run(
-            labels: columns, options: densitySolver, residualRows: residualRows)
+            labels: columns, options: densitySolver, residualRows: residualRows, progress: progress)
         let t2 = monotonicSeconds()
         let alpha = densitySolver.alpha
         let density = matches.indices.map { c in

@@ -16,27 +16,40 @@ public struct PropagationOptions: StageOptions, Equatable {
     /// Whether the stage propagates the keyword densities too (`densities`): only the nested
     /// levels (`regions.nested`) are cut from them, and they cost a second propagation.
     public var densities: Bool
+    /// Whether the stage propagates Zhou's scores, the all-ones column and the probe (`scores`):
+    /// the lift and DBSCAN measures and the scored POI layer read them, the density measure does
+    /// not (a manifest derives it, ``PropagateStage``'s `parameters(_:regions:poiLayer:)`).
+    public var scores: Bool
 
     /// The two propagations the stage runs over one matrix.
     public struct Solvers: Sendable {
-        /// Zhou's scores of the keywords, the all-ones column and the probe (`alpha`).
-        public var scores: LabelPropagation.Options
+        /// Zhou's scores of the keywords, the all-ones column and the probe (`alpha`); nil when the
+        /// scores are not asked for (``PropagationOptions/scores``).
+        public var scores: LabelPropagation.Options?
         /// The keywords and the nodes' areas, whose ratio is the keyword density (`density_alpha`);
         /// nil when the densities are not asked for (``PropagationOptions/densities``).
         public var density: LabelPropagation.Options?
 
-        public init(scores: LabelPropagation.Options, density: LabelPropagation.Options?) {
+        public init(scores: LabelPropagation.Options?, density: LabelPropagation.Options?) {
             self.scores = scores
             self.density = density
         }
 
         /// Iterations of the longer of the two: a tile's window must hold this many hops (and two).
         public var iterations: Int {
-            max(LabelPropagation.iterationCount(scores), density.map(LabelPropagation.iterationCount) ?? 0)
+            max(
+                scores.map(LabelPropagation.iterationCount) ?? 0,
+                density.map(LabelPropagation.iterationCount) ?? 0)
         }
+
+        /// Columns a tile part carries: per keyword its score, then the all-ones column and the
+        /// probe (when the scores are asked for); then per keyword its density (when asked for).
+        public func columnCount(keywords k: Int) -> Int { (scores == nil ? 0 : k + 2) + (density == nil ? 0 : k) }
     }
 
-    public var solvers: Solvers { Solvers(scores: solver, density: densities ? densitySolver : nil) }
+    public var solvers: Solvers {
+        Solvers(scores: scores ? solver : nil, density: densities ? densitySolver : nil)
+    }
 
     /// A keyword given again: its spelling and position in the list given, and the kept
     /// spelling it repeats.
@@ -50,12 +63,13 @@ public struct PropagationOptions: StageOptions, Equatable {
         keywords: [String], solver: LabelPropagation.Options = .init(),
         densitySolver: LabelPropagation.Options = .init(
             alpha: PropagationOptions.defaultDensityAlpha, tolerance: PropagationOptions.defaultDensityTolerance),
-        densities: Bool = true
+        densities: Bool = true, scores: Bool = true
     ) {
         self.keywords = keywords
         self.solver = solver
         self.densitySolver = densitySolver
         self.densities = densities
+        self.scores = scores
     }
 
     /// The solver's defaults, declared once by its `init`'s default arguments (see
@@ -120,9 +134,16 @@ public struct PropagationOptions: StageOptions, Equatable {
             + "from: a second propagation. A manifest with regions.nested true turns it on whatever is given; one "
             + "with one level, lift or DBSCAN may set false to skip it.")
 
+    public static let scoresSpec = ParameterSpec(
+        "scores", .boolean, default: .bool(PropagationOptions(keywords: []).scores),
+        help: "Propagate Zhou's scores (score.c at alpha), the all-ones column that turns them into local shares "
+            + "and the probe that measures their noise: what the lift and dbscan measures and the scored POI "
+            + "layer (poi_output) read. The density measure reads only the densities, so a manifest sets this "
+            + "itself: on with regions.measure lift or dbscan or with poi_output, off otherwise, whatever is given.")
+
     public static let specs = [
         keywordsSpec, alphaSpec, densityAlphaSpec, densitiesSpec, densityToleranceSpec, toleranceSpec,
-        maxIterationsSpec, solverSpec,
+        maxIterationsSpec, solverSpec, scoresSpec,
     ]
 
     /// The longest keyword, in UTF-8 bytes: keywords are words or short category names, and
@@ -179,6 +200,7 @@ public struct PropagationOptions: StageOptions, Equatable {
         densitySolver.alpha = p.double(Self.densityAlphaSpec)
         densitySolver.tolerance = p.double(Self.densityToleranceSpec)
         densities = p.bool(Self.densitiesSpec)
+        scores = p.bool(Self.scoresSpec)
     }
 
     /// `keywords` without the ones that repeat an earlier keyword after normalisation (the

@@ -95,8 +95,8 @@ public struct PropagationTilePart: Sendable {
     /// The owned nodes: `first ..< first + count` of the whole data set.
     public var first: Int
     public var count: Int
-    /// Per keyword, then the all-ones column, then the probe: the owned scores; then per keyword
-    /// its density.
+    /// Per keyword, then the all-ones column, then the probe: the owned scores (when asked for);
+    /// then per keyword its density (when asked for).
     public var columns: [[Double]]
     /// Per column, as above (the densities': their labels' propagation): iterations, the largest
     /// last change over the owned nodes.
@@ -128,13 +128,16 @@ extension KeywordPropagation {
     }
 
     /// The whole data set's result from its tiles' parts (in order, covering 0..<n): scores
-    /// concatenated, each column's residual the largest of the parts'. `densities`: whether the
-    /// parts carry the keyword densities (the options they were run with asked for them).
+    /// concatenated, each column's residual the largest of the parts'. `scores`, `densities`:
+    /// whether the parts carry the scores and the keyword densities (the options they were run
+    /// with asked for them).
     public static func gather(
-        labels: [Labels], parts: [PropagationTilePart], nodeCount n: Int, tolerance: Double, densities: Bool
+        labels: [Labels], parts: [PropagationTilePart], nodeCount n: Int, tolerance: Double, scores: Bool,
+        densities: Bool
     ) -> Result? {
         let k = labels.count
-        let width = (densities ? 2 * k : k) + 2
+        let scoreWidth = scores ? k + 2 : 0
+        let width = scoreWidth + (densities ? k : 0)
         var next = 0
         for p in parts {
             guard p.first == next || p.count == 0, p.columns.count == width, p.status.count == width,
@@ -155,10 +158,11 @@ extension KeywordPropagation {
             status.append(.init(iterations: iterations, residual: residual, converged: residual <= tolerance))
         }
         let table = ScoreTable(
-            keywords: labels.map(\.query), scores: Array(columns.prefix(k)), matches: labels.map(\.match),
-            ones: columns[k], probe: columns[k + 1], density: columns[(k + 2)...].map(Self.stored))
-        var result = Result(labels: labels, table: table, columnStatus: Array(status.prefix(k + 2)))
-        result.densityStatus = Array(status[(k + 2)...])
+            keywords: labels.map(\.query), scores: scores ? Array(columns.prefix(k)) : [],
+            matches: labels.map(\.match), ones: scores ? columns[k] : [], probe: scores ? columns[k + 1] : [],
+            density: columns[scoreWidth...].map(Self.stored))
+        var result = Result(labels: labels, table: table, columnStatus: Array(status.prefix(scoreWidth)))
+        result.densityStatus = Array(status[scoreWidth...])
         return result
     }
 }

@@ -23,6 +23,9 @@ public enum RegionExtraction {
         precondition(
             !options.cutsNestedLevels || table.density.count == table.keywords.count,
             "nested levels are cut from the keyword densities: propagate them (PropagationOptions.densities)")
+        precondition(
+            !options.readsScores || table.hasScores,
+            "the lift and DBSCAN measures read the scores: propagate them (PropagationOptions.scores)")
         let hierarchy =
             options.cutsNestedLevels
             ? DensityHierarchy(

@@ -85,6 +85,9 @@ public struct RegionOptions: StageOptions, Equatable {
     /// Whether these options cut nested levels from propagate's keyword densities (method
     /// `propagation`, measure `density`, `nested`): the scores artifact must then hold them.
     public var cutsNestedLevels: Bool { method == .propagation && measure == .density && nested }
+    /// Whether these options read propagate's scores (``PropagationOptions/scores``): the lift
+    /// measure's shares, and the DBSCAN baseline's member scores. The density measure reads none.
+    public var readsScores: Bool { method == .dbscan || measure == .lift }
 
     public static let nestedSpec = ParameterSpec(
         "nested", .boolean, default: .bool(defaults.nested),

@@ -13,7 +13,8 @@ public enum PropagateStage {
         // (`_` joins tokens), key=value queries, repeated keywords run once. 3: both.
         // 4: the keyword densities (density.c, density_alpha), which the density measure cuts.
         // 5: the densities only when asked for (`densities`, which regions.nested turns on).
-        version: 5,
+        // 6: the scores, ones and probe only when asked for (`scores`, which a manifest derives).
+        version: 6,
         inputs: [
             IngestStage.definition.provides("output", as: "pois"),
             ProjectStage.definition.provides("output", as: "projected"),
@@ -35,7 +36,10 @@ public enum PropagateStage {
         as the residual; a keyword whose residual exceeds tolerance is reported as not converged.
         All keywords run in one pass over the graph, plus one column with Y = 1 whose result
         normalises F into a local keyword share and one with random +-1 labels (by the POI's
-        index) that measures how noisy that share is.
+        index) that measures how noisy that share is. These scores (--scores, on by default here)
+        are what the lift measure, the dbscan method and the scored POI layer read; the density
+        measure reads none, so a manifest turns them on only for those and otherwise propagates
+        the densities alone (the scores artifact then holds no score.c, ones or probe).
 
         Keyword density (--densities, on by default; what the nested regions cut their finer levels
         from): the keywords' labels and each POI's area of ground (pi s_i^2 / scale_k, shared
@@ -193,13 +197,13 @@ public enum PropagateStage {
                     parts.append(
                         try TileArtifacts.readScoresPart(
                             TileArtifacts.scoresPart(dir, t), expected: identity(tile: t, tiles: tiles),
-                            columns: (options.densities ? 2 : 1) * labels.count + 2))
+                            columns: options.solvers.columnCount(keywords: labels.count)))
                 }
             }
             guard
                 let gathered = KeywordPropagation.gather(
                     labels: labels, parts: parts, nodeCount: rows.count, tolerance: options.solver.tolerance,
-                    densities: options.densities)
+                    scores: options.scores, densities: options.densities)
             else {
                 throw ArtifactError.malformed(
                     path: dir, detail: "the \(tiles) score parts do not cover the \(rows.count) points in order")
@@ -223,36 +227,39 @@ public enum PropagateStage {
         }
 
         var keywordMeta: [JSONValue] = []
-        for (c, (l, s)) in zip(labels, result.status).enumerated() {
+        for (c, l) in labels.enumerated() {
             var fields: [(String, JSONValue)] = [
                 ("query", .string(l.query)),
                 ("normalized", .string(l.normalized)),
                 ("matches", .number(Double(l.count))),
-                ("iterations", .number(Double(s.iterations))),
-                ("residual", .number(s.residual)),
-                ("converged", .bool(s.converged)),
             ]
+            var said = "\"\(l.query)\": \(groupedCount(l.count)) matching POIs"
+            if c < result.status.count {
+                let s = result.status[c]
+                fields += [
+                    ("iterations", .number(Double(s.iterations))), ("residual", .number(s.residual)),
+                    ("converged", .bool(s.converged)),
+                ]
+                said +=
+                    ", \(s.iterations) iterations, residual \(String(format: "%.2e", s.residual))"
+                    + (s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha or tolerance")
+                if !s.converged {
+                    Log.warning(
+                        "keyword \"\(l.query)\": its largest change in the last of \(s.iterations) iterations, "
+                            + "\(String(format: "%.2e", s.residual)), exceeds tolerance \(options.solver.tolerance)"
+                    )
+                }
+            }
             if c < result.densityStatus.count {
                 let d = result.densityStatus[c]
                 fields += [
                     ("density_iterations", .number(Double(d.iterations))), ("density_residual", .number(d.residual)),
                 ]
+                said += ", densities \(d.iterations) iterations, residual \(String(format: "%.2e", d.residual))"
             }
             keywordMeta.append(.object(fields))
-            Log.info(
-                "\"\(l.query)\": \(groupedCount(l.count)) matching POIs, "
-                    + "\(s.iterations) iterations, "
-                    + "residual \(String(format: "%.2e", s.residual))"
-                    + (s.converged ? "" : " — NOT converged: raise max_iterations or lower alpha or tolerance")
-            )
-            if !s.converged {
-                Log.warning(
-                    "keyword \"\(l.query)\": its largest change in the last of \(s.iterations) iterations, "
-                        + "\(String(format: "%.2e", s.residual)), exceeds tolerance \(options.solver.tolerance)"
-                )
-            }
+            Log.info(said)
         }
-        let onesStatus = result.onesStatus
         var members: [(String, JSONValue)] = [
             ("stage", .string("propagate")),
             ("parameters", stage.parameters.canonical),
@@ -271,15 +278,18 @@ public enum PropagateStage {
                         })
                 ))
         }
+        if let onesStatus = result.onesStatus {
+            members.append(
+                (
+                    "ones",
+                    .object([
+                        ("iterations", .number(Double(onesStatus.iterations))),
+                        ("residual", .number(onesStatus.residual)),
+                        ("converged", .bool(onesStatus.converged)),
+                    ])
+                ))
+        }
         members += [
-            (
-                "ones",
-                .object([
-                    ("iterations", .number(Double(onesStatus.iterations))),
-                    ("residual", .number(onesStatus.residual)),
-                    ("converged", .bool(onesStatus.converged)),
-                ])
-            ),
             ("iterations", .number(Double(iterations))),
             ("nodes", .number(Double(rows.count))),
             ("edges", .number(Double(graph.edgeCount))),
@@ -292,7 +302,7 @@ public enum PropagateStage {
         stage.summary.setDetail("matrix_seconds", .number(result.matrixSeconds))
         stage.summary.setDetail("solve_seconds", .number(result.solveSeconds))
         stage.summary.setDetail("columns", .number(Double(result.columnStatus.count)))
-        stage.summary.set(.iterations, result.columnStatus.map { $0.iterations }.max() ?? 0)
+        stage.summary.set(.iterations, iterations)
         Log.info(
             "propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in "
                 + "\(String(format: "%.3f", stage.summary.seconds(.propagate) ?? 0)) s"
@@ -341,16 +351,21 @@ public enum PropagateStage {
 }
 
 extension PropagateStage {
-    /// The propagate parameters a pipeline runs with: `densities` turned on when the regions stage
-    /// cuts nested levels from them (`regions.nested`, the default), so that a manifest says it
-    /// once; otherwise as given (a one-level, lift or DBSCAN manifest may turn them off).
-    public static func parameters(_ propagate: Parameters, regions: Parameters) -> Parameters {
+    /// The propagate parameters a pipeline runs with, so that a manifest says once what it wants:
+    /// - `densities` turned on when the regions stage cuts nested levels from them
+    ///   (`regions.nested`, the default); otherwise as given (a one-level, lift or DBSCAN manifest
+    ///   may turn them off);
+    /// - `scores` on exactly when something reads them: the regions stage's lift or DBSCAN
+    ///   measure, or the scored POI layer (`poiLayer`, the manifest's `poi_output`). The density
+    ///   measure reads only the densities, and scores nothing reads would be a propagation of
+    ///   four columns for nothing.
+    public static func parameters(_ propagate: Parameters, regions: Parameters, poiLayer: Bool) -> Parameters {
         // Only resolved regions parameters make options (a missing one would stop the process).
-        guard RegionOptions.specs.allSatisfy({ regions[$0.key] != nil }),
-            let options = try? RegionOptions(regions), options.cutsNestedLevels
+        guard RegionOptions.specs.allSatisfy({ regions[$0.key] != nil }), let options = try? RegionOptions(regions)
         else { return propagate }
         var p = propagate
-        p.set(PropagationOptions.densitiesSpec.key, .bool(true))
+        if options.cutsNestedLevels { p.set(PropagationOptions.densitiesSpec.key, .bool(true)) }
+        p.set(PropagationOptions.scoresSpec.key, .bool(options.readsScores || poiLayer))
         return p
     }
 }

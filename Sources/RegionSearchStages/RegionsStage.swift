@@ -90,6 +90,13 @@ public enum RegionsStage {
                     + "propagate with --densities true (a manifest with regions.nested true does), or set nested false",
                 status: .artifact)
         }
+        if stage.options.readsScores && !table.hasScores {
+            throw ToolFailure(
+                "\(scoresFile.path) holds no scores, which the \(stage.options.method == .dbscan ? "dbscan method" : "lift measure") "
+                    + "reads: run propagate with --scores true (a manifest with regions.measure lift or "
+                    + "regions.method dbscan does)",
+                status: .artifact)
+        }
         // The graph records the neighbour its local spacings are measured to (the occupied area
         // needs it); graphs written before it was recorded used the default, 5.
         let scaleK = graphFile.metadata["scale_k"]?.intValue ?? 5

@@ -406,7 +406,8 @@ final class ExperimentEndToEndTests: XCTestCase {
     }
 
     /// DBSCAN as a grid value: its GeoJSON is what a plain manifest with regions.method dbscan
-    /// gives, and it shares ingest … propagate with the propagation combination.
+    /// gives, and it shares ingest … graph with the propagation combination (propagate differs: DBSCAN
+    /// reads the scores).
     func testDBSCANAsAGridValue() throws {
         let f = try Fixture(
             grid:
@@ -427,9 +428,19 @@ final class ExperimentEndToEndTests: XCTestCase {
         let regions = try f.record(names[1], "regions")
         XCTAssertEqual(regions.key.parameters["method"], .string("dbscan"))
         XCTAssertEqual(regions.key.parameters["dbscan_eps_m"], .number(150))
-        for stage in ["ingest", "project", "graph", "propagate"] {
+        for stage in ["ingest", "project", "graph"] {
             XCTAssertEqual(try f.state(names[0])[stage].key, try f.state(names[1])[stage].key)
         }
+        // DBSCAN reads the scores (its members' scores), the density measure does not: propagate
+        // runs for each, differing in `scores` alone.
+        let propagate = try (0..<2).map { try f.record(names[$0], "propagate").key.parameters }
+        XCTAssertEqual(propagate.map { $0["scores"] }, [.bool(false), .bool(true)])
+        let others = propagate.map { p -> [String] in
+            guard case .object(let members) = p else { return [] }
+            return members.filter { $0.0 != "scores" }.map { "\($0.0)=\($0.1.serialized())" }
+        }
+        XCTAssertFalse(others[0].isEmpty)
+        XCTAssertEqual(others[0], others[1])
 
         // The same pipeline as a plain manifest, in its own work directory.
         let plain = try PipelineFixture()

@@ -3,6 +3,7 @@ import XCTest
 @testable import RegionSearchIngest
 @testable import RegionSearchOutput
 @testable import RegionSearchProjection
+@testable import RegionSearchPropagation
 @testable import RegionSearchRegions
 @testable import RegionSearchRunner
 @testable import RegionSearchStages
@@ -28,13 +29,15 @@ final class ManifestTests: XCTestCase, ManifestParsing {
         // The input object is passed through with only the path made absolute, order kept.
         XCTAssertEqual(m.inputs[0].spec.serialized(), #"{"path":"/base/data/pois.csv","format":"csv"}"#)
         XCTAssertEqual(m.keywords, ["cafe", "bank"])
-        // Every stage has resolved parameters equal to its defaults (keywords aside).
+        // Every stage has resolved parameters equal to its defaults (keywords aside), but for
+        // propagate.scores, which the manifest derives: nothing of the default pipeline reads them.
         for stage in Pipeline.stages {
             let p = m.parameters(for: stage.name)
-            for spec in stage.parameters where spec.key != "keywords" {
+            for spec in stage.parameters where spec.key != "keywords" && spec.key != "scores" {
                 XCTAssertEqual(p[spec.key], spec.defaultValue, "\(stage.name).\(spec.key)")
             }
         }
+        XCTAssertEqual(m.parameters(for: "propagate")[PropagationOptions.scoresSpec.key], .bool(false))
     }
 
     func testRelativePathsDoNotDependOnTheCurrentDirectory() throws {

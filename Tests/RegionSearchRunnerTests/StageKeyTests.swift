@@ -207,7 +207,7 @@ final class StageKeyTests: XCTestCase {
                 "--quiet",
             ])
         // Every value survives the round trip through the stage's own option parser (parameters
-        // not given, density_alpha, density_tolerance and densities, parse as their defaults).
+        // not given, density_alpha, density_tolerance, densities and scores, parse as their defaults).
         let parsed = try? PropagateStage.definition.commandSpec().parse(propagate).parameters()
         XCTAssertEqual(
             parsed?.canonical,
@@ -216,6 +216,7 @@ final class StageKeyTests: XCTestCase {
                 ("density_alpha", .number(PropagationOptions.defaultDensityAlpha)), ("densities", .bool(true)),
                 ("density_tolerance", .number(PropagationOptions.defaultDensityTolerance)),
                 ("tolerance", .number(1e-6)), ("max_iterations", .number(1000)), ("solver", .string("jacobi")),
+                ("scores", .bool(true)),
             ]).canonical)
         let ingest = StageCommand.arguments(
             stage: IngestStage.definition, parameters: Parameters(values: []), inputPaths: [],

@@ -10,7 +10,8 @@ import XCTest
 
 /// The keyword densities (`density.c` of the scores artifact) are propagated unless turned off
 /// (`propagate --densities false`; a manifest with `regions.nested`, the default, turns them on
-/// again), and the nested levels refuse scores without them.
+/// again), and the nested levels refuse scores without them; the scores themselves likewise
+/// (`--scores false`, which a manifest of the density measure runs), which lift refuses.
 final class KeywordDensityStageTests: XCTestCase {
     /// A 1.2 km square of shops on a 40 m grid (jittered), with cafés on every point of a 280 m
     /// square in its south-west, and one café far out in the north-east.
@@ -119,6 +120,47 @@ final class KeywordDensityStageTests: XCTestCase {
         XCTAssertNotNil(denseFile.metadata["keywords"]?.arrayValue?.first?["density_iterations"])
     }
 
+    /// Without the scores (`--scores false`, what a manifest of the density measure runs), the
+    /// artifact holds the matches and densities only, the densities are the same bits, the density
+    /// measure's regions are the same, and the lift measure refuses it, saying what to do.
+    func testScoresAreWrittenOnlyWhenAskedAndLeaveTheDensitiesAsTheyAre() throws {
+        let scratch = IngestScratch()
+        let (city, _, dense) = try scoredCity(scratch)
+        let bare = scratch.path("bare.rsa")
+        try propagate(city, to: bare, ["--scores", "false"])
+        let bareFile = try ArtifactFile(path: bare, expected: .scores)
+        for column in ["score.0", "score.1", "ones", "probe"] { XCTAssertFalse(bareFile.hasColumn(column), column) }
+        XCTAssertNil(bareFile.metadata["ones"])
+        let a = try ScoreTable(artifact: bareFile)
+        let b = try ScoreTable(artifact: try ArtifactFile(path: dense, expected: .scores))
+        XCTAssertFalse(a.hasScores)
+        XCTAssertTrue(b.hasScores)
+        XCTAssertEqual(a.count, b.count)
+        for c in 0..<2 {
+            XCTAssertEqual(Array(a.matches[c].buffer), Array(b.matches[c].buffer))
+            XCTAssertEqual(Array(a.density[c].buffer), Array(b.density[c].buffer))
+        }
+        let fromBare = scratch.path("regions-bare.rsa")
+        let fromDense = scratch.path("regions-dense.rsa")
+        try regions(city, scores: bare, to: fromBare)
+        try regions(city, scores: dense, to: fromDense)
+        let one = try RegionTable(artifact: ArtifactFile(path: fromBare, expected: .regions))
+        let other = try RegionTable(artifact: ArtifactFile(path: fromDense, expected: .regions))
+        XCTAssertFalse(one.regions.isEmpty)
+        XCTAssertEqual(one.regions.map(\.members), other.regions.map(\.members))
+        XCTAssertEqual(one.regions.map(\.pValue), other.regions.map(\.pValue))
+        XCTAssertThrowsError(
+            try RegionsStage.run(
+                RegionsStage.definition.commandSpec().parse([
+                    "--projected", city.projected, "--graph", city.graph, "--scores", bare, "--output",
+                    scratch.path("lift.rsa"), "--measure", "lift",
+                ]))
+        ) { error in
+            XCTAssertEqual((error as? ToolFailure)?.exitStatus, .artifact)
+            XCTAssertTrue(String(describing: error).contains("run propagate with --scores true"), "\(error)")
+        }
+    }
+
     func testNestedLevelsRefuseScoresWithoutDensities() throws {
         let scratch = IngestScratch()
         let (city, plain, dense) = try scoredCity(scratch)
@@ -150,15 +192,50 @@ final class KeywordDensityStageTests: XCTestCase {
         var off = propagate
         off.set(PropagationOptions.densitiesSpec.key, .bool(false))
         XCTAssertTrue(
-            PropagateStage.parameters(off, regions: defaults).bool(PropagationOptions.densitiesSpec),
+            PropagateStage.parameters(off, regions: defaults, poiLayer: false).bool(PropagationOptions.densitiesSpec),
             "the default regions are nested")
-        XCTAssertFalse(PropagateStage.parameters(off, regions: flat).bool(PropagationOptions.densitiesSpec))
         XCTAssertFalse(
-            PropagateStage.parameters(off, regions: lift).bool(PropagationOptions.densitiesSpec),
+            PropagateStage.parameters(off, regions: flat, poiLayer: false).bool(PropagationOptions.densitiesSpec))
+        XCTAssertFalse(
+            PropagateStage.parameters(off, regions: lift, poiLayer: false).bool(PropagationOptions.densitiesSpec),
             "lift cuts no nested levels")
-        XCTAssertTrue(PropagateStage.parameters(propagate, regions: flat).bool(PropagationOptions.densitiesSpec))
+        XCTAssertTrue(
+            PropagateStage.parameters(propagate, regions: flat, poiLayer: false).bool(PropagationOptions.densitiesSpec))
         XCTAssertFalse(
-            PropagateStage.parameters(off, regions: Parameters(values: [])).bool(PropagationOptions.densitiesSpec),
+            PropagateStage.parameters(off, regions: Parameters(values: []), poiLayer: false).bool(
+                PropagationOptions.densitiesSpec),
             "no regions parameters: nothing to derive")
+    }
+
+    /// A manifest's propagate stage writes the scores (and the all-ones and probe columns) exactly
+    /// when something reads them: the lift measure, the DBSCAN baseline or the scored POI layer,
+    /// whatever the manifest gives; the density measure (the default) reads only the densities.
+    func testThePipelineAsksForScoresOnlyWhereTheyAreRead() throws {
+        let defaults = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
+        var lift = defaults
+        lift.set(RegionOptions.measureSpec.key, .string("lift"))
+        var dbscan = defaults
+        dbscan.set(RegionOptions.methodSpec.key, .string("dbscan"))
+        var flat = defaults
+        flat.set(RegionOptions.nestedSpec.key, .bool(false))
+        let propagate = try Parameters.resolve(
+            .object([("keywords", .array([.string("cafe")]))]), specs: PropagateStage.definition.parameters,
+            context: "propagate")
+        XCTAssertTrue(propagate.bool(PropagationOptions.scoresSpec), "the stage on its own writes them")
+        var off = propagate
+        off.set(PropagationOptions.scoresSpec.key, .bool(false))
+        for given in [propagate, off] {
+            func scores(_ regions: Parameters, poiLayer: Bool = false) -> Bool {
+                PropagateStage.parameters(given, regions: regions, poiLayer: poiLayer).bool(
+                    PropagationOptions.scoresSpec)
+            }
+            XCTAssertFalse(scores(defaults), "the density measure reads no scores")
+            XCTAssertFalse(scores(flat), "nor does one level of it")
+            XCTAssertTrue(scores(lift))
+            XCTAssertTrue(scores(dbscan))
+            XCTAssertTrue(scores(defaults, poiLayer: true), "the POI layer writes each POI's score")
+        }
+        XCTAssertTrue(try RegionOptions(lift).readsScores)
+        XCTAssertFalse(try RegionOptions(defaults).readsScores)
     }
 }

@@ -82,11 +82,12 @@ public struct Manifest {
     ]
 
     /// The resolved parameters of `stage`, as the pipeline runs it: propagate's with what the
-    /// regions stage needs of it (``PropagateStage/parameters(_:regions:)``).
+    /// regions stage and the POI layer need of it (``PropagateStage/parameters(_:regions:poiLayer:)``).
     public func parameters(for stage: String) -> Parameters {
         guard stage == PropagateStage.definition.name else { return givenParameters(for: stage) }
         return PropagateStage.parameters(
-            givenParameters(for: stage), regions: givenParameters(for: RegionsStage.definition.name))
+            givenParameters(for: stage), regions: givenParameters(for: RegionsStage.definition.name),
+            poiLayer: poiOutput != nil)
     }
 
     /// The parameters of `stage` as the manifest (and any override or grid value) gives them,
