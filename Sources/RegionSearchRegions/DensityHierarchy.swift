@@ -70,12 +70,16 @@ public struct DensityHierarchy: Sendable {
         var levelZero: LevelZero = .own
         /// α of the own density's smoothing over the keyword graph (``DensitySmoothing``).
         var smoothing: Double = 0.5
+        /// Level 0 from own densities: outlying members left out (``DensityRegionFinder/Options``).
+        var outlierSpacing: Double = 1.5
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
             minKeywordPOIs: Int = 8, maxLevels: Int = 4, sameRegionShare: Double = 0.7, ownReferencePOIs: Int = 32,
-            levelRatio: Double = 0, ownDensityShare: Double = 1, levelZero: LevelZero = .own, smoothing: Double = 0.5
+            levelRatio: Double = 0, ownDensityShare: Double = 1, levelZero: LevelZero = .own, smoothing: Double = 0.5,
+            outlierSpacing: Double = 1.5
         ) {
+            self.outlierSpacing = outlierSpacing
             self.levelZero = levelZero
             self.smoothing = smoothing
             self.levelRatio = levelRatio
@@ -280,7 +284,7 @@ public struct DensityHierarchy: Sendable {
             keyword: keyword, kg: kg,
             options: DensityRegionFinder.Options(
                 coreRatio: options.coreRatio, extendRatio: options.extendRatio, minKeywordPOIs: options.minKeywordPOIs,
-                smoothing: options.smoothing),
+                smoothing: options.smoothing, outlierSpacing: options.outlierSpacing),
             support: &support)
         summary.typicalDensityPerKm2 = zero.summary.typicalDensityPerKm2
         summary.densePOIs = zero.summary.densePOIs

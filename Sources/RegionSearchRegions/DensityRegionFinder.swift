@@ -17,7 +17,11 @@ import RegionSearchModel
 /// 3. **Dense subgraphs.** Keyword POIs with r ≥ `extendRatio`, joined by the ``KeywordGraph``'s
 ///    accepted edges, form connected sets; a set holding a POI with r ≥ `coreRatio` and at least
 ///    `minKeywordPOIs` keyword POIs is a candidate. Hysteresis keeps a dining street whole down to
-///    its quieter ends without letting a single dense corner grow into the suburbs.
+///    its quieter ends without letting a single dense corner grow into the suburbs. A member
+///    whose nearest other member is more than `outlierSpacing` times the set's median spacing
+///    away is left out of it (``trimmed(_:kg:edges:factor:candidate:)``): a POI beside a dense
+///    street is dense by its k-th neighbour, which is the street, but a person drawing the street
+///    would not draw an arm out to it, nor a corridor through a lone POI between two clusters.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ, the count in the candidate's area a (Σ π s² / k' over its POIs)
 ///    is Poisson(λ a); its p-value is `N · P(X ≥ m)` for its m POIs (a scan bound over the N places
@@ -31,12 +35,19 @@ public struct DensityRegionFinder: Sendable {
         var minKeywordPOIs: Int
         /// α of the density's propagation over the keyword graph (``DensitySmoothing``); 0 = none.
         var smoothing: Double
+        /// A member farther than this many times its set's median spacing from every other member
+        /// is left out (``DensityRegionFinder/trimmed(_:kg:edges:factor:candidate:)``); 0 keeps all.
+        var outlierSpacing: Double
 
-        public init(coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5) {
+        public init(
+            coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
+            outlierSpacing: Double = 1.5
+        ) {
             self.coreRatio = coreRatio
             self.extendRatio = extendRatio
             self.minKeywordPOIs = minKeywordPOIs
             self.smoothing = smoothing
+            self.outlierSpacing = outlierSpacing
         }
     }
 
@@ -98,7 +109,13 @@ public struct DensityRegionFinder: Sendable {
         summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: eligible, support: &support)
         var regions: [(region: RegionTable.Region, positions: [Int32])] = []
-        for component in KeywordGraph.components(count: kg.count, eligible: eligible, edges: edges) {
+        var sets = KeywordGraph.components(count: kg.count, eligible: eligible, edges: edges)
+        if options.outlierSpacing > 0 {
+            sets = Self.trimmed(sets, kg: kg, edges: edges, factor: options.outlierSpacing) {
+                $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
+            }
+        }
+        for component in sets {
             guard component.contains(where: { ratio[Int($0)] >= options.coreRatio }) else { continue }
             summary.components += 1
             guard component.count >= options.minKeywordPOIs else {
@@ -132,6 +149,97 @@ public struct DensityRegionFinder: Sendable {
         }
         summary.supportSearches = support.searches - searchesBefore
         return (regions, ratio, edges, summary)
+    }
+
+    /// The sets `sets` (sorted positions of `kg`) without their outlying members, split where that
+    /// leaves them in pieces over `edges`; only the sets `candidate` accepts are trimmed, the others
+    /// are returned as they are, and every set's pieces take its place, in order.
+    ///
+    /// A member is outlying when its nearest other member of the set is more than `factor` times
+    /// the set's median spacing (``KeywordGraph/spacing``, the k-th nearest keyword POI) away. The
+    /// members of a street or a district have neighbours much closer than their k-th; a POI off to
+    /// the side is joined to them only because its own k-th neighbour is the street (its density
+    /// is the street's), and one POI between two clusters joins them as a corridor.
+    static func trimmed(
+        _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double,
+        candidate: ([Int32]) -> Bool
+    ) -> [[Int32]] {
+        let m = kg.count
+        var setOf = [Int32](repeating: -1, count: m)
+        for (i, set) in sets.enumerated() where candidate(set) && set.count > 2 {
+            for p in set { setOf[Int(p)] = Int32(i) }
+        }
+        // The nearest other location within the set, per location (its first position): the
+        // nearest neighbour is a Delaunay neighbour. Members stacked at one location (a mall's
+        // shops at its entrance) are each other's nearest, at distance 0.
+        let geometry = kg.geometry
+        var setAt = [Int32](repeating: -1, count: m)
+        var membersAt = [Int32](repeating: 0, count: m)
+        for p in 0..<m where setOf[p] >= 0 {
+            let location = Int(geometry.representative[p])
+            setAt[location] = setOf[p]
+            membersAt[location] += 1
+        }
+        var nearest = [Double](repeating: .infinity, count: m)
+        for (e, (a, b)) in geometry.edges.enumerated() where setAt[Int(a)] >= 0 && setAt[Int(a)] == setAt[Int(b)] {
+            let l = geometry.lengths[e]
+            guard l > 0 else { continue }
+            nearest[Int(a)] = min(nearest[Int(a)], l)
+            nearest[Int(b)] = min(nearest[Int(b)], l)
+        }
+        for p in 0..<m where setOf[p] >= 0 {
+            let location = Int(geometry.representative[p])
+            nearest[p] = membersAt[location] > 1 ? 0 : nearest[location]
+        }
+        var edgesOf: [Int32: [(a: Int32, b: Int32)]] = [:]
+        for edge in edges where setOf[Int(edge.a)] >= 0 && setOf[Int(edge.a)] == setOf[Int(edge.b)] {
+            edgesOf[setOf[Int(edge.a)], default: []].append(edge)
+        }
+        var out: [[Int32]] = []
+        var local = [Int32](repeating: -1, count: m)
+        for (i, set) in sets.enumerated() {
+            guard set.first.map({ setOf[Int($0)] == Int32(i) }) ?? false else {
+                out.append(set)
+                continue
+            }
+            let limit = factor * Selection.median(set.map { kg.spacing[Int($0)] })
+            let keep = set.filter { nearest[Int($0)] <= limit }
+            guard keep.count < set.count else {
+                out.append(set)
+                continue
+            }
+            // The kept members' pieces over the set's edges (union-find on local indices).
+            for (j, p) in keep.enumerated() { local[Int(p)] = Int32(j) }
+            var parent = Array(0..<Int32(keep.count))
+            func find(_ v: Int32) -> Int32 {
+                var v = v
+                while parent[Int(v)] != v {
+                    parent[Int(v)] = parent[Int(parent[Int(v)])]
+                    v = parent[Int(v)]
+                }
+                return v
+            }
+            for (a, b) in edgesOf[Int32(i)] ?? [] {
+                let (la, lb) = (local[Int(a)], local[Int(b)])
+                guard la >= 0, lb >= 0 else { continue }
+                let (ra, rb) = (find(la), find(lb))
+                if ra != rb { parent[Int(max(ra, rb))] = min(ra, rb) }
+            }
+            var pieceOf: [Int32: Int] = [:]
+            var pieces: [[Int32]] = []
+            for (j, p) in keep.enumerated() {
+                let r = find(Int32(j))
+                if let k = pieceOf[r] {
+                    pieces[k].append(p)
+                } else {
+                    pieceOf[r] = pieces.count
+                    pieces.append([p])
+                }
+            }
+            for p in keep { local[Int(p)] = -1 }
+            out += pieces
+        }
+        return out
     }
 
     /// Each keyword POI's density ratio: k / (π s²) over the typical density `lambda`, propagated

@@ -152,6 +152,13 @@ public struct RegionOptions: StageOptions, Equatable {
         "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
             + "(F ← αPF + (1−α)Y on log density): about 1/(1−α) hops; 0 uses each POI's own, noisier density.")
+    static let outlierSpacingSpec = ParameterSpec(
+        "outlier_spacing", .number(min: 0, max: 100), default: .number(defaults.density.outlierSpacing),
+        help: "density, level 0: a keyword POI whose nearest other member of its region is more than this many "
+            + "times the region's median spacing (the distance to the neighbours-th nearest keyword POI) away is "
+            + "left out, and the region splits where that leaves it in pieces: a POI beside a dense street is dense "
+            + "by its neighbours, which are the street, but a person would draw neither an arm out to it nor a "
+            + "corridor through one POI between two clusters; 0 keeps every member.")
     static let edgeFactorSpec = ParameterSpec(
         "edge_factor", .number(min: 0, max: 100, minExclusive: true),
         default: .number(defaults.keywordGraph.edgeFactor),
@@ -207,7 +214,7 @@ public struct RegionOptions: StageOptions, Equatable {
     public static let specs = [
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
-        ownDensityShareSpec, levelZeroSpec, smoothingSpec, edgeFactorSpec,
+        ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, edgeFactorSpec,
         detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec,
         dbscanEpsSpec,
@@ -242,14 +249,15 @@ public struct RegionOptions: StageOptions, Equatable {
                 zCore: p.double(Self.zCoreSpec), zExtend: p.double(Self.zExtendSpec), minKeywordPOIs: minimum,
                 mergeDistance: p.optionalDouble(Self.mergeDistanceSpec)),
             density: DensityRegionFinder.Options(
-                coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec)),
+                coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec),
+                outlierSpacing: p.double(Self.outlierSpacingSpec)),
             hierarchy: DensityHierarchy.Options(
                 coreRatio: core, extendRatio: extend, childCoreRatio: childCore, childExtendRatio: childExtend,
                 minKeywordPOIs: minimum, maxLevels: p.int(Self.maxLevelsSpec),
                 sameRegionShare: p.double(Self.sameRegionShareSpec), ownReferencePOIs: p.int(Self.ownReferencePOIsSpec),
                 levelRatio: p.double(Self.levelRatioSpec), ownDensityShare: p.double(Self.ownDensityShareSpec),
                 levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self),
-                smoothing: p.double(Self.smoothingSpec)),
+                smoothing: p.double(Self.smoothingSpec), outlierSpacing: p.double(Self.outlierSpacingSpec)),
             nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),

@@ -13,7 +13,8 @@ public enum RegionsStage {
         //    parent and band_floor columns.
         // 5: the nested levels only with regions.nested (default false: one level from each keyword
         //    POI's own density, as in 3); extend_ratio 4 again.
-        version: 5,
+        // 6: level 0 leaves its outlying members out (outlier_spacing).
+        version: 6,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -35,12 +36,15 @@ public enum RegionsStage {
         typical density (its POIs over the ground the city's POIs occupy, pi·sigma²/scale_k per
         location), smoothed over the keyword graph (smoothing); keyword POIs with r >= extend_ratio,
         joined on the keyword graph, form connected sets, and a set with a POI at r >= core_ratio and
-        at least min_keyword_pois POIs is a candidate. p-value: N · P(Poisson(mu) >= m) for its m
-        POIs, mu what the ground they stand for holds at typical density, N the keyword's POIs;
-        Benjamini-Hochberg over the keyword's level-0 candidates. level0 "propagated" cuts level 0
-        from the propagated density instead (density.c, below), against the keyword's POIs over the
-        ground of the graph's connected piece when the piece holds at least own_reference_pois of
-        them (a town the graph does not join to the metro), else over the whole data's.
+        at least min_keyword_pois POIs is a candidate, without its members whose nearest other
+        member is more than outlier_spacing times the set's median spacing away (split where that
+        leaves it in pieces: no arm out to a lone POI, no corridor through one). p-value:
+        N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at typical
+        density, N the keyword's POIs; Benjamini-Hochberg over the keyword's level-0 candidates.
+        level0 "propagated" cuts level 0 from the propagated density instead (density.c, below),
+        against the keyword's POIs over the ground of the graph's connected piece when the piece
+        holds at least own_reference_pois of them (a town the graph does not join to the metro),
+        else over the whole data's.
         Finer levels, inside each significant level-0 region, from the keyword density the
         propagate stage spread over the POI graph (density.c: keyword POIs per km² of ground around
         each POI): inside a region of density rho (its POIs over the ground they stand for, sum of
