@@ -44,7 +44,8 @@ import RegionSearchModel
 ///    tested against the very values it was chosen for. Benjamini–Hochberg over all candidates of
 ///    the keyword, every level together (`own`: level 0 on its own, as the one-level measure, and
 ///    the finer levels together); a dropped candidate's children move up to its nearest kept
-///    ancestor (`own`: only significant level-0 regions are refined).
+///    ancestor (`own`: only significant level-0 regions are refined). With `fdr_scope` "run" each
+///    of these pools is every keyword's (``FalseDiscovery``, ``RegionExtraction``).
 ///
 /// Deterministic: sets in order of their smallest position, children after their parents.
 public struct DensityHierarchy: Sendable {
@@ -105,7 +106,25 @@ public struct DensityHierarchy: Sendable {
     }
 
     /// What happened for one keyword (recorded in the artifact metadata).
+    /// How a keyword's candidates' p-values become q-values (Benjamini–Hochberg): over the keyword's
+    /// own candidates (`perKeyword`, `regions.fdr_scope` "keyword"), or looked up in the
+    /// Benjamini–Hochberg of every keyword's candidates of the run ("run", ``RegionExtraction``).
+    struct FalseDiscovery: Sendable {
+        /// For the level-0 candidates (level 0 `own`), or for every candidate (`propagated`, whose
+        /// levels are tested together).
+        var levelZero: @Sendable ([Double]) -> [Double]
+        /// For the finer candidates below the significant level-0 regions (level 0 `own`).
+        var finer: @Sendable ([Double]) -> [Double]
+
+        static let perKeyword = FalseDiscovery(
+            levelZero: Significance.benjaminiHochberg, finer: Significance.benjaminiHochberg)
+    }
+
     struct KeywordSummary: Sendable {
+        /// The p-values ``FalseDiscovery/levelZero`` and ``FalseDiscovery/finer`` were given, in
+        /// candidate order: what a run-wide Benjamini–Hochberg pools.
+        var levelZeroPValues: [Double] = []
+        var finerPValues: [Double] = []
         var keywordPOIs = 0
         /// The whole data's keyword density, POIs per km² of occupied ground.
         var typicalDensityPerKm2 = 0.0
@@ -201,7 +220,7 @@ public struct DensityHierarchy: Sendable {
     /// into the returned list, which holds parents before their children).
     func regions(
         keyword: Int, match: Column<UInt8>, density: Column<Float>, options: Options, fdr: Double,
-        rules: KeywordGraph.Rules, support: inout PathSupport
+        discovery: FalseDiscovery = .perKeyword, rules: KeywordGraph.Rules, support: inout PathSupport
     ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
         let searchesBefore = support.searches
         var summary = KeywordSummary()
@@ -218,8 +237,8 @@ public struct DensityHierarchy: Sendable {
         let own = kg.spacing.map { s in s.isFinite && s > 0 ? k / (Double.pi * s * s) * 1e6 : 0 }
         if options.levelZero == .own {
             return ownRegions(
-                keyword: keyword, kg: kg, f: f, own: own, match: match, options: options, fdr: fdr, summary: summary,
-                support: &support)
+                keyword: keyword, kg: kg, f: f, own: own, match: match, options: options, fdr: fdr,
+                discovery: discovery, summary: summary, support: &support)
         }
         // Rule 1: the reference of each keyword POI.
         var pieceCount = [Int](repeating: 0, count: pieceArea.count)
@@ -262,21 +281,24 @@ public struct DensityHierarchy: Sendable {
         }
         summary.candidates = candidates.count
 
-        // False discovery rate over every candidate of the keyword; the kept ones re-linked.
-        let q = Significance.benjaminiHochberg(candidates.map(\.pValue))
+        // False discovery rate over every candidate of the keyword (or of the run); the kept ones
+        // re-linked.
+        summary.levelZeroPValues = candidates.map(\.pValue)
+        let q = discovery.levelZero(summary.levelZeroPValues)
         let regions = Self.kept(candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: edges)
         return (regions, summary)
     }
 
     /// Level 0 from each keyword POI's own density (``LevelZero/own``): exactly the one-level
     /// measure's regions (``DensityRegionFinder``: the same sets, statistics, p-values and
-    /// Benjamini–Hochberg over the keyword's level-0 candidates), and below each significant one the
-    /// finer levels cut from the propagated density `f` (rule 3), with their own Benjamini–Hochberg
-    /// over all finer candidates of the keyword. A finer region lies inside a significant region:
-    /// nothing is found below ground that is not dense at all.
+    /// Benjamini–Hochberg over the keyword's level-0 candidates, or over the run's as the one-level
+    /// measure pools them with `fdr_scope` "run"), and below each significant one the finer levels
+    /// cut from the propagated density `f` (rule 3), with their own Benjamini–Hochberg over all
+    /// finer candidates of the keyword (or of the run: `discovery`). A finer region lies inside a
+    /// significant region: nothing is found below ground that is not dense at all.
     private func ownRegions(
         keyword: Int, kg: KeywordGraph, f: [Double], own: [Double], match: Column<UInt8>, options: Options,
-        fdr: Double, summary: KeywordSummary, support: inout PathSupport
+        fdr: Double, discovery: FalseDiscovery, summary: KeywordSummary, support: inout PathSupport
     ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
         var summary = summary
         let finder = DensityRegionFinder(x: x, y: y, graph: graph, occupiedArea: graphOccupiedArea)
@@ -290,7 +312,8 @@ public struct DensityHierarchy: Sendable {
         summary.densePOIs = zero.summary.densePOIs
         summary.droppedSmall = zero.summary.droppedSmall
         summary.supportSearches = zero.summary.supportSearches
-        let qZero = Significance.benjaminiHochberg(zero.regions.map(\.region.pValue))
+        summary.levelZeroPValues = zero.regions.map(\.region.pValue)
+        let qZero = discovery.levelZero(summary.levelZeroPValues)
         let floor = options.extendRatio * zero.summary.typicalDensityPerKm2
         var candidates: [Candidate] = []
         var q: [Double] = []
@@ -309,7 +332,8 @@ public struct DensityHierarchy: Sendable {
         }
         let finer = candidates.indices.filter { candidates[$0].level > 0 }
         summary.candidates = zero.regions.count + finer.count
-        for (i, v) in zip(finer, Significance.benjaminiHochberg(finer.map { candidates[$0].pValue })) { q[i] = v }
+        summary.finerPValues = finer.map { candidates[$0].pValue }
+        for (i, v) in zip(finer, discovery.finer(summary.finerPValues)) { q[i] = v }
         return (Self.kept(candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: zero.edges), summary)
     }
 

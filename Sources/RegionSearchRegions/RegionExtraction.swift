@@ -33,25 +33,41 @@ public enum RegionExtraction {
         // Keywords are independent: one per worker at a time (each with its own path-search
         // scratch space), results kept in keyword order, so any thread count gives the same.
         let count = table.keywords.count
-        var perKeyword = [(regions: [RegionTable.Region], info: [(String, JSONValue)])](
-            repeating: ([], []), count: count)
-        let next = Atomic<Int>(0)
-        perKeyword.withUnsafeMutableBufferPointer { out in
-            let out = out
-            Parallel.forEach(max(1, min(Parallel.threadCount, count))) { _ in
-                var support: PathSupport?
-                while true {
-                    let c = next.add(1, ordering: .relaxed).oldValue
-                    if c >= count { break }
-                    out[c] = Self.keyword(
-                        c, points: points, graph: graph, table: table, options: options, occupied: occupied,
-                        hierarchy: hierarchy, support: &support)
+        func extract(_ discovery: DensityHierarchy.FalseDiscovery) -> [KeywordResult] {
+            var perKeyword = [KeywordResult](repeating: ([], [], [], []), count: count)
+            let next = Atomic<Int>(0)
+            perKeyword.withUnsafeMutableBufferPointer { out in
+                let out = out
+                Parallel.forEach(max(1, min(Parallel.threadCount, count))) { _ in
+                    var support: PathSupport?
+                    while true {
+                        let c = next.add(1, ordering: .relaxed).oldValue
+                        if c >= count { break }
+                        out[c] = Self.keyword(
+                            c, points: points, graph: graph, table: table, options: options, occupied: occupied,
+                            hierarchy: hierarchy, discovery: discovery, support: &support)
+                    }
                 }
             }
+            return perKeyword
+        }
+        var perKeyword = extract(.perKeyword)
+        if hierarchy != nil && options.fdrScope == .run {
+            // The run's Benjamini–Hochberg needs every keyword's p-values before any keyword's
+            // regions are kept, and the finer candidates depend on which level-0 regions are kept:
+            // the keywords are extracted again with level 0 judged over the run, then once more
+            // with the finer levels judged over the run's finer candidates below those.
+            var discovery = DensityHierarchy.FalseDiscovery.perKeyword
+            discovery.levelZero = Significance.pooledBenjaminiHochberg(perKeyword.flatMap(\.levelZeroPValues))
+            if options.hierarchy.levelZero == .own {
+                perKeyword = extract(discovery)
+                discovery.finer = Significance.pooledBenjaminiHochberg(perKeyword.flatMap(\.finerPValues))
+            }
+            perKeyword = extract(discovery)
         }
         var all: [RegionTable.Region] = []
         var meta: [[(String, JSONValue)]] = []
-        for (regions, info) in perKeyword {
+        for (regions, info, _, _) in perKeyword {
             // Parents are indices within the keyword's list: make them indices into `all`.
             let offset = all.count
             all += regions.map { r in
@@ -63,7 +79,7 @@ public enum RegionExtraction {
         }
         let hierarchical = hierarchy != nil
         // False discovery rate: Benjamini–Hochberg per keyword (or over the run); the density
-        // hierarchy has applied it per keyword over all its levels (``DensityHierarchy``, rule 4).
+        // hierarchy has applied it itself, level by level (``DensityHierarchy``, rule 4).
         if !hierarchical {
             switch options.fdrScope {
             case .run:
@@ -137,12 +153,20 @@ public enum RegionExtraction {
         return out
     }
 
-    /// One keyword's candidate regions and its facts for the artifact's metadata. `support` is the
-    /// caller's path-search scratch space, made on first use.
+    /// One keyword's regions, its facts for the artifact's metadata, and the density hierarchy's
+    /// p-values that a run-wide Benjamini–Hochberg pools (``DensityHierarchy/KeywordSummary``).
+    typealias KeywordResult = (
+        regions: [RegionTable.Region], info: [(String, JSONValue)], levelZeroPValues: [Double], finerPValues: [Double]
+    )
+
+    /// One keyword's candidate regions and its facts for the artifact's metadata; `discovery` turns
+    /// the density hierarchy's p-values into q-values. `support` is the caller's path-search scratch
+    /// space, made on first use.
     static func keyword(
         _ c: Int, points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions,
-        occupied: Double, hierarchy: DensityHierarchy?, support: inout PathSupport?
-    ) -> (regions: [RegionTable.Region], info: [(String, JSONValue)]) {
+        occupied: Double, hierarchy: DensityHierarchy?, discovery: DensityHierarchy.FalseDiscovery = .perKeyword,
+        support: inout PathSupport?
+    ) -> KeywordResult {
         let n = points.count
         let match = table.matches[c]
         let matches = match.reduce(0) { $0 + Int($1) }
@@ -161,7 +185,7 @@ public enum RegionExtraction {
         case (.dbscan, _):
             let clusters = dbscan(keyword: c, points: points, graph: graph, table: table, options: options)
             info.append(("components", .number(Double(clusters.count))))
-            return (clusters, info)
+            return (clusters, info, [], [])
         case (.propagation, .density):
             guard let hierarchy else {
                 // One level, from each keyword POI's own density.
@@ -179,12 +203,12 @@ public enum RegionExtraction {
                     ("components", .number(Double(s.components))),
                     ("dropped_small", .number(Double(s.droppedSmall))),
                 ]
-                return (regions, info)
+                return (regions, info, [], [])
             }
             let (regions, s) = withSupport {
                 hierarchy.regions(
                     keyword: c, match: match, density: table.density[c], options: options.hierarchy, fdr: options.fdr,
-                    rules: options.keywordGraph, support: &$0)
+                    discovery: discovery, rules: options.keywordGraph, support: &$0)
             }
             info[3] = ("typical_density_per_km2", .number(s.typicalDensityPerKm2))
             info += [
@@ -195,7 +219,7 @@ public enum RegionExtraction {
                 ("same_region", .number(Double(s.sameRegion))),
                 ("levels", .number(Double((regions.map(\.level).max() ?? -1) + 1))),
             ]
-            return (regions, info)
+            return (regions, info, s.levelZeroPValues, s.finerPValues)
         case (.propagation, .lift):
             let (regions, s) = withSupport {
                 lift(
@@ -212,7 +236,7 @@ public enum RegionExtraction {
                 ("merged", .number(Double(s.merged))),
                 ("merge_distance_m", .number(s.mergeDistance)),
             ]
-            return (regions, info)
+            return (regions, info, [], [])
         }
     }
 

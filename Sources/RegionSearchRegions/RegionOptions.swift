@@ -196,8 +196,8 @@ public struct RegionOptions: StageOptions, Equatable {
     static let fdrScopeSpec = ParameterSpec(
         "fdr_scope", .choice(FDRScope.allCases.map { $0.rawValue }), default: .string(defaults.fdrScope.rawValue),
         help: "\"keyword\": the false discovery rate is controlled per keyword, so adding or removing a keyword never "
-            + "changes another keyword's regions; \"run\": over all regions of all keywords together (lift, "
-            + "DBSCAN and density with nested false; nested levels are always controlled per keyword).")
+            + "changes another keyword's regions; \"run\": over all regions of all keywords together (nested "
+            + "levels: level 0 of every keyword together, then the finer levels below the significant ones together).")
     static let mergeDistanceSpec = ParameterSpec(
         "merge_distance_m", .number(min: 0, max: nil),
         default: defaults.finder.mergeDistance.map { .number($0) } ?? .null,

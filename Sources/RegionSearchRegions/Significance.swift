@@ -124,4 +124,25 @@ public enum Significance {
         }
         return q
     }
+
+    /// The Benjamini–Hochberg q-values of `pool` (every keyword's candidates of a run), looked up
+    /// for some of its p-values: the same values `benjaminiHochberg(pool)` gives them, since tied
+    /// p-values get one q-value. A p-value not in the pool gets the q-value of the largest pooled
+    /// p-value at most as large (1 below the smallest).
+    static func pooledBenjaminiHochberg(_ pool: [Double]) -> @Sendable ([Double]) -> [Double] {
+        let sorted = pool.sorted()
+        let q = benjaminiHochberg(sorted)
+        return { pValues in
+            pValues.map { p in
+                // The last pooled p-value ≤ p: a tie's q-value is the same at every one of its ranks.
+                var lo = 0
+                var hi = sorted.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if sorted[mid] <= p { lo = mid + 1 } else { hi = mid }
+                }
+                return lo > 0 ? q[lo - 1] : 1
+            }
+        }
+    }
 }

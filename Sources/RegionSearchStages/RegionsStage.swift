@@ -13,7 +13,8 @@ public enum RegionsStage {
         //    parent and band_floor columns.
         // 5: the nested levels only with regions.nested (default false: one level from each keyword
         //    POI's own density, as in 3); extend_ratio 4 again.
-        // 6: level 0 leaves its outlying members out (outlier_spacing).
+        // 6: level 0 leaves its outlying members out (outlier_spacing); fdr_scope "run" pools the
+        //    nested levels' candidates over all keywords (they were per keyword whatever it said).
         version: 6,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
