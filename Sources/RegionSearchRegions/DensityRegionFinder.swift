@@ -208,34 +208,16 @@ public struct DensityRegionFinder: Sendable {
                 out.append(set)
                 continue
             }
-            // The kept members' pieces over the set's edges (union-find on local indices).
+            // The kept members' pieces over the set's edges (on local indices; `keep` is sorted, so
+            // the pieces come in order of their smallest position, each sorted).
             for (j, p) in keep.enumerated() { local[Int(p)] = Int32(j) }
-            var parent = Array(0..<Int32(keep.count))
-            func find(_ v: Int32) -> Int32 {
-                var v = v
-                while parent[Int(v)] != v {
-                    parent[Int(v)] = parent[Int(parent[Int(v)])]
-                    v = parent[Int(v)]
-                }
-                return v
+            let localEdges = (edgesOf[Int32(i)] ?? []).compactMap { e -> (a: Int32, b: Int32)? in
+                let (la, lb) = (local[Int(e.a)], local[Int(e.b)])
+                return la >= 0 && lb >= 0 ? (la, lb) : nil
             }
-            for (a, b) in edgesOf[Int32(i)] ?? [] {
-                let (la, lb) = (local[Int(a)], local[Int(b)])
-                guard la >= 0, lb >= 0 else { continue }
-                let (ra, rb) = (find(la), find(lb))
-                if ra != rb { parent[Int(max(ra, rb))] = min(ra, rb) }
-            }
-            var pieceOf: [Int32: Int] = [:]
-            var pieces: [[Int32]] = []
-            for (j, p) in keep.enumerated() {
-                let r = find(Int32(j))
-                if let k = pieceOf[r] {
-                    pieces[k].append(p)
-                } else {
-                    pieceOf[r] = pieces.count
-                    pieces.append([p])
-                }
-            }
+            let pieces = KeywordGraph.components(
+                count: keep.count, eligible: [Bool](repeating: true, count: keep.count), edges: localEdges
+            ).map { $0.map { keep[Int($0)] } }
             for p in keep { local[Int(p)] = -1 }
             out += pieces
         }

@@ -61,6 +61,14 @@ final class DensityHierarchyTests: XCTestCase {
         _ city: City, keyword: String, overrides: [(String, JSONValue)] = [],
         density: ((ScoreTable, ProjectedPoints) -> [Float])? = nil
     ) throws -> Outcome {
+        try run(city, keywords: [keyword], overrides: overrides, density: density.map { d in { [d($0, $1)] } })
+    }
+
+    /// The same for several keywords; `density` gives one column per keyword.
+    static func run(
+        _ city: City, keywords: [String], overrides: [(String, JSONValue)] = [],
+        density: ((ScoreTable, ProjectedPoints) -> [[Float]])? = nil
+    ) throws -> Outcome {
         let lat0 = 39.9
         let lon = city.x.map { 116.4 + $0 / (111_320 * cos(lat0 * .pi / 180)) }
         let lat = city.y.map { lat0 + $0 / 110_540 }
@@ -71,16 +79,16 @@ final class DensityHierarchyTests: XCTestCase {
         let (graph, _) = try p.x.withUnsafeBufferPointer { bx in
             try p.y.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
         }
-        let y = p.row.map { UInt8(city.category[Int($0)] == keyword ? 1 : 0) }
-        let labels = [
-            KeywordPropagation.Labels(
+        let labels = keywords.map { keyword in
+            let y = p.row.map { UInt8(city.category[Int($0)] == keyword ? 1 : 0) }
+            return KeywordPropagation.Labels(
                 query: keyword, normalized: keyword, match: y, count: y.reduce(0) { $0 + Int($1) })
-        ]
+        }
         var scores = KeywordPropagation.run(
-            labels: labels, graph: graph, options: PropagationOptions(keywords: [keyword], densities: true).solvers,
+            labels: labels, graph: graph, options: PropagationOptions(keywords: keywords, densities: true).solvers,
             scaleK: 5
         ).table
-        if let density { scores.density = [Column(density(scores, p))] }
+        if let density { scores.density = density(scores, p).map { Column($0) } }
         var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
         params.set(RegionOptions.nestedSpec.key, .bool(true))
         for (k, v) in overrides { params.set(k, v) }

@@ -1,12 +1,8 @@
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchGraph
 @testable import RegionSearchModel
-@testable import RegionSearchProjection
-@testable import RegionSearchPropagation
 @testable import RegionSearchRegions
-@testable import RegionSearchStages
 
 /// `regions.fdr_scope` with nested levels (``DensityHierarchy/FalseDiscovery``): "keyword" controls
 /// the false discovery rate over each keyword's candidates, "run" over every keyword's — level 0
@@ -37,33 +33,9 @@ final class FDRScopeTests: XCTestCase {
 
     static let keywords = ["cafe", "bar", "bakery"]
 
-    /// project → graph → propagate → regions for `keywords`, with `overrides` of the regions
-    /// stage's parameters.
+    /// The regions of the three keywords, with `overrides` of the regions stage's parameters.
     static func run(_ city: City, overrides: [(String, JSONValue)]) throws -> RegionTable {
-        let lat0 = 39.9
-        let lon = city.x.map { 116.4 + $0 / (111_320 * cos(lat0 * .pi / 180)) }
-        let lat = city.y.map { lat0 + $0 / 110_540 }
-        let p = try lon.withUnsafeBufferPointer { a in
-            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "auto") }
-        }.points
-        let (graph, _) = try p.x.withUnsafeBufferPointer { bx in
-            try p.y.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
-        }
-        let labels = keywords.map { keyword in
-            let y = p.row.map { UInt8(city.category[Int($0)] == keyword ? 1 : 0) }
-            return KeywordPropagation.Labels(
-                query: keyword, normalized: keyword, match: y, count: y.reduce(0) { $0 + Int($1) })
-        }
-        let scores = KeywordPropagation.run(
-            labels: labels, graph: graph, options: PropagationOptions(keywords: keywords, densities: true).solvers,
-            scaleK: 5
-        ).table
-        var params = try Parameters.resolve(nil, specs: RegionsStage.definition.parameters, context: "regions")
-        params.set(RegionOptions.nestedSpec.key, .bool(true))
-        for (k, v) in overrides { params.set(k, v) }
-        return RegionExtraction.run(
-            points: p, graph: graph, table: scores, options: try RegionOptions(params), scaleK: 5
-        ).table
+        try DensityHierarchyTests.run(city, keywords: keywords, overrides: overrides).table
     }
 
     /// The regions of `table` that `include` accepts, in a fixed order (keyword, members).
