@@ -105,6 +105,28 @@ public struct SubsetGeometry: Sendable {
         let lists: NearestNeighbors?
     }
 
+    /// For every position, the distance from its location to the nearest other location among
+    /// the `nearest` lists that `accept` takes (`accept(from, to)`: the two locations' first
+    /// positions), infinity when it takes none of them. Exact when that location is among the
+    /// listed ones; the lists are ordered by distance, then index.
+    public func nearestListedDistance(nearest: NearestLocations, accept: (Int, Int) -> Bool) -> [Double] {
+        let m = subset.count
+        guard let knn = nearest.lists else { return [Double](repeating: .infinity, count: m) }
+        var perLocation = [Double](repeating: .infinity, count: locations.count)
+        for l in 0..<locations.count {
+            let p = Int(locations[l])
+            for i in 0..<knn.k {
+                let q = Int(locations[Int(knn.neighbors[l * knn.k + i])])
+                guard accept(p, q) else { continue }
+                let dx = x[p] - x[q]
+                let dy = y[p] - y[q]
+                perLocation[l] = (dx * dx + dy * dy).squareRoot()
+                break
+            }
+        }
+        return (0..<m).map { perLocation[Int(locationOf[$0])] }
+    }
+
     /// For every position, the distance from its location to the k-th nearest other *location*
     /// of the subset (coincident members count once), infinity when there are not k others: the
     /// subset's local spacing in the sense of the graph's σ. `nearest`: lists for at least k.

@@ -47,7 +47,8 @@ import RegionSearchModel
 ///    ancestor (`own`: only significant level-0 regions are refined). With `fdr_scope` "run" each
 ///    of these pools is every keyword's (``FalseDiscovery``, ``RegionExtraction``).
 ///
-/// Deterministic: sets in order of their smallest position, children after their parents.
+/// Deterministic: sets in order of their smallest position (a trimmed set's pieces in its place),
+/// children after their parents.
 public struct DensityHierarchy: Sendable {
     public struct Options: Sendable, Equatable {
         var coreRatio: Double
@@ -105,7 +106,6 @@ public struct DensityHierarchy: Sendable {
         case propagated
     }
 
-    /// What happened for one keyword (recorded in the artifact metadata).
     /// How a keyword's candidates' p-values become q-values (Benjamini–Hochberg): over the keyword's
     /// own candidates (`perKeyword`, `regions.fdr_scope` "keyword"), or looked up in the
     /// Benjamini–Hochberg of every keyword's candidates of the run ("run", ``RegionExtraction``).
@@ -120,6 +120,7 @@ public struct DensityHierarchy: Sendable {
             levelZero: Significance.benjaminiHochberg, finer: Significance.benjaminiHochberg)
     }
 
+    /// What happened for one keyword (recorded in the artifact metadata).
     struct KeywordSummary: Sendable {
         /// The p-values ``FalseDiscovery/levelZero`` and ``FalseDiscovery/finer`` were given, in
         /// candidate order: what a run-wide Benjamini–Hochberg pools.

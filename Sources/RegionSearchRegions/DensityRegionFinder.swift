@@ -156,7 +156,8 @@ public struct DensityRegionFinder: Sendable {
     /// are returned as they are, and every set's pieces take its place, in order.
     ///
     /// A member is outlying when its nearest other member of the set is more than `factor` times
-    /// the set's median spacing (``KeywordGraph/spacing``, the k-th nearest keyword POI) away. The
+    /// the set's median spacing (``KeywordGraph/spacing``, the k-th nearest keyword POI; one value
+    /// per location, so POIs stacked at one address count once) away. The
     /// members of a street or a district have neighbours much closer than their k-th; a POI off to
     /// the side is joined to them only because its own k-th neighbour is the street (its density
     /// is the street's), and one POI between two clusters joins them as a corridor.
@@ -170,7 +171,9 @@ public struct DensityRegionFinder: Sendable {
             for p in set { setOf[Int(p)] = Int32(i) }
         }
         // The nearest other location within the set, per location (its first position): the
-        // nearest neighbour is a Delaunay neighbour. Members stacked at one location (a mall's
+        // first of its 2k nearest keyword locations that is in the set, or else its nearest
+        // Delaunay neighbour in the set (the nearest member is not always a Delaunay neighbour
+        // when a POI outside the set lies between). Members stacked at one location (a mall's
         // shops at its entrance) are each other's nearest, at distance 0.
         let geometry = kg.geometry
         var setAt = [Int32](repeating: -1, count: m)
@@ -187,9 +190,10 @@ public struct DensityRegionFinder: Sendable {
             nearest[Int(a)] = min(nearest[Int(a)], l)
             nearest[Int(b)] = min(nearest[Int(b)], l)
         }
+        let listed = geometry.nearestListedDistance(nearest: kg.nearest) { setAt[$0] >= 0 && setAt[$0] == setAt[$1] }
         for p in 0..<m where setOf[p] >= 0 {
             let location = Int(geometry.representative[p])
-            nearest[p] = membersAt[location] > 1 ? 0 : nearest[location]
+            nearest[p] = membersAt[location] > 1 ? 0 : min(nearest[location], listed[location])
         }
         var edgesOf: [Int32: [(a: Int32, b: Int32)]] = [:]
         for edge in edges where setOf[Int(edge.a)] >= 0 && setOf[Int(edge.a)] == setOf[Int(edge.b)] {
@@ -202,7 +206,13 @@ public struct DensityRegionFinder: Sendable {
                 out.append(set)
                 continue
             }
-            let limit = factor * Selection.median(set.map { kg.spacing[Int($0)] })
+            // One spacing per location: a food court's forty stacked POIs are one place, and
+            // would otherwise pull the median down to the spacing floor.
+            var seen = Set<Int32>()
+            let spacings = set.compactMap { p -> Double? in
+                seen.insert(geometry.representative[Int(p)]).inserted ? kg.spacing[Int(p)] : nil
+            }
+            let limit = factor * Selection.median(spacings)
             let keep = set.filter { nearest[Int($0)] <= limit }
             guard keep.count < set.count else {
                 out.append(set)

@@ -50,6 +50,8 @@ public struct KeywordGraph: Sendable {
     /// Distance from each keyword POI to its k-th nearest other keyword *location* (coincident POIs
     /// count once): the keyword's local spacing, in the sense of the graph's σ.
     public let locationSpacing: [Double]
+    /// The 2k nearest other locations of every location (``SubsetGeometry/nearestLocations(_:)``).
+    let nearest: SubsetGeometry.NearestLocations
     let rules: Rules
 
     public init(keywordPoints: [UInt32], x: Column<Double>, y: Column<Double>, rules: Rules) {
@@ -57,7 +59,7 @@ public struct KeywordGraph: Sendable {
             y.withUnsafeBufferPointer { SubsetGeometry(x: bx, y: $0, subset: keywordPoints) }
         }
         // One k-d tree query for all three (the shorter lists are prefixes of the longer).
-        let nearest = geometry.nearestLocations(2 * rules.neighbours)
+        nearest = geometry.nearestLocations(2 * rules.neighbours)
         let floor = rules.minSpacing
         spacing = geometry.kthNeighbourDistance(rules.neighbours, nearest: nearest).map { max($0, floor) }
         locationSpacing = geometry.kthLocationDistance(rules.neighbours, nearest: nearest)

@@ -154,7 +154,8 @@ public struct RegionOptions: StageOptions, Equatable {
             + "(F ← αPF + (1−α)Y on log density): about 1/(1−α) hops; 0 uses each POI's own, noisier density.")
     static let outlierSpacingSpec = ParameterSpec(
         "outlier_spacing", .number(min: 0, max: 100), default: .number(defaults.density.outlierSpacing),
-        help: "density, level 0: a keyword POI whose nearest other member of its region is more than this many "
+        help:
+            "density, level 0 from own densities (level0 \"own\", and nested false): a keyword POI whose nearest other member of its region is more than this many "
             + "times the region's median spacing (the distance to the neighbours-th nearest keyword POI) away is "
             + "left out, and the region splits where that leaves it in pieces: a POI beside a dense street is dense "
             + "by its neighbours, which are the street, but a person would draw neither an arm out to it nor a "
@@ -197,7 +198,8 @@ public struct RegionOptions: StageOptions, Equatable {
         "fdr_scope", .choice(FDRScope.allCases.map { $0.rawValue }), default: .string(defaults.fdrScope.rawValue),
         help: "\"keyword\": the false discovery rate is controlled per keyword, so adding or removing a keyword never "
             + "changes another keyword's regions; \"run\": over all regions of all keywords together (nested "
-            + "levels: level 0 of every keyword together, then the finer levels below the significant ones together).")
+            + "levels: level 0 of every keyword together, then the finer levels below the significant ones together; "
+            + "with level0 \"propagated\" every level of every keyword at once).")
     static let mergeDistanceSpec = ParameterSpec(
         "merge_distance_m", .number(min: 0, max: nil),
         default: defaults.finder.mergeDistance.map { .number($0) } ?? .null,

@@ -127,8 +127,8 @@ public enum Significance {
 
     /// The Benjamini–Hochberg q-values of `pool` (every keyword's candidates of a run), looked up
     /// for some of its p-values: the same values `benjaminiHochberg(pool)` gives them, since tied
-    /// p-values get one q-value. A p-value not in the pool gets the q-value of the largest pooled
-    /// p-value at most as large (1 below the smallest).
+    /// p-values get one q-value. Every p-value looked up must be one of the pool's (asserted; a
+    /// release build gives one outside it the q-value of the largest pooled p-value below it).
     static func pooledBenjaminiHochberg(_ pool: [Double]) -> @Sendable ([Double]) -> [Double] {
         let sorted = pool.sorted()
         let q = benjaminiHochberg(sorted)
@@ -141,6 +141,7 @@ public enum Significance {
                     let mid = (lo + hi) / 2
                     if sorted[mid] <= p { lo = mid + 1 } else { hi = mid }
                 }
+                assert(lo > 0 && sorted[lo - 1] == p, "a p-value outside the pool")
                 return lo > 0 ? q[lo - 1] : 1
             }
         }

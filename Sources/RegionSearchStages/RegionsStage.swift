@@ -54,8 +54,8 @@ public enum RegionsStage {
         one holding more than same_region_share of its parent's POIs adds no level. p-value: the
         keyword POIs inside the hull of its POIs against what that ground holds at the larger of rho
         and the parent's own count over its hull's ground, times the POIs it was chosen among;
-        Benjamini-Hochberg over all finer levels of the keyword; a dropped candidate's children move
-        up a level.
+        Benjamini-Hochberg over all finer levels of the keyword (fdr_scope "run": of every
+        keyword); a dropped candidate's children move up a level.
 
         measure "lift": every POI's share of the keyword (its propagation score over the score of an
         all-ones labelling) against the base rate p, in units of the chance deviation

@@ -4,11 +4,12 @@ import XCTest
 @testable import RegionSearchModel
 @testable import RegionSearchRegions
 
-/// The one-level density measure's outlying members (``DensityRegionFinder``,
-/// `regions.outlier_spacing`) on a city built point by point: a café street with one café off to
-/// its side, and two café clusters with one café between them. Both lone cafés are dense by their
-/// k-th neighbour (the street, the clusters), so without the rule the street grows an arm out to
-/// the first and the clusters are one region through the second.
+/// Level 0's outlying members (``DensityRegionFinder``, `regions.outlier_spacing`) on cities built
+/// point by point: a café street with one café off to its side, and two café clusters with one
+/// café between them. Both lone cafés are dense by their k-th neighbour (the street, the clusters),
+/// so without the rule the street grows an arm out to the first and the clusters are one region
+/// through the second. And ``DensityRegionFinder/trimmed(_:kg:edges:factor:candidate:)`` alone, on
+/// sets given by hand.
 final class DensityRegionFinderTests: XCTestCase {
     typealias City = DensityHierarchyTests.City
 
@@ -66,5 +67,43 @@ final class DensityRegionFinderTests: XCTestCase {
         XCTAssertEqual(joined.count, 1)
         XCTAssertTrue(joined.allSatisfy { Self.holds($0, 2_100, 0, kept) })
         XCTAssertEqual(joined.first?.members, Self.regions(near: 2_200, 0, kept).first?.members)
+    }
+
+    /// The keyword graph of points (x, y) in metres, every one a keyword POI, and all its
+    /// triangulation's edges as the accepted ones.
+    static func keywordGraph(_ points: [(Double, Double)]) -> (KeywordGraph, [(a: Int32, b: Int32)]) {
+        let kg = KeywordGraph(
+            keywordPoints: (0..<points.count).map { UInt32($0) }, x: Column(points.map(\.0)),
+            y: Column(points.map(\.1)), rules: KeywordGraph.Rules())
+        return (kg, kg.geometry.edges)
+    }
+
+    func testStackedPOIsCountOnceForTheSpacingAndAreEachOthersNearest() throws {
+        // Forty shops at one food court, a street of 30 cafés 10 m apart beside it, and one café
+        // 80 m off the street. Counted per POI, the stack's spacing (the 5 m floor) would be the
+        // set's median and the street would be trimmed away; counted once, the street's is.
+        var points = [(Double, Double)](repeating: (0, 0), count: 40)
+        points += (0..<30).map { (20 + Double($0) * 10, 0) }
+        points.append((150, 80))
+        let (kg, edges) = Self.keywordGraph(points)
+        let all = [(0..<Int32(points.count)).map { $0 }]
+        let pieces = DensityRegionFinder.trimmed(all, kg: kg, edges: edges, factor: 1.5) { _ in true }
+        XCTAssertEqual(pieces, [(0..<70).map { Int32($0) }], "the stack and the street, not the lone café")
+    }
+
+    func testSetsTheRuleDoesNotTakeComeBackAsTheyAre() throws {
+        // The same lone café, in a set the candidate test refuses and in one of two members.
+        var points = (0..<30).map { (Double($0) * 10, 0.0) }
+        points.append((150, 80))
+        points += [(1_000, 0), (1_300, 0)]
+        let (kg, edges) = Self.keywordGraph(points)
+        let street = (0..<31).map { Int32($0) }
+        let pair: [Int32] = [31, 32]
+        XCTAssertEqual(
+            DensityRegionFinder.trimmed([street, pair], kg: kg, edges: edges, factor: 1.5) { _ in false },
+            [street, pair])
+        XCTAssertEqual(
+            DensityRegionFinder.trimmed([street, pair], kg: kg, edges: edges, factor: 1.5) { _ in true },
+            [Array(street.dropLast()), pair], "the street loses its lone café; two members are never trimmed")
     }
 }

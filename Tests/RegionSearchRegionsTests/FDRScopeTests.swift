@@ -12,7 +12,8 @@ final class FDRScopeTests: XCTestCase {
     typealias City = DensityHierarchyTests.City
 
     /// 16,000 POIs over 8 km, cafés, bars and bakeries 2 % each; a café district and a bar district,
-    /// each with a dense core (the nested levels), a small bar cluster and a small bakery cluster.
+    /// each with a dense core (the nested levels), a small bar cluster with a tight core and a small
+    /// bakery cluster.
     static func city() -> City {
         var rng = SeededRandom(seed: 23)
         var city = City()
@@ -27,6 +28,7 @@ final class FDRScopeTests: XCTestCase {
         city.disc(200, r: 600, cx: -2_000, cy: 2_000, category: "bar", &rng)
         city.disc(80, r: 100, cx: -1_900, cy: 2_100, category: "bar", &rng)
         city.disc(25, r: 120, cx: -1_000, cy: -2_500, category: "bar", &rng)
+        city.disc(12, r: 15, cx: -1_000, cy: -2_500, category: "bar", &rng)
         city.disc(14, r: 90, cx: 2_500, cy: 2_500, category: "bakery", &rng)
         return city
     }
@@ -102,7 +104,23 @@ final class FDRScopeTests: XCTestCase {
         XCTAssertEqual(keptZero.map(\.members), runZero.filter { $0.qValue <= fdr }.map(\.members))
         XCTAssertFalse(keptZero.contains { $0.members == split.0.members })
         XCTAssertTrue(try Self.run(city, overrides: [rate]).regions.contains { $0.members == split.1.members })
-        for r in kept.regions where r.level > 0 {
+        // The finer levels are judged over the finer candidates below the level-0 regions the run
+        // kept: every finer candidate of the keep-all run (each a region there) whose level-0
+        // ancestor is one of them.
+        func root(_ i: Int) -> Int {
+            var i = i
+            while run.regions[i].parent >= 0 { i = run.regions[i].parent }
+            return i
+        }
+        let keptRoots = Set(keptZero.map(\.members))
+        let pool = run.regions.indices.filter {
+            run.regions[$0].level > 0 && keptRoots.contains(run.regions[root($0)].members)
+        }.map { run.regions[$0].pValue }
+        let q = Significance.pooledBenjaminiHochberg(pool)
+        let keptFiner = kept.regions.filter { $0.level > 0 }
+        XCTAssertFalse(keptFiner.isEmpty)
+        for r in keptFiner {
+            XCTAssertEqual(r.qValue, q([r.pValue])[0], accuracy: 1e-12 * r.qValue)
             XCTAssertLessThanOrEqual(r.qValue, fdr)
             XCTAssertGreaterThanOrEqual(r.parent, 0)
         }
