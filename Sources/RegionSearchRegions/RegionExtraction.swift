@@ -51,8 +51,12 @@ public enum RegionExtraction {
             }
             return perKeyword
         }
-        var perKeyword = extract(.perKeyword)
-        if hierarchy != nil && options.fdrScope == .run {
+        let pooled = hierarchy != nil && options.fdrScope == .run
+        // With the run's Benjamini–Hochberg ahead, the first pass only collects the level-0
+        // p-values: every candidate judged insignificant (q = 1), so nothing is refined for nothing.
+        let none: @Sendable ([Double]) -> [Double] = { [Double](repeating: 1, count: $0.count) }
+        var perKeyword = extract(pooled ? DensityHierarchy.FalseDiscovery(levelZero: none, finer: none) : .perKeyword)
+        if pooled {
             // The run's Benjamini–Hochberg needs every keyword's p-values before any keyword's
             // regions are kept, and the finer candidates depend on which level-0 regions are kept:
             // the keywords are extracted again with level 0 judged over the run, then once more
