@@ -157,10 +157,10 @@ public struct DensityRegionFinder: Sendable {
     ///
     /// A member is outlying when its nearest other member of the set is more than `factor` times
     /// the set's median spacing (``KeywordGraph/spacing``, the k-th nearest keyword POI; one value
-    /// per location, so POIs stacked at one address count once) away. The
-    /// members of a street or a district have neighbours much closer than their k-th; a POI off to
-    /// the side is joined to them only because its own k-th neighbour is the street (its density
-    /// is the street's), and one POI between two clusters joins them as a corridor.
+    /// per location, so POIs stacked at one address count once) away. The members of a street or
+    /// a district have neighbours much closer than their k-th; a POI off to the side is joined to
+    /// them only because its own k-th neighbour is the street (its density is the street's), and
+    /// one POI between two clusters joins them as a corridor.
     static func trimmed(
         _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double,
         candidate: ([Int32]) -> Bool
