@@ -21,13 +21,21 @@ extension RegionPolygonBuilder.Options: StageOptions {
         "margin_m", .number(min: 0, max: 1_000_000), default: defaults.margin.map { .number($0) } ?? .null,
         help:
             "Metres the skeleton (or hull) is grown by, so the polygon covers the ground around its POIs; default: "
-            + "margin_spacing times the region's spacing, at least a quarter of min_extent_m."
+            + "by margin_rule, at least a quarter of min_extent_m."
     )
     static let marginSpacingSpec = ParameterSpec(
         "margin_spacing", .number(min: 0, max: 10), default: .number(defaults.marginSpacing),
         help:
             "The automatic margin in spacings (the region's median distance from a keyword POI to its 5th nearest "
             + "keyword location): how far beyond its POIs a region reaches.")
+    static let marginRuleSpec = ParameterSpec(
+        "margin_rule", .choice(RegionPolygonBuilder.MarginRule.allCases.map(\.rawValue)),
+        default: .string(defaults.marginRule.rawValue),
+        help:
+            "How the automatic margin is measured: \"spacing\" (margin_spacing times the region's spacing) or "
+            + "\"support\" (the larger of that and the band beyond its POIs' convex hull their number implies: n POIs "
+            + "with V on the hull stand for about n / (n - V) times the hull's area; at most one spacing), so a "
+            + "region of few POIs reaches as far as the ground they were drawn from.")
     static let edgeSpacingSpec = ParameterSpec(
         "edge_spacing", .number(min: 0, max: 100), default: .number(4),
         help:
@@ -60,7 +68,7 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "format, the POI layer and the maps show what is written.")
 
     public static let specs = [
-        hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, edgeSpacingSpec, triangleSpacingSpec,
+        hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, marginRuleSpec, edgeSpacingSpec, triangleSpacingSpec,
         closeSpacingSpec, minExtentSpec, levelsSpec,
     ]
 
@@ -76,5 +84,6 @@ extension RegionPolygonBuilder.Options: StageOptions {
             margin: p.optionalDouble(Self.marginSpec), marginSpacing: p.double(Self.marginSpacingSpec),
             edgeSpacing: p.double(Self.edgeSpacingSpec), triangleSpacing: p.double(Self.triangleSpacingSpec),
             closeSpacing: p.double(Self.closeSpacingSpec), minExtent: p.double(Self.minExtentSpec), levels: levels)
+        marginRule = RegionPolygonBuilder.MarginRule(rawValue: p.string(Self.marginRuleSpec)) ?? .spacing
     }
 }

@@ -19,9 +19,12 @@ import Synchronization
 ///    its POIs leave a park or a block empty; nothing spans more than the region's own gaps.
 ///    Regions without edges (DBSCAN baseline) use the convex hull of their members instead; with
 ///    `hull: "concave"` the GEOS concave hull (`concave_ratio`).
-/// 3. Margin: the skeleton is buffered by `margin_m`, by default a quarter of the region's
-///    spacing, at least a quarter of `min_extent_m`: the polygon covers the ground just around its
-///    POIs, a chain of doorways becomes a street-wide band.
+/// 3. Margin: the skeleton is buffered by `margin_m`, by default `margin_spacing` times the
+///    region's spacing or, when larger (`margin_rule` "support"), the band beyond the members'
+///    convex hull that their number implies (``supportGap(x:y:)``, at most one spacing), and at
+///    least a quarter of `min_extent_m`: the polygon covers the ground just around its POIs, a
+///    chain of doorways becomes a street-wide band, a town's twelve restaurants reach as far as
+///    the square they were drawn from.
 /// 4. Minimum extent: a polygon with less area than a disc of diameter `min_extent_m` (stacked POIs
 ///    in one building) is grown to that disc around its POIs.
 /// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`. Every part is kept
@@ -45,6 +48,8 @@ public struct RegionPolygonBuilder {
         public var margin: Double?
         /// The automatic margin in spacings (`margin_spacing`).
         public var marginSpacing: Double
+        /// How the automatic margin is measured (``MarginRule``).
+        public var marginRule: MarginRule = .support
         /// Skeleton edges up to this many spacings are drawn.
         var edgeSpacing: Double
         /// Skeleton triangles whose circumradius is at most this many spacings are filled.
@@ -70,6 +75,16 @@ public struct RegionPolygonBuilder {
             self.margin = margin
             self.minExtent = minExtent
         }
+    }
+
+    /// How the automatic margin is measured (`margin_rule`).
+    public enum MarginRule: String, Sendable, CaseIterable {
+        /// `margin_spacing` times the region's spacing.
+        case spacing
+        /// The larger of that and the ground beyond the members' convex hull that their number
+        /// and the hull's corners imply (``RegionPolygonBuilder/supportGap(x:y:)``), at most one
+        /// spacing: a few POIs drawn from a district reach less far than the district does.
+        case support
     }
 
     /// The polygon of one region.
@@ -292,7 +307,7 @@ public struct RegionPolygonBuilder {
             _ = try plane.transform(x: &px, y: &py)
         }
         let minRadius = options.minExtent / 2
-        let margin = options.margin ?? max(options.marginSpacing * region.spacing, options.minExtent / 4)
+        let margin = options.margin ?? automaticMargin(region: region, x: px, y: py)
         var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
         let close = options.closeSpacing * max(region.spacing, options.minExtent / 4)
         if close > 0 && !region.edges.isEmpty && !options.concave {
@@ -337,6 +352,61 @@ public struct RegionPolygonBuilder {
             computed: try Rings(polygon),
             snapped: try Rings(polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()),
             margin: margin, emptyShare: emptyShare)
+    }
+
+    /// The margin of a region whose members lie at `x`, `y` in the plane when `margin_m` is not
+    /// given (rule 3): at least a quarter of `min_extent_m`.
+    func automaticMargin(region: RegionTable.Region, x: [Double], y: [Double]) -> Double {
+        let bySpacing = options.marginSpacing * region.spacing
+        var margin = max(bySpacing, options.minExtent / 4)
+        if options.marginRule == .support, let gap = Self.supportGap(x: x, y: y) {
+            margin = max(margin, min(gap, max(region.spacing, options.minExtent / 4)))
+        }
+        return margin
+    }
+
+    /// How far the ground the points were drawn from reaches beyond their convex hull, metres.
+    ///
+    /// The convex hull of n points drawn evenly from a convex piece of ground misses, on average,
+    /// the share E[V]/n of it (Efron's identity, V the hull's corners): the ground is about the
+    /// hull's area A times n / (n − V) (Ripley and Rasson's estimate of a convex support). That
+    /// missing A · V / (n − V) is laid around the hull as a band of width g (P g + π g² of it, P the
+    /// hull's perimeter). Twelve cafés across a square reach further beyond their hull than a
+    /// hundred do. Distinct locations only; nil below four of them or when they are collinear.
+    static func supportGap(x: [Double], y: [Double]) -> Double? {
+        var points = Array(zip(x, y)).map { (x: $0.0, y: $0.1) }
+        points.sort { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
+        var distinct: [(x: Double, y: Double)] = []
+        for p in points where distinct.last.map({ $0.x != p.x || $0.y != p.y }) ?? true { distinct.append(p) }
+        let n = distinct.count
+        guard n >= 4 else { return nil }
+        func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+        }
+        var hull: [(x: Double, y: Double)] = []
+        for p in distinct {
+            while hull.count >= 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 0 { hull.removeLast() }
+            hull.append(p)
+        }
+        let lower = hull.count + 1
+        for p in distinct.reversed().dropFirst() {
+            while hull.count >= lower && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 0 { hull.removeLast() }
+            hull.append(p)
+        }
+        hull.removeLast()
+        let v = hull.count
+        guard v >= 3 else { return nil }
+        var area = 0.0
+        var perimeter = 0.0
+        for i in 0..<v {
+            let a = hull[i]
+            let b = hull[(i + 1) % v]
+            area += a.x * b.y - b.x * a.y
+            perimeter += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+        }
+        area = abs(area) / 2
+        let missed = area * Double(v) / Double(max(1, n - v))
+        return (-perimeter + (perimeter * perimeter + 4 * Double.pi * missed).squareRoot()) / (2 * Double.pi)
     }
 
     /// The region's skeleton in the plane (rule 2): its POIs, edges and triangles; or the convex

@@ -18,7 +18,9 @@ public enum HullsStage {
         // 8: the levels parameter (what a flat consumer gets); the provenance records it. The
         //    default ("all") writes v7's features.
         // 9: label, label_rule and change properties (null here; the runner's lineage step fills them).
-        version: 9,
+        // 10: margin_rule "support" by default: a region of few POIs is grown by the band its
+        //     convex hull misses (RegionPolygonBuilder.supportGap), when wider than margin_spacing's.
+        version: 10,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
