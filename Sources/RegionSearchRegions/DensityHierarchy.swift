@@ -10,8 +10,9 @@ import RegionSearchModel
 /// - **`own`, the default**: each keyword POI's own density (its k keyword neighbours within its
 ///   k-th neighbour distance, smoothed over the keyword graph): exactly the one-level measure's
 ///   regions (``DensityRegionFinder``), with its significance and Benjamini–Hochberg. Judged
-///   against the keyword's density over the whole data, since own densities are absolute: a town's
-///   dining street is dense by its own spacing however dense the metro is.
+///   against the keyword's density over the whole data, scaled down where POIs of any kind stand
+///   sparser (``GroundDensity``): a town's dining street is judged against its town, however dense
+///   the metro is, and a downtown against the city.
 /// - **`propagated`**: the keyword density the propagate stage spread over the POI graph
 ///   (``ScoreTable/density``), rules 1–2 below.
 ///
@@ -74,13 +75,16 @@ public struct DensityHierarchy: Sendable {
         var smoothing: Double = 0.5
         /// Level 0 from own densities: outlying members left out (``DensityRegionFinder/Options``).
         var outlierSpacing: Double = 1.5
+        /// Level 0 from own densities: the ring test (``DensityRegionFinder/Options``).
+        var contrastRing: Double = 2
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
             minKeywordPOIs: Int = 8, maxLevels: Int = 4, sameRegionShare: Double = 0.7, ownReferencePOIs: Int = 32,
             levelRatio: Double = 0, ownDensityShare: Double = 1, levelZero: LevelZero = .own, smoothing: Double = 0.5,
-            outlierSpacing: Double = 1.5
+            outlierSpacing: Double = 1.5, contrastRing: Double = 2
         ) {
+            self.contrastRing = contrastRing
             self.outlierSpacing = outlierSpacing
             self.levelZero = levelZero
             self.smoothing = smoothing
@@ -149,11 +153,22 @@ public struct DensityHierarchy: Sendable {
     /// The occupied area the one-level measure judges own densities against
     /// (``DensityRegionFinder/occupiedArea(graph:scaleK:)``), m².
     let graphOccupiedArea: Double
+    /// Level 0 from own densities: the share of the data's POI density each POI's ground has
+    /// (``GroundDensity``), or nil (the keyword's λ everywhere).
+    let groundShare: [Double]?
+    /// The ground each POI occupies by the one-level measure's rule
+    /// (``DensityRegionFinder/ownedGround(graph:scaleK:)``), for its ring test.
+    let ownedGround: [Double]
 
     /// Prepares the keyword-independent parts: every POI's ground and the graph's pieces.
-    /// `graphOccupiedArea` is ``DensityRegionFinder/occupiedArea(graph:scaleK:)``, which the
-    /// caller has.
-    public init(x: Column<Double>, y: Column<Double>, graph: AdjacencyGraph, scaleK: Int, graphOccupiedArea: Double) {
+    /// `graphOccupiedArea` is ``DensityRegionFinder/occupiedArea(graph:scaleK:)`` and `ownedGround`
+    /// ``DensityRegionFinder/ownedGround(graph:scaleK:)``, which the caller has (computed when nil).
+    public init(
+        x: Column<Double>, y: Column<Double>, graph: AdjacencyGraph, scaleK: Int, graphOccupiedArea: Double,
+        groundShare: [Double]? = nil, ownedGround: [Double]? = nil
+    ) {
+        self.groundShare = groundShare
+        self.ownedGround = ownedGround ?? DensityRegionFinder.ownedGround(graph: graph, scaleK: scaleK)
         self.x = x
         self.y = y
         self.graph = graph
@@ -302,12 +317,15 @@ public struct DensityHierarchy: Sendable {
         fdr: Double, discovery: FalseDiscovery, summary: KeywordSummary, support: inout PathSupport
     ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
         var summary = summary
-        let finder = DensityRegionFinder(x: x, y: y, graph: graph, occupiedArea: graphOccupiedArea)
+        var finder = DensityRegionFinder(x: x, y: y, graph: graph, occupiedArea: graphOccupiedArea)
+        finder.groundShare = groundShare
+        finder.ownedGround = ownedGround
         let zero = finder.candidateSets(
             keyword: keyword, kg: kg,
             options: DensityRegionFinder.Options(
                 coreRatio: options.coreRatio, extendRatio: options.extendRatio, minKeywordPOIs: options.minKeywordPOIs,
-                smoothing: options.smoothing, outlierSpacing: options.outlierSpacing),
+                smoothing: options.smoothing, outlierSpacing: options.outlierSpacing,
+                contrastRing: options.contrastRing),
             support: &support)
         summary.typicalDensityPerKm2 = zero.summary.typicalDensityPerKm2
         summary.densePOIs = zero.summary.densePOIs

@@ -10,6 +10,9 @@ import RegionSearchModel
 ///    π σ² / k (σ the distance to its k-th nearest other location, the area one POI has to itself
 ///    there), so rivers, parks, the sea and empty suburbs beyond the last POI count for nothing,
 ///    and a lone POI far away (isolated in the graph) counts for nothing either.
+///    Where POIs of any kind stand sparser than over the whole data (a town, a thin borough), λ
+///    there is scaled down by as much (``groundShare``, ``GroundDensity``; never up): a town's
+///    dining street is judged against its town, a downtown against the city.
 /// 2. **Local density.** Around each keyword POI, k' keyword POIs within the distance s to its
 ///    k'-th nearest other keyword POI: ρ = k' / (π s²); the *density ratio* r = ρ / λ says how many
 ///    times more closely packed than typical the keyword is there. It does not look at the other
@@ -23,11 +26,16 @@ import RegionSearchModel
 ///    street is dense by its k-th neighbour, which is the street, but a person drawing the street
 ///    would not draw an arm out to it, nor a corridor through a lone POI between two clusters.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
-///    occupied area at density λ, the count in the candidate's area a (Σ π s² / k' over its POIs)
-///    is Poisson(λ a); its p-value is `N · P(X ≥ m)` for its m POIs (a scan bound over the N places
+///    occupied area at density λ (scaled as above), the count in the candidate's area a (Σ π s² / k'
+///    over its POIs, each at its own λ) is Poisson(λ a); its p-value is `N · P(X ≥ m)` for its m POIs (a scan bound over the N places
 ///    a region could be centred on). In a city without clusters, points with r ≥ 10 are rare
 ///    (the density is smoothed over the keyword graph first), candidates are small, and the test
 ///    removes them; a cluster of 70 cafés at 8 × the density around it is kept.
+///    With `contrastRing` > 0 the candidate must also stand out against its surroundings: the
+///    keyword POIs inside the convex hull of its POIs against the larger of its reference and the
+///    keyword's density in the ring around the hull (``contrast(_:kg:isKeyword:ground:ringFactor:spacing:visited:)``);
+///    the larger p-value counts. The noise of the k'-th-neighbour density puts pieces of an evenly
+///    dense downtown above `coreRatio`, and against λ alone they would be significant.
 public struct DensityRegionFinder: Sendable {
     public struct Options: Sendable, Equatable {
         var coreRatio: Double
@@ -38,11 +46,15 @@ public struct DensityRegionFinder: Sendable {
         /// A member farther than this many times its set's median spacing from every other member
         /// is left out (``DensityRegionFinder/trimmed(_:kg:edges:factor:candidate:)``); 0 keeps all.
         var outlierSpacing: Double
+        /// > 0: a candidate is also tested against the keyword's density in the ring around it, this
+        /// many of its hull's radii wide (rule 4); 0: not.
+        var contrastRing: Double = 2
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
-            outlierSpacing: Double = 1.5
+            outlierSpacing: Double = 1.5, contrastRing: Double = 2
         ) {
+            self.contrastRing = contrastRing
             self.coreRatio = coreRatio
             self.extendRatio = extendRatio
             self.minKeywordPOIs = minKeywordPOIs
@@ -72,6 +84,11 @@ public struct DensityRegionFinder: Sendable {
     let graph: AdjacencyGraph
     /// The occupied area A, m².
     let occupiedArea: Double
+    /// Per POI, the share of the data's POI density its ground has (``GroundDensity``): the
+    /// reference there is λ times it. Nil: λ everywhere.
+    var groundShare: [Double]? = nil
+    /// The ground each POI occupies (``ownedGround(graph:scaleK:)``), for the ring test.
+    var ownedGround: [Double]? = nil
 
     /// Candidate regions of keyword `keyword` (with p-values, before the false discovery rate).
     func candidates(
@@ -104,7 +121,9 @@ public struct DensityRegionFinder: Sendable {
         summary.typicalSpacing = (occupiedArea / Double(kg.count)).squareRoot()
         summary.coreSpacing = (k / (Double.pi * options.coreRatio * lambda)).squareRoot()
         summary.extendSpacing = (k / (Double.pi * options.extendRatio * lambda)).squareRoot()
-        let ratio = Self.densityRatio(kg, lambda: lambda, smoothing: options.smoothing)
+        // The reference at each keyword POI: λ, or less where the city thins out (GroundDensity).
+        let reference = groundShare.map { share in kg.geometry.subset.map { lambda * share[Int($0)] } }
+        let ratio = Self.densityRatio(kg, lambda: lambda, reference: reference, smoothing: options.smoothing)
         let eligible = ratio.map { $0 >= options.extendRatio }
         summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: eligible, support: &support)
@@ -114,6 +133,14 @@ public struct DensityRegionFinder: Sendable {
             sets = Self.trimmed(sets, kg: kg, edges: edges, factor: options.outlierSpacing) {
                 $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
             }
+        }
+        let ringGround = options.contrastRing > 0 ? ownedGround : nil
+        var isKeyword: [UInt64] = []
+        var visited: [UInt64] = []
+        if ringGround != nil {
+            isKeyword = [UInt64](repeating: 0, count: (graph.nodeCount + 63) / 64)
+            visited = isKeyword
+            for v in kg.geometry.subset { isKeyword[Int(v) >> 6] |= 1 << (UInt64(v) & 63) }
         }
         for component in sets {
             guard component.contains(where: { ratio[Int($0)] >= options.coreRatio }) else { continue }
@@ -126,12 +153,14 @@ public struct DensityRegionFinder: Sendable {
             var sum = 0.0
             var maximum = 0.0
             var area = 0.0
+            var expected = 0.0
             for p in component {
                 let r = ratio[Int(p)]
                 sum += r
                 maximum = max(maximum, r)
                 let d = max(kg.spacing[Int(p)], 1)
                 area += Double.pi * d * d / k
+                expected += Double.pi * d * d / k * (reference?[Int(p)] ?? lambda)
             }
             region.scoreSum = sum
             region.scoreMean = sum / Double(component.count)
@@ -144,11 +173,72 @@ public struct DensityRegionFinder: Sendable {
             region.share = 1
             region.lift = 1
             region.pValue = Significance.densityPValue(
-                k: component.count, expected: lambda * area, windows: kg.count)
+                k: component.count, expected: expected, windows: kg.count)
+            if let ringGround {
+                let c = contrast(
+                    component, kg: kg, isKeyword: isKeyword, ground: ringGround, ringFactor: options.contrastRing,
+                    spacing: region.spacing, visited: &visited)
+                let ringDensity = c.ringArea > 0 ? Double(c.ringKeyword) / c.ringArea : 0
+                let null = max(area > 0 ? expected / area : lambda, ringDensity)
+                let p = Significance.densityPValue(k: c.hullKeyword, expected: null * c.hullArea, windows: kg.count)
+                region.pValue = max(region.pValue, p)
+            }
             regions.append((region, component))
         }
         summary.supportSearches = support.searches - searchesBefore
         return (regions, ratio, edges, summary)
+    }
+
+    /// The keyword POIs and the ground (m²) inside the convex hull of the set's POIs, and in the
+    /// ring around it up to `ringFactor` times the hull's radius (√(area / π), at least the set's
+    /// spacing) beyond it: every POI a walk over the POI graph from the set reaches without going
+    /// farther from the hull (so not across a river the graph does not cross). `visited` is a
+    /// cleared bit set over the POIs, returned cleared.
+    func contrast(
+        _ set: [Int32], kg: KeywordGraph, isKeyword: [UInt64], ground: [Double], ringFactor: Double, spacing: Double,
+        visited: inout [UInt64]
+    ) -> (hullKeyword: Int, hullArea: Double, ringKeyword: Int, ringArea: Double) {
+        let seeds = set.map { kg.geometry.subset[Int($0)] }
+        let hull = ConvexHull2D(x: seeds.map { x[Int($0)] }, y: seeds.map { y[Int($0)] })
+        let width = ringFactor * max((max(hull.area, 0) / Double.pi).squareRoot(), spacing)
+        let (minX, minY, maxX, maxY) = hull.bounds
+        var touched: [UInt32] = []
+        func seen(_ v: UInt32) -> Bool { visited[Int(v) >> 6] & (1 << (UInt64(v) & 63)) != 0 }
+        func visit(_ v: UInt32) {
+            visited[Int(v) >> 6] |= 1 << (UInt64(v) & 63)
+            touched.append(v)
+        }
+        // Within `width` of the hull: its box grown by `width` first, the exact distance after.
+        func near(_ v: UInt32) -> Bool {
+            let (px, py) = (x[Int(v)], y[Int(v)])
+            if px < minX - width || px > maxX + width || py < minY - width || py > maxY + width { return false }
+            return hull.distance(px, py) <= width
+        }
+        var stack: [UInt32] = []
+        for v in seeds where !seen(v) {
+            visit(v)
+            stack.append(v)
+        }
+        var out = (hullKeyword: 0, hullArea: 0.0, ringKeyword: 0, ringArea: 0.0)
+        while let v = stack.popLast() {
+            let keyword = isKeyword[Int(v) >> 6] & (1 << (UInt64(v) & 63)) != 0 ? 1 : 0
+            if hull.contains(x[Int(v)], y[Int(v)], tolerance: 1e-6) {
+                out.hullKeyword += keyword
+                out.hullArea += ground[Int(v)]
+            } else {
+                out.ringKeyword += keyword
+                out.ringArea += ground[Int(v)]
+            }
+            for e in graph.range(Int(v)) {
+                let w = graph.neighbors[e]
+                if !seen(w) && near(w) {
+                    visit(w)
+                    stack.append(w)
+                }
+            }
+        }
+        for v in touched { visited[Int(v) >> 6] = 0 }
+        return out
     }
 
     /// The sets `sets` (sorted positions of `kg`) without their outlying members, split where that
@@ -234,14 +324,17 @@ public struct DensityRegionFinder: Sendable {
         return out
     }
 
-    /// Each keyword POI's density ratio: k / (π s²) over the typical density `lambda`, propagated
+    /// Each keyword POI's density ratio: k / (π s²) over the typical density `lambda` (or the
+    /// reference at each keyword-graph position, `reference`), propagated
     /// over the keyword graph's short edges (no support search: the smoothing is local). POIs
     /// stacked at one address are as dense as `minSpacing` (the keyword graph floors spacing) allows.
-    static func densityRatio(_ kg: KeywordGraph, lambda: Double, smoothing: Double) -> [Double] {
+    static func densityRatio(
+        _ kg: KeywordGraph, lambda: Double, reference: [Double]? = nil, smoothing: Double
+    ) -> [Double] {
         let k = Double(kg.rules.neighbours)
-        let raw = kg.spacing.map { s -> Double in
-            let d = max(s, 1)
-            return d.isFinite ? k / (Double.pi * d * d * lambda) : 0
+        let raw = kg.spacing.indices.map { p -> Double in
+            let d = max(kg.spacing[p], 1)
+            return d.isFinite ? k / (Double.pi * d * d * (reference?[p] ?? lambda)) : 0
         }
         let short = kg.geometry.edges.indices.filter { kg.isShort($0) }
         let smoothed = DensitySmoothing.smooth(
@@ -273,12 +366,21 @@ public struct DensityRegionFinder: Sendable {
         return region
     }
 
-    /// The occupied area of the POI graph: Σ π σ² / k over its distinct, connected locations.
-    /// A duplicate (linked by a zero-length edge to a lower index, its location's representative)
-    /// adds nothing; an isolated location adds nothing. Summed in index order: deterministic.
+    /// The occupied area of the POI graph: Σ π σ² / k over its distinct, connected locations
+    /// (``ownedGround(graph:scaleK:)``), summed in index order: deterministic.
     static func occupiedArea(graph: AdjacencyGraph, scaleK: Int) -> Double {
         var sum = 0.0
+        for a in ownedGround(graph: graph, scaleK: scaleK) { sum += a }
+        return sum
+    }
+
+    /// The ground each POI occupies, m²: π σ² / k at a distinct, connected location (σ the distance
+    /// to its k-th nearest other location, the area one POI has to itself there). A duplicate
+    /// (linked by a zero-length edge to a lower index, its location's representative) and an
+    /// isolated location occupy nothing.
+    static func ownedGround(graph: AdjacencyGraph, scaleK: Int) -> [Double] {
         let k = Double(max(1, scaleK))
+        var out = [Double](repeating: 0, count: graph.nodeCount)
         for i in 0..<graph.nodeCount {
             let range = graph.range(i)
             if range.isEmpty { continue }
@@ -293,8 +395,8 @@ public struct DensityRegionFinder: Sendable {
             }
             if duplicate || !connected { continue }
             let s = Double(graph.scale[i])
-            sum += Double.pi * s * s / k
+            out[i] = Double.pi * s * s / k
         }
-        return sum
+        return out
     }
 }

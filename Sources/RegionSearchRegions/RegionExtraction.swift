@@ -19,17 +19,26 @@ public enum RegionExtraction {
     public static func run(
         points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions, scaleK: Int
     ) -> Output {
-        let occupied = DensityRegionFinder.occupiedArea(graph: graph, scaleK: scaleK)
+        // The ground each POI occupies, summed in index order: the occupied area
+        // (DensityRegionFinder.occupiedArea), the ground windows and the ring tests all read it.
+        let owned = DensityRegionFinder.ownedGround(graph: graph, scaleK: scaleK)
+        var occupied = 0.0
+        for a in owned { occupied += a }
         precondition(
             !options.cutsNestedLevels || table.density.count == table.keywords.count,
             "nested levels are cut from the keyword densities: propagate them (PropagationOptions.densities)")
         precondition(
             !options.readsScores || table.hasScores,
             "the lift and DBSCAN measures read the scores: propagate them (PropagationOptions.scores)")
+        let ground =
+            options.method == .propagation && options.measure == .density && options.referenceWindow > 0
+            ? GroundDensity(x: points.x, y: points.y, ground: owned, windowPOIs: options.referenceWindow).share
+            : nil
         let hierarchy =
             options.cutsNestedLevels
             ? DensityHierarchy(
-                x: points.x, y: points.y, graph: graph, scaleK: scaleK, graphOccupiedArea: occupied) : nil
+                x: points.x, y: points.y, graph: graph, scaleK: scaleK, graphOccupiedArea: occupied,
+                groundShare: ground, ownedGround: owned) : nil
         // Keywords are independent: one per worker at a time (each with its own path-search
         // scratch space), results kept in keyword order, so any thread count gives the same.
         let count = table.keywords.count
@@ -45,7 +54,8 @@ public enum RegionExtraction {
                         if c >= count { break }
                         out[c] = Self.keyword(
                             c, points: points, graph: graph, table: table, options: options, occupied: occupied,
-                            hierarchy: hierarchy, discovery: discovery, support: &support)
+                            hierarchy: hierarchy, ground: ground, owned: owned, discovery: discovery,
+                            support: &support)
                     }
                 }
             }
@@ -168,8 +178,8 @@ public enum RegionExtraction {
     /// space, made on first use.
     static func keyword(
         _ c: Int, points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions,
-        occupied: Double, hierarchy: DensityHierarchy?, discovery: DensityHierarchy.FalseDiscovery = .perKeyword,
-        support: inout PathSupport?
+        occupied: Double, hierarchy: DensityHierarchy?, ground: [Double]? = nil, owned: [Double]? = nil,
+        discovery: DensityHierarchy.FalseDiscovery = .perKeyword, support: inout PathSupport?
     ) -> KeywordResult {
         let n = points.count
         let match = table.matches[c]
@@ -193,7 +203,9 @@ public enum RegionExtraction {
         case (.propagation, .density):
             guard let hierarchy else {
                 // One level, from each keyword POI's own density.
-                let finder = DensityRegionFinder(x: points.x, y: points.y, graph: graph, occupiedArea: occupied)
+                var finder = DensityRegionFinder(x: points.x, y: points.y, graph: graph, occupiedArea: occupied)
+                finder.groundShare = ground
+                finder.ownedGround = owned
                 let (regions, s) = withSupport {
                     finder.candidates(
                         keyword: c, match: match, options: options.density, rules: options.keywordGraph,

@@ -45,14 +45,18 @@ public struct RegionOptions: StageOptions, Equatable {
     public var fdrScope: FDRScope
     var dbscanEps: Double
     var dbscanMinSamples: Int
+    /// density, level 0 from own densities: the mean POIs of the window a POI's ground is measured
+    /// in (``GroundDensity``); 0 judges every keyword POI against the keyword's λ over the data.
+    var referenceWindow: Double
 
     public init(
         method: Method = .propagation, measure: Measure = .density, finder: RegionFinder.Options? = nil,
         density: DensityRegionFinder.Options = .init(), hierarchy: DensityHierarchy.Options = .init(),
         nested: Bool = true, keywordGraph: KeywordGraph.Rules = .init(),
         liftDensityRatio: Double = 4, fdr: Double = 0.05, fdrScope: FDRScope = .keyword, dbscanEps: Double = 200,
-        dbscanMinSamples: Int = 10
+        dbscanMinSamples: Int = 10, referenceWindow: Double = 300
     ) {
+        self.referenceWindow = referenceWindow
         self.method = method
         self.measure = measure
         // One min_keyword_pois for both measures: by default the lift finder takes the density finder's.
@@ -152,6 +156,20 @@ public struct RegionOptions: StageOptions, Equatable {
         "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
             + "(F ← αPF + (1−α)Y on log density): about 1/(1−α) hops; 0 uses each POI's own, noisier density.")
+    static let referenceWindowSpec = ParameterSpec(
+        "reference_window", .number(min: 0, max: 1e9), default: .number(defaults.referenceWindow),
+        help:
+            "density, level 0 from own densities (level0 \"own\", and nested false): where POIs of any kind stand "
+            + "sparser than over the whole data (a town, a thin borough), the keyword's typical density is scaled "
+            + "down by as much, measured in a window of 3 x 3 grid cells around each POI that holds this many POIs "
+            + "on average: a town's dining street is judged against its town; never scaled up, so a downtown is "
+            + "judged against the city; 0 judges everything against the city.")
+    static let contrastRingSpec = ParameterSpec(
+        "contrast_ring", .number(min: 0, max: 100), default: .number(defaults.density.contrastRing),
+        help:
+            "density, level 0 from own densities: > 0 also tests each candidate's keyword POIs inside the convex "
+            + "hull of its POIs against the keyword's density in the ring around it, this many of its radii wide: "
+            + "a piece of an evenly dense downtown is no denser than the downtown around it; 0 does not.")
     static let outlierSpacingSpec = ParameterSpec(
         "outlier_spacing", .number(min: 0, max: 100), default: .number(defaults.density.outlierSpacing),
         help:
@@ -216,7 +234,8 @@ public struct RegionOptions: StageOptions, Equatable {
     public static let specs = [
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
-        ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, edgeFactorSpec,
+        ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, referenceWindowSpec, contrastRingSpec,
+        edgeFactorSpec,
         detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec,
         dbscanEpsSpec,
@@ -252,20 +271,22 @@ public struct RegionOptions: StageOptions, Equatable {
                 mergeDistance: p.optionalDouble(Self.mergeDistanceSpec)),
             density: DensityRegionFinder.Options(
                 coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec),
-                outlierSpacing: p.double(Self.outlierSpacingSpec)),
+                outlierSpacing: p.double(Self.outlierSpacingSpec), contrastRing: p.double(Self.contrastRingSpec)),
             hierarchy: DensityHierarchy.Options(
                 coreRatio: core, extendRatio: extend, childCoreRatio: childCore, childExtendRatio: childExtend,
                 minKeywordPOIs: minimum, maxLevels: p.int(Self.maxLevelsSpec),
                 sameRegionShare: p.double(Self.sameRegionShareSpec), ownReferencePOIs: p.int(Self.ownReferencePOIsSpec),
                 levelRatio: p.double(Self.levelRatioSpec), ownDensityShare: p.double(Self.ownDensityShareSpec),
                 levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self),
-                smoothing: p.double(Self.smoothingSpec), outlierSpacing: p.double(Self.outlierSpacingSpec)),
+                smoothing: p.double(Self.smoothingSpec), outlierSpacing: p.double(Self.outlierSpacingSpec),
+                contrastRing: p.double(Self.contrastRingSpec)),
             nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
                 detour: p.double(Self.detourSpec), minSpacing: p.double(Self.minSpacingSpec)),
             liftDensityRatio: p.double(Self.liftDensityRatioSpec), fdr: p.double(Self.fdrSpec),
             fdrScope: p.choice(Self.fdrScopeSpec, as: FDRScope.self),
-            dbscanEps: p.double(Self.dbscanEpsSpec), dbscanMinSamples: p.int(Self.dbscanMinSamplesSpec))
+            dbscanEps: p.double(Self.dbscanEpsSpec), dbscanMinSamples: p.int(Self.dbscanMinSamplesSpec),
+            referenceWindow: p.double(Self.referenceWindowSpec))
     }
 }

@@ -15,7 +15,10 @@ public enum RegionsStage {
         //    POI's own density, as in 3); extend_ratio 4 again.
         // 6: level 0 leaves its outlying members out (outlier_spacing); fdr_scope "run" pools the
         //    nested levels' candidates over all keywords (they were per keyword whatever it said).
-        version: 6,
+        // 7: level 0 judged against the keyword's density scaled down where POIs of any kind stand
+        //    sparser than over the whole data (reference_window, GroundDensity), and against the
+        //    ring around each candidate (contrast_ring).
+        version: 7,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -35,13 +38,19 @@ public enum RegionsStage {
         level 0). Level 0 (level0 "own", the default): each keyword POI's own density ratio r, its
         neighbours keyword POIs within the distance to its neighbours-th nearest over the keyword's
         typical density (its POIs over the ground the city's POIs occupy, pi·sigma²/scale_k per
-        location), smoothed over the keyword graph (smoothing); keyword POIs with r >= extend_ratio,
+        location) — scaled down where POIs of any kind stand sparser than over the whole data, by
+        their density in a window of 3 x 3 grid cells holding reference_window POIs on average over
+        the data's (never scaled up: a town is judged against its town, a downtown against the
+        city) — smoothed over the keyword graph (smoothing); keyword POIs with r >= extend_ratio,
         joined on the keyword graph, form connected sets, and a set with a POI at r >= core_ratio and
         at least min_keyword_pois POIs is a candidate, without its members whose nearest other
         member is more than outlier_spacing times the set's median spacing away (split where that
         leaves it in pieces: no arm out to a lone POI, no corridor through one). p-value:
-        N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at typical
-        density, N the keyword's POIs; Benjamini-Hochberg over the keyword's level-0 candidates.
+        N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at that
+        (scaled) typical density, N the keyword's POIs — the larger of that and the same tail for
+        the keyword POIs inside the convex hull of its POIs against the larger of that density and
+        the keyword's density in the ring contrast_ring hull radii around it (walked over the POI
+        graph); Benjamini-Hochberg over the keyword's level-0 candidates.
         level0 "propagated" cuts level 0 from the propagated density instead (density.c, below),
         against the keyword's POIs over the ground of the graph's connected piece when the piece
         holds at least own_reference_pois of them (a town the graph does not join to the metro),

@@ -207,6 +207,77 @@ final class DensityHierarchyTests: XCTestCase {
             "against the metro the town's cluster is not dense (so the test above shows the reference at work)")
     }
 
+    /// A town like the one above with level 0 from own densities (the default): its dining cluster is found
+    /// because the keyword's typical density is scaled down to the town's sparser ground
+    /// (`reference_window`), and missed when the whole data is the reference everywhere.
+    func testATownsDiningClusterIsJudgedAgainstItsOwnGroundAtLevelZero() throws {
+        var rng = SeededRandom(seed: 5)
+        var city = City()
+        city.square(30_000, side: 10_000, keyword: "restaurant", share: 0.06, &rng)
+        city.square(450, side: 3_000, cx: 60_000, cy: 0, keyword: "restaurant", share: 0.06, &rng)
+        // 18 restaurants over 0.32 km²: about 3 × the metro's restaurant density (below extend_ratio),
+        // nearly 20 × the town's.
+        city.disc(18, r: 320, cx: 60_200, cy: 100, category: "restaurant", &rng)
+        let scaled = try Self.run(city, keyword: "restaurant")
+        XCTAssertTrue(
+            scaled.table.regions.contains {
+                $0.level == 0 && Self.shareWithin($0, scaled, cx: 60_200, cy: 100, radius: 450) > 0.8
+                    && $0.members.count >= 10
+            }, "the town's cluster is a level-0 region against the town's ground")
+        let global = try Self.run(city, keyword: "restaurant", overrides: [("reference_window", .number(0))])
+        XCTAssertFalse(
+            global.table.regions.contains { Self.shareWithin($0, global, cx: 60_200, cy: 100, radius: 450) > 0.5 },
+            "against the metro the town's cluster is not dense (so the test above shows the scaling at work)")
+    }
+
+    /// Two evenly spread pieces of city, one a sixth as dense as the other, with cafés at 3 % in
+    /// both: judged against its own ground the sparse piece is as uniform as the dense one, and
+    /// neither has a region (the scaled reference makes no false region where the city thins).
+    func testEvenlySpreadPiecesOfDifferentDensityHaveNoRegion() throws {
+        var rng = SeededRandom(seed: 8)
+        var city = City()
+        city.square(24_000, side: 8_000, keyword: "cafe", share: 0.03, &rng)
+        city.square(6_000, side: 10_000, cx: 9_500, cy: 0, keyword: "cafe", share: 0.03, &rng)
+        XCTAssertEqual(try Self.run(city, keyword: "cafe").table.regions.count, 0)
+    }
+
+    /// A downtown (a Gaussian bump of POIs of every kind, four times the city's density at its
+    /// centre) and a keyword that is half of all POIs everywhere, nothing planted: the noise of
+    /// the 5th-neighbour density puts pieces of the downtown above `core_ratio`, and against the
+    /// city they are significant. Tested also against the keyword's density in the ring around
+    /// them (`contrast_ring`, the default), they are not: at most one level-0 region in the
+    /// downtown; without the ring test several. A dense cluster planted in the downtown is still
+    /// found.
+    func testPiecesOfAnEvenlyDenseDowntownAreNotRegionsButAClusterInItIs() throws {
+        func downtownCity(planted: Bool) -> City {
+            var rng = SeededRandom(seed: 17)
+            var city = City()
+            city.square(20_000, side: 12_000, keyword: "common", share: 0.5, &rng)
+            for _ in 0..<9_000 {
+                let (a, d) = (rng.uniform(0, 2 * .pi), 700 * (-2 * Foundation.log(1 - rng.uniform())).squareRoot())
+                city.add(d * cos(a), d * sin(a), rng.uniform() < 0.5 ? "common" : "shop")
+            }
+            if planted { city.disc(60, r: 120, cx: 400, cy: -300, category: "common", &rng) }
+            return city
+        }
+        func levelZeroInDowntown(_ o: Outcome) -> Int {
+            o.table.regions.filter { $0.level == 0 && Self.shareWithin($0, o, cx: 0, cy: 0, radius: 1_400) > 0.5 }
+                .count
+        }
+        let null = downtownCity(planted: false)
+        let tested = try Self.run(null, keyword: "common")
+        XCTAssertLessThanOrEqual(levelZeroInDowntown(tested), 1)
+        let untested = try Self.run(null, keyword: "common", overrides: [("contrast_ring", .number(0))])
+        XCTAssertGreaterThanOrEqual(
+            levelZeroInDowntown(untested), 2,
+            "without the ring test the downtown is in pieces (the test above can fail)")
+        let planted = try Self.run(downtownCity(planted: true), keyword: "common")
+        XCTAssertTrue(
+            planted.table.regions.contains {
+                Self.shareWithin($0, planted, cx: 400, cy: -300, radius: 200) > 0.8 && $0.members.count >= 40
+            }, "the planted cluster is a region")
+    }
+
     /// A city of evenly spread POIs with cafés at 3 %: no region at any level.
     func testAUniformCityHasNoRegion() throws {
         var rng = SeededRandom(seed: 3)

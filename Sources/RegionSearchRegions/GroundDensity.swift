@@ -1,0 +1,114 @@
+import Foundation
+import RegionSearchCore
+import RegionSearchGraph
+import RegionSearchModel
+
+/// How densely POIs of any kind occupy the ground around each POI, as a share of the whole data's
+/// density, at most 1: what the density measure's reference is scaled by where the city thins out
+/// (`regions.reference_window`).
+///
+/// A keyword's typical density λ (its POIs over the occupied ground) is the metro's: a town 60 km
+/// away at a twentieth of the metro's density, or a borough of sparse blocks, holds far fewer of
+/// the keyword's POIs per km² even where its dining street is. Judged against λ, that street is
+/// not dense, although it is tens of times as dense as the ground around it. Scaled by this share,
+/// the reference there is what the keyword would have at the keyword's share of the POIs that are
+/// there: the street is judged against its own surroundings. The share is capped at 1, so a
+/// downtown is still judged against the city's λ (a downtown with hundreds of restaurants among
+/// thousands of shops stays dense, as the density measure means), and the share reads all POIs,
+/// not the keyword's, so a dense cluster of the keyword does not raise its own reference.
+///
+/// The ground is a square window of 3 × 3 grid cells around the POI's cell; a cell is as wide as
+/// makes a window hold `windowPOIs` POIs on average over the occupied ground. A window's density
+/// is its POIs over its occupied ground (``DensityRegionFinder/occupiedArea(graph:scaleK:)``'s
+/// rule, so rivers and parks inside it count for nothing), and the share is that over the whole
+/// data's, N / A. Sums run in POI index order and the window's cells in a fixed order:
+/// deterministic on any thread count.
+public struct GroundDensity: Sendable {
+    /// Per POI: its window's density over the data's, in (0, 1].
+    public let share: [Double]
+    /// The cell width, metres (0 when the data gives no occupied ground).
+    public let cellSize: Double
+
+    /// `ground`: the ground each POI occupies (``DensityRegionFinder/ownedGround(graph:scaleK:)``).
+    public init(x: Column<Double>, y: Column<Double>, ground: [Double], windowPOIs: Double) {
+        let n = ground.count
+        var total = 0.0
+        for a in ground { total += a }
+        guard n > 0, total > 0, windowPOIs > 0 else {
+            share = [Double](repeating: 1, count: n)
+            cellSize = 0
+            return
+        }
+        let density = Double(n) / total
+        let cell = (windowPOIs / (9 * density)).squareRoot()
+        cellSize = cell
+        var minX = Double.infinity
+        var minY = Double.infinity
+        var maxX = -Double.infinity
+        var maxY = -Double.infinity
+        for i in 0..<n {
+            minX = min(minX, x[i])
+            minY = min(minY, y[i])
+            maxX = max(maxX, x[i])
+            maxY = max(maxY, y[i])
+        }
+        // Cells numbered row by row over the data's box, with an empty border so every window's
+        // 3 × 3 cells exist; sparse data whose box holds far more cells than POIs (a world of
+        // airports) keeps only the occupied cells.
+        let columns = Int((maxX - minX) / cell) + 3
+        let rows = Int((maxY - minY) / cell) + 3
+        let dense = Double(columns) * Double(rows) <= Double(4 * n + 4096)
+        let width = Int64(columns)
+        func cellIndex(_ i: Int) -> Int64 {
+            Int64((x[i] - minX) / cell + 1) + width * Int64((y[i] - minY) / cell + 1)
+        }
+        var cellOf = [Int64](repeating: 0, count: n)
+        for i in 0..<n { cellOf[i] = cellIndex(i) }
+        if dense {
+            var count = [Double](repeating: 0, count: columns * rows)
+            var area = [Double](repeating: 0, count: columns * rows)
+            for i in 0..<n {
+                count[Int(cellOf[i])] += 1
+                area[Int(cellOf[i])] += ground[i]
+            }
+            var windowShare = [Double](repeating: 1, count: columns * rows)
+            for r in 1..<(rows - 1) {
+                for c in 1..<(columns - 1) {
+                    let k = r * columns + c
+                    guard count[k] > 0 else { continue }
+                    var windowCount = 0.0
+                    var windowArea = 0.0
+                    for dr in -1...1 {
+                        for dc in -1...1 {
+                            windowCount += count[k + dr * columns + dc]
+                            windowArea += area[k + dr * columns + dc]
+                        }
+                    }
+                    windowShare[k] = windowArea > 0 ? min(1, windowCount / windowArea / density) : 1
+                }
+            }
+            share = cellOf.map { windowShare[Int($0)] }
+        } else {
+            var sums: [Int64: (count: Double, area: Double)] = [:]
+            for i in 0..<n {
+                sums[cellOf[i], default: (0, 0)].count += 1
+                sums[cellOf[i], default: (0, 0)].area += ground[i]
+            }
+            var windowShare: [Int64: Double] = [:]
+            windowShare.reserveCapacity(sums.count)
+            for k in sums.keys {
+                var windowCount = 0.0
+                var windowArea = 0.0
+                for dr in -1...1 {
+                    for dc in -1...1 {
+                        guard let s = sums[k + Int64(dr) * width + Int64(dc)] else { continue }
+                        windowCount += s.count
+                        windowArea += s.area
+                    }
+                }
+                windowShare[k] = windowArea > 0 ? min(1, windowCount / windowArea / density) : 1
+            }
+            share = cellOf.map { windowShare[$0] ?? 1 }
+        }
+    }
+}
