@@ -374,37 +374,10 @@ public struct RegionPolygonBuilder {
     /// hull's perimeter). Twelve cafés across a square reach further beyond their hull than a
     /// hundred do. Distinct locations only; nil below four of them or when they are collinear.
     static func supportGap(x: [Double], y: [Double]) -> Double? {
-        var points = Array(zip(x, y)).map { (x: $0.0, y: $0.1) }
-        points.sort { $0.x != $1.x ? $0.x < $1.x : $0.y < $1.y }
-        var distinct: [(x: Double, y: Double)] = []
-        for p in points where distinct.last.map({ $0.x != p.x || $0.y != p.y }) ?? true { distinct.append(p) }
-        let n = distinct.count
-        guard n >= 4 else { return nil }
-        func cross(_ o: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
-            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
-        }
-        var hull: [(x: Double, y: Double)] = []
-        for p in distinct {
-            while hull.count >= 2 && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 0 { hull.removeLast() }
-            hull.append(p)
-        }
-        let lower = hull.count + 1
-        for p in distinct.reversed().dropFirst() {
-            while hull.count >= lower && cross(hull[hull.count - 2], hull[hull.count - 1], p) <= 0 { hull.removeLast() }
-            hull.append(p)
-        }
-        hull.removeLast()
-        let v = hull.count
-        guard v >= 3 else { return nil }
-        var area = 0.0
-        var perimeter = 0.0
-        for i in 0..<v {
-            let a = hull[i]
-            let b = hull[(i + 1) % v]
-            area += a.x * b.y - b.x * a.y
-            perimeter += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-        }
-        area = abs(area) / 2
+        let hull = ConvexHull2D(x: x, y: y)
+        let (n, v) = (hull.locations, hull.count)
+        guard n >= 4, v >= 3 else { return nil }
+        let (area, perimeter) = (hull.area, hull.perimeter)
         let missed = area * Double(v) / Double(max(1, n - v))
         return (-perimeter + (perimeter * perimeter + 4 * Double.pi * missed).squareRoot()) / (2 * Double.pi)
     }

@@ -1,10 +1,12 @@
-/// Planar convex hulls (Andrew's monotone chain) and the small polygon predicates the regions
-/// stage needs; exact enough for projected metre coordinates.
+/// Planar convex hulls (Andrew's monotone chain) and the small polygon predicates the regions and
+/// hulls stages need; exact enough for projected metre coordinates.
 public struct ConvexHull2D: Sendable {
     /// Hull vertices counter-clockwise, no repeated closing vertex. Fewer than 3 for degenerate
     /// inputs (one distinct point, or collinear points give the two extremes).
     public var x: [Double]
     public var y: [Double]
+    /// The number of distinct points the hull was built from.
+    public var locations: Int
 
     /// Hull of the given points.
     public init(x px: [Double], y py: [Double]) {
@@ -15,6 +17,7 @@ public struct ConvexHull2D: Sendable {
         var pts: [(Double, Double)] = []
         pts.reserveCapacity(n)
         for i in idx where pts.last.map({ $0 != (px[i], py[i]) }) ?? true { pts.append((px[i], py[i])) }
+        locations = pts.count
         if pts.count < 3 {
             x = pts.map { $0.0 }
             y = pts.map { $0.1 }
@@ -53,6 +56,17 @@ public struct ConvexHull2D: Sendable {
             a += x[i] * y[j] - x[j] * y[i]
         }
         return abs(a) / 2
+    }
+
+    /// Perimeter (m); for degenerate hulls, twice the distance between the extremes.
+    public var perimeter: Double {
+        guard count >= 2 else { return 0 }
+        var p = 0.0
+        for i in 0..<count {
+            let j = (i + 1) % count
+            p += ((x[j] - x[i]) * (x[j] - x[i]) + (y[j] - y[i]) * (y[j] - y[i])).squareRoot()
+        }
+        return p
     }
 
     /// Axis-aligned bounds (minX, minY, maxX, maxY).
