@@ -187,23 +187,17 @@ final class DensityHierarchyTests: XCTestCase {
     /// is dense for the town but not for the metro: found when the town is its own reference,
     /// missed when everything is measured against the whole data.
     func testATownIsMeasuredAgainstItself() throws {
-        var rng = SeededRandom(seed: 5)
-        var city = City()
-        city.square(30_000, side: 10_000, keyword: "restaurant", share: 0.06, &rng)
-        // The town: 1/20 of the metro's POI density, the same restaurant share, and a cluster.
-        city.square(450, side: 3_000, cx: 60_000, cy: 0, keyword: "restaurant", share: 0.06, &rng)
-        city.disc(22, r: 220, cx: 60_200, cy: 100, category: "restaurant", &rng)
+        let city = Self.metroAndTown(cluster: 22, radius: 220)
         // The town's reference is a rule of the propagated level 0 (own densities are absolute).
         let propagated: [(String, JSONValue)] = [("level0", .string("propagated"))]
         let own = try Self.run(city, keyword: "restaurant", overrides: propagated)
-        let found = own.table.regions.contains {
-            Self.shareWithin($0, own, cx: 60_200, cy: 100, radius: 350) > 0.8 && $0.members.count >= 12
-        }
-        XCTAssertTrue(found, "the town's cluster is a region against the town")
+        XCTAssertTrue(
+            Self.townClusterFound(own, radius: 350, share: 0.8, minimum: 12),
+            "the town's cluster is a region against the town")
         let global = try Self.run(
             city, keyword: "restaurant", overrides: propagated + [("own_reference_pois", .number(1_000_000_000))])
         XCTAssertFalse(
-            global.table.regions.contains { Self.shareWithin($0, global, cx: 60_200, cy: 100, radius: 350) > 0.5 },
+            Self.townClusterFound(global, radius: 350, share: 0.5, minimum: 1),
             "against the metro the town's cluster is not dense (so the test above shows the reference at work)")
     }
 
@@ -211,23 +205,40 @@ final class DensityHierarchyTests: XCTestCase {
     /// because the keyword's typical density is scaled down to the town's sparser ground
     /// (`reference_window`), and missed when the whole data is the reference everywhere.
     func testATownsDiningClusterIsJudgedAgainstItsOwnGroundAtLevelZero() throws {
+        // 18 restaurants over 0.32 km²: about 3 × the metro's restaurant density (below extend_ratio),
+        // nearly 20 × the town's.
+        let city = Self.metroAndTown(cluster: 18, radius: 320)
+        let scaled = try Self.run(city, keyword: "restaurant")
+        XCTAssertTrue(
+            Self.townClusterFound(scaled, radius: 450, share: 0.8, minimum: 10, levelZero: true),
+            "the town's cluster is a level-0 region against the town's ground")
+        let global = try Self.run(city, keyword: "restaurant", overrides: [("reference_window", .number(0))])
+        XCTAssertFalse(
+            Self.townClusterFound(global, radius: 450, share: 0.5, minimum: 1),
+            "against the metro the town's cluster is not dense (so the test above shows the scaling at work)")
+    }
+
+    /// A metro (30,000 POIs over 10 km × 10 km, restaurants 6 %) and, 60 km east, a town at a
+    /// twentieth of its density (450 POIs over 3 km × 3 km, the same share) with a dining cluster:
+    /// `cluster` restaurants in the disc of radius `radius` around (60,200, 100).
+    static func metroAndTown(cluster: Int, radius: Double) -> City {
         var rng = SeededRandom(seed: 5)
         var city = City()
         city.square(30_000, side: 10_000, keyword: "restaurant", share: 0.06, &rng)
         city.square(450, side: 3_000, cx: 60_000, cy: 0, keyword: "restaurant", share: 0.06, &rng)
-        // 18 restaurants over 0.32 km²: about 3 × the metro's restaurant density (below extend_ratio),
-        // nearly 20 × the town's.
-        city.disc(18, r: 320, cx: 60_200, cy: 100, category: "restaurant", &rng)
-        let scaled = try Self.run(city, keyword: "restaurant")
-        XCTAssertTrue(
-            scaled.table.regions.contains {
-                $0.level == 0 && Self.shareWithin($0, scaled, cx: 60_200, cy: 100, radius: 450) > 0.8
-                    && $0.members.count >= 10
-            }, "the town's cluster is a level-0 region against the town's ground")
-        let global = try Self.run(city, keyword: "restaurant", overrides: [("reference_window", .number(0))])
-        XCTAssertFalse(
-            global.table.regions.contains { Self.shareWithin($0, global, cx: 60_200, cy: 100, radius: 450) > 0.5 },
-            "against the metro the town's cluster is not dense (so the test above shows the scaling at work)")
+        city.disc(cluster, r: radius, cx: 60_200, cy: 100, category: "restaurant", &rng)
+        return city
+    }
+
+    /// Whether a region (of level 0 when `levelZero`) of at least `minimum` POIs has more than
+    /// `share` of them within `radius` of the town's cluster (``metroAndTown(cluster:radius:)``).
+    static func townClusterFound(_ o: Outcome, radius: Double, share: Double, minimum: Int, levelZero: Bool = false)
+        -> Bool
+    {
+        o.table.regions.contains {
+            (!levelZero || $0.level == 0) && $0.members.count >= minimum
+                && Self.shareWithin($0, o, cx: 60_200, cy: 100, radius: radius) > share
+        }
     }
 
     /// Two evenly spread pieces of city, one a sixth as dense as the other, with cafés at 3 % in
