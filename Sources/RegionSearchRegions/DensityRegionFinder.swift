@@ -26,16 +26,17 @@ import RegionSearchModel
 ///    street is dense by its k-th neighbour, which is the street, but a person drawing the street
 ///    would not draw an arm out to it, nor a corridor through a lone POI between two clusters.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
-///    occupied area at density λ (scaled as above), the count in the candidate's area a (Σ π s² / k'
-///    over its POIs, each at its own λ) is Poisson(λ a); its p-value is `N · P(X ≥ m)` for its m POIs (a scan bound over the N places
-///    a region could be centred on). In a city without clusters, points with r ≥ 10 are rare
-///    (the density is smoothed over the keyword graph first), candidates are small, and the test
-///    removes them; a cluster of 70 cafés at 8 × the density around it is kept.
-///    With `contrastRing` > 0 the candidate must also stand out against its surroundings: the
-///    keyword POIs inside the convex hull of its POIs against the larger of its reference and the
-///    keyword's density in the ring around the hull (``contrast(_:kg:isKeyword:ground:ringFactor:spacing:visited:)``);
-///    the larger p-value counts. The noise of the k'-th-neighbour density puts pieces of an evenly
-///    dense downtown above `coreRatio`, and against λ alone they would be significant.
+///    occupied area at density λ (scaled as above), the count in the candidate's area a
+///    (Σ π s² / k' over its POIs, each at its own λ) is Poisson(λ a); its p-value is
+///    `N · P(X ≥ m)` for its m POIs (a scan bound over the N places a region could be centred
+///    on). In a city without clusters, points with r ≥ 10 are rare (the density is smoothed over
+///    the keyword graph first), candidates are small, and the test removes them; a cluster of 70
+///    cafés at 8 × the density around it is kept. With `contrastRing` > 0 the candidate must
+///    also stand out against its surroundings: the keyword POIs inside the convex hull of its
+///    POIs against the larger of its reference and the keyword's density in the ring around the
+///    hull (``contrast(_:kg:isKeyword:ground:ringFactor:spacing:visited:)``); the larger p-value
+///    counts. The noise of the k'-th-neighbour density puts pieces of an evenly dense downtown
+///    above `coreRatio`, and against λ alone they would be significant.
 public struct DensityRegionFinder: Sendable {
     public struct Options: Sendable, Equatable {
         var coreRatio: Double
