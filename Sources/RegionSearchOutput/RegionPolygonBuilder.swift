@@ -44,7 +44,7 @@ public struct RegionPolygonBuilder {
     public struct Options: Sendable, Equatable {
         public var concave: Bool
         var concaveRatio: Double
-        /// Metres; nil = half the region's median spacing (at least a quarter of `minExtent`).
+        /// Metres; nil = the automatic margin (`marginRule`; at least a quarter of `minExtent`).
         public var margin: Double?
         /// The automatic margin in spacings (`margin_spacing`).
         public var marginSpacing: Double
@@ -373,6 +373,8 @@ public struct RegionPolygonBuilder {
     /// missing A · V / (n − V) is laid around the hull as a band of width g (P g + π g² of it, P the
     /// hull's perimeter). Twelve cafés across a square reach further beyond their hull than a
     /// hundred do. Distinct locations only; nil below four of them or when they are collinear.
+    /// When every location is a corner (n = V) the estimate has no finite value: n − V is taken as
+    /// 1, a wide band that ``automaticMargin(region:x:y:)`` caps at one spacing.
     static func supportGap(x: [Double], y: [Double]) -> Double? {
         let hull = ConvexHull2D(x: x, y: y)
         let (n, v) = (hull.locations, hull.count)

@@ -88,7 +88,8 @@ public struct DensityRegionFinder: Sendable {
     /// Per POI, the share of the data's POI density its ground has (``GroundDensity``): the
     /// reference there is λ times it. Nil: λ everywhere.
     var groundShare: [Double]? = nil
-    /// The ground each POI occupies (``ownedGround(graph:scaleK:)``), for the ring test.
+    /// The ground each POI occupies (``ownedGround(graph:scaleK:)``), for the ring test; nil: no
+    /// ring test, whatever `contrastRing` says (``RegionExtraction`` and ``DensityHierarchy`` set it).
     var ownedGround: [Double]? = nil
 
     /// Candidate regions of keyword `keyword` (with p-values, before the false discovery rate).
@@ -181,6 +182,8 @@ public struct DensityRegionFinder: Sendable {
                     spacing: region.spacing, visited: &visited)
                 let ringDensity = c.ringArea > 0 ? Double(c.ringKeyword) / c.ringArea : 0
                 let null = max(area > 0 ? expected / area : lambda, ringDensity)
+                // A hull whose POIs own no ground (all stacked at one address) expects nothing, and
+                // the ring test passes: such a set is judged by the test above alone.
                 let p = Significance.densityPValue(k: c.hullKeyword, expected: null * c.hullArea, windows: kg.count)
                 region.pValue = max(region.pValue, p)
             }

@@ -14,14 +14,17 @@ import RegionSearchModel
 /// the reference there is what the keyword would have at the keyword's share of the POIs that are
 /// there: the street is judged against its own surroundings. The share is capped at 1, so a
 /// downtown is still judged against the city's λ (a downtown with hundreds of restaurants among
-/// thousands of shops stays dense, as the density measure means), and the share reads all POIs,
-/// not the keyword's, so a dense cluster of the keyword does not raise its own reference.
+/// thousands of shops stays dense, as the density measure means). The share reads POIs of every
+/// kind, so a cluster of the keyword raises its own reference only by its own count among them:
+/// little in a city (the share is capped at 1 there anyway), more in a small town, where its
+/// restaurants may be a third of the window's POIs (the town's cluster in `DensityHierarchyTests`
+/// is found all the same).
 ///
 /// The ground is a square window of 3 × 3 grid cells around the POI's cell; a cell is as wide as
-/// makes a window hold `windowPOIs` POIs on average over the occupied ground. A window's density
-/// is its POIs over its occupied ground (``DensityRegionFinder/occupiedArea(graph:scaleK:)``'s
-/// rule, so rivers and parks inside it count for nothing), and the share is that over the whole
-/// data's, N / A. Sums run in POI index order and the window's cells in a fixed order:
+/// makes a window hold `windowPOIs` POIs on average over the occupied ground (at least 1 m). A
+/// window's density is its POIs over its occupied ground
+/// (``DensityRegionFinder/occupiedArea(graph:scaleK:)``'s rule, so rivers and parks inside it
+/// count for nothing), and the share is that over the whole data's, N / A. Sums run in POI index order and the window's cells in a fixed order:
 /// deterministic on any thread count.
 public struct GroundDensity: Sendable {
     /// Per POI: its window's density over the data's, in (0, 1].
@@ -40,7 +43,9 @@ public struct GroundDensity: Sendable {
             return
         }
         let density = Double(n) / total
-        let cell = (windowPOIs / (9 * density)).squareRoot()
+        // At least a metre: POIs stacked a few centimetres apart across a continent would
+        // otherwise number more cells than an Int64 holds.
+        let cell = max(1, (windowPOIs / (9 * density)).squareRoot())
         cellSize = cell
         var minX = Double.infinity
         var minY = Double.infinity

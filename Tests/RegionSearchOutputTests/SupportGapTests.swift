@@ -7,7 +7,7 @@ import XCTest
 /// The support margin (``RegionPolygonBuilder/supportGap(x:y:)``): a closed form on a square,
 /// the degenerate inputs, and Efron's identity by simulation — POIs drawn evenly from a square, a
 /// disc and a street-like strip, whose convex hull grown by the gap covers the ground they were
-/// drawn from on average, where the hull alone misses a fifth to a third of it.
+/// drawn from on average (within 4 %), where the hull alone misses more than a tenth of it.
 final class SupportGapTests: XCTestCase {
     func testSquareWithFourInnerPointsHasTheClosedFormGap() throws {
         // n = 8 locations, V = 4 on the hull (100 m square): the hull misses 10,000 · 4 / 4 m²,
