@@ -84,6 +84,6 @@ extension RegionPolygonBuilder.Options: StageOptions {
             margin: p.optionalDouble(Self.marginSpec), marginSpacing: p.double(Self.marginSpacingSpec),
             edgeSpacing: p.double(Self.edgeSpacingSpec), triangleSpacing: p.double(Self.triangleSpacingSpec),
             closeSpacing: p.double(Self.closeSpacingSpec), minExtent: p.double(Self.minExtentSpec), levels: levels)
-        marginRule = RegionPolygonBuilder.MarginRule(rawValue: p.string(Self.marginRuleSpec)) ?? .spacing
+        marginRule = p.choice(Self.marginRuleSpec, as: RegionPolygonBuilder.MarginRule.self)
     }
 }

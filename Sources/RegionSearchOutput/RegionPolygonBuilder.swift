@@ -309,7 +309,7 @@ public struct RegionPolygonBuilder {
         let minRadius = options.minExtent / 2
         let margin = options.margin ?? automaticMargin(region: region, x: px, y: py)
         var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
-        let close = options.closeSpacing * max(region.spacing, options.minExtent / 4)
+        let close = options.closeSpacing * drawingSpacing(region)
         if close > 0 && !region.edges.isEmpty && !options.concave {
             g = try g.buffer(close, quadrantSegments: 4).buffer(-close, quadrantSegments: 4)
         }
@@ -322,7 +322,7 @@ public struct RegionPolygonBuilder {
         let planar = try g.polygonalParts()
         guard !planar.isEmpty else { return nil }
         let emptyShare = try ShapeCheck.emptyShare(
-            of: planar, x: px, y: py, distance: ShapeCheck.emptyDistance * max(region.spacing, options.minExtent / 4))
+            of: planar, x: px, y: py, distance: ShapeCheck.emptyDistance * drawingSpacing(region))
         // Back to WGS84, part by part and ring by ring, longitudes continuous around the region
         // before any planar operation in degrees.
         var reference: Double?
@@ -354,13 +354,17 @@ public struct RegionPolygonBuilder {
             margin: margin, emptyShare: emptyShare)
     }
 
+    /// The spacing the drawing rules count in: the region's, at least a quarter of `min_extent_m`
+    /// (POIs stacked at one address have no spacing of their own).
+    func drawingSpacing(_ region: RegionTable.Region) -> Double { max(region.spacing, options.minExtent / 4) }
+
     /// The margin of a region whose members lie at `x`, `y` in the plane when `margin_m` is not
     /// given (rule 3): at least a quarter of `min_extent_m`.
     func automaticMargin(region: RegionTable.Region, x: [Double], y: [Double]) -> Double {
         let bySpacing = options.marginSpacing * region.spacing
         var margin = max(bySpacing, options.minExtent / 4)
         if options.marginRule == .support, let gap = Self.supportGap(x: x, y: y) {
-            margin = max(margin, min(gap, max(region.spacing, options.minExtent / 4)))
+            margin = max(margin, min(gap, drawingSpacing(region)))
         }
         return margin
     }
@@ -401,7 +405,7 @@ public struct RegionPolygonBuilder {
         }
         var position: [UInt32: Int] = [:]
         for (p, v) in members.enumerated() { position[v] = p }
-        let spacing = max(region.spacing, options.minExtent / 4)
+        let spacing = drawingSpacing(region)
         // Edges up to four spacings long are drawn (every point of them is within two spacings
         // of a member); a longer edge still joins the region (it is one street, one district) but
         // is not drawn across its gap: the region becomes parts rather than spanning empty ground.

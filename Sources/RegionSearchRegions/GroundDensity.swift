@@ -69,51 +69,34 @@ public struct GroundDensity: Sendable {
         }
         var cellOf = [Int64](repeating: 0, count: n)
         for i in 0..<n { cellOf[i] = cellIndex(i) }
-        if dense {
-            var count = [Double](repeating: 0, count: columns * rows)
-            var area = [Double](repeating: 0, count: columns * rows)
-            for i in 0..<n {
-                count[Int(cellOf[i])] += 1
-                area[Int(cellOf[i])] += ground[i]
-            }
-            var windowShare = [Double](repeating: 1, count: columns * rows)
-            for r in 1..<(rows - 1) {
-                for c in 1..<(columns - 1) {
-                    let k = r * columns + c
-                    guard count[k] > 0 else { continue }
-                    var windowCount = 0.0
-                    var windowArea = 0.0
-                    for dr in -1...1 {
-                        for dc in -1...1 {
-                            windowCount += count[k + dr * columns + dc]
-                            windowArea += area[k + dr * columns + dc]
-                        }
-                    }
-                    windowShare[k] = windowArea > 0 ? min(1, windowCount / windowArea / density) : 1
-                }
-            }
-            share = cellOf.map { windowShare[Int($0)] }
-        } else {
-            var sums: [Int64: (count: Double, area: Double)] = [:]
-            for i in 0..<n {
-                sums[cellOf[i], default: (0, 0)].count += 1
-                sums[cellOf[i], default: (0, 0)].area += ground[i]
-            }
-            var windowShare: [Int64: Double] = [:]
-            windowShare.reserveCapacity(sums.count)
-            for k in sums.keys {
-                var windowCount = 0.0
-                var windowArea = 0.0
-                for dr in -1...1 {
-                    for dc in -1...1 {
-                        guard let s = sums[k + Int64(dr) * width + Int64(dc)] else { continue }
-                        windowCount += s.count
-                        windowArea += s.area
-                    }
-                }
-                windowShare[k] = windowArea > 0 ? min(1, windowCount / windowArea / density) : 1
-            }
-            share = cellOf.map { windowShare[$0] ?? 1 }
+        // Each cell's slot in the sums: its place on the grid, or (sparse data) its number in a
+        // table of the occupied cells, in order of first appearance.
+        var table: [Int64: Int] = [:]
+        if !dense {
+            for k in cellOf where table[k] == nil { table[k] = table.count }
         }
+        func slot(_ k: Int64) -> Int? { dense ? Int(k) : table[k] }
+        let slots = dense ? columns * rows : table.count
+        var count = [Double](repeating: 0, count: slots)
+        var area = [Double](repeating: 0, count: slots)
+        for i in 0..<n {
+            let s = slot(cellOf[i])!
+            count[s] += 1
+            area[s] += ground[i]
+        }
+        var windowShare = [Double](repeating: .nan, count: slots)
+        for k in cellOf where windowShare[slot(k)!].isNaN {
+            var windowCount = 0.0
+            var windowArea = 0.0
+            for dr in -1...1 {
+                for dc in -1...1 {
+                    guard let s = slot(k + Int64(dr) * width + Int64(dc)) else { continue }
+                    windowCount += count[s]
+                    windowArea += area[s]
+                }
+            }
+            windowShare[slot(k)!] = windowArea > 0 ? min(1, windowCount / windowArea / density) : 1
+        }
+        share = cellOf.map { windowShare[slot($0)!] }
     }
 }
