@@ -19,11 +19,12 @@ public struct SubsetGeometry: Sendable {
     /// The first position at the same location, per position (itself for distinct locations).
     public let representative: [Int32]
 
-    private let locations: [UInt32]
-    private let multiplicity: [Int32]
-    private let locationOf: [Int32]
-    private let x: [Double]
-    private let y: [Double]
+    // Internal, not private: SubsetGeometry+Bands.swift reads them.
+    let locations: [UInt32]
+    let multiplicity: [Int32]
+    let locationOf: [Int32]
+    let x: [Double]
+    let y: [Double]
 
     /// The geometry of the points `subset` (point indices, ascending) of x, y.
     public init(x fullX: UnsafeBufferPointer<Double>, y fullY: UnsafeBufferPointer<Double>, subset: [UInt32]) {

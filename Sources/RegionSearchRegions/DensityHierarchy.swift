@@ -52,11 +52,12 @@ import RegionSearchModel
 /// children after their parents.
 public struct DensityHierarchy: Sendable {
     public struct Options: Sendable, Equatable {
-        var coreRatio: Double
-        var extendRatio: Double
+        /// Level 0: its core and extension ratios and minimum size, and, when level 0 is cut from
+        /// the POIs' own densities, the rest of the one-level measure's rules (smoothing, trimming,
+        /// the ring test).
+        var coarsest: DensityRegionFinder.Options
         var childCoreRatio: Double
         var childExtendRatio: Double
-        var minKeywordPOIs: Int
         var maxLevels: Int
         var sameRegionShare: Double
         /// A connected piece of the POI graph with at least this many keyword POIs is its own
@@ -71,30 +72,18 @@ public struct DensityHierarchy: Sendable {
         var ownDensityShare: Double = 0
         /// What level 0 is cut from (``LevelZero``).
         var levelZero: LevelZero = .own
-        /// α of the own density's smoothing over the keyword graph (``DensitySmoothing``).
-        var smoothing: Double = 0.5
-        /// Level 0 from own densities: outlying members left out (``DensityRegionFinder/Options``).
-        var outlierSpacing: Double = 1.5
-        /// Level 0 from own densities: the ring test (``DensityRegionFinder/Options``).
-        var contrastRing: Double = 2
 
         public init(
-            coreRatio: Double = 10, extendRatio: Double = 4, childCoreRatio: Double = 3, childExtendRatio: Double = 1.5,
-            minKeywordPOIs: Int = 8, maxLevels: Int = 4, sameRegionShare: Double = 0.7, ownReferencePOIs: Int = 32,
-            levelRatio: Double = 0, ownDensityShare: Double = 1, levelZero: LevelZero = .own, smoothing: Double = 0.5,
-            outlierSpacing: Double = 1.5, contrastRing: Double = 2
+            coarsest: DensityRegionFinder.Options = .init(), childCoreRatio: Double = 3,
+            childExtendRatio: Double = 1.5, maxLevels: Int = 4, sameRegionShare: Double = 0.7,
+            ownReferencePOIs: Int = 32, levelRatio: Double = 0, ownDensityShare: Double = 1, levelZero: LevelZero = .own
         ) {
-            self.contrastRing = contrastRing
-            self.outlierSpacing = outlierSpacing
+            self.coarsest = coarsest
             self.levelZero = levelZero
-            self.smoothing = smoothing
             self.levelRatio = levelRatio
             self.ownDensityShare = ownDensityShare
-            self.coreRatio = coreRatio
-            self.extendRatio = extendRatio
             self.childCoreRatio = childCoreRatio
             self.childExtendRatio = childExtendRatio
-            self.minKeywordPOIs = minKeywordPOIs
             self.maxLevels = maxLevels
             self.sameRegionShare = sameRegionShare
             self.ownReferencePOIs = ownReferencePOIs
@@ -243,7 +232,7 @@ public struct DensityHierarchy: Sendable {
         let points = (0..<match.count).filter { match[$0] != 0 }.map { UInt32($0) }
         summary.keywordPOIs = points.count
         let occupied = occupiedArea
-        guard points.count >= max(2, options.minKeywordPOIs), occupied > 0 else { return ([], summary) }
+        guard points.count >= max(2, options.coarsest.minKeywordPOIs), occupied > 0 else { return ([], summary) }
         let typical = Double(points.count) / occupied * 1e6
         summary.typicalDensityPerKm2 = typical
         let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
@@ -269,7 +258,7 @@ public struct DensityHierarchy: Sendable {
                 let k = Int(piece[Int(points[$0])])
                 return pieceCount[k] >= options.ownReferencePOIs && pieceArea[k] > 0
             }.count
-        let dense = (0..<kg.count).map { f[$0] >= options.extendRatio * reference[$0] && f[$0] > 0 }
+        let dense = (0..<kg.count).map { f[$0] >= options.coarsest.extendRatio * reference[$0] && f[$0] > 0 }
         summary.densePOIs = dense.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: dense, support: &support)
         summary.supportSearches = support.searches - searchesBefore
@@ -277,12 +266,14 @@ public struct DensityHierarchy: Sendable {
         var candidates: [Candidate] = []
         // Level 0.
         for set in KeywordGraph.components(count: kg.count, eligible: dense, edges: edges) {
-            guard set.contains(where: { f[Int($0)] >= options.coreRatio * reference[Int($0)] }) else { continue }
-            guard set.count >= options.minKeywordPOIs else {
+            guard set.contains(where: { f[Int($0)] >= options.coarsest.coreRatio * reference[Int($0)] }) else {
+                continue
+            }
+            guard set.count >= options.coarsest.minKeywordPOIs else {
                 summary.droppedSmall += 1
                 continue
             }
-            let floor = options.extendRatio * set.map { reference[Int($0)] }.max()!
+            let floor = options.coarsest.extendRatio * set.map { reference[Int($0)] }.max()!
             let ground = footprint(set, kg: kg, match: match)
             let base = set.map { reference[Int($0)] }.max()!
             candidates.append(
@@ -322,10 +313,7 @@ public struct DensityHierarchy: Sendable {
         finder.ownedGround = ownedGround
         let zero = finder.candidateSets(
             keyword: keyword, kg: kg,
-            options: DensityRegionFinder.Options(
-                coreRatio: options.coreRatio, extendRatio: options.extendRatio, minKeywordPOIs: options.minKeywordPOIs,
-                smoothing: options.smoothing, outlierSpacing: options.outlierSpacing,
-                contrastRing: options.contrastRing),
+            options: options.coarsest,
             support: &support)
         summary.typicalDensityPerKm2 = zero.summary.typicalDensityPerKm2
         summary.densePOIs = zero.summary.densePOIs
@@ -333,7 +321,7 @@ public struct DensityHierarchy: Sendable {
         summary.supportSearches = zero.summary.supportSearches
         summary.levelZeroPValues = zero.regions.map(\.region.pValue)
         let qZero = discovery.levelZero(summary.levelZeroPValues)
-        let floor = options.extendRatio * zero.summary.typicalDensityPerKm2
+        let floor = options.coarsest.extendRatio * zero.summary.typicalDensityPerKm2
         var candidates: [Candidate] = []
         var q: [Double] = []
         for (i, set) in zero.regions.enumerated() where fdr >= 1 || qZero[i] <= fdr {
@@ -442,7 +430,7 @@ public struct DensityHierarchy: Sendable {
         }
         for set in KeywordGraph.components(count: f.count, eligible: eligible, edges: local) {
             guard set.contains(where: { f[Int($0)] >= options.childCoreRatio * rho }) else { continue }
-            guard set.count >= options.minKeywordPOIs else {
+            guard set.count >= options.coarsest.minKeywordPOIs else {
                 summary.droppedSmall += 1
                 continue
             }

@@ -50,11 +50,19 @@ public struct DensityRegionFinder: Sendable {
         /// > 0: a candidate is also tested against the keyword's density in the ring around it, this
         /// many of its hull's radii wide (rule 4); 0: not.
         var contrastRing: Double = 2
+        /// > 0: a member standing farther than this many half-widths off the street its fellow
+        /// members form around it is left out (``offStreet(_:kg:edges:factor:aspect:candidate:)``);
+        /// 0: not.
+        var offStreet: Double = 3
+        /// The fellow members' band counts as a street when it is this many times longer than wide.
+        var streetAspect: Double = 4
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
-            outlierSpacing: Double = 1.5, contrastRing: Double = 2
+            outlierSpacing: Double = 1.5, contrastRing: Double = 2, offStreet: Double = 3, streetAspect: Double = 4
         ) {
+            self.offStreet = offStreet
+            self.streetAspect = streetAspect
             self.contrastRing = contrastRing
             self.coreRatio = coreRatio
             self.extendRatio = extendRatio
@@ -133,6 +141,11 @@ public struct DensityRegionFinder: Sendable {
         var sets = KeywordGraph.components(count: kg.count, eligible: eligible, edges: edges)
         if options.outlierSpacing > 0 {
             sets = Self.trimmed(sets, kg: kg, edges: edges, factor: options.outlierSpacing) {
+                $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
+            }
+        }
+        if options.offStreet > 0 {
+            sets = Self.offStreet(sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect) {
                 $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
             }
         }
@@ -324,6 +337,66 @@ public struct DensityRegionFinder: Sendable {
             ).map { $0.map { keep[Int($0)] } }
             for p in keep { local[Int(p)] = -1 }
             out += pieces
+        }
+        return out
+    }
+
+    /// The sets `sets` (sorted positions of `kg`) without their members that stand off the street
+    /// their set forms around them, split where that leaves them in pieces over `edges`; only the
+    /// sets `candidate` accepts (and of more than four members) are looked at, the others are
+    /// returned as they are, and every set's pieces take its place, in order.
+    ///
+    /// Around each member, its fellow members among its 2k nearest keyword locations (at least
+    /// four of them) span a band (``SubsetGeometry/Band``: their principal axis, their reach along
+    /// it, twice their median distance from it as the half-width). When that band is at least
+    /// `aspect` times as long as wide, it is a street, and a member farther than `factor`
+    /// half-widths from its centre line stands off it: a restaurant around the corner from a
+    /// dining street has the street for its k nearest neighbours, so it is as dense as the street
+    /// and joined to it, but a person draws the street as a street-wide band without an arm out to
+    /// it. In a district the fellow members lie all around a member, the band is about as wide as
+    /// long, and nothing is left out.
+    static func offStreet(
+        _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double, aspect: Double,
+        candidate: ([Int32]) -> Bool
+    ) -> [[Int32]] {
+        let m = kg.count
+        var setOf = [Int32](repeating: -1, count: m)
+        for (i, set) in sets.enumerated() where candidate(set) && set.count > 4 {
+            for p in set { setOf[Int(p)] = Int32(i) }
+        }
+        let bands = kg.geometry.bands(
+            k: 2 * kg.rules.neighbours, nearest: kg.nearest, minimum: 4, only: { setOf[$0] >= 0 },
+            accept: { setOf[$0] == setOf[$1] },
+            floor: { _ in kg.rules.minSpacing })
+        var edgesOf: [Int32: [(a: Int32, b: Int32)]] = [:]
+        for edge in edges where setOf[Int(edge.a)] >= 0 && setOf[Int(edge.a)] == setOf[Int(edge.b)] {
+            edgesOf[setOf[Int(edge.a)], default: []].append(edge)
+        }
+        var local = [Int32](repeating: -1, count: m)
+        var out: [[Int32]] = []
+        for (i, set) in sets.enumerated() {
+            guard set.first.map({ setOf[Int($0)] == Int32(i) }) ?? false else {
+                out.append(set)
+                continue
+            }
+            let keep = set.filter { p in
+                guard let b = bands[Int(p)], b.aspect >= aspect else { return true }
+                return b.offset <= factor * b.halfWidth
+            }
+            guard keep.count < set.count else {
+                out.append(set)
+                continue
+            }
+            // The kept members' pieces over the set's edges, on local indices (as in `trimmed`).
+            for (j, p) in keep.enumerated() { local[Int(p)] = Int32(j) }
+            let localEdges = (edgesOf[Int32(i)] ?? []).compactMap { e -> (a: Int32, b: Int32)? in
+                let (la, lb) = (local[Int(e.a)], local[Int(e.b)])
+                return la >= 0 && lb >= 0 ? (la, lb) : nil
+            }
+            out += KeywordGraph.components(
+                count: keep.count, eligible: [Bool](repeating: true, count: keep.count), edges: localEdges
+            ).map { $0.map { keep[Int($0)] } }
+            for p in keep { local[Int(p)] = -1 }
         }
         return out
     }

@@ -106,11 +106,11 @@ public struct RegionOptions: StageOptions, Equatable {
         help: "A keyword POI's local spacing is the distance to its neighbours-th nearest other keyword POI (the "
             + "density around it is neighbours POIs within that distance).")
     static let coreRatioSpec = ParameterSpec(
-        "core_ratio", .number(min: 1, max: 1e6), default: .number(defaults.hierarchy.coreRatio),
+        "core_ratio", .number(min: 1, max: 1e6), default: .number(defaults.density.coreRatio),
         help: "density: a region's core POIs have keyword POIs at least core_ratio times as dense around them as "
             + "the keyword's typical density (its POIs over the area the city's POIs occupy).")
     static let extendRatioSpec = ParameterSpec(
-        "extend_ratio", .number(min: 1, max: 1e6), default: .number(defaults.hierarchy.extendRatio),
+        "extend_ratio", .number(min: 1, max: 1e6), default: .number(defaults.density.extendRatio),
         help: "density: a region extends from its core through keyword POIs at least extend_ratio times as dense "
             + "as typical, so a dining street is kept whole down to its quieter ends.")
     static let childCoreRatioSpec = ParameterSpec(
@@ -178,6 +178,18 @@ public struct RegionOptions: StageOptions, Equatable {
             + "left out, and the region splits where that leaves it in pieces: a POI beside a dense street is dense "
             + "by its neighbours, which are the street, but a person would draw neither an arm out to it nor a "
             + "corridor through one POI between two clusters; 0 keeps every member.")
+    static let offStreetSpec = ParameterSpec(
+        "off_street", .number(min: 0, max: 100), default: .number(defaults.density.offStreet),
+        help:
+            "density, level 0 from own densities: where a region's members around a member form a street (their "
+            + "band is street_aspect times as long as wide), a member farther than this many half-widths of that "
+            + "band from its centre line is left out (and the region splits where that leaves it in pieces): a "
+            + "restaurant around the corner from a dining street is dense by its neighbours, which are the street, "
+            + "but a person draws the street without it; 0 keeps every member.")
+    static let streetAspectSpec = ParameterSpec(
+        "street_aspect", .number(min: 1, max: 1000), default: .number(defaults.density.streetAspect),
+        help: "density, off_street: how many times longer than wide the band of a member's ten nearest fellow "
+            + "members must be to count as a street.")
     static let edgeFactorSpec = ParameterSpec(
         "edge_factor", .number(min: 0, max: 100, minExclusive: true),
         default: .number(defaults.keywordGraph.edgeFactor),
@@ -234,7 +246,8 @@ public struct RegionOptions: StageOptions, Equatable {
     public static let specs = [
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
-        ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, referenceWindowSpec, contrastRingSpec,
+        ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec, streetAspectSpec,
+        referenceWindowSpec, contrastRingSpec,
         edgeFactorSpec,
         detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec,
@@ -263,23 +276,23 @@ public struct RegionOptions: StageOptions, Equatable {
         guard p.double(Self.zExtendSpec) <= p.double(Self.zCoreSpec) else {
             throw ParameterError(Self.zExtendSpec, "must not exceed z_core")
         }
+        let density = DensityRegionFinder.Options(
+            coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec),
+            outlierSpacing: p.double(Self.outlierSpacingSpec), contrastRing: p.double(Self.contrastRingSpec),
+            offStreet: p.double(Self.offStreetSpec), streetAspect: p.double(Self.streetAspectSpec))
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
             measure: p.choice(Self.measureSpec, as: Measure.self),
             finder: RegionFinder.Options(
                 zCore: p.double(Self.zCoreSpec), zExtend: p.double(Self.zExtendSpec), minKeywordPOIs: minimum,
                 mergeDistance: p.optionalDouble(Self.mergeDistanceSpec)),
-            density: DensityRegionFinder.Options(
-                coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec),
-                outlierSpacing: p.double(Self.outlierSpacingSpec), contrastRing: p.double(Self.contrastRingSpec)),
+            density: density,
             hierarchy: DensityHierarchy.Options(
-                coreRatio: core, extendRatio: extend, childCoreRatio: childCore, childExtendRatio: childExtend,
-                minKeywordPOIs: minimum, maxLevels: p.int(Self.maxLevelsSpec),
-                sameRegionShare: p.double(Self.sameRegionShareSpec), ownReferencePOIs: p.int(Self.ownReferencePOIsSpec),
-                levelRatio: p.double(Self.levelRatioSpec), ownDensityShare: p.double(Self.ownDensityShareSpec),
-                levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self),
-                smoothing: p.double(Self.smoothingSpec), outlierSpacing: p.double(Self.outlierSpacingSpec),
-                contrastRing: p.double(Self.contrastRingSpec)),
+                coarsest: density, childCoreRatio: childCore, childExtendRatio: childExtend,
+                maxLevels: p.int(Self.maxLevelsSpec), sameRegionShare: p.double(Self.sameRegionShareSpec),
+                ownReferencePOIs: p.int(Self.ownReferencePOIsSpec), levelRatio: p.double(Self.levelRatioSpec),
+                ownDensityShare: p.double(Self.ownDensityShareSpec),
+                levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self)),
             nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),

@@ -18,7 +18,9 @@ public enum RegionsStage {
         // 7: level 0 judged against the keyword's density scaled down where POIs of any kind stand
         //    sparser than over the whole data (reference_window, GroundDensity), and against the
         //    ring around each candidate (contrast_ring).
-        version: 7,
+        // 8: level 0 leaves out the members that stand off the street their fellow members form
+        //    (off_street, street_aspect).
+        version: 8,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -45,7 +47,11 @@ public enum RegionsStage {
         joined on the keyword graph, form connected sets, and a set with a POI at r >= core_ratio and
         at least min_keyword_pois POIs is a candidate, without its members whose nearest other
         member is more than outlier_spacing times the set's median spacing away (split where that
-        leaves it in pieces: no arm out to a lone POI, no corridor through one). p-value:
+        leaves it in pieces: no arm out to a lone POI, no corridor through one), and without its
+        members that stand off a street: where a member's fellow members among its 2·neighbours
+        nearest keyword POIs form a band street_aspect times as long as wide (half-width twice their
+        median distance from their principal axis), a member more than off_street half-widths from
+        that axis is left out (split likewise). p-value:
         N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at that
         (scaled) typical density, N the keyword's POIs — the larger of that and the same tail for
         the keyword POIs inside the convex hull of its POIs against the larger of that density and

@@ -42,9 +42,11 @@ final class DensityRegionFinderTests: XCTestCase {
 
     func testALoneMemberBesideAStreetOrBetweenClustersIsLeftOut() throws {
         let city = Self.streetAndClusters()
-        let trimmed = try DensityHierarchyTests.run(city, keyword: "cafe")
+        // The outlier rule alone (the café beside the street is off it as well: see below).
+        let offStreet = (RegionOptions.offStreetSpec.key, JSONValue.number(0))
+        let trimmed = try DensityHierarchyTests.run(city, keyword: "cafe", overrides: [offStreet])
         let kept = try DensityHierarchyTests.run(
-            city, keyword: "cafe", overrides: [(RegionOptions.outlierSpacingSpec.key, .number(0))])
+            city, keyword: "cafe", overrides: [(RegionOptions.outlierSpacingSpec.key, .number(0)), offStreet])
 
         // The street: one region, all but at most two of its cafés, not the café beside it.
         let street = Self.regions(near: 195, 0, trimmed)
@@ -105,5 +107,57 @@ final class DensityRegionFinderTests: XCTestCase {
         XCTAssertEqual(
             DensityRegionFinder.trimmed([street, pair], kg: kg, edges: edges, factor: 1.5) { _ in true },
             [Array(street.dropLast()), pair], "the street loses its lone café; two members are never trimmed")
+    }
+
+    /// 16,000 POIs over 8 km (cafés 2 %), a street of 40 cafés 10 m apart (±2 m) from (0, 0) to
+    /// (390, 0), a café 35 m north of its middle, and a district: 60 cafés in a disc of 60 m
+    /// around (2000, 0).
+    static func streetAndDistrict() -> City {
+        var rng = SeededRandom(seed: 6)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        for i in 0..<40 { city.add(Double(i) * 10 + rng.uniform(-2, 2), rng.uniform(-2, 2), "cafe") }
+        city.add(195, 35, "cafe")
+        city.disc(60, r: 60, cx: 2_000, cy: 0, category: "cafe", &rng)
+        return city
+    }
+
+    func testAMemberOffTheStreetIsLeftOutAndADistrictKeepsEveryMember() throws {
+        let city = Self.streetAndDistrict()
+        let found = try DensityHierarchyTests.run(city, keyword: "cafe")
+        let kept = try DensityHierarchyTests.run(
+            city, keyword: "cafe", overrides: [(RegionOptions.offStreetSpec.key, .number(0))])
+
+        // The street: one region, without the café 35 m off it (nearer to the street than the
+        // outlier rule's 1.5 median spacings, which keeps it: the control).
+        let street = Self.regions(near: 195, 0, found)
+        XCTAssertEqual(street.count, 1)
+        XCTAssertGreaterThanOrEqual(street.first?.members.filter { abs(found.localY[Int($0)]) < 5 }.count ?? 0, 38)
+        XCTAssertFalse(street.contains { Self.holds($0, 195, 35, found) }, "no arm out to the café off the street")
+        XCTAssertTrue(Self.regions(near: 195, 0, kept).contains { Self.holds($0, 195, 35, kept) })
+        // The district: the same region with and without the rule (no member stands off a street).
+        let district = Self.regions(near: 2_000, 0, found)
+        XCTAssertEqual(district.count, 1)
+        XCTAssertEqual(district.map(\.members), Self.regions(near: 2_000, 0, kept).map(\.members))
+        XCTAssertGreaterThanOrEqual(district.first?.members.count ?? 0, 55)
+    }
+
+    func testOffStreetLeavesOutOnlyMembersBesideAStreet() throws {
+        // A street of 30 cafés 10 m apart (±1 m) with a café 40 m off its middle, and a district:
+        // 60 cafés on a 10 m grid, 6 rows of 10.
+        var points = (0..<30).map { (Double($0) * 10, Double($0 % 3) - 1) }
+        points.append((150, 40))
+        for i in 0..<6 { for j in 0..<10 { points.append((1_000 + Double(j) * 10, Double(i) * 10)) } }
+        let (kg, edges) = Self.keywordGraph(points)
+        let street = (0..<31).map { Int32($0) }
+        let district = (31..<91).map { Int32($0) }
+        let out = DensityRegionFinder.offStreet(
+            [street, district], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { _ in true })
+        XCTAssertEqual(out, [Array(street.dropLast()), district], "the street without the café off it")
+        // Sets the candidate test refuses come back as they are.
+        XCTAssertEqual(
+            DensityRegionFinder.offStreet(
+                [street, district], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { _ in false }),
+            [street, district])
     }
 }
