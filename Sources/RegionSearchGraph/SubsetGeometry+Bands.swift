@@ -6,9 +6,9 @@ extension SubsetGeometry {
     /// they reach along it, and how wide they spread across it.
     ///
     /// POIs along a street are a band: around one of them, its neighbours reach far along the
-    /// street and little across it. A disc around it (the k-th neighbour distance) then holds
-    /// mostly empty ground on both sides of the street and understates how densely the street is
-    /// lined; the band does not.
+    /// street and little across it, and a POI around the corner stands well off its axis. Around
+    /// a POI of a district its neighbours lie on every side, and the band is about as wide as
+    /// long.
     public struct Band: Sendable, Equatable {
         /// How far the location and its neighbours reach along the axis, metres.
         public var length: Double
@@ -18,16 +18,11 @@ extension SubsetGeometry {
         public var halfWidth: Double
         /// The location's own distance from the axis, metres.
         public var offset: Double
-        /// The POIs at the neighbouring locations (coincident ones each counted).
-        public var neighbours: Int
 
-        /// POIs per m² in the band: the neighbours over length × width.
-        public var density: Double {
-            length > 0 && halfWidth > 0 ? Double(neighbours) / (length * 2 * halfWidth) : 0
+        /// Length over width; infinite for collinear neighbours measured with no floor.
+        public var aspect: Double {
+            halfWidth > 0 ? length / (2 * halfWidth) : (length > 0 ? .infinity : 0)
         }
-
-        /// Length over width.
-        public var aspect: Double { halfWidth > 0 ? length / (2 * halfWidth) : 0 }
     }
 
     /// The band (``Band``) of every position's location among its `k` nearest other locations
@@ -44,7 +39,8 @@ extension SubsetGeometry {
         let m = subset.count
         let u = locations.count
         guard k >= 2, u >= 3, let knn = nearest.lists else { return [Band?](repeating: nil, count: m) }
-        let kk = min(k, knn.k, u - 1)
+        let kk = min(k, u - 1)
+        precondition(knn.k >= kk, "nearest-location lists shorter than k")
         let needed = max(2, minimum)
         var perLocation = [Band?](repeating: nil, count: u)
         var across = [Double](repeating: 0, count: kk)
@@ -63,12 +59,10 @@ extension SubsetGeometry {
             guard n >= needed else { continue }
             var mx = 0.0
             var my = 0.0
-            var count = 0
             for t in 0..<n {
                 let q = Int(locations[chosen[t]])
                 mx += x[q]
                 my += y[q]
-                count += Int(multiplicity[chosen[t]])
             }
             mx /= Double(n)
             my /= Double(n)
@@ -100,7 +94,7 @@ extension SubsetGeometry {
             let median = n % 2 == 1 ? across[n / 2] : (across[n / 2 - 1] + across[n / 2]) / 2
             perLocation[l] = Band(
                 length: hi - lo, halfWidth: max(2 * median, floor(p)),
-                offset: abs((y[p] - my) * ux - (x[p] - mx) * uy), neighbours: count)
+                offset: abs((y[p] - my) * ux - (x[p] - mx) * uy))
         }
         return (0..<m).map { perLocation[Int(locationOf[$0])] }
     }

@@ -52,9 +52,9 @@ import RegionSearchModel
 /// children after their parents.
 public struct DensityHierarchy: Sendable {
     public struct Options: Sendable, Equatable {
-        /// Level 0: its core and extension ratios and minimum size, and, when level 0 is cut from
-        /// the POIs' own densities, the rest of the one-level measure's rules (smoothing, trimming,
-        /// the ring test).
+        /// Level 0: its core and extension ratios, and, when level 0 is cut from the POIs' own
+        /// densities, the rest of the one-level measure's rules (smoothing, trimming, off-street
+        /// members, the ring test); its `minKeywordPOIs` is every level's minimum size.
         var coarsest: DensityRegionFinder.Options
         var childCoreRatio: Double
         var childExtendRatio: Double

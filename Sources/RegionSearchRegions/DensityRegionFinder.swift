@@ -25,6 +25,11 @@ import RegionSearchModel
 ///    away is left out of it (``trimmed(_:kg:edges:factor:candidate:)``): a POI beside a dense
 ///    street is dense by its k-th neighbour, which is the street, but a person drawing the street
 ///    would not draw an arm out to it, nor a corridor through a lone POI between two clusters.
+///    Nor does a person draw an arm out to a POI around the corner from a dining street, which the
+///    spacing rule keeps when the street's POIs are close: where a member's fellow members form a
+///    band `streetAspect` times as long as wide, a member more than `offStreet` of its half-widths
+///    off its axis is left out too
+///    (``offStreet(_:kg:edges:factor:aspect:candidate:)``), and the set splits likewise.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ (scaled as above), the count in the candidate's area a
 ///    (Σ π s² / k' over its POIs, each at its own λ) is Poisson(λ a); its p-value is
@@ -302,17 +307,7 @@ public struct DensityRegionFinder: Sendable {
             let location = Int(geometry.representative[p])
             nearest[p] = membersAt[location] > 1 ? 0 : min(nearest[location], listed[location])
         }
-        var edgesOf: [Int32: [(a: Int32, b: Int32)]] = [:]
-        for edge in edges where setOf[Int(edge.a)] >= 0 && setOf[Int(edge.a)] == setOf[Int(edge.b)] {
-            edgesOf[setOf[Int(edge.a)], default: []].append(edge)
-        }
-        var out: [[Int32]] = []
-        var local = [Int32](repeating: -1, count: m)
-        for (i, set) in sets.enumerated() {
-            guard set.first.map({ setOf[Int($0)] == Int32(i) }) ?? false else {
-                out.append(set)
-                continue
-            }
+        return split(sets, setOf: setOf, edges: edges) { set in
             // One spacing per location: a food court's forty stacked POIs are one place, and
             // would otherwise pull the median down to the spacing floor.
             var seen = Set<Int32>()
@@ -320,25 +315,8 @@ public struct DensityRegionFinder: Sendable {
                 seen.insert(geometry.representative[Int(p)]).inserted ? kg.spacing[Int(p)] : nil
             }
             let limit = factor * Selection.median(spacings)
-            let keep = set.filter { nearest[Int($0)] <= limit }
-            guard keep.count < set.count else {
-                out.append(set)
-                continue
-            }
-            // The kept members' pieces over the set's edges (on local indices; `keep` is sorted, so
-            // the pieces come in order of their smallest position, each sorted).
-            for (j, p) in keep.enumerated() { local[Int(p)] = Int32(j) }
-            let localEdges = (edgesOf[Int32(i)] ?? []).compactMap { e -> (a: Int32, b: Int32)? in
-                let (la, lb) = (local[Int(e.a)], local[Int(e.b)])
-                return la >= 0 && lb >= 0 ? (la, lb) : nil
-            }
-            let pieces = KeywordGraph.components(
-                count: keep.count, eligible: [Bool](repeating: true, count: keep.count), edges: localEdges
-            ).map { $0.map { keep[Int($0)] } }
-            for p in keep { local[Int(p)] = -1 }
-            out += pieces
+            return set.filter { nearest[Int($0)] <= limit }
         }
-        return out
     }
 
     /// The sets `sets` (sorted positions of `kg`) without their members that stand off the street
@@ -361,42 +339,57 @@ public struct DensityRegionFinder: Sendable {
     ) -> [[Int32]] {
         let m = kg.count
         var setOf = [Int32](repeating: -1, count: m)
+        var marked = false
         for (i, set) in sets.enumerated() where candidate(set) && set.count > 4 {
             for p in set { setOf[Int(p)] = Int32(i) }
+            marked = true
         }
+        guard marked else { return sets }
         let bands = kg.geometry.bands(
             k: 2 * kg.rules.neighbours, nearest: kg.nearest, minimum: 4, only: { setOf[$0] >= 0 },
             accept: { setOf[$0] == setOf[$1] },
             floor: { _ in kg.rules.minSpacing })
+        return split(sets, setOf: setOf, edges: edges) { set in
+            set.filter { p in
+                guard let b = bands[Int(p)], b.aspect >= aspect else { return true }
+                return b.offset <= factor * b.halfWidth
+            }
+        }
+    }
+
+    /// `sets` with each set that `setOf` marks (its members map to its index; −1 elsewhere)
+    /// replaced by the members `keep` returns of it (in order), split into its pieces over `edges`:
+    /// the pieces come in order of their smallest position, each sorted, in the set's place. The
+    /// other sets, and a set that keeps every member, are returned as they are.
+    static func split(
+        _ sets: [[Int32]], setOf: [Int32], edges: [(a: Int32, b: Int32)], keep: ([Int32]) -> [Int32]
+    ) -> [[Int32]] {
         var edgesOf: [Int32: [(a: Int32, b: Int32)]] = [:]
         for edge in edges where setOf[Int(edge.a)] >= 0 && setOf[Int(edge.a)] == setOf[Int(edge.b)] {
             edgesOf[setOf[Int(edge.a)], default: []].append(edge)
         }
-        var local = [Int32](repeating: -1, count: m)
+        var local = [Int32](repeating: -1, count: setOf.count)
         var out: [[Int32]] = []
         for (i, set) in sets.enumerated() {
             guard set.first.map({ setOf[Int($0)] == Int32(i) }) ?? false else {
                 out.append(set)
                 continue
             }
-            let keep = set.filter { p in
-                guard let b = bands[Int(p)], b.aspect >= aspect else { return true }
-                return b.offset <= factor * b.halfWidth
-            }
-            guard keep.count < set.count else {
+            let kept = keep(set)
+            guard kept.count < set.count else {
                 out.append(set)
                 continue
             }
-            // The kept members' pieces over the set's edges, on local indices (as in `trimmed`).
-            for (j, p) in keep.enumerated() { local[Int(p)] = Int32(j) }
+            // The kept members' pieces over the set's edges, on local indices (`kept` is sorted).
+            for (j, p) in kept.enumerated() { local[Int(p)] = Int32(j) }
             let localEdges = (edgesOf[Int32(i)] ?? []).compactMap { e -> (a: Int32, b: Int32)? in
                 let (la, lb) = (local[Int(e.a)], local[Int(e.b)])
                 return la >= 0 && lb >= 0 ? (la, lb) : nil
             }
             out += KeywordGraph.components(
-                count: keep.count, eligible: [Bool](repeating: true, count: keep.count), edges: localEdges
-            ).map { $0.map { keep[Int($0)] } }
-            for p in keep { local[Int(p)] = -1 }
+                count: kept.count, eligible: [Bool](repeating: true, count: kept.count), edges: localEdges
+            ).map { $0.map { kept[Int($0)] } }
+            for p in kept { local[Int(p)] = -1 }
         }
         return out
     }

@@ -181,15 +181,16 @@ public struct RegionOptions: StageOptions, Equatable {
     static let offStreetSpec = ParameterSpec(
         "off_street", .number(min: 0, max: 100), default: .number(defaults.density.offStreet),
         help:
-            "density, level 0 from own densities: where a region's members around a member form a street (their "
-            + "band is street_aspect times as long as wide), a member farther than this many half-widths of that "
+            "density, level 0 from own densities (level0 \"own\", and nested false): where a member's fellow "
+            + "members among its 2·neighbours nearest keyword locations (at least four of them) form a street "
+            + "(their band is street_aspect times as long as wide), a member farther than this many half-widths of that "
             + "band from its centre line is left out (and the region splits where that leaves it in pieces): a "
             + "restaurant around the corner from a dining street is dense by its neighbours, which are the street, "
             + "but a person draws the street without it; 0 keeps every member.")
     static let streetAspectSpec = ParameterSpec(
         "street_aspect", .number(min: 1, max: 1000), default: .number(defaults.density.streetAspect),
-        help: "density, off_street: how many times longer than wide the band of a member's ten nearest fellow "
-            + "members must be to count as a street.")
+        help: "density, off_street: how many times longer than wide the band of a member's fellow members must be "
+            + "to count as a street (its half-width twice their median distance from their principal axis).")
     static let edgeFactorSpec = ParameterSpec(
         "edge_factor", .number(min: 0, max: 100, minExclusive: true),
         default: .number(defaults.keywordGraph.edgeFactor),

@@ -49,7 +49,7 @@ public enum RegionsStage {
         member is more than outlier_spacing times the set's median spacing away (split where that
         leaves it in pieces: no arm out to a lone POI, no corridor through one), and without its
         members that stand off a street: where a member's fellow members among its 2·neighbours
-        nearest keyword POIs form a band street_aspect times as long as wide (half-width twice their
+        nearest keyword locations (at least four) form a band street_aspect times as long as wide (half-width twice their
         median distance from their principal axis), a member more than off_street half-widths from
         that axis is left out (split likewise). p-value:
         N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at that
