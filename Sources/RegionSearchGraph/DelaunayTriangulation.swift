@@ -54,18 +54,9 @@ struct DelaunayTriangulation {
         }
         // Seed: the point nearest the bounding-box centre, its nearest neighbour, and the point
         // forming the smallest circumcircle with them among those exactly not collinear.
-        var minX = Double.infinity
-        var minY = Double.infinity
-        var maxX = -Double.infinity
-        var maxY = -Double.infinity
-        for i in 0..<n {
-            minX = min(minX, x[i])
-            maxX = max(maxX, x[i])
-            minY = min(minY, y[i])
-            maxY = max(maxY, y[i])
-        }
-        let mx = minX / 2 + maxX / 2
-        let my = minY / 2 + maxY / 2
+        let box = PointBounds(x: x, y: y)
+        let mx = box.minX / 2 + box.maxX / 2
+        let my = box.minY / 2 + box.maxY / 2
         var i0 = 0
         var best = Double.infinity
         for i in 0..<n {

@@ -1,3 +1,5 @@
+import RegionSearchCore
+
 /// The uniform grid of square cells over the data's bounding box that a tiled graph build uses to
 /// choose which points a tile loads (whole cells) and to find the points it did not load.
 ///
@@ -20,16 +22,8 @@ public struct TileGrid: Sendable, Equatable {
     public var cellCount: Int { columns * rows }
 
     public init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, pointsPerCell: Int) {
-        var minX = Double.infinity
-        var minY = Double.infinity
-        var maxX = -Double.infinity
-        var maxY = -Double.infinity
-        for i in 0..<x.count {
-            minX = min(minX, x[i])
-            maxX = max(maxX, x[i])
-            minY = min(minY, y[i])
-            maxY = max(maxY, y[i])
-        }
+        let box = PointBounds(x: x, y: y)
+        var (minX, minY, maxX, maxY) = (box.minX, box.minY, box.maxX, box.maxY)
         if x.isEmpty { (minX, minY, maxX, maxY) = (0, 0, 1, 1) }
         let w = maxX - minX
         let h = maxY - minY

@@ -84,16 +84,8 @@ enum HilbertOrder {
     static func permutation(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) -> [UInt32] {
         let n = x.count
         guard n > 1 else { return n == 1 ? [0] : [] }
-        var minX = Double.infinity
-        var maxX = -Double.infinity
-        var minY = Double.infinity
-        var maxY = -Double.infinity
-        for i in 0..<n {
-            minX = min(minX, x[i])
-            maxX = max(maxX, x[i])
-            minY = min(minY, y[i])
-            maxY = max(maxY, y[i])
-        }
+        let box = PointBounds(x: x, y: y)
+        let (minX, minY, maxX, maxY) = (box.minX, box.minY, box.maxX, box.maxY)
         let side = max(maxX - minX, maxY - minY, 1e-9)
         let scale = Double((1 << bits) - 1) / side
         var keys = [UInt32](repeating: 0, count: n)

@@ -140,7 +140,7 @@ public struct DensityHierarchy: Sendable {
     let piece: [Int32]
     let pieceArea: [Double]
     /// The occupied area the one-level measure judges own densities against
-    /// (``DensityRegionFinder/occupiedArea(graph:scaleK:)``), m².
+    /// (``DensityRegionFinder/occupiedArea(_:)``), m².
     let graphOccupiedArea: Double
     /// Level 0 from own densities: the share of the data's POI density each POI's ground has
     /// (``GroundDensity``), or nil (the keyword's λ everywhere).
@@ -150,7 +150,7 @@ public struct DensityHierarchy: Sendable {
     let ownedGround: [Double]
 
     /// Prepares the keyword-independent parts: every POI's ground and the graph's pieces.
-    /// `graphOccupiedArea` is ``DensityRegionFinder/occupiedArea(graph:scaleK:)`` and `ownedGround`
+    /// `graphOccupiedArea` is ``DensityRegionFinder/occupiedArea(_:)`` and `ownedGround`
     /// ``DensityRegionFinder/ownedGround(graph:scaleK:)``, which the caller has (computed when nil).
     public init(
         x: Column<Double>, y: Column<Double>, graph: AdjacencyGraph, scaleK: Int, graphOccupiedArea: Double,

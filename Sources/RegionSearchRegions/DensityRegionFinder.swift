@@ -437,10 +437,10 @@ public struct DensityRegionFinder: Sendable {
     }
 
     /// The occupied area of the POI graph: Σ π σ² / k over its distinct, connected locations
-    /// (``ownedGround(graph:scaleK:)``), summed in index order: deterministic.
-    static func occupiedArea(graph: AdjacencyGraph, scaleK: Int) -> Double {
+    /// (`owned`, ``ownedGround(graph:scaleK:)``), summed in index order: deterministic.
+    static func occupiedArea(_ owned: [Double]) -> Double {
         var sum = 0.0
-        for a in ownedGround(graph: graph, scaleK: scaleK) { sum += a }
+        for a in owned { sum += a }
         return sum
     }
 

@@ -23,7 +23,7 @@ import RegionSearchModel
 /// The ground is a square window of 3 × 3 grid cells around the POI's cell; a cell is as wide as
 /// makes a window hold `windowPOIs` POIs on average over the occupied ground (at least 1 m). A
 /// window's density is its POIs over its occupied ground
-/// (``DensityRegionFinder/occupiedArea(graph:scaleK:)``'s rule, so rivers and parks inside it
+/// (``DensityRegionFinder/occupiedArea(_:)``'s rule, so rivers and parks inside it
 /// count for nothing), and the share is that over the whole data's, N / A. Sums run in POI index order and the window's cells in a fixed order:
 /// deterministic on any thread count.
 public struct GroundDensity: Sendable {
@@ -47,16 +47,8 @@ public struct GroundDensity: Sendable {
         // otherwise number more cells than an Int64 holds.
         let cell = max(1, (windowPOIs / (9 * density)).squareRoot())
         cellSize = cell
-        var minX = Double.infinity
-        var minY = Double.infinity
-        var maxX = -Double.infinity
-        var maxY = -Double.infinity
-        for i in 0..<n {
-            minX = min(minX, x[i])
-            minY = min(minY, y[i])
-            maxX = max(maxX, x[i])
-            maxY = max(maxY, y[i])
-        }
+        let box = PointBounds(x: x, y: y)
+        let (minX, minY, maxX, maxY) = (box.minX, box.minY, box.maxX, box.maxY)
         // Cells numbered row by row over the data's box, with an empty border so every window's
         // 3 × 3 cells exist; sparse data whose box holds far more cells than POIs (a world of
         // airports) keeps only the occupied cells.

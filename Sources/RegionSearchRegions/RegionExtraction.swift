@@ -19,11 +19,10 @@ public enum RegionExtraction {
     public static func run(
         points: ProjectedPoints, graph: AdjacencyGraph, table: ScoreTable, options: RegionOptions, scaleK: Int
     ) -> Output {
-        // The ground each POI occupies, summed in index order: the occupied area
-        // (DensityRegionFinder.occupiedArea), the ground windows and the ring tests all read it.
+        // The ground each POI occupies: the occupied area, the ground windows and the ring tests
+        // all read it.
         let owned = DensityRegionFinder.ownedGround(graph: graph, scaleK: scaleK)
-        var occupied = 0.0
-        for a in owned { occupied += a }
+        let occupied = DensityRegionFinder.occupiedArea(owned)
         precondition(
             !options.cutsNestedLevels || table.density.count == table.keywords.count,
             "nested levels are cut from the keyword densities: propagate them (PropagationOptions.densities)")
