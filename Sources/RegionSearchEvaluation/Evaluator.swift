@@ -342,7 +342,8 @@ public struct Evaluator: Sendable {
             let kindFit = LevelScore.fit(
                 truths: truths, regions: paired, levels: levelValues, thresholds: thresholds,
                 truthBestByLevel: truthBestByLevel, regionBest: { regionBestByKind[$0][kind] ?? 0 },
-                regionLevel: { R[$0].level })
+                regionLevel: { R[$0].level },
+                matchesOther: { j, t in regionBest[j] >= t })
             var k = KindScore(kind: kind)
             k.truthCount = truths.count
             k.scoredRegionCount = paired.count

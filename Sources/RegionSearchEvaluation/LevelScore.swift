@@ -40,9 +40,14 @@ public struct LevelScore: Sendable, Equatable {
     /// - Parameters:
     ///   - truthBestByLevel: per truth, its best IoU with a paired region of each level.
     ///   - regionBest: a region's best IoU with a paired truth among `truths`.
+    ///   - matchesOther: whether a region matches some truth at a threshold; asked only of a region
+    ///     that does not match `truths` there, so it says the region matches a truth outside them (of
+    ///     another kind): such a region is a right answer to another question and is left out of the
+    ///     precision's count at that threshold, not counted wrong.
     static func fit(
         truths: [Int], regions: [Int], levels: [Int], thresholds: [Double], truthBestByLevel: [[Int: Double]],
-        regionBest: (Int) -> Double, regionLevel: (Int) -> Int
+        regionBest: (Int) -> Double, regionLevel: (Int) -> Int,
+        matchesOther: (_ region: Int, _ threshold: Double) -> Bool = { _, _ in false }
     ) -> (
         levels: [(level: Int, scored: Int, recall: [Double], precision: [Double], f1: [Double])], bestF1: [Double],
         bestLevel: [Int?]
@@ -59,7 +64,9 @@ public struct LevelScore: Sendable, Equatable {
                 let r =
                     truths.isEmpty
                     ? 0 : Double(truths.filter { (truthBestByLevel[$0][level] ?? 0) >= t }.count) / Double(truths.count)
-                let p = scored.isEmpty ? 0 : Double(scored.filter { regionBest($0) >= t }.count) / Double(scored.count)
+                let matched = scored.filter { regionBest($0) >= t }.count
+                let counted = scored.count - scored.filter { regionBest($0) < t && matchesOther($0, t) }.count
+                let p = counted == 0 ? 0 : Double(matched) / Double(counted)
                 let f = r + p > 0 ? 2 * r * p / (r + p) : 0
                 recall.append(r)
                 precision.append(p)

@@ -97,21 +97,48 @@ final class LevelScoreTests: XCTestCase {
         XCTAssertEqual(strip.truthCount, 1)
         XCTAssertEqual(strip.scoredRegionCount, 3)
         XCTAssertEqual(strip.recall, [1, 1])
-        // Level 1 against the strip alone: recall 1; precision 1/2 (the second region is not the
-        // strip) → F1 2/3 at both thresholds; level 0 (IoU 1/4) scores 0.
-        XCTAssertEqual(strip.bestLevelF1[0], 2.0 / 3.0, accuracy: 1e-12)
+        // Level 1 against the strip alone: recall 1. @0.3 the second region draws the district
+        // (IoU 1/3), a right answer to another kind, and is left out: precision 1, F1 1. @0.5 it
+        // matches nothing and counts against the strip: precision 1/2, F1 2/3. Level 0 (IoU 1/4)
+        // scores 0.
+        XCTAssertEqual(strip.bestLevelF1[0], 1, accuracy: 1e-12)
         XCTAssertEqual(strip.bestLevelF1[1], 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(strip.bestLevel, [1, 1])
-        // The district: the second fine region has IoU 1/3 with it → @0.3 recall 1, precision 1/2;
-        // @0.5 nothing at any level (F1 0, reported at the coarsest level).
+        // The district: the second fine region has IoU 1/3 with it → @0.3 recall 1, and the first
+        // (the strip, IoU 1) is left out: precision 1; @0.5 nothing at any level (F1 0, reported at
+        // the coarsest level).
         XCTAssertEqual(district.recall, [1, 0])
-        XCTAssertEqual(district.bestLevelF1[0], 2.0 / 3.0, accuracy: 1e-12)
+        XCTAssertEqual(district.bestLevelF1[0], 1, accuracy: 1e-12)
         XCTAssertEqual(district.bestLevel, [1, 0])
         XCTAssertEqual(district.bestLevelF1[1], 0)
         let json = try XCTUnwrap(s.json["kinds"]?.arrayValue)
         XCTAssertEqual(json[1]["kind"], .string("strip"))
         XCTAssertEqual(json[1]["best_level_f1@0.5"], .number(0.6667))
         XCTAssertEqual(json[0]["recall@0.5"], .number(0))
+    }
+
+    /// Per kind, a region drawing a truth of another kind is left out of the precision; one that
+    /// draws nothing counts against every kind.
+    func testARegionOfAnotherKindIsLeftOutOfAKindsPrecisionAndAStrayOneCounts() throws {
+        let truth = [
+            feature(0, "bank", kind: "block", F.square(0, 0)),
+            feature(1, "bank", kind: "frontage", F.square(3000, 0)),
+        ]
+        let regions = [
+            feature(0, "bank", F.square(0, 0)),  // the block
+            feature(1, "bank", F.square(3000, 0)),  // the frontage
+            feature(2, "bank", F.square(9000, 0)),  // nothing
+        ]
+        let s = try score(regions: regions, truth: truth)
+        // Pooled: two of three regions right.
+        XCTAssertEqual(s.overall.precision[1], 2.0 / 3.0, accuracy: 1e-12)
+        for k in s.kinds {
+            // Per kind: recall 1, precision 1/2 (its region over itself and the stray one), F1 2/3;
+            // with the frontage counted against the block it would be 1/3 and F1 1/2.
+            XCTAssertEqual(k.recall, [1, 1], k.kind)
+            XCTAssertEqual(k.bestLevelF1[0], 2.0 / 3.0, accuracy: 1e-12, k.kind)
+            XCTAssertEqual(k.bestLevelF1[1], 2.0 / 3.0, accuracy: 1e-12, k.kind)
+        }
     }
 
     func testAFileWithoutLevelsIsOneLevelZeroWithThePooledScores() throws {
