@@ -47,7 +47,7 @@ extension RegionPolygonBuilder.Options: StageOptions {
             "Triangles of three skeleton edges are filled when their circumcircle is at most this many spacings "
             + "wide; larger ones (a square, a park between blocks) stay open.")
     static let closeSpacingSpec = ParameterSpec(
-        "close_spacing", .number(min: 0, max: 100), default: .number(0),
+        "close_spacing", .number(min: 0, max: 100), default: .number(defaults.closeSpacing),
         help:
             "The grown skeleton is closed (grown and shrunk back) by this many spacings: notches and holes narrower "
             + "than about twice that between the region's POIs are filled, nothing is added outside them.")

@@ -24,7 +24,13 @@ import Synchronization
 ///    convex hull that their number implies (``supportGap(x:y:)``, at most one spacing), and at
 ///    least a quarter of `min_extent_m`: the polygon covers the ground just around its POIs, a
 ///    chain of doorways becomes a street-wide band, a town's twelve restaurants reach as far as
-///    the square they were drawn from.
+///    the square they were drawn from. The grown skeleton is then closed (grown and shrunk back)
+///    by `close_spacing` spacings: a notch or hole narrower than about twice that — the inside of
+///    a block whose restaurants line its frontages, the bay between a district's streets — is
+///    ground between members and is filled; the closing adds nothing outside the skeleton's
+///    convex hull, and parts farther apart than that stay apart. What it adds is kept off the
+///    own (unclosed) ground of the other regions of the keyword and level (rule 6): a dense
+///    cluster lying in the notch of a wide sparse region stays its own region.
 /// 4. Minimum extent: a polygon with less area than a disc of diameter `min_extent_m` (stacked POIs
 ///    in one building) is grown to that disc around its POIs.
 /// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`. Every part is kept
@@ -54,7 +60,8 @@ public struct RegionPolygonBuilder {
         var edgeSpacing: Double
         /// Skeleton triangles whose circumradius is at most this many spacings are filled.
         var triangleSpacing: Double
-        /// The grown skeleton is closed by this many spacings.
+        /// The grown skeleton is closed by this many spacings (rule 3): notches and holes narrower
+        /// than about twice that between its parts are filled.
         var closeSpacing: Double
         var minExtent: Double
         /// What of the hierarchy is written (`levels`); applied after the polygons are built
@@ -62,7 +69,7 @@ public struct RegionPolygonBuilder {
         public var levels: RegionLevelSelection
         public init(
             concave: Bool = false, concaveRatio: Double = 0.3, margin: Double? = nil, marginSpacing: Double = 0.3,
-            edgeSpacing: Double = 4, triangleSpacing: Double = 2, closeSpacing: Double = 0, minExtent: Double = 20,
+            edgeSpacing: Double = 4, triangleSpacing: Double = 2, closeSpacing: Double = 1.5, minExtent: Double = 20,
             levels: RegionLevelSelection = .all
         ) {
             self.levels = levels
@@ -120,6 +127,21 @@ public struct RegionPolygonBuilder {
             multi = polygonal.typeID == Int32(GEOS_MULTIPOLYGON.rawValue)
         }
 
+        /// The bounding box of the coordinates (nil without parts).
+        var envelope: GEOSEnvelope? {
+            var box: GEOSEnvelope?
+            for part in parts {
+                for (x, y) in part {
+                    guard let minX = x.min(), let maxX = x.max(), let minY = y.min(), let maxY = y.max() else {
+                        continue
+                    }
+                    let b = GEOSEnvelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+                    box = box.map { $0.union(b) } ?? b
+                }
+            }
+            return box
+        }
+
         /// The same geometry in `geos` (parts non-empty).
         func geometry(_ geos: GEOSContext) throws -> GEOSGeometry {
             let pieces = try parts.map { try geos.polygon(rings: $0) }
@@ -137,6 +159,10 @@ public struct RegionPolygonBuilder {
         /// The share of the polygon (rules 1–5, in the plane) farther than ``ShapeCheck/emptyDistance``
         /// spacings from every member.
         var emptyShare: Double
+        /// The region's own ground before the closing (rule 3), in WGS84; nil without a closing.
+        /// What the closing added is kept off the own ground of the other regions of its keyword
+        /// and level (rule 6).
+        var unclosed: Rings? = nil
     }
 
     /// The 7-decimal grid the output is written on, in degrees.
@@ -178,6 +204,24 @@ public struct RegionPolygonBuilder {
         var drawn = [GEOSGeometry?](repeating: nil, count: regions.count)
         var out: [Polygon] = []
         var dropped = 0
+        // Each region's own ground (without what its closing added) and its box, by keyword and
+        // level: a closing fills the notches between a region's own parts, not another region
+        // lying in such a notch (a dense cluster beside a wide sparse region that wraps around it).
+        var groundBoxes: [SIMD2<Int>: [(index: Int, box: GEOSEnvelope)]] = [:]
+        for (index, region) in regions.enumerated() {
+            guard let shape = try shapes[index].get(), let box = (shape.unclosed ?? shape.computed).envelope else {
+                continue
+            }
+            groundBoxes[SIMD2(region.keyword, region.level), default: []].append((index, box))
+        }
+        var ownGround: [Int: GEOSGeometry] = [:]
+        func ground(_ j: Int) throws -> GEOSGeometry {
+            if let g = ownGround[j] { return g }
+            let shape = try shapes[j].get()!
+            let g = try (shape.unclosed ?? shape.computed).geometry(geos)
+            ownGround[j] = g
+            return g
+        }
         for (index, region) in regions.enumerated() {
             guard let shape = try shapes[index].get() else {
                 dropped += 1
@@ -186,17 +230,35 @@ public struct RegionPolygonBuilder {
             let group = SIMD2(region.keyword, region.level)
             var ancestor = region.parent
             while ancestor >= 0 && drawn[ancestor] == nil { ancestor = regions[ancestor].parent }
+            // What the closing added, less the own ground of the other regions of the keyword and
+            // level it reaches (in table order, so the same bytes on any thread count).
+            var computed: GEOSGeometry?
+            if let unclosed = shape.unclosed, let box = shape.computed.envelope {
+                let near = (groundBoxes[group] ?? []).filter { $0.index != index && $0.box.intersects(box) }
+                if !near.isEmpty {
+                    let closed = try shape.computed.geometry(geos)
+                    let met = try near.map { try ground($0.index) }.filter { closed.intersects($0) }
+                    if !met.isEmpty {
+                        let cut = try closed.intersection(geos.unionAll(met)).difference(unclosed.geometry(geos))
+                            .polygonalParts()
+                        if !cut.isEmpty && cut.area > 0 {
+                            computed = try closed.difference(cut, gridSize: Self.grid).polygonalParts()
+                        }
+                    }
+                }
+            }
             // On the 7-decimal grid the output is written in, so that rounding cannot make a valid
             // polygon invalid (a spike one unit wide folds onto itself), and the keyword's earlier
             // polygons are cut away on the same grid.
             var polygon: GEOSGeometry?
             if var covered = coveredByKeyword[group] {
-                let computed = try shape.computed.geometry(geos)
-                if covered.intersects(computed) {
-                    polygon = try computed.difference(covered.union(), gridSize: Self.grid).polygonalParts()
+                let c = try computed ?? shape.computed.geometry(geos)
+                if covered.intersects(c) {
+                    polygon = try c.difference(covered.union(), gridSize: Self.grid).polygonalParts()
                     coveredByKeyword[group] = covered
                 }
             }
+            if polygon == nil { polygon = computed }
             if polygon == nil && !shape.snapped.parts.isEmpty { polygon = try shape.snapped.geometry(geos) }
             if let p = polygon, ancestor >= 0, let outer = drawn[ancestor], let box = p.envelope {
                 // The parent cut down to the child's box first (a city core of thousands of
@@ -310,22 +372,47 @@ public struct RegionPolygonBuilder {
         let margin = options.margin ?? automaticMargin(region: region, x: px, y: py)
         var g = try grown(region, members: members, x: px, y: py, margin: margin, geos: geos)
         let close = options.closeSpacing * drawingSpacing(region)
+        var unclosed: GEOSGeometry?
         if close > 0 && !region.edges.isEmpty && !options.concave {
+            unclosed = g
             g = try g.buffer(close, quadrantSegments: 4).buffer(-close, quadrantSegments: 4)
         }
         if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
             || g.area < Double.pi * minRadius * minRadius
         {
-            g = try g.union(try geos.multiPoint(x: px, y: py).buffer(max(margin, minRadius)))
+            let disc = try geos.multiPoint(x: px, y: py).buffer(max(margin, minRadius))
+            g = try g.union(disc)
+            unclosed = try unclosed?.union(disc)
         }
         if !g.isValid { g = try g.makeValid() }
         let planar = try g.polygonalParts()
         guard !planar.isEmpty else { return nil }
         let emptyShare = try ShapeCheck.emptyShare(
             of: planar, x: px, y: py, distance: ShapeCheck.emptyDistance * drawingSpacing(region))
-        // Back to WGS84, part by part and ring by ring, longitudes continuous around the region
-        // before any planar operation in degrees.
+        // Longitudes are made continuous around the first vertex transformed back, for every
+        // geometry of the region alike.
         var reference: Double?
+        let polygon = try Self.lonLat(planar, plane: plane, reference: &reference, region: index, geos: geos)
+        if polygon.isEmpty { return nil }
+        // Snap rounding depends on the polygon alone: done here, on all threads.
+        var shape = Shape(
+            computed: try Rings(polygon),
+            snapped: try Rings(polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()),
+            margin: margin, emptyShare: emptyShare)
+        if var own = unclosed {
+            if !own.isValid { own = try own.makeValid() }
+            own = try Self.lonLat(own.polygonalParts(), plane: plane, reference: &reference, region: index, geos: geos)
+            if !own.isEmpty { shape.unclosed = try Rings(own) }
+        }
+        return shape
+    }
+
+    /// A planar polygonal geometry back in WGS84, part by part and ring by ring, longitudes
+    /// continuous around `reference` (set from the first vertex when nil) before any planar
+    /// operation in degrees.
+    static func lonLat(
+        _ planar: GEOSGeometry, plane: PROJTransform, reference: inout Double?, region index: Int, geos: GEOSContext
+    ) throws -> GEOSGeometry {
         var lonLatParts: [GEOSGeometry] = []
         for piece in try planar.polygons() {
             var lonLatRings: [(x: [Double], y: [Double])] = []
@@ -345,13 +432,7 @@ public struct RegionPolygonBuilder {
             if !part.isValid { part = try part.makeValid().polygonalParts() }
             if !part.isEmpty { lonLatParts.append(part) }
         }
-        let polygon = try geos.unionAll(lonLatParts).polygonalParts()
-        if polygon.isEmpty { return nil }
-        // Snap rounding depends on the polygon alone: done here, on all threads.
-        return Shape(
-            computed: try Rings(polygon),
-            snapped: try Rings(polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()),
-            margin: margin, emptyShare: emptyShare)
+        return try geos.unionAll(lonLatParts).polygonalParts()
     }
 
     /// The spacing the drawing rules count in: the region's, at least a quarter of `min_extent_m`

@@ -20,7 +20,8 @@ public enum HullsStage {
         // 9: label, label_rule and change properties (null here; the runner's lineage step fills them).
         // 10: margin_rule "support" by default: a region of few POIs is grown by the band its
         //     convex hull misses (RegionPolygonBuilder.supportGap), when wider than margin_spacing's.
-        version: 10,
+        // 11: close_spacing 1.5 by default: the grown skeleton is closed, notches between members filled.
+        version: 11,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -33,7 +34,8 @@ public enum HullsStage {
         One feature per region: its skeleton (its POIs, the keyword-graph edges between them up to 4
         spacings long, and the triangles of such edges whose circumcircle is at most 2 spacings
         wide; spacing = the region's median distance from a member to its 5th nearest keyword
-        location) grown by margin_m with GEOS, at least min_extent_m wide, valid, not overlapping
+        location) grown by margin_m with GEOS and closed by close_spacing spacings (notches and
+        holes narrower than about twice that filled), at least min_extent_m wide, valid, not overlapping
         better-ranked regions of the same keyword and level and cut to its parent region's polygon;
         levels chooses what is written of the hierarchy (all levels, nested; the finest region at
         each place; level 0; one level); a Polygon, or a MultiPolygon when a gap is too
