@@ -127,17 +127,13 @@ public struct RegionPolygonBuilder {
             multi = polygonal.typeID == Int32(GEOS_MULTIPOLYGON.rawValue)
         }
 
-        /// The bounding box of the coordinates (nil without parts).
+        /// The bounding box of the exterior rings (nil without parts).
         var envelope: GEOSEnvelope? {
             var box: GEOSEnvelope?
-            for part in parts {
-                for (x, y) in part {
-                    guard let minX = x.min(), let maxX = x.max(), let minY = y.min(), let maxY = y.max() else {
-                        continue
-                    }
-                    let b = GEOSEnvelope(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
-                    box = box.map { $0.union(b) } ?? b
-                }
+            for exterior in parts.compactMap(\.first) where !exterior.x.isEmpty {
+                let b = PointBounds(x: exterior.x, y: exterior.y)
+                let e = GEOSEnvelope(minX: b.minX, minY: b.minY, maxX: b.maxX, maxY: b.maxY)
+                box = box?.union(e) ?? e
             }
             return box
         }
@@ -208,7 +204,7 @@ public struct RegionPolygonBuilder {
         // level: a closing fills the notches between a region's own parts, not another region
         // lying in such a notch (a dense cluster beside a wide sparse region that wraps around it).
         var groundBoxes: [SIMD2<Int>: [(index: Int, box: GEOSEnvelope)]] = [:]
-        for (index, region) in regions.enumerated() {
+        for (index, region) in regions.enumerated() where options.closeSpacing > 0 {
             guard let shape = try shapes[index].get(), let box = (shape.unclosed ?? shape.computed).envelope else {
                 continue
             }
