@@ -75,7 +75,7 @@ public struct DensityHierarchy: Sendable {
 
         public init(
             coarsest: DensityRegionFinder.Options = .init(), childCoreRatio: Double = 3,
-            childExtendRatio: Double = 1.5, maxLevels: Int = 4, sameRegionShare: Double = 0.7,
+            childExtendRatio: Double = 1, maxLevels: Int = 4, sameRegionShare: Double = 0.7,
             ownReferencePOIs: Int = 32, levelRatio: Double = 0, ownDensityShare: Double = 1, levelZero: LevelZero = .own
         ) {
             self.coarsest = coarsest

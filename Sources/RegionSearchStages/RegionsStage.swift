@@ -20,7 +20,9 @@ public enum RegionsStage {
         //    ring around each candidate (contrast_ring).
         // 8: level 0 leaves out the members that stand off the street their fellow members form
         //    (off_street, street_aspect).
-        version: 8,
+        // 9: child_extend_ratio 1 by default: a finer region extends through every POI at least as
+        //    dense as the region holding it (was 1.5), so a district is drawn to its edges.
+        version: 9,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -148,6 +148,53 @@ final class DensityHierarchyTests: XCTestCase {
         }
     }
 
+    /// A downtown (500 cafés over 900 m) holding a district whose cafés stand 1.3 × as dense as
+    /// the downtown's (a shoulder from 70 to 250 m around (400, 0)) around a core 10 × as dense
+    /// (within 70 m), the propagated densities set to exactly that: the district's finer region
+    /// is the core and its shoulder — everything at least as dense as the region holding it
+    /// (`child_extend_ratio` 1, the default) — not the core alone, which is what a floor of 1.5 ×
+    /// the downtown's density cuts.
+    func testAFinerRegionExtendsThroughEverythingAsDenseAsItsParent() throws {
+        var rng = SeededRandom(seed: 23)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        city.disc(500, r: 900, cx: 0, cy: 0, category: "cafe", &rng)
+        city.disc(500, r: 900, cx: 0, cy: 0, category: "shop", &rng)
+        city.disc(30, r: 250, cx: 400, cy: 0, category: "cafe", &rng)
+        city.disc(30, r: 70, cx: 400, cy: 0, category: "cafe", &rng)
+        func distance(_ o: Outcome, _ i: Int) -> Double {
+            let (dx, dy) = (o.localX[i] - 400, o.localY[i])
+            return (dx * dx + dy * dy).squareRoot()
+        }
+        let field: (ScoreTable, ProjectedPoints) -> [Float] = { s, p in
+            (0..<s.count).map { i in
+                let (x, y) = (city.x[Int(p.row[i])], city.y[Int(p.row[i])])
+                let d = ((x - 400) * (x - 400) + y * y).squareRoot()
+                if d < 70 { return 2_000 }
+                if d < 250 { return 260 }
+                return x * x + y * y < 950 * 950 ? 200 : s.density[0][i]
+            }
+        }
+        func shoulderShare(_ overrides: [(String, JSONValue)]) throws -> Double {
+            let o = try Self.run(city, keyword: "cafe", overrides: overrides, density: field)
+            XCTAssertEqual(
+                o.table.regions.filter { $0.level == 0 && Self.shareWithin($0, o, cx: 0, cy: 0, radius: 1_000) > 0.9 }
+                    .count, 1, "the downtown is one level-0 region")
+            let district = try XCTUnwrap(
+                o.table.regions.first { $0.level == 1 && Self.shareWithin($0, o, cx: 400, cy: 0, radius: 260) > 0.9 },
+                "a level-1 region at the district")
+            let shoulder = (0..<o.localX.count).filter {
+                city.category[Int(o.points.row[$0])] == "cafe" && (80...240).contains(distance(o, $0))
+            }
+            let members = Set(district.members.map(Int.init))
+            return Double(shoulder.filter { members.contains($0) }.count) / Double(shoulder.count)
+        }
+        XCTAssertGreaterThan(try shoulderShare([]), 0.6, "the district is drawn with its shoulder")
+        XCTAssertLessThan(
+            try shoulderShare([("child_extend_ratio", .number(1.5))]), 0.2,
+            "at 1.5 × the downtown's density the district is its core alone (so the check above can fail)")
+    }
+
     /// The default (`level0: own`): level 0 is exactly the one-level measure's regions (members,
     /// p-values and q-values), and the finer levels below them are cut from the propagate stage's
     /// densities — the core's densities taken away, its level-1 region is gone and level 0 is as

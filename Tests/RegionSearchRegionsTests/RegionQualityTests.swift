@@ -156,7 +156,9 @@ final class RegionQualityTests: XCTestCase {
     }
 
     func testOneWideSparseHotSpotIsOneRegion() throws {
-        // A large district (r = 900 m) of a keyword: it must come back whole, not in fragments.
+        // A large district (r = 900 m) of a keyword: it must come back whole, not in fragments —
+        // one level-0 region. The cluster is a truncated Gaussian, denser towards its middle, so
+        // a finer region may nest inside it (a darker middle, not a fragment).
         var config = SyntheticCity.Config()
         config.n = 15_000
         config.seed = 51
@@ -164,7 +166,13 @@ final class RegionQualityTests: XCTestCase {
         config.explicitClusters = [SyntheticCity.Cluster(keyword: "bar", x: 0, y: 0, radius: 900, count: 220)]
         let city = try SyntheticCity(config)
         let out = try Pipeline.runPipeline(city: city, keywords: ["bar"])
-        XCTAssertEqual(out.polygons.count, 1, "regions: \(out.table.regions.map { ($0.nPOIs, $0.nKeyword) })")
+        let regions = out.table.regions
+        XCTAssertEqual(
+            regions.filter { $0.level == 0 }.count, 1, "regions: \(regions.map { ($0.level, $0.nPOIs, $0.nKeyword) })")
+        for r in regions where r.level > 0 {
+            XCTAssertEqual(regions[r.parent].level, 0, "a finer region nests in the district's")
+            XCTAssertTrue(Set(r.members).isSubset(of: Set(regions[r.parent].members)))
+        }
         XCTAssertGreaterThan(try bestIoUs(city, out)[0], 0.5)
     }
 
