@@ -77,8 +77,8 @@ public struct PropagationOptions: StageOptions, Equatable {
     static let defaultSolver = LabelPropagation.Options()
     /// `density_alpha`'s default.
     public static let defaultDensityAlpha = 0.8
-    /// The densities' tolerance: they are compared with floors at least 1.5 times apart and stored
-    /// as Float32, so an error bound of 1e-5 of the labels (a tenth of this) decides nothing the
+    /// The densities' tolerance: they are compared with the levels' floors (a POI changes band only
+    /// where its density lies within the error of one) and stored as Float32, so an error bound of 1e-5 of the labels (a tenth of this) decides nothing the
     /// scores' 1e-6 would, at 18 Chebyshev steps instead of 25 (at `density_alpha` 0.8).
     public static let defaultDensityTolerance = 1e-4
 
@@ -108,8 +108,8 @@ public struct PropagationOptions: StageOptions, Equatable {
     static let densityToleranceSpec = ParameterSpec(
         "density_tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultDensityTolerance),
         help:
-            "tolerance of the keyword densities' propagation (see tolerance): they are compared with floors at least "
-            + "1.5 times apart, so they need less than the scores.")
+            "tolerance of the keyword densities' propagation (see tolerance): they are only compared with the "
+            + "levels' floors and stored as 32-bit floats, so they need less than the scores.")
     static let toleranceSpec = ParameterSpec(
         "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultSolver.tolerance),
         help:

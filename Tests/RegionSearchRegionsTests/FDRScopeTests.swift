@@ -38,7 +38,7 @@ final class FDRScopeTests: XCTestCase {
     /// The regions of the three keywords, with `overrides` of the regions stage's parameters.
     /// The finer regions are the districts' cores alone (`child_extend_ratio` 1.5): so tight that
     /// their q-values lie below the level-0 rate the first test splits at, and some are kept there
-    /// (with the default 1 they grow over their districts' shoulders and only pass at rates above
+    /// (with the default 1 they grow outwards over their districts and only pass at rates above
     /// it; how far a finer region extends is not what these tests are about).
     static func run(_ city: City, overrides: [(String, JSONValue)]) throws -> RegionTable {
         try DensityHierarchyTests.run(

@@ -170,7 +170,7 @@ final class RegionQualityTests: XCTestCase {
         XCTAssertEqual(
             regions.filter { $0.level == 0 }.count, 1, "regions: \(regions.map { ($0.level, $0.nPOIs, $0.nKeyword) })")
         for r in regions where r.level > 0 {
-            XCTAssertEqual(regions[r.parent].level, 0, "a finer region nests in the district's")
+            XCTAssertEqual(regions[r.parent].level, r.level - 1, "a finer region nests in the one a level up")
             XCTAssertTrue(Set(r.members).isSubset(of: Set(regions[r.parent].members)))
         }
         XCTAssertGreaterThan(try bestIoUs(city, out)[0], 0.5)
