@@ -78,8 +78,9 @@ public struct PropagationOptions: StageOptions, Equatable {
     /// `density_alpha`'s default.
     public static let defaultDensityAlpha = 0.8
     /// The densities' tolerance: they are compared with the levels' floors (a POI changes band only
-    /// where its density lies within the error of one) and stored as Float32, so an error bound of 1e-5 of the labels (a tenth of this) decides nothing the
-    /// scores' 1e-6 would, at 18 Chebyshev steps instead of 25 (at `density_alpha` 0.8).
+    /// where its density lies within the error of one) and stored as Float32, so an error bound of
+    /// 1e-5 of the labels (a tenth of this) decides nothing the scores' 1e-6 would, at 18 Chebyshev
+    /// steps instead of 25 (at `density_alpha` 0.8).
     public static let defaultDensityTolerance = 1e-4
 
     public static let keywordsSpec = ParameterSpec(
