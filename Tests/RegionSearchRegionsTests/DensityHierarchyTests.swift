@@ -162,14 +162,12 @@ final class DensityHierarchyTests: XCTestCase {
         city.disc(500, r: 900, cx: 0, cy: 0, category: "shop", &rng)
         city.disc(30, r: 250, cx: 400, cy: 0, category: "cafe", &rng)
         city.disc(30, r: 70, cx: 400, cy: 0, category: "cafe", &rng)
-        func distance(_ o: Outcome, _ i: Int) -> Double {
-            let (dx, dy) = (o.localX[i] - 400, o.localY[i])
-            return (dx * dx + dy * dy).squareRoot()
-        }
+        // Metres from the district's centre, of a point in the city's local plane.
+        func fromDistrict(_ x: Double, _ y: Double) -> Double { ((x - 400) * (x - 400) + y * y).squareRoot() }
         let field: (ScoreTable, ProjectedPoints) -> [Float] = { s, p in
             (0..<s.count).map { i in
                 let (x, y) = (city.x[Int(p.row[i])], city.y[Int(p.row[i])])
-                let d = ((x - 400) * (x - 400) + y * y).squareRoot()
+                let d = fromDistrict(x, y)
                 if d < 70 { return 2_000 }
                 if d < 250 { return 260 }
                 return x * x + y * y < 950 * 950 ? 200 : s.density[0][i]
@@ -184,7 +182,8 @@ final class DensityHierarchyTests: XCTestCase {
                 o.table.regions.first { $0.level == 1 && Self.shareWithin($0, o, cx: 400, cy: 0, radius: 260) > 0.9 },
                 "a level-1 region at the district")
             let shoulder = (0..<o.localX.count).filter {
-                city.category[Int(o.points.row[$0])] == "cafe" && (80...240).contains(distance(o, $0))
+                city.category[Int(o.points.row[$0])] == "cafe"
+                    && (80...240).contains(fromDistrict(o.localX[$0], o.localY[$0]))
             }
             let members = Set(district.members.map(Int.init))
             return Double(shoulder.filter { members.contains($0) }.count) / Double(shoulder.count)
