@@ -18,6 +18,16 @@ extension SubsetGeometry {
         public var halfWidth: Double
         /// The location's own distance from the axis, metres.
         public var offset: Double
+        /// The neighbours' centroid and the axis's unit direction through it.
+        public var centreX: Double
+        public var centreY: Double
+        public var directionX: Double
+        public var directionY: Double
+
+        /// The distance of the point (px, py) from the axis, metres.
+        public func distanceFromAxis(_ px: Double, _ py: Double) -> Double {
+            abs((py - centreY) * directionX - (px - centreX) * directionY)
+        }
 
         /// Length over width; infinite for collinear neighbours measured with no floor.
         public var aspect: Double {
@@ -94,7 +104,8 @@ extension SubsetGeometry {
             let median = n % 2 == 1 ? across[n / 2] : (across[n / 2 - 1] + across[n / 2]) / 2
             perLocation[l] = Band(
                 length: hi - lo, halfWidth: max(2 * median, floor(p)),
-                offset: abs((y[p] - my) * ux - (x[p] - mx) * uy))
+                offset: abs((y[p] - my) * ux - (x[p] - mx) * uy), centreX: mx, centreY: my, directionX: ux,
+                directionY: uy)
         }
         return (0..<m).map { perLocation[Int(locationOf[$0])] }
     }

@@ -77,6 +77,9 @@ public struct SubsetGeometry: Sendable {
 
     public var count: Int { subset.count }
 
+    /// The coordinates of position `p`, metres.
+    public func point(_ p: Int) -> (x: Double, y: Double) { (x[p], y[p]) }
+
     /// The position of point index `point`, if it is a member.
     public func position(of point: UInt32) -> Int? {
         var lo = 0
@@ -150,6 +153,35 @@ public struct SubsetGeometry: Sendable {
             }
         }
         return (0..<m).map { perLocation[Int(locationOf[$0])] }
+    }
+
+    /// Whether each position lies in the ball of a position where `centre` holds: at that
+    /// position's location, or within `radius` of it (its own radius, such as its k-th neighbour
+    /// distance) at one of its listed nearest locations that `accept(centre, other)` takes (`other`
+    /// that location's first position). POIs at one location share the answer. `nearest` must
+    /// list every location a ball holds (the lists of the k that `radius` was measured with).
+    public func inBalls(
+        of centre: [Bool], radius: [Double], nearest: NearestLocations, accept: (Int, Int) -> Bool = { _, _ in true }
+    ) -> [Bool] {
+        let m = subset.count
+        var marked = [Bool](repeating: false, count: locations.count)
+        let knn = nearest.lists
+        for p in 0..<m where centre[p] {
+            let l = Int(locationOf[p])
+            marked[l] = true
+            guard let knn else { continue }
+            let (px, py) = (x[p], y[p])
+            for t in 0..<knn.k {
+                let q = Int(knn.neighbors[l * knn.k + t])
+                let qp = Int(locations[q])
+                let dx = px - x[qp]
+                let dy = py - y[qp]
+                // The lists are ordered by distance: the first one beyond the radius ends the ball.
+                guard (dx * dx + dy * dy).squareRoot() <= radius[p] else { break }
+                if accept(p, qp) { marked[q] = true }
+            }
+        }
+        return (0..<m).map { marked[Int(locationOf[$0])] }
     }
 
     /// For every position, the distance to its k-th nearest other member, duplicates counted

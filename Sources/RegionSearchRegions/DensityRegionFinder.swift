@@ -20,7 +20,10 @@ import RegionSearchModel
 /// 3. **Dense subgraphs.** Keyword POIs with r ≥ `extendRatio`, joined by the ``KeywordGraph``'s
 ///    accepted edges, form connected sets; a set holding a POI with r ≥ `coreRatio` and at least
 ///    `minKeywordPOIs` keyword POIs is a candidate. Hysteresis keeps a dining street whole down to
-///    its quieter ends without letting a single dense corner grow into the suburbs. A member
+///    its quieter ends without letting a single dense corner grow into the suburbs. A street runs
+///    on further, through POIs at `streetExtendRatio` along its band
+///    (``streetEnds(_:dense:ratio:floor:across:aspect:)``): its last POIs and those beside a gap
+///    have their neighbours on one side only and read a quarter of its density. A member
 ///    whose nearest other member is more than `outlierSpacing` times the set's median spacing
 ///    away is left out of it (``trimmed(_:kg:edges:factor:candidate:)``): a POI beside a dense
 ///    street is dense by its k-th neighbour, which is the street, but a person drawing the street
@@ -61,11 +64,19 @@ public struct DensityRegionFinder: Sendable {
         var offStreet: Double = 3
         /// The fellow members' band counts as a street when it is this many times longer than wide.
         var streetAspect: Double = 4
+        /// > 0: a keyword POI on the street of a dense member, within its k-th neighbour distance
+        /// and this many half-widths of the street's axis, is dense as well when its ratio is at
+        /// least `streetExtendRatio` (``streetEnds(_:dense:ratio:floor:across:aspect:)``); 0: not.
+        var streetEnds: Double = 3
+        var streetExtendRatio: Double = 2
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
-            outlierSpacing: Double = 1.5, contrastRing: Double = 2, offStreet: Double = 3, streetAspect: Double = 4
+            outlierSpacing: Double = 1.5, contrastRing: Double = 2, offStreet: Double = 3, streetAspect: Double = 4,
+            streetEnds: Double = 3, streetExtendRatio: Double = 2
         ) {
+            self.streetEnds = streetEnds
+            self.streetExtendRatio = streetExtendRatio
             self.offStreet = offStreet
             self.streetAspect = streetAspect
             self.contrastRing = contrastRing
@@ -139,7 +150,12 @@ public struct DensityRegionFinder: Sendable {
         // The reference at each keyword POI: λ, or less where the city thins out (GroundDensity).
         let reference = groundShare.map { share in kg.geometry.subset.map { lambda * share[Int($0)] } }
         let ratio = Self.densityRatio(kg, lambda: lambda, reference: reference, smoothing: options.smoothing)
-        let eligible = ratio.map { $0 >= options.extendRatio }
+        var eligible = ratio.map { $0 >= options.extendRatio }
+        if options.streetEnds > 0 {
+            eligible = Self.streetEnds(
+                kg, dense: eligible, ratio: ratio, floor: options.streetExtendRatio, across: options.streetEnds,
+                aspect: options.streetAspect)
+        }
         summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
         let edges = kg.acceptedEdges(eligible: eligible, support: &support)
         var regions: [(region: RegionTable.Region, positions: [Int32])] = []
@@ -261,6 +277,50 @@ public struct DensityRegionFinder: Sendable {
         }
         for v in touched { visited[Int(v) >> 6] = 0 }
         return out
+    }
+
+    /// `dense` (positions of `kg`) with the keyword POIs that continue a street of its members.
+    ///
+    /// A POI continues a street when it lies within a member's k-th neighbour distance
+    /// (``KeywordGraph/spacing``), where that member's fellow members among its 2k nearest keyword
+    /// locations (at least four) form a band `aspect` times as long as wide, no more than `across`
+    /// of the band's half-widths from its axis (``SubsetGeometry/Band``), and its own density
+    /// ratio is at least `floor`. It then counts as a member, and the members' bands are measured
+    /// again, wave by wave, until a wave adds no POI.
+    ///
+    /// Along a line the k-th neighbour reaches k gaps away on one side only at the line's end and
+    /// on the near side of a gap, against k / 2 on each side in its middle: the disc is twice as
+    /// wide and the density reads a quarter of the street's. A dining street's last restaurants,
+    /// those beside a gap and a stretch where it thins for a while fall below `extendRatio`,
+    /// although a person draws them with the street. Only along a street: at a district's edge
+    /// the density falls by half at most (the neighbours fill a half disc), and growing a district
+    /// by its members' discs would draw it out over its quieter surroundings.
+    static func streetEnds(
+        _ kg: KeywordGraph, dense: [Bool], ratio: [Double], floor: Double, across: Double, aspect: Double
+    ) -> [Bool] {
+        let geometry = kg.geometry
+        var member = dense
+        // Each wave measures every member's band anew: a member's band turns to follow the street
+        // as POIs join it (round a bend, over a gap).
+        while true {
+            let current = member
+            let bands = geometry.bands(
+                k: 2 * kg.rules.neighbours, nearest: kg.nearest, minimum: 4, only: { current[$0] },
+                accept: { current[$0] && current[$1] }, floor: { _ in kg.rules.minSpacing })
+            let reached = geometry.inBalls(of: current, radius: kg.spacing, nearest: kg.nearest) { centre, other in
+                guard !current[other], ratio[other] >= floor, let band = bands[centre], band.aspect >= aspect
+                else { return false }
+                let (x, y) = geometry.point(other)
+                return band.distanceFromAxis(x, y) <= across * band.halfWidth
+            }
+            var added = false
+            for p in member.indices where reached[p] && !member[p] {
+                member[p] = true
+                added = true
+            }
+            if !added { break }
+        }
+        return member
     }
 
     /// The sets `sets` (sorted positions of `kg`) without their outlying members, split where that

@@ -187,6 +187,18 @@ public struct RegionOptions: StageOptions, Equatable {
             + "band from its centre line is left out (and the region splits where that leaves it in pieces): a "
             + "restaurant around the corner from a dining street is dense by its neighbours, which are the street, "
             + "but a person draws the street without it; 0 keeps every member.")
+    static let streetEndsSpec = ParameterSpec(
+        "street_ends", .number(min: 0, max: 100), default: .number(defaults.density.streetEnds),
+        help:
+            "density, level 0 from own densities: > 0 lets a street of dense keyword POIs run on through POIs at "
+            + "least street_extend_ratio times the reference: a POI within a member's neighbours-th nearest "
+            + "distance, on that member's street (its fellow members among its 2·neighbours nearest form a band "
+            + "street_aspect times as long as wide) and within this many half-widths of the street's centre line "
+            + "joins, and so on from it: a street's last POIs, and those beside a gap, have their neighbours on one "
+            + "side only and read a quarter of the street's density; 0: off.")
+    static let streetExtendRatioSpec = ParameterSpec(
+        "street_extend_ratio", .number(min: 0, max: 1e6), default: .number(defaults.density.streetExtendRatio),
+        help: "density, street_ends: the density ratio a POI needs to continue a street.")
     static let streetAspectSpec = ParameterSpec(
         "street_aspect", .number(min: 1, max: 1000), default: .number(defaults.density.streetAspect),
         help: "density, off_street: how many times longer than wide the band of a member's fellow members must be "
@@ -248,6 +260,8 @@ public struct RegionOptions: StageOptions, Equatable {
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
         ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec, streetAspectSpec,
+        streetEndsSpec,
+        streetExtendRatioSpec,
         referenceWindowSpec, contrastRingSpec,
         edgeFactorSpec,
         detourSpec, minSpacingSpec,
@@ -280,7 +294,8 @@ public struct RegionOptions: StageOptions, Equatable {
         let density = DensityRegionFinder.Options(
             coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec),
             outlierSpacing: p.double(Self.outlierSpacingSpec), contrastRing: p.double(Self.contrastRingSpec),
-            offStreet: p.double(Self.offStreetSpec), streetAspect: p.double(Self.streetAspectSpec))
+            offStreet: p.double(Self.offStreetSpec), streetAspect: p.double(Self.streetAspectSpec),
+            streetEnds: p.double(Self.streetEndsSpec), streetExtendRatio: p.double(Self.streetExtendRatioSpec))
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
             measure: p.choice(Self.measureSpec, as: Measure.self),

@@ -22,7 +22,9 @@ public enum RegionsStage {
         //    (off_street, street_aspect).
         // 9: child_extend_ratio 1 by default: a finer region extends through every POI at least as
         //    dense as the region holding it (was 1.5), so a district is drawn to its edges.
-        version: 9,
+        // 10: level 0's streets run on through POIs at street_extend_ratio along their band
+        //     (street_ends): a street's last POIs and those beside a gap are its members.
+        version: 10,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -46,7 +48,10 @@ public enum RegionsStage {
         their density in a window of 3 x 3 grid cells holding reference_window POIs on average over
         the data's (never scaled up: a town is judged against its town, a downtown against the
         city) — smoothed over the keyword graph (smoothing); keyword POIs with r >= extend_ratio,
-        joined on the keyword graph, form connected sets, and a set with a POI at r >= core_ratio and
+        and those that continue a street of them (street_ends: a POI at r >= street_extend_ratio
+        within a member's neighbours-th nearest distance and within street_ends half-widths of the
+        axis of the member's street band, as for off_street below, wave by wave), joined on the
+        keyword graph, form connected sets, and a set with a POI at r >= core_ratio and
         at least min_keyword_pois POIs is a candidate, without its members whose nearest other
         member is more than outlier_spacing times the set's median spacing away (split where that
         leaves it in pieces: no arm out to a lone POI, no corridor through one), and without its

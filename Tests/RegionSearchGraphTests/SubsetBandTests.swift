@@ -91,6 +91,11 @@ final class SubsetBandTests: XCTestCase {
             XCTAssertEqual(band.halfWidth, max(2 * median, 1), accuracy: 1e-6, "point \(p)")
             XCTAssertEqual(
                 band.offset, abs(-(points[p].0 - mx) * uy + (points[p].1 - my) * ux), accuracy: 1e-6, "point \(p)")
+            // The axis itself: through the centroid along the major axis (either way round).
+            XCTAssertEqual(band.centreX, mx, accuracy: 1e-6)
+            XCTAssertEqual(band.centreY, my, accuracy: 1e-6)
+            XCTAssertEqual(abs(band.directionX * ux + band.directionY * uy), 1, accuracy: 1e-9)
+            XCTAssertEqual(band.distanceFromAxis(points[p].0, points[p].1), band.offset, accuracy: 1e-6)
             if p < 100 { streetAspect.append(band.aspect) }
         }
         // And the street's points see a band several times longer than wide, the scattered ones

@@ -160,4 +160,65 @@ final class DensityRegionFinderTests: XCTestCase {
                 [street, district], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { _ in false }),
             [street, district])
     }
+
+    func testStreetEndsContinueAStreetAndNotADistrict() throws {
+        // A street of 40 cafés 10 m apart on the x axis: the middle ten (x = 150…240) dense, the
+        // fifteen east of them at ratio 3 (above the street's floor, 2, below extend_ratio), the
+        // fifteen west at ratio 1.5 (below it); a café at ratio 3, 25 m off the street beside
+        // x = 270 (inside a street café's 5th-neighbour distance, 30 m, but five half-widths off
+        // its axis); and a district of 60 cafés on a 10 m grid (6 rows of 10) whose inner 32 are
+        // dense and whose outer ring is at ratio 3.
+        var points = (0..<40).map { (Double($0) * 10, 0.0) }
+        points.append((270, 25))
+        for i in 0..<6 { for j in 0..<10 { points.append((1_000 + Double(j) * 10, Double(i) * 10)) } }
+        let (kg, _) = Self.keywordGraph(points)
+        var ratio = (0..<40).map { $0 < 15 ? 1.5 : ($0 < 25 ? 10.0 : 3.0) }
+        ratio.append(3)
+        for i in 0..<6 { for j in 0..<10 { ratio.append((1..<5).contains(i) && (1..<9).contains(j) ? 10 : 3) } }
+        let dense = ratio.map { $0 >= 4 }
+        let ends = DensityRegionFinder.streetEnds(kg, dense: dense, ratio: ratio, floor: 2, across: 3, aspect: 4)
+        // The street runs on east to its end: each wave reaches 30 m (three cafés) further, so
+        // this takes five waves. West, the cafés are below the floor.
+        XCTAssertEqual((0..<40).filter { ends[$0] }, Array(15..<40), "the street east to its end")
+        XCTAssertFalse(ends[40], "not the café off the street")
+        // The district's ring stays out: its dense members' neighbours lie all around them.
+        XCTAssertEqual((41..<101).filter { ends[$0] }, (41..<101).filter { dense[$0] })
+        // Every dense member is in; where no band is long enough to be a street, nothing is added.
+        XCTAssertTrue(dense.indices.allSatisfy { !dense[$0] || ends[$0] })
+        XCTAssertEqual(
+            DensityRegionFinder.streetEnds(kg, dense: dense, ratio: ratio, floor: 2, across: 3, aspect: 100), dense)
+        // With the floor lowered to 1, the west runs on to its end as well.
+        let low = DensityRegionFinder.streetEnds(kg, dense: dense, ratio: ratio, floor: 1, across: 3, aspect: 4)
+        XCTAssertEqual((0..<40).filter { low[$0] }, Array(0..<40))
+    }
+
+    func testAStreetKeepsItsLastCafes() throws {
+        // 16,000 POIs over 8 km (cafés 2 %, about 5 per km²) and a street of 30 cafés 65 m apart:
+        // in its middle a café's 5th nearest café is 2.5 gaps away, about 12 times the city's
+        // density; at the street's ends it is 5 gaps away, on one side, and reads a quarter of it:
+        // below extend_ratio (4), above street_extend_ratio (2).
+        var rng = SeededRandom(seed: 3)
+        var city = DensityHierarchyTests.City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        for i in 0..<30 { city.add(-950 + Double(i) * 65, 1_000 + rng.uniform(-3, 3), "cafe") }
+        let found = try DensityHierarchyTests.run(city, keyword: "cafe")
+        let cut = try DensityHierarchyTests.run(
+            city, keyword: "cafe", overrides: [(RegionOptions.streetEndsSpec.key, .number(0))])
+        func onStreet(_ o: DensityHierarchyTests.Outcome) -> [Double] {
+            let street = Self.regions(near: 0, 1_000, o)
+            XCTAssertEqual(street.count, 1, "one region on the street")
+            return (street.first?.members ?? []).filter { abs(o.localY[Int($0)] - 1_000) < 5 }.map {
+                o.localX[Int($0)]
+            }.sorted()
+        }
+        let kept = onStreet(found)
+        let short = onStreet(cut)
+        // With the rule the region holds every café of the street, to its first and last; without
+        // it the first is left out (the last has one of the city's cafés 170 m away, which lifts it).
+        XCTAssertEqual(kept.count, 30)
+        XCTAssertEqual(kept.first ?? .nan, -950, accuracy: 5)
+        XCTAssertEqual(kept.last ?? .nan, -950 + 29 * 65, accuracy: 5)
+        XCTAssertLessThan(short.count, 30)
+        XCTAssertGreaterThan(short.first ?? .infinity, -950 + 5)
+    }
 }
