@@ -18,10 +18,13 @@ extension SubsetGeometry {
         public var halfWidth: Double
         /// The location's own distance from the axis, metres.
         public var offset: Double
-        /// The neighbours' centroid and the axis's unit direction through it.
+        /// The neighbours' centroid, x (metres): the axis passes through it.
         public var centreX: Double
+        /// The neighbours' centroid, y (metres).
         public var centreY: Double
+        /// The axis's unit direction, x component.
         public var directionX: Double
+        /// The axis's unit direction, y component.
         public var directionY: Double
 
         /// The distance of the point (px, py) from the axis, metres.

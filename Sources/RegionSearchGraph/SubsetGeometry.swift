@@ -155,20 +155,21 @@ public struct SubsetGeometry: Sendable {
         return (0..<m).map { perLocation[Int(locationOf[$0])] }
     }
 
-    /// Whether each position lies in the ball of a position where `centre` holds: at that
-    /// position's location, or within `radius` of it (its own radius, such as its k-th neighbour
-    /// distance) at one of its listed nearest locations that `accept(centre, other)` takes (`other`
-    /// that location's first position). POIs at one location share the answer. `nearest` must
-    /// list every location a ball holds (the lists of the k that `radius` was measured with).
+    /// Whether each position lies in the ball of a position where `centres` holds: at a location
+    /// within `radius` of it (its own radius, such as its k-th neighbour distance; its own location
+    /// included) among its location and its listed nearest locations, that `accept(centre, other)`
+    /// takes (`other` that location's first position). POIs at one location share the answer.
+    /// `nearest` must list every location a ball holds (the lists of the k that `radius` was
+    /// measured with); a location beyond the lists is not looked at.
     public func inBalls(
-        of centre: [Bool], radius: [Double], nearest: NearestLocations, accept: (Int, Int) -> Bool = { _, _ in true }
+        of centres: [Bool], radius: [Double], nearest: NearestLocations, accept: (Int, Int) -> Bool = { _, _ in true }
     ) -> [Bool] {
         let m = subset.count
         var marked = [Bool](repeating: false, count: locations.count)
         let knn = nearest.lists
-        for p in 0..<m where centre[p] {
+        for p in 0..<m where centres[p] {
             let l = Int(locationOf[p])
-            marked[l] = true
+            if accept(p, Int(locations[l])) { marked[l] = true }
             guard let knn else { continue }
             let (px, py) = (x[p], y[p])
             for t in 0..<knn.k {
@@ -182,6 +183,24 @@ public struct SubsetGeometry: Sendable {
             }
         }
         return (0..<m).map { marked[Int(locationOf[$0])] }
+    }
+
+    /// Whether each position's location, or one of its listed nearest locations, holds a
+    /// position where `changed` holds: the positions whose neighbourhood in `nearest` changed.
+    public func near(_ changed: [Bool], nearest: NearestLocations) -> [Bool] {
+        let m = subset.count
+        var hit = [Bool](repeating: false, count: locations.count)
+        for p in 0..<m where changed[p] { hit[Int(locationOf[p])] = true }
+        var out = hit
+        if let knn = nearest.lists {
+            for l in 0..<locations.count where !hit[l] {
+                for t in 0..<knn.k where hit[Int(knn.neighbors[l * knn.k + t])] {
+                    out[l] = true
+                    break
+                }
+            }
+        }
+        return (0..<m).map { out[Int(locationOf[$0])] }
     }
 
     /// For every position, the distance to its k-th nearest other member, duplicates counted

@@ -22,8 +22,8 @@ import RegionSearchModel
 ///    `minKeywordPOIs` keyword POIs is a candidate. Hysteresis keeps a dining street whole down to
 ///    its quieter ends without letting a single dense corner grow into the suburbs. A street runs
 ///    on further, through POIs at `streetExtendRatio` along its band
-///    (``streetEnds(_:dense:ratio:floor:across:aspect:)``): its last POIs and those beside a gap
-///    have their neighbours on one side only and read a quarter of its density. A member
+///    (``streetEnds(_:dense:ratio:minimumRatio:across:aspect:)``): its last POIs and those beside
+///    a gap have their neighbours on one side only and read about a third of its density. A member
 ///    whose nearest other member is more than `outlierSpacing` times the set's median spacing
 ///    away is left out of it (``trimmed(_:kg:edges:factor:candidate:)``): a POI beside a dense
 ///    street is dense by its k-th neighbour, which is the street, but a person drawing the street
@@ -66,8 +66,10 @@ public struct DensityRegionFinder: Sendable {
         var streetAspect: Double = 4
         /// > 0: a keyword POI on the street of a dense member, within its k-th neighbour distance
         /// and this many half-widths of the street's axis, is dense as well when its ratio is at
-        /// least `streetExtendRatio` (``streetEnds(_:dense:ratio:floor:across:aspect:)``); 0: not.
+        /// least `streetExtendRatio` (``streetEnds(_:dense:ratio:minimumRatio:across:aspect:)``);
+        /// 0: not.
         var streetEnds: Double = 3
+        /// The density ratio a POI needs to continue a street (`streetEnds`).
         var streetExtendRatio: Double = 2
 
         public init(
@@ -153,7 +155,7 @@ public struct DensityRegionFinder: Sendable {
         var eligible = ratio.map { $0 >= options.extendRatio }
         if options.streetEnds > 0 {
             eligible = Self.streetEnds(
-                kg, dense: eligible, ratio: ratio, floor: options.streetExtendRatio, across: options.streetEnds,
+                kg, dense: eligible, ratio: ratio, minimumRatio: options.streetExtendRatio, across: options.streetEnds,
                 aspect: options.streetAspect)
         }
         summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
@@ -285,40 +287,43 @@ public struct DensityRegionFinder: Sendable {
     /// (``KeywordGraph/spacing``), where that member's fellow members among its 2k nearest keyword
     /// locations (at least four) form a band `aspect` times as long as wide, no more than `across`
     /// of the band's half-widths from its axis (``SubsetGeometry/Band``), and its own density
-    /// ratio is at least `floor`. It then counts as a member, and the members' bands are measured
-    /// again, wave by wave, until a wave adds no POI.
+    /// ratio is at least `minimumRatio`. It then counts as a member, and the bands of the members
+    /// near it are measured again, wave by wave, until a wave adds no POI.
     ///
-    /// Along a line the k-th neighbour reaches k gaps away on one side only at the line's end and
-    /// on the near side of a gap, against k / 2 on each side in its middle: the disc is twice as
-    /// wide and the density reads a quarter of the street's. A dining street's last restaurants,
-    /// those beside a gap and a stretch where it thins for a while fall below `extendRatio`,
-    /// although a person draws them with the street. Only along a street: at a district's edge
-    /// the density falls by half at most (the neighbours fill a half disc), and growing a district
-    /// by its members' discs would draw it out over its quieter surroundings.
+    /// Along a line of POIs one gap apart, the k-th neighbour of a POI in the middle is ⌈k / 2⌉
+    /// gaps away (3 for k = 5), at the line's end k gaps (5), on one side: the disc is 5/3 as wide
+    /// and the density reads about a third of the street's (0.36); beside a gap it reads less
+    /// than in the middle as well. A dining street's last restaurants, those beside a gap and a
+    /// stretch where it thins for a while fall below `extendRatio`, although a person draws them
+    /// with the street. Only along a street: at a district's edge the density falls by half at
+    /// most (the neighbours fill a half disc), and growing a district by its members' discs would
+    /// draw it out over its quieter surroundings. The growth stops where the POIs along the band
+    /// fall below `minimumRatio` or the band ends.
     static func streetEnds(
-        _ kg: KeywordGraph, dense: [Bool], ratio: [Double], floor: Double, across: Double, aspect: Double
+        _ kg: KeywordGraph, dense: [Bool], ratio: [Double], minimumRatio: Double, across: Double, aspect: Double
     ) -> [Bool] {
         let geometry = kg.geometry
         var member = dense
-        // Each wave measures every member's band anew: a member's band turns to follow the street
-        // as POIs join it (round a bend, over a gap).
-        while true {
+        // Each wave measures the band of every member whose neighbourhood changed (all of them at
+        // first): a band turns to follow the street as POIs join it (round a bend, over a gap). A
+        // member whose nearest locations did not change has the band and the ball it had, and
+        // reaches nothing new.
+        var centres = dense
+        while centres.contains(true) {
             let current = member
+            let wave = centres
             let bands = geometry.bands(
-                k: 2 * kg.rules.neighbours, nearest: kg.nearest, minimum: 4, only: { current[$0] },
+                k: 2 * kg.rules.neighbours, nearest: kg.nearest, minimum: 4, only: { wave[$0] },
                 accept: { current[$0] && current[$1] }, floor: { _ in kg.rules.minSpacing })
-            let reached = geometry.inBalls(of: current, radius: kg.spacing, nearest: kg.nearest) { centre, other in
-                guard !current[other], ratio[other] >= floor, let band = bands[centre], band.aspect >= aspect
-                else { return false }
+            let reached = geometry.inBalls(of: wave, radius: kg.spacing, nearest: kg.nearest) { centre, other in
+                guard let band = bands[centre], band.aspect >= aspect else { return false }
                 let (x, y) = geometry.point(other)
                 return band.distanceFromAxis(x, y) <= across * band.halfWidth
             }
-            var added = false
-            for p in member.indices where reached[p] && !member[p] {
-                member[p] = true
-                added = true
-            }
-            if !added { break }
+            // POIs stacked at one address share a location but not their ratio: each is checked.
+            let added = reached.indices.map { reached[$0] && !current[$0] && ratio[$0] >= minimumRatio }
+            for p in member.indices where added[p] { member[p] = true }
+            centres = zip(geometry.near(added, nearest: kg.nearest), member).map { $0 && $1 }
         }
         return member
     }

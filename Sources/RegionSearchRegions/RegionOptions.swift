@@ -192,10 +192,10 @@ public struct RegionOptions: StageOptions, Equatable {
         help:
             "density, level 0 from own densities: > 0 lets a street of dense keyword POIs run on through POIs at "
             + "least street_extend_ratio times the reference: a POI within a member's neighbours-th nearest "
-            + "distance, on that member's street (its fellow members among its 2·neighbours nearest form a band "
+            + "distance, on that member's street (its fellow members among its 2·neighbours nearest, at least four, form a band "
             + "street_aspect times as long as wide) and within this many half-widths of the street's centre line "
-            + "joins, and so on from it: a street's last POIs, and those beside a gap, have their neighbours on one "
-            + "side only and read a quarter of the street's density; 0: off.")
+            + "joins, and so on from it: a street's last POIs have their neighbours on one side only and read "
+            + "about a third of the street's density, those beside a gap less than its middle; 0: off.")
     static let streetExtendRatioSpec = ParameterSpec(
         "street_extend_ratio", .number(min: 0, max: 1e6), default: .number(defaults.density.streetExtendRatio),
         help: "density, street_ends: the density ratio a POI needs to continue a street.")
