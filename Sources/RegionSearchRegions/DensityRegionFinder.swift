@@ -312,9 +312,7 @@ public struct DensityRegionFinder: Sendable {
         while centres.contains(true) {
             let current = member
             let wave = centres
-            let bands = geometry.bands(
-                k: 2 * kg.rules.neighbours, nearest: kg.nearest, minimum: 4, only: { wave[$0] },
-                accept: { current[$0] && current[$1] }, floor: { _ in kg.rules.minSpacing })
+            let bands = kg.fellowBands(only: { wave[$0] }, fellow: { current[$0] && current[$1] })
             let reached = geometry.inBalls(of: wave, radius: kg.spacing, nearest: kg.nearest) { centre, other in
                 guard let band = bands[centre], band.aspect >= aspect else { return false }
                 let (x, y) = geometry.point(other)
@@ -410,10 +408,7 @@ public struct DensityRegionFinder: Sendable {
             marked = true
         }
         guard marked else { return sets }
-        let bands = kg.geometry.bands(
-            k: 2 * kg.rules.neighbours, nearest: kg.nearest, minimum: 4, only: { setOf[$0] >= 0 },
-            accept: { setOf[$0] == setOf[$1] },
-            floor: { _ in kg.rules.minSpacing })
+        let bands = kg.fellowBands(only: { setOf[$0] >= 0 }, fellow: { setOf[$0] == setOf[$1] })
         return split(sets, setOf: setOf, edges: edges) { set in
             set.filter { p in
                 guard let b = bands[Int(p)], b.aspect >= aspect else { return true }

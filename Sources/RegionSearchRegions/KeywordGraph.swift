@@ -96,6 +96,17 @@ public struct KeywordGraph: Sendable {
         return out
     }
 
+    /// The band (``SubsetGeometry/Band``) each position's fellows form: the locations among its 2k
+    /// nearest keyword locations that `fellow(from, to)` takes (at least four of them), with a
+    /// half-width of at least ``Rules/minSpacing``; nil where `only` rejects the position or too few
+    /// are fellows. The one street test of level 0: the off-street rule and the street ends measure
+    /// the same band.
+    func fellowBands(only: (Int) -> Bool, fellow: (Int, Int) -> Bool) -> [SubsetGeometry.Band?] {
+        geometry.bands(
+            k: 2 * rules.neighbours, nearest: nearest, minimum: 4, only: only, accept: fellow,
+            floor: { _ in rules.minSpacing })
+    }
+
     /// Connected components over `edges` of the positions where `eligible` holds, each sorted,
     /// in order of their smallest position.
     static func components(count m: Int, eligible: [Bool], edges: [(a: Int32, b: Int32)]) -> [[Int32]] {
