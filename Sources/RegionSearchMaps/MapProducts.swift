@@ -9,7 +9,8 @@ public enum MapProducts {
     /// 2: nested levels (coarsest first, rings not repeated inside a ringed parent, labels on
     ///    level 0, a levels line in the legend); the web map's levels by zoom, regions above the
     ///    POIs, POIs thinned where they would cover the map, markers for regions too small to see.
-    public static let version = 2
+    /// 3: a panel title's counts drawn smaller where they would run past the panel.
+    public static let version = 3
 
     /// One rendered file.
     public struct File {

@@ -12,6 +12,15 @@ import RegionSearchOutput
 /// per panel), so an SVG or PDF of a million POIs stays small; polygons, labels and legends are
 /// vectors. Output is deterministic: the same data and width give the same bytes.
 public struct MapRenderer {
+    /// The largest font size from `largest` down to `smallest`, in steps of `step`, at which
+    /// `fits` holds (`smallest` when none does). Each size is measured, not scaled from one
+    /// measurement: hinted glyph advances do not grow in proportion to the size.
+    static func fittingSize(largest: Double, smallest: Double, step: Double, fits: (Double) -> Bool) -> Double {
+        var size = largest
+        while size > smallest && !fits(size) { size -= step }
+        return max(size, smallest)
+    }
+
     /// Page width in pixels; every size scales with it (1600 = the reference layout).
     public var width: Int
     /// The extent to show (lon/lat); nil = the POIs' central 99 % and every region.
@@ -184,7 +193,13 @@ public struct MapRenderer {
             if data.poiCount > 0 {
                 counts += " · \(groupedCount(data.keywordPOICount(k))) of \(groupedCount(data.poiCount)) POIs match"
             }
-            text(counts, x: origin.x + titleWidth, y: baseline, size: 15 * s, color: MapStyle.secondaryInk)
+            // Smaller where the counts would run past the panel (a long keyword, many levels): the
+            // clip would cut them mid-word.
+            let countsSize = MapRenderer.fittingSize(largest: 15 * s, smallest: 11 * s, step: 0.5 * s) { size in
+                cr.selectFont(size: size, bold: false)
+                return cr.textSize(counts).width <= bw - titleWidth
+            }
+            text(counts, x: origin.x + titleWidth, y: baseline, size: countsSize, color: MapStyle.secondaryInk)
             cr.restore()
 
             // The map box.

@@ -108,6 +108,27 @@ final class MapRendererTests: XCTestCase {
         XCTAssertFalse(found(MapFixtures.rgb(reds[5]), near: at(greyPOI.lon, greyPOI.lat)), "the shop is not a cafe")
     }
 
+    /// A panel title's counts are drawn at the largest size that fits the panel: measured with
+    /// Cairo at each size (as the renderer draws them), never wider than the room, and one step
+    /// larger would not fit. D.C.'s restaurant panel ("— 59 regions (by level 38, 20, 1) · 2,085
+    /// of 13,434 POIs match" beside "restaurant") was cut at "ma" at the fixed 15 px.
+    func testATitlesCountsGetTheLargestSizeThatFitsThePanel() throws {
+        let cr = try CairoContext(try CairoSurface(.image, width: 10, height: 10))
+        let counts = " — 59 regions (by level 38, 20, 1) · 2,085 of 13,434 POIs match"
+        func width(_ size: Double) -> Double {
+            cr.selectFont(size: size, bold: false)
+            return cr.textSize(counts).width
+        }
+        let room = width(15) - 20
+        let size = MapRenderer.fittingSize(largest: 15, smallest: 11, step: 0.5) { width($0) <= room }
+        XCTAssertLessThan(size, 15)
+        XCTAssertLessThanOrEqual(width(size), room)
+        XCTAssertGreaterThan(width(size + 0.5), room, "the largest size that fits")
+        // Room enough: the full size; no size fits: the smallest.
+        XCTAssertEqual(MapRenderer.fittingSize(largest: 15, smallest: 11, step: 0.5) { width($0) <= 1_000 }, 15)
+        XCTAssertEqual(MapRenderer.fittingSize(largest: 15, smallest: 11, step: 0.5) { width($0) <= 10 }, 11)
+    }
+
     func testOnePanelPerKeywordEachInItsRampSameExtent() throws {
         var bank = dense
         bank.keyword = "bank"
