@@ -168,8 +168,17 @@ public struct RegionOptions: StageOptions, Equatable {
         "contrast_ring", .number(min: 0, max: 100), default: .number(defaults.density.contrastRing),
         help:
             "density, level 0 from own densities: > 0 also tests each candidate's keyword POIs inside the convex "
-            + "hull of its POIs against the keyword's density in the ring around it, this many of its radii wide: "
-            + "a piece of an evenly dense downtown is no denser than the downtown around it; 0 does not.")
+            + "hull of its POIs against the keyword's density in the ring around it, this many of its radii wide, "
+            + "where the ring is denser than the candidate's reference: a piece of an evenly dense downtown is no "
+            + "denser than the downtown around it; 0 does not.")
+    static let hullCornersSpec = ParameterSpec(
+        "hull_corners", .choice(DensityRegionFinder.HullCorners.allCases.map { $0.rawValue }),
+        default: .string(defaults.density.hullCorners.rawValue),
+        help:
+            "density, contrast_ring: how the ring test counts the keyword POIs at the corners of a candidate's hull: "
+            + "\"angle\", each for the share of a full turn the hull's angle there takes in (a square's corner a "
+            + "quarter): the hull is drawn through them, so they are inside it whatever chance put them there; "
+            + "\"whole\", each as one (regions stage version 10 and before).")
     static let outlierSpacingSpec = ParameterSpec(
         "outlier_spacing", .number(min: 0, max: 100), default: .number(defaults.density.outlierSpacing),
         help:
@@ -262,7 +271,7 @@ public struct RegionOptions: StageOptions, Equatable {
         ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec, streetAspectSpec,
         streetEndsSpec,
         streetExtendRatioSpec,
-        referenceWindowSpec, contrastRingSpec,
+        referenceWindowSpec, contrastRingSpec, hullCornersSpec,
         edgeFactorSpec,
         detourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec,
@@ -295,7 +304,8 @@ public struct RegionOptions: StageOptions, Equatable {
             coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec),
             outlierSpacing: p.double(Self.outlierSpacingSpec), contrastRing: p.double(Self.contrastRingSpec),
             offStreet: p.double(Self.offStreetSpec), streetAspect: p.double(Self.streetAspectSpec),
-            streetEnds: p.double(Self.streetEndsSpec), streetExtendRatio: p.double(Self.streetExtendRatioSpec))
+            streetEnds: p.double(Self.streetEndsSpec), streetExtendRatio: p.double(Self.streetExtendRatioSpec),
+            hullCorners: p.choice(Self.hullCornersSpec, as: DensityRegionFinder.HullCorners.self))
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
             measure: p.choice(Self.measureSpec, as: Measure.self),

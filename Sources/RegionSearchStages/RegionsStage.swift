@@ -24,7 +24,10 @@ public enum RegionsStage {
         //    dense as the region holding it (was 1.5), so a district is drawn to its edges.
         // 10: level 0's streets run on through POIs at street_extend_ratio along their band
         //     (street_ends): a street's last POIs and those beside a gap are its members.
-        version: 10,
+        // 11: the ring test counts the keyword POIs at the corners of a candidate's hull for the
+        //     share of a turn its angle there takes in (hull_corners "angle"), not whole, and is
+        //     made only where the ring is denser than the candidate's reference.
+        version: 11,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -60,10 +63,13 @@ public enum RegionsStage {
         median distance from their principal axis), a member more than off_street half-widths from
         that axis is left out (split likewise). p-value:
         N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at that
-        (scaled) typical density, N the keyword's POIs — the larger of that and the same tail for
-        the keyword POIs inside the convex hull of its POIs against the larger of that density and
-        the keyword's density in the ring contrast_ring hull radii around it (walked over the POI
-        graph); Benjamini-Hochberg over the keyword's level-0 candidates.
+        (scaled) typical density, N the keyword's POIs — and, where the keyword's density in the
+        ring contrast_ring hull radii around the convex hull of its POIs (walked over the POI graph)
+        is higher than that, the larger of that and the same tail for the keyword POIs inside the
+        hull against the ring's density, a POI at a corner of the hull counting for the share of a
+        full turn the hull's angle there takes in (hull_corners "angle": the hull is drawn through
+        those POIs, so they are inside it whatever chance put them there); Benjamini-Hochberg over
+        the keyword's level-0 candidates.
         level0 "propagated" cuts level 0 from the propagated density instead (density.c, below),
         against the keyword's POIs over the ground of the graph's connected piece when the piece
         holds at least own_reference_pois of them (a town the graph does not join to the metro),

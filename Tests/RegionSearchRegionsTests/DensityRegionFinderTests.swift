@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import RegionSearchCore
+@testable import RegionSearchGraph
 @testable import RegionSearchModel
 @testable import RegionSearchRegions
 
@@ -78,6 +79,48 @@ final class DensityRegionFinderTests: XCTestCase {
             keywordPoints: (0..<points.count).map { UInt32($0) }, x: Column(points.map(\.0)),
             y: Column(points.map(\.1)), rules: KeywordGraph.Rules())
         return (kg, kg.geometry.edges)
+    }
+
+    /// The ring test's count inside a candidate's hull (``DensityRegionFinder/contrast``): the set
+    /// is a 100 m square's four corners and its centre, with one more keyword POI inside that is
+    /// not in the set, two stacked at one corner, and POIs of other kinds on a 25 m grid around
+    /// them. Counted whole, the hull holds 7 keyword POIs; by their angle, the square's corners (one
+    /// of them twice) count a quarter each: 5 × 0.25 + 2. The ground inside (one m² per POI) is the
+    /// same both ways: 7 keyword POIs and the 16 grid POIs inside the square.
+    func testTheRingTestCountsAHullCornerForTheShareOfItsAngle() throws {
+        var px: [Double] = [0, 100, 100, 0, 50, 30, 0]
+        var py: [Double] = [0, 0, 100, 100, 50, 70, 0]
+        let keywordPOIs = px.count
+        for i in -4..<8 {
+            for j in -4..<8 {
+                px.append(Double(i) * 25 + 12.5)
+                py.append(Double(j) * 25 + 12.5)
+            }
+        }
+        let (graph, _) = try px.withUnsafeBufferPointer { bx in
+            try py.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
+        }
+        let (x, y) = (Column(px), Column(py))
+        let kg = KeywordGraph(
+            keywordPoints: (0..<keywordPOIs).map { UInt32($0) }, x: x, y: y, rules: KeywordGraph.Rules())
+        let finder = DensityRegionFinder(x: x, y: y, graph: graph, occupiedArea: 1e6)
+        var isKeyword = [UInt64](repeating: 0, count: (px.count + 63) / 64)
+        for v in 0..<keywordPOIs { isKeyword[v >> 6] |= 1 << UInt64(v & 63) }
+        var visited = isKeyword.map { _ in UInt64(0) }
+        let set = (0..<Int32(kg.count)).filter { [0, 1, 2, 3, 4, 6].contains(kg.geometry.subset[Int($0)]) }
+        let ground = [Double](repeating: 1, count: px.count)
+        let whole = finder.contrast(
+            set, kg: kg, isKeyword: isKeyword, ground: ground, ringFactor: 1, spacing: 10, corners: .whole,
+            visited: &visited)
+        let angle = finder.contrast(
+            set, kg: kg, isKeyword: isKeyword, ground: ground, ringFactor: 1, spacing: 10, corners: .angle,
+            visited: &visited)
+        XCTAssertEqual(whole.hullKeyword, 7)
+        XCTAssertEqual(angle.hullKeyword, 5 * 0.25 + 2, accuracy: 1e-12)
+        XCTAssertEqual(whole.hullArea, 23)
+        XCTAssertEqual(angle.hullArea, 23)
+        XCTAssertEqual(angle.ringKeyword, whole.ringKeyword)
+        XCTAssertEqual(visited, isKeyword.map { _ in 0 }, "returned cleared")
     }
 
     func testStackedPOIsCountOnceForTheSpacingAndAreEachOthersNearest() throws {
