@@ -42,19 +42,21 @@ import RegionSearchModel
 ///    cafés at 8 × the density around it is kept. With `contrastRing` > 0 the candidate must
 ///    also stand out against its surroundings where they are denser than its reference: the
 ///    keyword POIs inside the convex hull of its POIs against the keyword's density in the ring
-///    around the hull (``contrast(_:kg:isKeyword:ground:ringFactor:spacing:corners:visited:)``),
-///    a POI at a corner of the hull counting for the share of a full turn the hull's angle there
-///    takes in (`hullCorners`); the larger p-value counts. The noise of the k'-th-neighbour
+///    around the hull (``contrast(_:kg:isKeyword:ground:ringFactor:spacing:visited:)``),
+///    one POI at each corner of the hull counting for the share of a full turn the hull's angle
+///    there takes in (`hullCorners`); the larger p-value counts. The noise of the k'-th-neighbour
 ///    density puts pieces of an evenly dense downtown above `coreRatio`, and against λ alone they
 ///    would be significant.
 public struct DensityRegionFinder: Sendable {
     /// How the ring test counts the keyword POIs at the corners of a candidate's hull.
     public enum HullCorners: String, Sendable, CaseIterable {
-        /// Each for the share of a full turn its interior angle takes in
-        /// (``ConvexHull2D/cornerShares``): the hull was drawn through them, so they lie inside it
-        /// by construction, and only that share of the ground around each is inside.
+        /// One POI at each corner counts for the share of a full turn the hull's interior angle
+        /// there takes in (``DensityRegionFinder/angleCount(inHull:corners:)``): the hull was drawn
+        /// through them, so they lie inside it by construction. The ring test is made only where
+        /// the ring is denser than the candidate's reference.
         case angle
-        /// Each as one, as any POI inside (regions stage version 10 and before).
+        /// Each as one, as any POI inside, and the ring test made everywhere (regions stage
+        /// version 10 and before).
         case whole
     }
 
@@ -230,16 +232,27 @@ public struct DensityRegionFinder: Sendable {
             if let ringGround {
                 let c = contrast(
                     component, kg: kg, isKeyword: isKeyword, ground: ringGround, ringFactor: options.contrastRing,
-                    spacing: region.spacing, corners: options.hullCorners, visited: &visited)
+                    spacing: region.spacing, visited: &visited)
                 let ringDensity = c.ringArea > 0 ? Double(c.ringKeyword) / c.ringArea : 0
-                // Only where the ring is denser than the reference: elsewhere the test's null would
-                // be the reference the test above applies already (counting corners whole, the two
-                // gave the same regions on every case of the quality suite).
-                if ringDensity > (area > 0 ? expected / area : lambda) {
-                    // A hull whose POIs own no ground (all stacked at one address) expects nothing,
-                    // and the ring test passes: such a set is judged by the test above alone.
+                let reference = area > 0 ? expected / area : lambda
+                // A hull whose POIs own no ground (one address with no other POI near it) expects
+                // nothing, and the ring test passes: such a set is judged by the test above alone.
+                switch options.hullCorners {
+                case .angle:
+                    // Only where the ring is denser than the reference: a clump standing alone is
+                    // judged by the test above, over the ground its members stand for (with
+                    // corners counted whole, the ring test against the reference decided no
+                    // region on any case of the quality suite; with them counted by angle it
+                    // would drop small clusters that stand alone, such as a row of 8 restaurants
+                    // in a suburb with no other POI near).
+                    if ringDensity > reference {
+                        let k = Self.angleCount(inHull: c.hullKeyword, corners: c.corners)
+                        let p = Significance.densityPValue(k: k, expected: ringDensity * c.hullArea, windows: kg.count)
+                        region.pValue = max(region.pValue, p)
+                    }
+                case .whole:
                     let p = Significance.densityPValue(
-                        k: Int(c.hullKeyword.rounded(.down)), expected: ringDensity * c.hullArea, windows: kg.count)
+                        k: c.hullKeyword, expected: max(reference, ringDensity) * c.hullArea, windows: kg.count)
                     region.pValue = max(region.pValue, p)
                 }
             }
@@ -249,34 +262,37 @@ public struct DensityRegionFinder: Sendable {
         return (regions, ratio, edges, summary)
     }
 
+    /// The keyword POIs inside a hull, `inHull` of them, with one POI at each of its `corners`
+    /// corner locations counted for the share of a full turn the hull's interior angle there takes
+    /// in, rounded down. A convex polygon's interior angles sum to `corners` − 2 half turns, so the
+    /// corners count (`corners` − 2) / 2 together whatever their angles (a segment's two ends and a
+    /// single location nothing); POIs stacked at a corner beyond the first count whole. Exact in
+    /// integers: a floating-point sum of angles can land just below a whole count and lose a POI.
+    ///
+    /// Why: the hull is drawn through the set's outermost POIs, so they are inside it whatever
+    /// chance put them where they are. Counted whole, a clump of 12 POIs, 7 of them at corners,
+    /// reads as 12 where its inside holds 5, and chance clumps of 10–44 POIs passed the ring test
+    /// (given its corners, the POIs inside a hull are what chance put there). Leaving the corners
+    /// out altogether is that exact conditional count, but a street's hull has a third to a half
+    /// of its POIs at corners, and Chicago's dining street of 17 restaurants and a town's cluster
+    /// of 13 then failed; a corner does stand for ground inside the hull, the share its angle
+    /// takes in.
+    static func angleCount(inHull: Int, corners: Int) -> Int {
+        max(0, 2 * (inHull - corners) + max(0, corners - 2)) / 2
+    }
+
     /// The keyword POIs and the ground (m²) inside the convex hull of the set's POIs, and in the
     /// ring around it up to `ringFactor` times the hull's radius (√(area / π), at least the set's
     /// spacing) beyond it: every POI a walk over the POI graph from the set reaches without going
     /// farther from the hull (so not across a river the graph does not cross). `visited` is a
-    /// cleared bit set over the POIs, returned cleared.
-    ///
-    /// With `corners` ``HullCorners/angle`` a keyword POI at a corner of the hull counts for the
-    /// share of a full turn the hull's angle there takes in. The hull is drawn through the set's
-    /// outermost POIs, so they are inside it whatever chance put them where they are: counted
-    /// whole, a clump of 12 POIs, 7 of them at corners, reads as 12 where its inside holds 5,
-    /// and chance clumps of 10–25 POIs passed the test (given its corners, the POIs inside a
-    /// hull are what chance put there). Leaving the corners out altogether is that exact
-    /// conditional count, but a street's hull has a third to a half of its POIs at corners, and
-    /// Chicago's dining street of 17 restaurants and a town's cluster of 13 then failed; a corner
-    /// does stand for ground inside the hull, the share its angle takes in.
+    /// cleared bit set over the POIs, returned cleared. `corners`: how many corner locations the
+    /// hull has (its vertices, each a POI of the set, so a keyword POI counted in `hullKeyword`).
     func contrast(
         _ set: [Int32], kg: KeywordGraph, isKeyword: [UInt64], ground: [Double], ringFactor: Double, spacing: Double,
-        corners: HullCorners = .angle, visited: inout [UInt64]
-    ) -> (hullKeyword: Double, hullArea: Double, ringKeyword: Int, ringArea: Double) {
+        visited: inout [UInt64]
+    ) -> (hullKeyword: Int, corners: Int, hullArea: Double, ringKeyword: Int, ringArea: Double) {
         let seeds = set.map { kg.geometry.subset[Int($0)] }
         let hull = ConvexHull2D(x: seeds.map { x[Int($0)] }, y: seeds.map { y[Int($0)] })
-        // A corner's count less one, by its location (every POI stacked there is at the corner).
-        var cornerDiscount: [SIMD2<Double>: Double] = [:]
-        if corners == .angle {
-            for (i, share) in hull.cornerShares.enumerated() {
-                cornerDiscount[SIMD2(hull.x[i], hull.y[i])] = share - 1
-            }
-        }
         let width = ringFactor * max((max(hull.area, 0) / Double.pi).squareRoot(), spacing)
         let (minX, minY, maxX, maxY) = hull.bounds
         var touched: [UInt32] = []
@@ -296,14 +312,11 @@ public struct DensityRegionFinder: Sendable {
             visit(v)
             stack.append(v)
         }
-        var out = (hullKeyword: 0.0, hullArea: 0.0, ringKeyword: 0, ringArea: 0.0)
+        var out = (hullKeyword: 0, corners: hull.count, hullArea: 0.0, ringKeyword: 0, ringArea: 0.0)
         while let v = stack.popLast() {
             let keyword = isKeyword[Int(v) >> 6] & (1 << (UInt64(v) & 63)) != 0 ? 1 : 0
             if hull.contains(x[Int(v)], y[Int(v)], tolerance: 1e-6) {
-                if keyword == 1 {
-                    out.hullKeyword +=
-                        1 + (cornerDiscount.isEmpty ? 0 : cornerDiscount[SIMD2(x[Int(v)], y[Int(v)])] ?? 0)
-                }
+                out.hullKeyword += keyword
                 out.hullArea += ground[Int(v)]
             } else {
                 out.ringKeyword += keyword

@@ -169,16 +169,19 @@ public struct RegionOptions: StageOptions, Equatable {
         help:
             "density, level 0 from own densities: > 0 also tests each candidate's keyword POIs inside the convex "
             + "hull of its POIs against the keyword's density in the ring around it, this many of its radii wide, "
-            + "where the ring is denser than the candidate's reference: a piece of an evenly dense downtown is no "
+            + "where the ring is denser than the candidate's reference (everywhere with hull_corners \"whole\"): a "
+            + "piece of an evenly dense downtown is no "
             + "denser than the downtown around it; 0 does not.")
     static let hullCornersSpec = ParameterSpec(
         "hull_corners", .choice(DensityRegionFinder.HullCorners.allCases.map { $0.rawValue }),
         default: .string(defaults.density.hullCorners.rawValue),
         help:
             "density, contrast_ring: how the ring test counts the keyword POIs at the corners of a candidate's hull: "
-            + "\"angle\", each for the share of a full turn the hull's angle there takes in (a square's corner a "
-            + "quarter): the hull is drawn through them, so they are inside it whatever chance put them there; "
-            + "\"whole\", each as one (regions stage version 10 and before).")
+            + "\"angle\", one at each corner for the share of a full turn the hull's angle there takes in (v corners "
+            + "count (v - 2) / 2 together, the count rounded down): the hull is drawn through them, so they are inside "
+            + "it whatever chance put them there; and the ring test only where the ring is denser than the "
+            + "candidate's reference; \"whole\", each as one and the ring test everywhere (regions stage version 10 "
+            + "and before).")
     static let outlierSpacingSpec = ParameterSpec(
         "outlier_spacing", .number(min: 0, max: 100), default: .number(defaults.density.outlierSpacing),
         help:

@@ -66,10 +66,10 @@ public enum RegionsStage {
         (scaled) typical density, N the keyword's POIs — and, where the keyword's density in the
         ring contrast_ring hull radii around the convex hull of its POIs (walked over the POI graph)
         is higher than that, the larger of that and the same tail for the keyword POIs inside the
-        hull against the ring's density, a POI at a corner of the hull counting for the share of a
-        full turn the hull's angle there takes in (hull_corners "angle": the hull is drawn through
-        those POIs, so they are inside it whatever chance put them there); Benjamini-Hochberg over
-        the keyword's level-0 candidates.
+        hull against the ring's density, one POI at each corner of the hull counting for the share
+        of a full turn the hull's angle there takes in, (v - 2) / 2 for v corners, the count rounded
+        down (hull_corners "angle": the hull is drawn through those POIs, so they are inside it
+        whatever chance put them there); Benjamini-Hochberg over the keyword's level-0 candidates.
         level0 "propagated" cuts level 0 from the propagated density instead (density.c, below),
         against the keyword's POIs over the ground of the graph's connected piece when the piece
         holds at least own_reference_pois of them (a town the graph does not join to the metro),

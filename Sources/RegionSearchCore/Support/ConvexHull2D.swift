@@ -1,5 +1,3 @@
-import Foundation
-
 /// Planar convex hulls (Andrew's monotone chain) and the small polygon predicates the regions and
 /// hulls stages need; exact enough for projected metre coordinates.
 public struct ConvexHull2D: Sendable {
@@ -69,22 +67,6 @@ public struct ConvexHull2D: Sendable {
             p += ((x[j] - x[i]) * (x[j] - x[i]) + (y[j] - y[i]) * (y[j] - y[i])).squareRoot()
         }
         return p
-    }
-
-    /// For each vertex (in the order of `x`, `y`), the share of a full turn its interior angle
-    /// takes in: a square's corners 0.25 each; they sum to (n − 2) / 2 for n vertices. The ends of
-    /// a degenerate hull (a segment, one point) are 0.5, as a point on a straight edge would be.
-    public var cornerShares: [Double] {
-        guard count >= 3 else { return [Double](repeating: 0.5, count: count) }
-        return (0..<count).map { i in
-            let before = (i + count - 1) % count
-            let after = (i + 1) % count
-            let (ax, ay) = (x[before] - x[i], y[before] - y[i])
-            let (bx, by) = (x[after] - x[i], y[after] - y[i])
-            // atan2 of cross and dot: exact for angles near 0 or π, where acos of a cosine is not.
-            let angle = atan2(abs(ax * by - ay * bx), ax * bx + ay * by)
-            return angle / (2 * Double.pi)
-        }
     }
 
     /// Axis-aligned bounds (minX, minY, maxX, maxY).
