@@ -237,22 +237,21 @@ public struct DensityRegionFinder: Sendable {
                 let reference = area > 0 ? expected / area : lambda
                 // A hull whose POIs own no ground (one address with no other POI near it) expects
                 // nothing, and the ring test passes: such a set is judged by the test above alone.
-                switch options.hullCorners {
-                case .angle:
-                    // Only where the ring is denser than the reference: a clump standing alone is
-                    // judged by the test above, over the ground its members stand for (with
-                    // corners counted whole, the ring test against the reference decided no
-                    // region on any case of the quality suite; with them counted by angle it
-                    // would drop small clusters that stand alone, such as a row of 8 restaurants
-                    // in a suburb with no other POI near).
-                    if ringDensity > reference {
-                        let k = Self.angleCount(inHull: c.hullKeyword, corners: c.corners)
-                        let p = Significance.densityPValue(k: k, expected: ringDensity * c.hullArea, windows: kg.count)
-                        region.pValue = max(region.pValue, p)
+                // With corners counted by angle, only where the ring is denser than the reference:
+                // a clump standing alone is judged by the test above, over the ground its members
+                // stand for (with corners counted whole, the ring test against the reference
+                // decided no region on any case of the quality suite; with them counted by angle it
+                // would drop small clusters that stand alone, such as a row of 8 restaurants in a
+                // suburb with no other POI near).
+                let test: (k: Int, null: Double)? =
+                    switch options.hullCorners {
+                    case .angle:
+                        ringDensity > reference
+                            ? (Self.angleCount(inHull: c.hullKeyword, corners: c.corners), ringDensity) : nil
+                    case .whole: (c.hullKeyword, max(reference, ringDensity))
                     }
-                case .whole:
-                    let p = Significance.densityPValue(
-                        k: c.hullKeyword, expected: max(reference, ringDensity) * c.hullArea, windows: kg.count)
+                if let test {
+                    let p = Significance.densityPValue(k: test.k, expected: test.null * c.hullArea, windows: kg.count)
                     region.pValue = max(region.pValue, p)
                 }
             }

@@ -170,8 +170,7 @@ public struct RegionOptions: StageOptions, Equatable {
             "density, level 0 from own densities: > 0 also tests each candidate's keyword POIs inside the convex "
             + "hull of its POIs against the keyword's density in the ring around it, this many of its radii wide, "
             + "where the ring is denser than the candidate's reference (everywhere with hull_corners \"whole\"): a "
-            + "piece of an evenly dense downtown is no "
-            + "denser than the downtown around it; 0 does not.")
+            + "piece of an evenly dense downtown is no denser than the downtown around it; 0 does not.")
     static let hullCornersSpec = ParameterSpec(
         "hull_corners", .choice(DensityRegionFinder.HullCorners.allCases.map { $0.rawValue }),
         default: .string(defaults.density.hullCorners.rawValue),
