@@ -109,6 +109,26 @@ public struct SubsetGeometry: Sendable {
         let lists: NearestNeighbors?
     }
 
+    /// The listed nearest other locations of position `p`'s location, nearest first (ties by
+    /// index): each location's first position, its multiplicity (positions stacked there) and its
+    /// distance from `p`, metres.
+    public func listedLocations(of p: Int, nearest: NearestLocations) -> [(position: Int, count: Int, distance: Double)]
+    {
+        guard let knn = nearest.lists else { return [] }
+        let l = Int(locationOf[p])
+        let from = Int(locations[l])
+        return (0..<knn.k).map { i in
+            let o = Int(knn.neighbors[l * knn.k + i])
+            let q = Int(locations[o])
+            let dx = x[from] - x[q]
+            let dy = y[from] - y[q]
+            return (q, Int(multiplicity[o]), (dx * dx + dy * dy).squareRoot())
+        }
+    }
+
+    /// How many positions stand at position `p`'s location (itself included).
+    public func stacked(at p: Int) -> Int { Int(multiplicity[Int(locationOf[p])]) }
+
     /// For every position, the distance from its location to the nearest other location among
     /// the `nearest` lists that `accept` takes (`accept(from, to)`: the two locations' first
     /// positions), infinity when it takes none of them. Exact when that location is among the

@@ -32,7 +32,7 @@ import RegionSearchModel
 ///    spacing rule keeps when the street's POIs are close: where a member's fellow members form a
 ///    band `streetAspect` times as long as wide, a member more than `offStreet` of its half-widths
 ///    off its axis is left out too
-///    (``offStreet(_:kg:edges:factor:aspect:candidate:)``), and the set splits likewise.
+///    (``offStreet(_:kg:edges:factor:aspect:dense:candidate:)``), and the set splits likewise.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ (scaled as above), the count in the candidate's area a
 ///    (Σ π s² / k' over its POIs, each at its own λ) is Poisson(λ a); its p-value is
@@ -75,11 +75,16 @@ public struct DensityRegionFinder: Sendable {
         /// How the ring test counts the keyword POIs at the hull's corners.
         var hullCorners: HullCorners = .angle
         /// > 0: a member standing farther than this many half-widths off the street its fellow
-        /// members form around it is left out (``offStreet(_:kg:edges:factor:aspect:candidate:)``);
+        /// members form around it is left out (``offStreet(_:kg:edges:factor:aspect:dense:candidate:)``);
         /// 0: not.
         var offStreet: Double = 3
         /// The fellow members' band counts as a street when it is this many times longer than wide.
         var streetAspect: Double = 4
+        /// > 0: a member whose own fellow members form no street, but which stands more than
+        /// `offStreet` half-widths off the street of its nearest street member, is left out unless
+        /// its density ratio without the street's members reaches this many times `extendRatio`
+        /// (``offStreet(_:kg:edges:factor:aspect:dense:candidate:)``); 0: not.
+        var besideStreet: Double = 1
         /// > 0: a keyword POI on the street of a dense member, within its k-th neighbour distance
         /// and this many half-widths of the street's axis, is dense as well when its ratio is at
         /// least `streetExtendRatio` (``streetEnds(_:dense:ratio:minimumRatio:across:aspect:)``);
@@ -91,8 +96,10 @@ public struct DensityRegionFinder: Sendable {
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
             outlierSpacing: Double = 1.5, contrastRing: Double = 2, offStreet: Double = 3, streetAspect: Double = 4,
-            streetEnds: Double = 3, streetExtendRatio: Double = 2, hullCorners: HullCorners = .angle
+            streetEnds: Double = 3, streetExtendRatio: Double = 2, hullCorners: HullCorners = .angle,
+            besideStreet: Double = 1
         ) {
+            self.besideStreet = besideStreet
             self.hullCorners = hullCorners
             self.streetEnds = streetEnds
             self.streetExtendRatio = streetExtendRatio
@@ -185,7 +192,14 @@ public struct DensityRegionFinder: Sendable {
             }
         }
         if options.offStreet > 0 {
-            sets = Self.offStreet(sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect) {
+            // Beside a street, a member's density without the street's members (`besideStreet`).
+            let floor = options.besideStreet * options.extendRatio
+            let dense: ((Int, Double) -> Bool)? =
+                options.besideStreet > 0
+                ? { p, d in k / (Double.pi * d * d * (reference?[p] ?? lambda)) >= floor } : nil
+            sets = Self.offStreet(
+                sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect, dense: dense
+            ) {
                 $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
             }
         }
@@ -448,9 +462,20 @@ public struct DensityRegionFinder: Sendable {
     /// and joined to it, but a person draws the street as a street-wide band without an arm out to
     /// it. In a district the fellow members lie all around a member, the band is about as wide as
     /// long, and nothing is left out.
+    ///
+    /// A member whose own fellow members form no street can still stand beside one: a few
+    /// restaurants of the city's background just off a dining street, whose fellow members are
+    /// those few and the street, in no band. With `dense` given, such a member is left out too when
+    /// the street of its nearest *street member* (a member on a street band, within `factor` of its
+    /// half-widths) passes more than `factor` of that band's half-widths from it, unless it is
+    /// dense without the street: `dense(position, d)` with d the distance to its k-th nearest
+    /// keyword POI among its listed nearest locations that are not street members (the farthest
+    /// listed one when fewer are left, so the density is at most what it says). Where a street
+    /// bends, or runs on past a member, the member lies on the street's line and stays; a
+    /// cluster beside a street is dense on its own and stays.
     static func offStreet(
         _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double, aspect: Double,
-        candidate: ([Int32]) -> Bool
+        dense: ((Int, Double) -> Bool)? = nil, candidate: ([Int32]) -> Bool
     ) -> [[Int32]] {
         let m = kg.count
         var setOf = [Int32](repeating: -1, count: m)
@@ -461,12 +486,48 @@ public struct DensityRegionFinder: Sendable {
         }
         guard marked else { return sets }
         let bands = kg.fellowBands(only: { setOf[$0] >= 0 }, fellow: { setOf[$0] == setOf[$1] })
+        // Street members: on a street band, within `factor` of its half-widths.
+        var onStreet = [Bool](repeating: false, count: m)
+        for p in 0..<m where setOf[p] >= 0 {
+            if let b = bands[p], b.aspect >= aspect, b.offset <= factor * b.halfWidth { onStreet[p] = true }
+        }
         return split(sets, setOf: setOf, edges: edges) { set in
             set.filter { p in
-                guard let b = bands[Int(p)], b.aspect >= aspect else { return true }
-                return b.offset <= factor * b.halfWidth
+                if let b = bands[Int(p)], b.aspect >= aspect { return b.offset <= factor * b.halfWidth }
+                guard let dense else { return true }
+                return !Self.besideStreet(
+                    Int(p), kg: kg, bands: bands, onStreet: onStreet, fellow: { setOf[$0] == setOf[Int(p)] },
+                    factor: factor, dense: dense)
             }
         }
+    }
+
+    /// Whether member `p`, whose own fellow members form no street, stands beside the street of its
+    /// nearest fellow street member and is dense only with the street
+    /// (``offStreet(_:kg:edges:factor:aspect:dense:candidate:)``).
+    static func besideStreet(
+        _ p: Int, kg: KeywordGraph, bands: [SubsetGeometry.Band?], onStreet: [Bool], fellow: (Int) -> Bool,
+        factor: Double, dense: (Int, Double) -> Bool
+    ) -> Bool {
+        let listed = kg.geometry.listedLocations(of: p, nearest: kg.nearest)
+        guard let q = listed.first(where: { fellow($0.position) && onStreet[$0.position] }),
+            let street = bands[q.position]
+        else { return false }
+        let (px, py) = kg.geometry.point(p)
+        if street.distanceFromAxis(px, py) <= factor * street.halfWidth { return false }
+        // The k-th nearest keyword POI off the street (stacked POIs count each, as for the
+        // density ratio); the farthest listed location when fewer are listed.
+        var d = listed.last?.distance ?? .infinity
+        var count = kg.geometry.stacked(at: p) - 1
+        if count >= kg.rules.neighbours { d = 0 }
+        for e in listed where count < kg.rules.neighbours && !onStreet[e.position] {
+            count += e.count
+            if count >= kg.rules.neighbours {
+                d = e.distance
+                break
+            }
+        }
+        return !dense(p, max(d, kg.rules.minSpacing))
     }
 
     /// `sets` with each set that `setOf` marks (its members map to its index; −1 elsewhere)

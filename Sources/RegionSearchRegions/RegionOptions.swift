@@ -198,6 +198,15 @@ public struct RegionOptions: StageOptions, Equatable {
             + "band from its centre line is left out (and the region splits where that leaves it in pieces): a "
             + "restaurant around the corner from a dining street is dense by its neighbours, which are the street, "
             + "but a person draws the street without it; 0 keeps every member.")
+    static let besideStreetSpec = ParameterSpec(
+        "beside_street", .number(min: 0, max: 1000), default: .number(defaults.density.besideStreet),
+        help:
+            "density, level 0 from own densities, off_street: a member whose own fellow members form no street, "
+            + "but which stands more than off_street half-widths off the street of its nearest member on a street, "
+            + "is left out unless it is dense without that street: its density ratio from its neighbours-th "
+            + "nearest keyword POI that is not on the street must reach beside_street times extend_ratio (a few "
+            + "of the city's restaurants just off a dining street are dense only by the street, and a person "
+            + "draws the street without them; a cluster beside it is dense on its own and stays); 0: not.")
     static let streetEndsSpec = ParameterSpec(
         "street_ends", .number(min: 0, max: 100), default: .number(defaults.density.streetEnds),
         help:
@@ -271,7 +280,7 @@ public struct RegionOptions: StageOptions, Equatable {
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
         ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec, streetAspectSpec,
-        streetEndsSpec,
+        besideStreetSpec, streetEndsSpec,
         streetExtendRatioSpec,
         referenceWindowSpec, contrastRingSpec, hullCornersSpec,
         edgeFactorSpec,
@@ -307,7 +316,8 @@ public struct RegionOptions: StageOptions, Equatable {
             outlierSpacing: p.double(Self.outlierSpacingSpec), contrastRing: p.double(Self.contrastRingSpec),
             offStreet: p.double(Self.offStreetSpec), streetAspect: p.double(Self.streetAspectSpec),
             streetEnds: p.double(Self.streetEndsSpec), streetExtendRatio: p.double(Self.streetExtendRatioSpec),
-            hullCorners: p.choice(Self.hullCornersSpec, as: DensityRegionFinder.HullCorners.self))
+            hullCorners: p.choice(Self.hullCornersSpec, as: DensityRegionFinder.HullCorners.self),
+            besideStreet: p.double(Self.besideStreetSpec))
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
             measure: p.choice(Self.measureSpec, as: Measure.self),

@@ -27,7 +27,9 @@ public enum RegionsStage {
         // 11: the ring test counts the keyword POIs at the corners of a candidate's hull for the
         //     share of a turn its angle there takes in (hull_corners "angle"), not whole, and is
         //     made only where the ring is denser than the candidate's reference.
-        version: 11,
+        // 12: level 0 also leaves out a member beside a street that is dense only by the street
+        //     (beside_street).
+        version: 12,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -61,7 +63,10 @@ public enum RegionsStage {
         members that stand off a street: where a member's fellow members among its 2·neighbours
         nearest keyword locations (at least four) form a band street_aspect times as long as wide (half-width twice their
         median distance from their principal axis), a member more than off_street half-widths from
-        that axis is left out (split likewise). p-value:
+        that axis is left out (split likewise), and so is a member whose own fellow members form no
+        street but which stands more than off_street half-widths off the street of its nearest
+        member on a street, unless its density ratio from its neighbours-th nearest keyword POI off
+        that street is at least beside_street times extend_ratio (dense only by the street). p-value:
         N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at that
         (scaled) typical density, N the keyword's POIs — and, where the keyword's density in the
         ring contrast_ring hull radii around the convex hull of its POIs (walked over the POI graph)

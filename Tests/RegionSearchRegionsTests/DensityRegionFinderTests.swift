@@ -235,6 +235,43 @@ final class DensityRegionFinderTests: XCTestCase {
             [street, district])
     }
 
+    func testAMemberBesideAStreetDenseOnlyByItIsLeftOutAndAClusterBesideItStays() throws {
+        // A street of 30 cafés 10 m apart (±1 m) on the x axis; three cafés 45–62 m north of its
+        // middle (A), whose fellow members are each other and the street, in no band; a cluster
+        // of 8 cafés within 8 m of (250, 60) (B); a café on the street's line 30 m past its end.
+        var points = (0..<30).map { (Double($0) * 10, Double($0 % 3) - 1) }
+        let a = [(140.0, 45.0), (160.0, 50.0), (150.0, 62.0)]
+        points += a
+        var rng = SeededRandom(seed: 11)
+        let b = (0..<8).map { i -> (Double, Double) in
+            let t = Double(i) * Double.pi / 4
+            return (250 + 6 * cos(t) + rng.uniform(-1, 1), 60 + 6 * sin(t) + rng.uniform(-1, 1))
+        }
+        points += b
+        points.append((320, 0))
+        let (kg, edges) = Self.keywordGraph(points)
+        let street = (0..<30).map { Int32($0) }
+        let besideA = (30..<33).map { Int32($0) }
+        let clusterB = (33..<41).map { Int32($0) }
+        let pastTheEnd = Int32(41)
+        let all = (0..<42).map { Int32($0) }
+        // Dense: the k-th nearest keyword POI off the street within 20 m.
+        let dense: (Int, Double) -> Bool = { _, d in d <= 20 }
+        let out = DensityRegionFinder.offStreet(
+            [all], kg: kg, edges: edges, factor: 3, aspect: 4, dense: dense, candidate: { _ in true })
+        let kept = Set(out.joined())
+        XCTAssertTrue(kept.isSuperset(of: street), "the street stays whole")
+        XCTAssertTrue(kept.isDisjoint(with: besideA), "the cafés dense only by the street are left out")
+        XCTAssertTrue(kept.isSuperset(of: clusterB), "the cluster beside the street is dense on its own")
+        XCTAssertTrue(kept.contains(pastTheEnd), "a café on the street's line past its end is on the street")
+        XCTAssertEqual(out.count, 1, "the street and the cluster stay one set: \(out)")
+        // The control: without the density test the off-street rule alone keeps A (its own fellow
+        // members form no street), so the rule above is what leaves it out.
+        let control = DensityRegionFinder.offStreet(
+            [all], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { _ in true })
+        XCTAssertEqual(control, [all])
+    }
+
     func testStreetEndsContinueAStreetAndNotADistrict() throws {
         // A street of 40 cafés 10 m apart on the x axis: the middle ten (x = 150…240) dense, the
         // fifteen east of them at ratio 3 (above the street's floor, 2, below extend_ratio), the
