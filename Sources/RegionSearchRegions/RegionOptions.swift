@@ -203,8 +203,9 @@ public struct RegionOptions: StageOptions, Equatable {
         help:
             "density, level 0 from own densities, off_street: a member whose own fellow members form no street, "
             + "but which stands more than off_street half-widths off the street of its nearest member on a street, "
-            + "is left out unless it is dense without that street: its density ratio from its neighbours-th "
-            + "nearest keyword POI that is not on the street must reach beside_street times extend_ratio (a few "
+            + "is left out unless it is dense without that street: its own (unsmoothed) density ratio from its "
+            + "neighbours-th nearest keyword POI that is not a member on the street, among its 2·neighbours nearest "
+            + "keyword locations, must reach beside_street times extend_ratio (a few "
             + "of the city's restaurants just off a dining street are dense only by the street, and a person "
             + "draws the street without them; a cluster beside it is dense on its own and stays); 0: not.")
     static let streetEndsSpec = ParameterSpec(

@@ -65,8 +65,9 @@ public enum RegionsStage {
         median distance from their principal axis), a member more than off_street half-widths from
         that axis is left out (split likewise), and so is a member whose own fellow members form no
         street but which stands more than off_street half-widths off the street of its nearest
-        member on a street, unless its density ratio from its neighbours-th nearest keyword POI off
-        that street is at least beside_street times extend_ratio (dense only by the street). p-value:
+        member on a street, unless its own (unsmoothed) density ratio from its neighbours-th nearest
+        keyword POI that is not a member on that street is at least beside_street times
+        extend_ratio (dense only by the street). p-value:
         N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at that
         (scaled) typical density, N the keyword's POIs — and, where the keyword's density in the
         ring contrast_ring hull radii around the convex hull of its POIs (walked over the POI graph)

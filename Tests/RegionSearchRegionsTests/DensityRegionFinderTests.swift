@@ -255,10 +255,32 @@ final class DensityRegionFinderTests: XCTestCase {
         let clusterB = (33..<41).map { Int32($0) }
         let pastTheEnd = Int32(41)
         let all = (0..<42).map { Int32($0) }
-        // Dense: the k-th nearest keyword POI off the street within 20 m.
-        let dense: (Int, Double) -> Bool = { _, d in d <= 20 }
+        // Dense: the k-th nearest keyword POI off the street within 20 m; each distance asked about
+        // is kept, to be checked against the points.
+        var asked: [Int: Double] = [:]
+        let dense: (Int, Double) -> Bool = { p, d in
+            asked[p] = d
+            return d <= 20
+        }
         let out = DensityRegionFinder.offStreet(
             [all], kg: kg, edges: edges, factor: 3, aspect: 4, dense: dense, candidate: { _ in true })
+        // A: fewer than 5 keyword POIs off the street among its 10 nearest locations (the other two
+        // of A), so the distance is that of the farthest listed one; B: the 5th nearest other
+        // café of B, by brute force. The street and the café past its end are on the street.
+        for p in besideA.map(Int.init) {
+            let farthest = kg.geometry.listedLocations(of: p, nearest: kg.nearest).last?.distance
+            XCTAssertEqual(asked[p], farthest, "café \(p) of A")
+        }
+        // (A café of B whose 10 nearest locations hold no street member is not beside the street
+        // and is not asked about.)
+        let askedB = clusterB.map(Int.init).filter { asked[$0] != nil }
+        XCTAssertGreaterThanOrEqual(askedB.count, 4, "\(asked.keys.sorted())")
+        for p in askedB {
+            let distances = clusterB.map(Int.init).filter { $0 != p }
+                .map { hypot(points[$0].0 - points[p].0, points[$0].1 - points[p].1) }.sorted()
+            XCTAssertEqual(asked[p] ?? -1, distances[4], accuracy: 1e-9, "café \(p) of B")
+        }
+        XCTAssertTrue(Set(asked.keys).isSubset(of: Set((besideA + clusterB).map(Int.init))), "\(asked.keys.sorted())")
         let kept = Set(out.joined())
         XCTAssertTrue(kept.isSuperset(of: street), "the street stays whole")
         XCTAssertTrue(kept.isDisjoint(with: besideA), "the cafés dense only by the street are left out")
