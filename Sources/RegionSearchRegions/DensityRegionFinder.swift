@@ -33,6 +33,9 @@ import RegionSearchModel
 ///    band `streetAspect` times as long as wide, a member more than `offStreet` of its half-widths
 ///    off its axis is left out too
 ///    (``offStreet(_:kg:edges:factor:aspect:dense:candidate:)``), and the set splits likewise.
+///    So is a member whose own fellow members form no street but which stands that far off the
+///    street of its nearest member on a street, unless it is dense without that street
+///    (`besideStreet`): a few of the city's restaurants just off a dining street.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ (scaled as above), the count in the candidate's area a
 ///    (Σ π s² / k' over its POIs, each at its own λ) is Poisson(λ a); its p-value is
