@@ -496,7 +496,8 @@ public struct DensityRegionFinder: Sendable {
         }
         return split(sets, setOf: setOf, edges: edges) { set in
             set.filter { p in
-                if let b = bands[Int(p)], b.aspect >= aspect { return b.offset <= factor * b.halfWidth }
+                // A member with a street band of its own is judged by it alone.
+                if let b = bands[Int(p)], b.aspect >= aspect { return onStreet[Int(p)] }
                 guard let dense else { return true }
                 return !Self.besideStreet(
                     Int(p), kg: kg, bands: bands, onStreet: onStreet, fellow: { setOf[$0] == setOf[Int(p)] },
