@@ -235,15 +235,23 @@ final class ManifestTests: XCTestCase, ManifestParsing {
         XCTAssertEqual(message("[1, 2]"), "pipelines/x.json:1:1: expected a JSON object at the top level, got array")
     }
 
-    /// Every manifest shipped in pipelines/ is valid and names inputs that exist.
+    /// Every manifest shipped in pipelines/ is valid and names inputs that exist. An input in
+    /// `../shared/data` beside the checkout is looked for where the real-data tests find that data
+    /// (``SharedData``: `REGIONSEARCH_SHARED_DATA` when set), so a clone elsewhere is checked too.
     func testShippedManifestsLoad() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
+        let shared = URL(fileURLWithPath: root).deletingLastPathComponent().appendingPathComponent("shared/data").path
         let names = FileSystem.list(root + "/pipelines").filter { $0.hasSuffix(".json") }
         XCTAssertTrue(names.contains("default.json"))
         for name in names {
             let m = try Manifest.load(path: root + "/pipelines/" + name)
-            for input in m.inputs { XCTAssertTrue(FileSystem.exists(input.path), "\(name): \(input.path)") }
+            for input in m.inputs {
+                let path =
+                    input.path.hasPrefix(shared + "/")
+                    ? SharedData.path(String(input.path.dropFirst(shared.count + 1))) : input.path
+                XCTAssertTrue(FileSystem.exists(path), "\(name): \(path)")
+            }
             XCTAssertTrue(m.workDirectory.hasPrefix(root + "/"), "\(name) keeps its work directory inside the checkout")
         }
     }
