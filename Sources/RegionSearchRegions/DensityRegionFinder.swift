@@ -35,7 +35,9 @@ import RegionSearchModel
 ///    (``offStreet(_:kg:edges:factor:aspect:dense:candidate:)``), and the set splits likewise.
 ///    So is a member whose own fellow members form no street but which stands that far off the
 ///    street of its nearest member on a street, unless it is dense without that street
-///    (`besideStreet`): a few of the city's restaurants just off a dining street.
+///    (`besideStreet`): a few of the city's restaurants just off a dining street. A candidate that
+///    is a street runs on from its ends along a significant street of POIs of any kind, through
+///    the keyword POIs along it (``StreetRunOn``, `streetRunOn`); it is tested as found.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ (scaled as above), the count in the candidate's area a
 ///    (Σ π s² / k' over its POIs, each at its own λ) is Poisson(λ a); its p-value is
@@ -95,14 +97,18 @@ public struct DensityRegionFinder: Sendable {
         var streetEnds: Double = 3
         /// The density ratio a POI needs to continue a street (`streetEnds`).
         var streetExtendRatio: Double = 2
+        /// > 0: a street runs on from its ends along a significant line of POIs of any kind,
+        /// through keyword POIs at most this many typical spacings apart (``StreetRunOn``); 0: not.
+        var streetRunOn: Double = 3
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
             outlierSpacing: Double = 1.5, contrastRing: Double = 2, offStreet: Double = 3, streetAspect: Double = 4,
             streetEnds: Double = 3, streetExtendRatio: Double = 2, hullCorners: HullCorners = .angle,
-            besideStreet: Double = 1
+            besideStreet: Double = 1, streetRunOn: Double = 3
         ) {
             self.besideStreet = besideStreet
+            self.streetRunOn = streetRunOn
             self.hullCorners = hullCorners
             self.streetEnds = streetEnds
             self.streetExtendRatio = streetExtendRatio
@@ -214,14 +220,24 @@ public struct DensityRegionFinder: Sendable {
             visited = isKeyword
             for v in kg.geometry.subset { isKeyword[Int(v) >> 6] |= 1 << (UInt64(v) & 63) }
         }
-        for component in sets {
+        let isCandidate: ([Int32]) -> Bool = {
+            $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
+        }
+        let runOn = StreetRunOn(gap: options.streetRunOn, aspect: options.streetAspect, x: x, y: y, graph: graph)
+            .extend(sets, kg: kg, reference: { reference?[$0] ?? lambda }, eligible: isCandidate)
+        for (index, component) in sets.enumerated() {
             guard component.contains(where: { ratio[Int($0)] >= options.coreRatio }) else { continue }
             summary.components += 1
             guard component.count >= options.minKeywordPOIs else {
                 summary.droppedSmall += 1
                 continue
             }
-            var region = Self.region(keyword: keyword, positions: component, geometry: kg.geometry, edges: edges)
+            // The set as found is what is tested; the street it runs on through is drawn with it.
+            let run = runOn[index]
+            let positions = run.added.isEmpty ? component : (component + run.added).sorted()
+            var region = Self.region(
+                keyword: keyword, positions: positions, geometry: kg.geometry,
+                edges: run.edges.isEmpty ? edges : edges + run.edges)
             var sum = 0.0
             var maximum = 0.0
             var area = 0.0
@@ -240,8 +256,8 @@ public struct DensityRegionFinder: Sendable {
             region.spacing = Self.spacing(component, kg)
             region.areaM2 = area
             region.density = area > 0 ? Double(component.count) / (area / 1e6) : 0
-            region.nFootprint = component.count
-            region.nFootprintKeyword = component.count
+            region.nFootprint = positions.count
+            region.nFootprintKeyword = positions.count
             region.share = 1
             region.lift = 1
             region.pValue = Significance.densityPValue(
@@ -272,7 +288,7 @@ public struct DensityRegionFinder: Sendable {
                     region.pValue = max(region.pValue, p)
                 }
             }
-            regions.append((region, component))
+            regions.append((region, positions))
         }
         summary.supportSearches = support.searches - searchesBefore
         return (regions, ratio, edges, summary)

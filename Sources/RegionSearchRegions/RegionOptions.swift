@@ -208,6 +208,17 @@ public struct RegionOptions: StageOptions, Equatable {
             + "keyword locations, must reach beside_street times extend_ratio (a few "
             + "of the city's restaurants just off a dining street are dense only by the street, and a person "
             + "draws the street without them; a cluster beside it is dense on its own and stays); 0: not.")
+    static let streetRunOnSpec = ParameterSpec(
+        "street_run_on", .number(min: 0, max: 100), default: .number(defaults.density.streetRunOn),
+        help:
+            "density, level 0 from own densities: > 0 lets a street of a region run on from its ends along its "
+            + "street: from a member at the end of its street band (street_aspect), a step looks 1.5 typical "
+            + "spacings ahead (1/sqrt of the reference density there), turning by up to 60 degrees, for the band "
+            + "as wide as the street's that holds the most POIs of any kind; when that count is significant "
+            + "(Poisson, p <= 0.001, against all POIs within that reach, the directions counted), the keyword POIs "
+            + "along it join the region while each is at most this many typical spacings from the previous one, "
+            + "and the next step starts from the last. The region is tested as found; the street it runs on "
+            + "through is drawn with it. 0: not.")
     static let streetEndsSpec = ParameterSpec(
         "street_ends", .number(min: 0, max: 100), default: .number(defaults.density.streetEnds),
         help:
@@ -281,7 +292,7 @@ public struct RegionOptions: StageOptions, Equatable {
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
         ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec, streetAspectSpec,
-        besideStreetSpec, streetEndsSpec,
+        besideStreetSpec, streetRunOnSpec, streetEndsSpec,
         streetExtendRatioSpec,
         referenceWindowSpec, contrastRingSpec, hullCornersSpec,
         edgeFactorSpec,
@@ -318,7 +329,7 @@ public struct RegionOptions: StageOptions, Equatable {
             offStreet: p.double(Self.offStreetSpec), streetAspect: p.double(Self.streetAspectSpec),
             streetEnds: p.double(Self.streetEndsSpec), streetExtendRatio: p.double(Self.streetExtendRatioSpec),
             hullCorners: p.choice(Self.hullCornersSpec, as: DensityRegionFinder.HullCorners.self),
-            besideStreet: p.double(Self.besideStreetSpec))
+            besideStreet: p.double(Self.besideStreetSpec), streetRunOn: p.double(Self.streetRunOnSpec))
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
             measure: p.choice(Self.measureSpec, as: Measure.self),

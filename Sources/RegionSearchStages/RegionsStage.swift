@@ -29,7 +29,9 @@ public enum RegionsStage {
         //     made only where the ring is denser than the candidate's reference.
         // 12: level 0 also leaves out a member beside a street that is dense only by the street
         //     (beside_street).
-        version: 12,
+        // 13: a region that is a street runs on from its ends along a significant street of POIs of
+        //     any kind, through the keyword POIs along it (street_run_on).
+        version: 13,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -67,7 +69,15 @@ public enum RegionsStage {
         street but which stands more than off_street half-widths off the street of its nearest
         member on a street, unless its own (unsmoothed) density ratio from its neighbours-th nearest
         keyword POI that is not a member on that street is at least beside_street times
-        extend_ratio (dense only by the street). p-value:
+        extend_ratio (dense only by the street). A candidate that is a street (its spine, the
+        longest path of its POIs' minimum spanning tree smoothed over five nodes, at least
+        street_aspect times twice its half-width long, and its last members a band too) runs on
+        from each end (street_run_on): a step looks 1.5 typical spacings (1/sqrt of the reference
+        density) ahead, turning by up to 60 degrees, for the street-wide band holding the most POIs
+        of any kind; when that count is significant against all POIs within that reach (Poisson,
+        p <= 0.001, the directions counted), the keyword POIs along it join while each is at most
+        street_run_on times the candidate's spacing (and one typical spacing) from the previous,
+        at least two from an end; the candidate is tested as found. p-value:
         N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at that
         (scaled) typical density, N the keyword's POIs — and, where the keyword's density in the
         ring contrast_ring hull radii around the convex hull of its POIs (walked over the POI graph)

@@ -1,0 +1,365 @@
+import Foundation
+import RegionSearchCore
+import RegionSearchGraph
+import RegionSearchModel
+
+/// A dining street that runs on past its dense stretch, along its street, through keyword POIs
+/// too sparse to be dense by themselves.
+///
+/// A dining street's restaurants are not spread evenly along it: by chance or by the street's
+/// own life, one stretch holds most of them and the next, bent 30° further on, one every 150 m.
+/// The density ratio reads that stretch as the background (its k-th neighbour is 400 m away), yet
+/// a person sees the street run on, lined with shops and with restaurants along it, and draws the
+/// dining street to its last restaurant. The street itself is what carries the signal: the POIs
+/// of every kind stand in a narrow band there, far denser than around.
+///
+/// A set is a street when its spine — the longest path of the Euclidean minimum spanning tree of
+/// its locations, smoothed over five nodes — is at least `aspect` times as long as twice its
+/// half-width (twice the members' median distance from the spine); an end of the spine counts
+/// when the members near it are a band too (``streetEnds(_:edges:kg:back:aspect:)``). From each
+/// such end a step looks `reach` typical spacings ahead, in the spine's direction turned by up to
+/// `maxTurn`: in the band (the street's half-width to either side) that holds the most POIs of any
+/// kind, their count must be significant (`alpha`, Poisson, the directions tried counted as
+/// windows) against the density of all POIs within that reach around the end. Then the keyword
+/// POIs in that band, in order along it, join the set while each is at most `gap` times the set's
+/// spacing (and at most one typical spacing) from the previous one; the step ends at the first
+/// larger gap, at a member of another set, or at the band's end, and the next step starts from the
+/// last POI taken, in the band's direction. A run of fewer than `minimumRun` POIs is given back.
+/// Typical spacing is 1 / √(reference density at the end): the keyword's spacing if it were
+/// spread evenly.
+///
+/// Only from a street's end, and only along a line of all POIs: a district has no spine that
+/// long for its width, so it never grows this way; a street running out into open ground, or into
+/// a district where every direction is as dense, stops.
+struct StreetRunOn {
+    /// The largest gap between consecutive keyword POIs a street runs on through, in the set's
+    /// spacings (``DensityRegionFinder/spacing(_:_:)``), at most one typical spacing; 0: the
+    /// street does not run on.
+    var gap: Double
+    /// A set is a street when its spine is this many times longer than wide.
+    var aspect: Double
+
+    /// How far ahead one step looks, in typical spacings.
+    static let reach = 1.5
+    /// The most a step turns from the street's direction (a street bends by 20–60° at a corner).
+    static let maxTurn = 60.0 * Double.pi / 180
+    /// The turns tried, in steps of this.
+    static let turnStep = 5.0 * Double.pi / 180
+    /// The significance the band of POIs ahead must reach.
+    static let alpha = 1e-3
+    /// A run from one end takes at least this many keyword POIs, or none.
+    static let minimumRun = 2
+    /// At most this many steps from one end.
+    static let maxSteps = 64
+
+    let x: Column<Double>
+    let y: Column<Double>
+    let graph: AdjacencyGraph
+
+    /// What one set gains: keyword-graph positions (in the order taken) and the edges that join
+    /// them to the set, a chain from each street end.
+    struct RunOn: Sendable {
+        var added: [Int32] = []
+        var edges: [(a: Int32, b: Int32)] = []
+    }
+
+    /// For each set of `sets` (sorted positions of `kg`) that `eligible` accepts, what it runs on
+    /// through (``RunOn``); empty for the others. `reference(position)` is the reference density
+    /// there, per m². Sets are served in order: a POI one set took is no longer free for the next,
+    /// and no set takes a member of another.
+    func extend(
+        _ sets: [[Int32]], kg: KeywordGraph, reference: (Int) -> Double, eligible: ([Int32]) -> Bool
+    ) -> [RunOn] {
+        var out = [RunOn](repeating: RunOn(), count: sets.count)
+        guard gap > 0 else { return out }
+        let m = kg.count
+        let geometry = kg.geometry
+        var claimed = [Int32](repeating: -1, count: m)
+        var setOf = [Int32](repeating: -1, count: m)
+        var any = false
+        // Only the sets that can be regions hold their members; a set too small or not dense
+        // enough to be one leaves them free for a street to run on through.
+        for (i, set) in sets.enumerated() where eligible(set) {
+            for p in set {
+                claimed[Int(p)] = Int32(i)
+                setOf[Int(p)] = Int32(i)
+            }
+            any = true
+        }
+        guard any else { return out }
+        // Each set's Delaunay edges between distinct locations, for its spine.
+        var setEdges: [Int32: [Int]] = [:]
+        for (e, (a, b)) in geometry.edges.enumerated()
+        where setOf[Int(a)] >= 0 && setOf[Int(a)] == setOf[Int(b)] && geometry.lengths[e] > 0 {
+            setEdges[setOf[Int(a)], default: []].append(e)
+        }
+        var stamp = [UInt32](repeating: 0, count: graph.nodeCount)
+        var round: UInt32 = 0
+        for (i, set) in sets.enumerated() where setOf[Int(set[0])] == Int32(i) {
+            let spacing = DensityRegionFinder.spacing(set, kg)
+            let back = 2 * spacing
+            for end in Self.streetEnds(set, edges: setEdges[Int32(i)] ?? [], kg: kg, back: back, aspect: aspect) {
+                let typical = 1 / reference(end.position).squareRoot()
+                guard typical.isFinite, typical > 0 else { continue }
+                var run = Walk(
+                    from: end.position, heading: end.heading, halfWidth: end.halfWidth, reach: Self.reach * typical,
+                    gap: min(gap * spacing, typical))
+                walk(
+                    &run, set: Int32(i), kg: kg, claimed: &claimed, stamp: &stamp, round: &round)
+                // Fewer than `minimumRun` POIs are an arm out to a POI or two, not the street
+                // running on: they are given back.
+                guard run.added.count >= Self.minimumRun else {
+                    for q in run.added { claimed[Int(q)] = -1 }
+                    continue
+                }
+                out[i].added += run.added
+                out[i].edges += run.edges
+            }
+        }
+        return out
+    }
+
+    /// The ends of a set's street: the two ends of its spine (the longest path of the Euclidean
+    /// minimum spanning tree of its locations, over `edges`, indices into the keyword graph's
+    /// Delaunay edges), smoothed over five nodes, when the set is a street: the smoothed spine at
+    /// least `aspect` times as long as twice the half-width (twice the members' median distance
+    /// from it, at least the keyword graph's spacing floor). An end counts when the members within
+    /// `back` metres of it reach at least `aspect` of their own half-widths (measured the same way)
+    /// from it: where a street ends in a square or a district, the spine's end is a corner of that.
+    /// Each end heads along the smoothed spine's last `back` metres, out of the set, with the
+    /// set's half-width. Members stacked at a location other than their set's have no edge and no
+    /// part in it.
+    static func streetEnds(_ set: [Int32], edges: [Int], kg: KeywordGraph, back: Double, aspect: Double) -> [(
+        position: Int, heading: Double, halfWidth: Double
+    )] {
+        let geometry = kg.geometry
+        guard set.count >= 3, !edges.isEmpty, back > 0 else { return [] }
+        var local = [Int32: Int]()
+        for (j, p) in set.enumerated() { local[p] = j }
+        // Kruskal, shortest first (edge index breaks ties).
+        let order = edges.sorted { (geometry.lengths[$0], $0) < (geometry.lengths[$1], $1) }
+        var parent = Array(0..<set.count)
+        func find(_ v: Int) -> Int {
+            var v = v
+            while parent[v] != v {
+                parent[v] = parent[parent[v]]
+                v = parent[v]
+            }
+            return v
+        }
+        var tree = [[(to: Int, length: Double)]](repeating: [], count: set.count)
+        for e in order {
+            let (a, b) = geometry.edges[e]
+            guard let la = local[a], let lb = local[b] else { continue }
+            let (ra, rb) = (find(la), find(lb))
+            guard ra != rb else { continue }
+            parent[max(ra, rb)] = min(ra, rb)
+            tree[la].append((lb, geometry.lengths[e]))
+            tree[lb].append((la, geometry.lengths[e]))
+        }
+        // The farthest node from `start` over the tree, and each node's predecessor.
+        func farthest(from start: Int) -> (node: Int, previous: [Int]) {
+            var distance = [Double](repeating: -1, count: set.count)
+            var previous = [Int](repeating: -1, count: set.count)
+            distance[start] = 0
+            var stack = [start]
+            var best = start
+            while let v = stack.popLast() {
+                if distance[v] > distance[best] || (distance[v] == distance[best] && v < best) { best = v }
+                for (w, l) in tree[v] where distance[w] < 0 {
+                    distance[w] = distance[v] + l
+                    previous[w] = v
+                    stack.append(w)
+                }
+            }
+            return (best, previous)
+        }
+        guard let start = tree.indices.first(where: { !tree[$0].isEmpty }) else { return [] }
+        let a = farthest(from: start).node
+        let (b, previous) = farthest(from: a)
+        guard a != b else { return [] }
+        var path = [b]
+        while path.last! != a { path.append(previous[path.last!]) }
+        // The centre line: the spine smoothed over five nodes (the spine zigzags from one side of
+        // the street to the other, through its members).
+        let points = path.map { geometry.point(Int(set[$0])) }
+        let centre = points.indices.map { k -> (x: Double, y: Double) in
+            let window = max(0, k - 2)...min(points.count - 1, k + 2)
+            let n = Double(window.count)
+            return (points[window].reduce(0) { $0 + $1.x } / n, points[window].reduce(0) { $0 + $1.y } / n)
+        }
+        var length = 0.0
+        for k in 1..<centre.count { length += hypot(centre[k].x - centre[k - 1].x, centre[k].y - centre[k - 1].y) }
+        // Each member's distance from the centre line, near the spine node the tree hangs it on.
+        var anchor = [Int](repeating: -1, count: set.count)
+        var queue: [Int] = []
+        for (k, v) in path.enumerated() {
+            anchor[v] = k
+            queue.append(v)
+        }
+        var head = 0
+        while head < queue.count {
+            let v = queue[head]
+            head += 1
+            for (w, _) in tree[v] where anchor[w] < 0 {
+                anchor[w] = anchor[v]
+                queue.append(w)
+            }
+        }
+        func segmentDistance(_ px: Double, _ py: Double, _ k: Int) -> Double {
+            let (ax, ay) = centre[k]
+            let (bx, by) = centre[k + 1]
+            let (dx, dy) = (bx - ax, by - ay)
+            let l2 = dx * dx + dy * dy
+            let t = l2 > 0 ? min(1, max(0, ((px - ax) * dx + (py - ay) * dy) / l2)) : 0
+            return hypot(px - ax - t * dx, py - ay - t * dy)
+        }
+        var offset = [Double](repeating: 0, count: set.count)
+        var offsets: [Double] = []
+        for (j, p) in set.enumerated() where anchor[j] >= 0 {
+            let (px, py) = geometry.point(Int(p))
+            let k = anchor[j]
+            var d = Double.infinity
+            for s in max(0, k - 2)...min(centre.count - 2, k + 1) { d = min(d, segmentDistance(px, py, s)) }
+            offset[j] = d
+            offsets.append(d)
+        }
+        guard !offsets.isEmpty else { return [] }
+        let halfWidth = max(2 * Selection.median(offsets), kg.rules.minSpacing)
+        guard length >= aspect * 2 * halfWidth else { return [] }
+        // Each end heads along the centre line's last `back` metres, out of the set.
+        var ends: [(position: Int, heading: Double, halfWidth: Double)] = []
+        for (tip, line) in [(path.first!, Array(centre.reversed())), (path.last!, centre)] {
+            // The street reaches this end: the members within `back` of it are a band as well
+            // (a district's corner is not, though the district lies along a long spine).
+            let (tx, ty) = geometry.point(Int(set[tip]))
+            var nearOffsets: [Double] = []
+            var reachAlong = 0.0
+            for (j, p) in set.enumerated() where anchor[j] >= 0 {
+                let (px, py) = geometry.point(Int(p))
+                guard hypot(px - tx, py - ty) <= back else { continue }
+                nearOffsets.append(offset[j])
+                reachAlong = max(reachAlong, hypot(px - tx, py - ty))
+            }
+            guard nearOffsets.count >= 3 else { continue }
+            let localHalfWidth = max(2 * Selection.median(nearOffsets), kg.rules.minSpacing)
+            guard reachAlong >= aspect * localHalfWidth else { continue }
+            let last = line[line.count - 1]
+            var k = line.count - 1
+            while k > 0 && hypot(line[k].x - last.x, line[k].y - last.y) < back { k -= 1 }
+            let (dx, dy) = (last.x - line[k].x, last.y - line[k].y)
+            guard dx != 0 || dy != 0 else { continue }
+            ends.append((Int(set[tip]), atan2(dy, dx), halfWidth))
+        }
+        return ends
+    }
+
+    /// One street end's run: where it stands, where it heads, and what it took.
+    struct Walk {
+        var from: Int
+        var heading: Double
+        let halfWidth: Double
+        let reach: Double
+        let gap: Double
+        var added: [Int32] = []
+        var edges: [(a: Int32, b: Int32)] = []
+    }
+
+    private func walk(
+        _ run: inout Walk, set: Int32, kg: KeywordGraph, claimed: inout [Int32], stamp: inout [UInt32],
+        round: inout UInt32
+    ) {
+        let geometry = kg.geometry
+        let turns = Int((Self.maxTurn / Self.turnStep).rounded())
+        // Bands of this width seen from half the reach are this many radians wide: the number of
+        // directions that do not overlap, counted as windows of the test.
+        let directions = max(1, Int((2 * Self.maxTurn / (2 * atan(2 * run.halfWidth / run.reach))).rounded(.up)))
+        for _ in 0..<Self.maxSteps {
+            let (ex, ey) = geometry.point(run.from)
+            let near = nodes(
+                around: Int(geometry.subset[run.from]), ex, ey, radius: run.reach, stamp: &stamp, round: &round)
+            var best = (count: -1, turn: 0)
+            for t in -turns...turns {
+                let heading = run.heading + Double(t) * Self.turnStep
+                let (ux, uy) = (cos(heading), sin(heading))
+                var count = 0
+                for v in near {
+                    let dx = x[Int(v)] - ex
+                    let dy = y[Int(v)] - ey
+                    let along = dx * ux + dy * uy
+                    if along > 0 && along <= run.reach && abs(dy * ux - dx * uy) <= run.halfWidth { count += 1 }
+                }
+                // The most POIs; on a tie, the smaller turn, then the left one (deterministic).
+                if count > best.count || (count == best.count && abs(t) < abs(best.turn)) {
+                    best = (count, t)
+                }
+            }
+            let background = Double(near.count) / (Double.pi * run.reach * run.reach)
+            let expected = background * run.reach * 2 * run.halfWidth
+            let p = Significance.densityPValue(k: best.count, expected: expected, windows: directions)
+            guard best.count > 0, p <= Self.alpha else { return }
+            let heading = run.heading + Double(best.turn) * Self.turnStep
+            let (ux, uy) = (cos(heading), sin(heading))
+            // The keyword POIs in the band, in order along it (position breaks ties).
+            var ahead: [(along: Double, position: Int32)] = []
+            for v in near {
+                guard let q = geometry.position(of: v) else { continue }
+                let dx = x[Int(v)] - ex
+                let dy = y[Int(v)] - ey
+                let along = dx * ux + dy * uy
+                if along > 0 && along <= run.reach && abs(dy * ux - dx * uy) <= run.halfWidth {
+                    ahead.append((along, Int32(q)))
+                }
+            }
+            ahead.sort { ($0.along, $0.position) < ($1.along, $1.position) }
+            var last = Int32(run.from)
+            var took = 0
+            for (_, q) in ahead {
+                if claimed[Int(q)] == set { continue }
+                if claimed[Int(q)] >= 0 { break }
+                let (lx, ly) = geometry.point(Int(last))
+                let (qx, qy) = geometry.point(Int(q))
+                guard ((qx - lx) * (qx - lx) + (qy - ly) * (qy - ly)).squareRoot() <= run.gap else { break }
+                claimed[Int(q)] = set
+                run.added.append(q)
+                run.edges.append((last, q))
+                last = q
+                took += 1
+            }
+            guard took > 0 else { return }
+            run.from = Int(last)
+            run.heading = heading
+        }
+    }
+
+    /// The POIs within `radius` of (cx, cy) that the POI graph reaches from `start` without
+    /// leaving that disc (a river the graph does not cross keeps the far bank out), in the order
+    /// found.
+    private func nodes(
+        around start: Int, _ cx: Double, _ cy: Double, radius: Double, stamp: inout [UInt32], round: inout UInt32
+    ) -> [UInt32] {
+        round &+= 1
+        if round == 0 {
+            for i in stamp.indices { stamp[i] = 0 }
+            round = 1
+        }
+        let r2 = radius * radius
+        var out: [UInt32] = [UInt32(start)]
+        stamp[start] = round
+        var head = 0
+        while head < out.count {
+            let v = Int(out[head])
+            head += 1
+            for e in graph.range(v) {
+                let w = Int(graph.neighbors[e])
+                guard stamp[w] != round else { continue }
+                let dx = x[w] - cx
+                let dy = y[w] - cy
+                guard dx * dx + dy * dy <= r2 else { continue }
+                stamp[w] = round
+                out.append(UInt32(w))
+            }
+        }
+        return out
+    }
+}
