@@ -97,8 +97,9 @@ public struct DensityRegionFinder: Sendable {
         var streetEnds: Double = 3
         /// The density ratio a POI needs to continue a street (`streetEnds`).
         var streetExtendRatio: Double = 2
-        /// > 0: a street runs on from its ends along a significant line of POIs of any kind,
-        /// through keyword POIs at most this many typical spacings apart (``StreetRunOn``); 0: not.
+        /// > 0: a candidate that is a street runs on from its ends along a significant line of POIs
+        /// of any kind, through keyword POIs at most this many times its spacing (and one typical
+        /// spacing) apart (``StreetRunOn``); 0: not.
         var streetRunOn: Double = 3
 
         public init(

@@ -211,13 +211,16 @@ public struct RegionOptions: StageOptions, Equatable {
     static let streetRunOnSpec = ParameterSpec(
         "street_run_on", .number(min: 0, max: 100), default: .number(defaults.density.streetRunOn),
         help:
-            "density, level 0 from own densities: > 0 lets a street of a region run on from its ends along its "
-            + "street: from a member at the end of its street band (street_aspect), a step looks 1.5 typical "
-            + "spacings ahead (1/sqrt of the reference density there), turning by up to 60 degrees, for the band "
-            + "as wide as the street's that holds the most POIs of any kind; when that count is significant "
-            + "(Poisson, p <= 0.001, against all POIs within that reach, the directions counted), the keyword POIs "
-            + "along it join the region while each is at most this many typical spacings from the previous one, "
-            + "and the next step starts from the last. The region is tested as found; the street it runs on "
+            "density, level 0 from own densities: > 0 lets a candidate that is a street run on from its ends "
+            + "along its street. It is a street when its spine (the longest path of its POIs' minimum spanning "
+            + "tree, smoothed over five nodes) is at least street_aspect times twice its half-width long (twice "
+            + "the members' median distance from the spine), and an end counts when the members near it are a "
+            + "band too. From each end a step looks 1.5 typical spacings ahead (1/sqrt of the reference density "
+            + "there), turning by up to 60 degrees, for the street-wide band that holds the most POIs of any kind; "
+            + "when that count is significant (Poisson, p <= 0.001, against all POIs within that reach, the "
+            + "directions counted), the keyword POIs along it join while each is at most this many times the "
+            + "candidate's spacing (and one typical spacing) from the previous one, at least two from an end, "
+            + "and the next step starts from the last. The candidate is tested as found; the street it runs on "
             + "through is drawn with it. 0: not.")
     static let streetEndsSpec = ParameterSpec(
         "street_ends", .number(min: 0, max: 100), default: .number(defaults.density.streetEnds),
