@@ -196,10 +196,14 @@ public struct DensityRegionFinder: Sendable {
         let edges = kg.acceptedEdges(eligible: eligible, support: &support)
         var regions: [(region: RegionTable.Region, positions: [Int32])] = []
         var sets = KeywordGraph.components(count: kg.count, eligible: eligible, edges: edges)
+        // A set that can be a candidate: a POI at core_ratio and min_keyword_pois POIs (the rules
+        // below look only at those).
+        let isCandidate: ([Int32]) -> Bool = {
+            $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
+        }
         if options.outlierSpacing > 0 {
-            sets = Self.trimmed(sets, kg: kg, edges: edges, factor: options.outlierSpacing) {
-                $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
-            }
+            sets = Self.trimmed(
+                sets, kg: kg, edges: edges, factor: options.outlierSpacing, candidate: isCandidate)
         }
         if options.offStreet > 0 {
             // Beside a street, a member's density without the street's members (`besideStreet`).
@@ -208,10 +212,8 @@ public struct DensityRegionFinder: Sendable {
                 options.besideStreet > 0
                 ? { p, d in k / (Double.pi * d * d * (reference?[p] ?? lambda)) >= floor } : nil
             sets = Self.offStreet(
-                sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect, dense: dense
-            ) {
-                $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
-            }
+                sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect, dense: dense,
+                candidate: isCandidate)
         }
         let ringGround = options.contrastRing > 0 ? ownedGround : nil
         var isKeyword: [UInt64] = []
@@ -220,9 +222,6 @@ public struct DensityRegionFinder: Sendable {
             isKeyword = [UInt64](repeating: 0, count: (graph.nodeCount + 63) / 64)
             visited = isKeyword
             for v in kg.geometry.subset { isKeyword[Int(v) >> 6] |= 1 << (UInt64(v) & 63) }
-        }
-        let isCandidate: ([Int32]) -> Bool = {
-            $0.count >= options.minKeywordPOIs && $0.contains { ratio[Int($0)] >= options.coreRatio }
         }
         let runOn = StreetRunOn(gap: options.streetRunOn, aspect: options.streetAspect, x: x, y: y, graph: graph)
             .extend(sets, kg: kg, reference: { reference?[$0] ?? lambda }, eligible: isCandidate)

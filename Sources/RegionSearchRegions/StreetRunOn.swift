@@ -274,6 +274,11 @@ struct StreetRunOn {
         // Bands of this width seen from half the reach are this many radians wide: the number of
         // directions that do not overlap, counted as windows of the test.
         let directions = max(1, Int((2 * Self.maxTurn / (2 * atan(2 * run.halfWidth / run.reach))).rounded(.up)))
+        // Whether the POI at offset (dx, dy) from the end lies in the band heading (ux, uy).
+        func inBand(_ dx: Double, _ dy: Double, _ ux: Double, _ uy: Double) -> Bool {
+            let along = dx * ux + dy * uy
+            return along > 0 && along <= run.reach && abs(dy * ux - dx * uy) <= run.halfWidth
+        }
         for _ in 0..<Self.maxSteps {
             let (ex, ey) = geometry.point(run.from)
             let near = nodes(
@@ -283,13 +288,8 @@ struct StreetRunOn {
                 let heading = run.heading + Double(t) * Self.turnStep
                 let (ux, uy) = (cos(heading), sin(heading))
                 var count = 0
-                for v in near {
-                    let dx = x[Int(v)] - ex
-                    let dy = y[Int(v)] - ey
-                    let along = dx * ux + dy * uy
-                    if along > 0 && along <= run.reach && abs(dy * ux - dx * uy) <= run.halfWidth { count += 1 }
-                }
-                // The most POIs; on a tie, the smaller turn, then the left one (deterministic).
+                for v in near where inBand(x[Int(v)] - ex, y[Int(v)] - ey, ux, uy) { count += 1 }
+                // The most POIs; on a tie, the smaller turn, then the clockwise one (tried first).
                 if count > best.count || (count == best.count && abs(t) < abs(best.turn)) {
                     best = (count, t)
                 }
@@ -303,13 +303,9 @@ struct StreetRunOn {
             // The keyword POIs in the band, in order along it (position breaks ties).
             var ahead: [(along: Double, position: Int32)] = []
             for v in near {
-                guard let q = geometry.position(of: v) else { continue }
-                let dx = x[Int(v)] - ex
-                let dy = y[Int(v)] - ey
-                let along = dx * ux + dy * uy
-                if along > 0 && along <= run.reach && abs(dy * ux - dx * uy) <= run.halfWidth {
-                    ahead.append((along, Int32(q)))
-                }
+                let (dx, dy) = (x[Int(v)] - ex, y[Int(v)] - ey)
+                guard inBand(dx, dy, ux, uy), let q = geometry.position(of: v) else { continue }
+                ahead.append((dx * ux + dy * uy, Int32(q)))
             }
             ahead.sort { ($0.along, $0.position) < ($1.along, $1.position) }
             var last = Int32(run.from)
