@@ -108,25 +108,55 @@ public enum GraphBuilder {
         var knnScale: [Float] = []
         let built: AdjacencyGraph
         var triangulation: TriangleMesh?
-        switch options.method {
-        case .delaunay:
-            let dt = ux.withUnsafeBufferPointer { ux in
+        let voidPass = options.voidRadius > 0 && u >= 3
+        // kNN graphs need the triangulation too, to find the edges that cross voids. Its CSR then
+        // also gives the kNN lists (``DelaunayNeighborSearch``, no k-d tree), and the void test
+        // runs on those lists before their union is built (``VoidEdges/knnVoidPairs``), so the
+        // triangulation and its CSR are gone by then and the peak memory is not raised.
+        var knnVoidPairs: [UInt64]?
+        if options.method == .delaunay || voidPass {
+            triangulation = ux.withUnsafeBufferPointer { ux in
                 uy.withUnsafeBufferPointer { uy in
                     let sweep = DelaunayTriangulation(x: ux, y: uy)
                     stats.lateInsertions = sweep.lateInsertions
                     return TriangleMesh(sweep, x: ux, y: uy)
                 }
             }
-            triangulation = dt
             phase(.triangulate)
-            built = Self.delaunayCSR(dt, groups: groups, x: x, y: y)
+        }
+        switch options.method {
+        case .delaunay:
+            built = Self.delaunayCSR(triangulation!, groups: groups, x: x, y: y)
         case .knn:
-            var knn = unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: options.k) }
+            var delaunay: AdjacencyGraph? = nil
+            var knn: NearestNeighbors
+            if voidPass, let dt = triangulation {
+                let csr = Self.delaunayCSR(dt, groups: groups, x: x, y: y)
+                knn =
+                    NearestNeighbors(delaunay: csr, x: x, y: y, groups: groups, k: options.k)
+                    ?? unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: options.k) }
+                delaunay = csr
+            } else {
+                knn = unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: options.k) }
+            }
             phase(.knn)
             // Local scales first: they read the lists in distance order, which the union then
             // gives up (it sorts each list by index, in place).
             knnScale = LocalScale.compute(x: x, y: y, groups: groups, scaleK: options.scaleK, knn: knn)
             phase(.scale)
+            if let dt = triangulation, var csr = delaunay {
+                delaunay = nil
+                // The triangulation of the same locations, with the kNN graph's local spacings.
+                csr.scale = Column(knnScale)
+                let flags = VoidEdges.flags(
+                    triangulation: dt, unique: unique, x: x, y: y, graph: csr, radius: options.voidRadius,
+                    minTriangles: options.voidMinTriangles)
+                knnVoidPairs = VoidEdges.knnVoidPairs(
+                    lists: knn.neighbors, k: knn.k, unique: unique, delaunay: csr, delaunayFlags: flags)
+                triangulation = nil
+                ux = []
+                uy = []
+            }
             let k = knn.k
             var lists = knn.takeNeighbors()
             // The union of the lists and the duplicate links straight into CSR (the same rows as
@@ -153,25 +183,17 @@ public enum GraphBuilder {
             cap = min(cap ?? .infinity, options.farFactor * stats.medianScale)
         }
         var rules = EdgePruning.Rules(cap: cap, factor: options.pruneFactor)
-        if options.voidRadius > 0 && u >= 3 {
-            switch options.method {
-            case .delaunay:
-                if let dt = triangulation {
-                    rules.voidFlags = VoidEdges.flags(
-                        triangulation: dt, unique: unique, x: x, y: y, graph: graph, radius: options.voidRadius,
-                        minTriangles: options.voidMinTriangles)
-                }
-            case .knn:
-                // The triangulation of the same locations, with the kNN graph's local spacings.
-                let dt = ux.withUnsafeBufferPointer { ux in
-                    uy.withUnsafeBufferPointer { uy in TriangleMesh(DelaunayTriangulation(x: ux, y: uy), x: ux, y: uy) }
-                }
-                var delaunay = Self.delaunayCSR(dt, groups: groups, x: x, y: y)
-                delaunay.scale = graph.scale
-                let delaunayFlags = VoidEdges.flags(
-                    triangulation: dt, unique: unique, x: x, y: y, graph: delaunay, radius: options.voidRadius,
+        switch options.method {
+        case .delaunay:
+            if voidPass, let dt = triangulation {
+                rules.voidFlags = VoidEdges.flags(
+                    triangulation: dt, unique: unique, x: x, y: y, graph: graph, radius: options.voidRadius,
                     minTriangles: options.voidMinTriangles)
-                rules.voidFlags = VoidEdges.knnFlags(knn: graph, delaunay: delaunay, delaunayFlags: delaunayFlags)
+            }
+        case .knn:
+            if let pairs = knnVoidPairs {
+                knnVoidPairs = nil
+                rules.voidFlags = VoidEdges.flags(of: graph, voidPairs: pairs)
             }
         }
         triangulation = nil

@@ -213,9 +213,10 @@ private struct LocalBuild {
         case .knn:
             graph = x.withUnsafeBufferPointer { xb in
                 y.withUnsafeBufferPointer { yb in
-                    var knn = unique.withUnsafeBufferPointer {
-                        NearestNeighbors(x: xb, y: yb, subset: $0, k: options.k)
-                    }
+                    // The lists from the triangulation at hand, as a single run makes them.
+                    var knn =
+                        NearestNeighbors(delaunay: delaunay, x: xb, y: yb, groups: groups, k: options.k)
+                        ?? unique.withUnsafeBufferPointer { NearestNeighbors(x: xb, y: yb, subset: $0, k: options.k) }
                     let scale = LocalScale.compute(x: xb, y: yb, groups: groups, scaleK: options.scaleK, knn: knn)
                     let k = knn.k
                     var lists = knn.takeNeighbors()

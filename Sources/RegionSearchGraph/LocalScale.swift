@@ -15,10 +15,8 @@ import RegionSearchModel
 /// inflates σ exactly where pruning must act (in a two-blob test it kept a third of the bridges).
 /// Nearest locations stay inside the point's own area, so σ is the same for both methods.
 ///
-/// On a Delaunay graph the nearest locations are found by best-first search along its edges:
-/// the i-th nearest location of p is a Delaunay neighbour of p or of one of its i − 1 nearer
-/// ones (the largest empty circle through it, centred on the segment to p, touches one of them),
-/// also with cocircular points, so the search is exact without a spatial index.
+/// On a Delaunay graph the nearest locations are found by best-first search along its edges
+/// (``DelaunayNeighborSearch``, which says why that is exact without a spatial index).
 public enum LocalScale {
     /// σ when a location has no other location at all.
     public static let fallbackMetres: Float = 1
@@ -40,67 +38,13 @@ public enum LocalScale {
                     groups.representative.withUnsafeBufferPointer { rep in
                         let out = out
                         Parallel.forEach(workers) { w in
-                            // seen[m] == i + 1 marks location m as reached from i (no clearing needed).
-                            let seen = UnsafeMutablePointer<UInt32>.allocate(capacity: n)
-                            seen.initialize(repeating: 0, count: n)
-                            var capacity = 256
-                            var fd = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
-                            var fi = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
-                            defer {
-                                seen.deallocate()
-                                fd.deallocate()
-                                fi.deallocate()
-                            }
+                            let search = DelaunayNeighborSearch(
+                                offsets: offsets, neighbors: nb, representative: rep, x: x, y: y)
                             for i in (w * share)..<min(n, (w + 1) * share) where Int(rep[i]) == i {
-                                let mark = UInt32(truncatingIfNeeded: i + 1)
-                                seen[i] = mark
-                                let xi = x[i]
-                                let yi = y[i]
-                                var count = 0
-                                var from = i
-                                var popped = 0
                                 var last = 0.0
-                                while true {
-                                    let lo = Int(offsets[from])
-                                    let hi = Int(offsets[from + 1])
-                                    if count + (hi - lo) > capacity {
-                                        // A hub (e.g. the centre of a ring of points): grow the frontier.
-                                        let bigger = max(2 * capacity, count + hi - lo)
-                                        let nd = UnsafeMutablePointer<Double>.allocate(capacity: bigger)
-                                        let ni = UnsafeMutablePointer<Int32>.allocate(capacity: bigger)
-                                        nd.update(from: fd, count: count)
-                                        ni.update(from: fi, count: count)
-                                        fd.deallocate()
-                                        fi.deallocate()
-                                        (fd, fi, capacity) = (nd, ni, bigger)
-                                    }
-                                    for e in lo..<hi {
-                                        let m = Int(nb[e])
-                                        // Only other locations: duplicates are not.
-                                        if Int(rep[m]) != m || seen[m] == mark { continue }
-                                        seen[m] = mark
-                                        let dx = xi - x[m]
-                                        let dy = yi - y[m]
-                                        fd[count] = dx * dx + dy * dy
-                                        fi[count] = Int32(truncatingIfNeeded: m)
-                                        count += 1
-                                    }
-                                    if count == 0 { break }
-                                    var best = 0
-                                    var c = 1
-                                    while c < count {
-                                        if fd[c] < fd[best] || (fd[c] == fd[best] && fi[c] < fi[best]) { best = c }
-                                        c += 1
-                                    }
-                                    last = fd[best]
-                                    from = Int(fi[best])
-                                    count -= 1
-                                    fd[best] = fd[count]
-                                    fi[best] = fi[count]
-                                    popped += 1
-                                    if popped == k { break }
+                                if search.nearest(i, k: k, { _, d2 in last = d2 }) > 0 {
+                                    out[i] = Float(last.squareRoot())
                                 }
-                                if popped > 0 { out[i] = Float(last.squareRoot()) }
                             }
                         }
                         for i in 0..<n where Int(rep[i]) != i { out[i] = out[Int(rep[i])] }

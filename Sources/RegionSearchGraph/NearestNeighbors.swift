@@ -16,6 +16,12 @@ struct NearestNeighbors: Sendable {
 
     static let leafSize = 8
 
+    /// Lists made elsewhere (``init(delaunay:x:y:groups:k:)``).
+    init(k: Int, neighbors: [UInt32]) {
+        self.k = k
+        self.neighbors = neighbors
+    }
+
     public init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, k requested: Int) {
         self.init(x: x, y: y, subset: nil, k: requested)
     }

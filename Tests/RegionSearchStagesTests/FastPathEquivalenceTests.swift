@@ -95,6 +95,58 @@ final class FastPathEquivalenceTests: XCTestCase {
         }
     }
 
+    /// The k nearest other locations found by best-first search along the triangulation (what the
+    /// kNN method now uses when the void pass triangulates anyway) equal the k-d tree's lists,
+    /// entry for entry: duplicates, unsorted input, grid ties and cocircular rings (where the
+    /// order among equal distances is by index), collinear points (a chain, no triangles), k up
+    /// to and beyond the number of locations, any thread count.
+    func testKNNListsFromTheTriangulationEqualTheTree() {
+        // Twenty lattice points exactly 25 m from a centre (7² + 24² = 15² + 20² = 25²), and the centre.
+        var ringX: [Double] = [500_000]
+        var ringY: [Double] = [5_000_000]
+        for (a, b) in [(7.0, 24.0), (24, 7), (15, 20), (20, 15)] {
+            for (sa, sb) in [(1.0, 1.0), (1, -1), (-1, 1), (-1, -1)] {
+                ringX.append(500_000 + sa * a)
+                ringY.append(5_000_000 + sb * b)
+            }
+        }
+        for (a, b) in [(25.0, 0.0), (-25, 0), (0, 25), (0, -25)] {
+            ringX.append(500_000 + a)
+            ringY.append(5_000_000 + b)
+        }
+        let ring = PointSet(x: ringX, y: ringY)
+        let cases: [(String, PointSet, Void)] = [
+            ("uniform", PointSet.uniform(3000, seed: 61).hilbertSorted(), ()),
+            (
+                "clustered with duplicates",
+                PointSet.clustered(2500, seed: 62).withDuplicates(700, seed: 63).hilbertSorted(), ()
+            ),
+            (
+                "duplicates, unsorted",
+                PointSet.clustered(1500, seed: 64).withDuplicates(500, seed: 65).shuffled(seed: 66), ()
+            ),
+            ("grid ties", PointSet.grid(40, 30, spacing: 10).shuffled(seed: 67), ()),
+            ("ring with centre", ring.withDuplicates(6, seed: 68), ()),
+            ("collinear", PointSet.collinear(50, seed: 69), ()),
+            ("four points", PointSet.uniform(4, seed: 70), ()),
+        ]
+        forEachCase(cases) { name, _, x, y, groups, ux, uy in
+            let mesh = ux.withUnsafeBufferPointer { ux in
+                uy.withUnsafeBufferPointer { uy in TriangleMesh(DelaunayTriangulation(x: ux, y: uy), x: ux, y: uy) }
+            }
+            let delaunay = GraphBuilder.delaunayCSR(mesh, groups: groups, x: x, y: y)
+            for k in [1, 5, 8, 12, 40] {
+                let tree = groups.unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: k) }
+                guard let search = NearestNeighbors(delaunay: delaunay, x: x, y: y, groups: groups, k: k) else {
+                    XCTFail("\(name), k = \(k): no lists from the triangulation")
+                    continue
+                }
+                XCTAssertEqual(search.k, tree.k, "\(name), k = \(k)")
+                XCTAssertEqual(search.neighbors, tree.neighbors, "\(name), k = \(k)")
+            }
+        }
+    }
+
     /// The Delaunay CSR made straight from the halfedges equals the generic builder fed the mesh's
     /// edges and the duplicate links (duplicates, unsorted input, cocircular grids, three points);
     /// collinear points have no triangles and are left to the generic builder.
@@ -218,7 +270,7 @@ final class FastPathEquivalenceTests: XCTestCase {
         }
     }
 
-    /// The smoothed spacing σ̄ (stamps and quickselect) equals the definition computed the slow
+    /// The smoothed spacing σ̄ (stamps; medians by rank or quickselect) equals the definition computed the slow
     /// way — the sorted, de-duplicated two-ring and the median of its sorted values — bit for bit,
     /// on Delaunay graphs with duplicates and hubs, for any thread count.
     func testSmoothedScaleEqualsSortedTwoRingMedian() throws {
@@ -281,7 +333,8 @@ final class FastPathEquivalenceTests: XCTestCase {
 
     /// The kNN void flags by stamp arrays equal the definition evaluated by binary searches (the
     /// previous implementation), on kNN and Delaunay graphs of the same points with duplicates and
-    /// with many random void flags, for any thread count.
+    /// with many random void flags, for any thread count; and so do the flags found on the
+    /// nearest-location lists before their union (``VoidEdges/knnVoidPairs``).
     func testKNNVoidFlagsEqualTheBinarySearchDefinition() throws {
         let saved = Parallel.threadCount
         defer { Parallel.threadCount = saved }
@@ -298,8 +351,6 @@ final class FastPathEquivalenceTests: XCTestCase {
                     x: x, y: y, options: GraphOptions(method: .delaunay, pruneFactor: 0, voidRadius: 0, farFactor: 0))
             }
         }
-        var rng = SeededRandom(seed: 52)
-        let dflags = (0..<delaunay.neighbors.count).map { _ in UInt8(rng.uniform() < 0.2 ? 1 : 0) }
         func entry(_ u: Int, _ v: Int) -> Int? {
             var lo = Int(delaunay.offsets[u])
             var hi = Int(delaunay.offsets[u + 1])
@@ -308,6 +359,15 @@ final class FastPathEquivalenceTests: XCTestCase {
                 if delaunay.neighbors[mid] < UInt32(v) { lo = mid + 1 } else { hi = mid }
             }
             return lo < Int(delaunay.offsets[u + 1]) && delaunay.neighbors[lo] == UInt32(v) ? lo : nil
+        }
+        // Random void flags, both directions of an edge alike (as the void pass flags them).
+        var rng = SeededRandom(seed: 52)
+        var dflags = [UInt8](repeating: 0, count: delaunay.neighbors.count)
+        for u in 0..<delaunay.nodeCount {
+            for d in delaunay.range(u) where Int(delaunay.neighbors[d]) > u && rng.uniform() < 0.2 {
+                dflags[d] = 1
+                dflags[entry(Int(delaunay.neighbors[d]), u)!] = 1
+            }
         }
         var expected = [UInt8](repeating: 0, count: knn.neighbors.count)
         for i in 0..<knn.nodeCount {
@@ -332,6 +392,20 @@ final class FastPathEquivalenceTests: XCTestCase {
             Parallel.threadCount = threads
             XCTAssertEqual(
                 VoidEdges.knnFlags(knn: knn, delaunay: delaunay, delaunayFlags: dflags), expected, "\(threads) threads")
+            // The same test on the nearest-location lists before their union (what the graph
+            // stage does when it triangulates anyway), the pairs then marked in the union.
+            let groups = p.x.withUnsafeBufferPointer { x in
+                p.y.withUnsafeBufferPointer { CoincidentPoints(x: x, y: $0) }
+            }
+            let lists = p.x.withUnsafeBufferPointer { x in
+                p.y.withUnsafeBufferPointer { y in
+                    groups.unique.withUnsafeBufferPointer { NearestNeighbors(x: x, y: y, subset: $0, k: 8) }
+                }
+            }
+            let pairs = VoidEdges.knnVoidPairs(
+                lists: lists.neighbors, k: lists.k, unique: groups.unique, delaunay: delaunay, delaunayFlags: dflags)
+            XCTAssertEqual(
+                VoidEdges.flags(of: knn, voidPairs: pairs), expected, "lists, \(threads) threads")
         }
     }
 }
