@@ -105,6 +105,60 @@ final class StageKeyTests: XCTestCase {
         XCTAssertEqual(reread.key.hash, other.hash)
     }
 
+    /// A run remembers the executables' identities in its work directory and a later run takes
+    /// them from there without reading the executables — until a file is rewritten in place
+    /// (same size) or replaced; a damaged store is ignored. Every identity taken from the store
+    /// equals the one hashing gives.
+    func testBuildIdentitiesAreRememberedByFileSignature() throws {
+        let dir = TestSupport.temporaryDirectory()
+        let work = TestSupport.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: dir)
+            try? FileManager.default.removeItem(atPath: work)
+        }
+        let store = work + "/" + BuildIdentity.storeName
+        let tool = dir + "/regionsearch-graph"
+        try "#!/bin/sh\necho one\n".write(toFile: tool, atomically: true, encoding: .utf8)
+        usleep(30_000)  // past the coarse clock tick of the write
+        let first = BuildIdentity(toolDirectory: dir, store: store)
+        let identity = first.of(GraphStage.definition)
+        XCTAssertEqual(identity, BuildIdentity(toolDirectory: dir).of(GraphStage.definition))
+        XCTAssertEqual(first.hashed, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: store))
+        let second = BuildIdentity(toolDirectory: dir, store: store)
+        XCTAssertEqual(second.of(GraphStage.definition), identity)
+        XCTAssertEqual(second.hashed, 0, "an unchanged executable is not read again")
+
+        // Rewritten in place, same size, other bytes: hashed again, another identity.
+        let fd = open(tool, O_WRONLY)
+        XCTAssertEqual(pwrite(fd, "t", 1, 15), 1)
+        close(fd)
+        let third = BuildIdentity(toolDirectory: dir, store: store)
+        let rewritten = third.of(GraphStage.definition)
+        XCTAssertEqual(third.hashed, 1)
+        XCTAssertNotEqual(rewritten, identity)
+        XCTAssertEqual(rewritten, BuildIdentity(toolDirectory: dir).of(GraphStage.definition))
+
+        // Replaced by a file with the original bytes (another inode): hashed again, the first
+        // identity again, and remembered for the run after.
+        try "#!/bin/sh\necho one\n".write(toFile: dir + "/new", atomically: false, encoding: .utf8)
+        XCTAssertEqual(rename(dir + "/new", tool), 0)
+        usleep(30_000)
+        let replaced = BuildIdentity(toolDirectory: dir, store: store)
+        XCTAssertEqual(replaced.of(GraphStage.definition), identity)
+        XCTAssertEqual(replaced.hashed, 1)
+        let after = BuildIdentity(toolDirectory: dir, store: store)
+        XCTAssertEqual(after.of(GraphStage.definition), identity)
+        XCTAssertEqual(after.hashed, 0)
+
+        // A damaged store is ignored.
+        try "{\"version\": 1, \"executables\": {\"\(tool)\": {\"identity\": 7".write(
+            toFile: store, atomically: true, encoding: .utf8)
+        let afterDamage = BuildIdentity(toolDirectory: dir, store: store)
+        XCTAssertEqual(afterDamage.of(GraphStage.definition), identity)
+        XCTAssertEqual(afterDamage.hashed, 1)
+    }
+
     func testDifferencesNameWhatChanged() {
         var old = graphKey()
         var new = graphKey(k: 9, input: "other")

@@ -91,6 +91,7 @@ public enum Cleaner {
                 }
                 try FileSystem.removeTree(work.runState)
                 try FileSystem.removeTree(Publisher.memoPath(work))
+                try FileSystem.removeTree(work.builds)
                 for dir in [work.objects, work.records] where FileSystem.list(dir).isEmpty {
                     try FileSystem.removeTree(dir)
                 }

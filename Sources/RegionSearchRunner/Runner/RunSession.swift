@@ -15,9 +15,11 @@ public final class RunSession {
     /// Every file hashed in this session, so that each is read once (see ``DigestCache``).
     let digests = DigestCache()
 
-    func build(toolDirectory: String) -> BuildIdentity {
+    /// The build identities of the executables in `toolDirectory`, remembered between runs in
+    /// `store` (see ``BuildIdentity``).
+    func build(toolDirectory: String, store: String? = nil) -> BuildIdentity {
         if let known = builds[toolDirectory] { return known }
-        let identity = BuildIdentity(toolDirectory: toolDirectory)
+        let identity = BuildIdentity(toolDirectory: toolDirectory, store: store)
         builds[toolDirectory] = identity
         return identity
     }

@@ -152,7 +152,7 @@ public final class Runner {
                 }
                 inputs = found
             }
-            let build = timed { session.build(toolDirectory: toolDirectory).of(stage) }
+            let build = timed { session.build(toolDirectory: toolDirectory, store: work.builds).of(stage) }
             let key = StageKey(
                 stage: stage, parameters: manifest.parameters(for: stage.name), inputs: inputs, build: build)
             let hash = key.hash
@@ -220,7 +220,8 @@ public final class Runner {
             do {
                 var publisher = Publisher(manifest: manifest, work: work, planner: planner)
                 // Stable ids, labels and the change report (the previous result is an input).
-                let build = session.build(toolDirectory: toolDirectory).of(executable: "regionsearch")
+                let build = session.build(toolDirectory: toolDirectory, store: work.builds).of(
+                    executable: "regionsearch")
                 identified = try LineageStep(manifest: manifest, work: work, planner: planner, build: build).run(
                     completed, fresh: options.freshLineage)
                 publisher.identified = identified?.regions

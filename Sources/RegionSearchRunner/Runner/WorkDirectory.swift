@@ -13,6 +13,7 @@ import RegionSearchStages
 /// WORK/runs/<combination>.json       experiments: the latest run of each combination
 /// WORK/scores/<key>.json             experiments: a combination's scores, keyed by content
 /// WORK/maps/<output>.json            the map files last written beside an output, with their key
+/// WORK/builds.json                   the stage executables' build identities, by file signature
 /// ```
 /// A stage runs into `objects/.<stage>-<key>.tmp-<pid>/`, which is renamed into place once the
 /// stage has succeeded, so `objects/<stage>-<key>/` only ever holds complete outputs. Because the
@@ -34,6 +35,8 @@ public struct WorkDirectory {
     public var scores: String { path + "/scores" }
     /// Records of the map files written beside outputs (``MapPublisher``).
     public var maps: String { path + "/maps" }
+    /// The executables' build identities remembered between runs (``BuildIdentity``).
+    var builds: String { path + "/" + BuildIdentity.storeName }
     /// The lineage step's results (``LineageStep``): `lineage/<key>/`.
     public var lineage: String { path + "/lineage" }
 
