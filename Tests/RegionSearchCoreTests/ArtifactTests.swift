@@ -75,6 +75,40 @@ final class ArtifactTests: XCTestCase {
         XCTAssertEqual(try ArtifactFile.identity(path: path, verifyingColumns: false).hash, clean.identity)
     }
 
+    /// A whole large file is verified on several threads: intact, it passes; with two damaged
+    /// columns, the error names the first of them on any thread count, as one thread finds it.
+    func testAllColumnsVerifiedOnThreadsNameTheFirstDamagedColumn() throws {
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/large.rsa"
+        let rows = 400_000
+        var w = ArtifactWriter(kind: .projected, rowCount: rows)
+        for (c, name) in ["a", "b", "c", "d", "e"].enumerated() {
+            w.add(name, (0..<rows).map { Double($0 * (c + 1)) })
+        }
+        try w.write(to: path)
+        let clean = try ArtifactFile(path: path, expected: .projected)
+        XCTAssertGreaterThanOrEqual(clean.size, 1 << 23, "large enough to be shared out")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for threads in [1, 2, 3] {
+            Parallel.threadCount = threads
+            XCTAssertNoThrow(try ArtifactFile(path: path, expected: .projected).verifyAllColumns(), "\(threads)")
+        }
+        for name in ["d", "b"] {
+            let column = try XCTUnwrap(clean.columns.first { $0.name == name })
+            bytes[column.offset + column.length - 5] ^= 0x10
+        }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        for threads in [1, 2, 3] {
+            Parallel.threadCount = threads
+            XCTAssertThrowsError(try ArtifactFile(path: path, expected: .projected).verifyAllColumns()) { error in
+                XCTAssertTrue("\(error)".contains("checksum mismatch in column 'b'"), "\(threads) threads: \(error)")
+            }
+        }
+    }
+
     func testTruncationAndWrongKindAreNamed() throws {
         let dir = TestSupport.temporaryDirectory()
         let path = try sample(dir)

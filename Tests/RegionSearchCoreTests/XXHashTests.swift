@@ -89,4 +89,36 @@ final class XXHashTests: XCTestCase {
         b.update(UInt64(0x0807_0605_0403_0201))
         XCTAssertEqual(b.finalize(), [UInt8](1...8).withUnsafeBytes { XXHash64.hash($0) })
     }
+
+    /// The two lanes hashed on two threads give the content hash one thread gives, for buffers
+    /// of every size around the parallel threshold and stripe, in pieces as the runner reads them.
+    func testLanesInParallelGiveTheSameContentHash() {
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let bytes = (0..<(5 << 20)).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        bytes.withUnsafeBytes { all in
+            for pieces in [[1 << 20], [(1 << 20) - 1, 1, 33, 3 << 20], [5 << 20], [7, (1 << 20) + 5, (4 << 20) - 12]] {
+                var serial = ContentHasher()
+                var offset = 0
+                for size in pieces {
+                    serial.update(UnsafeRawBufferPointer(rebasing: all[offset..<(offset + size)]))
+                    offset += size
+                }
+                for threads in [1, 2, 3] {
+                    Parallel.threadCount = threads
+                    var parallel = ContentHasher()
+                    offset = 0
+                    for size in pieces {
+                        parallel.updateLanesInParallel(UnsafeRawBufferPointer(rebasing: all[offset..<(offset + size)]))
+                        offset += size
+                    }
+                    XCTAssertEqual(parallel.finalize(), serial.finalize(), "\(pieces), \(threads) threads")
+                }
+            }
+        }
+    }
 }

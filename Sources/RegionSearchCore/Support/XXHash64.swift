@@ -211,6 +211,24 @@ public struct ContentHasher {
         }
     }
 
+    /// Feeds a large buffer with the two lanes on two threads at once (the same hash as
+    /// ``update(_:)-(UnsafeRawBufferPointer)``: each lane is XXH64, bound by one multiplier per
+    /// core). For top-level hashing of whole files (the runner's inputs); not from inside another
+    /// parallel loop.
+    public mutating func updateLanesInParallel(_ buffer: UnsafeRawBufferPointer) {
+        guard buffer.count >= 1 << 20, Parallel.threadCount > 1 else {
+            update(buffer)
+            return
+        }
+        var lanes = [a, b]
+        lanes.withUnsafeMutableBufferPointer { lanes in
+            let lanes = lanes
+            Parallel.forEach(2) { lanes[$0].update(buffer) }
+        }
+        a = lanes[0]
+        b = lanes[1]
+    }
+
     public mutating func update(_ string: String) {
         a.update(string)
         b.update(string)

@@ -74,7 +74,7 @@ public struct FileDigest: Equatable, Sendable, CustomStringConvertible {
                 throw Failure(path: path, reason: String(cString: strerror(errno)), isMissing: false)
             }
             if n == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            hasher.updateLanesInParallel(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             size += n
         }
         let digest = FileDigest(hash: hasher.finalize(), size: size)
