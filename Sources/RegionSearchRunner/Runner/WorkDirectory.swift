@@ -108,8 +108,9 @@ public struct WorkDirectory {
     /// files of a live run look the same. Returns the removed paths.
     ///
     /// Only names the runner itself makes are taken, so a user's `notes.tmp-1` survives:
-    /// `.run.json.tmp-<pid>-<n>` at the top, `.<entry>.tmp-<pid>` (and `.tmp-old-<pid>`)
-    /// staging directories in `objects/`, `.<record>.json.tmp-<pid>-<n>` in the other folders.
+    /// `.run.json.tmp-<pid>-<n>` (and `published.json`'s, `builds.json`'s) at the top,
+    /// `.<entry>.tmp-<pid>` (and `.tmp-old-<pid>`) staging directories in `objects/`,
+    /// `.<record>.json.tmp-<pid>-<n>` in the other folders.
     @discardableResult
     func removeTemporaries() throws(FileSystem.Failure) -> [String] {
         var removed: [String] = []
@@ -127,7 +128,7 @@ public struct WorkDirectory {
     private func isLeftover(_ name: String, in dir: String) -> Bool {
         guard let base = Self.temporaryBase(name) else { return false }
         switch dir {
-        case path: return base == "run.json" || base == "published.json"
+        case path: return base == "run.json" || base == "published.json" || base == BuildIdentity.storeName
         case objects, lineage: return true
         default: return base.hasSuffix(".json")
         }
