@@ -36,6 +36,12 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "\"support\" (the larger of that and the band beyond its POIs' convex hull their number implies: n POIs "
             + "with V on the hull stand for about n / (n - V) times the hull's area; at most one spacing), so a "
             + "region of few POIs reaches as far as the ground they were drawn from.")
+    static let childMarginFloorSpec = ParameterSpec(
+        "child_margin_floor", .number(min: 0, max: 10), default: .number(defaults.childMarginFloor),
+        help:
+            "A region of a finer level (level > 0) reaches at least this many spacings of its band floor (1/sqrt of "
+            + "the keyword density it was cut at) beyond its POIs, at most one of its own spacings: 0.5 draws its edge midway between its outer "
+            + "POIs and its parent's POIs at that density; 0 draws it as level 0.")
     static let edgeSpacingSpec = ParameterSpec(
         "edge_spacing", .number(min: 0, max: 100), default: .number(4),
         help:
@@ -68,7 +74,8 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "format, the POI layer and the maps show what is written.")
 
     public static let specs = [
-        hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, marginRuleSpec, edgeSpacingSpec, triangleSpacingSpec,
+        hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, marginRuleSpec, childMarginFloorSpec,
+        edgeSpacingSpec, triangleSpacingSpec,
         closeSpacingSpec, minExtentSpec, levelsSpec,
     ]
 
@@ -85,5 +92,6 @@ extension RegionPolygonBuilder.Options: StageOptions {
             edgeSpacing: p.double(Self.edgeSpacingSpec), triangleSpacing: p.double(Self.triangleSpacingSpec),
             closeSpacing: p.double(Self.closeSpacingSpec), minExtent: p.double(Self.minExtentSpec), levels: levels)
         marginRule = p.choice(Self.marginRuleSpec, as: RegionPolygonBuilder.MarginRule.self)
+        childMarginFloor = p.double(Self.childMarginFloorSpec)
     }
 }

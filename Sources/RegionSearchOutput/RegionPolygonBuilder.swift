@@ -24,7 +24,13 @@ import Synchronization
 ///    convex hull that their number implies (``supportGap(x:y:)``, at most one spacing), and at
 ///    least a quarter of `min_extent_m`: the polygon covers the ground just around its POIs, a
 ///    chain of doorways becomes a street-wide band, a town's twelve restaurants reach as far as
-///    the square they were drawn from. The grown skeleton is then closed (grown and shrunk back)
+///    the square they were drawn from. A region of a finer level borders its parent's ground,
+///    which is dense with the keyword too: its edge lies between its outer members and the
+///    parent's POIs beyond them, and those stand at about the spacing of the band floor it was cut
+///    at (1/√floor) — so its margin is at least `child_margin_floor` (one half: the midpoint)
+///    of that spacing, up to one spacing of its own. Drawn tighter, a district cut out of a downtown is its members' skeleton
+///    with the streets between its restaurants and its neighbours' left to the parent.
+///    The grown skeleton is then closed (grown and shrunk back)
 ///    by `close_spacing` spacings: a notch or hole narrower than about twice that — the inside of
 ///    a block whose restaurants line its frontages, the bay between a district's streets — is
 ///    ground between members and is filled; the closing adds nothing outside the skeleton's
@@ -39,7 +45,7 @@ import Synchronization
 ///    (a parent before its children, each level in rank order); a region's polygon is cut to its
 ///    parent's (the nearest ancestor's that was drawn), so a finer region lies inside the coarser
 ///    one, and the polygons of better-ranked regions of the same keyword and level are subtracted;
-///    a region left empty is dropped and counted.
+///    a region left empty, or holding none of its members, is dropped and counted.
 /// 7. Output: transformed to WGS84 and snapped to the 7-decimal grid it is written on (GEOS
 ///    snap-rounding, so the written polygon is valid, not only the computed one); exterior
 ///    counter-clockwise and holes clockwise, closed, each ring from its least vertex and holes and
@@ -56,6 +62,9 @@ public struct RegionPolygonBuilder {
         public var marginSpacing: Double
         /// How the automatic margin is measured (``MarginRule``).
         public var marginRule: MarginRule = .support
+        /// A finer region's automatic margin is at least this many spacings of its band floor
+        /// (`child_margin_floor`; 0 = as level 0).
+        public var childMarginFloor: Double = 0.5
         /// Skeleton edges up to this many spacings are drawn.
         var edgeSpacing: Double
         /// Skeleton triangles whose circumradius is at most this many spacings are filled.
@@ -272,6 +281,25 @@ public struct RegionPolygonBuilder {
                 dropped += 1
                 continue
             }
+            // Members inside the polygon as drawn (after the cuts of rule 6).
+            let prepared = try polygon.prepared()
+            // Every member of a small region; an even sample of at most 1,000 of a large one (the
+            // share is written to 4 decimals and judged against 0.9).
+            let members = region.shapeMembers
+            let stride = max(1, members.count / 1_000)
+            var inside = 0
+            var tested = 0
+            for k in Swift.stride(from: 0, to: members.count, by: stride) {
+                let v = Int(members[k])
+                tested += 1
+                if try prepared.covers(x: points.lon[v], y: points.lat[v]) { inside += 1 }
+            }
+            // What the cuts left holds none of its members: a sliver of its margin beside the
+            // better-ranked region that took its POIs. It is covered, as an empty one is.
+            guard tested == 0 || inside > 0 else {
+                dropped += 1
+                continue
+            }
             drawn[index] = polygon
             coveredByKeyword[group, default: CoveredArea()].add(polygon)
             var parts: [[GeoJSONWriter.Ring]] = []
@@ -288,19 +316,6 @@ public struct RegionPolygonBuilder {
             for part in parts {
                 area += Geodesic.area(lon: part[0].lon, lat: part[0].lat)
                 for hole in part.dropFirst() { area -= Geodesic.area(lon: hole.lon, lat: hole.lat) }
-            }
-            // Members inside the polygon as drawn (after the cuts of rule 6).
-            let prepared = try polygon.prepared()
-            // Every member of a small region; an even sample of at most 1,000 of a large one (the
-            // share is written to 4 decimals and judged against 0.9).
-            let members = region.shapeMembers
-            let stride = max(1, members.count / 1_000)
-            var inside = 0
-            var tested = 0
-            for k in Swift.stride(from: 0, to: members.count, by: stride) {
-                let v = Int(members[k])
-                tested += 1
-                if try prepared.covers(x: points.lon[v], y: points.lat[v]) { inside += 1 }
             }
             let check = ShapeCheck(
                 emptyShare: shape.emptyShare, membersInside: tested == 0 ? 1 : Double(inside) / Double(tested))
@@ -442,6 +457,12 @@ public struct RegionPolygonBuilder {
         var margin = max(bySpacing, options.minExtent / 4)
         if options.marginRule == .support, let gap = Self.supportGap(x: x, y: y) {
             margin = max(margin, min(gap, drawingSpacing(region)))
+        }
+        if region.level > 0, region.bandFloor > 0 {
+            // At most one spacing, as the support margin: a clump far denser than its band (a
+            // hospital's heliports) is not grown across the empty ground around it.
+            let half = options.childMarginFloor * 1000 / region.bandFloor.squareRoot()
+            margin = max(margin, min(half, drawingSpacing(region)))
         }
         return margin
     }

@@ -21,7 +21,9 @@ public enum HullsStage {
         // 10: margin_rule "support" by default: a region of few POIs is grown by the band its
         //     convex hull misses (RegionPolygonBuilder.supportGap), when wider than margin_spacing's.
         // 11: close_spacing 1.5 by default: the grown skeleton is closed, notches between members filled.
-        version: 11,
+        // 12: child_margin_floor 0.5 by default: a finer region reaches half its band floor's
+        //     spacing beyond its members (midway to its parent's POIs at that density).
+        version: 12,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -34,7 +36,8 @@ public enum HullsStage {
         One feature per region: its skeleton (its POIs, the keyword-graph edges between them up to 4
         spacings long, and the triangles of such edges whose circumcircle is at most 2 spacings
         wide; spacing = the region's median distance from a member to its 5th nearest keyword
-        location) grown by margin_m with GEOS and closed by close_spacing spacings (notches and
+        location) grown by margin_m with GEOS (a finer level's region at least child_margin_floor
+        spacings of its band floor) and closed by close_spacing spacings (notches and
         holes narrower than about twice that filled), at least min_extent_m wide, valid, not overlapping
         better-ranked regions of the same keyword and level and cut to its parent region's polygon;
         levels chooses what is written of the hierarchy (all levels, nested; the finest region at

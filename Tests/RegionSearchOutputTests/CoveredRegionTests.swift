@@ -1,0 +1,76 @@
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchModel
+@testable import RegionSearchOutput
+@testable import RegionSearchProjection
+
+/// Rule 6's drop: a region whose polygon, after the better-ranked regions of its keyword and
+/// level are cut away, holds none of its members is covered, as an empty one is — not written as
+/// the sliver of its margin left beside them.
+final class CoveredRegionTests: XCTestCase {
+    func testARegionLeftWithNoneOfItsMembersIsDropped() throws {
+        // A (rank 1): a 3 × 3 grid 20 m apart over (0…40, 0…40), joined along the grid and one
+        // diagonal per cell (its triangles fill it), spacing 20 → margin 6 m, so its polygon is
+        // the square grown to (−6…46). B (rank 2): four POIs at (10…30, 10…30) inside
+        // it, spacing 100 → margin 30 m, grown to (−20…60): what A leaves of it is a ring 14 m
+        // wide with none of B's POIs in it.
+        var x: [Double] = []
+        var y: [Double] = []
+        for j in 0..<3 {
+            for i in 0..<3 {
+                x.append(Double(i) * 20)
+                y.append(Double(j) * 20)
+            }
+        }
+        x += [10, 30, 10, 30]
+        y += [10, 10, 30, 30]
+        let proj = PROJContext()
+        let toLonLat = try proj.transformation(from: "EPSG:32618", to: "EPSG:4326")
+        var lon = x.map { $0 + 327_000 }
+        var lat = y.map { $0 + 4_318_000 }
+        XCTAssertEqual(try toLonLat.transform(x: &lon, y: &lat), [])
+        let projected = try lon.withUnsafeBufferPointer { a in
+            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "EPSG:32618") }
+        }
+        var position = [Int](repeating: 0, count: lon.count)
+        for p in 0..<projected.points.row.count { position[Int(projected.points.row[p])] = p }
+        let flags = RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag
+        func region(rows: [Int], edges: [(Int, Int)], spacing: Double, rank: Int) -> RegionTable.Region {
+            var r = RegionTable.Region(
+                keyword: 0, members: rows.map { UInt32(position[$0]) },
+                memberMatch: [UInt8](repeating: flags, count: rows.count))
+            r.rank = rank
+            r.spacing = spacing
+            r.edges = edges.map { (UInt32(position[$0.0]), UInt32(position[$0.1])) }
+            return r
+        }
+        var gridEdges: [(Int, Int)] = []
+        for j in 0..<3 {
+            for i in 0..<3 {
+                if i < 2 { gridEdges.append((j * 3 + i, j * 3 + i + 1)) }
+                if j < 2 { gridEdges.append((j * 3 + i, j * 3 + i + 3)) }
+                if i < 2 && j < 2 { gridEdges.append((j * 3 + i, j * 3 + i + 4)) }
+            }
+        }
+        let a = region(rows: Array(0..<9), edges: gridEdges, spacing: 20, rank: 1)
+        let b = region(rows: [9, 10, 11, 12], edges: [(9, 10), (10, 12), (12, 11), (11, 9)], spacing: 100, rank: 2)
+        var options = RegionPolygonBuilder.Options(closeSpacing: 0, minExtent: 0)
+        options.marginRule = .spacing
+        let builder = RegionPolygonBuilder(options: options)
+        let (polygons, dropped) = try builder.build(
+            table: RegionTable(regions: [a, b]), points: projected.points, crs: projected.choice.definition,
+            crsIsLocal: projected.choice.isLocal)
+        XCTAssertEqual(polygons.map(\.region), [0], "only A is written")
+        XCTAssertEqual(dropped, 1, "B is counted as covered")
+        XCTAssertEqual(polygons[0].marginM, 6, accuracy: 1e-9)
+
+        // Alone, B is drawn whole (its margin 30 m: the 20 m square grown to 80 m across).
+        let alone = try builder.build(
+            table: RegionTable(regions: [b]), points: projected.points, crs: projected.choice.definition,
+            crsIsLocal: projected.choice.isLocal)
+        XCTAssertEqual(alone.dropped, 0)
+        XCTAssertEqual(alone.polygons.first?.marginM ?? 0, 30, accuracy: 1e-9)
+        XCTAssertEqual(alone.polygons.first?.shape.membersInside, 1)
+    }
+}
