@@ -17,9 +17,6 @@ final class ChildMarginTests: XCTestCase {
     private func drawnChild(floor: Double, spacing: Double = 20, childMarginFloor: Double?) throws -> (
         polygon: GEOSGeometry, area: Double, margin: Double
     ) {
-        let proj = PROJContext()
-        let toLonLat = try proj.transformation(from: "EPSG:32618", to: "EPSG:4326")
-        let (east0, north0) = (327_000.0, 4_318_000.0)
         var gx: [Double] = []
         var gy: [Double] = []
         for j in 0..<23 {
@@ -28,75 +25,41 @@ final class ChildMarginTests: XCTestCase {
                 gy.append(Double(j) * 20)
             }
         }
-        var lon = gx.map { $0 + east0 }
-        var lat = gy.map { $0 + north0 }
-        XCTAssertEqual(try toLonLat.transform(x: &lon, y: &lat), [])
-        let projected = try lon.withUnsafeBufferPointer { a in
-            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "EPSG:32618") }
-        }
-        var position = [Int](repeating: 0, count: lon.count)
-        for p in 0..<projected.points.row.count { position[Int(projected.points.row[p])] = p }
-        func index(_ i: Int, _ j: Int) -> Int { j * 23 + i }
-        // Grid edges and one diagonal per cell, over the cells of columns and rows `range`.
-        func mesh(_ range: ClosedRange<Int>) -> (members: [UInt32], edges: [(UInt32, UInt32)]) {
-            var members: [UInt32] = []
-            var edges: [(UInt32, UInt32)] = []
+        let frame = try PlanarTestFrame(x: gx, y: gy)
+        // Members of the cells over columns and rows `range`, joined along the grid and one
+        // diagonal per cell (input rows).
+        func mesh(_ range: ClosedRange<Int>) -> (rows: [Int], edges: [(Int, Int)]) {
+            func index(_ i: Int, _ j: Int) -> Int { j * 23 + i }
+            var rows: [Int] = []
+            var edges: [(Int, Int)] = []
             for j in range {
                 for i in range {
-                    members.append(UInt32(position[index(i, j)]))
-                    if i < range.upperBound {
-                        edges.append((UInt32(position[index(i, j)]), UInt32(position[index(i + 1, j)])))
-                    }
-                    if j < range.upperBound {
-                        edges.append((UInt32(position[index(i, j)]), UInt32(position[index(i, j + 1)])))
-                    }
-                    if i < range.upperBound && j < range.upperBound {
-                        edges.append((UInt32(position[index(i, j)]), UInt32(position[index(i + 1, j + 1)])))
-                    }
+                    rows.append(index(i, j))
+                    if i < range.upperBound { edges.append((index(i, j), index(i + 1, j))) }
+                    if j < range.upperBound { edges.append((index(i, j), index(i, j + 1))) }
+                    if i < range.upperBound && j < range.upperBound { edges.append((index(i, j), index(i + 1, j + 1))) }
                 }
             }
-            return (members, edges)
+            return (rows, edges)
         }
-        let flags = RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag
         let outer = mesh(0...22)
-        var parent = RegionTable.Region(
-            keyword: 0, members: outer.members, memberMatch: [UInt8](repeating: flags, count: outer.members.count))
-        parent.rank = 1
-        parent.edges = outer.edges
-        parent.spacing = 20
+        let parent = frame.region(rows: outer.rows, edges: outer.edges, spacing: 20, rank: 1)
         let inner = mesh(10...12)
-        var child = RegionTable.Region(
-            keyword: 0, members: inner.members, memberMatch: [UInt8](repeating: flags, count: inner.members.count))
-        child.rank = 1
+        var child = frame.region(rows: inner.rows, edges: inner.edges, spacing: spacing, rank: 1)
         child.level = 1
         child.parent = 0
         child.bandFloor = floor
-        child.edges = inner.edges
-        child.spacing = spacing
         // No closing: on a convex square it adds nothing, and its grown-and-shrunk corners would
         // blur the closed form of the area below.
         var options = RegionPolygonBuilder.Options(closeSpacing: 0, minExtent: 20)
         if let childMarginFloor { options.childMarginFloor = childMarginFloor }
-        let builder = RegionPolygonBuilder(options: options)
-        let table = RegionTable(regions: [parent, child])
-        let (polygons, dropped) = try builder.build(
-            table: table, points: projected.points, crs: projected.choice.definition,
-            crsIsLocal: projected.choice.isLocal)
+        let (polygons, dropped) = try frame.build(
+            RegionTable(regions: [parent, child]), with: RegionPolygonBuilder(options: options))
         XCTAssertEqual(dropped, 0)
         let drawn = try XCTUnwrap(polygons.first { $0.region == 1 }, "the child is drawn")
-        let geos = GEOSContext()
-        var parts: [GEOSGeometry] = []
-        for part in drawn.polygons {
-            let rings = try part.map { ring -> (x: [Double], y: [Double]) in
-                var rx = ring.lon
-                var ry = ring.lat
-                XCTAssertEqual(try toLonLat.transform(x: &rx, y: &ry, inverse: true), [])
-                return (rx.map { $0 - east0 }, ry.map { $0 - north0 })
-            }
-            parts.append(try geos.polygon(rings: rings))
-        }
-        XCTAssertEqual(parts.count, 1)
-        return (parts[0], drawn.areaM2, drawn.marginM)
+        let planar = try frame.planar(drawn, geos: GEOSContext())
+        XCTAssertEqual(planar.typeID, Int32(GEOS_POLYGON.rawValue))
+        return (planar, drawn.areaM2, drawn.marginM)
     }
 
     /// The 40 m square grown by `margin` with four segments per quarter circle: the square of side

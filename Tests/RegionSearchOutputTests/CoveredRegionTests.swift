@@ -25,26 +25,7 @@ final class CoveredRegionTests: XCTestCase {
         }
         x += [10, 30, 10, 30]
         y += [10, 10, 30, 30]
-        let proj = PROJContext()
-        let toLonLat = try proj.transformation(from: "EPSG:32618", to: "EPSG:4326")
-        var lon = x.map { $0 + 327_000 }
-        var lat = y.map { $0 + 4_318_000 }
-        XCTAssertEqual(try toLonLat.transform(x: &lon, y: &lat), [])
-        let projected = try lon.withUnsafeBufferPointer { a in
-            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "EPSG:32618") }
-        }
-        var position = [Int](repeating: 0, count: lon.count)
-        for p in 0..<projected.points.row.count { position[Int(projected.points.row[p])] = p }
-        let flags = RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag
-        func region(rows: [Int], edges: [(Int, Int)], spacing: Double, rank: Int) -> RegionTable.Region {
-            var r = RegionTable.Region(
-                keyword: 0, members: rows.map { UInt32(position[$0]) },
-                memberMatch: [UInt8](repeating: flags, count: rows.count))
-            r.rank = rank
-            r.spacing = spacing
-            r.edges = edges.map { (UInt32(position[$0.0]), UInt32(position[$0.1])) }
-            return r
-        }
+        let frame = try PlanarTestFrame(x: x, y: y)
         var gridEdges: [(Int, Int)] = []
         for j in 0..<3 {
             for i in 0..<3 {
@@ -53,22 +34,19 @@ final class CoveredRegionTests: XCTestCase {
                 if i < 2 && j < 2 { gridEdges.append((j * 3 + i, j * 3 + i + 4)) }
             }
         }
-        let a = region(rows: Array(0..<9), edges: gridEdges, spacing: 20, rank: 1)
-        let b = region(rows: [9, 10, 11, 12], edges: [(9, 10), (10, 12), (12, 11), (11, 9)], spacing: 100, rank: 2)
+        let a = frame.region(rows: Array(0..<9), edges: gridEdges, spacing: 20, rank: 1)
+        let b = frame.region(
+            rows: [9, 10, 11, 12], edges: [(9, 10), (10, 12), (12, 11), (11, 9)], spacing: 100, rank: 2)
         var options = RegionPolygonBuilder.Options(closeSpacing: 0, minExtent: 0)
         options.marginRule = .spacing
         let builder = RegionPolygonBuilder(options: options)
-        let (polygons, dropped) = try builder.build(
-            table: RegionTable(regions: [a, b]), points: projected.points, crs: projected.choice.definition,
-            crsIsLocal: projected.choice.isLocal)
+        let (polygons, dropped) = try frame.build(RegionTable(regions: [a, b]), with: builder)
         XCTAssertEqual(polygons.map(\.region), [0], "only A is written")
         XCTAssertEqual(dropped, 1, "B is counted as covered")
         XCTAssertEqual(polygons[0].marginM, 6, accuracy: 1e-9)
 
         // Alone, B is drawn whole (its margin 30 m: the 20 m square grown to 80 m across).
-        let alone = try builder.build(
-            table: RegionTable(regions: [b]), points: projected.points, crs: projected.choice.definition,
-            crsIsLocal: projected.choice.isLocal)
+        let alone = try frame.build(RegionTable(regions: [b]), with: builder)
         XCTAssertEqual(alone.dropped, 0)
         XCTAssertEqual(alone.polygons.first?.marginM ?? 0, 30, accuracy: 1e-9)
         XCTAssertEqual(alone.polygons.first?.shape.membersInside, 1)

@@ -25,57 +25,23 @@ final class NotchClosingTests: XCTestCase {
     private func drawn(
         _ groups: [(x: [Double], y: [Double], edges: [(Int, Int)], spacing: Double)], closeSpacing: Double?
     ) throws -> (polygons: [(polygon: GEOSGeometry, area: Double)], geos: GEOSContext) {
-        let proj = PROJContext()
-        let toLonLat = try proj.transformation(from: "EPSG:32618", to: "EPSG:4326")
-        // 77° W is 2° west of the zone's central meridian (75° W): 500 km false easting minus
-        // about 173 km.
-        let (east0, north0) = (327_000.0, 4_318_000.0)
-        var lon = groups.flatMap(\.x).map { $0 + east0 }
-        var lat = groups.flatMap(\.y).map { $0 + north0 }
-        XCTAssertEqual(try toLonLat.transform(x: &lon, y: &lat), [])
-        let projected = try lon.withUnsafeBufferPointer { a in
-            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "EPSG:32618") }
-        }
-        // Members and edges by input row; the projected points may be in another order.
-        let row = projected.points.row
-        var position = [Int](repeating: 0, count: lon.count)
-        for p in 0..<row.count { position[Int(row[p])] = p }
+        let frame = try PlanarTestFrame(x: groups.flatMap(\.x), y: groups.flatMap(\.y))
         var regions: [RegionTable.Region] = []
         var first = 0
         for (rank, group) in groups.enumerated() {
-            var region = RegionTable.Region(
-                keyword: 0, members: (first..<first + group.x.count).map { UInt32(position[$0]) },
-                memberMatch: [UInt8](
-                    repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: group.x.count))
-            region.rank = rank + 1
-            region.edges = group.edges.map { (UInt32(position[first + $0.0]), UInt32(position[first + $0.1])) }
-            region.spacing = group.spacing
-            regions.append(region)
+            regions.append(
+                frame.region(
+                    rows: Array(first..<first + group.x.count),
+                    edges: group.edges.map { (first + $0.0, first + $0.1) }, spacing: group.spacing, rank: rank + 1))
             first += group.x.count
         }
         var options = RegionPolygonBuilder.Options(margin: 6, minExtent: 0)
         if let closeSpacing { options.closeSpacing = closeSpacing }
-        let builder = RegionPolygonBuilder(options: options)
-        let (polygons, dropped) = try builder.build(
-            table: RegionTable(regions: regions), points: projected.points, crs: projected.choice.definition,
-            crsIsLocal: projected.choice.isLocal)
+        let (polygons, dropped) = try frame.build(
+            RegionTable(regions: regions), with: RegionPolygonBuilder(options: options))
         XCTAssertEqual(dropped, 0, "no region is dropped")
         let geos = GEOSContext()
-        var out: [(polygon: GEOSGeometry, area: Double)] = []
-        for polygon in polygons {
-            var parts: [GEOSGeometry] = []
-            for part in polygon.polygons {
-                let rings = try part.map { ring -> (x: [Double], y: [Double]) in
-                    var rx = ring.lon
-                    var ry = ring.lat
-                    XCTAssertEqual(try toLonLat.transform(x: &rx, y: &ry, inverse: true), [])
-                    return (rx.map { $0 - east0 }, ry.map { $0 - north0 })
-                }
-                parts.append(try geos.polygon(rings: rings))
-            }
-            out.append(
-                (parts.count == 1 ? parts[0] : try geos.collection(GEOS_MULTIPOLYGON, of: parts), polygon.areaM2))
-        }
+        let out = try polygons.map { (polygon: try frame.planar($0, geos: geos), area: $0.areaM2) }
         return (out, geos)
     }
 
