@@ -340,6 +340,11 @@ public struct LabelPropagation {
             }
         }
         let last = Self.residuals(blockMax: blockMax, blocks: blocks, report: report, width: w, columns: k)
+        // The residual and the two steps go before the columns are copied out of x: at 10M POIs
+        // they are 640 MB, and the copy (k × n doubles) would otherwise set the stage's peak.
+        r = []
+        d = []
+        dNext = []
         return (
             columns(of: x, width: w, count: k),
             Self.finalStatus(iterations: iterations, residuals: last, tolerance: options.tolerance)
@@ -435,6 +440,9 @@ public struct LabelPropagation {
             }
         }
         let last = Self.residuals(blockMax: chunkMax, blocks: blocks, report: report, width: w, columns: k)
+        // As in the Chebyshev solve: the other buffers go before the columns are copied out.
+        base = []
+        xNext = []
         return (
             columns(of: x, width: w, count: k),
             Self.finalStatus(iterations: iterations, residuals: last, tolerance: options.tolerance)
