@@ -39,9 +39,10 @@ extension RegionPolygonBuilder.Options: StageOptions {
     static let childMarginFloorSpec = ParameterSpec(
         "child_margin_floor", .number(min: 0, max: 10), default: .number(defaults.childMarginFloor),
         help:
-            "A region of a finer level (level > 0) reaches at least this many spacings of its band floor (1/sqrt of "
-            + "the keyword density it was cut at) beyond its POIs, at most one of its own spacings: 0.5 draws its edge midway between its outer "
-            + "POIs and its parent's POIs at that density; 0 draws it as level 0.")
+            "A region of a finer level (level > 0) reaches at least this many spacings of its band floor (1/sqrt "
+            + "of the keyword density it was cut at) beyond its POIs, at most one of its own spacings: 0.5 draws its "
+            + "edge midway between its outer POIs and its parent's POIs at that density; 0 draws it as level 0. Part "
+            + "of the automatic margin: margin_m, when given, is used for every region.")
     static let edgeSpacingSpec = ParameterSpec(
         "edge_spacing", .number(min: 0, max: 100), default: .number(4),
         help:
