@@ -27,13 +27,12 @@ import Synchronization
 ///    the square they were drawn from. A region of a finer level borders its parent's ground,
 ///    which is dense with the keyword too: its edge lies between its outer members and the
 ///    parent's POIs beyond them, and those stand at about the spacing of the band floor it was cut
-///    at (1/√floor) — so its margin is at least `child_margin_floor` (one half: the midpoint)
-///    of that spacing, up to one spacing of its own. Drawn tighter, a district cut out of a downtown is its members' skeleton
-///    with the streets between its restaurants and its neighbours' left to the parent.
-///    The grown skeleton is then closed (grown and shrunk back)
-///    by `close_spacing` spacings: a notch or hole narrower than about twice that — the inside of
-///    a block whose restaurants line its frontages, the bay between a district's streets — is
-///    ground between members and is filled; the closing adds nothing outside the skeleton's
+///    at (1/√floor) — so its margin is at least `child_margin_floor` (one half: the midpoint) of
+///    that spacing, up to one spacing of its own. Drawn tighter, a district cut out of a downtown
+///    is its members' skeleton, the streets between its restaurants left to the parent. The grown
+///    skeleton is then closed (grown and shrunk back) by `close_spacing` spacings: a notch or hole
+///    narrower than about twice that — the inside of a block whose restaurants line its frontages,
+///    the bay between a district's streets — is ground between members and is filled; the closing adds nothing outside the skeleton's
 ///    convex hull, and parts farther apart than that stay apart. What it adds is kept off the
 ///    own (unclosed) ground of the other regions of the keyword and level (rule 6): a dense
 ///    cluster lying in the notch of a wide sparse region stays its own region.
