@@ -32,10 +32,11 @@ import Synchronization
 ///    is its members' skeleton, the streets between its restaurants left to the parent. The grown
 ///    skeleton is then closed (grown and shrunk back) by `close_spacing` spacings: a notch or hole
 ///    narrower than about twice that — the inside of a block whose restaurants line its frontages,
-///    the bay between a district's streets — is ground between members and is filled; the closing adds nothing outside the skeleton's
-///    convex hull, and parts farther apart than that stay apart. What it adds is kept off the
-///    own (unclosed) ground of the other regions of the keyword and level (rule 6): a dense
-///    cluster lying in the notch of a wide sparse region stays its own region.
+///    the bay between a district's streets — is ground between members and is filled; the
+///    closing adds nothing outside the skeleton's convex hull, and parts farther apart than that
+///    stay apart. What it adds is kept off the own (unclosed) ground of the other regions of the
+///    keyword and level (rule 6): a dense cluster lying in the notch of a wide sparse region stays
+///    its own region.
 /// 4. Minimum extent: a polygon with less area than a disc of diameter `min_extent_m` (stacked POIs
 ///    in one building) is grown to that disc around its POIs.
 /// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`. Every part is kept
