@@ -12,39 +12,16 @@ import XCTest
 final class ChildMarginTests: XCTestCase {
     /// A 3 × 3 grid of POIs 20 m apart, (200…240, 200…240), joined along the grid and its
     /// diagonals, as a level-1 region cut at `floor` keyword POIs per km², inside a level-0 region
-    /// of the 23 × 23 grid (0…440) holding it, with the given spacing (the rules' unit). Returns the child's polygon (UTM 18N metres from the
-    /// origin below), its area and the margin it was drawn with.
+    /// of the 23 × 23 grid (0…440) holding it, with the given spacing (the rules' unit). Returns
+    /// the child's polygon (metres in the planar frame), its area and the margin it was drawn with.
     private func drawnChild(floor: Double, spacing: Double = 20, childMarginFloor: Double?) throws -> (
         polygon: GEOSGeometry, area: Double, margin: Double
     ) {
-        var gx: [Double] = []
-        var gy: [Double] = []
-        for j in 0..<23 {
-            for i in 0..<23 {
-                gx.append(Double(i) * 20)
-                gy.append(Double(j) * 20)
-            }
-        }
-        let frame = try PlanarTestFrame(x: gx, y: gy)
-        // Members of the cells over columns and rows `range`, joined along the grid and one
-        // diagonal per cell (input rows).
-        func mesh(_ range: ClosedRange<Int>) -> (rows: [Int], edges: [(Int, Int)]) {
-            func index(_ i: Int, _ j: Int) -> Int { j * 23 + i }
-            var rows: [Int] = []
-            var edges: [(Int, Int)] = []
-            for j in range {
-                for i in range {
-                    rows.append(index(i, j))
-                    if i < range.upperBound { edges.append((index(i, j), index(i + 1, j))) }
-                    if j < range.upperBound { edges.append((index(i, j), index(i, j + 1))) }
-                    if i < range.upperBound && j < range.upperBound { edges.append((index(i, j), index(i + 1, j + 1))) }
-                }
-            }
-            return (rows, edges)
-        }
-        let outer = mesh(0...22)
+        let grid = PlanarTestFrame.grid(side: 23, step: 20)
+        let frame = try PlanarTestFrame(x: grid.x, y: grid.y)
+        let outer = PlanarTestFrame.mesh(side: 23, over: 0...22)
         let parent = frame.region(rows: outer.rows, edges: outer.edges, spacing: 20, rank: 1)
-        let inner = mesh(10...12)
+        let inner = PlanarTestFrame.mesh(side: 23, over: 10...12)
         var child = frame.region(rows: inner.rows, edges: inner.edges, spacing: spacing, rank: 1)
         child.level = 1
         child.parent = 0

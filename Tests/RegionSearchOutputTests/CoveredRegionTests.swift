@@ -15,26 +15,13 @@ final class CoveredRegionTests: XCTestCase {
         // the square grown to (−6…46). B (rank 2): four POIs at (10…30, 10…30) inside
         // it, spacing 100 → margin 30 m, grown to (−20…60): what A leaves of it is a ring 14 m
         // wide with none of B's POIs in it.
-        var x: [Double] = []
-        var y: [Double] = []
-        for j in 0..<3 {
-            for i in 0..<3 {
-                x.append(Double(i) * 20)
-                y.append(Double(j) * 20)
-            }
-        }
+        let grid = PlanarTestFrame.grid(side: 3, step: 20)
+        var (x, y) = (grid.x, grid.y)
         x += [10, 30, 10, 30]
         y += [10, 10, 30, 30]
         let frame = try PlanarTestFrame(x: x, y: y)
-        var gridEdges: [(Int, Int)] = []
-        for j in 0..<3 {
-            for i in 0..<3 {
-                if i < 2 { gridEdges.append((j * 3 + i, j * 3 + i + 1)) }
-                if j < 2 { gridEdges.append((j * 3 + i, j * 3 + i + 3)) }
-                if i < 2 && j < 2 { gridEdges.append((j * 3 + i, j * 3 + i + 4)) }
-            }
-        }
-        let a = frame.region(rows: Array(0..<9), edges: gridEdges, spacing: 20, rank: 1)
+        let square = PlanarTestFrame.mesh(side: 3, over: 0...2)
+        let a = frame.region(rows: square.rows, edges: square.edges, spacing: 20, rank: 1)
         let b = frame.region(
             rows: [9, 10, 11, 12], edges: [(9, 10), (10, 12), (12, 11), (11, 9)], spacing: 100, rank: 2)
         var options = RegionPolygonBuilder.Options(closeSpacing: 0, minExtent: 0)

@@ -33,6 +33,37 @@ struct PlanarTestFrame {
         self.position = position
     }
 
+    /// A `side` × `side` grid of points `step` metres apart from the origin, row by row: point
+    /// (i, j) is input row j · side + i.
+    static func grid(side: Int, step: Double) -> (x: [Double], y: [Double]) {
+        var x: [Double] = []
+        var y: [Double] = []
+        for j in 0..<side {
+            for i in 0..<side {
+                x.append(Double(i) * step)
+                y.append(Double(j) * step)
+            }
+        }
+        return (x, y)
+    }
+
+    /// The rows of that grid's points over columns and rows `range`, and the edges joining them
+    /// along the grid and by one diagonal per cell (so its triangles fill it).
+    static func mesh(side: Int, over range: ClosedRange<Int>) -> (rows: [Int], edges: [(Int, Int)]) {
+        func index(_ i: Int, _ j: Int) -> Int { j * side + i }
+        var rows: [Int] = []
+        var edges: [(Int, Int)] = []
+        for j in range {
+            for i in range {
+                rows.append(index(i, j))
+                if i < range.upperBound { edges.append((index(i, j), index(i + 1, j))) }
+                if j < range.upperBound { edges.append((index(i, j), index(i, j + 1))) }
+                if i < range.upperBound && j < range.upperBound { edges.append((index(i, j), index(i + 1, j + 1))) }
+            }
+        }
+        return (rows, edges)
+    }
+
     /// A region of keyword 0 whose members are the given input rows, all matching, with the given
     /// skeleton edges (input rows), spacing and rank.
     func region(rows: [Int], edges: [(Int, Int)], spacing: Double, rank: Int) -> RegionTable.Region {
