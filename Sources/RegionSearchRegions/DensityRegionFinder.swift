@@ -101,13 +101,19 @@ public struct DensityRegionFinder: Sendable {
         /// of any kind, through keyword POIs at most this many times its spacing (and one typical
         /// spacing) apart (``StreetRunOn``); 0: not.
         var streetRunOn: Double = 3
+        /// > 1: two candidates the keyword graph joins through POIs at least s times as dense as
+        /// typical, neither of which stands this many times above s, are one
+        /// (``DensityRegionFinder/joinedAtSaddles(_:kg:ratio:eligible:floor:persistence:edges:support:candidate:)``);
+        /// 0: not.
+        var persistence: Double = 2
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
             outlierSpacing: Double = 1.5, contrastRing: Double = 2, offStreet: Double = 3, streetAspect: Double = 4,
             streetEnds: Double = 3, streetExtendRatio: Double = 2, hullCorners: HullCorners = .angle,
-            besideStreet: Double = 1, streetRunOn: Double = 3
+            besideStreet: Double = 1, streetRunOn: Double = 3, persistence: Double = 2
         ) {
+            self.persistence = persistence
             self.besideStreet = besideStreet
             self.streetRunOn = streetRunOn
             self.hullCorners = hullCorners
@@ -193,7 +199,7 @@ public struct DensityRegionFinder: Sendable {
                 aspect: options.streetAspect)
         }
         summary.densePOIs = eligible.reduce(0) { $0 + ($1 ? 1 : 0) }
-        let edges = kg.acceptedEdges(eligible: eligible, support: &support)
+        var edges = kg.acceptedEdges(eligible: eligible, support: &support)
         var regions: [(region: RegionTable.Region, positions: [Int32])] = []
         var sets = KeywordGraph.components(count: kg.count, eligible: eligible, edges: edges)
         // A set that can be a candidate: a POI at core_ratio and min_keyword_pois POIs (the rules
@@ -214,6 +220,11 @@ public struct DensityRegionFinder: Sendable {
             sets = Self.offStreet(
                 sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect, dense: dense,
                 candidate: isCandidate)
+        }
+        if options.persistence > 1 {
+            sets = Self.joinedAtSaddles(
+                sets, kg: kg, ratio: ratio, eligible: eligible, floor: options.extendRatio,
+                persistence: options.persistence, edges: &edges, support: &support, candidate: isCandidate)
         }
         let ringGround = options.contrastRing > 0 ? ownedGround : nil
         var isKeyword: [UInt64] = []

@@ -208,6 +208,16 @@ public struct RegionOptions: StageOptions, Equatable {
             + "keyword locations, must reach beside_street times extend_ratio (a few "
             + "of the city's restaurants just off a dining street are dense only by the street, and a person "
             + "draws the street without them; a cluster beside it is dense on its own and stays); 0: not.")
+    static let persistenceSpec = ParameterSpec(
+        "persistence", .number(min: 0, max: 100), default: .number(defaults.density.persistence),
+        help:
+            "density, level 0 from own densities: > 1 joins two candidates that are one place. The keyword graph "
+            + "joins them through POIs whose density ratio is at least s (their saddle, looked for down to "
+            + "extend_ratio / persistence), and neither stands persistence times above it (the median density ratio "
+            + "of its members is below persistence * s): the pieces a keyword barely dense enough over a downtown "
+            + "breaks into along the dips of its density's noise. The joined region holds both and the POIs of one "
+            + "path between them. A district twice as dense as the ground between it and its neighbour stays apart; "
+            + "0 or 1: not.")
     static let streetRunOnSpec = ParameterSpec(
         "street_run_on", .number(min: 0, max: 100), default: .number(defaults.density.streetRunOn),
         help:
@@ -295,7 +305,7 @@ public struct RegionOptions: StageOptions, Equatable {
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
         ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec, streetAspectSpec,
-        besideStreetSpec, streetRunOnSpec, streetEndsSpec,
+        besideStreetSpec, streetRunOnSpec, streetEndsSpec, persistenceSpec,
         streetExtendRatioSpec,
         referenceWindowSpec, contrastRingSpec, hullCornersSpec,
         edgeFactorSpec,
@@ -332,7 +342,8 @@ public struct RegionOptions: StageOptions, Equatable {
             offStreet: p.double(Self.offStreetSpec), streetAspect: p.double(Self.streetAspectSpec),
             streetEnds: p.double(Self.streetEndsSpec), streetExtendRatio: p.double(Self.streetExtendRatioSpec),
             hullCorners: p.choice(Self.hullCornersSpec, as: DensityRegionFinder.HullCorners.self),
-            besideStreet: p.double(Self.besideStreetSpec), streetRunOn: p.double(Self.streetRunOnSpec))
+            besideStreet: p.double(Self.besideStreetSpec), streetRunOn: p.double(Self.streetRunOnSpec),
+            persistence: p.double(Self.persistenceSpec))
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
             measure: p.choice(Self.measureSpec, as: Measure.self),

@@ -31,7 +31,9 @@ public enum RegionsStage {
         //     (beside_street).
         // 13: a region that is a street runs on from its ends along a significant street of POIs of
         //     any kind, through the keyword POIs along it (street_run_on).
-        version: 13,
+        // 14: two level-0 candidates joined through POIs near their own density are one region
+        //     (persistence).
+        version: 14,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -77,7 +79,12 @@ public enum RegionsStage {
         of any kind; when that count is significant against all POIs within that reach (Poisson,
         p <= 0.001, the directions counted), the keyword POIs along it join while each is at most
         street_run_on times the candidate's spacing (and one typical spacing) from the previous,
-        at least two from an end; the candidate is tested as found. p-value:
+        at least two from an end; the candidate is tested as found. Two candidates that are one
+        place are joined (persistence): where the keyword graph joins them through POIs whose r is
+        at least s (their saddle, looked for down to extend_ratio / persistence, through POIs below
+        extend_ratio or in sets too small to be candidates, never through a member left out above)
+        and neither stands persistence times above it (the median r of its members below
+        persistence × s), they are one candidate with the POIs of one path between them. p-value:
         N · P(Poisson(mu) >= m) for its m POIs, mu what the ground they stand for holds at that
         (scaled) typical density, N the keyword's POIs — and, where the keyword's density in the
         ring contrast_ring hull radii around the convex hull of its POIs (walked over the POI graph)
