@@ -102,18 +102,19 @@ let unitTests: [(name: String, dependencies: [String])] = [
 ]
 
 var targets: [Target] = [
-    // C libraries found through pkg-config (Debian's and Homebrew's layouts alike), with the
-    // package that installs each.
-    .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"]), .brew(["geos"])]),
-    .systemLibrary(
-        name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]),
+    // zlib through pkg-config (Debian's and Homebrew's layouts alike), with the package that
+    // installs it: every stage that reads or writes an artifact uses it.
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-    .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]),
-    // GDAL's C API, loaded on first use rather than linked (a process that links libgdal spends
-    // ~25 ms loading it and its ~70 libraries at every start): portable C forwarders resolved by
-    // dlopen/dlsym. No pkg-config name, because SwiftPM would link its libraries into every
-    // executable; CGDAL.h finds the headers in Debian's and Homebrew's layouts.
-    .target(name: "CGDAL", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+    // PROJ, GEOS, Cairo and GDAL, loaded on first use rather than linked (a process that links
+    // them spends ~25 ms at every start looking up the symbols of them and the ~70 libraries they
+    // need, where most stages call none of them): portable C forwarders resolved by dlopen/dlsym
+    // (CLibraryLoader). No pkg-config names, because SwiftPM would link their libraries into
+    // every executable; each header finds its library's in Debian's and Homebrew's layouts.
+    .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+    .target(name: "CPROJ", dependencies: ["CLibraryLoader"]),
+    .target(name: "CGEOS", dependencies: ["CLibraryLoader"]),
+    .target(name: "CCairo", dependencies: ["CLibraryLoader"]),
+    .target(name: "CGDAL", dependencies: ["CLibraryLoader"]),
 
     .target(name: core),
     .target(name: model, dependencies: deps([core])),

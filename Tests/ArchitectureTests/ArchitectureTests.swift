@@ -105,7 +105,9 @@ final class ArchitectureTests: XCTestCase {
         let table = try Self.documentedImports()
         let libraries = targets.filter { $0.type == "regular" && $0.name.hasPrefix("RegionSearch") }
         XCTAssertEqual(Set(table.keys), Set(libraries.map(\.name)), "the table has one row per library target")
-        for target in targets where target.type != "system" {
+        // C targets (no Swift files: CLibraryLoader and the libraries it loads) include what
+        // they use, and their compiler checks it.
+        for target in targets where target.type != "system" && !Self.swiftFiles(target.path).isEmpty {
             var imported = Set<String>()
             for file in Self.swiftFiles(target.path) {
                 imported.formUnion(try Self.imports(file).intersection(packageModules))

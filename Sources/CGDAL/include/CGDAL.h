@@ -1,8 +1,8 @@
 #ifndef REGIONSEARCH_CGDAL_H
 #define REGIONSEARCH_CGDAL_H
 /* The GDAL/OGR C API (GDAL >= 3.6), loaded on first use instead of linked: this target defines
-   every GDAL function RegionSearch calls (gdal_functions.def) as a forwarder that loads libgdal
-   the first time any of them runs (loader.c), so that the processes that never touch GDAL do not
+   every GDAL function RegionSearch calls (gdal_functions.h) as a forwarder that loads libgdal
+   the first time any of them runs (loader.c, CLibraryLoader.h), so that the processes that never touch GDAL do not
    pay for loading it and the ~70 libraries it needs (about 25 ms per process start). Only the C
    API is used: every handle is owned by one Swift object in RegionSearchGDAL, and every call
    runs under a thread-local error handler there.
