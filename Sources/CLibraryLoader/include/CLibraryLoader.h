@@ -26,8 +26,10 @@ int rs_library_open(const char *title, const char *variable, const char *const *
                     const char *install, const char *requirement, const char *const *symbols,
                     size_t symbol_count, void **found, char *failure, size_t failure_size);
 
-/* Exits with status 70 and `failure` on stderr: a forwarder was called before the wrapper's own
-   check (which throws a typed error instead), and a C signature has no way to return the error. */
+/* Exits with status 70 and `failure` on stderr: a forwarder was called and its library cannot be
+   loaded. GDAL's wrapper checks first and throws a typed error instead (GDALLibrary); PROJ, GEOS
+   and Cairo, which building requires, end here, and the runner reports the stage's failure and
+   where it resumes. A C signature has no way to return the error. */
 void rs_library_exit(const char *failure);
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -36,8 +38,9 @@ void rs_library_exit(const char *failure);
 #define RS_HIDDEN
 #endif
 
-/* The definitions for one library, `prefix` (rs_<prefix>_load_error() is the check that loads it:
-   NULL on success, else why not), from `LIST`, a macro LIST(FUNCTION, VOID) that applies
+/* The definitions for one library, whose prefix RS_LIBRARY_PREFIX names (proj, geos, cairo, gdal;
+   rs_<prefix>_load_error() is the check that loads it: NULL on success, else why not and what to
+   do), from `LIST`, a macro LIST(FUNCTION, VOID) that applies
    FUNCTION(type, name, parameters, arguments) or VOID(name, parameters, arguments) to each of
    the library's functions. Used once per library, in its loader.c, after <stdatomic.h>,
    <pthread.h> and <string.h> and the library's own headers. */
@@ -77,7 +80,6 @@ void rs_library_exit(const char *failure);
 #define RS_LOAD_ERROR_NAME(prefix) RS_LOAD_ERROR_NAME_(prefix)
 #define RS_LOAD_ERROR_NAME_(prefix) rs_##prefix##_load_error
 
-/* With RS_LIBRARY_PREFIX defined as the library's prefix (proj, geos, cairo, gdal). */
 #define RS_LAZY_LIBRARY(LIST, title, variable, names, install, requirement)                      \
     LIST(RS_POINTER_FUNCTION, RS_POINTER_VOID)                                                   \
     static const char *const rs_symbols[] = {LIST(RS_SYMBOL_FUNCTION, RS_SYMBOL_VOID)};          \
