@@ -37,7 +37,11 @@ import RegionSearchModel
 ///    street of its nearest member on a street, unless it is dense without that street
 ///    (`besideStreet`): a few of the city's restaurants just off a dining street. A candidate that
 ///    is a street runs on from its ends along a significant street of POIs of any kind, through
-///    the keyword POIs along it (``StreetRunOn``, `streetRunOn`); it is tested as found.
+///    the keyword POIs along it (``StreetRunOn``, `streetRunOn`); it is tested as found. Two
+///    candidates the keyword graph joins through POIs at least s dense (their saddle), neither of
+///    whose members' median ratio reaches `persistence` × s, are one place: a downtown barely dense
+///    enough for the keyword, broken along the dips of its density's noise
+///    (``joinedAtSaddles(_:kg:ratio:eligible:floor:persistence:edges:support:candidate:)``).
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ (scaled as above), the count in the candidate's area a
 ///    (Σ π s² / k' over its POIs, each at its own λ) is Poisson(λ a); its p-value is
