@@ -177,28 +177,15 @@ public struct DensityHierarchy: Sendable {
     /// Connected pieces of the graph (union–find over its edges), numbered by their smallest node.
     static func pieces(_ graph: AdjacencyGraph) -> [Int32] {
         let n = graph.nodeCount
-        var parent = Array(0..<Int32(n))
-        func find(_ v: Int32) -> Int32 {
-            var v = v
-            while parent[Int(v)] != v {
-                parent[Int(v)] = parent[Int(parent[Int(v)])]
-                v = parent[Int(v)]
-            }
-            return v
-        }
+        var sets = UnionFind(count: n)
         for i in 0..<n {
-            for e in graph.range(i) {
-                let j = Int32(graph.neighbors[e])
-                let a = find(Int32(i))
-                let b = find(j)
-                if a != b { parent[Int(max(a, b))] = min(a, b) }
-            }
+            for e in graph.range(i) { sets.union(Int32(i), Int32(graph.neighbors[e])) }
         }
         var number = [Int32](repeating: -1, count: n)
         var out = [Int32](repeating: 0, count: n)
         var next: Int32 = 0
         for i in 0..<n {
-            let r = Int(find(Int32(i)))
+            let r = Int(sets.find(Int32(i)))
             if number[r] < 0 {
                 number[r] = next
                 next += 1

@@ -77,33 +77,18 @@ extension DensityRegionFinder {
         let plateau = candidates.map { s in Selection.median(sets[s].map { ratio[Int($0)] }) }
         // The density tree: members first (each candidate is connected), then the other reachable
         // positions from the densest down; ties by position, so the result is deterministic.
-        var parent = Array(0..<Int32(m))
-        func find(_ v: Int32) -> Int32 {
-            var v = v
-            while parent[Int(v)] != v {
-                parent[Int(v)] = parent[Int(parent[Int(v)])]
-                v = parent[Int(v)]
-            }
-            return v
-        }
+        var tree = UnionFind(count: m)
         var labels = [[Int32]](repeating: [], count: m)
         var active = [Bool](repeating: false, count: m)
         for p in 0..<m where label[p] >= 0 {
             active[p] = true
         }
         for p in 0..<m where label[p] >= 0 {
-            for q in adjacency[p] where label[Int(q)] == label[p] {
-                let (rp, rq) = (find(Int32(p)), find(q))
-                if rp != rq { parent[Int(max(rp, rq))] = min(rp, rq) }
-            }
+            for q in adjacency[p] where label[Int(q)] == label[p] { tree.union(Int32(p), q) }
         }
-        for (c, s) in candidates.enumerated() { labels[Int(find(sets[s][0]))].append(Int32(c)) }
-        var group = Array(0..<Int32(candidates.count))
-        func findGroup(_ v: Int32) -> Int32 {
-            var v = v
-            while group[Int(v)] != v { v = group[Int(v)] }
-            return v
-        }
+        for (c, s) in candidates.enumerated() { labels[Int(tree.find(sets[s][0]))].append(Int32(c)) }
+        // The candidates joined so far: each group's root is its first candidate.
+        var group = UnionFind(count: candidates.count)
         var bridges: [Int32: [Int32]] = [:]
         let order = (0..<m).filter { reach[$0] && label[$0] < 0 }.sorted {
             ratio[$0] != ratio[$1] ? ratio[$0] > ratio[$1] : $0 < $1
@@ -112,12 +97,12 @@ extension DensityRegionFinder {
             active[p] = true
             let saddle = ratio[p]
             for q in adjacency[p] where active[Int(q)] {
-                let (rp, rq) = (find(Int32(p)), find(q))
+                let (rp, rq) = (tree.find(Int32(p)), tree.find(q))
                 guard rp != rq else { continue }
                 let (lp, lq) = (labels[Int(rp)], labels[Int(rq)])
                 for a in lp where plateau[Int(a)] < persistence * saddle {
                     for b in lq where plateau[Int(b)] < persistence * saddle {
-                        let (ga, gb) = (findGroup(a), findGroup(b))
+                        let (ga, gb) = (group.find(a), group.find(b))
                         guard ga != gb else { continue }
                         // Through POIs at the saddle or denser that no candidate holds.
                         let path = Self.path(
@@ -125,14 +110,13 @@ extension DensityRegionFinder {
                             through: { active[$0] && label[$0] < 0 })
                         guard !path.isEmpty else { continue }
                         let (root, other) = (min(ga, gb), max(ga, gb))
-                        group[Int(other)] = root
+                        group.union(ga, gb)
                         bridges[root, default: []] += (bridges[other] ?? []) + path
                         bridges[other] = nil
                     }
                 }
-                let root = min(rp, rq)
-                let other = max(rp, rq)
-                parent[Int(other)] = root
+                let (root, other) = (min(rp, rq), max(rp, rq))
+                tree.union(rp, rq)
                 labels[Int(root)] += labels[Int(other)]
                 labels[Int(other)] = []
             }
@@ -140,7 +124,7 @@ extension DensityRegionFinder {
         // The joined sets, each in the place of its first candidate.
         var joined: [Int32: [Int32]] = [:]
         for c in candidates.indices {
-            joined[findGroup(Int32(c)), default: []] += sets[candidates[c]]
+            joined[group.find(Int32(c)), default: []] += sets[candidates[c]]
         }
         var out: [[Int32]] = []
         for p in 0..<m { inSet[p] = false }
@@ -151,7 +135,7 @@ extension DensityRegionFinder {
             }
             let c = label[Int(first)]
             // A candidate joined to an earlier one is in that one's place.
-            guard findGroup(c) == c else { continue }
+            guard group.find(c) == c else { continue }
             guard let bridge = bridges[c], !bridge.isEmpty else {
                 out.append(set)
                 continue

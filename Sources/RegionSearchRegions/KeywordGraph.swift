@@ -110,24 +110,12 @@ public struct KeywordGraph: Sendable {
     /// Connected components over `edges` of the positions where `eligible` holds, each sorted,
     /// in order of their smallest position.
     static func components(count m: Int, eligible: [Bool], edges: [(a: Int32, b: Int32)]) -> [[Int32]] {
-        var parent = Array(0..<Int32(m))
-        func find(_ v: Int32) -> Int32 {
-            var v = v
-            while parent[Int(v)] != v {
-                parent[Int(v)] = parent[Int(parent[Int(v)])]
-                v = parent[Int(v)]
-            }
-            return v
-        }
-        for (a, b) in edges {
-            let ra = find(a)
-            let rb = find(b)
-            if ra != rb { parent[Int(max(ra, rb))] = min(ra, rb) }
-        }
+        var sets = UnionFind(count: m)
+        for (a, b) in edges { sets.union(a, b) }
         var groups: [Int32: Int] = [:]
         var out: [[Int32]] = []
         for p in 0..<m where eligible[p] {
-            let r = find(Int32(p))
+            let r = sets.find(Int32(p))
             if let g = groups[r] {
                 out[g].append(Int32(p))
             } else {

@@ -138,22 +138,12 @@ struct StreetRunOn {
         for (j, p) in set.enumerated() { local[p] = j }
         // Kruskal, shortest first (edge index breaks ties).
         let order = edges.sorted { (geometry.lengths[$0], $0) < (geometry.lengths[$1], $1) }
-        var parent = Array(0..<set.count)
-        func find(_ v: Int) -> Int {
-            var v = v
-            while parent[v] != v {
-                parent[v] = parent[parent[v]]
-                v = parent[v]
-            }
-            return v
-        }
+        var sets = UnionFind(count: set.count)
         var tree = [[(to: Int, length: Double)]](repeating: [], count: set.count)
         for e in order {
             let (a, b) = geometry.edges[e]
             guard let la = local[a], let lb = local[b] else { continue }
-            let (ra, rb) = (find(la), find(lb))
-            guard ra != rb else { continue }
-            parent[max(ra, rb)] = min(ra, rb)
+            guard sets.union(Int32(la), Int32(lb)).joined else { continue }
             tree[la].append((lb, geometry.lengths[e]))
             tree[lb].append((la, geometry.lengths[e]))
         }
