@@ -58,6 +58,13 @@ extension RegionPolygonBuilder.Options: StageOptions {
         help:
             "The grown skeleton is closed (grown and shrunk back) by this many spacings: notches and holes narrower "
             + "than about twice that between the region's POIs are filled, nothing is added outside them.")
+    static let streetAspectSpec = ParameterSpec(
+        "street_aspect", .number(min: 0, max: 100), default: .number(defaults.streetAspect),
+        help:
+            "A region whose centre line (the longest path of its skeleton's minimum spanning tree, smoothed) is at "
+            + "least this many times as long as its band is wide (twice the POIs' median distance from the line) is "
+            + "drawn as a street: that band, grown by the margin, from its first POI to its last, when it holds 95 % "
+            + "of them; 0 draws every region as its grown skeleton.")
     static let minExtentSpec = ParameterSpec(
         "min_extent_m", .number(min: 0, max: 1_000_000), default: .number(defaults.minExtent),
         help:
@@ -77,7 +84,7 @@ extension RegionPolygonBuilder.Options: StageOptions {
     public static let specs = [
         hullSpec, concaveRatioSpec, marginSpec, marginSpacingSpec, marginRuleSpec, childMarginFloorSpec,
         edgeSpacingSpec, triangleSpacingSpec,
-        closeSpacingSpec, minExtentSpec, levelsSpec,
+        closeSpacingSpec, streetAspectSpec, minExtentSpec, levelsSpec,
     ]
 
     public init(_ p: Parameters) throws(ParameterError) {
@@ -94,5 +101,6 @@ extension RegionPolygonBuilder.Options: StageOptions {
             closeSpacing: p.double(Self.closeSpacingSpec), minExtent: p.double(Self.minExtentSpec), levels: levels)
         marginRule = p.choice(Self.marginRuleSpec, as: RegionPolygonBuilder.MarginRule.self)
         childMarginFloor = p.double(Self.childMarginFloorSpec)
+        streetAspect = p.double(Self.streetAspectSpec)
     }
 }

@@ -37,6 +37,11 @@ import Synchronization
 ///    stay apart. What it adds is kept off the own (unclosed) ground of the other regions of the
 ///    keyword and level (rule 6): a dense cluster lying in the notch of a wide sparse region stays
 ///    its own region.
+/// 3a. Street (`street_aspect`): a region whose centre line (``StreetSpine`` over its skeleton
+///    edges) is long for the band nine in ten of its members lie in is drawn instead as that
+///    street-wide band, one width all along, from its first member to its last
+///    (``streetBand(_:members:x:y:margin:geos:)``), when the band holds no more empty ground
+///    (``ShapeCheck``) than the grown skeleton; it is not closed.
 /// 4. Minimum extent: a polygon with less area than a disc of diameter `min_extent_m` (stacked POIs
 ///    in one building) is grown to that disc around its POIs.
 /// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`. Every part is kept
@@ -72,6 +77,9 @@ public struct RegionPolygonBuilder {
         /// The grown skeleton is closed by this many spacings (rule 3): notches and holes narrower
         /// than about twice that between its parts are filled.
         var closeSpacing: Double
+        /// A region whose centre line is at least this many times as long as its band is wide is
+        /// drawn as a street-wide band (rule 3a, `street_aspect`; 0 = never).
+        public var streetAspect: Double = 4
         var minExtent: Double
         /// What of the hierarchy is written (`levels`); applied after the polygons are built
         /// (``RegionLevelSelection/select(_:table:)``), since a child is cut to its parent.
@@ -396,10 +404,24 @@ public struct RegionPolygonBuilder {
             unclosed = try unclosed?.union(disc)
         }
         if !g.isValid { g = try g.makeValid() }
-        let planar = try g.polygonalParts()
+        var planar = try g.polygonalParts()
         guard !planar.isEmpty else { return nil }
-        let emptyShare = try ShapeCheck.emptyShare(
-            of: planar, x: px, y: py, distance: ShapeCheck.emptyDistance * drawingSpacing(region))
+        let emptyDistance = ShapeCheck.emptyDistance * drawingSpacing(region)
+        var emptyShare = try ShapeCheck.emptyShare(of: planar, x: px, y: py, distance: emptyDistance)
+        // A street is drawn as its band (rule 3a) unless the band holds more empty ground than
+        // the grown skeleton: a few POIs scattered along a curve have a spine, but no street.
+        // The band's half-width already measures how far across the street its POIs reach, which
+        // the support margin estimates for ground drawn in two dimensions: it is grown by the
+        // margin in spacings alone.
+        let bandMargin = options.margin ?? max(options.marginSpacing * region.spacing, options.minExtent / 4)
+        if let band = try streetBand(region, members: members, x: px, y: py, margin: bandMargin, geos: geos) {
+            let bandEmpty = try ShapeCheck.emptyShare(of: band, x: px, y: py, distance: emptyDistance)
+            if bandEmpty <= emptyShare {
+                planar = band
+                emptyShare = bandEmpty
+                unclosed = nil
+            }
+        }
         // Longitudes are made continuous around the first vertex transformed back, for every
         // geometry of the region alike.
         var reference: Double?

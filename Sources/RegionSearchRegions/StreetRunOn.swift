@@ -136,87 +136,19 @@ struct StreetRunOn {
         guard set.count >= 3, !edges.isEmpty, back > 0 else { return [] }
         var local = [Int32: Int]()
         for (j, p) in set.enumerated() { local[p] = j }
-        // Kruskal, shortest first (edge index breaks ties).
-        let order = edges.sorted { (geometry.lengths[$0], $0) < (geometry.lengths[$1], $1) }
-        var sets = UnionFind(count: set.count)
-        var tree = [[(to: Int, length: Double)]](repeating: [], count: set.count)
-        for e in order {
+        // The set's edges in the keyword triangulation's order (Kruskal's ties).
+        let spineEdges = edges.sorted().compactMap { e -> (a: Int, b: Int, length: Double)? in
             let (a, b) = geometry.edges[e]
-            guard let la = local[a], let lb = local[b] else { continue }
-            guard sets.union(Int32(la), Int32(lb)).joined else { continue }
-            tree[la].append((lb, geometry.lengths[e]))
-            tree[lb].append((la, geometry.lengths[e]))
+            guard let la = local[a], let lb = local[b] else { return nil }
+            return (la, lb, geometry.lengths[e])
         }
-        // The farthest node from `start` over the tree, and each node's predecessor.
-        func farthest(from start: Int) -> (node: Int, previous: [Int]) {
-            var distance = [Double](repeating: -1, count: set.count)
-            var previous = [Int](repeating: -1, count: set.count)
-            distance[start] = 0
-            var stack = [start]
-            var best = start
-            while let v = stack.popLast() {
-                if distance[v] > distance[best] || (distance[v] == distance[best] && v < best) { best = v }
-                for (w, l) in tree[v] where distance[w] < 0 {
-                    distance[w] = distance[v] + l
-                    previous[w] = v
-                    stack.append(w)
-                }
-            }
-            return (best, previous)
-        }
-        guard let start = tree.indices.first(where: { !tree[$0].isEmpty }) else { return [] }
-        let a = farthest(from: start).node
-        let (b, previous) = farthest(from: a)
-        guard a != b else { return [] }
-        var path = [b]
-        while path.last! != a { path.append(previous[path.last!]) }
-        // The centre line: the spine smoothed over five nodes (the spine zigzags from one side of
-        // the street to the other, through its members).
-        let points = path.map { geometry.point(Int(set[$0])) }
-        let centre = points.indices.map { k -> (x: Double, y: Double) in
-            let window = max(0, k - 2)...min(points.count - 1, k + 2)
-            let n = Double(window.count)
-            return (points[window].reduce(0) { $0 + $1.x } / n, points[window].reduce(0) { $0 + $1.y } / n)
-        }
-        var length = 0.0
-        for k in 1..<centre.count { length += hypot(centre[k].x - centre[k - 1].x, centre[k].y - centre[k - 1].y) }
-        // Each member's distance from the centre line, near the spine node the tree hangs it on.
-        var anchor = [Int](repeating: -1, count: set.count)
-        var queue: [Int] = []
-        for (k, v) in path.enumerated() {
-            anchor[v] = k
-            queue.append(v)
-        }
-        var head = 0
-        while head < queue.count {
-            let v = queue[head]
-            head += 1
-            for (w, _) in tree[v] where anchor[w] < 0 {
-                anchor[w] = anchor[v]
-                queue.append(w)
-            }
-        }
-        func segmentDistance(_ px: Double, _ py: Double, _ k: Int) -> Double {
-            let (ax, ay) = centre[k]
-            let (bx, by) = centre[k + 1]
-            let (dx, dy) = (bx - ax, by - ay)
-            let l2 = dx * dx + dy * dy
-            let t = l2 > 0 ? min(1, max(0, ((px - ax) * dx + (py - ay) * dy) / l2)) : 0
-            return hypot(px - ax - t * dx, py - ay - t * dy)
-        }
-        var offset = [Double](repeating: 0, count: set.count)
-        var offsets: [Double] = []
-        for (j, p) in set.enumerated() where anchor[j] >= 0 {
-            let (px, py) = geometry.point(Int(p))
-            let k = anchor[j]
-            var d = Double.infinity
-            for s in max(0, k - 2)...min(centre.count - 2, k + 1) { d = min(d, segmentDistance(px, py, s)) }
-            offset[j] = d
-            offsets.append(d)
-        }
-        guard !offsets.isEmpty else { return [] }
-        let halfWidth = max(2 * Selection.median(offsets), kg.rules.minSpacing)
-        guard length >= aspect * 2 * halfWidth else { return [] }
+        let points = set.map { geometry.point(Int($0)) }
+        guard
+            let spine = StreetSpine(
+                x: points.map(\.x), y: points.map(\.y), edges: spineEdges, minimumHalfWidth: kg.rules.minSpacing),
+            spine.isStreet(aspect: aspect)
+        else { return [] }
+        let (path, centre, halfWidth) = (spine.path, spine.centre, spine.halfWidth)
         // Each end heads along the centre line's last `back` metres, out of the set.
         var ends: [(position: Int, heading: Double, halfWidth: Double)] = []
         for (tip, line) in [(path.first!, Array(centre.reversed())), (path.last!, centre)] {
@@ -225,10 +157,11 @@ struct StreetRunOn {
             let (tx, ty) = geometry.point(Int(set[tip]))
             var nearOffsets: [Double] = []
             var reachAlong = 0.0
-            for (j, p) in set.enumerated() where anchor[j] >= 0 {
+            for (j, p) in set.enumerated() {
+                guard let offset = spine.offsets[j] else { continue }
                 let (px, py) = geometry.point(Int(p))
                 guard hypot(px - tx, py - ty) <= back else { continue }
-                nearOffsets.append(offset[j])
+                nearOffsets.append(offset)
                 reachAlong = max(reachAlong, hypot(px - tx, py - ty))
             }
             guard nearOffsets.count >= 3 else { continue }

@@ -23,7 +23,7 @@ public enum HullsStage {
         // 11: close_spacing 1.5 by default: the grown skeleton is closed, notches between members filled.
         // 12: child_margin_floor 0.5 by default: a finer region reaches half its band floor's
         //     spacing beyond its members (midway to its parent's POIs at that density).
-        version: 12,
+        version: 13,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),

@@ -1,0 +1,97 @@
+import CGEOS
+import Foundation
+import RegionSearchCore
+import RegionSearchModel
+
+extension RegionPolygonBuilder {
+    /// The share of a street's members its band must hold to be drawn as one (rule 3a).
+    static let streetBandShare = ShapeCheck.insideLimit
+    /// The fewest members a street is drawn as a band from: fewer do not fix a line and a width.
+    static let streetMinimumMembers = 12
+
+    /// A region that is a street drawn as a person draws a street (rule 3a): a band along its
+    /// centre line, as wide as its members spread across it, from its first member to its last;
+    /// nil when the region is not a street, the band would leave more than a tenth of its members
+    /// out, or the centre line turns back. (The caller keeps the grown skeleton when the band holds
+    /// more empty ground.)
+    ///
+    /// The centre line is the region's ``StreetSpine`` over its skeleton edges (the longest path of
+    /// their minimum spanning tree, smoothed over five nodes), run on at each end to where the end
+    /// member lies along it. The band reaches the spine's half-width (twice the members' median
+    /// distance from the centre line: the street's half-width when they are spread evenly across
+    /// it) plus the margin on either side, with round ends. The region is a street when the centre
+    /// line is at least `street_aspect` times as long as the band (without the margin) is wide. The
+    /// grown skeleton draws such a region as its members' zigzag with bulges where two stand side
+    /// by side and arms to the one a little off the line; a person draws the street.
+    func streetBand(
+        _ region: RegionTable.Region, members: [UInt32], x: [Double], y: [Double], margin: Double, geos: GEOSContext
+    ) throws -> GEOSGeometry? {
+        guard options.streetAspect > 0, !options.concave, !region.edges.isEmpty,
+            members.count >= Self.streetMinimumMembers
+        else { return nil }
+        var position: [UInt32: Int] = [:]
+        for (p, v) in members.enumerated() { position[v] = p }
+        var edges: [(a: Int, b: Int, length: Double)] = []
+        for (a, b) in region.edges {
+            guard let pa = position[a], let pb = position[b], pa != pb else { continue }
+            let length = hypot(x[pa] - x[pb], y[pa] - y[pb])
+            if length > 0 { edges.append((pa, pb, length)) }
+        }
+        guard
+            let spine = StreetSpine(x: x, y: y, edges: edges, minimumHalfWidth: options.minExtent / 4),
+            spine.isStreet(aspect: options.streetAspect)
+        else { return nil }
+        // The centre line run on to the end members' positions along it.
+        var line = spine.centre
+        for (tip, atStart) in [(spine.path.first!, true), (spine.path.last!, false)] {
+            let (end, next) = atStart ? (line[0], line[1]) : (line[line.count - 1], line[line.count - 2])
+            let (dx, dy) = (end.x - next.x, end.y - next.y)
+            let l = hypot(dx, dy)
+            guard l > 0 else { continue }
+            let along = ((x[tip] - end.x) * dx + (y[tip] - end.y) * dy) / l
+            guard along > 0 else { continue }
+            let extended = (x: end.x + along * dx / l, y: end.y + along * dy / l)
+            if atStart { line[0] = extended } else { line[line.count - 1] = extended }
+        }
+        // A street: nine in ten members lie in a band `street_aspect` times as long as it is wide
+        // (a block with restaurants on both frontages has a long spine along one of them, and
+        // the members on the other lie a block's depth from it).
+        let distances = (0..<members.count).map { Self.distance(x[$0], y[$0], toLine: line) }.sorted()
+        let most = max(
+            distances[Int((Self.streetBandShare * Double(distances.count - 1)).rounded(.up))], spine.halfWidth)
+        guard spine.length >= options.streetAspect * 2 * most else { return nil }
+        let reach = spine.halfWidth + margin
+        let inside = distances.prefix { $0 <= reach }.count
+        guard Double(inside) >= Self.streetBandShare * Double(members.count) else { return nil }
+        // A street does not turn back: a centre line that comes back towards itself goes around
+        // a block or a square (its members line the frontages, ground a person draws whole), or
+        // through a few POIs scattered along a curve.
+        if Self.turnsBack(line, beyond: 2 * reach) { return nil }
+        return try geos.lineString(x: line.map(\.x), y: line.map(\.y)).buffer(reach, quadrantSegments: 4)
+    }
+
+    /// Whether two vertices of a polyline more than `beyond` apart along it are less than half
+    /// that apart in the plane: the line turns back (a U-turn, a loop; a right-angled corner
+    /// keeps 0.71 of it, a semicircle 0.64, a hairpin less).
+    static func turnsBack(_ line: [(x: Double, y: Double)], beyond: Double) -> Bool {
+        var along = [0.0]
+        for k in 1..<line.count {
+            along.append(along[k - 1] + hypot(line[k].x - line[k - 1].x, line[k].y - line[k - 1].y))
+        }
+        for i in line.indices {
+            for j in (i + 1)..<line.count where along[j] - along[i] > beyond {
+                if 2 * hypot(line[j].x - line[i].x, line[j].y - line[i].y) < along[j] - along[i] { return true }
+            }
+        }
+        return false
+    }
+
+    /// The distance from a point to a polyline.
+    static func distance(_ px: Double, _ py: Double, toLine line: [(x: Double, y: Double)]) -> Double {
+        var best = Double.infinity
+        for k in 0..<(line.count - 1) {
+            best = min(best, StreetSpine.distance(px, py, toSegment: line[k], line[k + 1]))
+        }
+        return best
+    }
+}
