@@ -62,9 +62,11 @@ extension RegionPolygonBuilder.Options: StageOptions {
         "street_aspect", .number(min: 0, max: 100), default: .number(defaults.streetAspect),
         help:
             "A region whose centre line (the longest path of its skeleton's minimum spanning tree, smoothed) is at "
-            + "least this many times as long as its band is wide (twice the POIs' median distance from the line) is "
-            + "drawn as a street: that band, grown by the margin, from its first POI to its last, when it holds 95 % "
-            + "of them; 0 draws every region as its grown skeleton.")
+            + "least this many times as long as the band nine in ten of its POIs lie in is wide is drawn as a street: "
+            + "the band of twice the POIs' median distance from the line, grown by margin_spacing spacings, from its "
+            + "first POI to its last, when it holds nine in ten of them, the region has 12 POIs or more, the line does "
+            + "not turn back and the band holds no more empty ground than the grown skeleton; 0 draws every region as "
+            + "its grown skeleton.")
     static let minExtentSpec = ParameterSpec(
         "min_extent_m", .number(min: 0, max: 1_000_000), default: .number(defaults.minExtent),
         help:
