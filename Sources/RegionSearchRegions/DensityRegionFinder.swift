@@ -37,7 +37,8 @@ import RegionSearchModel
 ///    street of its nearest member on a street, unless it is dense without that street
 ///    (`besideStreet`): a few of the city's restaurants just off a dining street. A candidate that
 ///    is a street runs on from its ends along a significant street of POIs of any kind, through
-///    the keyword POIs along it (``StreetRunOn``, `streetRunOn`); it is tested as found. Two
+///    the keyword POIs along it (``StreetRunOn``, `streetRunOn`); it is tested as found, and
+///    with the candidate it runs on into when the two are one street together. Two
 ///    candidates the keyword graph joins through POIs at least s dense (their saddle), neither of
 ///    whose members' median ratio reaches `persistence` × s, are one place: a downtown barely dense
 ///    enough for the keyword, broken along the dips of its density's noise
@@ -238,8 +239,11 @@ public struct DensityRegionFinder: Sendable {
             visited = isKeyword
             for v in kg.geometry.subset { isKeyword[Int(v) >> 6] |= 1 << (UInt64(v) & 63) }
         }
-        let runOn = StreetRunOn(gap: options.streetRunOn, aspect: options.streetAspect, x: x, y: y, graph: graph)
+        let runs = StreetRunOn(gap: options.streetRunOn, aspect: options.streetAspect, x: x, y: y, graph: graph)
             .extend(sets, kg: kg, reference: { reference?[$0] ?? lambda }, eligible: isCandidate)
+        // Two sets one street ran on into from the other are one, tested together.
+        let runOn: [StreetRunOn.RunOn]
+        (sets, runOn) = StreetRunOn.joined(sets, runs)
         for (index, component) in sets.enumerated() {
             guard component.contains(where: { ratio[Int($0)] >= options.coreRatio }) else { continue }
             summary.components += 1

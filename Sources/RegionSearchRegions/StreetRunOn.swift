@@ -25,6 +25,20 @@ import RegionSearchModel
 /// spacing (and at most one typical spacing) from the previous one; the step ends at the first
 /// larger gap, at a member of another set, or at the band's end, and the next step starts from the
 /// last POI taken, in the band's direction. A run of fewer than `minimumRun` POIs is given back.
+///
+/// A run that reaches a member of another set — within the gap, or farther within the step's band
+/// when POIs of any kind stand all along the way, no stretch of it emptier than the typical
+/// spacing of all POIs around (the street goes on where its restaurants thin out; open ground
+/// between two places does not) — has found more of its street when the two sets and the run
+/// between them are a street together, no wider than the street the run came from
+/// (``continues(_:chain:other:positions:kg:aspect:widest:)``, at most `joinWidth` of its
+/// half-widths): the sets
+/// become one (``joined(_:_:)``), whatever the run's length. By chance a dining street's
+/// restaurants can thin out along one stretch, and the density ratio then finds two sets on it,
+/// the smaller one often too small to be significant alone. A set the run reaches that is no
+/// street with it, or a wider one (a district or a square the street ends in), is left as it is,
+/// and the run ends before it.
+///
 /// Typical spacing is 1 / √(reference density at the end): the keyword's spacing if it were
 /// spread evenly.
 ///
@@ -51,6 +65,10 @@ struct StreetRunOn {
     static let minimumRun = 2
     /// At most this many steps from one end.
     static let maxSteps = 64
+    /// Two sets a run joins are a band at most this many of the running street's half-widths
+    /// wide (a street's half-width is twice its members' median offset, so a street of one width
+    /// is a band about one of them wide by nine in ten members).
+    static let joinWidth = 2.0
 
     let x: Column<Double>
     let y: Column<Double>
@@ -61,6 +79,8 @@ struct StreetRunOn {
     struct RunOn: Sendable {
         var added: [Int32] = []
         var edges: [(a: Int32, b: Int32)] = []
+        /// The sets (indices into `extend`'s sets) a run from this set reached and joins.
+        var joins: [Int32] = []
     }
 
     /// For each set of `sets` (sorted positions of `kg`) that `eligible` accepts, what it runs on
@@ -106,6 +126,20 @@ struct StreetRunOn {
                     gap: min(gap * spacing, typical))
                 walk(
                     &run, set: Int32(i), kg: kg, claimed: &claimed, stamp: &stamp, round: &round)
+                if run.reached >= 0 {
+                    let other = sets[Int(run.reached)]
+                    if Self.continues(
+                        end, chain: [Int32(end.position)] + run.added + [run.edges.last!.b], other: other,
+                        positions: set + run.added + other, kg: kg, aspect: aspect,
+                        widest: Self.joinWidth * end.halfWidth)
+                    {
+                        out[i].joins.append(run.reached)
+                        out[i].added += run.added
+                        out[i].edges += run.edges
+                        continue
+                    }
+                    run.edges.removeLast()  // the edge into the other set
+                }
                 // Fewer than `minimumRun` POIs are an arm out to a POI or two, not the street
                 // running on: they are given back.
                 guard run.added.count >= Self.minimumRun else {
@@ -119,6 +153,76 @@ struct StreetRunOn {
         return out
     }
 
+    /// Whether the set `other` a run reached continues the street it ran from: along the line
+    /// that runs through the street's centre line (`end.line`), the run's POIs `chain` (from the
+    /// street's end to the member of `other` reached, in order) and on from there in the last
+    /// hop's direction as far as `other` reaches, nine in ten of the POIs of the street, the run
+    /// and `other` (`positions`) lie within a band at least the street's half-width and at most
+    /// `widest` wide on either side, and the line is `aspect` times as long as that band is wide
+    /// (the polygon builder's test for drawing a street as a band). Measured against the street's
+    /// own line rather than a spine of them all: a spine through the two sets ends at whichever
+    /// POI lies farthest, and one background POI off the line's end turns it aside.
+    static func continues(
+        _ end: StreetEnd, chain: [Int32], other: [Int32], positions: [Int32], kg: KeywordGraph, aspect: Double,
+        widest: Double
+    ) -> Bool {
+        let geometry = kg.geometry
+        guard chain.count >= 2 else { return false }
+        var line = end.line
+        for p in chain { line.append(geometry.point(Int(p))) }
+        let (qx, qy) = geometry.point(Int(chain[chain.count - 1]))
+        let (lx, ly) = geometry.point(Int(chain[chain.count - 2]))
+        let hop = hypot(qx - lx, qy - ly)
+        if hop > 0 {
+            let (ux, uy) = ((qx - lx) / hop, (qy - ly) / hop)
+            let beyond =
+                other.map { p -> Double in
+                    let (px, py) = geometry.point(Int(p))
+                    return (px - qx) * ux + (py - qy) * uy
+                }.max() ?? 0
+            if beyond > 0 { line.append((qx + beyond * ux, qy + beyond * uy)) }
+        }
+        var length = 0.0
+        for k in 1..<line.count { length += hypot(line[k].x - line[k - 1].x, line[k].y - line[k - 1].y) }
+        let distances = positions.map { p -> Double in
+            let (px, py) = geometry.point(Int(p))
+            var d = Double.infinity
+            for k in 1..<line.count { d = min(d, StreetSpine.distance(px, py, toSegment: line[k - 1], line[k])) }
+            return d
+        }.sorted()
+        guard !distances.isEmpty else { return false }
+        let most = max(distances[Int((0.9 * Double(distances.count - 1)).rounded(.up))], end.halfWidth)
+        return most <= widest && length >= aspect * 2 * most
+    }
+
+    /// The sets with the sets their runs joined (``RunOn/joins``) made one: each group of sets
+    /// joined by runs becomes one set, its members sorted, at the place of its first set, with the
+    /// runs of all its sets. Without joins, `sets` and `runs` unchanged.
+    static func joined(_ sets: [[Int32]], _ runs: [RunOn]) -> (sets: [[Int32]], runs: [RunOn]) {
+        guard runs.contains(where: { !$0.joins.isEmpty }) else { return (sets, runs) }
+        var groups = UnionFind(count: sets.count)
+        for (i, run) in runs.enumerated() {
+            for j in run.joins { groups.union(Int32(i), j) }
+        }
+        var slot = [Int](repeating: -1, count: sets.count)
+        var joinedSets: [[Int32]] = []
+        var joinedRuns: [RunOn] = []
+        for i in sets.indices {
+            let root = Int(groups.find(Int32(i)))
+            if slot[root] < 0 {
+                slot[root] = joinedSets.count
+                joinedSets.append([])
+                joinedRuns.append(RunOn())
+            }
+            let k = slot[root]
+            joinedSets[k] += sets[i]
+            joinedRuns[k].added += runs[i].added
+            joinedRuns[k].edges += runs[i].edges
+        }
+        for k in joinedSets.indices { joinedSets[k].sort() }
+        return (joinedSets, joinedRuns)
+    }
+
     /// The ends of a set's street: the two ends of its spine (the longest path of the Euclidean
     /// minimum spanning tree of its locations, over `edges`, indices into the keyword graph's
     /// Delaunay edges), smoothed over five nodes, when the set is a street: the smoothed spine at
@@ -129,9 +233,8 @@ struct StreetRunOn {
     /// Each end heads along the smoothed spine's last `back` metres, out of the set, with the
     /// set's half-width. Members stacked at a location other than their set's have no edge and no
     /// part in it.
-    static func streetEnds(_ set: [Int32], edges: [Int], kg: KeywordGraph, back: Double, aspect: Double) -> [(
-        position: Int, heading: Double, halfWidth: Double
-    )] {
+    static func streetEnds(_ set: [Int32], edges: [Int], kg: KeywordGraph, back: Double, aspect: Double) -> [StreetEnd]
+    {
         let geometry = kg.geometry
         guard set.count >= 3, !edges.isEmpty, back > 0 else { return [] }
         var local = [Int32: Int]()
@@ -150,7 +253,7 @@ struct StreetRunOn {
         else { return [] }
         let (path, centre, halfWidth) = (spine.path, spine.centre, spine.halfWidth)
         // Each end heads along the centre line's last `back` metres, out of the set.
-        var ends: [(position: Int, heading: Double, halfWidth: Double)] = []
+        var ends: [StreetEnd] = []
         for (tip, line) in [(path.first!, Array(centre.reversed())), (path.last!, centre)] {
             // The street reaches this end: the members within `back` of it are a band as well
             // (a district's corner is not, though the district lies along a long spine).
@@ -172,9 +275,18 @@ struct StreetRunOn {
             while k > 0 && hypot(line[k].x - last.x, line[k].y - last.y) < back { k -= 1 }
             let (dx, dy) = (last.x - line[k].x, last.y - line[k].y)
             guard dx != 0 || dy != 0 else { continue }
-            ends.append((Int(set[tip]), atan2(dy, dx), halfWidth))
+            ends.append(StreetEnd(position: Int(set[tip]), heading: atan2(dy, dx), halfWidth: halfWidth, line: line))
         }
         return ends
+    }
+
+    /// A street's end: its keyword-graph position, the heading out of the set, the street's
+    /// half-width, and its smoothed centre line, ending at this end.
+    struct StreetEnd {
+        let position: Int
+        let heading: Double
+        let halfWidth: Double
+        let line: [(x: Double, y: Double)]
     }
 
     /// One street end's run: where it stands, where it heads, and what it took.
@@ -186,6 +298,8 @@ struct StreetRunOn {
         let gap: Double
         var added: [Int32] = []
         var edges: [(a: Int32, b: Int32)] = []
+        /// The set whose member the run reached (the last edge leads to it), or −1.
+        var reached: Int32 = -1
     }
 
     private func walk(
@@ -235,10 +349,24 @@ struct StreetRunOn {
             var took = 0
             for (_, q) in ahead {
                 if claimed[Int(q)] == set { continue }
-                if claimed[Int(q)] >= 0 { break }
                 let (lx, ly) = geometry.point(Int(last))
                 let (qx, qy) = geometry.point(Int(q))
-                guard ((qx - lx) * (qx - lx) + (qy - ly) * (qy - ly)).squareRoot() <= run.gap else { break }
+                let hop = ((qx - lx) * (qx - lx) + (qy - ly) * (qy - ly)).squareRoot()
+                if claimed[Int(q)] >= 0 {
+                    // Within the gap, or within the step's band through POIs of any kind all along
+                    // (a street the sparse stretch of keyword POIs lies on, not open ground).
+                    guard
+                        hop <= run.gap
+                            || (hop <= run.reach
+                                && continuous(
+                                    from: last, to: q, kg: kg, near: near, halfWidth: run.halfWidth,
+                                    spacing: 1 / background.squareRoot()))
+                    else { break }
+                    run.reached = claimed[Int(q)]
+                    run.edges.append((last, q))
+                    return
+                }
+                guard hop <= run.gap else { break }
                 claimed[Int(q)] = set
                 run.added.append(q)
                 run.edges.append((last, q))
@@ -249,6 +377,28 @@ struct StreetRunOn {
             run.from = Int(last)
             run.heading = heading
         }
+    }
+
+    /// Whether the POIs of any kind among `near` in the band of `halfWidth` along the segment from
+    /// keyword position `a` to `b` leave no stretch of it longer than `spacing` empty.
+    private func continuous(
+        from a: Int32, to b: Int32, kg: KeywordGraph, near: [UInt32], halfWidth: Double, spacing: Double
+    ) -> Bool {
+        let (ax, ay) = kg.geometry.point(Int(a))
+        let (bx, by) = kg.geometry.point(Int(b))
+        let length = hypot(bx - ax, by - ay)
+        guard length > 0 else { return true }
+        let (ux, uy) = ((bx - ax) / length, (by - ay) / length)
+        var along: [Double] = [0, length]
+        for v in near {
+            let (dx, dy) = (x[Int(v)] - ax, y[Int(v)] - ay)
+            let t = dx * ux + dy * uy
+            guard t > 0, t < length, abs(dy * ux - dx * uy) <= halfWidth else { continue }
+            along.append(t)
+        }
+        along.sort()
+        for k in 1..<along.count where along[k] - along[k - 1] > spacing { return false }
+        return true
     }
 
     /// The POIs within `radius` of (cx, cy) that the POI graph reaches from `start` without

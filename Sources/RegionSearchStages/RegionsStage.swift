@@ -33,7 +33,9 @@ public enum RegionsStage {
         //     any kind, through the keyword POIs along it (street_run_on).
         // 14: two level-0 candidates joined through POIs near their own density are one region
         //     (persistence).
-        version: 14,
+        // 15: a street's run that reaches another candidate joins it when the two and the run are
+        //     one street together (street_run_on).
+        version: 15,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

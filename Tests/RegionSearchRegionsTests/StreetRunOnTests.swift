@@ -75,6 +75,113 @@ final class StreetRunOnTests: XCTestCase {
         XCTAssertFalse((0..<7).contains { holds(c, 255 + Double($0) * 120) }, "C took \(c.filter { $0 > 200 })")
     }
 
+    /// Three dining streets whose cafés thin out along one stretch, each a dense stretch of 30
+    /// cafés 15 m apart (x = 0…435) with two cafés 120 m apart beyond it (x = 555, 675) and, past a
+    /// stretch with no café, a second place from x = 1,000 (16,000 POIs over 8 km, cafés 2 %):
+    /// - A, y = 1,500: the second place is 10 cafés 15 m apart on the line, and a street of shops,
+    ///   one every 10 m within 4 m of the line, runs from x = −300 to 2,200 under all of them;
+    /// - B, y = −1,500: the same, but the street of shops stops at x = 700 and starts again at
+    ///   x = 940: open ground between the two places;
+    /// - C, y = 0: the second place is a district of 60 cafés on a 15 m grid (5 rows of 12,
+    ///   x = 1,000…1,165, y = −30…30, its middle row on the street's line), and the street of shops
+    ///   runs on into it as at A.
+    static func brokenStreets() -> City {
+        var rng = SeededRandom(seed: 12)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        for y in [1_500.0, -1_500, 0] {
+            for i in 0..<30 { city.add(Double(i) * 15, y + rng.uniform(-3, 3), "cafe") }
+            for x in [555.0, 675] { city.add(x, y + rng.uniform(-2, 2), "cafe") }
+            for x in stride(from: -300.0, through: 2_200, by: 10) where y != -1_500 || x < 700 || x >= 940 {
+                city.add(x, y + rng.uniform(-4, 4), "shop")
+            }
+        }
+        for y in [1_500.0, -1_500] {
+            for i in 0..<10 { city.add(1_000 + Double(i) * 15, y + rng.uniform(-3, 3), "cafe") }
+        }
+        for i in 0..<5 { for j in 0..<12 { city.add(1_000 + Double(j) * 15, -30 + Double(i) * 15, "cafe") } }
+        return city
+    }
+
+    func testARunJoinsTheRestOfItsStreetButNotADistrictNorAcrossOpenGround() throws {
+        let city = Self.brokenStreets()
+        let found = try DensityHierarchyTests.run(city, keyword: "cafe")
+        let off = try DensityHierarchyTests.run(
+            city, keyword: "cafe", overrides: [(RegionOptions.streetRunOnSpec.key, .number(0))])
+        func farthest(_ o: Outcome, _ y: Double) -> Double {
+            let regions = DensityRegionFinderTests.regions(near: 200, y, o)
+            XCTAssertEqual(regions.count, 1, "one region at (200, \(y))")
+            return regions.first.map { r in r.members.map { o.localX[Int($0)] }.max() ?? 0 } ?? 0
+        }
+        // A: one region from the dense stretch through the two sparse cafés to the last café of
+        // the second place (x = 1,135); without the run, the dense stretch ends at x = 435.
+        XCTAssertEqual(farthest(found, 1_500), 1_135, accuracy: 5)
+        XCTAssertLessThan(farthest(off, 1_500), 500)
+        // The region's edges join the second place to the first: a chain through the run.
+        if let a = DensityRegionFinderTests.regions(near: 200, 1_500, found).first {
+            var groups = UnionFind(count: found.localX.count)
+            for (p, q) in a.edges { groups.union(Int32(p), Int32(q)) }
+            let roots = Set(a.members.map { groups.find(Int32($0)) })
+            XCTAssertEqual(roots.count, 1, "the region's edges join its members")
+        }
+        // B: open ground between the places; the run takes the sparse cafés and stops.
+        XCTAssertEqual(farthest(found, -1_500), 675, accuracy: 5)
+        // C: the street ends before the district (the hop into it leaves the street of shops), and
+        // the district is a region of its own.
+        XCTAssertEqual(farthest(found, 0), 675, accuracy: 5)
+        let district = DensityRegionFinderTests.regions(near: 1_060, 0, found)
+        XCTAssertEqual(district.count, 1)
+        XCTAssertEqual(district.first.map { r in r.members.filter { found.localX[Int($0)] >= 990 }.count }, 60)
+    }
+
+    /// ``StreetRunOn/continues(_:chain:other:positions:kg:aspect:widest:)``: a street of 30
+    /// cafés along the x axis (x = 0…435, ±3 m, its centre line from x = 30 to 405, half-width
+    /// 5 m) whose run took cafés at x = 555 and 675 and reached x = 1,000. A row of 10 cafés there
+    /// (x = 1,000…1,135) continues it: the line runs on to x = 1,135 and every café is within 3 m
+    /// of it. A district of 60 cafés on a 15 m grid (5 rows of 12, y = −30…30) is a band 30 m wide
+    /// on either side by nine in ten of the 92 cafés: wider than 10 m, so no; with no limit on
+    /// the width, the 1,165 m line is more than 4 × 60 m long, so yes; at aspect 200 neither is a
+    /// street (the row's line, 1,105 m, is shorter than 200 × 10 m).
+    func testASetContinuesAStreetOnlyAtTheStreetsWidth() {
+        var rng = SeededRandom(seed: 5)
+        var street: [(Double, Double)] = (0..<30).map { (Double($0) * 15, rng.uniform(-3, 3)) }
+        street += [(555, 1), (675, -1)]
+        let row: [(Double, Double)] = (0..<10).map { (1_000 + Double($0) * 15, rng.uniform(-3, 3)) }
+        var district: [(Double, Double)] = []
+        for i in 0..<5 { for j in 0..<12 { district.append((1_000 + Double(j) * 15, -30 + Double(i) * 15)) } }
+        let end = StreetRunOn.StreetEnd(position: 29, heading: 0, halfWidth: 5, line: [(30, 0), (405, 0)])
+        func continues(_ other: [(Double, Double)], aspect: Double = 4, widest: Double = 10) -> Bool {
+            let (kg, _) = DensityRegionFinderTests.keywordGraph(street + other)
+            let otherPositions = (32..<Int32(32 + other.count)).map { $0 }
+            return StreetRunOn.continues(
+                end, chain: [29, 30, 31, 32], other: otherPositions,
+                positions: (0..<Int32(32 + other.count)).map { $0 }, kg: kg, aspect: aspect, widest: widest)
+        }
+        XCTAssertTrue(continues(row))
+        XCTAssertFalse(continues(row, aspect: 200))
+        XCTAssertFalse(continues(district))
+        XCTAssertTrue(continues(district, widest: .infinity))
+        XCTAssertFalse(continues(district, aspect: 200, widest: .infinity))
+    }
+
+    /// ``StreetRunOn/joined(_:_:)``: sets joined by runs, transitively, become one set at the place
+    /// of the first, with the runs of all of them; sets no run joined stay as they are.
+    func testJoinedMakesOneSetOfEachGroupOfJoinedSets() {
+        let sets: [[Int32]] = [[0, 5], [1, 2], [3], [4, 9]]
+        var runs = [StreetRunOn.RunOn](repeating: .init(), count: 4)
+        runs[3].joins = [1]
+        runs[3].added = [7]
+        runs[3].edges = [(4, 7), (7, 2)]
+        runs[1].joins = [2]
+        runs[0].added = [6, 8]
+        let (joinedSets, joinedRuns) = StreetRunOn.joined(sets, runs)
+        XCTAssertEqual(joinedSets, [[0, 5], [1, 2, 3, 4, 9]])
+        XCTAssertEqual(joinedRuns.map(\.added), [[6, 8], [7]])
+        XCTAssertEqual(joinedRuns[1].edges.map { [$0.a, $0.b] }, [[4, 7], [7, 2]])
+        let (same, _) = StreetRunOn.joined(sets, [StreetRunOn.RunOn](repeating: .init(), count: 4))
+        XCTAssertEqual(same, sets)
+    }
+
     /// The street's ends (``StreetRunOn/streetEnds(_:edges:kg:back:aspect:)``): a line of 30 cafés
     /// 15 m apart on the x axis (±3 m) has two, its first and its last café, each heading out of
     /// it along the axis, with a half-width of a few metres; a district of 60 cafés on a 15 m grid
@@ -86,9 +193,7 @@ final class StreetRunOnTests: XCTestCase {
         for i in 0..<30 { street.append((Double(i) * 15, rng.uniform(-3, 3))) }
         var district: [(Double, Double)] = []
         for row in 0..<6 { for column in 0..<10 { district.append((Double(column) * 15, Double(row) * 15)) } }
-        func ends(_ points: [(Double, Double)], aspect: Double = 4) -> [(
-            position: Int, heading: Double, halfWidth: Double
-        )] {
+        func ends(_ points: [(Double, Double)], aspect: Double = 4) -> [StreetRunOn.StreetEnd] {
             let (kg, _) = DensityRegionFinderTests.keywordGraph(points)
             let set = (0..<Int32(points.count)).map { $0 }
             let edges = kg.geometry.edges.indices.filter { kg.geometry.lengths[$0] > 0 }
