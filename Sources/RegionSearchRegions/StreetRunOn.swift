@@ -22,22 +22,22 @@ import RegionSearchModel
 /// kind, their count must be significant (`alpha`, Poisson, the directions tried counted as
 /// windows) against the density of all POIs within that reach around the end. Then the keyword
 /// POIs in that band, in order along it, join the set while each is at most `gap` times the set's
-/// spacing (and at most one typical spacing) from the previous one; the step ends at the first
-/// larger gap, at a member of another set, or at the band's end, and the next step starts from the
-/// last POI taken, in the band's direction. A run of fewer than `minimumRun` POIs is given back.
-///
-/// A run that reaches a member of another set — within the gap, or farther within the step's band
+/// spacing (and at most one typical spacing) from the previous one, or farther within the band
 /// when POIs of any kind stand all along the way, no stretch of it emptier than the typical
-/// spacing of all POIs around (the street goes on where its restaurants thin out; open ground
-/// between two places does not) — has found more of its street when the two sets and the run
-/// between them are a street together, no wider than the street the run came from
-/// (``continues(_:chain:other:positions:kg:aspect:widest:)``, at most `joinWidth` of its
-/// half-widths): the sets
-/// become one (``joined(_:_:)``), whatever the run's length. By chance a dining street's
-/// restaurants can thin out along one stretch, and the density ratio then finds two sets on it,
-/// the smaller one often too small to be significant alone. A set the run reaches that is no
-/// street with it, or a wider one (a district or a square the street ends in), is left as it is,
-/// and the run ends before it.
+/// spacing of all POIs around (``continuous(from:to:kg:near:halfWidth:spacing:)``: the street
+/// goes on where its restaurants thin out, open ground does not); the step ends at the first POI
+/// farther than that, at a member of another set, or at the band's end, and the next step starts
+/// from the last POI taken, in the band's direction. A run of fewer than `minimumRun` POIs is
+/// given back.
+///
+/// A run that reaches a member of another set the same way has found more of its street when the
+/// two sets and the run between them are a street together, no wider than the street the run came
+/// from (``continues(_:chain:other:positions:kg:aspect:widest:)``, at most `joinWidth` of its
+/// half-widths): the sets become one (``joined(_:_:)``), whatever the run's length. By chance a
+/// dining street's restaurants can thin out along one stretch, and the density ratio then finds
+/// two sets on it, the smaller one often too small to be significant alone. A set the run reaches
+/// that is no street with it, or a wider one (a district or a square the street ends in), is left
+/// as it is, and the run ends before it.
 ///
 /// Typical spacing is 1 / √(reference density at the end): the keyword's spacing if it were
 /// spread evenly.
@@ -46,9 +46,10 @@ import RegionSearchModel
 /// long for its width, so it never grows this way; a street running out into open ground, or into
 /// a district where every direction is as dense, stops.
 struct StreetRunOn {
-    /// The largest gap between consecutive keyword POIs a street runs on through, in the set's
-    /// spacings (``DensityRegionFinder/spacing(_:_:)``), at most one typical spacing; 0: the
-    /// street does not run on.
+    /// The largest gap between consecutive keyword POIs a street runs on through where POIs of
+    /// other kinds do not stand all along it, in the set's spacings
+    /// (``DensityRegionFinder/spacing(_:_:)``), at most one typical spacing; 0: the street does
+    /// not run on.
     var gap: Double
     /// A set is a street when its spine is this many times longer than wide.
     var aspect: Double
@@ -352,21 +353,21 @@ struct StreetRunOn {
                 let (lx, ly) = geometry.point(Int(last))
                 let (qx, qy) = geometry.point(Int(q))
                 let hop = ((qx - lx) * (qx - lx) + (qy - ly) * (qy - ly)).squareRoot()
+                // Within the gap, or within the step's band through POIs of any kind all along (a
+                // street the sparse stretch of keyword POIs lies on, not open ground).
+                let alongStreet =
+                    hop <= run.gap
+                    || (hop <= run.reach
+                        && continuous(
+                            from: last, to: q, kg: kg, near: near, halfWidth: run.halfWidth,
+                            spacing: 1 / background.squareRoot()))
                 if claimed[Int(q)] >= 0 {
-                    // Within the gap, or within the step's band through POIs of any kind all along
-                    // (a street the sparse stretch of keyword POIs lies on, not open ground).
-                    guard
-                        hop <= run.gap
-                            || (hop <= run.reach
-                                && continuous(
-                                    from: last, to: q, kg: kg, near: near, halfWidth: run.halfWidth,
-                                    spacing: 1 / background.squareRoot()))
-                    else { break }
+                    guard alongStreet else { break }
                     run.reached = claimed[Int(q)]
                     run.edges.append((last, q))
                     return
                 }
-                guard hop <= run.gap else { break }
+                guard alongStreet else { break }
                 claimed[Int(q)] = set
                 run.added.append(q)
                 run.edges.append((last, q))

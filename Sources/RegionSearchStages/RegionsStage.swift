@@ -33,7 +33,8 @@ public enum RegionsStage {
         //     any kind, through the keyword POIs along it (street_run_on).
         // 14: two level-0 candidates joined through POIs near their own density are one region
         //     (persistence).
-        // 15: a street's run that reaches another candidate joins it when the two and the run are
+        // 15: a street's run takes a keyword POI beyond its gap when POIs of any kind stand all
+        //     along the way, and joins another candidate it reaches when the two and the run are
         //     one street together (street_run_on).
         version: 15,
         inputs: [

@@ -85,6 +85,10 @@ final class StreetRunOnTests: XCTestCase {
     /// - C, y = 0: the second place is a district of 60 cafés on a 15 m grid (5 rows of 12,
     ///   x = 1,000…1,165, y = −30…30, its middle row on the street's line), and the street of shops
     ///   runs on into it as at A.
+    ///
+    /// Two more streets, D at y = 3,000 and E at y = −3,000, have the dense stretch and then single
+    /// cafés at x = 555 and 855 (300 m on, past the run's gap of about 135 m), the street of shops
+    /// under them all along at D and missing from x = 600 to 800 at E.
     static func brokenStreets() -> City {
         var rng = SeededRandom(seed: 12)
         var city = City()
@@ -100,10 +104,17 @@ final class StreetRunOnTests: XCTestCase {
             for i in 0..<10 { city.add(1_000 + Double(i) * 15, y + rng.uniform(-3, 3), "cafe") }
         }
         for i in 0..<5 { for j in 0..<12 { city.add(1_000 + Double(j) * 15, -30 + Double(i) * 15, "cafe") } }
+        for y in [3_000.0, -3_000] {
+            for i in 0..<30 { city.add(Double(i) * 15, y + rng.uniform(-3, 3), "cafe") }
+            for x in [555.0, 855] { city.add(x, y + rng.uniform(-2, 2), "cafe") }
+            for x in stride(from: -300.0, through: 2_200, by: 10) where y > 0 || x < 600 || x >= 800 {
+                city.add(x, y + rng.uniform(-4, 4), "shop")
+            }
+        }
         return city
     }
 
-    func testARunJoinsTheRestOfItsStreetButNotADistrictNorAcrossOpenGround() throws {
+    func testARunGoesOnAlongItsStreetAndJoinsItsRestButNotADistrictNorAcrossOpenGround() throws {
         let city = Self.brokenStreets()
         let found = try DensityHierarchyTests.run(city, keyword: "cafe")
         let off = try DensityHierarchyTests.run(
@@ -132,6 +143,10 @@ final class StreetRunOnTests: XCTestCase {
         let district = DensityRegionFinderTests.regions(near: 1_060, 0, found)
         XCTAssertEqual(district.count, 1)
         XCTAssertEqual(district.first.map { r in r.members.filter { found.localX[Int($0)] >= 990 }.count }, 60)
+        // D: the café 300 m on is taken along the street of shops. E: not across the empty
+        // stretch, and the one café before it is given back (a run takes two or none).
+        XCTAssertEqual(farthest(found, 3_000), 855, accuracy: 5)
+        XCTAssertEqual(farthest(found, -3_000), 435, accuracy: 5)
     }
 
     /// ``StreetRunOn/continues(_:chain:other:positions:kg:aspect:widest:)``: a street of 30
