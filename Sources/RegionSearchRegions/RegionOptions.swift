@@ -229,12 +229,12 @@ public struct RegionOptions: StageOptions, Equatable {
             + "there), turning by up to 60 degrees, for the street-wide band that holds the most POIs of any kind; "
             + "when that count is significant (Poisson, p <= 0.001, against all POIs within that reach, the "
             + "directions counted), the keyword POIs along it join while each is at most this many times the "
-            + "candidate's spacing (and one typical spacing) from the previous one, or farther within the band when "
-            + "POIs of any kind stand all along the way (no stretch emptier than the typical spacing of all POIs "
+            + "candidate's spacing (and one typical spacing) from the previous one, or up to twice that within the band "
+            + "when POIs of any kind stand all along the way (no stretch emptier than the typical spacing of all POIs "
             + "around), at least two from an end, and the next step starts from the last. The candidate is tested "
             + "as found; the street it runs on through is drawn with it. A run that reaches another candidate the "
-            + "same way joins it when the two and the run are one street together, no wider than the street the run "
-            + "came from (nine in ten of their POIs within two of its half-widths of its centre line continued "
+            + "same way (the hop within that candidate's gap too) joins it when the two and the run are one street "
+            + "together, no wider than the street the run came from (nine in ten of their POIs within two of its half-widths of its centre line continued "
             + "through the run and across the other, a line street_aspect times as long as that band is wide): a "
             + "street whose restaurants thin out along one stretch is one region, tested as one. 0: not.")
     static let streetEndsSpec = ParameterSpec(

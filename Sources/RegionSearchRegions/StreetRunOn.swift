@@ -22,17 +22,19 @@ import RegionSearchModel
 /// kind, their count must be significant (`alpha`, Poisson, the directions tried counted as
 /// windows) against the density of all POIs within that reach around the end. Then the keyword
 /// POIs in that band, in order along it, join the set while each is at most `gap` times the set's
-/// spacing (and at most one typical spacing) from the previous one, or farther within the band
-/// when POIs of any kind stand all along the way, no stretch of it emptier than the typical
-/// spacing of all POIs around (``continuous(from:to:kg:near:halfWidth:spacing:)``: the street
-/// goes on where its restaurants thin out, open ground does not); the step ends at the first POI
-/// farther than that, at a member of another set, or at the band's end, and the next step starts
+/// spacing (and at most one typical spacing) from the previous one, or up to `streetGap` times
+/// that within the band when POIs of any kind stand all along the way, no stretch of it emptier
+/// than the typical spacing of all POIs around (``continuous(from:to:kg:near:halfWidth:spacing:)``:
+/// the street goes on where its restaurants thin out, open ground does not); the step ends at the
+/// first POI farther than that, at a member of another set, or at the band's end, and the next step starts
 /// from the last POI taken, in the band's direction. A run of fewer than `minimumRun` POIs is
 /// given back.
 ///
-/// A run that reaches a member of another set the same way has found more of its street when the
-/// two sets and the run between them are a street together, no wider than the street the run came
-/// from (``continues(_:chain:other:positions:kg:aspect:widest:)``, at most `joinWidth` of its
+/// A run that reaches a member of another set the same way, the hop within that set's own gap as
+/// well (a sparse street that ends at a far denser place has not found more of itself: a chain of
+/// 11 heliports 20 km apart ended at Osaka's 372), has found more of its street when the two sets
+/// and the run between them are a street together, no wider than the street the run came from
+/// (``continues(_:chain:other:positions:kg:aspect:widest:)``, at most `joinWidth` of its
 /// half-widths): the sets become one (``joined(_:_:)``), whatever the run's length. By chance a
 /// dining street's restaurants can thin out along one stretch, and the density ratio then finds
 /// two sets on it, the smaller one often too small to be significant alone. A set the run reaches
@@ -66,6 +68,13 @@ struct StreetRunOn {
     static let minimumRun = 2
     /// At most this many steps from one end.
     static let maxSteps = 64
+    /// Along a street of POIs of any kind, consecutive keyword POIs a run takes may stand this
+    /// many times its gap apart. Bounded, because a step's band is 1.5 typical spacings long, and
+    /// where the keyword is sparse over a large area (world-wide heliports, a typical spacing of
+    /// 100 km) a chain of other POIs 10 km apart counts as a street: Osaka's heliports ran on to
+    /// Kyoto through hops of 6 gaps (6.5 km), where the dining strips that needed it (strips s42)
+    /// hop 1.1–1.4 gaps.
+    static let streetGap = 2.0
     /// Two sets a run joins are a band at most this many of the running street's half-widths
     /// wide (a street's half-width is twice its members' median offset, so a street of one width
     /// is a band about one of them wide by nine in ten members).
@@ -114,6 +123,11 @@ struct StreetRunOn {
         where setOf[Int(a)] >= 0 && setOf[Int(a)] == setOf[Int(b)] && geometry.lengths[e] > 0 {
             setEdges[setOf[Int(a)], default: []].append(e)
         }
+        // Each set's own gap: a run joins a set only through a hop within both sets' gaps.
+        var setGap = [Double](repeating: 0, count: sets.count)
+        for (i, set) in sets.enumerated() where setOf[Int(set[0])] == Int32(i) {
+            setGap[i] = gap * DensityRegionFinder.spacing(set, kg)
+        }
         var stamp = [UInt32](repeating: 0, count: graph.nodeCount)
         var round: UInt32 = 0
         for (i, set) in sets.enumerated() where setOf[Int(set[0])] == Int32(i) {
@@ -126,7 +140,7 @@ struct StreetRunOn {
                     from: end.position, heading: end.heading, halfWidth: end.halfWidth, reach: Self.reach * typical,
                     gap: min(gap * spacing, typical))
                 walk(
-                    &run, set: Int32(i), kg: kg, claimed: &claimed, stamp: &stamp, round: &round)
+                    &run, set: Int32(i), kg: kg, setGap: setGap, claimed: &claimed, stamp: &stamp, round: &round)
                 if run.reached >= 0 {
                     let other = sets[Int(run.reached)]
                     if Self.continues(
@@ -304,8 +318,8 @@ struct StreetRunOn {
     }
 
     private func walk(
-        _ run: inout Walk, set: Int32, kg: KeywordGraph, claimed: inout [Int32], stamp: inout [UInt32],
-        round: inout UInt32
+        _ run: inout Walk, set: Int32, kg: KeywordGraph, setGap: [Double], claimed: inout [Int32],
+        stamp: inout [UInt32], round: inout UInt32
     ) {
         let geometry = kg.geometry
         let turns = Int((Self.maxTurn / Self.turnStep).rounded())
@@ -353,11 +367,14 @@ struct StreetRunOn {
                 let (lx, ly) = geometry.point(Int(last))
                 let (qx, qy) = geometry.point(Int(q))
                 let hop = ((qx - lx) * (qx - lx) + (qy - ly) * (qy - ly)).squareRoot()
-                // Within the gap, or within the step's band through POIs of any kind all along (a
-                // street the sparse stretch of keyword POIs lies on, not open ground).
+                // Within the gap, or within `streetGap` gaps (and the step's band) through POIs of any
+                // kind all along (a street the sparse stretch of keyword POIs lies on, not open
+                // ground). Into another set, within its gap as well: a sparse street that ends at a
+                // far denser place has not found more of itself.
+                let limit = claimed[Int(q)] >= 0 ? min(run.gap, setGap[Int(claimed[Int(q)])]) : run.gap
                 let alongStreet =
-                    hop <= run.gap
-                    || (hop <= run.reach
+                    hop <= limit
+                    || (hop <= min(run.reach, Self.streetGap * limit)
                         && continuous(
                             from: last, to: q, kg: kg, near: near, halfWidth: run.halfWidth,
                             spacing: 1 / background.squareRoot()))

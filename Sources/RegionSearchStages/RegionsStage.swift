@@ -82,9 +82,12 @@ public enum RegionsStage {
         of any kind; when that count is significant against all POIs within that reach (Poisson,
         p <= 0.001, the directions counted), the keyword POIs along it join while each is at most
         street_run_on times the candidate's spacing (and one typical spacing) from the previous,
-        at least two from an end; the candidate is tested as found. Two candidates that are one
-        place are joined (persistence): where the keyword graph joins them through POIs whose r is
-        at least s (their saddle, looked for down to extend_ratio / persistence, through POIs below
+        or up to twice that where POIs of any kind stand all along the way, at least two from an
+        end; the candidate is tested as found. A run that reaches another candidate the same way
+        (within that one's gap too) joins it when the two and the run are one street no wider than
+        the running one, tested as one. Two candidates that are one place are joined
+        (persistence): where the keyword graph joins them through POIs whose r is at least s (their
+        saddle, looked for down to extend_ratio / persistence, through POIs below
         extend_ratio or in sets too small to be candidates, never through a member left out above)
         and neither stands persistence times above it (the median r of its members below
         persistence × s), they are one candidate with the POIs of one path between them. p-value:

@@ -77,18 +77,19 @@ final class StreetRunOnTests: XCTestCase {
 
     /// Three dining streets whose cafés thin out along one stretch, each a dense stretch of 30
     /// cafés 15 m apart (x = 0…435) with two cafés 120 m apart beyond it (x = 555, 675) and, past a
-    /// stretch with no café, a second place from x = 1,000 (16,000 POIs over 8 km, cafés 2 %):
+    /// stretch with no café, a second place from x = 900 (16,000 POIs over 8 km, cafés 2 %):
     /// - A, y = 1,500: the second place is 10 cafés 15 m apart on the line, and a street of shops,
     ///   one every 10 m within 4 m of the line, runs from x = −300 to 2,200 under all of them;
     /// - B, y = −1,500: the same, but the street of shops stops at x = 700 and starts again at
-    ///   x = 940: open ground between the two places;
+    ///   x = 880: open ground between the two places;
     /// - C, y = 0: the second place is a district of 60 cafés on a 15 m grid (5 rows of 12,
-    ///   x = 1,000…1,165, y = −30…30, its middle row on the street's line), and the street of shops
+    ///   x = 900…1,065, y = −30…30, its middle row on the street's line), and the street of shops
     ///   runs on into it as at A.
     ///
-    /// Two more streets, D at y = 3,000 and E at y = −3,000, have the dense stretch and then single
-    /// cafés at x = 555 and 855 (300 m on, past the run's gap of about 135 m), the street of shops
-    /// under them all along at D and missing from x = 600 to 800 at E.
+    /// Three more streets, D at y = 3,000, E at y = −3,000 and F at y = 2,250, have the dense
+    /// stretch and then single cafés at x = 555 and 800 (245 m on, past the run's gap of about
+    /// 135 m but within twice it; at F 900, 345 m on, past twice the gap), the street of shops
+    /// under them all along at D and F and missing from x = 600 to 760 at E.
     static func brokenStreets() -> City {
         var rng = SeededRandom(seed: 12)
         var city = City()
@@ -96,18 +97,18 @@ final class StreetRunOnTests: XCTestCase {
         for y in [1_500.0, -1_500, 0] {
             for i in 0..<30 { city.add(Double(i) * 15, y + rng.uniform(-3, 3), "cafe") }
             for x in [555.0, 675] { city.add(x, y + rng.uniform(-2, 2), "cafe") }
-            for x in stride(from: -300.0, through: 2_200, by: 10) where y != -1_500 || x < 700 || x >= 940 {
+            for x in stride(from: -300.0, through: 2_200, by: 10) where y != -1_500 || x < 700 || x >= 880 {
                 city.add(x, y + rng.uniform(-4, 4), "shop")
             }
         }
         for y in [1_500.0, -1_500] {
-            for i in 0..<10 { city.add(1_000 + Double(i) * 15, y + rng.uniform(-3, 3), "cafe") }
+            for i in 0..<10 { city.add(900 + Double(i) * 15, y + rng.uniform(-3, 3), "cafe") }
         }
-        for i in 0..<5 { for j in 0..<12 { city.add(1_000 + Double(j) * 15, -30 + Double(i) * 15, "cafe") } }
-        for y in [3_000.0, -3_000] {
+        for i in 0..<5 { for j in 0..<12 { city.add(900 + Double(j) * 15, -30 + Double(i) * 15, "cafe") } }
+        for y in [3_000.0, -3_000, 2_250] {
             for i in 0..<30 { city.add(Double(i) * 15, y + rng.uniform(-3, 3), "cafe") }
-            for x in [555.0, 855] { city.add(x, y + rng.uniform(-2, 2), "cafe") }
-            for x in stride(from: -300.0, through: 2_200, by: 10) where y > 0 || x < 600 || x >= 800 {
+            for x in [555.0, y == 2_250 ? 900 : 800] { city.add(x, y + rng.uniform(-2, 2), "cafe") }
+            for x in stride(from: -300.0, through: 2_200, by: 10) where y > 0 || x < 600 || x >= 760 {
                 city.add(x, y + rng.uniform(-4, 4), "shop")
             }
         }
@@ -125,8 +126,8 @@ final class StreetRunOnTests: XCTestCase {
             return regions.first.map { r in r.members.map { o.localX[Int($0)] }.max() ?? 0 } ?? 0
         }
         // A: one region from the dense stretch through the two sparse cafés to the last café of
-        // the second place (x = 1,135); without the run, the dense stretch ends at x = 435.
-        XCTAssertEqual(farthest(found, 1_500), 1_135, accuracy: 5)
+        // the second place (x = 1,035); without the run, the dense stretch ends at x = 435.
+        XCTAssertEqual(farthest(found, 1_500), 1_035, accuracy: 5)
         XCTAssertLessThan(farthest(off, 1_500), 500)
         // The region's edges join the second place to the first: a chain through the run.
         if let a = DensityRegionFinderTests.regions(near: 200, 1_500, found).first {
@@ -137,16 +138,19 @@ final class StreetRunOnTests: XCTestCase {
         }
         // B: open ground between the places; the run takes the sparse cafés and stops.
         XCTAssertEqual(farthest(found, -1_500), 675, accuracy: 5)
-        // C: the street ends before the district (the hop into it leaves the street of shops), and
+        // C: the street ends before the district (its band turns to the district, whose nearest café
+        // is farther than the run may hop), and
         // the district is a region of its own.
-        XCTAssertEqual(farthest(found, 0), 675, accuracy: 5)
-        let district = DensityRegionFinderTests.regions(near: 1_060, 0, found)
+        XCTAssertLessThan(farthest(found, 0), 890)
+        let district = DensityRegionFinderTests.regions(near: 960, 0, found)
         XCTAssertEqual(district.count, 1)
-        XCTAssertEqual(district.first.map { r in r.members.filter { found.localX[Int($0)] >= 990 }.count }, 60)
-        // D: the café 300 m on is taken along the street of shops. E: not across the empty
-        // stretch, and the one café before it is given back (a run takes two or none).
-        XCTAssertEqual(farthest(found, 3_000), 855, accuracy: 5)
+        XCTAssertEqual(district.first.map { r in r.members.filter { found.localX[Int($0)] >= 890 }.count }, 60)
+        // D: the café 245 m on is taken along the street of shops. E: not across the empty
+        // stretch, and the one café before it is given back (a run takes two or none). F: not
+        // 345 m on, more than twice the gap, though along the shops.
+        XCTAssertEqual(farthest(found, 3_000), 800, accuracy: 5)
         XCTAssertEqual(farthest(found, -3_000), 435, accuracy: 5)
+        XCTAssertEqual(farthest(found, 2_250), 435, accuracy: 5)
     }
 
     /// ``StreetRunOn/continues(_:chain:other:positions:kg:aspect:widest:)``: a street of 30
