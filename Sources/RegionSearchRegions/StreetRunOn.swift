@@ -26,9 +26,9 @@ import RegionSearchModel
 /// that within the band when POIs of any kind stand all along the way, no stretch of it emptier
 /// than the typical spacing of all POIs around (``continuous(from:to:kg:near:halfWidth:spacing:)``:
 /// the street goes on where its restaurants thin out, open ground does not); the step ends at the
-/// first POI farther than that, at a member of another set, or at the band's end, and the next step starts
-/// from the last POI taken, in the band's direction. A run of fewer than `minimumRun` POIs is
-/// given back.
+/// first POI farther than that, at a member of another set, or at the band's end, and the next
+/// step starts from the last POI taken, in the band's direction. A run of fewer than `minimumRun`
+/// POIs is given back.
 ///
 /// A run that reaches a member of another set the same way, the hop within that set's own gap as
 /// well (a sparse street that ends at a far denser place has not found more of itself: a chain of
