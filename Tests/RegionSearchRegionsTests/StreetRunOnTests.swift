@@ -153,6 +153,28 @@ final class StreetRunOnTests: XCTestCase {
         XCTAssertEqual(farthest(found, 2_250), 435, accuracy: 5)
     }
 
+    /// A sparse street that ends at a far denser place has not found more of itself: 30 cafés
+    /// 40 m apart (x = −1,160…0) on a street of shops (one every 10 m from x = −1,500 to 1,500),
+    /// and 400 m beyond its end a row of 30 cafés 10 m apart on the same line (x = 400…690). The
+    /// hop is within the sparse street's gap but more than twice the row's, so the two stay apart
+    /// and the row is a region of its own (bounded by the street's gap alone, they were one region
+    /// of 61).
+    func testASparseStreetDoesNotJoinAFarDenserPlace() throws {
+        var rng = SeededRandom(seed: 13)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        for i in 0..<30 { city.add(-1_160 + Double(i) * 40, rng.uniform(-3, 3), "cafe") }
+        for i in 0..<30 { city.add(400 + Double(i) * 10, rng.uniform(-3, 3), "cafe") }
+        for x in stride(from: -1_500.0, through: 1_500, by: 10) { city.add(x, rng.uniform(-4, 4), "shop") }
+        let found = try DensityHierarchyTests.run(city, keyword: "cafe")
+        let street = DensityRegionFinderTests.regions(near: -600, 0, found)
+        XCTAssertEqual(street.count, 1)
+        XCTAssertLessThan(street.first.map { r in r.members.map { found.localX[Int($0)] }.max() ?? 0 } ?? 0, 200)
+        let row = DensityRegionFinderTests.regions(near: 550, 0, found)
+        XCTAssertEqual(row.count, 1)
+        XCTAssertEqual(row.first.map { r in r.members.filter { found.localX[Int($0)] >= 390 }.count }, 30)
+    }
+
     /// ``StreetRunOn/continues(_:chain:other:positions:kg:aspect:widest:)``: a street of 30
     /// cafés along the x axis (x = 0…435, ±3 m, its centre line from x = 30 to 405, half-width
     /// 5 m) whose run took cafés at x = 555 and 675 and reached x = 1,000. A row of 10 cafés there
