@@ -295,12 +295,14 @@ public struct RegionPolygonBuilder {
             // share is written to 4 decimals and judged against 0.9).
             let members = region.shapeMembers
             let stride = max(1, members.count / 1_000)
+            let box = polygon.envelope
             var inside = 0
             var tested = 0
             for k in Swift.stride(from: 0, to: members.count, by: stride) {
                 let v = Int(members[k])
                 tested += 1
-                if try prepared.covers(x: points.lon[v], y: points.lat[v]) { inside += 1 }
+                let lon = box.map { Self.continuous(points.lon[v], with: $0) } ?? points.lon[v]
+                if try prepared.covers(x: lon, y: points.lat[v]) { inside += 1 }
             }
             // What the cuts left holds none of its members: a sliver of its margin beside the
             // better-ranked region that took its POIs. It is covered, as an empty one is.
@@ -739,6 +741,15 @@ public struct RegionPolygonBuilder {
             return [[exterior] + holes]
         }
         return try splitAtAntimeridian(lon: rings[0].x, lat: rings[0].y, geos: geos).map { [$0] }
+    }
+
+    /// `lon` shifted by a full turn onto the side of the antimeridian where `box` lies, when the
+    /// box runs on past ±180° (a polygon crossing the antimeridian has continuous longitudes until
+    /// it is written): a member at −179.5° of a polygon from 179° to 180.5° is at 180.5° in it.
+    static func continuous(_ lon: Double, with box: GEOSEnvelope) -> Double {
+        if box.maxX > 180 && lon < box.minX { return lon + 360 }
+        if box.minX < -180 && lon > box.maxX { return lon - 360 }
+        return lon
     }
 
     /// Centre of a point set: mean latitude and circular-mean longitude (antimeridian safe).

@@ -88,4 +88,43 @@ final class WorldProjectionTests: XCTestCase {
             polygons.first { $0.region == 0 }?.rings.count, 2, "the antimeridian disc is split into two parts")
         XCTAssertEqual(polygons.first { $0.region == 2 }?.rings.count, 1)
     }
+
+    /// A region across the antimeridian holds its members on both sides: `members_inside` is
+    /// counted on the polygon before its split, whose longitudes run on past 180°, so a member at
+    /// −179.9° is found at 180.1° in it (the OurAirports Aleutians region of 10 closed airfields,
+    /// 3 of them west of 180°, read 0.7).
+    func testMembersInsideCountsBothSidesOfTheAntimeridian() throws {
+        let (bgLon, bgLat) = worldPoints(2000)
+        var lon = bgLon
+        var lat = bgLat
+        var spot: [Int] = []
+        // A 7 × 7 grid 5 km apart around (180°, 52°N), half of it west of the antimeridian.
+        for i in -3...3 {
+            for j in -3...3 {
+                let p = Geodesic.destination(lon: 180, lat: 52, azimuth: 90, distance: Double(i) * 5_000)
+                let q = Geodesic.destination(lon: p.lon, lat: p.lat, azimuth: 0, distance: Double(j) * 5_000)
+                spot.append(lon.count)
+                lon.append(normalizeLongitude(q.lon))
+                lat.append(q.lat)
+            }
+        }
+        XCTAssertGreaterThan(spot.filter { lon[$0] < 0 }.count, 10, "members on both sides")
+        let projected = try lon.withUnsafeBufferPointer { a in
+            try lat.withUnsafeBufferPointer { b in try Projector.project(lon: a, lat: b, crs: "auto") }
+        }
+        let points = projected.points
+        let rows = Set(spot)
+        let members = (0..<points.count).filter { rows.contains(Int(points.row[$0])) }.map { UInt32($0) }
+        let flags = [UInt8](
+            repeating: RegionTable.Region.matchesFlag | RegionTable.Region.shapeFlag, count: members.count)
+        var region = RegionTable.Region(keyword: 0, members: members, memberMatch: flags)
+        region.spacing = 5_000
+        let (polygons, dropped) = try RegionPolygonBuilder(options: .init(margin: 1_000)).build(
+            table: RegionTable(regions: [region]), points: points, crs: projected.choice.definition,
+            crsIsLocal: false)
+        XCTAssertEqual(dropped, 0)
+        let polygon = try XCTUnwrap(polygons.first)
+        XCTAssertEqual(polygon.rings.count, 2, "split at the antimeridian")
+        XCTAssertEqual(polygon.shape.membersInside, 1)
+    }
 }
