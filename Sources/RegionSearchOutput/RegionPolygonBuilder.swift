@@ -46,6 +46,11 @@ import Synchronization
 ///    in one building) is grown to that disc around its POIs.
 /// 5. Validity: GEOS `isValid`; an invalid result is repaired with `MakeValid`. Every part is kept
 ///    (a street whose gap is too long to draw becomes a MultiPolygon), holes included.
+/// 5a. Denser neighbours' members: where the polygon covers a member of a denser, worse-ranked
+///    region of the same keyword and level, the ground nearer that member than any of its own
+///    (a disc of half that distance, at most the margin) is left out, so that rule 6 does not
+///    take the denser region's POIs from it
+///    (``othersGround(_:_:planar:x:y:lon:lat:margin:others:points:plane:local:geos:)``).
 /// 6. Nesting, and no overlaps within a keyword and level: regions are processed in table order
 ///    (a parent before its children, each level in rank order); a region's polygon is cut to its
 ///    parent's (the nearest ancestor's that was drawn), so a finer region lies inside the coarser
@@ -192,6 +197,7 @@ public struct RegionPolygonBuilder {
         -> (polygons: [Polygon], dropped: Int)
     {
         let regions = table.regions
+        let levelMembers = LevelMembers(regions: regions, points: points)
         var shapes = [Result<Shape?, Error>](repeating: .success(nil), count: regions.count)
         let next = Atomic<Int>(0)
         shapes.withUnsafeMutableBufferPointer { out in
@@ -204,7 +210,9 @@ public struct RegionPolygonBuilder {
                     let index = next.add(1, ordering: .relaxed).oldValue
                     if index >= regions.count { break }
                     out[index] = Result {
-                        try shape(index, regions[index], points: points, toWGS84: toWGS84.get(), proj: proj, geos: geos)
+                        try shape(
+                            index, regions[index], points: points, others: levelMembers, toWGS84: toWGS84.get(),
+                            proj: proj, geos: geos)
                     }
                 }
             }
@@ -361,8 +369,8 @@ public struct RegionPolygonBuilder {
     /// Rules 1–5 for one region: its grown, valid skeleton in WGS84; nil when nothing polygonal
     /// is left of it.
     func shape(
-        _ index: Int, _ region: RegionTable.Region, points: ProjectedPoints, toWGS84: PROJTransform?,
-        proj: PROJContext, geos: GEOSContext
+        _ index: Int, _ region: RegionTable.Region, points: ProjectedPoints, others: LevelMembers,
+        toWGS84: PROJTransform?, proj: PROJContext, geos: GEOSContext
     ) throws -> Shape? {
         let members = region.shapeMembers
         var px: [Double] = []
@@ -424,6 +432,15 @@ public struct RegionPolygonBuilder {
                 unclosed = nil
             }
         }
+        if let foreign = try othersGround(
+            index, region, planar: planar, x: px, y: py, lon: lons, lat: lats, margin: margin, others: others,
+            points: points, plane: plane, local: toWGS84 != nil, geos: geos)
+        {
+            planar = try planar.difference(foreign).polygonalParts()
+            guard !planar.isEmpty else { return nil }
+            unclosed = try unclosed?.difference(foreign)
+            emptyShare = try ShapeCheck.emptyShare(of: planar, x: px, y: py, distance: emptyDistance)
+        }
         // Longitudes are made continuous around the first vertex transformed back, for every
         // geometry of the region alike.
         var reference: Double?
@@ -440,6 +457,70 @@ public struct RegionPolygonBuilder {
             if !own.isEmpty { shape.unclosed = try Rings(own) }
         }
         return shape
+    }
+
+    /// Rule 5a: the ground around the members of denser, worse-ranked regions of the same keyword
+    /// and level that the region's polygon `planar` covers — around each such member, the disc of
+    /// half its distance to the region's nearest member, at most the region's `margin` — or nil
+    /// when it covers none.
+    ///
+    /// Why: rule 6 cuts a region to what better-ranked regions of its level left, so without this
+    /// a better-ranked sparse region whose margin or triangles reach over a denser one's members
+    /// takes them, and the denser polygon no longer covers its own POIs (OurAirports: Seoul's wide
+    /// heliport region, 4.6 km spacing, drawn over 14 of the 120 heliports of the dense central
+    /// one, 353 m, whose polygon then held 88 % of them). The ground nearer such a member than to
+    /// any of the region's own is left to the denser region, as the closing leaves a dense cluster
+    /// in a sparse region's notch its own (rule 3); the region's own members all stay inside. A
+    /// sparser region's members inside a denser region's ground stay its ground: a few scattered
+    /// POIs do not punch holes into a district (``CoveredRegionTests``).
+    func othersGround(
+        _ index: Int, _ region: RegionTable.Region, planar: GEOSGeometry, x: [Double], y: [Double], lon: [Double],
+        lat: [Double], margin: Double, others: LevelMembers, points: ProjectedPoints, plane: PROJTransform,
+        local: Bool, geos: GEOSContext
+    ) throws -> GEOSGeometry? {
+        guard margin > 0, !x.isEmpty, let box = planar.envelope else { return nil }
+        // How far the polygon reaches beyond its members' box, in metres, as degrees around them
+        // (1.5 × for the plane's scale error; every longitude near a pole).
+        let members = PointBounds(x: x, y: y)
+        let reach =
+            max(
+                members.minX - box.minX, box.maxX - members.maxX, members.minY - box.minY, box.maxY - members.maxY, 0)
+            * 1.5 + 1
+        let metresPerDegree = 111_000.0
+        let latPad = reach / metresPerDegree
+        let latRange = (lat.min()! - latPad)...(lat.max()! + latPad)
+        let centre = lon[0]
+        let relative = lon.map { normalizeLongitude($0 - centre) }
+        let cosine = cos(min(90, max(abs(latRange.lowerBound), abs(latRange.upperBound))) * .pi / 180)
+        let lonPad = cosine > 0.01 ? reach / (metresPerDegree * cosine) : 360
+        let lonRange = (relative.min()! - lonPad)...(relative.max()! + lonPad)
+        let near = others.later(
+            than: index, group: SIMD2(region.keyword, region.level), spacing: region.spacing, lat: latRange,
+            lon: lonRange, centre: centre)
+        guard !near.isEmpty else { return nil }
+        var fx = near.map { local ? points.x[$0.point] : $0.lon }
+        var fy = near.map { local ? points.y[$0.point] : $0.lat }
+        if !local {
+            let failed = try plane.transform(x: &fx, y: &fy)
+            guard failed.isEmpty else {
+                throw GEOSError(
+                    message: "region \(index + 1): \(failed.count) members of other regions could not be projected")
+            }
+        }
+        let prepared = try planar.prepared()
+        var discs: [GEOSGeometry] = []
+        for k in 0..<near.count where try prepared.covers(x: fx[k], y: fy[k]) {
+            var nearest = Double.infinity
+            for j in 0..<x.count {
+                let dx = x[j] - fx[k]
+                let dy = y[j] - fy[k]
+                nearest = min(nearest, dx * dx + dy * dy)
+            }
+            let radius = min(margin, nearest.squareRoot() / 2)
+            guard radius > 0 else { continue }
+            discs.append(try geos.multiPoint(x: [fx[k]], y: [fy[k]]).buffer(radius, quadrantSegments: 4))
+        }
+        return discs.isEmpty ? nil : try geos.unionAll(discs)
     }
 
     /// A planar polygonal geometry back in WGS84, part by part and ring by ring, longitudes

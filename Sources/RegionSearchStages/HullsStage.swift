@@ -23,7 +23,11 @@ public enum HullsStage {
         // 11: close_spacing 1.5 by default: the grown skeleton is closed, notches between members filled.
         // 12: child_margin_floor 0.5 by default: a finer region reaches half its band floor's
         //     spacing beyond its members (midway to its parent's POIs at that density).
-        version: 13,
+        // 13: street_aspect 4 by default: a region that is a street is drawn as a street-wide band.
+        // 14: a region's polygon leaves the ground around worse-ranked regions' members of its
+        //     keyword and level (they kept losing them to it); members_inside counted across the
+        //     antimeridian.
+        version: 14,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -39,7 +43,8 @@ public enum HullsStage {
         location) grown by margin_m with GEOS (a finer level's region at least child_margin_floor
         spacings of its band floor) and closed by close_spacing spacings (notches and
         holes narrower than about twice that filled), at least min_extent_m wide, valid, not overlapping
-        better-ranked regions of the same keyword and level and cut to its parent region's polygon;
+        better-ranked regions of the same keyword and level, leaving the ground around the members of
+        denser worse-ranked ones to them, and cut to its parent region's polygon;
         levels chooses what is written of the hierarchy (all levels, nested; the finest region at
         each place; level 0; one level); a Polygon, or a MultiPolygon when a gap is too
         long to draw, in WGS84 lon/lat with counter-clockwise exterior rings, clockwise holes and at

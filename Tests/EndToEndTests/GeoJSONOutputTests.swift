@@ -220,6 +220,12 @@ final class GeoJSONOutputTests: XCTestCase {
         XCTAssertEqual(checks.count, features.count)
         for (feature, check) in zip(features, checks) {
             let id = feature["properties"]?["region_id"]?.doubleValue ?? -1
+            // The hulls stage's own shape check (empty_share ≤ 0.05, members_inside ≥ 0.9) passes
+            // for every region of every shared dataset (issue 22).
+            XCTAssertEqual(
+                feature["properties"]?["shape_ok"]?.doubleValue, 1,
+                "\(name) region \(id): shape_ok (empty_share \(feature["properties"]?["empty_share"]?.doubleValue ?? -1), "
+                    + "members_inside \(feature["properties"]?["members_inside"]?.doubleValue ?? -1))")
             let check = try XCTUnwrap(check, "\(name) region \(id) has no keyword")
             XCTAssertEqual(
                 Double(check.keywordPOIs), feature["properties"]?["n_keyword_pois"]?.doubleValue,
