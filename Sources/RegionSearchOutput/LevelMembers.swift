@@ -34,8 +34,9 @@ struct LevelMembers: Sendable {
     }
 
     /// The members of regions after `region` in the table (worse-ranked ones of its level) of
-    /// keyword and level `group` whose spacing is below `spacing`, with latitude in `lat` and longitude `lon` relative to `centre`
-    /// (normalised to ±180°, so a box across the antimeridian is one range), in latitude order.
+    /// keyword and level `group` whose spacing is below `spacing`, with latitude in `lat` and
+    /// longitude in `lon` relative to `centre` (normalised to ±180°, so a box across the
+    /// antimeridian is one range), in latitude order.
     func later(
         than region: Int, group: SIMD2<Int>, spacing: Double, lat: ClosedRange<Double>, lon: ClosedRange<Double>,
         centre: Double

@@ -24,9 +24,9 @@ public enum HullsStage {
         // 12: child_margin_floor 0.5 by default: a finer region reaches half its band floor's
         //     spacing beyond its members (midway to its parent's POIs at that density).
         // 13: street_aspect 4 by default: a region that is a street is drawn as a street-wide band.
-        // 14: a region's polygon leaves the ground around worse-ranked regions' members of its
-        //     keyword and level (they kept losing them to it); members_inside counted across the
-        //     antimeridian.
+        // 14: a region's polygon leaves the ground around the members of denser, worse-ranked
+        //     regions of its keyword and level to them (they lost those members to it);
+        //     members_inside counted across the antimeridian.
         version: 14,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
