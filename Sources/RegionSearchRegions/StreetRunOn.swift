@@ -378,13 +378,12 @@ struct StreetRunOn {
                         && continuous(
                             from: last, to: q, kg: kg, near: near, halfWidth: run.halfWidth,
                             spacing: 1 / background.squareRoot()))
+                guard alongStreet else { break }
                 if claimed[Int(q)] >= 0 {
-                    guard alongStreet else { break }
                     run.reached = claimed[Int(q)]
                     run.edges.append((last, q))
                     return
                 }
-                guard alongStreet else { break }
                 claimed[Int(q)] = set
                 run.added.append(q)
                 run.edges.append((last, q))
