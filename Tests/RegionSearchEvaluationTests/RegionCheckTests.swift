@@ -163,6 +163,31 @@ final class RegionCheckTests: XCTestCase {
         }
     }
 
+    /// A polygon's edge is straight in longitude and latitude (RFC 7946), also when it is long: a POI
+    /// 10 m inside the middle of a 200 km edge counts, one 10 m outside does not (projected from its
+    /// ends alone, the edge would be straight in the metric CRS and lie hundreds of metres away).
+    func testALongEdgeIsStraightInLongitudeAndLatitude() throws {
+        var pois = EvaluationPOIs(path: "pois")
+        let (mx, my, d) = (-112.25, 36.75, 7e-5)
+        // The edge runs from (−113, 36) to (−111.5, 37.5); the polygon lies to its north-west.
+        pois.append(id: "inside", keywordText: "small_airport", lon: mx - d, lat: my + d)
+        pois.append(id: "outside", keywordText: "small_airport", lon: mx + d, lat: my - d)
+        let ring = GeoJSONWriter.Ring(lon: [-113, -111.5, -113, -113], lat: [36, 37.5, 37.5, 36])
+        let features = [
+            RegionFeature(id: .number(1), keyword: "small_airport", polygons: [[ring]], index: 0)
+        ]
+        let checks = try Evaluator().checkRegions(RegionFeatureFile(path: "regions", features: features), pois: pois)
+        XCTAssertEqual(try XCTUnwrap(checks.first ?? nil).keywordPOIs, 1)
+        // The ring as projected: each edge in pieces of at most 0.05°.
+        let dense = EvaluationLayer.densified(ring)
+        XCTAssertEqual(dense.lon.first, -113)
+        XCTAssertEqual(dense.lon.count, 30 + 30 + 30 + 1)
+        for i in 1..<dense.lon.count {
+            XCTAssertLessThanOrEqual(abs(dense.lon[i] - dense.lon[i - 1]), 0.05 + 1e-12)
+            XCTAssertLessThanOrEqual(abs(dense.lat[i] - dense.lat[i - 1]), 0.05 + 1e-12)
+        }
+    }
+
     /// Random polygons and POIs: spacing by brute force, empty share by sampling a 300 × 300 raster.
     func testEmptyShareMatchesARasterCount() throws {
         var rng = SeededRandom(seed: 11)
