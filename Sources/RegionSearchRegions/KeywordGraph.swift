@@ -14,27 +14,40 @@ import RegionSearchModel
 ///    k-th nearest other keyword POI but at least `minSpacing` (a street of restaurants 40 m apart
 ///    is joined across a gap of a few doorways, not across a kilometre of houses; thirty offices
 ///    stacked in one building are one place, whatever metre separates their entrances);
-/// 2. the ground between them is populated: either the edge is short even for the keyword's wider
+/// 2. the ground between them is populated: i and j are connected in the pruned POI graph (which
+///    has no edges across rivers, parks or other voids, see the graph stage) by a path at most
+///    `detour` × L + the local spacing long; or the edge is short even for the keyword's wider
 ///    neighbourhood (L ≤ the distance from each end to its 2k-th nearest other keyword POI: a gap
-///    the keyword's own cluster spans everywhere around it, such as the space between two blocks of
-///    one district where the data has no other POIs), or i and j are connected in the pruned POI
-///    graph (which has no edges across rivers, parks or other voids, see the graph stage) by a path
-///    at most `detour` × L + the local spacing long. Two banks of a river are far apart along the
-///    graph, and a river is wide for the keyword POIs that line it.
+///    the keyword's own cluster spans) and the POI graph goes round the gap within `wideDetour` × L.
+///    The graph stage also cuts small enclosed voids — a block's empty interior between its two
+///    frontages, a plaza, a gap in a street of shops — which a cluster spanning them should span
+///    too, and the way round such a void is short. A river or any other empty band runs on beyond
+///    the cluster, so the way round it is long, however wide the keyword's spacing on its banks:
+///    the two banks stay apart (before regions stage version 16 a gap the keyword spans was
+///    bridged whatever the POI graph, which joined facing clusters across rivers). Two POIs at
+///    most `minSpacing` apart are always joined: no ground lies between the units of one building.
 public struct KeywordGraph: Sendable {
     /// How the keyword POIs are joined.
     public struct Rules: Sendable, Equatable {
         public var neighbours: Int
         public var edgeFactor: Double
         public var detour: Double
+        /// Rule 2 for a gap the keyword spans: the way round it through the POI graph is at most
+        /// this many times the gap (0: any gap the keyword spans is bridged, as before regions
+        /// stage version 16).
+        public var wideDetour: Double
         /// Metres below which a spacing counts as this much: POIs a metre apart are the units of
         /// one building or geocoding noise, not a scale that should split or sharpen regions.
         public var minSpacing: Double
 
-        public init(neighbours: Int = 5, edgeFactor: Double = 1.6, detour: Double = 2, minSpacing: Double = 5) {
+        public init(
+            neighbours: Int = 5, edgeFactor: Double = 1.6, detour: Double = 2, wideDetour: Double = 4,
+            minSpacing: Double = 5
+        ) {
             self.neighbours = neighbours
             self.edgeFactor = edgeFactor
             self.detour = detour
+            self.wideDetour = wideDetour
             self.minSpacing = minSpacing
         }
     }
@@ -86,10 +99,21 @@ public struct KeywordGraph: Sendable {
             let (a, b) = geometry.edges[e]
             guard eligible[Int(a)], eligible[Int(b)], isShort(e) else { continue }
             let l = geometry.lengths[e]
-            if l == 0 || l <= min(wideSpacing[Int(a)], wideSpacing[Int(b)])
-                || support.connected(
-                    Int(geometry.subset[Int(a)]), Int(geometry.subset[Int(b)]), within: rules.detour * l)
-            {
+            // Below the spacing floor there is no ground between them to be empty: the entrances
+            // of one building (the POI graph, pruned at their own sub-metre scale, may not join them).
+            if l <= rules.minSpacing {
+                out.append((a, b))
+                continue
+            }
+            let spanned = l <= min(wideSpacing[Int(a)], wideSpacing[Int(b)])
+            if spanned && rules.wideDetour == 0 {
+                out.append((a, b))
+                continue
+            }
+            // One search: the longer bound when the keyword spans the gap (a path within the
+            // shorter bound is within the longer one).
+            let bound = spanned ? max(rules.wideDetour, rules.detour) : rules.detour
+            if support.connected(Int(geometry.subset[Int(a)]), Int(geometry.subset[Int(b)]), within: bound * l) {
                 out.append((a, b))
             }
         }

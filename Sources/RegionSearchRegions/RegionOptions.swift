@@ -263,6 +263,13 @@ public struct RegionOptions: StageOptions, Equatable {
         "detour", .number(min: 1, max: 100), default: .number(defaults.keywordGraph.detour),
         help: "…and only when the POI graph joins them by a path at most detour times their distance: POIs on "
             + "two banks of a river, or on two sides of a park, are not joined.")
+    static let wideDetourSpec = ParameterSpec(
+        "wide_detour", .number(min: 0, max: 100), default: .number(defaults.keywordGraph.wideDetour),
+        help: "…except a gap the keyword spans (at most the distance to the 2·neighbours-th nearest keyword POI "
+            + "at both ends), which is bridged when the POI graph goes round it within wide_detour times its "
+            + "length: a block's empty interior or a plaza inside a cluster, but never a river or any other empty "
+            + "band, whose way round is long. 0 bridges every gap the keyword spans (regions stage version 15 and "
+            + "before).")
     static let minSpacingSpec = ParameterSpec(
         "min_spacing_m", .number(min: 0, max: 1_000), default: .number(defaults.keywordGraph.minSpacing),
         help: "A keyword spacing below this many metres counts as this much: the units and entrances of one "
@@ -314,7 +321,7 @@ public struct RegionOptions: StageOptions, Equatable {
         streetExtendRatioSpec,
         referenceWindowSpec, contrastRingSpec, hullCornersSpec,
         edgeFactorSpec,
-        detourSpec, minSpacingSpec,
+        detourSpec, wideDetourSpec, minSpacingSpec,
         zCoreSpec, zExtendSpec, liftDensityRatioSpec, minKeywordPOIsSpec, fdrSpec, fdrScopeSpec, mergeDistanceSpec,
         dbscanEpsSpec,
         dbscanMinSamplesSpec,
@@ -365,7 +372,8 @@ public struct RegionOptions: StageOptions, Equatable {
             nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),
-                detour: p.double(Self.detourSpec), minSpacing: p.double(Self.minSpacingSpec)),
+                detour: p.double(Self.detourSpec), wideDetour: p.double(Self.wideDetourSpec),
+                minSpacing: p.double(Self.minSpacingSpec)),
             liftDensityRatio: p.double(Self.liftDensityRatioSpec), fdr: p.double(Self.fdrSpec),
             fdrScope: p.choice(Self.fdrScopeSpec, as: FDRScope.self),
             dbscanEps: p.double(Self.dbscanEpsSpec), dbscanMinSamples: p.int(Self.dbscanMinSamplesSpec),

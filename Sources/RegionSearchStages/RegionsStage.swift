@@ -36,7 +36,9 @@ public enum RegionsStage {
         // 15: a street's run takes a keyword POI beyond its gap when POIs of any kind stand all
         //     along the way, and joins another candidate it reaches when the two and the run are
         //     one street together (street_run_on).
-        version: 15,
+        // 16: a gap the keyword spans is bridged only where the POI graph goes round it within
+        //     wide_detour times its length (facing clusters were joined across rivers).
+        version: 16,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -48,9 +50,10 @@ public enum RegionsStage {
     static let discussion = """
         For each keyword, over its own POIs. Keyword graph: the keyword POIs' Delaunay triangulation;
         two of them are joined when at most edge_factor times the keyword spacing apart (s, the
-        distance to the neighbours-th nearest keyword POI, at the sparser end) and either that gap is
-        one the keyword spans around both (at most the 2·neighbours-th nearest distance) or the POI
-        graph joins them by a path at most detour times their distance (not across a river or park).
+        distance to the neighbours-th nearest keyword POI, at the sparser end) and the POI graph joins
+        them by a path at most detour times their distance (not across a river or park), or at most
+        wide_detour times it when the keyword spans the gap around both (at most the
+        2·neighbours-th nearest distance): a block's empty interior, but never a river.
 
         measure "density": nested levels of dense subgraphs (nested, the default; false stops at
         level 0). Level 0 (level0 "own", the default): each keyword POI's own density ratio r, its
