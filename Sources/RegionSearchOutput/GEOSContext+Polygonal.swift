@@ -95,6 +95,12 @@ extension GEOSGeometry {
         return out
     }
 
+    /// The number of holes of a polygon (0 for any other geometry).
+    public var interiorRingCount: Int {
+        guard isPolygon else { return 0 }
+        return max(0, Int(GEOSGetNumInteriorRings_r(context.handle, pointer)))
+    }
+
     /// All rings of a polygon: the exterior first, then the holes (each closed).
     public func rings() throws(GEOSError) -> [(x: [Double], y: [Double])] {
         let h = context.handle

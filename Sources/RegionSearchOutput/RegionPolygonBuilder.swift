@@ -404,7 +404,7 @@ public struct RegionPolygonBuilder {
         var unclosed: GEOSGeometry?
         if close > 0 && !region.edges.isEmpty && !options.concave {
             unclosed = g
-            g = try g.buffer(close, quadrantSegments: 4).buffer(-close, quadrantSegments: 4)
+            g = try Self.closing(g, by: close, geos: geos)
         }
         if !g.isPolygon && g.typeID != Int32(GEOS_MULTIPOLYGON.rawValue)
             || g.area < Double.pi * minRadius * minRadius

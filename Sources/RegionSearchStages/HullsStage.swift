@@ -27,7 +27,10 @@ public enum HullsStage {
         // 14: a region's polygon leaves the ground around the members of denser, worse-ranked
         //     regions of its keyword and level to them (they lost those members to it);
         //     members_inside counted across the antimeridian.
-        version: 14,
+        // 15: a grown geometry of 64 rings or more is shrunk back (the closing) by its boundary's
+        //     band instead of GEOS's negative buffer: the same set to the arcs' chords, not the
+        //     same bytes (fewer rings: unchanged).
+        version: 15,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
