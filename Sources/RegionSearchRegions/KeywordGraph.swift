@@ -20,8 +20,8 @@ import RegionSearchModel
 ///    neighbourhood (L ≤ the distance from each end to its 2k-th nearest other keyword POI: a gap
 ///    the keyword's own cluster spans) and the POI graph goes round the gap within `wideDetour` × L.
 ///    The graph stage also cuts small enclosed voids — a block's empty interior between its two
-///    frontages, a plaza, a gap in a street of shops — which a cluster spanning them should span
-///    too, and the way round such a void is short. A river or any other empty band runs on beyond
+///    frontages, a plaza — which a cluster spanning them should span too, and the way round such
+///    a void is short. A river or any other empty band runs on beyond
 ///    the cluster, so the way round it is long, however wide the keyword's spacing on its banks:
 ///    the two banks stay apart (before regions stage version 16 a gap the keyword spans was
 ///    bridged whatever the POI graph, which joined facing clusters across rivers). Two POIs at
