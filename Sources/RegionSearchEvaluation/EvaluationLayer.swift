@@ -47,17 +47,11 @@ package final class EvaluationLayer {
         nullGeometries = file.nullGeometries
         // The rings with their long edges divided (see `densified`), then one bulk PROJ call for
         // all coordinates of the file.
-        let features = file.features.map { f in f.polygons.map { $0.map(Self.densified) } }
-        var xs: [Double] = []
-        var ys: [Double] = []
-        for polygons in features {
-            for polygon in polygons {
-                for ring in polygon {
-                    xs.append(contentsOf: ring.lon)
-                    ys.append(contentsOf: ring.lat)
-                }
-            }
+        var dense = file
+        for i in dense.features.indices {
+            dense.features[i].polygons = file.features[i].polygons.map { $0.map(Self.densified) }
         }
+        var (xs, ys) = dense.allCoordinates
         let failed = try transform.transform(x: &xs, y: &ys)
         var items: [Item] = []
         items.reserveCapacity(file.features.count)
@@ -66,9 +60,9 @@ package final class EvaluationLayer {
         var degenerate = 0
         var offset = 0
         let firstFailure = failed.min()
-        for (f, densePolygons) in zip(file.features, features) {
+        for f in dense.features {
             var polygons: [GEOSGeometry] = []
-            for polygon in densePolygons {
+            for polygon in f.polygons {
                 var rings: [(x: [Double], y: [Double])] = []
                 for ring in polygon {
                     let range = offset..<(offset + ring.lon.count)
