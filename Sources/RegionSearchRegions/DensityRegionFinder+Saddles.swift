@@ -90,6 +90,7 @@ extension DensityRegionFinder {
         // The candidates joined so far: each group's root is its first candidate.
         var group = UnionFind(count: candidates.count)
         var bridges: [Int32: [Int32]] = [:]
+        var scratch = PathScratch(count: m)
         let order = (0..<m).filter { reach[$0] && label[$0] < 0 }.sorted {
             ratio[$0] != ratio[$1] ? ratio[$0] > ratio[$1] : $0 < $1
         }
@@ -106,8 +107,8 @@ extension DensityRegionFinder {
                         guard ga != gb else { continue }
                         // Through POIs at the saddle or denser that no candidate holds.
                         let path = Self.path(
-                            from: sets[candidates[Int(a)]], to: sets[candidates[Int(b)]], over: adjacency,
-                            through: { active[$0] && label[$0] < 0 })
+                            from: sets[candidates[Int(a)]], source: a, target: b, label: label, over: adjacency,
+                            through: { active[$0] && label[$0] < 0 }, scratch: &scratch)
                         guard !path.isEmpty else { continue }
                         let (root, other) = (min(ga, gb), max(ga, gb))
                         group.union(ga, gb)
@@ -151,32 +152,36 @@ extension DensityRegionFinder {
         return out
     }
 
-    /// The positions of one path with the fewest hops from a member of `from` to a member of `to`
-    /// over `adjacency`, through positions `through` accepts, without its two ends' sets: the
-    /// POIs that bridge them. Breadth-first from all of `from` at once, neighbours in order:
-    /// deterministic.
+    /// The positions of one path with the fewest hops from a member of `from` (the positions
+    /// `label` gives `source`) to a position `label` gives `target`, over `adjacency`, through
+    /// positions `through` accepts, without its two ends' sets: the POIs that bridge them.
+    /// Breadth-first from all of `from` at once, neighbours in order: deterministic. Membership
+    /// is read from `label` and the predecessors kept in `scratch`, so a call costs what its
+    /// search visits, not the size of the two sets (a downtown's candidate holds tens of
+    /// thousands of POIs, and a set of them per call was most of the regions stage's time).
     static func path(
-        from: [Int32], to: [Int32], over adjacency: [[Int32]], through: (Int) -> Bool
+        from: [Int32], source: Int32, target: Int32, label: [Int32], over adjacency: [[Int32]],
+        through: (Int) -> Bool, scratch: inout PathScratch
     ) -> [Int32] {
-        let target = Set(to)
-        let source = Set(from)
-        var previous: [Int32: Int32] = [:]
+        scratch.clear()
         var queue = from
         var head = 0
-        for p in from { previous[p] = -1 }
+        for p in from { scratch.visit(p, from: -1) }
         while head < queue.count {
             let v = queue[head]
             head += 1
-            for w in adjacency[Int(v)] where previous[w] == nil && (target.contains(w) || through(Int(w))) {
+            for w in adjacency[Int(v)] where !scratch.visited(w) {
+                let reachesTarget = label[Int(w)] == target
+                guard reachesTarget || through(Int(w)) else { continue }
                 // A path that bridges nothing (the two sets touch) is not looked for.
-                if target.contains(w) && source.contains(v) { continue }
-                previous[w] = v
-                if target.contains(w) {
+                if reachesTarget && label[Int(v)] == source { continue }
+                scratch.visit(w, from: v)
+                if reachesTarget {
                     var out: [Int32] = []
                     var u = v
-                    while u >= 0 && !source.contains(u) {
+                    while u >= 0 && label[Int(u)] != source {
                         out.append(u)
-                        u = previous[u]!
+                        u = scratch.previous(of: u)
                     }
                     return out
                 }
@@ -184,5 +189,36 @@ extension DensityRegionFinder {
             }
         }
         return []
+    }
+
+    /// One breadth-first search's predecessors over the keyword graph's positions, cleared in
+    /// O(1) by a generation count instead of a pass over all positions.
+    struct PathScratch {
+        private var predecessor: [Int32]
+        private var stamp: [UInt32]
+        private var generation: UInt32 = 0
+
+        init(count: Int) {
+            predecessor = [Int32](repeating: -1, count: count)
+            stamp = [UInt32](repeating: 0, count: count)
+        }
+
+        /// Forgets every position visited.
+        mutating func clear() {
+            generation &+= 1
+            if generation == 0 {
+                for i in stamp.indices { stamp[i] = 0 }
+                generation = 1
+            }
+        }
+
+        func visited(_ p: Int32) -> Bool { stamp[Int(p)] == generation }
+
+        mutating func visit(_ p: Int32, from previous: Int32) {
+            stamp[Int(p)] = generation
+            predecessor[Int(p)] = previous
+        }
+
+        func previous(of p: Int32) -> Int32 { predecessor[Int(p)] }
     }
 }
