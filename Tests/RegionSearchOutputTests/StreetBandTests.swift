@@ -118,4 +118,36 @@ final class StreetBandTests: XCTestCase {
         let off = try drawn(x: x, y: y, reach: 45, streetAspect: 0)
         XCTAssertEqual(aspect4.polygon.area, off.polygon.area, accuracy: 1e-6 * off.polygon.area)
     }
+
+    /// The band tests' distance check (``RegionPolygonBuilder/within(_:_:line:band:reach:)``,
+    /// which stops at the first segment close enough) gives the answers of the distance to the
+    /// whole polyline, measured segment by segment, on random points and polylines.
+    func testDistanceCheckMatchesTheDistanceToTheWholeLine() {
+        var state: UInt64 = 42
+        func uniform(_ low: Double, _ high: Double) -> Double {
+            // SplitMix64: a fixed sequence, so a failure reproduces.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return low + (high - low) * Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
+        var answers = Set<[Bool]>()
+        for _ in 0..<2000 {
+            let line = (0..<(2 + Int(uniform(0, 8)))).map { _ in (x: uniform(0, 500), y: uniform(0, 500)) }
+            let (px, py) = (uniform(-100, 600), uniform(-100, 600))
+            var distance = Double.infinity
+            for k in 0..<(line.count - 1) {
+                distance = min(distance, StreetSpine.distance(px, py, toSegment: line[k], line[k + 1]))
+            }
+            let (limit, reach) = (uniform(0, 200), uniform(0, 200))
+            let band: (Double) -> Bool = { 3 * $0 <= 3 * limit }
+            let got = RegionPolygonBuilder.within(px, py, line: line, band: band, reach: reach)
+            XCTAssertEqual(got.band, band(distance))
+            XCTAssertEqual(got.reach, distance <= reach)
+            answers.insert([got.band, got.reach])
+        }
+        // Every combination of the two answers came up.
+        XCTAssertEqual(answers.count, 4)
+    }
 }
