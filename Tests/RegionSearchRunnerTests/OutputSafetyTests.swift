@@ -152,6 +152,9 @@ final class OutputSafetyTests: XCTestCase {
             XCTAssertTrue(load(output: path).1?.contains("is inside the work directory") ?? false, path)
         }
         XCTAssertTrue(load(output: "work/published.json").1?.contains("publish record") ?? false)
+        // The runner rewrites its record of the executables' builds on every run: an output there
+        // would be overwritten through its published link, yesterday's result by a failing night.
+        XCTAssertTrue(load(output: "work/builds.json").1?.contains("builds") ?? false)
         XCTAssertNotNil(load(output: "work/result.geojson").0, "the work directory itself is not off limits")
     }
 

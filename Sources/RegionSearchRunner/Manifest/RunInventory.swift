@@ -54,6 +54,7 @@ public struct RunInventory {
     static func workEntries(_ work: WorkDirectory) -> [Entry] {
         [
             Entry(path: work.path + "/published.json", role: "the work directory's publish record"),
+            Entry(path: work.builds, role: "the work directory's record of the stage executables' builds"),
             Entry(path: work.objects, role: "the work directory's objects (stage outputs)", isTree: true),
             Entry(path: work.records, role: "the work directory's run records", isTree: true),
             Entry(path: work.runs, role: "the work directory's combination states", isTree: true),
