@@ -112,8 +112,8 @@ public enum Driver {
     public static func main() -> Never {
         Log.toolName = "regionsearch"
         let status = run(Array(CommandLine.arguments.dropFirst()))
-        fflush(nil)
-        exit(status.rawValue)
+        // The overview, --version and help text are printed here, outside ToolMain's commands.
+        exit(ToolMain.flushed(status).rawValue)
     }
 
     /// Runs one command line (without the program name) and returns its exit status.

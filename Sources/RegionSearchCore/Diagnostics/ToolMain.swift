@@ -1,4 +1,10 @@
-import Foundation
+// `stdout` is a mutable C global as Swift imports it: only the exit path below reads it, on the
+// main thread, after all work is done.
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Darwin)
+    @preconcurrency import Darwin
+#endif
 
 /// The common `main` of every executable: parse, handle `--help`, run, map errors to exit codes.
 public enum ToolMain {
@@ -26,15 +32,13 @@ public enum ToolMain {
         }
         if parsed.flag(.help) {
             print(spec.helpText, terminator: "")
-            fflush(nil)
-            return .success
+            return flushed(.success)
         }
         if parsed.flag(.version) {
             // The program's version: `regionsearch run --version` names regionsearch, as --version does.
             let program = spec.name.split(separator: " ").first.map(String.init) ?? spec.name
             print("\(program) \(RegionSearchVersion.current)")
-            fflush(nil)
-            return .success
+            return flushed(.success)
         }
         Log.configure(parsed)
         return execute { try body(parsed) }
@@ -44,11 +48,9 @@ public enum ToolMain {
     public static func execute(_ body: () throws -> Void) -> ExitStatus {
         do {
             try body()
-            fflush(nil)
-            return .success
+            return flushed(.success)
         } catch let e as SilentExit {
-            fflush(nil)
-            return e.exitStatus
+            return flushed(e.exitStatus)
         } catch let e as UsageError {
             Log.error(e.message)
             if Log.format == .human { Log.write("Run '\(Log.toolName) --help' for usage.\n") }
@@ -60,5 +62,21 @@ public enum ToolMain {
             Log.error("\(error)")
             return .failure
         }
+    }
+
+    /// `status` once everything printed has been flushed, or ``ExitStatus/output`` (with an error
+    /// on standard error) when a command that succeeded could not write all of its standard
+    /// output: `regionsearch diff A B > changes.json` on a full disk must not leave a short file
+    /// behind an exit status of 0. Another status is kept: it says what went wrong first.
+    public static func flushed(_ status: ExitStatus) -> ExitStatus {
+        errno = 0
+        let flushFailed = fflush(nil) != 0
+        let reason = errno != 0 ? String(cString: strerror(errno)) : "write error"
+        guard flushFailed || ferror(stdout) != 0 else { return status }
+        guard status == .success else { return status }
+        Log.error(
+            "standard output: cannot write: \(reason); free space where the output is redirected (or "
+                + "redirect it elsewhere) and run the command again")
+        return .output
     }
 }
