@@ -174,6 +174,11 @@ public enum IngestStage {
         let rejectsPath = try stage.outputPath("rejects")
         let settings = stage.options
         let specs = try inputSpecs(parsed)
+        // `--output pois.geojsonseq` would turn the file it reads into an artifact.
+        try stage.checkPaths(
+            inputs: specs.enumerated().compactMap { k, spec in
+                InputSpec.isConnectionString(spec.path) ? nil : ("input \(k + 1)", spec.path)
+            })
         // One file named twice (a path and a link to it) would count every POI twice.
         if let (first, repeated) = FileIdentity.firstRepeat(
             specs.map { InputSpec.isConnectionString($0.path) ? "" : $0.path })

@@ -86,4 +86,29 @@ final class IngestExecutableTests: XCTestCase {
         r = try run(["--help"])
         XCTAssertEqual(r.status, 0)
     }
+
+    /// An output naming the file ingest reads (directly, through a symbolic link, or as
+    /// `--rejects` / `--summary`) is refused with exit 2 and the input left as it was; two
+    /// outputs on one path are refused too, while two on `/dev/null` are fine.
+    func testOutputsThatWouldReplaceTheInputAreRefused() throws {
+        let text = "id,name,category,lon,lat\n1,a,cafe,10,20\n2,b,cafe,11,21\n"
+        let input = scratch.write(text, name: "in.csv")
+        let link = scratch.path("link.csv")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: input)
+        let (out, rejects) = (scratch.path("o.rsa"), scratch.path("r.csv"))
+        for (arguments, says) in [
+            ([input, "--output", input, "--rejects", rejects], "--output \(input) is input 1"),
+            ([input, "--output", link, "--rejects", rejects], "--output \(link) is input 1"),
+            ([link, "--output", out, "--rejects", input], "--rejects \(input) is input 1"),
+            ([input, "--output", out, "--rejects", rejects, "--summary", input], "--summary \(input) is input 1"),
+            ([input, "--output", out, "--rejects", out], "--rejects and --output both name \(out)"),
+        ] {
+            let r = try run(arguments)
+            XCTAssertEqual(r.status, 2, "\(arguments): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(says), r.stderr)
+            XCTAssertEqual(scratch.text(input), text, "\(arguments) changed the input")
+        }
+        let r = try run([input, "--output", out, "--rejects", "/dev/null", "--summary", "/dev/null"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
 }

@@ -10,6 +10,9 @@
 public struct FileIdentity: Hashable, Sendable {
     public var device: UInt64
     public var inode: UInt64
+    /// Whether it is a regular file (not a device such as `/dev/null`, a pipe or a directory:
+    /// two outputs may both go to `/dev/null`).
+    public var isRegularFile: Bool
 
     /// The identity of an existing path; nil when it cannot be `stat`ed.
     public init?(path: String) {
@@ -17,6 +20,7 @@ public struct FileIdentity: Hashable, Sendable {
         guard stat(path, &st) == 0 else { return nil }
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
+        isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
     }
 
     /// The first pair of `paths` (indices, earlier first) that name the same existing file; nil
