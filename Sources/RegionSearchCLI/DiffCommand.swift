@@ -35,6 +35,12 @@ public enum DiffCommand {
             throw UsageError("give two region files, OLD and NEW: \(spec.shortUsage)")
         }
         let (oldPath, newPath) = (cl.positionals[0], cl.positionals[1])
+        try OutputCollision.check(
+            outputs: [("--geojson", cl.value(geoJSONOption)), ("--json", cl.value(jsonOption))].compactMap {
+                label, path in
+                path.map { (label, $0) }
+            },
+            inputs: [("OLD", oldPath), ("NEW", newPath)])
         do {
             let old = try RegionFile.read(oldPath)
             let new = try RegionFile.read(newPath)

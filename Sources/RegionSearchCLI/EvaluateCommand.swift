@@ -176,6 +176,14 @@ public enum EvaluateCommand {
             }
         }
 
+        if let out = cl.value(Self.jsonOption), out != "-" {
+            var read = cl.positionals.dropFirst().enumerated().map { k, path in ("file \(k + 1)", path) }
+            for option in [Self.poisOption, Self.manifestOption, Self.mustNotOption] {
+                if let path = cl.value(option) { read.append(("--\(option.name)", path)) }
+            }
+            read += cl.all(Self.membersOption).map { ("--members", $0) }
+            try OutputCollision.check(outputs: [("--json", out)], inputs: read)
+        }
         let first = try RegionFeatureFile.read(path: cl.positionals[1])
         let second = RegionFeatureFile.concatenating(
             try cl.positionals.dropFirst(2).map { try RegionFeatureFile.read(path: $0) })

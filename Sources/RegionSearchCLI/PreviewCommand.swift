@@ -98,6 +98,11 @@ public enum PreviewCommand {
         let (files, notes) = try MapProducts.render(data, options: options)
         for note in notes { Log.warning(note) }
         let stem = cl.value(outOption) ?? MapProducts.stem(of: regions)
+        try OutputCollision.check(
+            outputs: files.map {
+                ("the \($0.format.rawValue.uppercased()) map", MapProducts.path(stem: stem, $0.format))
+            },
+            inputs: [("the regions file", regions)] + (cl.value(poisOption).map { [("--pois", $0)] } ?? []))
         for (path, written) in try MapProducts.write(files, stem: stem) {
             Log.info(written ? "wrote \(path)" : "\(path) is up to date")
         }

@@ -26,10 +26,8 @@ struct StageInvocation<Options: StageOptions> {
 
     /// Refuses a command line whose output (an output port, or `--summary`) names a file the
     /// stage reads (an input port, or one of `inputs`: the ingest stage's files) or another of its
-    /// outputs: `regionsearch-graph --input p.rsa --output p.rsa` replaced the points it read and
-    /// exited 0. Files are compared by device and inode, so a link or another spelling of the
-    /// path is caught; outputs that do not exist yet by their paths. Devices (`/dev/null`) and
-    /// pipes may take several outputs.
+    /// outputs (``OutputCollision``): `regionsearch-graph --input p.rsa --output p.rsa` replaced
+    /// the points it read and exited 0.
     func checkPaths(inputs extra: [(label: String, path: String)] = []) throws(UsageError) {
         var inputs: [(label: String, path: String)] = definition.inputs.compactMap { port in
             commandLine.value(definition.inputOption(port.option)).map { ("--\(port.option)", $0) }
@@ -39,29 +37,7 @@ struct StageInvocation<Options: StageOptions> {
             commandLine.value(definition.outputOption(port.option)).map { ("--\(port.option)", $0) }
         }
         if let summary = commandLine.value(StageDefinition.summaryOption) { outputs.append(("--summary", summary)) }
-        let read = inputs.compactMap { input in FileIdentity(path: input.path).map { (input, $0) } }
-        for (k, output) in outputs.enumerated() {
-            let id = FileIdentity(path: output.path)
-            if let id, let (input, _) = read.first(where: { $0.1 == id }) {
-                throw UsageError(
-                    "\(output.label) \(output.path) is \(input.label) \(input.path), which the stage reads (the same "
-                        + "file, through a link or another spelling of its path): writing it would replace its input; "
-                        + "choose another output path")
-            }
-            for earlier in outputs[..<k] {
-                let same: Bool
-                if let id, let other = FileIdentity(path: earlier.path) {
-                    same = id == other && id.isRegularFile
-                } else {
-                    same = id == nil && earlier.path == output.path
-                }
-                if same {
-                    throw UsageError(
-                        "\(output.label) and \(earlier.label) both name \(output.path): one would replace the other; "
-                            + "give each its own path")
-                }
-            }
-        }
+        try OutputCollision.check(outputs: outputs, inputs: inputs)
     }
 
     /// The path given for output port `option`.

@@ -38,4 +38,32 @@ final class StagePathCollisionTests: XCTestCase {
         XCTAssertEqual(
             try tool("regionsearch-graph", ["--input", projected, "--output", f.root + "/g.rsa"], in: f).status, 0)
     }
+
+    /// `regionsearch diff`, `regionsearch-evaluate compare` and `regionsearch preview` refuse a
+    /// report or map path that names one of their inputs, and leave it as it was.
+    func testToolsDoNotWriteOverTheirInputs() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest()
+        XCTAssertEqual(try f.run().status, 0)
+        let a = f.root + "/a.geojson"
+        try Data(contentsOf: URL(fileURLWithPath: f.outputPath)).write(to: URL(fileURLWithPath: a))
+        // A region file that happens to be named like the map preview would write.
+        let html = f.root + "/q.html"
+        try Data(contentsOf: URL(fileURLWithPath: a)).write(to: URL(fileURLWithPath: html))
+        let before = try Data(contentsOf: URL(fileURLWithPath: a))
+        let rs = PipelineFixture.regionsearch
+        for (executable, arguments, file) in [
+            (rs, ["diff", a, a, "--json", a], a),
+            (rs, ["diff", a, a, "--geojson", a], a),
+            (PipelineFixture.toolDirectory + "/regionsearch-evaluate", ["compare", a, a, "--json", a], a),
+            (rs, ["preview", html, "--out", f.root + "/q", "--formats", "html"], html),
+        ] {
+            let r = try f.tool(arguments, executable: executable)
+            XCTAssertEqual(r.status, 2, "\(arguments): \(r.output)")
+            XCTAssertTrue(r.output.contains("would replace the input"), r.output)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), before, "\(arguments)")
+        }
+        XCTAssertEqual(try f.tool(["diff", a, a, "--json", f.root + "/changes.json"]).status, 0)
+    }
 }
