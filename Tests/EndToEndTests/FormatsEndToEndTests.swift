@@ -146,6 +146,22 @@ final class FormatsEndToEndTests: XCTestCase {
                 try Data(contentsOf: URL(fileURLWithPath: out)), expected, "\(output): the GeoJSON on stdout")
             XCTAssertTrue(try String(contentsOfFile: err, encoding: .utf8).contains("up to date"), "progress on stderr")
         }
+        // Standard output a pipe (`regionsearch run m.json | jq …`): /dev/stdout links to
+        // /proc/self/fd/1, whose link text (`pipe:[N]`) is no path; it was refused before any stage.
+        for output in ["/dev/stdout", "/dev/fd/1"] {
+            try f.writeManifest(output: .string(output))
+            let out = f.root + "/piped"
+            let termination = try ChildProcess(
+                executable: "/bin/bash",
+                arguments: [
+                    "-c", "set -o pipefail; \"$0\" run \"$1\" --quiet | cat > \"$2\"", PipelineFixture.regionsearch,
+                    f.manifestPath, out,
+                ]
+            ).wait()
+            XCTAssertEqual("\(termination)", "\(ChildProcess.Termination.exited(0))", "\(output) into a pipe")
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: out)), expected, "\(output): the GeoJSON in the pipe")
+        }
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: "/dev/stdout"), "/proc/self/fd/1")
         // Nothing is created beside a device: no maps, no published set, no change report.
         for beside in [

@@ -47,13 +47,21 @@ enum OutputPreflight {
                 continue
             }
             let kind: AtomicFile.Target
-            // A published path is a link into its set: the probe goes where the link is (the
-            // set's folder is beside it), never into a published set.
-            let published = PublishedSet.publishedPath(target.path)
-            do {
-                kind = PublishedSet.linkText(published) != nil ? .replace(published) : try AtomicFile.Target(published)
-            } catch {
-                throw Failure(message: "\(at): cannot write: \(error)")
+            // Classified as given first, as the publisher does (``PublishedSet/isPublished(_:)``):
+            // `/dev/stdout` links to the descriptor, and when that is a pipe the link's text
+            // (`pipe:[N]`) is no path to follow.
+            if let given = try? AtomicFile.Target(target.path), !given.isReplaced {
+                kind = given
+            } else {
+                // A published path is a link into its set: the probe goes where the link is (the
+                // set's folder is beside it), never into a published set.
+                let published = PublishedSet.publishedPath(target.path)
+                do {
+                    kind =
+                        PublishedSet.linkText(published) != nil ? .replace(published) : try AtomicFile.Target(published)
+                } catch {
+                    throw Failure(message: "\(at): cannot write: \(error)")
+                }
             }
             switch kind {
             case .writeThrough(let path, let descriptor):
