@@ -139,7 +139,9 @@ final class LineageEndToEndTests: XCTestCase {
         }
         let highWaterMark = try read(out + "test.lineage.json")["regionsearch_lineage"]?["high_water_mark"]?.intValue
         XCTAssertNotNil(highWaterMark)
-        try FileManager.default.copyItem(atPath: out + "test.lineage.json", toPath: f.root + "/day1.lineage.json")
+        // A copy of the file (the published path is a link into the set, as the regions' is).
+        try Data(contentsOf: URL(fileURLWithPath: out + "test.lineage.json")).write(
+            to: URL(fileURLWithPath: f.root + "/day1.lineage.json"))
 
         let second = try f.run(day2(f))
         XCTAssertEqual(second.status, 0, second.output)
@@ -255,6 +257,26 @@ final class LineageEndToEndTests: XCTestCase {
         let changes = try read(f.root + "/out/test.changes.json")
         XCTAssertEqual(changes["counts"]?["split"]?.intValue, 2)
         XCTAssertEqual(changes["counts"]?["merged"]?.intValue, 1)
+    }
+
+    /// The change report and the lineage file are published in the same set as the regions: a
+    /// night killed right after the flip (before any link is made) shows all three from tonight,
+    /// never tonight's regions with yesterday's report and lineage — against which the next
+    /// night would then be matched.
+    func testAKillAfterTheFlipShowsOneNightsRegionsReportAndLineage() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        let killed = try f.run(day2(f), environment: [CrashPoint.environmentVariable: "run:set-current:1"])
+        XCTAssertEqual(killed.termination, .signaled(SIGKILL), killed.output)
+        let out = f.root + "/out/"
+        let current = URL(fileURLWithPath: out + ".test.geojson.published/current").resolvingSymlinksInPath().path
+        for name in ["test.geojson", "test.changes.json", "test.lineage.json"] {
+            let file = URL(fileURLWithPath: out + name).resolvingSymlinksInPath().path
+            XCTAssertTrue(file.hasPrefix(current + "/"), "\(name) is \(file), not in the current set \(current)")
+        }
+        // Tonight's report: day 2 split and merged regions.
+        XCTAssertEqual(try read(out + "test.changes.json")["counts"]?["merged"]?.intValue, 1)
     }
 
     /// --fresh-lineage numbers the regions afresh; "lineage": false keeps no lineage at all.

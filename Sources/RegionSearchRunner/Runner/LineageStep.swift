@@ -78,13 +78,18 @@ struct LineageStep {
         var changesPaths: [String]
         var lineagePath: String?
 
-        /// Writes the change report beside every output and the lineage file (atomically, and only
-        /// where the bytes differ); the paths written.
+        /// The change report beside every output and the lineage file: the paths readers open,
+        /// and the bytes. Where the outputs are published as a set, they are its `lineage` member
+        /// (``Publisher/lineageFiles``).
+        var files: [(path: String, bytes: [UInt8])] {
+            changesPaths.map { ($0, changesText) } + (lineagePath.map { [($0, lineageText)] } ?? [])
+        }
+
+        /// Writes ``files`` in place (atomically, and only where the bytes differ), for outputs
+        /// that are not published as a set; the paths written.
         func publish() throws -> [String] {
             var written: [String] = []
-            for (path, bytes) in changesPaths.map({ ($0, changesText) })
-                + (lineagePath.map { [($0, lineageText)] } ?? [])
-            {
+            for (path, bytes) in files {
                 if (try? FileSystem.read(path)) == bytes { continue }
                 do {
                     try FileSystem.createDirectories(AtomicFile.directory(of: path))

@@ -37,6 +37,11 @@ struct Publisher {
     /// The regions as the lineage step wrote them (stable ids, labels, change): published instead
     /// of the hulls stage's GeoJSON when set (``LineageStep``).
     var identified: Artifact? = nil
+    /// The lineage step's change reports and lineage file (the paths readers open, and their
+    /// bytes), published as the set's `lineage` member: they change with the regions, at the
+    /// flip, so a failed or killed night never shows tonight's regions with yesterday's report
+    /// and lineage (``LineageStep/Outcome/files``). Empty without lineage, or without a set.
+    var lineageFiles: [(path: String, bytes: [UInt8])] = []
 
     /// What publishing did to one destination.
     struct Result {
@@ -46,6 +51,8 @@ struct Publisher {
         var digest: FileDigest?
         /// "wrote …" / "… is up to date", for the log.
         var message: String
+        /// The set's `lineage` member (``lineageFiles``): written says whether its files changed.
+        var isLineage = false
     }
 
     /// `WORK/published.json`: per destination, the publish key and the files written.
@@ -152,13 +159,27 @@ struct Publisher {
 
     // MARK: The published set
 
-    /// One member of the set to publish: an output destination or the maps.
+    /// One member of the set to publish: an output destination, the maps, or files whose bytes
+    /// are known beforehand (`prepared`: the lineage step's).
     struct Plan {
         var role: String
         var key: String
         var group: [OutputTarget]?
         /// The path readers open for the member's main file (a user's link followed).
         var main: String
+        var prepared: [(path: String, bytes: [UInt8])]? = nil
+    }
+
+    /// The set's role of the lineage step's files.
+    static let lineageRole = "lineage"
+
+    /// Each prepared file's name in its member's folder: its base name, numbered where two share
+    /// one (change reports beside outputs of one stem in two folders).
+    static func preparedNames(_ paths: [String]) -> [String] {
+        let names = paths.map(PathResolver.baseName)
+        return names.enumerated().map { k, name in
+            names.filter { $0 == name }.count > 1 ? "\(k + 1)-\(name)" : name
+        }
     }
 
     /// The maps' inputs: the hulls GeoJSON and ingest's POIs, with their digests.
@@ -174,7 +195,12 @@ struct Publisher {
     /// choice (a renamed output is another member).
     func memberKey(_ plan: Plan, _ completed: [String: StagePlanner.Completed]) -> String {
         var h = ContentHasher()
-        if let group = plan.group {
+        if let prepared = plan.prepared {
+            for (path, bytes) in prepared {
+                h.update(PublishedSet.publishedPath(path))
+                bytes.withUnsafeBytes { h.update($0) }
+            }
+        } else if let group = plan.group {
             h.update(key(group, completed).description)
             h.update(group.allSatisfy(\.styleSidecar) ? "style" : "no style")
             h.update(plan.main)
@@ -203,6 +229,9 @@ struct Publisher {
         }
         let maps = MapPublisher(manifest: manifest, work: work)
         if !maps.paths.isEmpty { plans.append(Plan(role: "maps", key: "", group: nil, main: "")) }
+        if !lineageFiles.isEmpty {
+            plans.append(Plan(role: Self.lineageRole, key: "", group: nil, main: "", prepared: lineageFiles))
+        }
         guard !plans.isEmpty else { return [] }
         for i in plans.indices { plans[i].key = memberKey(plans[i], completed) }
         do {
@@ -239,8 +268,8 @@ struct Publisher {
                 return Result(
                     targets: plan.group ?? [], written: false, digest: m.files.last?.digest,
                     message: plan.group.map { "\($0[0].path) is up to date\(Self.names($0))" }
-                        ?? "maps \(m.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")) are up to date"
-                )
+                        ?? "\(plan.role) \(m.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")) "
+                        + "are up to date", isLineage: plan.prepared != nil)
             }
         }
         CrashPoint.reached("output")
@@ -266,7 +295,7 @@ struct Publisher {
                         Result(
                             targets: plan.group ?? [], written: again, digest: old.files.last?.digest,
                             message: plan.group.map { "\($0[0].path) is \(state)\(Self.names($0))" }
-                                ?? "maps \(names) are \(state)"))
+                                ?? "\(plan.role) \(names) are \(state)", isLineage: plan.prepared != nil))
                     continue
                 }
                 let t0 = monotonicSeconds()
@@ -278,6 +307,11 @@ struct Publisher {
                         Result(
                             targets: group, written: true, digest: member.files.last?.digest,
                             message: "wrote \(group[0].path)\(Self.names(group))"))
+                } else if plan.prepared != nil {
+                    results.append(
+                        Result(
+                            targets: [], written: true, digest: nil,
+                            message: "wrote \(names.joined(separator: ", "))", isLineage: true))
                 } else {
                     results.append(
                         Result(
@@ -312,6 +346,24 @@ struct Publisher {
         _ cache: inout Layers
     ) throws -> PublishedSet.Member {
         let folder = staging.directory + "/" + plan.role
+        if let prepared = plan.prepared {
+            var files: [PublishedSet.File] = []
+            for ((path, bytes), name) in zip(prepared, Self.preparedNames(prepared.map(\.path))) {
+                let inSet = folder + "/" + name
+                do {
+                    try AtomicFile.write(bytes, to: inSet)
+                    files.append(
+                        PublishedSet.File(
+                            name: plan.role + "/" + name, path: PublishedSet.publishedPath(path),
+                            digest: try FileDigest.of(path: inSet)))
+                } catch let e as FileSystem.Failure {
+                    throw RunnerError.fileSystem(e)
+                } catch {
+                    throw ToolFailure("\(path): cannot write: \(error)", status: .output)
+                }
+            }
+            return PublishedSet.Member(role: plan.role, key: plan.key, files: files)
+        }
         var produced: [String] = []
         if let group = plan.group {
             let first = group[0]
@@ -382,7 +434,9 @@ struct Publisher {
     private func adopt(_ set: PublishedSet, _ plans: [Plan]) throws {
         var candidates: [(role: String, path: String)] = []
         for plan in plans {
-            if let group = plan.group {
+            if let prepared = plan.prepared {
+                for (path, _) in prepared { candidates.append((plan.role, PublishedSet.publishedPath(path))) }
+            } else if let group = plan.group {
                 let dir = AtomicFile.directory(of: plan.main)
                 for file in group.flatMap(\.files) {
                     candidates.append((plan.role, dir + "/" + PathResolver.baseName(file)))

@@ -225,18 +225,28 @@ public final class Runner {
                 identified = try LineageStep(manifest: manifest, work: work, planner: planner, build: build).run(
                     completed, fresh: options.freshLineage)
                 publisher.identified = identified?.regions
-                let results = try publisher.publish(completed)
-                outcome.outputWritten = results.contains { $0.written && !$0.targets.isEmpty }
-                if let digest = results.first?.digest, results.first?.targets.first?.role == .regions {
-                    state.output = (manifest.outputTarget.display, digest)
-                }
-                for r in results { Log.info(r.message) }
+                // The change reports and the lineage file are published with the regions, as one
+                // set where the outputs are files; elsewhere (standard output, a database) they
+                // are written after them.
+                let inSet = PublishedSet.root(of: manifest) != nil
                 if let identified, manifest.lineage.enabled {
                     try OutputSafety.check(
                         writing: LineageStep.publishedPaths(manifest),
                         protected: OutputSafety.protectedFiles(of: manifest))
-                    let written = try identified.publish()
-                    outcome.outputWritten = outcome.outputWritten || !written.isEmpty
+                    if inSet { publisher.lineageFiles = identified.files }
+                }
+                let results = try publisher.publish(completed)
+                outcome.outputWritten = results.contains { $0.written && (!$0.targets.isEmpty || $0.isLineage) }
+                if let digest = results.first?.digest, results.first?.targets.first?.role == .regions {
+                    state.output = (manifest.outputTarget.display, digest)
+                }
+                for r in results where !r.isLineage { Log.info(r.message) }
+                if let identified, manifest.lineage.enabled {
+                    let written =
+                        inSet
+                        ? results.filter { $0.isLineage && $0.written }.map { _ in identified.files.map(\.path) }
+                            .flatMap { $0 }
+                        : try identified.publish()
                     Log.info(
                         "lineage: \(identified.summary)"
                             + (written.isEmpty
