@@ -110,6 +110,23 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertEqual(f.temporaries(), [], "no temporary file left")
     }
 
+    /// A GeoPackage is written through SQLite, which opens paths of at most 511 bytes; publishing
+    /// stages it inside the set being built, a longer path than the output's own. A path legal for
+    /// the file system but too long for that is refused before any stage runs (it failed after
+    /// them all, on every night), and a GeoJSON at the same place is written.
+    func testAGeoPackageTooLongForSQLiteIsRefusedBeforeAnyStage() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let dir = f.root + "/" + Array(repeating: String(repeating: "d", count: 60), count: 7).joined(separator: "/")
+        try f.writeManifest(output: .string(dir + "/r.gpkg"))
+        let r = try f.run()
+        XCTAssertEqual(r.status, 6, r.output)
+        XCTAssertTrue(r.output.contains("which opens paths of at most 511 bytes"), r.output)
+        XCTAssertFalse(r.output.contains("ingest"), "no stage ran: \(r.output)")
+        try f.writeManifest(output: .string(dir + "/r.geojson"))
+        XCTAssertEqual(try f.run(["--quiet"]).status, 0)
+    }
+
     func testAResultWithoutRegionsStillHasTheTypedSchema() throws {
         let f = try PipelineFixture()
         defer { f.remove() }

@@ -76,6 +76,15 @@ enum OutputPreflight {
                     throw Failure(message: "\(at): cannot write: \(String(cString: strerror(errno)))")
                 }
             case .replace(let path):
+                if target.format == .gpkg {
+                    let staged = Self.stagingPath(of: target, published: path, among: targets)
+                    if staged.utf8.count > Self.sqlitePathLimit {
+                        throw Failure(
+                            message: "\(at): a GeoPackage is written through SQLite, which opens paths of at most "
+                                + "\(Self.sqlitePathLimit) bytes, and publishing writes it at \(staged.utf8.count) "
+                                + "(\(staged)); choose a shorter output path or file name")
+                    }
+                }
                 let dir = AtomicFile.directory(of: path)
                 do {
                     try FileSystem.createDirectories(dir)
@@ -93,5 +102,27 @@ enum OutputPreflight {
                 unlink(probe)
             }
         }
+    }
+
+    /// The longest path SQLite's Unix file system layer opens (its `MAX_PATHNAME` is 512 bytes,
+    /// the terminating zero included).
+    static let sqlitePathLimit = 511
+
+    /// The longest path a file output is written at before it is published: inside the set being
+    /// built (`.<name>.published/.g000000.tmp-<pid>/<role>/.<name>.tmp-<pid>-<n>/<name>`, beside
+    /// the manifest's first published file), or beside itself (`.<name>.tmp-<pid>-<n>/<name>`)
+    /// when no set is published. Process ids and counters at their widest.
+    static func stagingPath(of target: OutputTarget, published path: String, among targets: [OutputTarget]) -> String {
+        let absolute = PathResolver.absolute(path, relativeTo: PathResolver.currentDirectory())
+        let name = PathResolver.baseName(absolute)
+        let pid = "4194304"
+        let temporary = "." + name + AtomicFile.temporaryMarker + pid + "-9999/" + name
+        guard PublishedSet.isPublished(target),
+            let first = targets.first(where: { !$0.files.isEmpty && PublishedSet.isPublished($0) })
+        else { return AtomicFile.directory(of: absolute) + "/" + temporary }
+        let root = PublishedSet.root(
+            besides: PathResolver.absolute(
+                PublishedSet.publishedPath(first.path), relativeTo: PathResolver.currentDirectory()))
+        return root + "/.g000000" + AtomicFile.temporaryMarker + pid + "/" + target.role.rawValue + "/" + temporary
     }
 }
