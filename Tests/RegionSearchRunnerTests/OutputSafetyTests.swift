@@ -155,6 +155,8 @@ final class OutputSafetyTests: XCTestCase {
         // The runner rewrites its record of the executables' builds on every run: an output there
         // would be overwritten through its published link, yesterday's result by a failing night.
         XCTAssertTrue(load(output: "work/builds.json").1?.contains("builds") ?? false)
+        // A folder is no output file (normalised, "out/" was written as a file named out).
+        XCTAssertTrue(load(output: "out/").1?.contains("names a folder") ?? false)
         XCTAssertNotNil(load(output: "work/result.geojson").0, "the work directory itself is not off limits")
     }
 

@@ -113,6 +113,10 @@ public struct OutputTarget: Sendable {
         target.layer = role.defaultLayer
         if raw == "-" || InputSpec.isConnectionString(raw) {
             target.path = raw
+        } else if raw.hasSuffix("/") {
+            // Normalised, "out/" would become a file named out.
+            throw invalid(
+                at, "\"\(raw)\" names a folder; give a file in it, such as \"\(raw)regions.geojson\"")
         } else {
             target.path = PathResolver.absolute(raw, relativeTo: directory)
         }
