@@ -165,6 +165,10 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(
             load(output: "out/r.geojson", extra: #", "poi_output": "out/.r.geojson.published/p.geojson""#).1?
                 .contains("is inside the published sets of r.geojson") ?? false)
+        // The folder itself, before it exists (the first run).
+        XCTAssertTrue(
+            load(output: "out/r.geojson", extra: #", "poi_output": "out/.r.geojson.published""#).1?
+                .contains("is inside the published sets of r.geojson") ?? false)
         try FileManager.default.createDirectory(
             atPath: dir + "/out/.r.geojson.published/g000001/output", withIntermediateDirectories: true)
         try FileManager.default.copyItem(

@@ -164,10 +164,12 @@ public struct RunInventory {
                 if !w.entry.isTree && !o.entry.isTree && w.id.same(as: o.id) {
                     throw Conflict(path: o.entry.path, role: o.entry.role, other: w.entry, relation: "overwrite")
                 }
-                if w.entry.isTree && o.id.isInside(w.id) {
+                // A file at a managed folder's own path is inside it too (a POI layer named as the
+                // published sets' folder passed the first run's check and failed after its stages).
+                if w.entry.isTree && (o.id.isInside(w.id) || o.id.resolved == w.id.resolved) {
                     throw Conflict(path: o.entry.path, role: o.entry.role, other: w.entry, relation: "inside")
                 }
-                if o.entry.isTree && w.id.isInside(o.id) {
+                if o.entry.isTree && (w.id.isInside(o.id) || w.id.resolved == o.id.resolved) {
                     throw Conflict(path: w.entry.path, role: w.entry.role, other: o.entry, relation: "inside")
                 }
             }
