@@ -125,6 +125,14 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertFalse(r.output.contains("ingest"), "no stage ran: \(r.output)")
         try f.writeManifest(output: .string(dir + "/r.geojson"))
         XCTAssertEqual(try f.run(["--quiet"]).status, 0)
+        // The path measured is the widest the writer makes: the process id at Linux's widest and
+        // the writer's random 32-bit suffix at ten digits, in the set being built.
+        let target = try OutputTarget.parse(
+            .string(f.root + "/out/r.gpkg"), role: .regions, directory: f.root,
+            invalid: { ManifestError.invalid(file: "m.json", key: $0, position: nil, reason: $1) })
+        XCTAssertEqual(
+            OutputPreflight.stagingPath(of: target, published: target.path, among: [target]),
+            f.root + "/out/.r.gpkg.published/.g000000.tmp-4194304/output/.r.gpkg.tmp-4194304-4294967295/r.gpkg")
     }
 
     func testAResultWithoutRegionsStillHasTheTypedSchema() throws {

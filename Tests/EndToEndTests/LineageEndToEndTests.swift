@@ -279,6 +279,24 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertEqual(try read(out + "test.changes.json")["counts"]?["merged"]?.intValue, 1)
     }
 
+    /// A lineage file the manifest keeps in another folder is written there as a file (not made
+    /// a link into the output's set); the change report beside the output is the set's.
+    func testALineageFileElsewhereIsAFileOfItsOwn() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        let elsewhere = f.root + "/state/nightly.lineage.json"
+        try f.writeManifest(
+            sections: [("maps", .bool(false)), ("lineage", .string(elsewhere))], keywords: ["restaurant"],
+            input: .object([("path", .string("../data/day1.csv"))]))
+        XCTAssertEqual(try f.run().status, 0)
+        var st = stat()
+        XCTAssertEqual(lstat(elsewhere, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFREG, "a file, not a link")
+        XCTAssertNotNil(try RegionFile.read(elsewhere).lineage)
+        XCTAssertEqual(lstat(f.root + "/out/test.changes.json", &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFLNK, "the report is the set's")
+    }
+
     /// --fresh-lineage numbers the regions afresh; "lineage": false keeps no lineage at all.
     func testAFreshLineageAndNoLineage() throws {
         let f = try fixture()
@@ -298,8 +316,13 @@ final class LineageEndToEndTests: XCTestCase {
             sections: [("maps", .bool(false)), ("lineage", .bool(false))], keywords: ["restaurant"],
             input: .object([("path", .string("../data/day2.csv"))]))
         try FileManager.default.removeItem(atPath: f.root + "/out/test.changes.json")
+        let state = try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/test.lineage.json"))
         XCTAssertEqual(try f.run().status, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/out/test.changes.json"))
+        // The lineage file is state and stays, for a lineage turned on again.
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/test.lineage.json")), state)
+        XCTAssertEqual(try f.run().status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/test.lineage.json")), state)
         let plain = try read(f.root + "/out/test.geojson")["features"]?.arrayValue ?? []
         XCTAssertTrue(plain.allSatisfy { $0["properties"]?["change"] == .null })
     }

@@ -74,9 +74,7 @@ public enum ToolMain {
         let reason = errno != 0 ? String(cString: strerror(errno)) : "write error"
         guard flushFailed || ferror(stdout) != 0 else { return status }
         guard status == .success else { return status }
-        Log.error(
-            "standard output: cannot write: \(reason); free space where the output is redirected (or "
-                + "redirect it elsewhere) and run the command again")
+        Log.error("standard output: cannot write: \(reason)\(FileErrorAdvice.suffix(forReason: reason))")
         return .output
     }
 }

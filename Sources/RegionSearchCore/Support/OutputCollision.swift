@@ -11,7 +11,10 @@ public enum OutputCollision {
     public static func check(
         outputs: [(label: String, path: String)], inputs: [(label: String, path: String)]
     ) throws(UsageError) {
-        let read = inputs.compactMap { input in FileIdentity(path: input.path).map { (input, $0) } }
+        // Devices and pipes are no files a write replaces (`--must-not /dev/null --json /dev/null`).
+        let read = inputs.compactMap { input in
+            FileIdentity(path: input.path).flatMap { $0.isRegularFile ? (input, $0) : nil }
+        }
         for (k, output) in outputs.enumerated() {
             let id = FileIdentity(path: output.path)
             if let id, let (input, _) = read.first(where: { $0.1 == id }) {

@@ -8,10 +8,11 @@ import RegionSearchOutput
 /// in — one list, checked once against itself.
 ///
 /// Written: the regions output and the POI layer with a Shapefile's sidecars and the `.qml`
-/// styles, the maps beside the output (`.png .svg .html .pdf`), the folder of published sets
+/// styles, the maps beside the output (`.png .svg .html .pdf`), the change reports and the
+/// lineage file, the folder of published sets
 /// (``PublishedSet``), and for an experiment each combination's GeoJSON (and maps), the results
 /// tables and the plots. Kept by the runner: the work directory's `lock`, `run.json`,
-/// `published.json` and its folders (`objects/` with every stage's outputs and rejects,
+/// `published.json`, `builds.json` and its folders (`objects/` with every stage's outputs and rejects,
 /// `records/`, `runs/`, `scores/`, `maps/`, `manifests/`, `failed/`). Read: every input (a
 /// Shapefile's sidecars too), the manifest, truth files.
 ///

@@ -63,6 +63,22 @@ struct LineageStep {
         return out
     }
 
+    /// Whether the step's file at `path` is published in the run's set: every output is a file of
+    /// the set (standard output and databases are written after it, and the report must not
+    /// change before them), and `path` is beside one of them (a lineage file the manifest keeps
+    /// in another folder is written there, in place, not made a link into the set).
+    static func isPublishedWithSet(_ path: String, _ manifest: Manifest) -> Bool {
+        guard isPublishedAsSet(manifest) else { return false }
+        let dir = AtomicFile.directory(of: path)
+        return fileTargets(manifest).contains { AtomicFile.directory(of: PublishedSet.publishedPath($0.path)) == dir }
+    }
+
+    /// Whether every output of `manifest` is a file of its published set (none goes to standard
+    /// output, a pipe or a database, which are written after the set).
+    static func isPublishedAsSet(_ manifest: Manifest) -> Bool {
+        PublishedSet.root(of: manifest) != nil && manifest.outputTargets.allSatisfy(PublishedSet.isPublished)
+    }
+
     /// Every file the step publishes (for the output checks and the leftovers sweep).
     static func publishedPaths(_ manifest: Manifest) -> [String] {
         manifest.lineage.enabled ? changesPaths(manifest) + [lineagePath(manifest)] : []
@@ -85,11 +101,11 @@ struct LineageStep {
             changesPaths.map { ($0, changesText) } + (lineagePath.map { [($0, lineageText)] } ?? [])
         }
 
-        /// Writes ``files`` in place (atomically, and only where the bytes differ), for outputs
-        /// that are not published as a set; the paths written.
-        func publish() throws -> [String] {
+        /// Writes ``files`` but those at `skipping` (published with the set) in place,
+        /// atomically and only where the bytes differ; the paths written.
+        func publish(skipping: [String] = []) throws -> [String] {
             var written: [String] = []
-            for (path, bytes) in files {
+            for (path, bytes) in files where !skipping.contains(path) {
                 if (try? FileSystem.read(path)) == bytes { continue }
                 do {
                     try FileSystem.createDirectories(AtomicFile.directory(of: path))

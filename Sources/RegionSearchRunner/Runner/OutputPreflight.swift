@@ -110,19 +110,21 @@ enum OutputPreflight {
 
     /// The longest path a file output is written at before it is published: inside the set being
     /// built (`.<name>.published/.g000000.tmp-<pid>/<role>/.<name>.tmp-<pid>-<n>/<name>`, beside
-    /// the manifest's first published file), or beside itself (`.<name>.tmp-<pid>-<n>/<name>`)
-    /// when no set is published. Process ids and counters at their widest.
+    /// the manifest's first published file, in the folder of the first role sharing the file),
+    /// or beside itself (`.<name>.tmp-<pid>-<n>/<name>`) when no set is published. Process ids
+    /// (Linux's widest) and the writer's random 32-bit suffix at their widest.
     static func stagingPath(of target: OutputTarget, published path: String, among targets: [OutputTarget]) -> String {
         let absolute = PathResolver.absolute(path, relativeTo: PathResolver.currentDirectory())
         let name = PathResolver.baseName(absolute)
         let pid = "4194304"
-        let temporary = "." + name + AtomicFile.temporaryMarker + pid + "-9999/" + name
+        let temporary = "." + name + AtomicFile.temporaryMarker + pid + "-\(UInt32.max)/" + name
         guard PublishedSet.isPublished(target),
             let first = targets.first(where: { !$0.files.isEmpty && PublishedSet.isPublished($0) })
         else { return AtomicFile.directory(of: absolute) + "/" + temporary }
         let root = PublishedSet.root(
             besides: PathResolver.absolute(
                 PublishedSet.publishedPath(first.path), relativeTo: PathResolver.currentDirectory()))
-        return root + "/.g000000" + AtomicFile.temporaryMarker + pid + "/" + target.role.rawValue + "/" + temporary
+        let role = targets.first { $0.sharesDestination(with: target) }?.role ?? target.role
+        return root + "/.g000000" + AtomicFile.temporaryMarker + pid + "/" + role.rawValue + "/" + temporary
     }
 }

@@ -7,8 +7,9 @@ import RegionSearchCore
 #endif
 
 /// The files one run publishes — the regions output, the POI layer, their sidecars and styles,
-/// the maps — made visible together: a reader never sees today's regions with yesterday's maps
-/// or POI layer, also after a crash or SIGKILL at any moment.
+/// the maps, the change reports and the lineage file — made visible together: a reader never
+/// sees today's regions with yesterday's maps, POI layer or lineage, also after a crash or
+/// SIGKILL at any moment.
 ///
 /// Layout, in a folder beside the regions output (``root(besides:)``):
 ///

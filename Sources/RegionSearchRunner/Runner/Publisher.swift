@@ -20,7 +20,8 @@ import RegionSearchStages
 ///   and the regions as written (``POIFeatureSchema``).
 /// - Outputs sharing a GeoPackage or a database are written together: one file, or one
 ///   transaction.
-/// - The files — the outputs, their sidecars and styles, and the maps — are published as one
+/// - The files — the outputs, their sidecars and styles, the maps, and the lineage step's change
+///   reports and lineage file (``lineageFiles``) — are published as one
 ///   ``PublishedSet``: built beside the current set, then made current in one rename, so no
 ///   reader sees today's regions with yesterday's maps or POI layer. A member of the set (an
 ///   output with its sidecars, or the maps) is up to date when the current set holds it with the
@@ -42,6 +43,10 @@ struct Publisher {
     /// flip, so a failed or killed night never shows tonight's regions with yesterday's report
     /// and lineage (``LineageStep/Outcome/files``). Empty without lineage, or without a set.
     var lineageFiles: [(path: String, bytes: [UInt8])] = []
+    /// Called when the new set is complete, just before it is made current (not when nothing
+    /// changed): the runner writes a lineage file kept in another folder here, so that a night
+    /// that cannot write it fails before its regions are published.
+    var beforeFlip: (() throws -> Void)? = nil
 
     /// What publishing did to one destination.
     struct Result {
@@ -229,8 +234,19 @@ struct Publisher {
         }
         let maps = MapPublisher(manifest: manifest, work: work)
         if !maps.paths.isEmpty { plans.append(Plan(role: "maps", key: "", group: nil, main: "")) }
-        if !lineageFiles.isEmpty {
-            plans.append(Plan(role: Self.lineageRole, key: "", group: nil, main: "", prepared: lineageFiles))
+        // With lineage turned off, the lineage file of the nights before stays (it is state:
+        // turned on again, the lineage goes on from it); their change reports go.
+        var lineage = lineageFiles
+        if lineage.isEmpty, !manifest.lineage.enabled, let current = set.current(),
+            let kept = current.record.member(Self.lineageRole)
+        {
+            let state = PublishedSet.publishedPath(LineageStep.lineagePath(manifest))
+            lineage = kept.files.filter { $0.path == state }.compactMap { f in
+                (try? FileSystem.read(set.directory(current.generation) + "/" + f.name)).map { (f.path, $0) }
+            }
+        }
+        if !lineage.isEmpty {
+            plans.append(Plan(role: Self.lineageRole, key: "", group: nil, main: "", prepared: lineage))
         }
         guard !plans.isEmpty else { return [] }
         for i in plans.indices { plans[i].key = memberKey(plans[i], completed) }
@@ -321,6 +337,7 @@ struct Publisher {
                         ))
                 }
             }
+            try beforeFlip?()
             try set.commit(staging, manifest: manifestPath)
         } catch {
             try? FileSystem.removeTree(staging.directory)
@@ -432,18 +449,21 @@ struct Publisher {
     /// user's): they become a set of their own — hard links, the same bytes — and the paths links
     /// to it, so the switch to today's set is one flip like every later one.
     private func adopt(_ set: PublishedSet, _ plans: [Plan]) throws {
-        var candidates: [(role: String, path: String)] = []
+        var candidates: [(role: String, path: String, name: String)] = []
         for plan in plans {
             if let prepared = plan.prepared {
-                for (path, _) in prepared { candidates.append((plan.role, PublishedSet.publishedPath(path))) }
+                let paths = prepared.map { PublishedSet.publishedPath($0.path) }
+                for (path, name) in zip(paths, Self.preparedNames(paths)) { candidates.append((plan.role, path, name)) }
             } else if let group = plan.group {
                 let dir = AtomicFile.directory(of: plan.main)
                 for file in group.flatMap(\.files) {
-                    candidates.append((plan.role, dir + "/" + PathResolver.baseName(file)))
+                    let path = dir + "/" + PathResolver.baseName(file)
+                    candidates.append((plan.role, path, PathResolver.baseName(path)))
                 }
             } else {
                 for p in MapPublisher(manifest: manifest, work: work).paths {
-                    candidates.append((plan.role, PublishedSet.publishedPath(p)))
+                    let path = PublishedSet.publishedPath(p)
+                    candidates.append((plan.role, path, PathResolver.baseName(path)))
                 }
             }
         }
@@ -457,7 +477,7 @@ struct Publisher {
         do {
             var members: [String: [PublishedSet.File]] = [:]
             for c in existing {
-                let name = c.role + "/" + PathResolver.baseName(c.path)
+                let name = c.role + "/" + c.name
                 let target = staging.directory + "/" + name
                 if link(c.path, target) != 0 {
                     try AtomicFile.write(try FileSystem.read(c.path), to: target)

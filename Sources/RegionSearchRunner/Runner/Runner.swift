@@ -226,14 +226,21 @@ public final class Runner {
                     completed, fresh: options.freshLineage)
                 publisher.identified = identified?.regions
                 // The change reports and the lineage file are published with the regions, as one
-                // set where the outputs are files; elsewhere (standard output, a database) they
-                // are written after them.
-                let inSet = PublishedSet.root(of: manifest) != nil
+                // set, where every output is a file of the set; a lineage file kept in another
+                // folder is written in place just before the set is made current. Otherwise
+                // (standard output, a database, written after the set) they are written in place
+                // after every output.
                 if let identified, manifest.lineage.enabled {
                     try OutputSafety.check(
                         writing: LineageStep.publishedPaths(manifest),
                         protected: OutputSafety.protectedFiles(of: manifest))
-                    if inSet { publisher.lineageFiles = identified.files }
+                    publisher.lineageFiles = identified.files.filter {
+                        LineageStep.isPublishedWithSet($0.path, manifest)
+                    }
+                    if LineageStep.isPublishedAsSet(manifest) {
+                        let inSet = publisher.lineageFiles.map(\.path)
+                        publisher.beforeFlip = { _ = try identified.publish(skipping: inSet) }
+                    }
                 }
                 let results = try publisher.publish(completed)
                 outcome.outputWritten = results.contains { $0.written && (!$0.targets.isEmpty || $0.isLineage) }
@@ -242,11 +249,10 @@ public final class Runner {
                 }
                 for r in results where !r.isLineage { Log.info(r.message) }
                 if let identified, manifest.lineage.enabled {
+                    let inSet = publisher.lineageFiles.map(\.path)
                     let written =
-                        inSet
-                        ? results.filter { $0.isLineage && $0.written }.map { _ in identified.files.map(\.path) }
-                            .flatMap { $0 }
-                        : try identified.publish()
+                        (results.contains { $0.isLineage && $0.written } ? inSet : [])
+                        + (try identified.publish(skipping: inSet))
                     Log.info(
                         "lineage: \(identified.summary)"
                             + (written.isEmpty
