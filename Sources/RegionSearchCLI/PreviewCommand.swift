@@ -91,18 +91,19 @@ public enum PreviewCommand {
         }
         options.basemapAttribution = cl.value(basemapAttributionOption)
         let keywords = cl.all(keywordOption)
+        // Before anything is read or drawn: no map may replace the regions or POI file.
+        let stem = cl.value(outOption) ?? MapProducts.stem(of: regions)
+        try OutputCollision.check(
+            outputs: options.formats.map {
+                ("the \($0.rawValue.uppercased()) map", MapProducts.path(stem: stem, $0))
+            },
+            inputs: [("the regions file", regions)] + (cl.value(poisOption).map { [("--pois", $0)] } ?? []))
         if let pois = cl.value(poisOption) { Log.info("reading POIs from \(pois)") }
         let data = try MapData.load(
             regions: regions, pois: cl.value(poisOption), only: keywords.isEmpty ? nil : keywords,
             title: cl.value(titleOption), attribution: cl.value(attributionOption) ?? "")
         let (files, notes) = try MapProducts.render(data, options: options)
         for note in notes { Log.warning(note) }
-        let stem = cl.value(outOption) ?? MapProducts.stem(of: regions)
-        try OutputCollision.check(
-            outputs: files.map {
-                ("the \($0.format.rawValue.uppercased()) map", MapProducts.path(stem: stem, $0.format))
-            },
-            inputs: [("the regions file", regions)] + (cl.value(poisOption).map { [("--pois", $0)] } ?? []))
         for (path, written) in try MapProducts.write(files, stem: stem) {
             Log.info(written ? "wrote \(path)" : "\(path) is up to date")
         }
