@@ -253,6 +253,7 @@ public final class Runner {
                     let written =
                         (results.contains { $0.isLineage && $0.written } ? inSet : [])
                         + (try identified.publish(skipping: inSet))
+                    outcome.outputWritten = outcome.outputWritten || !written.isEmpty
                     Log.info(
                         "lineage: \(identified.summary)"
                             + (written.isEmpty
