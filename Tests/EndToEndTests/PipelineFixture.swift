@@ -183,6 +183,15 @@ struct PipelineFixture {
 
     func output() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: outputPath)) }
 
+    /// A copy of the file at `path` (default the regions output) as `name` in the fixture's root:
+    /// a published path is a link into its set, and copying the link would copy a relative link.
+    /// Returns the copy's path.
+    func copy(of path: String? = nil, as name: String) throws -> String {
+        let copy = root + "/" + name
+        try Data(contentsOf: URL(fileURLWithPath: path ?? outputPath)).write(to: URL(fileURLWithPath: copy))
+        return copy
+    }
+
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 }
 

@@ -46,11 +46,9 @@ final class StagePathCollisionTests: XCTestCase {
         defer { f.remove() }
         try f.writeManifest()
         XCTAssertEqual(try f.run().status, 0)
-        let a = f.root + "/a.geojson"
-        try Data(contentsOf: URL(fileURLWithPath: f.outputPath)).write(to: URL(fileURLWithPath: a))
+        let a = try f.copy(as: "a.geojson")
         // A region file that happens to be named like the map preview would write.
-        let html = f.root + "/q.html"
-        try Data(contentsOf: URL(fileURLWithPath: a)).write(to: URL(fileURLWithPath: html))
+        let html = try f.copy(as: "q.html")
         let before = try Data(contentsOf: URL(fileURLWithPath: a))
         let rs = PipelineFixture.regionsearch
         for (executable, arguments, file) in [
