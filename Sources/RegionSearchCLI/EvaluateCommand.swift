@@ -200,6 +200,7 @@ public enum EvaluateCommand {
                         + "or --input-spec")
             }
             let specs = try manifest.inputs.map { try InputSpec(json: $0.spec, context: "\(path): \($0.key)") }
+            try Self.checkJSONOutput(cl, against: specs.map { ("an input of --manifest \(path):", $0.path) })
             let settings = try IngestSettings(manifest.parameters(for: IngestStage.definition.name))
             keywords = manifest.keywords
             Log.info("reading POIs from the inputs of \(path)")
@@ -215,6 +216,7 @@ public enum EvaluateCommand {
                 }
                 specs.append(try InputSpec(json: json, context: "--input-spec #\(k + 1)"))
             }
+            try Self.checkJSONOutput(cl, against: specs.enumerated().map { ("--input-spec #\($0 + 1)", $1.path) })
             var settings = IngestSettings()
             settings.duplicates = .keepAll
             Log.info("reading POIs from \(specs.map(\.path).joined(separator: ", "))")
@@ -246,5 +248,13 @@ public enum EvaluateCommand {
             Log.info("wrote \(out)")
         }
         print(cl.value(Self.jsonOption) == "-" ? jsonText : table, terminator: "")
+    }
+
+    /// Refuses a `--json` report that would replace one of the POI files named inside `--manifest`
+    /// or `--input-spec`: those are known only once the manifest or spec is read, after the check
+    /// of the files named on the command line.
+    static func checkJSONOutput(_ cl: ParsedCommandLine, against inputs: [(String, String)]) throws {
+        guard let out = cl.value(Self.jsonOption), out != "-" else { return }
+        try OutputCollision.check(outputs: [("--json", out)], inputs: inputs)
     }
 }

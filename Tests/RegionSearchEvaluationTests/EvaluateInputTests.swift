@@ -254,6 +254,11 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertEqual(run(common + ["--manifest", manifest, "--json", out2]), .success)
         let out3 = dir + "/again.json"
         XCTAssertEqual(run(common + ["--input-spec", spec, "--json", out3, "--threads", "1"]), .success)
+        // A report over the POI file the spec or the manifest names is refused, and the file kept.
+        let poiBytes = try Data(contentsOf: URL(fileURLWithPath: poiPath))
+        XCTAssertEqual(run(common + ["--input-spec", spec, "--json", poiPath]), .usage)
+        XCTAssertEqual(run(common + ["--manifest", manifest, "--json", poiPath]), .usage)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: poiPath)), poiBytes)
         XCTAssertEqual(
             try Data(contentsOf: URL(fileURLWithPath: out1)), try Data(contentsOf: URL(fileURLWithPath: out3)),
             "the same bytes on every run and thread count")
