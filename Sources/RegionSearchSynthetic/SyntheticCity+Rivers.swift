@@ -53,6 +53,7 @@ extension SyntheticCity {
             let xs = Array(stride(from: -width / 2 - 300, through: width / 2 + 300, by: 10))
             let river = Polyline(x: xs, y: xs.map(centre), radius: zone.width / 2 + riverBankGap)
             let halfBand = zone.width / 2
+            let margin = try geos.lineString(x: river.x, y: river.y).buffer(halfBand + riverBankGap)
 
             // Clusters, a pair at each of `pairs` evenly spaced places.
             for k in 0..<pairs {
@@ -67,41 +68,16 @@ extension SyntheticCity {
                     let offset = halfBand + 0.6 * radius
                     let cx = px + side * nx * offset
                     let cy = centre(px) + side * ny * offset
-                    // The truth: the disc less the band and its 15 m margin, the part on this bank.
-                    let t = (0..<128).map { 2 * Double.pi * Double($0) / 128 }
-                    let disc = try geos.polygon(x: t.map { cx + radius * cos($0) }, y: t.map { cy + radius * sin($0) })
-                    let margin = try geos.lineString(x: river.x, y: river.y).buffer(halfBand + riverBankGap)
-                    let parts = try disc.difference(margin).polygons()
-                    guard let part = try parts.first(where: { try $0.prepared().covers(x: cx, y: cy) }) else {
-                        throw ToolFailure("internal error: a river cluster lost its centre", status: .internalError)
-                    }
-                    let area = part.area
-                    let count = max(20, Int((0.5 * densities[z] * area).rounded()))
-                    let cluster = layout.truths.count
-                    let keyword = config.keywords[cluster % max(config.keywords.count, 1)]
-                    // Uniform in the inscribed disc of the 128-gon, on this bank, 15 m from the water, and
-                    // in the truth polygon (a tight meander can cut the disc in several parts).
-                    let inner = radius * cos(Double.pi / 128)
-                    let truth = try part.prepared()
-                    var placed = 0
-                    while placed < count {
-                        let x = cx + rng.uniform(-inner, inner)
-                        let y = cy + rng.uniform(-inner, inner)
-                        guard hypot(x - cx, y - cy) <= inner, (y - centre(x)) * side > 0,
-                            !river.isWithin(halfBand + riverBankGap, x: x, y: y), try truth.covers(x: x, y: y)
-                        else { continue }
-                        layout.append(x: x, y: y, category: keyword, name: name(keyword, &rng), cluster: cluster)
-                        placed += 1
-                    }
-                    layout.truths.append(
-                        Area(
-                            keyword: keyword, kind: "cluster", polygons: try polygons(of: part), count: count,
-                            properties: [
-                                ("river", .number(Double(z))), ("bank", .string(side > 0 ? "north" : "south")),
-                                ("band_width_m", .number(zone.width)), ("field_spacing_m", .number(zone.spacing)),
-                                ("width_factor", .number(zone.width / zone.spacing)),
-                                ("radius_m", .number(radius)),
-                            ]))
+                    try plantBankCluster(
+                        x: cx, y: cy, radius: radius, side: side, centre: centre, river: river, margin: margin,
+                        halfBand: halfBand, density: densities[z], config: config, geos: geos, layout: &layout,
+                        rng: &rng,
+                        properties: [
+                            ("river", .number(Double(z))), ("bank", .string(side > 0 ? "north" : "south")),
+                            ("band_width_m", .number(zone.width)), ("field_spacing_m", .number(zone.spacing)),
+                            ("width_factor", .number(zone.width / zone.spacing)),
+                            ("radius_m", .number(radius)),
+                        ])
                 }
             }
 
@@ -126,5 +102,43 @@ extension SyntheticCity {
                     ]))
         }
         return layout
+    }
+
+    /// Plants one river cluster: the disc of `radius` around (x, y) less the river and its 15 m
+    /// margin (`margin`), the part that holds the centre, on the bank `side` (+1 north of the river
+    /// line `centre`, −1 south); half as many keyword POIs as `density` gives the field there,
+    /// at least 20, uniform in that part. Its truth is that part, with `properties`.
+    static func plantBankCluster(
+        x cx: Double, y cy: Double, radius: Double, side: Double, centre: (Double) -> Double, river: Polyline,
+        margin: GEOSGeometry, halfBand: Double, density: Double, config: Config, geos: GEOSContext,
+        layout: inout SyntheticLayout, rng: inout SeededRandom, properties: [(String, JSONValue)]
+    ) throws {
+        let t = (0..<128).map { 2 * Double.pi * Double($0) / 128 }
+        let disc = try geos.polygon(x: t.map { cx + radius * cos($0) }, y: t.map { cy + radius * sin($0) })
+        let parts = try disc.difference(margin).polygons()
+        guard let part = try parts.first(where: { try $0.prepared().covers(x: cx, y: cy) }) else {
+            throw ToolFailure("internal error: a river cluster lost its centre", status: .internalError)
+        }
+        let count = max(20, Int((0.5 * density * part.area).rounded()))
+        let cluster = layout.truths.count
+        let keyword = config.keywords[cluster % max(config.keywords.count, 1)]
+        // Uniform in the inscribed disc of the 128-gon, on this bank, 15 m from the water, and in
+        // the truth polygon (a tight meander can cut the disc in several parts).
+        let inner = radius * cos(Double.pi / 128)
+        let truth = try part.prepared()
+        var placed = 0
+        while placed < count {
+            let x = cx + rng.uniform(-inner, inner)
+            let y = cy + rng.uniform(-inner, inner)
+            guard hypot(x - cx, y - cy) <= inner, (y - centre(x)) * side > 0,
+                !river.isWithin(halfBand + riverBankGap, x: x, y: y), try truth.covers(x: x, y: y)
+            else { continue }
+            layout.append(x: x, y: y, category: keyword, name: name(keyword, &rng), cluster: cluster)
+            placed += 1
+        }
+        layout.truths.append(
+            Area(
+                keyword: keyword, kind: "cluster", polygons: try polygons(of: part), count: count,
+                properties: properties))
     }
 }

@@ -113,39 +113,18 @@ extension SyntheticCity {
                         let offsetFromLine = halfBand + 0.6 * radius
                         let kx = px + side * nx * offsetFromLine
                         let ky = centre(px) + side * ny * offsetFromLine
-                        let t = (0..<128).map { 2 * Double.pi * Double($0) / 128 }
-                        let disc = try geos.polygon(
-                            x: t.map { kx + radius * cos($0) }, y: t.map { ky + radius * sin($0) })
-                        let parts = try disc.difference(margin).polygons()
-                        guard let part = try parts.first(where: { try $0.prepared().covers(x: kx, y: ky) }) else {
-                            throw ToolFailure("internal error: a river cluster lost its centre", status: .internalError)
-                        }
-                        let count = max(20, Int((0.5 * density(kx, ky) * part.area).rounded()))
-                        let cluster = layout.truths.count
-                        let keyword = config.keywords[cluster % max(config.keywords.count, 1)]
-                        let inner = radius * cos(Double.pi / 128)
-                        let truth = try part.prepared()
-                        var placed = 0
-                        while placed < count {
-                            let x = kx + rng.uniform(-inner, inner)
-                            let y = ky + rng.uniform(-inner, inner)
-                            guard hypot(x - kx, y - ky) <= inner, (y - centre(x)) * side > 0,
-                                !river.isWithin(halfBand + riverBankGap, x: x, y: y), try truth.covers(x: x, y: y)
-                            else { continue }
-                            layout.append(x: x, y: y, category: keyword, name: name(keyword, &rng), cluster: cluster)
-                            placed += 1
-                        }
-                        layout.truths.append(
-                            Area(
-                                keyword: keyword, kind: "cluster", polygons: try polygons(of: part), count: count,
-                                properties: [
-                                    ("river", .number(Double(zone))),
-                                    ("setting", .string(downtown ? "downtown" : "boroughs")),
-                                    ("bank", .string(side > 0 ? "north" : "south")),
-                                    ("band_width_m", .number((bandWidth * 10).rounded() / 10)),
-                                    ("field_spacing_m", .number((local * 10).rounded() / 10)),
-                                    ("radius_m", .number((radius * 10).rounded() / 10)),
-                                ]))
+                        try plantBankCluster(
+                            x: kx, y: ky, radius: radius, side: side, centre: centre, river: river, margin: margin,
+                            halfBand: halfBand, density: density(kx, ky), config: config, geos: geos,
+                            layout: &layout, rng: &rng,
+                            properties: [
+                                ("river", .number(Double(zone))),
+                                ("setting", .string(downtown ? "downtown" : "boroughs")),
+                                ("bank", .string(side > 0 ? "north" : "south")),
+                                ("band_width_m", .number((bandWidth * 10).rounded() / 10)),
+                                ("field_spacing_m", .number((local * 10).rounded() / 10)),
+                                ("radius_m", .number((radius * 10).rounded() / 10)),
+                            ])
                     }
                 }
             }
