@@ -86,7 +86,7 @@ let unitTests: [(name: String, dependencies: [String])] = [
         [core, graph, model, output, projection, propagation, regions, stages, synthetic, testSupport, "CGEOS"]
     ),
     ("RegionSearchOutputTests", [core, gdal, graph, model, output, projection, testSupport, "CGEOS"]),
-    ("RegionSearchLineageTests", [lineage, output, testSupport]),
+    ("RegionSearchLineageTests", [core, lineage, output, testSupport]),
     (
         "RegionSearchEvaluationTests",
         [cli, core, evaluation, model, output, projection, synthetic, testSupport, "CGEOS"]

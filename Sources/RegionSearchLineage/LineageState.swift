@@ -156,12 +156,22 @@ public struct LineageState {
     static func regions(_ value: JSONValue?, path: String, at: String) throws(LineageError) -> [TrackedRegion] {
         guard let items = value?.arrayValue else { throw .unreadable(path: path, reason: "'\(at)' is not an array") }
         var out: [TrackedRegion] = []
+        // An id names one region at most: a file with two (merged or edited by hand) would hand
+        // both regions' histories to tonight's matches under one id.
+        var firstIndex: [Int: Int] = [:]
         for (i, item) in items.enumerated() {
+            let region: TrackedRegion
             do {
-                out.append(try TrackedRegion(feature: item))
+                region = try TrackedRegion(feature: item)
             } catch {
                 throw .unreadable(path: path, reason: "\(at)[\(i)]: \(error.reason)")
             }
+            if let first = firstIndex[region.id] {
+                throw .unreadable(
+                    path: path, reason: "\(at)[\(i)]: region_id \(region.id) is also the id of \(at)[\(first)]")
+            }
+            firstIndex[region.id] = i
+            out.append(region)
         }
         return out
     }

@@ -1,3 +1,4 @@
+import RegionSearchCore
 import XCTest
 
 @testable import RegionSearchLineage
@@ -84,12 +85,27 @@ final class LineageTests: XCTestCase {
         XCTAssertEqual(read.previous?.highWaterMark, 6)
     }
 
-    func testALineageFileFromTheFutureOrARegionFileIsRefusedWithWhatToDo() {
+    func testALineageFileFromTheFutureOrARegionFileIsRefusedWithWhatToDo() throws {
         let future =
             #"{"type":"FeatureCollection","regionsearch_lineage":{"format":99,"high_water_mark":1,"result":"x"},"features":[]}"#
         XCTAssertThrowsError(try LineageState(bytes: Array(future.utf8), path: "f.json")) { error in
             XCTAssertEqual(error as? LineageError, .unsupportedFormat(path: "f.json", version: 99))
             XCTAssertTrue("\(error)".contains("--fresh-lineage"))
+        }
+        // Two features with one id (a file merged by hand): refused, naming both.
+        let once = LineageState(
+            highWaterMark: 3, result: "r",
+            regions: [F.region(2, members: 1...3, east: 0, north: 0, side: 90)], previous: nil
+        ).text
+        guard case .object(let members) = try JSONParser.parse(once) else { return XCTFail("not an object") }
+        let twice = JSONValue.object(
+            members.map { key, value in
+                guard key == "features", case .array(let features) = value else { return (key, value) }
+                return (key, .array(features + features))
+            }
+        ).serialized()
+        XCTAssertThrowsError(try LineageState(bytes: Array(twice.utf8), path: "t.json")) { error in
+            XCTAssertTrue("\(error)".contains("features[1]: region_id 2 is also the id of features[0]"), "\(error)")
         }
         let plain = #"{"type":"FeatureCollection","features":[]}"#
         XCTAssertThrowsError(try LineageState(bytes: Array(plain.utf8), path: "r.geojson")) { error in
