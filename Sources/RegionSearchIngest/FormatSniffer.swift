@@ -99,9 +99,12 @@ enum FormatSniffer {
         }
         guard encoding == .utf8 || encoding == .utf8BOM else { return .text(encoding) }
         let body = b[start...]
-        // Text has no NUL and few control bytes besides tab, CR, LF, RS (GeoJSON sequences), FF.
+        // Text has few control bytes besides tab, CR, LF, RS (GeoJSON sequences), FF, and few NULs:
+        // one damaged record's NUL leaves a text file text (the reader rejects that record, naming
+        // its line), where binary data and UTF-16 without a byte-order mark are full of them.
         let controls = body.filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0x1E && $0 != 0x0C }
-        if body.contains(0) || (controls.count >= 8 && controls.count * 100 > body.count) { return .binary }
+        let nuls = body.count(where: { $0 == 0 })
+        if nuls * 100 > body.count || (controls.count >= 8 && controls.count * 100 > body.count) { return .binary }
         guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
             return b.isEmpty ? .unknown : .text(encoding)
         }

@@ -277,7 +277,12 @@ public final class IngestDriver {
             case .rejected(let r):
                 batch.append(rejected: r)
             case .record(var record):
-                if let reason = validator.check(
+                if let field = record.fieldWithNUL {
+                    let raw = diagnostics?.lastRecordText() ?? record.descriptionForRejects
+                    batch.append(
+                        rejected: RejectedRecord(
+                            line: record.line, byteOffset: record.byteOffset, reason: Self.nulReason(field), raw: raw))
+                } else if let reason = validator.check(
                     lon: &record.lon, lat: &record.lat, coordinateText: diagnostics?.lastCoordinateText())
                 {
                     let raw = diagnostics?.lastRecordText() ?? record.descriptionForRejects
@@ -296,8 +301,30 @@ public final class IngestDriver {
         if batch.count > 0 { _ = try emit(Batch(records: batch, bytesRead: source.bytesRead)) }
     }
 
-    /// Applies the coordinate rules to every record of a batch that the reader accepted.
+    /// Why a record with a NUL character in `field` is rejected.
+    static func nulReason(_ field: String) -> String {
+        "NUL character in the \(field): text values cannot hold one (GDAL, PostGIS and Shapefile outputs would "
+            + "cut it there)"
+    }
+
+    /// Applies the coordinate rules to every record of a batch that the reader accepted, after
+    /// rejecting records with a NUL character in a text value.
     private static func validate(_ batch: inout RecordBatch, _ validator: RecordValidator, text: (Int) -> String) {
+        // A NUL is rare: two scans of the batch's bytes (memchr's wide loads) rule it out before
+        // any record is looked at.
+        func hasNUL(_ bytes: [UInt8]) -> Bool {
+            bytes.withUnsafeBufferPointer { b in b.baseAddress.map { memchr($0, 0, b.count) != nil } ?? false }
+        }
+        if hasNUL(batch.text) || hasNUL(batch.extra) {
+            for k in 0..<batch.count where !batch.isRejected(k) {
+                if let field = batch.fieldWithNUL(k) {
+                    let e = batch.entries[k]
+                    let reason = nulReason(field)
+                    let rejected = RejectedRecord(line: e.line, byteOffset: e.byteOffset, reason: reason, raw: text(k))
+                    batch.reject(k, rejected)
+                }
+            }
+        }
         for k in 0..<batch.count where !batch.isRejected(k) {
             var lon = batch.entries[k].lon
             var lat = batch.entries[k].lat

@@ -141,6 +141,18 @@ struct RecordBatch {
     @inline(__always)
     func isRejected(_ k: Int) -> Bool { entries[k].rejectSlot >= 0 }
 
+    /// The first text value of record k that holds a NUL byte ("id", "name", "keyword" or
+    /// "tags"), or nil.
+    func fieldWithNUL(_ k: Int) -> String? {
+        withBytes { bytes in
+            let e = entries[k]
+            if bytes[e.id].contains(0) { return "id" }
+            if bytes[e.name].contains(0) { return "name" }
+            for f in keywordRange(k) where bytes[keywordFields[f].ref].contains(0) { return "keyword" }
+            return bytes[e.tags].contains(0) ? "tags" : nil
+        }
+    }
+
     /// Range of record k's fields in `keywordFields`.
     @inline(__always)
     func keywordRange(_ k: Int) -> Range<Int> {

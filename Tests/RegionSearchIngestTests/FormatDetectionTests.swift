@@ -65,7 +65,13 @@ final class FormatDetectionTests: XCTestCase {
             ([0xFE, 0xFF] + text.flatMap { [0, $0] }, "UTF-16 BE text"),
             ([0xFF, 0xFE, 0, 0] + text.flatMap { [$0, 0, 0, 0] }, "UTF-32 LE text"),
             ([0, 1, 2, 3, 200, 201, 0, 9] + [UInt8](repeating: 0, count: 100), "binary data of an unknown format"),
+            // UTF-16 without a byte-order mark: a NUL in every other byte.
+            (text.flatMap { [$0, 0] }, "binary data of an unknown format"),
         ]
+        // One damaged record's NUL in the first 4 KB leaves text text (the reader rejects that record).
+        var damaged = Array(("id,name,lon,lat\n" + String(repeating: "1,a,24.9,60.1\n", count: 300)).utf8)
+        damaged[40] = 0
+        XCTAssertEqual(FormatSniffer.sniff(Array(damaged.prefix(4096))), .text(.utf8))
         for (bytes, expected) in cases {
             let path = scratch.write(bytes, name: "refused-\(expected.prefix(8)).csv")
             XCTAssertThrowsError(try opened(path), expected) { error in

@@ -142,6 +142,38 @@ final class IngestStageTests: XCTestCase {
         XCTAssertEqual(inputs[0]["counts"]?["rejected"], .number(1))
     }
 
+    /// A NUL character in a text value rejects its record, naming the line, wherever it stands: in
+    /// the first 4 KB (which format detection reads) as well as later, raw in delimited text (the
+    /// batch path) or escaped in GeoJSON (a record at a time). No NUL reaches the POI table.
+    func testARecordWithANULIsRejectedAndTheFileRead() throws {
+        var rows = (0..<300).map { "\($0),Name \($0),restaurant,24.9\($0 % 10),60.1\($0 % 7)" }
+        rows[2] = rows[2].replacingOccurrences(of: "Name", with: "Na\u{0}me")
+        rows[250] = rows[250].replacingOccurrences(of: "restaurant", with: "rest\u{0}aurant")
+        let csv = scratch.write("id,name,category,lon,lat\n" + rows.joined(separator: "\n") + "\n", name: "nul.csv")
+        let (t, meta, rejects) = try ingest([csv], name: "nulcsv")
+        XCTAssertEqual(t.count, 298)
+        XCTAssertEqual(counts(meta)["rejected"], 2)
+        let lines = rejects.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines[1].hasPrefix("\(csv),4,"), lines[1])
+        XCTAssertTrue(lines[1].contains("NUL character in the name"), lines[1])
+        XCTAssertTrue(lines[2].hasPrefix("\(csv),252,"), lines[2])
+        XCTAssertTrue(lines[2].contains("NUL character in the keyword"), lines[2])
+        XCTAssertFalse((0..<t.count).contains { t.names[$0].utf8.contains(0) })
+        let feature = { (id: Int, name: String) in
+            #"{"type":"Feature","geometry":{"type":"Point","coordinates":[24.9,60.1]},"properties":{"id":"\#(id)","#
+                + #""name":"\#(name)"}}"#
+        }
+        let features = (0..<20).map { feature($0, $0 == 1 ? #"Na\u0000me"# : "ok") }
+        let seq = scratch.write(features.joined(separator: "\n") + "\n", name: "nul.geojsonseq")
+        let (g, gmeta, grejects) = try ingest([seq], name: "nulgeojson")
+        XCTAssertEqual(g.count, 19)
+        XCTAssertEqual(counts(gmeta)["rejected"], 1)
+        let reject = try JSONParser.parse(String(grejects.split(separator: "\n")[0]))
+        XCTAssertEqual(reject["line"], .number(2))
+        XCTAssertTrue(reject["reason"]?.stringValue?.hasPrefix("NUL character in the name") ?? false, "\(reject)")
+    }
+
     func testEmptyRejectsFileWhenNothingIsRejected() throws {
         let (_, _, rejects) = try ingest([scratch.write("id,lon,lat\n1,1,2\n")], name: "clean")
         XCTAssertEqual(rejects, "")
