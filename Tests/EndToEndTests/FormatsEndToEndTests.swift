@@ -135,6 +135,24 @@ final class FormatsEndToEndTests: XCTestCase {
             f.root + "/out/.r.gpkg.published/.g000000.tmp-4194304/output/.r.gpkg.tmp-4194304-4294967295/r.gpkg")
     }
 
+    /// The lineage file and change reports are named after the output with a longer suffix
+    /// (`<stem>.changes.json`) and written through a temporary name: an output name the file
+    /// system holds but those names overrun is refused before any stage runs (it failed after them
+    /// all, on every night), and the same name without lineage is written.
+    func testAnOutputNameTooLongForItsLineageFilesIsRefusedBeforeAnyStage() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let output = f.root + "/out/" + String(repeating: "r", count: 230) + ".geojson"
+        try f.writeManifest(output: .string(output), sections: [("lineage", .bool(true))])
+        let r = try f.run()
+        XCTAssertEqual(r.status, 6, r.output)
+        XCTAssertTrue(r.output.contains(".changes.json: the run writes this file through a temporary name"), r.output)
+        XCTAssertTrue(r.output.contains("choose a shorter output file name"), r.output)
+        XCTAssertFalse(r.output.contains("ingest"), "no stage ran: \(r.output)")
+        try f.writeManifest(output: .string(output), sections: [("lineage", .bool(false))])
+        XCTAssertEqual(try f.run(["--quiet"]).status, 0)
+    }
+
     func testAResultWithoutRegionsStillHasTheTypedSchema() throws {
         let f = try PipelineFixture()
         defer { f.remove() }

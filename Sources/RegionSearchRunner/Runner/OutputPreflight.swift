@@ -104,6 +104,26 @@ enum OutputPreflight {
         }
     }
 
+    /// Checks that files the run writes beside its outputs (the lineage file and change reports,
+    /// whose names are longer than the output's: `<stem>.changes.json`) can be created under their
+    /// temporary names (`.<name>.tmp-<pid>-<n>`): a name the file system cannot hold would fail
+    /// the night after every stage has run.
+    static func checkNames(_ paths: [String]) throws(Failure) {
+        for path in paths {
+            let name = PathResolver.baseName(path)
+            let temporary = "." + name + AtomicFile.temporaryMarker + "4194304-15"
+            let directory = AtomicFile.directory(of: path)
+            let reported = pathconf(directory, Int32(_PC_NAME_MAX))
+            let limit = reported > 0 ? reported : 255
+            if temporary.utf8.count > limit {
+                throw Failure(
+                    message: "\(path): the run writes this file through a temporary name of "
+                        + "\(temporary.utf8.count) bytes (\(name.utf8.count) for its own), over the \(limit) bytes a "
+                        + "file name may have in \(directory); choose a shorter output file name")
+            }
+        }
+    }
+
     /// The longest path SQLite's Unix file system layer opens (its `MAX_PATHNAME` is 512 bytes,
     /// the terminating zero included).
     static let sqlitePathLimit = 511

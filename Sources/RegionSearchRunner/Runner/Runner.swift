@@ -75,7 +75,10 @@ public final class Runner {
             sets: PublishedSet.root(of: manifest).map { [PublishedSet(root: $0)] } ?? [])
         defer { work.keepManifestState() }
         // Found now, not after the stages: an output that cannot be written.
-        if try options.window().until == Pipeline.stages.count - 1 { try OutputPreflight.check(manifest.outputTargets) }
+        if try options.window().until == Pipeline.stages.count - 1 {
+            try OutputPreflight.check(manifest.outputTargets)
+            try OutputPreflight.checkNames(LineageStep.publishedPaths(manifest))
+        }
         return try runLocked(options, statePath: work.runState)
     }
 
