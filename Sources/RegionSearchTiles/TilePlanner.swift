@@ -56,6 +56,18 @@ public enum TilePlanner {
             pointsPerCell: request.pointsPerCell, estimate: estimate, partition: request.partition,
             inputs: [manifestPath] + inputs)
         try WorkflowWriter.check(plan, engine: request.engine)
+        // The workflow files never replace what the run reads, writes or keeps (a manifest named
+        // plan.json planned into its own folder, an input there, a folder inside WORK/objects).
+        let workflowFiles = [plan.planPath] + WorkflowWriter.paths(plan, engine: request.engine)
+        do {
+            try RunInventory(manifest).check(
+                alsoWriting: workflowFiles.map { RunInventory.Entry(path: $0, role: "the workflow file") })
+        } catch {
+            let what = error.relation == "inside" ? "is inside" : "would overwrite"
+            throw UsageError(
+                "\(error.role) \(error.path) \(what) \(error.other.role) (\(error.other.path)); choose another "
+                    + "directory for the plan")
+        }
         try plan.write()
         let files = try WorkflowWriter.write(plan, engine: request.engine)
         return (plan, [plan.planPath] + files)

@@ -86,34 +86,38 @@ public enum WorkflowWriter {
         return String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
 
+    /// The files ``write(_:engine:)`` writes for `engine` (plan.json not included), in order.
+    public static func paths(_ plan: TilePlan, engine: Engine) -> [String] {
+        switch engine {
+        case .snakefile:
+            return [plan.directory + "/Snakefile", plan.directory + "/profiles/slurm/config.yaml"]
+        case .sbatch:
+            return TileEstimate.steps.map { plan.directory + "/sbatch/\($0).sbatch" } + [plan.directory + "/submit.sh"]
+        }
+    }
+
     /// Writes the files of `engine` into the plan's directory; returns their paths. The plan
     /// (plan.json) must be written first: the Snakefile reads every path from it.
     @discardableResult
     public static func write(_ plan: TilePlan, engine: Engine) throws -> [String] {
         try check(plan, engine: engine)
         try FileSystem.createDirectories(plan.directory + "/logs")
+        let paths = paths(plan, engine: engine)
         switch engine {
         case .snakefile:
-            let snakefile = plan.directory + "/Snakefile"
-            try AtomicFile.write(self.snakefile(plan), to: snakefile)
+            try AtomicFile.write(self.snakefile(plan), to: paths[0])
             try FileSystem.createDirectories(plan.directory + "/profiles/slurm")
-            let profile = plan.directory + "/profiles/slurm/config.yaml"
-            try AtomicFile.write(slurmProfile(plan), to: profile)
-            return [snakefile, profile]
+            try AtomicFile.write(slurmProfile(plan), to: paths[1])
         case .sbatch:
             try FileSystem.createDirectories(plan.directory + "/sbatch")
-            var written: [String] = []
-            for step in TileEstimate.steps {
-                let path = plan.directory + "/sbatch/\(step).sbatch"
+            for (step, path) in zip(TileEstimate.steps, paths) {
                 try AtomicFile.write(sbatchScript(plan, step: step), to: path)
                 chmod(path, 0o755)
-                written.append(path)
             }
-            let submit = plan.directory + "/submit.sh"
-            try AtomicFile.write(submitScript(plan), to: submit)
-            chmod(submit, 0o755)
-            return written + [submit]
+            try AtomicFile.write(submitScript(plan), to: paths[paths.count - 1])
+            chmod(paths[paths.count - 1], 0o755)
         }
+        return paths
     }
 
     /// The comment at the top of every file. It names no path: paths are data (plan.json), never

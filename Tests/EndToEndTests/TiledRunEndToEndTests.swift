@@ -240,6 +240,17 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "0", "--emit", "sbatch", dir]).status, 2)
         XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "make", dir]).status, 2)
         XCTAssertEqual(try f.tool(["tile", "graph", "--plan", dir + "/plan.json"]).status, 2)
+        // The workflow files never replace the manifest or an input, nor go into the work directory.
+        let manifest = f.root + "/wf/plan.json"
+        try FileManager.default.removeItem(atPath: manifest)
+        try FileManager.default.copyItem(atPath: f.manifestPath, toPath: manifest)
+        let before = try Data(contentsOf: URL(fileURLWithPath: manifest))
+        for (emit, into) in [("sbatch", dir), ("snakefile", f.work.objects + "/wf")] {
+            let r = try f.tool(["plan", manifest, "--tiles", "2", "--emit", emit, into])
+            XCTAssertEqual(r.status, 2, r.output)
+            XCTAssertTrue(r.output.contains("choose another directory for the plan"), r.output)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: manifest)), before)
     }
 
     /// Issue 21, findings 1–3: a path with a control character is refused by `plan` (exit 2) with

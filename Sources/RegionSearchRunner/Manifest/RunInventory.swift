@@ -39,7 +39,7 @@ public struct RunInventory {
 
     public let manifest: Manifest
     /// What the run writes: its outputs, their sidecars, maps and published sets.
-    public let written: [Entry]
+    public private(set) var written: [Entry]
     /// What the run reads or keeps its state in (files and the runner's folders).
     public let kept: [Entry]
 
@@ -143,6 +143,14 @@ public struct RunInventory {
         }
 
         public var exitStatus: ExitStatus { .usage }
+    }
+
+    /// Checks the inventory with `extra` written besides the run's own files (the workflow files
+    /// `regionsearch plan` writes for the run).
+    public func check(alsoWriting extra: [Entry]) throws(Conflict) {
+        var inventory = self
+        inventory.written += extra
+        try inventory.check()
     }
 
     /// Checks the inventory (see the type's documentation).
