@@ -87,4 +87,49 @@ final class DiskFullTests: XCTestCase {
                 "no half-built set left")
         }
     }
+
+    /// The exit status says what is published: across the free space at which tonight's run
+    /// goes from failing to succeeding (where a write after the flip, the run's record, was the
+    /// one to fail), a run that exits non-zero leaves yesterday's regions and one that exits 0
+    /// has published tonight's. The work directory is on the full file system too.
+    func testTheExitStatusSaysWhetherTonightsRegionsArePublished() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let output = mountPoint + "/r.geojson"
+        try JSONValue.object([
+            ("inputs", .array([.object([("path", .string(f.root + "/data/city.csv")), ("format", .string("csv"))])])),
+            ("work_dir", .string(mountPoint + "/work")), ("output", .string(output)),
+            ("keywords", .array([.string("cafe")])), ("maps", .bool(false)),
+        ]).serialized().write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
+        let tonight = ["--set", "regions.core_ratio=8"]
+        func yesterday() throws -> String {
+            for name in FileSystem.list(mountPoint) {
+                try FileManager.default.removeItem(atPath: mountPoint + "/" + name)
+            }
+            try f.runOK()
+            return try FileDigest.of(path: output).hash.description
+        }
+        let a = try yesterday()
+        try f.runOK(tonight)
+        let b = try FileDigest.of(path: output).hash.description
+        XCTAssertNotEqual(a, b)
+        // The least free space (in 4 KB steps) at which tonight's run succeeds, by bisection.
+        func tonightSucceeds(leaving free: Int) throws -> (status: Int32, digest: String, output: String) {
+            _ = try yesterday()
+            let filler = try fill(leaving: free)
+            defer { unlink(filler) }
+            let r = try f.run(tonight)
+            return (r.status, try FileDigest.of(path: output).hash.description, r.output)
+        }
+        var (low, high) = (0, 1024)  // in 4 KB: fails at low, succeeds at high
+        XCTAssertEqual(try tonightSucceeds(leaving: high << 12).status, 0)
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if try tonightSucceeds(leaving: mid << 12).status == 0 { high = mid } else { low = mid }
+        }
+        for step in max(0, high - 24)...high {
+            let r = try tonightSucceeds(leaving: step << 12)
+            XCTAssertEqual(r.digest, r.status == 0 ? b : a, "\(step * 4) KB free: exit \(r.status): \(r.output)")
+        }
+    }
 }

@@ -190,7 +190,10 @@ public struct RunState {
         do {
             try AtomicFile.write(json.serialized(pretty: true) + "\n", to: path, durable: finished != nil)
         } catch {
-            throw RunnerError.fileSystem(.init(path: path, operation: "write", reason: "\(error)"))
+            // The writer's own reason, not its message: that names the path and advises already.
+            var reason = "\(error)"
+            if case .writeFailed(_, let why)? = error as? ArtifactError { reason = why }
+            throw RunnerError.fileSystem(.init(path: path, operation: "write", reason: reason))
         }
     }
 }
