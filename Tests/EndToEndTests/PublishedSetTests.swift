@@ -186,6 +186,51 @@ final class PublishedSetTests: XCTestCase {
         XCTAssertTrue(back.output.contains("test.geojson is the same as in set g000006, published again"), back.output)
         XCTAssertEqual(published(f), a)
     }
+
+    /// Two manifests that name one output publish into one set folder. Their runs at the same
+    /// time take turns (the folder's lock): every run exits 0 and the output is one complete set
+    /// of either; a set a live run is building is no leftover for the other's start-up sweep; and
+    /// a run replacing the other manifest's set says so.
+    func testTwoManifestsWithOneOutputTakeTurnsAndSaySo() throws {
+        let f = try setUpFixture()
+        defer { f.remove() }
+        try f.writeManifest(output: .string("../out/test.geojson"), sections: [("maps", .bool(false))])
+        let other = f.root + "/pipelines/other.json"
+        let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
+        try text.replacingOccurrences(of: "../work", with: "../work-other").write(
+            toFile: other, atomically: true, encoding: .utf8)
+        try f.runOK()
+        let second = try f.tool(["run", other, "--set", "regions.core_ratio=8"])
+        XCTAssertEqual(second.status, 0, second.output)
+        XCTAssertTrue(second.output.contains("the current set was published by another manifest"), second.output)
+        for round in 0..<6 {
+            let ratios = ["regions.core_ratio=\(4 + round)", "regions.core_ratio=\(5 + round)"]
+            let logs = (0..<2).map { f.root + "/run-\($0).log" }
+            let children = try [f.manifestPath, other].enumerated().map { k, manifest in
+                try ChildProcess(
+                    executable: PipelineFixture.regionsearch,
+                    arguments: ["run", manifest, "--quiet", "--set", ratios[k]], output: .file(logs[k]))
+            }
+            for (child, log) in zip(children, logs) {
+                let termination = child.wait()
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                XCTAssertTrue(termination.succeeded, "round \(round): \(termination): \(text)")
+            }
+            let root = f.root + "/out/.test.geojson.published"
+            XCTAssertEqual(FileSystem.list(root).filter { $0.contains(".tmp-") }, [], "round \(round)")
+            XCTAssertNoThrow(
+                try JSONParser.parse(try String(contentsOfFile: f.root + "/out/test.geojson", encoding: .utf8)))
+        }
+        // The sweep leaves a set folder whose builder lives and removes one whose builder is gone.
+        let root = f.root + "/out/.test.geojson.published"
+        let living = root + "/.g000999.tmp-\(getppid())"
+        let dead = root + "/.g000998.tmp-2147483646"
+        for dir in [living, dead] {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        }
+        XCTAssertEqual(try PublishedSet(root: root).removeLeftovers(), [dead])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: living))
+    }
 }
 
 /// What the reader thread and the test share.

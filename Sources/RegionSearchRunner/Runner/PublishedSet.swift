@@ -39,6 +39,8 @@ public struct PublishedSet {
     static let suffix = ".published"
     /// What a set holds, inside its folder.
     static let recordName = "SET.json"
+    /// The lock file of the set folder (``lock()``).
+    static let lockName = ".lock"
     /// Sets older than the current and the previous one are removed.
     static let kept = 2
 
@@ -316,6 +318,31 @@ public struct PublishedSet {
         }
     }
 
+    /// The process building a set folder or link named `.<base>.tmp-<pid>`.
+    static func builder(of name: String) -> pid_t? {
+        guard let marker = name.range(of: AtomicFile.temporaryMarker, options: .backwards) else { return nil }
+        return name[marker.upperBound...].split(separator: "-").first.flatMap { pid_t(String($0)) }
+    }
+
+    /// Takes the set folder's lock (`flock` on `.lock` in it), waiting while another run holds
+    /// it; released when the returned descriptor is closed. Two manifests that name one output
+    /// publish into one folder: one at a time, or both would number their set alike.
+    func lock() throws(FileSystem.Failure) -> Int32 {
+        try FileSystem.createDirectories(root)
+        let path = root + "/" + Self.lockName
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else {
+            throw FileSystem.Failure(path: path, operation: "open lock file", reason: String(cString: strerror(errno)))
+        }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw FileSystem.Failure(path: path, operation: "lock", reason: reason)
+        }
+        return fd
+    }
+
     /// Points `current` at `generation`: a new link renamed over the old one, then synced.
     func flip(to generation: Int) throws {
         let temporary = root + "/.current" + AtomicFile.temporaryMarker + String(getpid())
@@ -357,6 +384,9 @@ public struct PublishedSet {
             guard let base = WorkDirectory.temporaryBase(name),
                 base == "current" || Self.generationNumber(base) != nil
             else { continue }
+            // A set another live run is building (a second manifest with the same output) is
+            // no leftover.
+            if let pid = Self.builder(of: name), pid != getpid(), kill(pid, 0) == 0 || errno == EPERM { continue }
             try FileSystem.removeTree(root + "/" + name)
             removed.append(root + "/" + name)
         }

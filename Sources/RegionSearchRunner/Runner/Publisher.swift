@@ -250,6 +250,13 @@ struct Publisher {
         }
         guard !plans.isEmpty else { return [] }
         for i in plans.indices { plans[i].key = memberKey(plans[i], completed) }
+        let setLock: Int32
+        do {
+            setLock = try set.lock()
+        } catch {
+            throw RunnerError.fileSystem(error)
+        }
+        defer { close(setLock) }
         do {
             try FileSystem.createDirectories(set.root)
             if set.current() == nil { try adopt(set, plans) }
@@ -257,6 +264,11 @@ struct Publisher {
             throw RunnerError.fileSystem(e)
         }
         let current = set.current()
+        if let published = current?.record.manifest, !published.isEmpty, published != manifestPath {
+            Log.warning(
+                "\(set.root): the current set was published by another manifest, \(published); this run of "
+                    + "\(manifestPath) replaces it (give each manifest its own output to keep both)")
+        }
         // Sets still on disk that may hold a part unchanged: the current one first, then the
         // previous (a night that goes back to yesterday's parameters needs no new space).
         var kept: [(generation: Int, record: PublishedSet.Record)] = current.map { [$0] } ?? []
