@@ -324,4 +324,29 @@ final class LineageEndToEndTests: XCTestCase {
         let plain = try read(f.root + "/out/test.geojson")["features"]?.arrayValue ?? []
         XCTAssertTrue(plain.allSatisfy { $0["properties"]?["change"] == .null })
     }
+
+    /// A damaged lineage file stops the next run (exit 3, yesterday's set kept); `status` says so
+    /// beforehand — the file and why, `lineage_unreadable` in its JSON, `--check` not up to date —
+    /// instead of calling the output stale. `--fresh-lineage` starts over.
+    func testStatusNamesADamagedLineageFile() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        let lineage = f.root + "/out/test.lineage.json"
+        let target = try XCTUnwrap(try? FileManager.default.destinationOfSymbolicLink(atPath: lineage))
+        let real = AtomicFile.directory(of: lineage) + "/" + target
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: real))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: real))
+        let status = try f.tool(["status", f.manifestPath])
+        XCTAssertTrue(status.output.contains("lineage file: \(lineage): not a region or lineage file"), status.output)
+        XCTAssertTrue(status.output.contains("--fresh-lineage"), status.output)
+        let json = try JSONParser.parse(try f.tool(["status", f.manifestPath, "--json", "--quiet"]).output)
+        XCTAssertEqual(json["output"]?["state"]?.stringValue, "lineage_unreadable")
+        XCTAssertEqual(try f.tool(["status", f.manifestPath, "--check"]).status, 1)
+        let regions = try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/test.geojson"))
+        XCTAssertEqual(try f.run(day2(f)).status, 3)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: f.root + "/out/test.geojson")), regions)
+        XCTAssertEqual(try f.run(day2(f) + ["--fresh-lineage"]).status, 0)
+        XCTAssertEqual(try f.tool(["status", f.manifestPath, "--check"] + day2(f)).status, 0)
+    }
 }

@@ -196,6 +196,20 @@ struct LineageStep {
             directory: folder + "/" + key)
     }
 
+    /// Why the lineage file stops the next run (unreadable, damaged, from a newer version), or nil
+    /// (for `status`, which runs nothing).
+    func lineageProblem(_ completed: [String: StagePlanner.Completed]) -> String? {
+        guard manifest.lineage.enabled else { return nil }
+        do {
+            _ = try plan(completed, fresh: false)
+            return nil
+        } catch let failure as ToolFailure where failure.exitStatus == .inputData {
+            return failure.description
+        } catch {
+            return nil
+        }
+    }
+
     /// The regions of a stored result for these inputs and lineage file, when one verifies (for
     /// `status`, which runs nothing).
     func stored(_ completed: [String: StagePlanner.Completed]) -> Publisher.Artifact? {

@@ -32,6 +32,8 @@ public struct StatusReport {
         case missing
         /// The final stage is not up to date, so the output cannot be current.
         case outOfDate = "out_of_date"
+        /// The lineage file the next run reads is damaged or unreadable: `run` stops on it.
+        case lineageUnreadable = "lineage_unreadable"
     }
 
     public var manifest: Manifest
@@ -126,18 +128,24 @@ public struct StatusReport {
             staleUpstream.append(stage.name)
         }
         var publisher = Publisher(manifest: manifest, work: work, planner: planner)
+        var lineageProblem: String?
         if let final = Pipeline.stages.last, completed[final.name] != nil {
-            publisher.identified = LineageStep(
-                manifest: manifest, work: work, planner: planner, build: builds.of(executable: "regionsearch")
-            ).stored(completed)
+            let step = LineageStep(
+                manifest: manifest, work: work, planner: planner, build: builds.of(executable: "regionsearch"))
+            publisher.identified = step.stored(completed)
+            lineageProblem = step.lineageProblem(completed)
         }
         var lines: [String] = []
         // The worst state over all destinations (an output written on every run, such as a
         // database table, counts as up to date once the stages are).
         var worst = OutputState.upToDate
         func note(_ state: OutputState) {
-            let order: [OutputState] = [.upToDate, .differs, .missing, .outOfDate]
+            let order: [OutputState] = [.upToDate, .differs, .missing, .outOfDate, .lineageUnreadable]
             if order.firstIndex(of: state)! > order.firstIndex(of: worst)! { worst = state }
+        }
+        if let lineageProblem {
+            lines.append("lineage file: \(lineageProblem) ('regionsearch run' stops on it with exit status 3)")
+            note(.lineageUnreadable)
         }
         for group in Publisher.destinations(manifest.outputTargets) {
             let at = group[0].display
