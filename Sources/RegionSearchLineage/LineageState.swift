@@ -133,14 +133,17 @@ public struct LineageState {
         guard format >= 1 else { throw .unreadable(path: path, reason: "'\(Self.member).format' is missing") }
         guard format <= Self.formatVersion else { throw .unsupportedFormat(path: path, version: format) }
         guard let hwm = lineage["high_water_mark"]?.intValue, let result = lineage["result"]?.stringValue else {
-            throw .unreadable(path: path, reason: "'\(Self.member)' lacks high_water_mark or result")
+            throw .unreadable(
+                path: path, reason: "'\(Self.member)' needs high_water_mark (a whole number) and result (a string)")
         }
         highWaterMark = hwm
         self.result = result
         regions = try Self.regions(document["features"], path: path, at: "features")
         if let p = lineage["previous"], p != .null {
             guard let phwm = p["high_water_mark"]?.intValue, let presult = p["result"]?.stringValue else {
-                throw .unreadable(path: path, reason: "'\(Self.member).previous' lacks high_water_mark or result")
+                throw .unreadable(
+                    path: path,
+                    reason: "'\(Self.member).previous' needs high_water_mark (a whole number) and result (a string)")
             }
             previous = Previous(
                 highWaterMark: phwm, result: presult,
