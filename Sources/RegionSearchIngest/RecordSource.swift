@@ -22,11 +22,13 @@ public struct RawRecord {
     /// The tags region labels need, as hstore text (``LabelTags``); "" for none.
     var labelTags: String = ""
 
-    /// The first text value that holds a NUL character ("id", "name", "keyword" or "tags"), or nil.
+    /// The first text value that holds a NUL character ("id", "name", "keyword", "keyword's key" or
+    /// "tags"), or nil.
     var fieldWithNUL: String? {
         if id.utf8.contains(0) { return "id" }
         if name.utf8.contains(0) { return "name" }
         if keywords.contains(where: { $0.utf8.contains(0) }) { return "keyword" }
+        if keywordKeys.contains(where: { $0.utf8.contains(0) }) { return "keyword's key" }
         return labelTags.utf8.contains(0) ? "tags" : nil
     }
 
