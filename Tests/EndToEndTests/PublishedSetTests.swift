@@ -188,13 +188,15 @@ final class PublishedSetTests: XCTestCase {
     }
 
     /// Two manifests that name one output publish into one set folder. Their runs at the same
-    /// time take turns (the folder's lock): every run exits 0 and the output is one complete set
-    /// of either; a set a live run is building is no leftover for the other's start-up sweep; and
-    /// a run replacing the other manifest's set says so.
+    /// time take turns (the folder's lock, from reading the lineage file to the flip): every run
+    /// exits 0, the output is one complete set of either, and the lineage's high-water mark never
+    /// goes back; the start-up sweep leaves the folder alone while another run holds the lock;
+    /// and a run replacing the other manifest's set says so.
     func testTwoManifestsWithOneOutputTakeTurnsAndSaySo() throws {
         let f = try setUpFixture()
         defer { f.remove() }
-        try f.writeManifest(output: .string("../out/test.geojson"), sections: [("maps", .bool(false))])
+        try f.writeManifest(
+            output: .string("../out/test.geojson"), sections: [("maps", .bool(false)), ("lineage", .bool(true))])
         let other = f.root + "/pipelines/other.json"
         let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
         try text.replacingOccurrences(of: "../work", with: "../work-other").write(
@@ -203,6 +205,11 @@ final class PublishedSetTests: XCTestCase {
         let second = try f.tool(["run", other, "--set", "regions.core_ratio=8"])
         XCTAssertEqual(second.status, 0, second.output)
         XCTAssertTrue(second.output.contains("the current set was published by another manifest"), second.output)
+        func highWaterMark() throws -> Int {
+            let text = try String(contentsOfFile: f.root + "/out/test.lineage.json", encoding: .utf8)
+            return try XCTUnwrap(JSONParser.parse(text)["regionsearch_lineage"]?["high_water_mark"]?.intValue)
+        }
+        var mark = try highWaterMark()
         for round in 0..<6 {
             let ratios = ["regions.core_ratio=\(4 + round)", "regions.core_ratio=\(5 + round)"]
             let logs = (0..<2).map { f.root + "/run-\($0).log" }
@@ -220,16 +227,26 @@ final class PublishedSetTests: XCTestCase {
             XCTAssertEqual(FileSystem.list(root).filter { $0.contains(".tmp-") }, [], "round \(round)")
             XCTAssertNoThrow(
                 try JSONParser.parse(try String(contentsOfFile: f.root + "/out/test.geojson", encoding: .utf8)))
+            let next = try highWaterMark()
+            XCTAssertGreaterThanOrEqual(next, mark, "round \(round)")
+            mark = next
         }
-        // The sweep leaves a set folder whose builder lives and removes one whose builder is gone.
-        let root = f.root + "/out/.test.geojson.published"
-        let living = root + "/.g000999.tmp-\(getppid())"
-        let dead = root + "/.g000998.tmp-2147483646"
-        for dir in [living, dead] {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        }
-        XCTAssertEqual(try PublishedSet(root: root).removeLeftovers(), [dead])
-        XCTAssertTrue(FileManager.default.fileExists(atPath: living))
+        // While another run holds the folder's lock, the sweep leaves a set being built and a
+        // link being made beside the output; once it is free, they are leftovers.
+        let set = PublishedSet(root: f.root + "/out/.test.geojson.published")
+        let building = set.root + "/.g000999.tmp-4194303"
+        let linking = f.root + "/out/.test.geojson.tmp-4194303-0"
+        try FileManager.default.createDirectory(atPath: building, withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: linking))
+        let work = WorkDirectory(path: f.root + "/work")
+        let held = try XCTUnwrap(try set.lock(wait: false))
+        try Runner.prepare(work, outputs: [f.root + "/out/test.geojson"], sets: [set])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: building))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: linking))
+        close(held)
+        try Runner.prepare(work, outputs: [f.root + "/out/test.geojson"], sets: [set])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: building))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: linking))
     }
 }
 

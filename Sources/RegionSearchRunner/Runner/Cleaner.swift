@@ -1,5 +1,11 @@
 import RegionSearchCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `regionsearch clean`: empties a work directory, or with `--unused` removes only the stage
 /// runs the latest run did not use (the object store otherwise keeps every parameter setting
 /// ever run; for an experiment, the latest run is every combination of it, and their run states
@@ -36,7 +42,20 @@ public enum Cleaner {
                 outputs = e.combinations.map { manifest.output + "/" + $0.fileName }
                 outputs += ["results.csv", "results.md"].map { manifest.output + "/" + $0 }
             }
-            for output in outputs { result.temporaries += try WorkDirectory.removeTemporaries(besides: output).count }
+            // Not while a run of another manifest with the same output publishes (its set folder's
+            // lock): the files beside the outputs are then its own.
+            var held: Int32?
+            defer { if let held { close(held) } }
+            var publishing = false
+            if let root = PublishedSet.root(of: manifest), FileSystem.exists(root) {
+                held = try PublishedSet(root: root).lock(wait: false)
+                publishing = held == nil
+            }
+            if !publishing {
+                for output in outputs {
+                    result.temporaries += try WorkDirectory.removeTemporaries(besides: output).count
+                }
+            }
             var keep: Set<String> = []
             if unusedOnly {
                 // The latest run of every manifest that ran here (the work directory may be shared),

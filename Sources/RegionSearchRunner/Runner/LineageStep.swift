@@ -161,23 +161,7 @@ struct LineageStep {
         let result = hasher.finalize().description
 
         let tracking = manifest.lineage.enabled
-        let path = Self.lineagePath(manifest)
-        var previous: LineageState?
-        if tracking && !fresh && FileSystem.exists(path) {
-            let bytes: [UInt8]
-            do {
-                bytes = try FileSystem.read(path)
-            } catch {
-                throw ToolFailure(
-                    "\(path): cannot read the lineage file (\(error)); fix it, or start a fresh lineage with "
-                        + "--fresh-lineage", status: .inputData)
-            }
-            do {
-                previous = try LineageState(bytes: bytes, path: path)
-            } catch {
-                throw ToolFailure(error.description, status: .inputData)
-            }
-        }
+        let previous = try Self.previousState(manifest, fresh: fresh)
         // Keyed by the previous result the regions are matched against (not the file's bytes): a
         // rerun over its own published lineage file finds the same key.
         var keyHasher = ContentHasher()
@@ -196,17 +180,36 @@ struct LineageStep {
             directory: folder + "/" + key)
     }
 
+    /// The published lineage file's state, which tonight's regions are matched against: nil
+    /// without lineage, with `fresh`, or before the first night. Throws (exit status 3) when the
+    /// file cannot be read or is damaged; the runner calls this before any stage runs too, so a
+    /// damaged file stops the night before an hour of computing, not after.
+    static func previousState(_ manifest: Manifest, fresh: Bool) throws -> LineageState? {
+        let path = lineagePath(manifest)
+        guard manifest.lineage.enabled && !fresh && FileSystem.exists(path) else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(path)
+        } catch {
+            throw ToolFailure(
+                "\(path): cannot read the lineage file (\(error)); fix it, or start a fresh lineage with "
+                    + "--fresh-lineage", status: .inputData)
+        }
+        do {
+            return try LineageState(bytes: bytes, path: path)
+        } catch {
+            throw ToolFailure(error.description, status: .inputData)
+        }
+    }
+
     /// Why the lineage file stops the next run (unreadable, damaged, from a newer version), or nil
     /// (for `status`, which runs nothing).
-    func lineageProblem(_ completed: [String: StagePlanner.Completed]) -> String? {
-        guard manifest.lineage.enabled else { return nil }
+    static func lineageProblem(_ manifest: Manifest) -> String? {
         do {
-            _ = try plan(completed, fresh: false)
+            _ = try previousState(manifest, fresh: false)
             return nil
-        } catch let failure as ToolFailure where failure.exitStatus == .inputData {
-            return failure.description
         } catch {
-            return nil
+            return "\(error)"
         }
     }
 

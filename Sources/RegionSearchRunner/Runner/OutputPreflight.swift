@@ -4,6 +4,8 @@ import RegionSearchOutput
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Checks, before any stage runs, that every output of a manifest can be written, so that a
@@ -109,8 +111,11 @@ enum OutputPreflight {
     /// temporary names (`.<name>.tmp-<pid>-<n>`): a name the file system cannot hold would fail
     /// the night after every stage has run.
     static func checkNames(_ paths: [String]) throws(Failure) {
-        for path in paths {
-            let name = PathResolver.baseName(path)
+        // In the set folder, files of one name are told apart by a prefix (`2-r.changes.json`).
+        let inSet = Publisher.preparedNames(paths)
+        for (path, setName) in zip(paths, inSet) {
+            let own = PathResolver.baseName(path)
+            let name = setName.utf8.count > own.utf8.count ? setName : own
             let temporary = "." + name + AtomicFile.temporaryMarker + "4194304-15"
             let directory = AtomicFile.directory(of: path)
             let reported = pathconf(directory, Int32(_PC_NAME_MAX))

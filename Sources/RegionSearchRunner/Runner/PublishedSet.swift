@@ -318,24 +318,31 @@ public struct PublishedSet {
         }
     }
 
-    /// The process building a set folder or link named `.<base>.tmp-<pid>`.
-    static func builder(of name: String) -> pid_t? {
-        guard let marker = name.range(of: AtomicFile.temporaryMarker, options: .backwards) else { return nil }
-        return name[marker.upperBound...].split(separator: "-").first.flatMap { pid_t(String($0)) }
-    }
-
-    /// Takes the set folder's lock (`flock` on `.lock` in it), waiting while another run holds
-    /// it; released when the returned descriptor is closed. Two manifests that name one output
-    /// publish into one folder: one at a time, or both would number their set alike.
-    func lock() throws(FileSystem.Failure) -> Int32 {
+    /// Takes the set folder's lock (`flock` on `.lock` in it), released when the returned
+    /// descriptor is closed. Two manifests that name one output publish into one folder: one at a
+    /// time, or both would number their set alike, and one's start-up sweep would take the
+    /// other's set being built for a leftover. `wait`: block while another run holds it (saying
+    /// so); otherwise nil when it is held.
+    func lock(wait: Bool) throws(FileSystem.Failure) -> Int32? {
         try FileSystem.createDirectories(root)
         let path = root + "/" + Self.lockName
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        // Read-only: flock needs no write access, so a folder shared by a group's users locks.
+        let fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw FileSystem.Failure(path: path, operation: "open lock file", reason: String(cString: strerror(errno)))
         }
-        while flock(fd, LOCK_EX) != 0 {
+        var operation = LOCK_EX | LOCK_NB
+        while flock(fd, operation) != 0 {
             if errno == EINTR { continue }
+            if errno == EWOULDBLOCK && operation != LOCK_EX {
+                guard wait else {
+                    close(fd)
+                    return nil
+                }
+                Log.info("\(root): another run is publishing there; waiting for it to finish")
+                operation = LOCK_EX
+                continue
+            }
             let reason = String(cString: strerror(errno))
             close(fd)
             throw FileSystem.Failure(path: path, operation: "lock", reason: reason)
@@ -384,9 +391,6 @@ public struct PublishedSet {
             guard let base = WorkDirectory.temporaryBase(name),
                 base == "current" || Self.generationNumber(base) != nil
             else { continue }
-            // A set another live run is building (a second manifest with the same output) is
-            // no leftover.
-            if let pid = Self.builder(of: name), pid != getpid(), kill(pid, 0) == 0 || errno == EPERM { continue }
             try FileSystem.removeTree(root + "/" + name)
             removed.append(root + "/" + name)
         }

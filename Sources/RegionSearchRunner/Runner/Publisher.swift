@@ -6,6 +6,8 @@ import RegionSearchStages
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The runner's last step: writes the manifest's outputs (`output`, `poi_output`) from the
@@ -47,6 +49,9 @@ struct Publisher {
     /// changed): the runner writes a lineage file kept in another folder here, so that a night
     /// that cannot write it fails before its regions are published.
     var beforeFlip: (() throws -> Void)? = nil
+    /// Whether the caller holds the set folder's lock already (the runner takes it before the
+    /// lineage step, so that two manifests with one output never start from one lineage file).
+    var holdsSetLock = false
 
     /// What publishing did to one destination.
     struct Result {
@@ -250,13 +255,17 @@ struct Publisher {
         }
         guard !plans.isEmpty else { return [] }
         for i in plans.indices { plans[i].key = memberKey(plans[i], completed) }
-        let setLock: Int32
-        do {
-            setLock = try set.lock()
-        } catch {
-            throw RunnerError.fileSystem(error)
+        // One publication at a time per set folder (``PublishedSet/lock(wait:)``); the runner
+        // takes the lock before the lineage step, which reads the published lineage file.
+        var setLock: Int32?
+        if !holdsSetLock {
+            do {
+                setLock = try set.lock(wait: true)
+            } catch {
+                throw RunnerError.fileSystem(error)
+            }
         }
-        defer { close(setLock) }
+        defer { if let setLock { close(setLock) } }
         do {
             try FileSystem.createDirectories(set.root)
             if set.current() == nil { try adopt(set, plans) }
@@ -264,7 +273,9 @@ struct Publisher {
             throw RunnerError.fileSystem(e)
         }
         let current = set.current()
-        if let published = current?.record.manifest, !published.isEmpty, published != manifestPath {
+        if let published = current?.record.manifest, !published.isEmpty,
+            FileIdentity(path: published) == nil || FileIdentity(path: published) != FileIdentity(path: manifestPath)
+        {
             Log.warning(
                 "\(set.root): the current set was published by another manifest, \(published); this run of "
                     + "\(manifestPath) replaces it (give each manifest its own output to keep both)")

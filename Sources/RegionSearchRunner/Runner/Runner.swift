@@ -78,6 +78,7 @@ public final class Runner {
         if try options.window().until == Pipeline.stages.count - 1 {
             try OutputPreflight.check(manifest.outputTargets)
             try OutputPreflight.checkNames(LineageStep.publishedPaths(manifest))
+            _ = try LineageStep.previousState(manifest, fresh: options.freshLineage)
         }
         return try runLocked(options, statePath: work.runState)
     }
@@ -102,8 +103,20 @@ public final class Runner {
         do {
             try work.create()
             var removed = try work.removeTemporaries()
-            for output in outputs { removed += try WorkDirectory.removeTemporaries(besides: output) }
-            for set in sets { removed += try set.removeLeftovers() }
+            // Temporaries beside the outputs and in their set folder are made under the folder's
+            // lock: while another run (a manifest with the same output) holds it, they are its.
+            var held: [Int32] = []
+            defer { held.forEach { close($0) } }
+            var publishing = false
+            for set in sets where FileSystem.exists(set.root) {
+                if let fd = try set.lock(wait: false) { held.append(fd) } else { publishing = true }
+            }
+            if publishing {
+                Log.info("another run is publishing these outputs; the files beside them are left as they are")
+            } else {
+                for output in outputs { removed += try WorkDirectory.removeTemporaries(besides: output) }
+                for set in sets { removed += try set.removeLeftovers() }
+            }
             if !removed.isEmpty {
                 Log.info("removed \(removed.count) temporary file(s) left by an interrupted run")
             }
@@ -220,8 +233,20 @@ public final class Runner {
 
         if let last = stages.last, window.until == stages.count - 1, completed[last.name] != nil {
             var identified: LineageStep.Outcome?
+            // The set folder's lock from reading the published lineage file to the flip: a second
+            // manifest with the same output goes on from this night's lineage, not the one before.
+            var setLock: Int32?
+            defer { if let setLock { close(setLock) } }
             do {
                 var publisher = Publisher(manifest: manifest, work: work, planner: planner)
+                if manifest.lineage.enabled, let root = PublishedSet.root(of: manifest) {
+                    do {
+                        setLock = try PublishedSet(root: root).lock(wait: true)
+                    } catch {
+                        throw RunnerError.fileSystem(error)
+                    }
+                    publisher.holdsSetLock = true
+                }
                 // Stable ids, labels and the change report (the previous result is an input).
                 let build = session.build(toolDirectory: toolDirectory, store: work.builds).of(
                     executable: "regionsearch")

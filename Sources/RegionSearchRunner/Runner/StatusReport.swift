@@ -128,13 +128,13 @@ public struct StatusReport {
             staleUpstream.append(stage.name)
         }
         var publisher = Publisher(manifest: manifest, work: work, planner: planner)
-        var lineageProblem: String?
         if let final = Pipeline.stages.last, completed[final.name] != nil {
-            let step = LineageStep(
-                manifest: manifest, work: work, planner: planner, build: builds.of(executable: "regionsearch"))
-            publisher.identified = step.stored(completed)
-            lineageProblem = step.lineageProblem(completed)
+            publisher.identified = LineageStep(
+                manifest: manifest, work: work, planner: planner, build: builds.of(executable: "regionsearch")
+            ).stored(completed)
         }
+        // Read whether or not the stages are current: `run` stops on a damaged file before them.
+        let lineageProblem = LineageStep.lineageProblem(manifest)
         var lines: [String] = []
         // The worst state over all destinations (an output written on every run, such as a
         // database table, counts as up to date once the stages are).
