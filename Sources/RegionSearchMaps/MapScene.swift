@@ -84,6 +84,9 @@ final class MapScene {
 
     // MARK: - Layout
 
+    /// The largest width or height of an image Cairo makes (`cairo_image_surface_create`).
+    static let maximumImageSide = 32767.0
+
     private func layOut(bbox: GeoBox?, measure: CairoContext) throws {
         // The extent: the bbox when given; else the central 99 % of the POIs and every region.
         var xs: [Double] = []
@@ -134,12 +137,25 @@ final class MapScene {
         w = max(w * (1 + 2 * pad), minimum)
         h = max(h * (1 + 2 * pad), minimum)
 
+        measure.selectFont(size: footerFontSize)
+        footerLines = footerParagraphs.flatMap { Self.wrap($0, width: width - 2 * margin, measure: measure) }
+        let footerHeight = Double(footerLines.count) * footerLineHeight + margin
         let n = max(1, data.keywords.count)
-        columns = n == 1 ? 1 : (n <= 4 ? 2 : 3)
-        let rows = (n + columns - 1) / columns
-        boxWidth = ((width - 2 * margin - Double(columns - 1) * gap) / Double(columns)).rounded(.down)
         let aspect = min(1.25, max(0.55, h / w))
-        boxHeight = (boxWidth * aspect).rounded()
+        // One panel per keyword, three in a row; more in a row where so many keywords would make
+        // the page taller than Cairo draws an image (a hundred keywords: 35,000 pixels).
+        var rows = 1
+        columns = n == 1 ? 1 : (n <= 4 ? 2 : 3)
+        while true {
+            rows = (n + columns - 1) / columns
+            boxWidth = ((width - 2 * margin - Double(columns - 1) * gap) / Double(columns)).rounded(.down)
+            boxHeight = (boxWidth * aspect).rounded()
+            let total =
+                margin + headerHeight + Double(rows) * (panelTitleHeight + boxHeight + legendHeight + gap)
+                + footerHeight
+            if total.rounded(.up) <= Self.maximumImageSide || columns >= n { break }
+            columns += 1
+        }
         // Grow the short side of the extent to the box's aspect ratio.
         if h / w < boxHeight / boxWidth { h = w * boxHeight / boxWidth } else { w = h * boxWidth / boxHeight }
         minX = cx - w / 2
@@ -150,9 +166,7 @@ final class MapScene {
         metresPerUnit = projection.groundMetresPerUnit(x: cx, y: cy, span: w / 4)
 
         footerTop = margin + headerHeight + Double(rows) * (panelTitleHeight + boxHeight + legendHeight + gap)
-        measure.selectFont(size: footerFontSize)
-        footerLines = footerParagraphs.flatMap { Self.wrap($0, width: width - 2 * margin, measure: measure) }
-        height = (footerTop + Double(footerLines.count) * footerLineHeight + margin).rounded(.up)
+        height = (footerTop + footerHeight).rounded(.up)
     }
 
     /// Top-left corner of panel `i`'s title row.

@@ -164,6 +164,26 @@ final class MapRendererTests: XCTestCase {
             "bank region in the second panel: \(shifted)")
     }
 
+    /// One panel per keyword, three in a row, until so many keywords would make the page taller
+    /// than Cairo draws an image (32,767 pixels: 140 keywords in rows of three are 35,000): then more
+    /// in a row, and the PNG is drawn instead of failing after every stage has run.
+    func testManyKeywordsFitCairosLargestImage() throws {
+        let names = (0..<140).map { "k\($0)" }
+        var square = dense
+        square.keyword = names[0]
+        let data = try MapFixtures.data([square], pois: nil, keywords: names)
+        let image = try CairoSurface(png: try XCTUnwrap(try render(data)[.png]))
+        XCTAssertEqual(image.width, 1600)
+        XCTAssertLessThanOrEqual(image.height, 32767)
+        let bg = MapFixtures.rgb("#f4f4f0")
+        let first = try XCTUnwrap(MapFixtures.bounds(of: bg, in: image, xRange: 0..<200))
+        XCTAssertLessThan(first.x1 - first.x0, 1544 / 4, "more than three panels in a row")
+        let seven = try MapFixtures.data([dense], pois: nil, keywords: (0..<7).map { "k\($0)" })
+        let small = try CairoSurface(png: try XCTUnwrap(try render(seven)[.png]))
+        let box = try XCTUnwrap(MapFixtures.bounds(of: bg, in: small, xRange: 0..<600))
+        XCTAssertGreaterThan(box.x1 - box.x0, 1544 / 4, "three in a row")
+    }
+
     /// Nested levels: the finer region (listed first in the file) is drawn over the one holding
     /// it, its fill laid over the parent's, so it is darker; the parent is found by parent_id.
     func testNestedLevelsAreDrawnCoarsestFirstDarkerInside() throws {
