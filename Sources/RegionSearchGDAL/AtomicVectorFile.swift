@@ -102,6 +102,14 @@ public final class AtomicVectorFile {
         }
         if transaction { try dataset.commitTransaction() }
         layersWritten.append((layer.schema.name, layer.count))
+        // What the driver changed without failing is said, not dropped: a Shapefile cuts a text
+        // value at 254 bytes (a long POI name), with a warning.
+        for warning in dataset.takeWarnings() {
+            // The start and the end of a long message: GDAL quotes the whole value it cut.
+            let text = PrintableText.of(warning.text, limit: 100_000)
+            let shown = text.count <= 300 ? text : text.prefix(80) + "…" + text.suffix(160)
+            Log.warning("\(Self.baseName(destination)), layer \(layer.schema.name): GDAL: \(shown)")
+        }
     }
 
     /// The files the driver produced, main file last (call after closing).

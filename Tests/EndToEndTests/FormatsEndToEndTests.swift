@@ -153,6 +153,26 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertEqual(try f.run(["--quiet"]).status, 0)
     }
 
+    /// A Shapefile cuts a text value at 254 bytes: the run says so (GDAL's warning), naming the
+    /// file, the layer and the field, instead of dropping the message.
+    func testAShapefileCuttingALongNameSaysSo() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let long = String(repeating: "N", count: 300)
+        let rows = (0..<40).map { k in
+            "\(k),\(k == 3 ? long : "cafe \(k)"),cafe,\(24.9400 + Double(k % 8) * 0.0004),\(60.1700 + Double(k / 8) * 0.0004)"
+        }
+        let csv = f.root + "/data/long.csv"
+        try ("id,name,category,lon,lat\n" + rows.joined(separator: "\n") + "\n").write(
+            toFile: csv, atomically: true, encoding: .utf8)
+        try f.writeManifest(
+            output: .string("../out/r.geojson"), poiOutput: .string("../out/p.shp"),
+            input: .object([("path", .string(csv))]), sections: [("maps", .bool(false))])
+        let r = try f.runOK()
+        XCTAssertTrue(r.output.contains("p.shp, layer pois: GDAL: Value 'NNN"), r.output)
+        XCTAssertTrue(r.output.contains("of field name has been truncated to 254 characters"), r.output)
+    }
+
     func testAResultWithoutRegionsStillHasTheTypedSchema() throws {
         let f = try PipelineFixture()
         defer { f.remove() }

@@ -39,6 +39,18 @@ final class ManifestValidationGapTests: XCTestCase, ManifestParsing {
         XCTAssertTrue(message(manifest(keywords: "[\(many)]")).contains("at most 100000"))
     }
 
+    /// A Shapefile holds at most 254 bytes in a text field: two keywords that differ after that
+    /// would come out as one. Refused for a Shapefile output, kept for GeoPackage.
+    func testAKeywordTooLongForAShapefileIsRefusedForOne() {
+        let long = #"[""# + String(repeating: "x", count: 300) + #"a", "cafe"]"#
+        let m = message(
+            #"{"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o.shp", "keywords": \#(long)}"#)
+        XCTAssertTrue(m.contains("keywords[0]: is 301 bytes long, and the Shapefile"), m)
+        XCTAssertTrue(m.contains("holds at most 254 bytes in a text field"), m)
+        XCTAssertNoThrow(
+            try parse(#"{"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o.gpkg", "keywords": \#(long)}"#))
+    }
+
     func testHugeHullSizesAreRefused() {
         XCTAssertTrue(message(manifest(#", "hulls": {"min_extent_m": 1e308}"#)).contains("hulls.min_extent_m"))
         XCTAssertTrue(message(manifest(#", "hulls": {"margin_m": 1e308}"#)).contains("hulls.margin_m"))

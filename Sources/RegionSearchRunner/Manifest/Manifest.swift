@@ -310,7 +310,21 @@ public struct Manifest {
         for target in outputTargets {
             if let problem = target.formatProblem { throw invalid(problem.key, problem.reason) }
         }
+        // A Shapefile's dBASE table holds at most 254 bytes in a text field: two keywords that
+        // differ after that would come out as one, each region under the other's name.
+        if let shapefile = outputTargets.first(where: { $0.format == .shapefile }),
+            let (k, keyword) = keywords.enumerated().first(where: { $0.element.utf8.count > Self.shapefileTextBytes })
+        {
+            throw invalid(
+                "keywords[\(k)]",
+                "is \(keyword.utf8.count) bytes long, and the Shapefile \(shapefile.path) holds at most "
+                    + "\(Self.shapefileTextBytes) bytes in a text field (keywords that differ after that would merge); "
+                    + "shorten the keyword or write GeoPackage (.gpkg) or FlatGeobuf (.fgb)")
+        }
     }
+
+    /// The most bytes a Shapefile's dBASE table holds in a text field.
+    static let shapefileTextBytes = 254
 
     /// Parses a list of input objects (`inputs`, or one set of `experiment.inputs`): `path` made
     /// absolute against `directory`, every other key validated by ingest's rules now, so that a
