@@ -65,9 +65,10 @@ public enum VectorOutput {
     )
         throws -> [String]
     {
-        guard let vector = format.vectorFormat else {
+        guard var vector = format.vectorFormat else {
             throw Failure("\(path): \(format.rawValue) is not a GDAL format")
         }
+        if format == .kml && layers.allSatisfy({ $0.geometryType == .point }) { vector = .kmlPoints }
         let srs: SpatialReference
         do {
             srs = try SpatialReference.wgs84()
