@@ -1,5 +1,6 @@
 import Foundation
 import RegionSearchCore
+import RegionSearchRunner
 import RegionSearchSynthetic
 
 /// `regionsearch-generate`: writes a synthetic city with planted keyword clusters and its truth.
@@ -182,6 +183,14 @@ public enum GenerateCommand {
                 .init(minX: min(p[0], p[2]), minY: min(p[1], p[3]), maxX: max(p[0], p[2]), maxY: max(p[1], p[3])))
         }
         let prefix = try cl.required(Self.outOption)
+        // A prefix names files: `out/city` writes out/city.csv, out/city.truth.geojson, …. An empty
+        // one, or a folder, would write hidden `.csv` and `.truth.geojson` files in it.
+        let stem = PathResolver.baseName(prefix)
+        if stem.isEmpty || stem == "." || stem == ".." || prefix.hasSuffix("/") || FileSystem.isDirectory(prefix) {
+            throw UsageError(
+                "--out \"\(prefix)\": expected a path prefix that ends in a name, e.g. out/city (writes out/city.csv, "
+                    + "out/city.truth.geojson, …)")
+        }
         let format = cl.string(Self.formatOption)
         let city = try SyntheticCity(config)
         if format == "csv" {

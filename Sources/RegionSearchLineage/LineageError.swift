@@ -14,13 +14,13 @@ public enum LineageError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .unreadable(let path, let reason):
             return "\(path): not a region or lineage file this regionsearch can read (\(reason)); "
-                + "give a regions output or its .lineage.json, or start a fresh lineage (--fresh-lineage)"
+                + "give a regions output or its .lineage.json, or start a fresh lineage (regionsearch run --fresh-lineage)"
         case .unsupportedFormat(let path, let version):
             return "\(path): lineage format \(version) is newer than this regionsearch reads "
-                + "(\(LineageState.formatVersion)); upgrade regionsearch, or start a fresh lineage (--fresh-lineage)"
+                + "(\(LineageState.formatVersion)); upgrade regionsearch, or start a fresh lineage (regionsearch run --fresh-lineage)"
         case .geometry(let path, let region, let reason):
             return "\(path): region \(region): its polygon cannot be compared (\(reason)); "
-                + "check the file with ogrinfo, or start a fresh lineage (--fresh-lineage)"
+                + "check the file with ogrinfo, or start a fresh lineage (regionsearch run --fresh-lineage)"
         }
     }
 }

@@ -259,6 +259,11 @@ final class SyntheticScenarioTests: XCTestCase {
         XCTAssertEqual(Set(truth.features.map { $0.kind ?? "" }), ["cluster"])
         XCTAssertEqual(run(["--n", "3000", "--out", dir + "/c", "--quiet"]), .success)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/c.must_not.geojson"))
+        // A prefix must end in a name: a folder would get hidden `.csv` files.
+        for prefix in ["", dir, dir + "/", dir + "/."] {
+            XCTAssertEqual(run(["--n", "3000", "--out", prefix, "--quiet"]), .usage, prefix)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/.csv"))
     }
 
     /// The polyline's grid answers "within r?" as the exact distance to its segments does.
