@@ -39,7 +39,7 @@ public struct ProcessStageLauncher: StageLauncher {
         } catch {
             throw RunnerError.spawnFailed(executable: executable, reason: error.reason)
         }
-        let termination = child.wait()
+        let termination = SignalForwarding.forwarding(to: child.pid) { child.wait() }
         return StageLaunch(termination: termination, errorLines: child.errorLines)
     }
 }
