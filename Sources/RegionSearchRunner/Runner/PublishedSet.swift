@@ -39,7 +39,7 @@ public struct PublishedSet {
     static let suffix = ".published"
     /// What a set holds, inside its folder.
     static let recordName = "SET.json"
-    /// The lock file of the set folder (``lock()``).
+    /// The lock file of the set folder (``lock(wait:)``).
     static let lockName = ".lock"
     /// Sets older than the current and the previous one are removed.
     static let kept = 2
