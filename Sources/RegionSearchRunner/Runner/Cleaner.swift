@@ -1,11 +1,5 @@
 import RegionSearchCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// `regionsearch clean`: empties a work directory, or with `--unused` removes only the stage
 /// runs the latest run did not use (the object store otherwise keeps every parameter setting
 /// ever run; for an experiment, the latest run is every combination of it, and their run states
@@ -44,17 +38,15 @@ public enum Cleaner {
             }
             // Not while a run of another manifest with the same output publishes (its set folder's
             // lock): the files beside the outputs are then its own.
-            var held: Int32?
-            defer { if let held { close(held) } }
-            var publishing = false
-            if let root = PublishedSet.root(of: manifest), FileSystem.exists(root) {
-                held = try PublishedSet(root: root).lock(wait: false)
-                publishing = held == nil
+            func sweep() throws(FileSystem.Failure) -> Int {
+                var count = 0
+                for output in outputs { count += try WorkDirectory.removeTemporaries(besides: output).count }
+                return count
             }
-            if !publishing {
-                for output in outputs {
-                    result.temporaries += try WorkDirectory.removeTemporaries(besides: output).count
-                }
+            if let root = PublishedSet.root(of: manifest) {
+                result.temporaries += try PublishedSet(root: root).whenIdle(sweep) ?? 0
+            } else {
+                result.temporaries += try sweep()
             }
             var keep: Set<String> = []
             if unusedOnly {

@@ -318,12 +318,26 @@ public struct PublishedSet {
         }
     }
 
-    /// Takes the set folder's lock (`flock` on `.lock` in it), released when the returned
-    /// descriptor is closed. Two manifests that name one output publish into one folder: one at a
-    /// time, or both would number their set alike, and one's start-up sweep would take the
-    /// other's set being built for a leftover. `wait`: block while another run holds it (saying
-    /// so); otherwise nil when it is held.
-    func lock(wait: Bool) throws(FileSystem.Failure) -> Int32? {
+    /// The set folder's lock, held until ``release()`` (or until it is freed): `flock` on the
+    /// descriptor it owns, which the kernel also drops when the process dies.
+    final class Lock {
+        private var fd: Int32
+
+        fileprivate init(fd: Int32) { self.fd = fd }
+
+        deinit { release() }
+
+        func release() {
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    /// Takes the set folder's lock (`flock` on `.lock` in it). Two manifests that name one output
+    /// publish into one folder: one at a time, or both would number their set alike, and one's
+    /// start-up sweep would take the other's set being built for a leftover. `wait`: block while
+    /// another run holds it (saying so); otherwise nil when it is held.
+    func lock(wait: Bool) throws(FileSystem.Failure) -> Lock? {
         try FileSystem.createDirectories(root)
         let path = root + "/" + Self.lockName
         // Read-only: flock needs no write access, so a folder shared by a group's users locks.
@@ -347,7 +361,17 @@ public struct PublishedSet {
             close(fd)
             throw FileSystem.Failure(path: path, operation: "lock", reason: reason)
         }
-        return fd
+        return Lock(fd: fd)
+    }
+
+    /// Runs `body` holding the folder's lock, unless another run holds it (nil then): for sweeps
+    /// of the temporaries a publication makes, which are another run's while it holds the lock.
+    /// With no folder yet, nobody publishes, and `body` runs without it.
+    func whenIdle<T>(_ body: () throws(FileSystem.Failure) -> T) throws(FileSystem.Failure) -> T? {
+        guard FileSystem.exists(root) else { return try body() }
+        guard let lock = try lock(wait: false) else { return nil }
+        defer { lock.release() }
+        return try body()
     }
 
     /// Points `current` at `generation`: a new link renamed over the old one, then synced.

@@ -257,7 +257,7 @@ struct Publisher {
         for i in plans.indices { plans[i].key = memberKey(plans[i], completed) }
         // One publication at a time per set folder (``PublishedSet/lock(wait:)``); the runner
         // takes the lock before the lineage step, which reads the published lineage file.
-        var setLock: Int32?
+        var setLock: PublishedSet.Lock?
         if !holdsSetLock {
             do {
                 setLock = try set.lock(wait: true)
@@ -265,7 +265,7 @@ struct Publisher {
                 throw RunnerError.fileSystem(error)
             }
         }
-        defer { if let setLock { close(setLock) } }
+        defer { setLock?.release() }
         do {
             try FileSystem.createDirectories(set.root)
             if set.current() == nil { try adopt(set, plans) }

@@ -72,7 +72,7 @@ public final class Runner {
             outputs: files + files.compactMap { try? AtomicFile.Target($0).path }
                 + files.map(PublishedSet.publishedPath)
                 + LineageStep.publishedPaths(manifest),
-            sets: PublishedSet.root(of: manifest).map { [PublishedSet(root: $0)] } ?? [])
+            set: PublishedSet.root(of: manifest).map { PublishedSet(root: $0) })
         defer { work.keepManifestState() }
         // Found now, not after the stages: an output that cannot be written.
         if try options.window().until == Pipeline.stages.count - 1 {
@@ -99,23 +99,25 @@ public final class Runner {
 
     /// Creates the work directory and removes what interrupted runs left there and beside the
     /// output files. Only call this holding the lock.
-    public static func prepare(_ work: WorkDirectory, outputs: [String], sets: [PublishedSet] = []) throws {
+    public static func prepare(_ work: WorkDirectory, outputs: [String], set: PublishedSet? = nil) throws {
         do {
             try work.create()
             var removed = try work.removeTemporaries()
+            func sweep() throws(FileSystem.Failure) -> [String] {
+                var found: [String] = []
+                for output in outputs { found += try WorkDirectory.removeTemporaries(besides: output) }
+                return found + (try set?.removeLeftovers() ?? [])
+            }
             // Temporaries beside the outputs and in their set folder are made under the folder's
             // lock: while another run (a manifest with the same output) holds it, they are its.
-            var held: [Int32] = []
-            defer { held.forEach { close($0) } }
-            var publishing = false
-            for set in sets where FileSystem.exists(set.root) {
-                if let fd = try set.lock(wait: false) { held.append(fd) } else { publishing = true }
-            }
-            if publishing {
-                Log.info("another run is publishing these outputs; the files beside them are left as they are")
+            if let set {
+                if let found = try set.whenIdle(sweep) {
+                    removed += found
+                } else {
+                    Log.info("another run is publishing these outputs; the files beside them are left as they are")
+                }
             } else {
-                for output in outputs { removed += try WorkDirectory.removeTemporaries(besides: output) }
-                for set in sets { removed += try set.removeLeftovers() }
+                removed += try sweep()
             }
             if !removed.isEmpty {
                 Log.info("removed \(removed.count) temporary file(s) left by an interrupted run")
@@ -235,8 +237,8 @@ public final class Runner {
             var identified: LineageStep.Outcome?
             // The set folder's lock from reading the published lineage file to the flip: a second
             // manifest with the same output goes on from this night's lineage, not the one before.
-            var setLock: Int32?
-            defer { if let setLock { close(setLock) } }
+            var setLock: PublishedSet.Lock?
+            defer { setLock?.release() }
             do {
                 var publisher = Publisher(manifest: manifest, work: work, planner: planner)
                 if manifest.lineage.enabled, let root = PublishedSet.root(of: manifest) {
