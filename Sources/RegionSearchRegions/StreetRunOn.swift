@@ -24,8 +24,10 @@ import RegionSearchModel
 /// POIs in that band, in order along it, join the set while each is at most `gap` times the set's
 /// spacing (and at most one typical spacing) from the previous one, or up to `streetGap` times
 /// that within the band when POIs of any kind stand all along the way, no stretch of it emptier
-/// than the typical spacing of all POIs around (``continuous(from:to:kg:near:halfWidth:spacing:)``:
-/// the street goes on where its restaurants thin out, open ground does not); the step ends at the
+/// than the typical spacing of all POIs around, or, where the street turns a corner between the
+/// two, a path of the POI graph through such steps not much longer than the hop
+/// (``continuous(from:to:kg:near:halfWidth:spacing:)``, ``bendDetour``: the street goes on where
+/// its restaurants thin out, open ground does not); the step ends at the
 /// first POI farther than that, at a member of another set, or at the band's end, and the next
 /// step starts from the last POI taken, in the band's direction. A run of fewer than `minimumRun`
 /// POIs is given back.
@@ -33,8 +35,10 @@ import RegionSearchModel
 /// A run that reaches a member of another set the same way, the hop within that set's own gap as
 /// well (a sparse street that ends at a far denser place has not found more of itself: a chain of
 /// 11 heliports 20 km apart ended at Osaka's 372), has found more of its street when the two sets
-/// and the run between them are a street together, no wider than the street the run came from
-/// (``continues(_:chain:other:positions:kg:aspect:widest:)``, at most `joinWidth` of its
+/// and the run between them are a street together (along the other set's own centre line when it
+/// is a street the run reached near its end, turning by at most `maxTurn`: round a corner,
+/// ``onwards(_:from:heading:)``), no wider than the street the run came from
+/// (``continues(_:chain:other:positions:kg:aspect:widest:otherCentre:)``, at most `joinWidth` of its
 /// half-widths): the sets become one (``joined(_:_:)``), whatever the run's length. By chance a
 /// dining street's restaurants can thin out along one stretch, and the density ratio then finds
 /// two sets on it, the smaller one often too small to be significant alone. A set the run reaches
@@ -75,6 +79,12 @@ struct StreetRunOn {
     /// Kyoto through hops of 6 gaps (6.5 km), where the dining strips that needed it (strips s42)
     /// hop 1.1–1.4 gaps.
     static let streetGap = 2.0
+    /// Where a street bends between two of its keyword POIs, the straight band between them
+    /// leaves its corner out, and the POIs of other kinds along it stand outside that band: the
+    /// hop is along a street all the same when the POI graph joins the two through POIs no farther
+    /// apart than the straight test allows, on a path at most this many times the hop (a 60° turn
+    /// midway makes the path 1.15 times the hop; a street's POIs zigzag across its width).
+    static let bendDetour = 1.5
     /// Two sets a run joins are a band at most this many of the running street's half-widths
     /// wide (a street's half-width is twice its members' median offset, so a street of one width
     /// is a band about one of them wide by nine in ten members).
@@ -146,7 +156,9 @@ struct StreetRunOn {
                     if Self.continues(
                         end, chain: [Int32(end.position)] + run.added + [run.edges.last!.b], other: other,
                         positions: set + run.added + other, kg: kg, aspect: aspect,
-                        widest: Self.joinWidth * end.halfWidth)
+                        widest: Self.joinWidth * end.halfWidth,
+                        otherCentre: Self.spine(other, edges: setEdges[run.reached] ?? [], kg: kg)
+                            .flatMap { $0.isStreet(aspect: aspect) ? $0.centre : nil })
                     {
                         out[i].joins.append(run.reached)
                         out[i].added += run.added
@@ -170,16 +182,17 @@ struct StreetRunOn {
 
     /// Whether the set `other` a run reached continues the street it ran from: along the line
     /// that runs through the street's centre line (`end.line`), the run's POIs `chain` (from the
-    /// street's end to the member of `other` reached, in order) and on from there in the last
-    /// hop's direction as far as `other` reaches, nine in ten of the POIs of the street, the run
-    /// and `other` (`positions`) lie within a band at least the street's half-width and at most
+    /// street's end to the member of `other` reached, in order) and on from there along `other`'s
+    /// own centre line (`otherCentre`, when `other` is a street the run goes on along,
+    /// ``onwards(_:from:heading:)``: the street may turn a corner between the two) or else in the last hop's direction as far as `other` reaches, nine in
+    /// ten of the POIs of the street, the run and `other` (`positions`) lie within a band at least the street's half-width and at most
     /// `widest` wide on either side, and the line is `aspect` times as long as that band is wide
     /// (the polygon builder's test for drawing a street as a band). Measured against the street's
     /// own line rather than a spine of them all: a spine through the two sets ends at whichever
     /// POI lies farthest, and one background POI off the line's end turns it aside.
     static func continues(
         _ end: StreetEnd, chain: [Int32], other: [Int32], positions: [Int32], kg: KeywordGraph, aspect: Double,
-        widest: Double
+        widest: Double, otherCentre: [(x: Double, y: Double)]? = nil
     ) -> Bool {
         let geometry = kg.geometry
         guard chain.count >= 2 else { return false }
@@ -188,7 +201,9 @@ struct StreetRunOn {
         let (qx, qy) = geometry.point(Int(chain[chain.count - 1]))
         let (lx, ly) = geometry.point(Int(chain[chain.count - 2]))
         let hop = hypot(qx - lx, qy - ly)
-        if hop > 0 {
+        if let centre = otherCentre.flatMap({ Self.onwards($0, from: (qx, qy), heading: (qx - lx, qy - ly)) }) {
+            line += centre
+        } else if hop > 0 {
             let (ux, uy) = ((qx - lx) / hop, (qy - ly) / hop)
             let beyond =
                 other.map { p -> Double in
@@ -251,21 +266,7 @@ struct StreetRunOn {
     static func streetEnds(_ set: [Int32], edges: [Int], kg: KeywordGraph, back: Double, aspect: Double) -> [StreetEnd]
     {
         let geometry = kg.geometry
-        guard set.count >= 3, !edges.isEmpty, back > 0 else { return [] }
-        var local = [Int32: Int]()
-        for (j, p) in set.enumerated() { local[p] = j }
-        // The set's edges in the keyword triangulation's order (Kruskal's ties).
-        let spineEdges = edges.sorted().compactMap { e -> (a: Int, b: Int, length: Double)? in
-            let (a, b) = geometry.edges[e]
-            guard let la = local[a], let lb = local[b] else { return nil }
-            return (la, lb, geometry.lengths[e])
-        }
-        let points = set.map { geometry.point(Int($0)) }
-        guard
-            let spine = StreetSpine(
-                x: points.map(\.x), y: points.map(\.y), edges: spineEdges, minimumHalfWidth: kg.rules.minSpacing),
-            spine.isStreet(aspect: aspect)
-        else { return [] }
+        guard back > 0, let spine = spine(set, edges: edges, kg: kg), spine.isStreet(aspect: aspect) else { return [] }
         let (path, centre, halfWidth) = (spine.path, spine.centre, spine.halfWidth)
         // Each end heads along the centre line's last `back` metres, out of the set.
         var ends: [StreetEnd] = []
@@ -293,6 +294,49 @@ struct StreetRunOn {
             ends.append(StreetEnd(position: Int(set[tip]), heading: atan2(dy, dx), halfWidth: halfWidth, line: line))
         }
         return ends
+    }
+
+    /// A street's centre line `centre` in the direction a run reaching it at (qx, qy) along
+    /// `heading` goes on along it, when the run reached it near one of its ends (within a quarter
+    /// of its length) and turns onto it by at most ``maxTurn``: a street turning a corner. Nil
+    /// otherwise (a run meeting a street at its middle, or square across it, has not found more
+    /// of its own street).
+    static func onwards(
+        _ centre: [(x: Double, y: Double)], from q: (x: Double, y: Double), heading: (x: Double, y: Double)
+    ) -> [(x: Double, y: Double)]? {
+        guard centre.count >= 2 else { return nil }
+        var length = 0.0
+        for k in 1..<centre.count { length += hypot(centre[k].x - centre[k - 1].x, centre[k].y - centre[k - 1].y) }
+        let first = hypot(centre[0].x - q.x, centre[0].y - q.y)
+        let last = hypot(centre[centre.count - 1].x - q.x, centre[centre.count - 1].y - q.y)
+        let line = first <= last ? centre : centre.reversed()
+        guard min(first, last) <= length / 4 else { return nil }
+        // The street's direction from its near end: to the point a quarter of its length on.
+        var k = 1
+        while k < line.count - 1 && hypot(line[k].x - line[0].x, line[k].y - line[0].y) < length / 4 { k += 1 }
+        let (dx, dy) = (line[k].x - line[0].x, line[k].y - line[0].y)
+        let norms = hypot(dx, dy) * hypot(heading.x, heading.y)
+        guard norms > 0 else { return nil }
+        let cosine = (dx * heading.x + dy * heading.y) / norms
+        return cosine >= cos(maxTurn) ? line : nil
+    }
+
+    /// The spine (``StreetSpine``) of a set over `edges`, indices into the keyword graph's
+    /// Delaunay edges between its members; nil for fewer than three members or no edge.
+    static func spine(_ set: [Int32], edges: [Int], kg: KeywordGraph) -> StreetSpine? {
+        let geometry = kg.geometry
+        guard set.count >= 3, !edges.isEmpty else { return nil }
+        var local = [Int32: Int]()
+        for (j, p) in set.enumerated() { local[p] = j }
+        // The set's edges in the keyword triangulation's order (Kruskal's ties).
+        let spineEdges = edges.sorted().compactMap { e -> (a: Int, b: Int, length: Double)? in
+            let (a, b) = geometry.edges[e]
+            guard let la = local[a], let lb = local[b] else { return nil }
+            return (la, lb, geometry.lengths[e])
+        }
+        let points = set.map { geometry.point(Int($0)) }
+        return StreetSpine(
+            x: points.map(\.x), y: points.map(\.y), edges: spineEdges, minimumHalfWidth: kg.rules.minSpacing)
     }
 
     /// A street's end: its keyword-graph position, the heading out of the set, the street's
@@ -397,7 +441,9 @@ struct StreetRunOn {
     }
 
     /// Whether the POIs of any kind among `near` in the band of `halfWidth` along the segment from
-    /// keyword position `a` to `b` leave no stretch of it longer than `spacing` empty.
+    /// keyword position `a` to `b` leave no stretch of it longer than `spacing` empty, or else
+    /// (a street bending between them) whether the POI graph joins the two through `near` by
+    /// steps of at most `spacing`, on a path at most ``bendDetour`` times the segment.
     private func continuous(
         from a: Int32, to b: Int32, kg: KeywordGraph, near: [UInt32], halfWidth: Double, spacing: Double
     ) -> Bool {
@@ -414,8 +460,40 @@ struct StreetRunOn {
             along.append(t)
         }
         along.sort()
-        for k in 1..<along.count where along[k] - along[k - 1] > spacing { return false }
+        for k in 1..<along.count where along[k] - along[k - 1] > spacing {
+            return joined(
+                from: Int(kg.geometry.subset[Int(a)]), to: Int(kg.geometry.subset[Int(b)]), near: near, step: spacing,
+                within: Self.bendDetour * length)
+        }
         return true
+    }
+
+    /// Whether the POI graph joins POI `a` to POI `b` by a path through `near` no longer than
+    /// `within`, each of its edges at most `step` long.
+    private func joined(from a: Int, to b: Int, near: [UInt32], step: Double, within: Double) -> Bool {
+        var index: [UInt32: Int] = [:]
+        for (i, v) in near.enumerated() { index[v] = i }
+        guard let ia = index[UInt32(a)], index[UInt32(b)] != nil else { return false }
+        var best = [Double](repeating: .infinity, count: near.count)
+        best[ia] = 0
+        // Dijkstra over the few hundred POIs near the end: a linear scan for the next node is
+        // as fast as a heap at this size.
+        var done = [Bool](repeating: false, count: near.count)
+        while true {
+            var u = -1
+            for i in near.indices where !done[i] && best[i].isFinite && (u < 0 || best[i] < best[u]) { u = i }
+            guard u >= 0, best[u] <= within else { return false }
+            let v = Int(near[u])
+            if v == b { return true }
+            done[u] = true
+            for e in graph.range(v) {
+                let w = graph.neighbors[e]
+                guard let j = index[w], !done[j] else { continue }
+                let l = hypot(x[Int(w)] - x[v], y[Int(w)] - y[v])
+                guard l <= step else { continue }
+                best[j] = min(best[j], best[u] + l)
+            }
+        }
     }
 
     /// The POIs within `radius` of (cx, cy) that the POI graph reaches from `start` without

@@ -38,7 +38,10 @@ public enum RegionsStage {
         //     one street together (street_run_on).
         // 16: a gap the keyword spans is bridged only where the POI graph goes round it within
         //     wide_detour times its length (facing clusters were joined across rivers).
-        version: 16,
+        // 17: a street's run follows its street round a corner: a hop is along the street when the
+        //     POI graph goes round the bend within 1.5 times it, and a candidate reached continues
+        //     the street along its own centre line.
+        version: 17,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -175,7 +175,74 @@ final class StreetRunOnTests: XCTestCase {
         XCTAssertEqual(row.first.map { r in r.members.filter { found.localX[Int($0)] >= 390 }.count }, 30)
     }
 
-    /// ``StreetRunOn/continues(_:chain:other:positions:kg:aspect:widest:)``: a street of 30
+    /// A dining street that turns a corner where its cafés thin out (16,000 POIs over 8 km, cafés
+    /// 2 %): 30 cafés 15 m apart along y = Y (x = 0…435, ±20 m across the street), the street
+    /// turning 60° left at (600, Y), and 20 cafés 15 m apart on from 60 m past the corner (±20 m).
+    /// Shops stand every 10 m along both legs, at ±20 m, but on the corner's inner side a park
+    /// leaves the last 100 m before the corner and the first 100 m after it empty: the straight
+    /// line from the last café of the first leg to the first of the second cuts across the park.
+    /// - A, Y = 1,500: the street as told; the run from the first leg follows the street round
+    ///   the corner, along the shops on its outer side, and the two legs are one region.
+    /// - B, Y = −1,500: the same cafés, no shops on the second leg and none past x = 450 on the
+    ///   first: open ground round the corner, two regions.
+    static func corner(_ y0: Double, shops: Bool, _ city: inout City, _ rng: inout SeededRandom) {
+        let turn = 60.0 * Double.pi / 180
+        let (ux, uy) = (cos(turn), sin(turn))
+        // (along, across) on leg 2 (from the corner, across positive to its left) to x, y.
+        func leg2(_ t: Double, _ s: Double) -> (Double, Double) { (600 + t * ux - s * uy, y0 + t * uy + s * ux) }
+        for i in 0..<30 { city.add(Double(i) * 15, y0 + rng.uniform(-20, 20), "cafe") }
+        for i in 0..<20 {
+            let (x, y) = leg2(60 + Double(i) * 15, rng.uniform(-20, 20))
+            city.add(x, y, "cafe")
+        }
+        for x in stride(from: -300.0, through: shops ? 600 : 450, by: 10) {
+            city.add(x, y0 - 20 + rng.uniform(-2, 2), "shop")  // the outer side
+            if x < 500 { city.add(x, y0 + 20 + rng.uniform(-2, 2), "shop") }  // the inner side, up to the park
+        }
+        guard shops else { return }
+        for t in stride(from: 0.0, through: 900, by: 10) {
+            let (ox, oy) = leg2(t, -20 + rng.uniform(-2, 2))
+            city.add(ox, oy, "shop")
+            if t > 100 {
+                let (ix, iy) = leg2(t, 20 + rng.uniform(-2, 2))
+                city.add(ix, iy, "shop")
+            }
+        }
+    }
+
+    func testAStreetRunsOnRoundACornerAlongItsShops() throws {
+        var rng = SeededRandom(seed: 14)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        Self.corner(1_500, shops: true, &city, &rng)
+        Self.corner(-1_500, shops: false, &city, &rng)
+        let found = try DensityHierarchyTests.run(city, keyword: "cafe")
+        // The second leg's cafés: 60…345 m past the corner, at 60°.
+        func secondLeg(_ y0: Double) -> [(Double, Double)] {
+            (0..<20).map { i in
+                let t = 60 + Double(i) * 15
+                return (600 + t * cos(Double.pi / 3), y0 + t * sin(Double.pi / 3))
+            }
+        }
+        for (y0, joined) in [(1_500.0, true), (-1_500.0, false)] {
+            let first = DensityRegionFinderTests.regions(near: 200, y0, found)
+            XCTAssertEqual(first.count, 1, "one region on the first leg at y \(y0)")
+            let onSecond = secondLeg(y0).filter { p in
+                first.first.map { r in
+                    r.members.contains { hypot(found.localX[Int($0)] - p.0, found.localY[Int($0)] - p.1) < 25 }
+                } ?? false
+            }
+            if joined {
+                XCTAssertEqual(onSecond.count, 20, "the first leg's region holds the second leg at y \(y0)")
+            } else {
+                XCTAssertTrue(onSecond.isEmpty, "no second-leg café joins across open ground at y \(y0)")
+                let second = DensityRegionFinderTests.regions(near: secondLeg(y0)[10].0, secondLeg(y0)[10].1, found)
+                XCTAssertEqual(second.count, 1, "the second leg is a region of its own at y \(y0)")
+            }
+        }
+    }
+
+    /// ``StreetRunOn/continues(_:chain:other:positions:kg:aspect:widest:otherCentre:)``: a street of 30
     /// cafés along the x axis (x = 0…435, ±3 m, its centre line from x = 30 to 405, half-width
     /// 5 m) whose run took cafés at x = 555 and 675 and reached x = 1,000. A row of 10 cafés there
     /// (x = 1,000…1,135) continues it: the line runs on to x = 1,135 and every café is within 3 m
@@ -203,6 +270,20 @@ final class StreetRunOnTests: XCTestCase {
         XCTAssertFalse(continues(district))
         XCTAssertTrue(continues(district, widest: .infinity))
         XCTAssertFalse(continues(district, aspect: 200, widest: .infinity))
+    }
+
+    /// ``StreetRunOn/onwards(_:from:heading:)``: a street's centre line from (0, 0) to (400, 0)
+    /// reached heading east at (−20, 0) goes on as it is; reached at (420, 0) heading west, it goes
+    /// on reversed; reached at its end heading north-east (45°) it still does, but not heading
+    /// north (90°: square across it), nor at its middle (200, 10) heading east.
+    func testARunGoesOnAlongAStreetOnlyFromNearItsEndAndAtMost60DegreesAcross() throws {
+        let centre: [(x: Double, y: Double)] = [(0, 0), (100, 0), (200, 0), (300, 0), (400, 0)]
+        func xs(_ line: [(x: Double, y: Double)]?) -> [Double]? { line?.map(\.x) }
+        XCTAssertEqual(xs(StreetRunOn.onwards(centre, from: (-20, 0), heading: (1, 0))), [0, 100, 200, 300, 400])
+        XCTAssertEqual(xs(StreetRunOn.onwards(centre, from: (420, 0), heading: (-1, 0))), [400, 300, 200, 100, 0])
+        XCTAssertNotNil(StreetRunOn.onwards(centre, from: (-20, -20), heading: (1, 1)))
+        XCTAssertNil(StreetRunOn.onwards(centre, from: (0, -20), heading: (0, 1)))
+        XCTAssertNil(StreetRunOn.onwards(centre, from: (200, 10), heading: (1, 0)))
     }
 
     /// ``StreetRunOn/joined(_:_:)``: sets joined by runs, transitively, become one set at the place
