@@ -240,7 +240,8 @@ public struct DensityRegionFinder: Sendable {
             for v in kg.geometry.subset { isKeyword[Int(v) >> 6] |= 1 << (UInt64(v) & 63) }
         }
         let runs = StreetRunOn(gap: options.streetRunOn, aspect: options.streetAspect, x: x, y: y, graph: graph)
-            .extend(sets, kg: kg, reference: { reference?[$0] ?? lambda }, eligible: isCandidate)
+            .extend(
+                sets, kg: kg, reference: { reference?[$0] ?? lambda }, eligible: isCandidate, support: &support)
         // Two sets one street ran on into from the other are one, tested together.
         let runOn: [StreetRunOn.RunOn]
         (sets, runOn) = StreetRunOn.joined(sets, runs)

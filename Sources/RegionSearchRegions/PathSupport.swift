@@ -19,6 +19,9 @@ struct PathSupport {
     private var heap: [(f: Double, g: Double, node: Int32)] = []
     /// Searches run, for the summary.
     private(set) var searches = 0
+    /// All POIs by place (``PointBuckets``), made at the first request and kept for every
+    /// keyword and level after it.
+    private var buckets: PointBuckets?
 
     init(graph: AdjacencyGraph, x: Column<Double>, y: Column<Double>, budget: Int = 50_000) {
         self.graph = graph
@@ -27,6 +30,12 @@ struct PathSupport {
         self.budget = budget
         stamp = [UInt32](repeating: 0, count: graph.nodeCount)
         best = [Double](repeating: .infinity, count: graph.nodeCount)
+    }
+
+    /// The POIs within `radius` of (cx, cy), in index order.
+    mutating func within(_ radius: Double, of cx: Double, _ cy: Double) -> [UInt32] {
+        if buckets == nil { buckets = PointBuckets(x: x, y: y) }
+        return buckets!.within(radius, of: cx, cy, x: x, y: y)
     }
 
     /// Whether a path from `source` to `target` of length ≤ `limit` + the source's local spacing

@@ -20,16 +20,21 @@ import RegionSearchModel
 /// such end a step looks `reach` typical spacings ahead, in the spine's direction turned by up to
 /// `maxTurn`: in the band (the street's half-width to either side) that holds the most POIs of any
 /// kind, their count must be significant (`alpha`, Poisson, the directions tried counted as
-/// windows) against the density of all POIs within that reach around the end. Then the keyword
+/// windows) against the density of all POIs within that reach around the end (all of them: a
+/// street whose POIs thin out for a stretch is in pieces in the POI graph, which prunes an edge
+/// long for the street at both of its ends, yet the street goes on). Then the keyword
 /// POIs in that band, in order along it, join the set while each is at most `gap` times the set's
 /// spacing (and at most one typical spacing) from the previous one, or up to `streetGap` times
 /// that within the band when POIs of any kind stand all along the way, no stretch of it emptier
-/// than the typical spacing of all POIs around, or, where the street turns a corner between the
+/// than ``emptyStretch`` typical spacings of all POIs around, or, where the street turns a corner between the
 /// two, a path of the POI graph through such steps not much longer than the hop
 /// (``continuous(from:to:kg:near:halfWidth:spacing:)``, ``bendDetour``: the street goes on where
 /// its restaurants thin out, open ground does not); the step ends at the
 /// first POI farther than that, at a member of another set, or at the band's end, and the next
-/// step starts from the last POI taken, in the band's direction. A run of fewer than `minimumRun`
+/// step starts from the last POI taken, in the band's direction. A keyword POI the POI graph does
+/// not reach from the end without leaving the reach (across a river, or past a gap in a street)
+/// is taken only through POIs of any kind all along the way, never by the gap alone, and is
+/// otherwise passed over. A run of fewer than `minimumRun`
 /// POIs is given back.
 ///
 /// A run that reaches a member of another set the same way, the hop within that set's own gap as
@@ -79,6 +84,21 @@ struct StreetRunOn {
     /// Kyoto through hops of 6 gaps (6.5 km), where the dining strips that needed it (strips s42)
     /// hop 1.1–1.4 gaps.
     static let streetGap = 2.0
+    /// Along a street, a stretch of the straight band between two keyword POIs may hold no POI of
+    /// any kind for up to this many typical spacings of all POIs around (1 / √ of their density
+    /// within the reach): the POIs of a street are not evenly spaced. A band wider than about 2.5
+    /// spacings empty for the POIs on both sides separates (issue 22's rule for rivers and parks);
+    /// once the run saw the POIs the POI graph leaves beyond such a stretch, 1 (the rule before)
+    /// broke dining streets at their first 80 m without a shop.
+    static let emptyStretch = 1.5
+    /// The allowance of ``emptyStretch`` is for a street at the scale of a town: an empty
+    /// stretch longer than one typical spacing counts as along the street only up to this many
+    /// metres, and towards a keyword POI the POI graph does not reach from the street's end no
+    /// stretch longer than this may be empty at all. A river 150 m wide through a downtown
+    /// separates (issue 22); at the scale of a continent, where the typical spacing of all POIs is
+    /// kilometres, a corridor of airports is no street: without this bound, runs of heliports
+    /// joined Calgary's to Edmonton's, 300 km apart.
+    static let streetEmpty = 150.0
     /// Where a street bends between two of its keyword POIs, the straight band between them
     /// leaves its corner out, and the POIs of other kinds along it stand outside that band: the
     /// hop is along a street all the same when the POI graph joins the two through POIs no farther
@@ -106,9 +126,10 @@ struct StreetRunOn {
     /// For each set of `sets` (sorted positions of `kg`) that `eligible` accepts, what it runs on
     /// through (``RunOn``); empty for the others. `reference(position)` is the reference density
     /// there, per m². Sets are served in order: a POI one set took is no longer free for the next,
-    /// and no set takes a member of another.
+    /// and no set takes a member of another. `support` finds the POIs around a street's end.
     func extend(
-        _ sets: [[Int32]], kg: KeywordGraph, reference: (Int) -> Double, eligible: ([Int32]) -> Bool
+        _ sets: [[Int32]], kg: KeywordGraph, reference: (Int) -> Double, eligible: ([Int32]) -> Bool,
+        support: inout PathSupport
     ) -> [RunOn] {
         var out = [RunOn](repeating: RunOn(), count: sets.count)
         guard gap > 0 else { return out }
@@ -150,7 +171,8 @@ struct StreetRunOn {
                     from: end.position, heading: end.heading, halfWidth: end.halfWidth, reach: Self.reach * typical,
                     gap: min(gap * spacing, typical))
                 walk(
-                    &run, set: Int32(i), kg: kg, setGap: setGap, claimed: &claimed, stamp: &stamp, round: &round)
+                    &run, set: Int32(i), kg: kg, setGap: setGap, claimed: &claimed, support: &support, stamp: &stamp,
+                    round: &round)
                 if run.reached >= 0 {
                     let other = sets[Int(run.reached)]
                     if Self.continues(
@@ -363,7 +385,7 @@ struct StreetRunOn {
 
     private func walk(
         _ run: inout Walk, set: Int32, kg: KeywordGraph, setGap: [Double], claimed: inout [Int32],
-        stamp: inout [UInt32], round: inout UInt32
+        support: inout PathSupport, stamp: inout [UInt32], round: inout UInt32
     ) {
         let geometry = kg.geometry
         let turns = Int((Self.maxTurn / Self.turnStep).rounded())
@@ -377,8 +399,14 @@ struct StreetRunOn {
         }
         for _ in 0..<Self.maxSteps {
             let (ex, ey) = geometry.point(run.from)
-            let near = nodes(
+            // The POIs the POI graph reaches from the end without leaving the reach: `stamp` marks
+            // them (a river the graph does not cross keeps the far bank out). And every POI within
+            // the reach: a street whose POIs thin out for a stretch is in pieces in the POI graph
+            // (an edge long for the dense street at both of its ends is pruned), yet its band is
+            // there, and a hop through POIs all along it is along the street.
+            markLinked(
                 around: Int(geometry.subset[run.from]), ex, ey, radius: run.reach, stamp: &stamp, round: &round)
+            let near = support.within(run.reach, of: ex, ey)
             var best = (count: -1, turn: 0)
             for t in -turns...turns {
                 let heading = run.heading + Double(t) * Self.turnStep
@@ -415,13 +443,18 @@ struct StreetRunOn {
                 // kind all along (a street the sparse stretch of keyword POIs lies on, not open
                 // ground). Into another set, within its gap as well: a sparse street that ends at a
                 // far denser place has not found more of itself.
+                // A POI the POI graph does not reach within the reach is taken only through POIs of
+                // any kind all along the way (no gap a river or a park leaves), and otherwise passed
+                // over, as if not there.
                 let limit = claimed[Int(q)] >= 0 ? min(run.gap, setGap[Int(claimed[Int(q)])]) : run.gap
+                let linked = stamp[Int(geometry.subset[Int(q)])] == round
                 let alongStreet =
-                    hop <= limit
+                    (hop <= limit && linked)
                     || (hop <= min(run.reach, Self.streetGap * limit)
                         && continuous(
                             from: last, to: q, kg: kg, near: near, halfWidth: run.halfWidth,
-                            spacing: 1 / background.squareRoot()))
+                            spacing: 1 / background.squareRoot(), linked: linked))
+                if !alongStreet && !linked { continue }
                 guard alongStreet else { break }
                 if claimed[Int(q)] >= 0 {
                     run.reached = claimed[Int(q)]
@@ -441,11 +474,16 @@ struct StreetRunOn {
     }
 
     /// Whether the POIs of any kind among `near` in the band of `halfWidth` along the segment from
-    /// keyword position `a` to `b` leave no stretch of it longer than `spacing` empty, or else
-    /// (a street bending between them) whether the POI graph joins the two through `near` by
-    /// steps of at most `spacing`, on a path at most ``bendDetour`` times the segment.
+    /// keyword position `a` to `b` leave no stretch of it longer than `spacing`, or ``emptyStretch``
+    /// × `spacing` up to ``streetEmpty`` metres, empty (towards a POI the POI graph does not reach,
+    /// `linked` false: ``emptyStretch`` × `spacing` and ``streetEmpty`` metres at most), or else (a street bending between them) whether the POI graph joins the two through
+    /// `near` by steps of at most `spacing`, on a path at most ``bendDetour`` times the segment.
+    /// The path's steps get no such allowance: steps of 1.5 spacings join POIs spread evenly over
+    /// the ground anywhere (each then has about seven others within a step), steps of one about
+    /// three, too few to lead far but along a street.
     private func continuous(
-        from a: Int32, to b: Int32, kg: KeywordGraph, near: [UInt32], halfWidth: Double, spacing: Double
+        from a: Int32, to b: Int32, kg: KeywordGraph, near: [UInt32], halfWidth: Double, spacing: Double,
+        linked: Bool = true
     ) -> Bool {
         let (ax, ay) = kg.geometry.point(Int(a))
         let (bx, by) = kg.geometry.point(Int(b))
@@ -460,7 +498,11 @@ struct StreetRunOn {
             along.append(t)
         }
         along.sort()
-        for k in 1..<along.count where along[k] - along[k - 1] > spacing {
+        // Up to emptyStretch spacings, but beyond one spacing only up to streetEmpty metres;
+        // towards a POI the graph does not reach, never beyond streetEmpty metres.
+        let town = min(Self.emptyStretch * spacing, Self.streetEmpty)
+        let empty = linked ? max(spacing, town) : town
+        for k in 1..<along.count where along[k] - along[k - 1] > empty {
             return joined(
                 from: Int(kg.geometry.subset[Int(a)]), to: Int(kg.geometry.subset[Int(b)]), near: near, step: spacing,
                 within: Self.bendDetour * length)
@@ -496,12 +538,12 @@ struct StreetRunOn {
         }
     }
 
-    /// The POIs within `radius` of (cx, cy) that the POI graph reaches from `start` without
-    /// leaving that disc (a river the graph does not cross keeps the far bank out), in the order
-    /// found.
-    private func nodes(
+    /// Marks with a new `round` in `stamp` the POIs within `radius` of (cx, cy) that the POI
+    /// graph reaches from `start` without leaving that disc (a river the graph does not cross
+    /// keeps the far bank out).
+    private func markLinked(
         around start: Int, _ cx: Double, _ cy: Double, radius: Double, stamp: inout [UInt32], round: inout UInt32
-    ) -> [UInt32] {
+    ) {
         round &+= 1
         if round == 0 {
             for i in stamp.indices { stamp[i] = 0 }
@@ -524,6 +566,5 @@ struct StreetRunOn {
                 out.append(UInt32(w))
             }
         }
-        return out
     }
 }

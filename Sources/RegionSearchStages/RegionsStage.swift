@@ -41,7 +41,11 @@ public enum RegionsStage {
         // 17: a street's run follows its street round a corner: a hop is along the street when the
         //     POI graph goes round the bend within 1.5 times it, and a candidate reached continues
         //     the street along its own centre line.
-        version: 17,
+        // 18: a street's run looks at every POI within its reach, not only those the POI graph
+        //     reaches from its end (a street whose POIs thin out for a stretch is in pieces in the
+        //     graph); one the graph does not reach is taken only along the street, whose straight
+        //     band may leave up to 1.5 spacings empty.
+        version: 18,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -175,6 +175,29 @@ final class StreetRunOnTests: XCTestCase {
         XCTAssertEqual(row.first.map { r in r.members.filter { found.localX[Int($0)] >= 390 }.count }, 30)
     }
 
+    /// A street in open country, 20 km from a city of 16,000 POIs (cafés 2 %): 30 cafés 15 m
+    /// apart (x = 20,000…20,435) and 5 more 120 m apart beyond (x = 20,555…21,035), on a street
+    /// of shops one every 10 m from x = 19,700 to 21,600 but for x = 20,470…20,550 (80 m),
+    /// nothing else around. The POI graph prunes its edges across the stretch without shops (long
+    /// for the street at both ends) and has no way round it: it is in two pieces, and a walk of it
+    /// from the street's end never meets the cafés beyond. The run looks at every POI within its
+    /// reach and takes them along the street (regions stage version 17 and before: it stopped at
+    /// x = 20,435). Where the graph does join the cafés beyond, the run takes them as before
+    /// (``testAStreetRunsOnThroughItsSparseCafesOnlyAlongAStreetOfShops``).
+    func testARunGoesOnPastAStretchWithoutShopsWhereThePOIGraphIsInPieces() throws {
+        var rng = SeededRandom(seed: 15)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        for i in 0..<30 { city.add(20_000 + Double(i) * 15, 1_500 + rng.uniform(-3, 3), "cafe") }
+        for i in 0..<5 { city.add(20_555 + Double(i) * 120, 1_500 + rng.uniform(-2, 2), "cafe") }
+        for x in stride(from: 19_700.0, through: 21_600, by: 10) where !(20_470.0...20_550).contains(x) {
+            city.add(x, 1_500 + rng.uniform(-4, 4), "shop")
+        }
+        let found = try DensityHierarchyTests.run(city, keyword: "cafe")
+        let line = Self.line(found, x: 20_200, y: 1_500)
+        XCTAssertEqual(line.max() ?? 0, 21_035, accuracy: 5, "beyond the stretch: \(line.filter { $0 > 20_450 })")
+    }
+
     /// A dining street that turns a corner where its cafés thin out (16,000 POIs over 8 km, cafés
     /// 2 %): 30 cafés 15 m apart along y = Y (x = 0…435, ±20 m across the street), the street
     /// turning 60° left at (600, Y), and 20 cafés 15 m apart on from 60 m past the corner (±20 m).
