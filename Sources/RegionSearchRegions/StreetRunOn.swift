@@ -43,7 +43,7 @@ import RegionSearchModel
 /// and the run between them are a street together (along the other set's own centre line when it
 /// is a street the run reached near its end, turning by at most `maxTurn`: round a corner,
 /// ``onwards(_:from:heading:)``), no wider than the street the run came from
-/// (``continues(_:chain:other:positions:kg:aspect:widest:otherCentre:)``, at most `joinWidth` of its
+/// (``continues(_:chain:other:street:run:kg:aspect:widest:otherCentre:)``, at most `joinWidth` of its
 /// half-widths): the sets become one (``joined(_:_:)``), whatever the run's length. By chance a
 /// dining street's restaurants can thin out along one stretch, and the density ratio then finds
 /// two sets on it, the smaller one often too small to be significant alone. A set the run reaches
@@ -177,7 +177,7 @@ struct StreetRunOn {
                     let other = sets[Int(run.reached)]
                     if Self.continues(
                         end, chain: [Int32(end.position)] + run.added + [run.edges.last!.b], other: other,
-                        positions: set + run.added + other, kg: kg, aspect: aspect,
+                        street: set, run: run.added, kg: kg, aspect: aspect,
                         widest: Self.joinWidth * end.halfWidth,
                         otherCentre: Self.spine(other, edges: setEdges[run.reached] ?? [], kg: kg)
                             .flatMap { $0.isStreet(aspect: aspect) ? $0.centre : nil })
@@ -206,15 +206,20 @@ struct StreetRunOn {
     /// that runs through the street's centre line (`end.line`), the run's POIs `chain` (from the
     /// street's end to the member of `other` reached, in order) and on from there along `other`'s
     /// own centre line (`otherCentre`, when `other` is a street the run goes on along,
-    /// ``onwards(_:from:heading:)``: the street may turn a corner between the two) or else in the last hop's direction as far as `other` reaches, nine in
-    /// ten of the POIs of the street, the run and `other` (`positions`) lie within a band at least the street's half-width and at most
-    /// `widest` wide on either side, and the line is `aspect` times as long as that band is wide
-    /// (the polygon builder's test for drawing a street as a band). Measured against the street's
-    /// own line rather than a spine of them all: a spine through the two sets ends at whichever
-    /// POI lies farthest, and one background POI off the line's end turns it aside.
+    /// ``onwards(_:from:heading:)``: the street may turn a corner between the two) or else in the
+    /// last hop's direction as far as `other` reaches, nine in ten of the POIs of the street near
+    /// the junction, the run's POIs `run` and `other`'s lie within a band at least the street's
+    /// half-width and at most `widest` wide on either side, and the line is `aspect` times as
+    /// long as that band is wide (the polygon builder's test for drawing a street as a band).
+    /// Measured against the street's own line rather than a spine of them all: a spine through
+    /// the two sets ends at whichever POI lies farthest, and one background POI off the line's end
+    /// turns it aside. The street's members count within as far of its end as `other` reaches
+    /// from it (`street` is all of them): whether the two are one street is seen where they meet,
+    /// and a few members off the street at its far end (beside it, or round a corner) would
+    /// otherwise part a street from its own continuation.
     static func continues(
-        _ end: StreetEnd, chain: [Int32], other: [Int32], positions: [Int32], kg: KeywordGraph, aspect: Double,
-        widest: Double, otherCentre: [(x: Double, y: Double)]? = nil
+        _ end: StreetEnd, chain: [Int32], other: [Int32], street: [Int32], run: [Int32], kg: KeywordGraph,
+        aspect: Double, widest: Double, otherCentre: [(x: Double, y: Double)]? = nil
     ) -> Bool {
         let geometry = kg.geometry
         guard chain.count >= 2 else { return false }
@@ -236,7 +241,17 @@ struct StreetRunOn {
         }
         var length = 0.0
         for k in 1..<line.count { length += hypot(line[k].x - line[k - 1].x, line[k].y - line[k - 1].y) }
-        let distances = positions.map { p -> Double in
+        let (ex, ey) = geometry.point(end.position)
+        var span = 0.0
+        for p in other {
+            let (px, py) = geometry.point(Int(p))
+            span = max(span, hypot(px - ex, py - ey))
+        }
+        let near = street.filter { p in
+            let (px, py) = geometry.point(Int(p))
+            return hypot(px - ex, py - ey) <= span
+        }
+        let distances = (near + run + other).map { p -> Double in
             let (px, py) = geometry.point(Int(p))
             var d = Double.infinity
             for k in 1..<line.count { d = min(d, StreetSpine.distance(px, py, toSegment: line[k - 1], line[k])) }

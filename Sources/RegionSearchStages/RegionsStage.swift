@@ -45,7 +45,9 @@ public enum RegionsStage {
         //     reaches from its end (a street whose POIs thin out for a stretch is in pieces in the
         //     graph); one the graph does not reach is taken only along the street, whose straight
         //     band may leave up to 1.5 spacings empty.
-        version: 18,
+        // 19: whether a candidate a run reached continues the street is judged on the street's
+        //     members within the candidate's reach from the street's end, not on all of them.
+        version: 19,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -265,7 +265,7 @@ final class StreetRunOnTests: XCTestCase {
         }
     }
 
-    /// ``StreetRunOn/continues(_:chain:other:positions:kg:aspect:widest:otherCentre:)``: a street of 30
+    /// ``StreetRunOn/continues(_:chain:other:street:run:kg:aspect:widest:otherCentre:)``: a street of 30
     /// cafés along the x axis (x = 0…435, ±3 m, its centre line from x = 30 to 405, half-width
     /// 5 m) whose run took cafés at x = 555 and 675 and reached x = 1,000. A row of 10 cafés there
     /// (x = 1,000…1,135) continues it: the line runs on to x = 1,135 and every café is within 3 m
@@ -285,8 +285,8 @@ final class StreetRunOnTests: XCTestCase {
             let (kg, _) = DensityRegionFinderTests.keywordGraph(street + other)
             let otherPositions = (32..<Int32(32 + other.count)).map { $0 }
             return StreetRunOn.continues(
-                end, chain: [29, 30, 31, 32], other: otherPositions,
-                positions: (0..<Int32(32 + other.count)).map { $0 }, kg: kg, aspect: aspect, widest: widest)
+                end, chain: [29, 30, 31, 32], other: otherPositions, street: (0..<30).map { $0 }, run: [30, 31], kg: kg,
+                aspect: aspect, widest: widest)
         }
         XCTAssertTrue(continues(row))
         XCTAssertFalse(continues(row, aspect: 200))
@@ -307,6 +307,29 @@ final class StreetRunOnTests: XCTestCase {
         XCTAssertNotNil(StreetRunOn.onwards(centre, from: (-20, -20), heading: (1, 1)))
         XCTAssertNil(StreetRunOn.onwards(centre, from: (0, -20), heading: (0, 1)))
         XCTAssertNil(StreetRunOn.onwards(centre, from: (200, 10), heading: (1, 0)))
+    }
+
+    /// ``StreetRunOn/continues(_:chain:other:street:run:kg:aspect:widest:otherCentre:)`` judges
+    /// the street where it meets the other set: a street of 30 cafés along the x axis (x = 0…435,
+    /// ±3 m, half-width 5 m) with 6 more 90 m off it (a lobe of 36), and a row of 10 cafés going
+    /// on from x = 560 (to 695). With the lobe at the street's far end (x = 0…75) the row
+    /// continues the street: within the row's reach from the street's end (260 m) the street's
+    /// members are all on its line. With the lobe beside the junction (x = 360…435) they are
+    /// not (a sixth of the 46 cafés, 90 m off a band 10 m wide).
+    func testWhetherASetContinuesAStreetIsJudgedWhereTheyMeet() {
+        var rng = SeededRandom(seed: 6)
+        let street: [(Double, Double)] = (0..<30).map { (Double($0) * 15, rng.uniform(-3, 3)) }
+        let row: [(Double, Double)] = (0..<10).map { (560 + Double($0) * 15, rng.uniform(-3, 3)) }
+        let end = StreetRunOn.StreetEnd(position: 29, heading: 0, halfWidth: 5, line: [(30, 0), (405, 0)])
+        func continues(lobeFrom x0: Double) -> Bool {
+            let lobe: [(Double, Double)] = (0..<6).map { (x0 + Double($0) * 15, 90) }
+            let (kg, _) = DensityRegionFinderTests.keywordGraph(street + lobe + row)
+            return StreetRunOn.continues(
+                end, chain: [29, 36], other: (36..<46).map { $0 }, street: (0..<36).map { $0 }, run: [], kg: kg,
+                aspect: 4, widest: 10)
+        }
+        XCTAssertTrue(continues(lobeFrom: 0))
+        XCTAssertFalse(continues(lobeFrom: 360))
     }
 
     /// ``StreetRunOn/joined(_:_:)``: sets joined by runs, transitively, become one set at the place
