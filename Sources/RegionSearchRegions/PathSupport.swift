@@ -19,11 +19,14 @@ struct PathSupport {
     private var heap: [(f: Double, g: Double, node: Int32)] = []
     /// Searches run, for the summary.
     private(set) var searches = 0
-    /// All POIs by place (``PointBuckets``), made at the first request and kept for every
-    /// keyword and level after it.
+    /// All POIs by place (``PointBuckets``): the one the caller shares among its workers, or made
+    /// at the first request and kept for every keyword and level after it.
     private var buckets: PointBuckets?
 
-    init(graph: AdjacencyGraph, x: Column<Double>, y: Column<Double>, budget: Int = 50_000) {
+    init(
+        graph: AdjacencyGraph, x: Column<Double>, y: Column<Double>, budget: Int = 50_000, buckets: PointBuckets? = nil
+    ) {
+        self.buckets = buckets
         self.graph = graph
         self.x = x
         self.y = y
@@ -39,17 +42,22 @@ struct PathSupport {
     }
 
     /// Whether a path from `source` to `target` of length ≤ `limit` + the source's local spacing
-    /// exists (the slack lets two POIs a step apart on either side of a street corner pass).
-    mutating func connected(_ source: Int, _ target: Int, within limit: Double) -> Bool {
+    /// exists (the slack lets two POIs a step apart on either side of a street corner pass), or,
+    /// with `step`, of length ≤ `limit` through edges at most `step` long (a street's POIs all
+    /// along the way, ``StreetRunOn``).
+    mutating func connected(_ source: Int, _ target: Int, within limit: Double, step: Double? = nil) -> Bool {
         if source == target { return true }
-        for e in graph.range(source) where Int(graph.neighbors[e]) == target { return true }
+        let longest = step.map { Float($0) } ?? .infinity
+        for e in graph.range(source) where Int(graph.neighbors[e]) == target && graph.length[e] <= longest {
+            return true
+        }
         searches += 1
         generation &+= 1
         if generation == 0 {
             for i in 0..<stamp.count { stamp[i] = 0 }
             generation = 1
         }
-        let bound = limit + Double(graph.scale[source])
+        let bound = step == nil ? limit + Double(graph.scale[source]) : limit
         let tx = x[target]
         let ty = y[target]
         func h(_ v: Int) -> Double {
@@ -68,7 +76,7 @@ struct PathSupport {
             if v == target { return true }
             settled += 1
             if settled > budget { return false }
-            for e in graph.range(v) {
+            for e in graph.range(v) where graph.length[e] <= longest {
                 let w = Int(graph.neighbors[e])
                 let g = top.g + Double(graph.length[e])
                 let f = g + h(w)

@@ -6,8 +6,8 @@ import RegionSearchModel
 /// walk of the graph would not reach them.
 ///
 /// Cells are numbered row by row over the data's box, as wide as holds `perCell` POIs on average
-/// over it; only occupied cells are stored, each as a range of POI indices. A query's answer is
-/// in POI index order, whatever the cells.
+/// over it (so about n / `perCell` cells, stored densely), each a range of POI indices. A
+/// query's answer is in POI index order, whatever the cells.
 struct PointBuckets: Sendable {
     /// POIs per cell on average over the data's box.
     static let perCell = 16.0
@@ -71,7 +71,8 @@ struct PointBuckets: Sendable {
             let (a, b) = ((lo - origin) / cell, (hi - origin) / cell)
             guard a.isFinite, b.isFinite else { return 0...(count - 1) }
             guard b >= 0, a < Double(count) else { return nil }
-            return max(0, Int(a))...min(count - 1, Int(b))
+            // Clamped before the conversion: a reach beyond Int's range would trap.
+            return Int(max(0, a))...Int(min(Double(count - 1), b))
         }
         guard let columnRange = range(cx - radius, cx + radius, minX, columns),
             let rowRange = range(cy - radius, cy + radius, minY, rows)

@@ -38,6 +38,11 @@ public enum RegionExtraction {
             ? DensityHierarchy(
                 x: points.x, y: points.y, graph: graph, scaleK: scaleK, graphOccupiedArea: occupied,
                 groundShare: ground, ownedGround: owned) : nil
+        // All POIs by place, for the street run-on (``StreetRunOn``): made once, shared by every
+        // worker's path-search scratch space.
+        let buckets =
+            options.method == .propagation && options.measure == .density && options.density.streetRunOn > 0
+            ? PointBuckets(x: points.x, y: points.y) : nil
         // Keywords are independent: one per worker at a time (each with its own path-search
         // scratch space), results kept in keyword order, so any thread count gives the same.
         let count = table.keywords.count
@@ -47,7 +52,7 @@ public enum RegionExtraction {
             perKeyword.withUnsafeMutableBufferPointer { out in
                 let out = out
                 Parallel.forEach(max(1, min(Parallel.threadCount, count))) { _ in
-                    var support: PathSupport?
+                    var support = buckets.map { PathSupport(graph: graph, x: points.x, y: points.y, buckets: $0) }
                     while true {
                         let c = next.add(1, ordering: .relaxed).oldValue
                         if c >= count { break }

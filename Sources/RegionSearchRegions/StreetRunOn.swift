@@ -26,9 +26,10 @@ import RegionSearchModel
 /// POIs in that band, in order along it, join the set while each is at most `gap` times the set's
 /// spacing (and at most one typical spacing) from the previous one, or up to `streetGap` times
 /// that within the band when POIs of any kind stand all along the way, no stretch of it emptier
-/// than ``emptyStretch`` typical spacings of all POIs around, or, where the street turns a corner between the
+/// than one typical spacing of all POIs around (``emptyStretch`` of them up to ``streetEmpty``
+/// metres), or, where the street turns a corner between the
 /// two, a path of the POI graph through such steps not much longer than the hop
-/// (``continuous(from:to:kg:near:halfWidth:spacing:)``, ``bendDetour``: the street goes on where
+/// (``continuous(from:to:kg:near:halfWidth:spacing:linked:support:)``, ``bendDetour``: the street goes on where
 /// its restaurants thin out, open ground does not); the step ends at the
 /// first POI farther than that, at a member of another set, or at the band's end, and the next
 /// step starts from the last POI taken, in the band's direction. A keyword POI the POI graph does
@@ -468,7 +469,7 @@ struct StreetRunOn {
                     || (hop <= min(run.reach, Self.streetGap * limit)
                         && continuous(
                             from: last, to: q, kg: kg, near: near, halfWidth: run.halfWidth,
-                            spacing: 1 / background.squareRoot(), linked: linked))
+                            spacing: 1 / background.squareRoot(), linked: linked, support: &support))
                 if !alongStreet && !linked { continue }
                 guard alongStreet else { break }
                 if claimed[Int(q)] >= 0 {
@@ -491,14 +492,15 @@ struct StreetRunOn {
     /// Whether the POIs of any kind among `near` in the band of `halfWidth` along the segment from
     /// keyword position `a` to `b` leave no stretch of it longer than `spacing`, or ``emptyStretch``
     /// × `spacing` up to ``streetEmpty`` metres, empty (towards a POI the POI graph does not reach,
-    /// `linked` false: ``emptyStretch`` × `spacing` and ``streetEmpty`` metres at most), or else (a street bending between them) whether the POI graph joins the two through
-    /// `near` by steps of at most `spacing`, on a path at most ``bendDetour`` times the segment.
-    /// The path's steps get no such allowance: steps of 1.5 spacings join POIs spread evenly over
-    /// the ground anywhere (each then has about seven others within a step), steps of one about
-    /// three, too few to lead far but along a street.
+    /// `linked` false: ``emptyStretch`` × `spacing` and ``streetEmpty`` metres at most), or else
+    /// (a street bending between them) whether the POI graph joins the two by steps of at most
+    /// `spacing`, on a path at most ``bendDetour`` times the segment (``PathSupport``'s search, in
+    /// the ellipse such a path can reach). The path's steps get no such allowance: steps of 1.5
+    /// spacings join POIs spread evenly over the ground anywhere (each then has about seven others
+    /// within a step), steps of one about three, too few to lead far but along a street.
     private func continuous(
         from a: Int32, to b: Int32, kg: KeywordGraph, near: [UInt32], halfWidth: Double, spacing: Double,
-        linked: Bool = true
+        linked: Bool, support: inout PathSupport
     ) -> Bool {
         let (ax, ay) = kg.geometry.point(Int(a))
         let (bx, by) = kg.geometry.point(Int(b))
@@ -518,39 +520,11 @@ struct StreetRunOn {
         let town = min(Self.emptyStretch * spacing, Self.streetEmpty)
         let empty = linked ? max(spacing, town) : town
         for k in 1..<along.count where along[k] - along[k - 1] > empty {
-            return joined(
-                from: Int(kg.geometry.subset[Int(a)]), to: Int(kg.geometry.subset[Int(b)]), near: near, step: spacing,
-                within: Self.bendDetour * length)
+            return support.connected(
+                Int(kg.geometry.subset[Int(a)]), Int(kg.geometry.subset[Int(b)]), within: Self.bendDetour * length,
+                step: spacing)
         }
         return true
-    }
-
-    /// Whether the POI graph joins POI `a` to POI `b` by a path through `near` no longer than
-    /// `within`, each of its edges at most `step` long.
-    private func joined(from a: Int, to b: Int, near: [UInt32], step: Double, within: Double) -> Bool {
-        var index: [UInt32: Int] = [:]
-        for (i, v) in near.enumerated() { index[v] = i }
-        guard let ia = index[UInt32(a)], index[UInt32(b)] != nil else { return false }
-        var best = [Double](repeating: .infinity, count: near.count)
-        best[ia] = 0
-        // Dijkstra over the few hundred POIs near the end: a linear scan for the next node is
-        // as fast as a heap at this size.
-        var done = [Bool](repeating: false, count: near.count)
-        while true {
-            var u = -1
-            for i in near.indices where !done[i] && best[i].isFinite && (u < 0 || best[i] < best[u]) { u = i }
-            guard u >= 0, best[u] <= within else { return false }
-            let v = Int(near[u])
-            if v == b { return true }
-            done[u] = true
-            for e in graph.range(v) {
-                let w = graph.neighbors[e]
-                guard let j = index[w], !done[j] else { continue }
-                let l = hypot(x[Int(w)] - x[v], y[Int(w)] - y[v])
-                guard l <= step else { continue }
-                best[j] = min(best[j], best[u] + l)
-            }
-        }
     }
 
     /// Marks with a new `round` in `stamp` the POIs within `radius` of (cx, cy) that the POI

@@ -46,7 +46,9 @@ public enum RegionsStage {
         //     graph); one the graph does not reach is taken only along the street, whose straight
         //     band may leave up to 1.5 spacings empty.
         // 19: whether a candidate a run reached continues the street is judged on the street's
-        //     members within the candidate's reach from the street's end, not on all of them.
+        //     members within the candidate's reach from the street's end, not on all of them; the
+        //     path round a bend is searched in the ellipse it can reach (A*), not in the step's
+        //     disc.
         version: 19,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
