@@ -15,41 +15,39 @@ import RegionSearchModel
 ///
 /// A set is a street when its spine — the longest path of the Euclidean minimum spanning tree of
 /// its locations, smoothed over five nodes — is at least `aspect` times as long as twice its
-/// half-width (twice the members' median distance from the spine); an end of the spine counts
-/// when the members near it are a band too (``streetEnds(_:edges:kg:back:aspect:)``). From each
-/// such end a step looks `reach` typical spacings ahead, in the spine's direction turned by up to
-/// `maxTurn`: in the band (the street's half-width to either side) that holds the most POIs of any
-/// kind, their count must be significant (`alpha`, Poisson, the directions tried counted as
-/// windows) against the density of all POIs within that reach around the end (all of them: a
-/// street whose POIs thin out for a stretch is in pieces in the POI graph, which prunes an edge
-/// long for the street at both of its ends, yet the street goes on). Then the keyword
-/// POIs in that band, in order along it, join the set while each is at most `gap` times the set's
-/// spacing (and at most one typical spacing) from the previous one, or up to `streetGap` times
-/// that within the band when POIs of any kind stand all along the way, no stretch of it emptier
-/// than one typical spacing of all POIs around (``emptyStretch`` of them up to ``streetEmpty``
-/// metres), or, where the street turns a corner between the
-/// two, a path of the POI graph through such steps not much longer than the hop
-/// (``continuous(from:to:kg:near:halfWidth:spacing:linked:support:)``, ``bendDetour``: the street goes on where
-/// its restaurants thin out, open ground does not); the step ends at the
-/// first POI farther than that, at a member of another set, or at the band's end, and the next
-/// step starts from the last POI taken, in the band's direction. A keyword POI the POI graph does
-/// not reach from the end without leaving the reach (across a river, or past a gap in a street)
-/// is taken only through POIs of any kind all along the way, never by the gap alone, and is
-/// otherwise passed over. A run of fewer than `minimumRun`
-/// POIs is given back.
+/// half-width (twice the members' median distance from the spine); an end of the spine counts when
+/// the members near it are a band too (``streetEnds(_:edges:kg:back:aspect:)``). From each such end
+/// a step looks `reach` typical spacings ahead, in the spine's direction turned by up to `maxTurn`:
+/// in the band (the street's half-width to either side) that holds the most POIs of any kind, their
+/// count must be significant (`alpha`, Poisson, the directions tried counted as windows) against
+/// the density of all POIs within that reach around the end (all of them: a street whose POIs thin
+/// out for a stretch is in pieces in the POI graph, which prunes an edge long for the street at
+/// both of its ends, yet the street goes on). Then the keyword POIs in that band, in order along
+/// it, join the set while each is at most `gap` times the set's spacing (and at most one typical
+/// spacing) from the previous one, or up to `streetGap` times that within the band when POIs of any
+/// kind stand all along the way, no stretch of it emptier than one typical spacing of all POIs
+/// around (``emptyStretch`` of them up to ``streetEmpty`` metres), or, where the street turns a
+/// corner between the two, a path of the POI graph through such steps not much longer than the hop
+/// (``continuous(from:to:kg:near:halfWidth:spacing:linked:support:)``, ``bendDetour``: the street
+/// goes on where its restaurants thin out, open ground does not); the step ends at the first POI
+/// farther than that, at a member of another set, or at the band's end, and the next step starts
+/// from the last POI taken, in the band's direction. A keyword POI the POI graph does not reach
+/// from the end without leaving the reach (across a river, or past a gap in a street) is taken only
+/// through POIs of any kind all along the way, never by the gap alone, and is otherwise passed
+/// over. A run of fewer than `minimumRun` POIs is given back.
 ///
 /// A run that reaches a member of another set the same way, the hop within that set's own gap as
 /// well (a sparse street that ends at a far denser place has not found more of itself: a chain of
 /// 11 heliports 20 km apart ended at Osaka's 372), has found more of its street when the two sets
-/// and the run between them are a street together (along the other set's own centre line when it
-/// is a street the run reached near its end, turning by at most `maxTurn`: round a corner,
+/// and the run between them are a street together (along the other set's own centre line when it is
+/// a street the run reached near its end, turning by at most `maxTurn`: round a corner,
 /// ``onwards(_:from:heading:)``), no wider than the street the run came from
-/// (``continues(_:chain:other:street:run:kg:aspect:widest:otherCentre:)``, at most `joinWidth` of its
-/// half-widths): the sets become one (``joined(_:_:)``), whatever the run's length. By chance a
-/// dining street's restaurants can thin out along one stretch, and the density ratio then finds
-/// two sets on it, the smaller one often too small to be significant alone. A set the run reaches
-/// that is no street with it, or a wider one (a district or a square the street ends in), is left
-/// as it is, and the run ends before it.
+/// (``continues(_:chain:other:street:run:kg:aspect:widest:otherCentre:)``, at most `joinWidth` of
+/// its half-widths): the sets become one (``joined(_:_:)``), whatever the run's length. By chance a
+/// dining street's restaurants can thin out along one stretch, and the density ratio then finds two
+/// sets on it, the smaller one often too small to be significant alone. A set the run reaches that
+/// is no street with it, or a wider one (a district or a square the street ends in), is left as it
+/// is, and the run ends before it.
 ///
 /// Typical spacing is 1 / √(reference density at the end): the keyword's spacing if it were
 /// spread evenly.
