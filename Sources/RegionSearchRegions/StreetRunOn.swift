@@ -238,8 +238,7 @@ struct StreetRunOn {
                 }.max() ?? 0
             if beyond > 0 { line.append((qx + beyond * ux, qy + beyond * uy)) }
         }
-        var length = 0.0
-        for k in 1..<line.count { length += hypot(line[k].x - line[k - 1].x, line[k].y - line[k - 1].y) }
+        let length = StreetSpine.length(of: line)
         let (ex, ey) = geometry.point(end.position)
         var span = 0.0
         for p in other {
@@ -341,8 +340,7 @@ struct StreetRunOn {
         _ centre: [(x: Double, y: Double)], from q: (x: Double, y: Double), heading: (x: Double, y: Double)
     ) -> [(x: Double, y: Double)]? {
         guard centre.count >= 2 else { return nil }
-        var length = 0.0
-        for k in 1..<centre.count { length += hypot(centre[k].x - centre[k - 1].x, centre[k].y - centre[k - 1].y) }
+        let length = StreetSpine.length(of: centre)
         let first = hypot(centre[0].x - q.x, centre[0].y - q.y)
         let last = hypot(centre[centre.count - 1].x - q.x, centre[centre.count - 1].y - q.y)
         let line = first <= last ? centre : centre.reversed()

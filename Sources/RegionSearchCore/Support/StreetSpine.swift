@@ -32,6 +32,13 @@ public struct StreetSpine: Sendable {
         return hypot(px - a.x - t * dx, py - a.y - t * dy)
     }
 
+    /// The length of the polyline through `line`'s points, in order.
+    public static func length(of line: [(x: Double, y: Double)]) -> Double {
+        var length = 0.0
+        for k in line.indices.dropFirst() { length += hypot(line[k].x - line[k - 1].x, line[k].y - line[k - 1].y) }
+        return length
+    }
+
     /// Whether the points form a street: the centre line at least `aspect` times as long as the
     /// band is wide.
     public func isStreet(aspect: Double) -> Bool { length >= aspect * 2 * halfWidth }
@@ -81,8 +88,7 @@ public struct StreetSpine: Sendable {
             let n = Double(window.count)
             return (window.reduce(0) { $0 + x[path[$1]] } / n, window.reduce(0) { $0 + y[path[$1]] } / n)
         }
-        var length = 0.0
-        for k in 1..<centre.count { length += hypot(centre[k].x - centre[k - 1].x, centre[k].y - centre[k - 1].y) }
+        let length = Self.length(of: centre)
         // Each point hangs on the spine node the tree reaches it from.
         var anchor = [Int](repeating: -1, count: count)
         var queue: [Int] = []
