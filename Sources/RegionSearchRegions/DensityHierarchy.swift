@@ -301,7 +301,7 @@ public struct DensityHierarchy: Sendable {
         let zero = finder.candidateSets(
             keyword: keyword, kg: kg,
             options: options.coarsest,
-            support: &support)
+            support: &support, propagated: f)
         summary.typicalDensityPerKm2 = zero.summary.typicalDensityPerKm2
         summary.densePOIs = zero.summary.densePOIs
         summary.droppedSmall = zero.summary.droppedSmall

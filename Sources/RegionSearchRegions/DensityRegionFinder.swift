@@ -43,6 +43,10 @@ import RegionSearchModel
 ///    whose members' median ratio reaches `persistence` × s, are one place: a downtown barely dense
 ///    enough for the keyword, broken along the dips of its density's noise
 ///    (``joinedAtSaddles(_:kg:ratio:eligible:floor:persistence:edges:support:candidate:)``).
+///    Before that join, where the keyword's propagated density is given, a set it shows to be two
+///    places — two sides each `splitPersistence` times as dense as the saddle between them,
+///    neither along a line nor splitting again — is its two sides (``SaddleSplit``): two café
+///    districts joined by a thinner line of cafés, which by their own spacing is as dense as they.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ (scaled as above), the count in the candidate's area a
 ///    (Σ π s² / k' over its POIs, each at its own λ) is Poisson(λ a); its p-value is
@@ -111,14 +115,20 @@ public struct DensityRegionFinder: Sendable {
         /// (``DensityRegionFinder/joinedAtSaddles(_:kg:ratio:eligible:floor:persistence:edges:support:candidate:)``);
         /// 0: not.
         var persistence: Double = 2
+        /// > 1: a set the keyword's propagated density shows to be two places, each standing this
+        /// many times above the saddle between them, neither along a line nor holding places of its
+        /// own, is its two sides (``SaddleSplit``; only where the propagated density is given);
+        /// 0: not.
+        var splitPersistence: Double = 2
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
             outlierSpacing: Double = 1.5, contrastRing: Double = 2, offStreet: Double = 3, streetAspect: Double = 4,
             streetEnds: Double = 3, streetExtendRatio: Double = 2, hullCorners: HullCorners = .angle,
-            besideStreet: Double = 1, streetRunOn: Double = 3, persistence: Double = 2
+            besideStreet: Double = 1, streetRunOn: Double = 3, persistence: Double = 2, splitPersistence: Double = 2
         ) {
             self.persistence = persistence
+            self.splitPersistence = splitPersistence
             self.besideStreet = besideStreet
             self.streetRunOn = streetRunOn
             self.hullCorners = hullCorners
@@ -164,8 +174,11 @@ public struct DensityRegionFinder: Sendable {
     var ownedGround: [Double]? = nil
 
     /// Candidate regions of keyword `keyword` (with p-values, before the false discovery rate).
+    /// `density`: the keyword's propagated density at every POI (``ScoreTable/density``), or nil;
+    /// with it a set that is two places is split (``Options/splitPersistence``).
     func candidates(
-        keyword: Int, match: Column<UInt8>, options: Options, rules: KeywordGraph.Rules, support: inout PathSupport
+        keyword: Int, match: Column<UInt8>, options: Options, rules: KeywordGraph.Rules, support: inout PathSupport,
+        density: Column<Float>? = nil
     ) -> (regions: [RegionTable.Region], summary: KeywordSummary) {
         let points = (0..<match.count).filter { match[$0] != 0 }.map { UInt32($0) }
         guard points.count >= max(2, options.minKeywordPOIs), occupiedArea > 0 else {
@@ -174,14 +187,19 @@ public struct DensityRegionFinder: Sendable {
             return ([], summary)
         }
         let kg = KeywordGraph(keywordPoints: points, x: x, y: y, rules: rules)
-        let sets = candidateSets(keyword: keyword, kg: kg, options: options, support: &support)
+        let propagated = density.map { density in points.map { Double(density[Int($0)]) } }
+        let sets = candidateSets(keyword: keyword, kg: kg, options: options, support: &support, propagated: propagated)
         return (sets.regions.map(\.region), sets.summary)
     }
 
     /// Rules 2–4 on the keyword graph `kg` of the keyword's POIs: each candidate region with its
     /// positions in `kg`, the density ratio of every keyword POI and the accepted edges among the
     /// dense ones (positions in `kg`).
-    func candidateSets(keyword: Int, kg: KeywordGraph, options: Options, support: inout PathSupport) -> (
+    /// `propagated`: the keyword's propagated density at each of its POIs (positions in `kg`), for
+    /// splitting a set that is two places (``SaddleSplit``); nil: no set is split.
+    func candidateSets(
+        keyword: Int, kg: KeywordGraph, options: Options, support: inout PathSupport, propagated: [Double]? = nil
+    ) -> (
         regions: [(region: RegionTable.Region, positions: [Int32])], ratio: [Double], edges: [(a: Int32, b: Int32)],
         summary: KeywordSummary
     ) {
@@ -225,6 +243,14 @@ public struct DensityRegionFinder: Sendable {
             sets = Self.offStreet(
                 sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect, dense: dense,
                 candidate: isCandidate)
+        }
+        if let propagated, options.splitPersistence > 1 {
+            // Before the saddle join, which joins only candidates neither of which stands
+            // `persistence` times above their saddle: two sides split here stand that high.
+            sets = SaddleSplit.places(
+                sets, edges: edges, density: propagated, minimum: options.minKeywordPOIs,
+                persistence: options.splitPersistence, aspect: options.streetAspect,
+                point: { kg.geometry.point(Int($0)) })
         }
         if options.persistence > 1 {
             sets = Self.joinedAtSaddles(

@@ -213,7 +213,7 @@ public enum RegionExtraction {
                 let (regions, s) = withSupport {
                     finder.candidates(
                         keyword: c, match: match, options: options.density, rules: options.keywordGraph,
-                        support: &$0)
+                        support: &$0, density: table.density.isEmpty ? nil : table.density[c])
                 }
                 info += [
                     ("typical_spacing_m", .number(s.typicalSpacing)),

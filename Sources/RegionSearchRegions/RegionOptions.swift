@@ -218,6 +218,18 @@ public struct RegionOptions: StageOptions, Equatable {
             + "breaks into along the dips of its density's noise. The joined region holds both and the POIs of one "
             + "path between them. A district twice as dense as the ground between it and its neighbour stays apart; "
             + "0 or 1: not.")
+    static let splitPersistenceSpec = ParameterSpec(
+        "split_persistence", .number(min: 0, max: 100), default: .number(defaults.density.splitPersistence),
+        help:
+            "density, level 0 from own densities, where the keyword's propagated density is there (nested levels, "
+            + "or propagate.densities): > 1 splits a set of dense POIs that is two places. The set's keyword-graph "
+            + "edges, densest first by the lower propagated density of their ends, join its POIs; the last join of "
+            + "two sides of at least min_keyword_pois POIs is its saddle s, and when the median density of each side "
+            + "is at least split_persistence * s the two sides are two regions. Not when a side lies along a line "
+            + "(its principal axes street_aspect times as long as wide: a street whose restaurants thin out for a "
+            + "stretch stays one), nor when a side would split again (a city's dense core holding districts stays one "
+            + "region; its districts are the finer levels). Two café districts joined by a thinner line of cafés "
+            + "along a river are two places; 0 or 1: not.")
     static let streetRunOnSpec = ParameterSpec(
         "street_run_on", .number(min: 0, max: 100), default: .number(defaults.density.streetRunOn),
         help:
@@ -317,7 +329,7 @@ public struct RegionOptions: StageOptions, Equatable {
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
         ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec, streetAspectSpec,
-        besideStreetSpec, streetRunOnSpec, streetEndsSpec, persistenceSpec,
+        besideStreetSpec, streetRunOnSpec, streetEndsSpec, persistenceSpec, splitPersistenceSpec,
         streetExtendRatioSpec,
         referenceWindowSpec, contrastRingSpec, hullCornersSpec,
         edgeFactorSpec,
@@ -355,7 +367,7 @@ public struct RegionOptions: StageOptions, Equatable {
             streetEnds: p.double(Self.streetEndsSpec), streetExtendRatio: p.double(Self.streetExtendRatioSpec),
             hullCorners: p.choice(Self.hullCornersSpec, as: DensityRegionFinder.HullCorners.self),
             besideStreet: p.double(Self.besideStreetSpec), streetRunOn: p.double(Self.streetRunOnSpec),
-            persistence: p.double(Self.persistenceSpec))
+            persistence: p.double(Self.persistenceSpec), splitPersistence: p.double(Self.splitPersistenceSpec))
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
             measure: p.choice(Self.measureSpec, as: Measure.self),

@@ -49,7 +49,10 @@ public enum RegionsStage {
         //     members within the candidate's reach from the street's end, not on all of them; the
         //     path round a bend is searched in the ellipse it can reach (A*), not in the step's
         //     disc.
-        version: 19,
+        // 20: a level-0 set that the keyword's propagated density shows to be two places (each side
+        //     twice as dense as the saddle between them, neither along a line nor splitting again)
+        //     is two regions (`split_persistence`).
+        version: 20,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -99,8 +102,13 @@ public enum RegionsStage {
         or up to twice that where POIs of any kind stand all along the way, at least two from an
         end; the candidate is tested as found. A run that reaches another candidate the same way
         (within that one's gap too) joins it when the two and the run are one street no wider than
-        the running one, tested as one. Two candidates that are one place are joined
-        (persistence): where the keyword graph joins them through POIs whose r is at least s (their
+        the running one, tested as one. A set that is two places is split first (split_persistence,
+        where the propagated density density.c is there): its keyword-graph edges, densest first by
+        the lower density.c of their ends, join its POIs; at the last join of two sides of at least
+        min_keyword_pois POIs (the saddle s), each side's median at least split_persistence × s,
+        neither side along a line (principal axes street_aspect times as long as wide) nor splitting
+        again (a core holding districts), the two sides are two sets. Two candidates that are one
+        place are joined (persistence): where the keyword graph joins them through POIs whose r is at least s (their
         saddle, looked for down to extend_ratio / persistence, through POIs below
         extend_ratio or in sets too small to be candidates, never through a member left out above)
         and neither stands persistence times above it (the median r of its members below

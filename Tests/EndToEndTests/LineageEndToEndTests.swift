@@ -50,16 +50,19 @@ final class LineageEndToEndTests: XCTestCase {
         let shrunk = cluster("s_", 4500, 4500, 60, 150, 5)
         let retired = cluster("r_", 7500, 4500, 40, 150, 6)
         let moved = cluster("m_", 1500, 7500, 40, 150, 7)
-        // Two lobes joined by a street of restaurants, which closes on day 2.
+        // Two lobes joined by a street of restaurants, which closes on day 2. The street's 60
+        // restaurants stand as dense as the lobes', so the three are one place on day 1 (with 25, the
+        // lobes stand more than twice as dense as the street and are two regions already:
+        // `regions.split_persistence`).
         let lobes = cluster("sl_", 4000, 7500, 35, 120, 8) + cluster("sr_", 5000, 7500, 35, 120, 9)
-        let bridge = street("sb_", 4100, 4900, 7500, 25, 10)
-        // Two lobes 1 km apart, joined by a new street on day 2.
+        let bridge = street("sb_", 4100, 4900, 7500, 60, 10)
+        // Two lobes 1 km apart, joined by a new street on day 2 (as dense as the lobes, as above).
         let pair = cluster("ml_", 6900, 7500, 35, 120, 11) + cluster("mr_", 7900, 7500, 35, 120, 12)
         let day1 = background + u1 + u2 + u3 + grown + shrunk + retired + moved + lobes + bridge + pair
         let day2 =
             background + u1 + u2 + u3 + grown + cluster("gp_", 1500, 4500, 40, 200, 13) + Array(shrunk.prefix(25))
             + moved.map { ($0.id, $0.x + 500, $0.y, $0.category) } + lobes + pair
-            + street("mb_", 7000, 7800, 7500, 25, 15) + cluster("n_", newCentre.0, newCentre.1, 40, 150, 14)
+            + street("mb_", 7000, 7800, 7500, 60, 15) + cluster("n_", newCentre.0, newCentre.1, 40, 150, 14)
         return (day1, day2)
     }()
 

@@ -229,6 +229,58 @@ final class DensityHierarchyTests: XCTestCase {
         XCTAssertEqual(none.table.regions.map(\.members), zero.map(\.members), "no density, no finer level")
     }
 
+    /// Two café districts 900 m apart (80 cafés within 150 m each) joined by a line of 25 cafés
+    /// 25 m apart: dense enough by their own spacing to be one set at level 0. With the propagate
+    /// stage's densities set to 1,000 per km² in the districts and 200 along the line, the set is
+    /// two places and level 0 is two regions, one at each district (and the one-level measure the
+    /// same); with the line as dense as the districts, or `split_persistence` 0, it is one.
+    func testTwoDistrictsJoinedByAThinnerLineAreTwoRegionsByThePropagatedDensity() throws {
+        var rng = SeededRandom(seed: 12)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        city.disc(80, r: 150, cx: -450, cy: 0, category: "cafe", &rng)
+        city.disc(80, r: 150, cx: 450, cy: 0, category: "cafe", &rng)
+        let lineStart = city.x.count
+        for i in 0..<25 { city.add(-300 + Double(i) * 25, 0, "cafe") }
+        let lineEnd = city.x.count
+        func densities(line: Float) -> (ScoreTable, ProjectedPoints) -> [Float] {
+            { s, p in
+                (0..<s.count).map { i in
+                    let row = Int(p.row[i])
+                    let (x, y) = (city.x[row], city.y[row])
+                    if city.category[row] == "cafe" && (hypot(x + 450, y) <= 150 || hypot(x - 450, y) <= 150) {
+                        return 1_000
+                    }
+                    return (lineStart..<lineEnd).contains(row) ? line : s.density[0][i]
+                }
+            }
+        }
+        func near(_ r: RegionTable.Region, _ o: Outcome, cx: Double) -> Int {
+            r.members.filter { hypot(o.localX[Int($0)] - cx, o.localY[Int($0)]) <= 160 }.count
+        }
+        func holdsBoth(_ o: Outcome) -> Bool {
+            o.table.regions.contains { $0.level == 0 && near($0, o, cx: -450) >= 60 && near($0, o, cx: 450) >= 60 }
+        }
+        let split = try Self.run(city, keyword: "cafe", density: densities(line: 200))
+        XCTAssertFalse(holdsBoth(split), "the two districts are two regions")
+        for cx in [-450.0, 450] {
+            XCTAssertEqual(
+                split.table.regions.filter { $0.level == 0 && near($0, split, cx: cx) >= 60 }.count, 1,
+                "one level-0 region at the district at x = \(cx)")
+        }
+        let flat = try Self.run(
+            city, keyword: "cafe", overrides: [("nested", .bool(false))], density: densities(line: 200))
+        XCTAssertEqual(
+            flat.table.regions.map(\.members), split.table.regions.filter { $0.level == 0 }.map(\.members),
+            "the one-level measure splits the same set where the propagated density is there")
+        XCTAssertTrue(holdsBoth(try Self.run(city, keyword: "cafe", density: densities(line: 1_000))))
+        XCTAssertTrue(
+            holdsBoth(
+                try Self.run(
+                    city, keyword: "cafe", overrides: [("split_persistence", .number(0))],
+                    density: densities(line: 200))))
+    }
+
     /// A town 60 km from a metro, which the graph does not join to it, with a dining cluster that
     /// is dense for the town but not for the metro: found when the town is its own reference,
     /// missed when everything is measured against the whole data.

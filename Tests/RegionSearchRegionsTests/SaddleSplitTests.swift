@@ -1,0 +1,140 @@
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchRegions
+
+/// ``SaddleSplit`` on sets whose density tree is known by construction: chains of POIs with given
+/// densities, a band and a disc, and places built from squares of POIs.
+final class SaddleSplitTests: XCTestCase {
+    /// A chain of positions 0, 1, …, n − 1 (edges between neighbours).
+    static func chain(_ n: Int) -> [(a: Int32, b: Int32)] {
+        (0..<(n - 1)).map { (Int32($0), Int32($0 + 1)) }
+    }
+
+    /// Two runs of ten POIs at density 10 with one POI at 3 between them: the top split is at the
+    /// bridge (saddle 3, the lower end of both edges through it); the bridge joins the first side,
+    /// whose edge to it comes first among the two edges of equal weight.
+    func testTwoPlacesJoinedByAThinBridgeSplitAtTheBridge() throws {
+        var density = [Double](repeating: 10, count: 21)
+        density[10] = 3
+        let positions = (0..<21).map { Int32($0) }
+        let split = try XCTUnwrap(
+            SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 2))
+        XCTAssertEqual(split.saddle, 3)
+        XCTAssertEqual(split.sides, [Array(0...10).map { Int32($0) }, Array(11...20).map { Int32($0) }])
+        // Each side's median (10) must reach persistence × 3.
+        XCTAssertNotNil(
+            SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 3.3))
+        XCTAssertNil(
+            SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 3.4))
+        // Sides smaller than `minimum` are not places.
+        XCTAssertNil(
+            SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 11, persistence: 2))
+    }
+
+    /// A dip to 0.6 of the density around it is noise, not ground between two places; the same
+    /// dip far from the ends (sides of 3 and 17) leaves no two sides of `minimum`.
+    func testAShallowDipOrASmallPieceIsNotASplit() {
+        var density = [Double](repeating: 10, count: 21)
+        density[10] = 6
+        let positions = (0..<21).map { Int32($0) }
+        XCTAssertNil(SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 2))
+        var edge = [Double](repeating: 10, count: 21)
+        edge[3] = 1
+        XCTAssertNil(SaddleSplit.split(positions, edges: Self.chain(21), density: edge, minimum: 8, persistence: 2))
+    }
+
+    /// Edges with an end outside the set are not part of its tree: the set's two halves, joined
+    /// only through a POI outside it, are not joined at all, and the top split has no saddle edge.
+    func testEdgesLeavingTheSetAreSkipped() {
+        let density = [Double](repeating: 10, count: 21)
+        let positions = (0..<21).filter { $0 != 10 }.map { Int32($0) }
+        XCTAssertNil(SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 2))
+    }
+
+    /// A band 100 × 10 spread evenly is a line at aspect 4 (its principal axes 10.2:1 for this grid of
+    /// 50 × 5 points), a disc is not, and the band stops being one at an aspect above its own.
+    func testALineIsAsLongAsItsAspectAlongItsPrincipalAxes() {
+        var band: [(x: Double, y: Double)] = []
+        for i in 0..<50 { for j in 0..<5 { band.append((Double(i) * 2 + 1, Double(j) * 2 + 1)) } }
+        // Rotated by 30°: the test does not depend on the axes.
+        let rotated = band.map { p in (x: p.x * cos(0.52) - p.y * sin(0.52), y: p.x * sin(0.52) + p.y * cos(0.52)) }
+        XCTAssertTrue(SaddleSplit.isLine(rotated, aspect: 4))
+        XCTAssertTrue(SaddleSplit.isLine(rotated, aspect: 9.9))
+        XCTAssertFalse(SaddleSplit.isLine(rotated, aspect: 10.5))
+        var rng = SeededRandom(seed: 5)
+        let disc = (0..<200).map { _ -> (x: Double, y: Double) in
+            let a = rng.uniform(0, 2 * .pi)
+            let r = 100 * rng.uniform().squareRoot()
+            return (r * cos(a), r * sin(a))
+        }
+        XCTAssertFalse(SaddleSplit.isLine(disc, aspect: 2))
+    }
+
+    /// Places from squares of 40 POIs (each POI joined to every other of its square within 50 m, squares
+    /// joined by one edge at a low density): two squares are two places; two squares joined to two
+    /// more (a core holding districts: each side would split again) stay one; two pieces of a line
+    /// with a dip between them stay one street; without `persistence` nothing is split.
+    func testPlacesAreSplitUnlessTheyAreAStreetOrACore() {
+        struct Layout {
+            var points: [(x: Double, y: Double)] = []
+            var density: [Double] = []
+            var edges: [(a: Int32, b: Int32)] = []
+            var groups: [[Int32]] = []
+
+            mutating func blob(_ centre: (x: Double, y: Double), line: Bool, _ rng: inout SeededRandom) {
+                let first = points.count
+                for _ in 0..<40 {
+                    let p =
+                        line
+                        ? (x: centre.x + rng.uniform(-200, 200), y: centre.y + rng.uniform(-5, 5))
+                        : (x: centre.x + rng.uniform(-60, 60), y: centre.y + rng.uniform(-60, 60))
+                    points.append(p)
+                    density.append(10)
+                }
+                for a in first..<points.count {
+                    for b in (a + 1)..<points.count
+                    where hypot(points[a].x - points[b].x, points[a].y - points[b].y) <= 50 {
+                        edges.append((Int32(a), Int32(b)))
+                    }
+                }
+                groups.append((first..<points.count).map { Int32($0) })
+            }
+
+            /// Joins two blobs by an edge between their first POIs, both lowered to `density`.
+            mutating func bridge(_ g: Int, _ h: Int, density value: Double) {
+                let (a, b) = (groups[g][0], groups[h][0])
+                density[Int(a)] = value
+                density[Int(b)] = value
+                edges.append((a, b))
+            }
+
+            func places(persistence: Double = 2) -> [[Int32]] {
+                SaddleSplit.places(
+                    [(0..<points.count).map { Int32($0) }], edges: edges, density: density, minimum: 8,
+                    persistence: persistence, aspect: 4, point: { points[Int($0)] })
+            }
+        }
+        var rng = SeededRandom(seed: 8)
+        var pair = Layout()
+        pair.blob((0, 0), line: false, &rng)
+        pair.blob((300, 0), line: false, &rng)
+        pair.bridge(0, 1, density: 2)
+        XCTAssertEqual(pair.places().map(Set.init), pair.groups.map(Set.init), "two squares: two places")
+        XCTAssertEqual(pair.places(persistence: 0).count, 1)
+        XCTAssertEqual(pair.places(persistence: 6).count, 1, "each side stands 5 × its saddle, not 6 ×")
+
+        var core = pair
+        core.blob((0, 300), line: false, &rng)
+        core.blob((300, 300), line: false, &rng)
+        core.bridge(2, 3, density: 2)
+        core.bridge(0, 2, density: 1)
+        XCTAssertEqual(core.places().count, 1, "a core whose sides are two places each stays one")
+
+        var street = Layout()
+        street.blob((0, 0), line: true, &rng)
+        street.blob((420, 0), line: true, &rng)
+        street.bridge(0, 1, density: 2)
+        XCTAssertEqual(street.places().count, 1, "two stretches of one street stay one")
+    }
+}
