@@ -44,8 +44,8 @@ import RegionSearchModel
 ///    enough for the keyword, broken along the dips of its density's noise
 ///    (``joinedAtSaddles(_:kg:ratio:eligible:floor:persistence:edges:support:candidate:)``).
 ///    Before that join, where the keyword's propagated density is given, a set it shows to be two
-///    places — two sides each `splitPersistence` times as dense as the saddle between them,
-///    neither along a line nor splitting again — is its two sides (``SaddleSplit``): two café
+///    places — two sides each `splitPersistence` times as dense as the saddle between them, both
+///    candidates, neither along a line nor splitting again — is its two sides (``SaddleSplit``): two café
 ///    districts joined by a thinner line of cafés, which by their own spacing is as dense as they.
 /// 4. **Significance.** Under the null hypothesis that the keyword's POIs are spread over the
 ///    occupied area at density λ (scaled as above), the count in the candidate's area a
@@ -117,8 +117,8 @@ public struct DensityRegionFinder: Sendable {
         var persistence: Double = 2
         /// > 1: a set the keyword's propagated density shows to be two places, each standing this
         /// many times above the saddle between them, neither along a line nor holding places of its
-        /// own, is its two sides (``SaddleSplit``; only where the propagated density is given);
-        /// 0: not.
+        /// own, and both candidates, is its two sides (``SaddleSplit``; only where the propagated
+        /// density is given); ≤ 1: not.
         var splitPersistence: Double = 2
 
         public init(
@@ -245,12 +245,12 @@ public struct DensityRegionFinder: Sendable {
                 candidate: isCandidate)
         }
         if let propagated, options.splitPersistence > 1 {
-            // Before the saddle join, which joins only candidates neither of which stands
-            // `persistence` times above their saddle: two sides split here stand that high.
+            // Before the saddle join and the street's run, which may join the two sides again
+            // where their own rules say the two are one place or one street.
             sets = SaddleSplit.places(
                 sets, edges: edges, density: propagated, minimum: options.minKeywordPOIs,
                 persistence: options.splitPersistence, aspect: options.streetAspect,
-                point: { kg.geometry.point(Int($0)) })
+                point: { kg.geometry.point(Int($0)) }, candidate: isCandidate)
         }
         if options.persistence > 1 {
             sets = Self.joinedAtSaddles(

@@ -12,24 +12,28 @@ final class SaddleSplitTests: XCTestCase {
     }
 
     /// Two runs of ten POIs at density 10 with one POI at 3 between them: the top split is at the
-    /// bridge (saddle 3, the lower end of both edges through it); the bridge joins the first side,
-    /// whose edge to it comes first among the two edges of equal weight.
+    /// bridge (saddle 3, the lower end of both edges through it), and the bridge, joined only at
+    /// the saddle, belongs to neither side.
     func testTwoPlacesJoinedByAThinBridgeSplitAtTheBridge() throws {
         var density = [Double](repeating: 10, count: 21)
         density[10] = 3
         let positions = (0..<21).map { Int32($0) }
         let split = try XCTUnwrap(
-            SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 2))
+            SaddleSplit.split(
+                positions, edges: Self.chain(21), density: { density[Int($0)] }, minimum: 8, persistence: 2))
         XCTAssertEqual(split.saddle, 3)
-        XCTAssertEqual(split.sides, [Array(0...10).map { Int32($0) }, Array(11...20).map { Int32($0) }])
+        XCTAssertEqual(split.sides, [Array(0...9).map { Int32($0) }, Array(11...20).map { Int32($0) }])
         // Each side's median (10) must reach persistence × 3.
         XCTAssertNotNil(
-            SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 3.3))
+            SaddleSplit.split(
+                positions, edges: Self.chain(21), density: { density[Int($0)] }, minimum: 8, persistence: 3.3))
         XCTAssertNil(
-            SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 3.4))
+            SaddleSplit.split(
+                positions, edges: Self.chain(21), density: { density[Int($0)] }, minimum: 8, persistence: 3.4))
         // Sides smaller than `minimum` are not places.
         XCTAssertNil(
-            SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 11, persistence: 2))
+            SaddleSplit.split(
+                positions, edges: Self.chain(21), density: { density[Int($0)] }, minimum: 11, persistence: 2))
     }
 
     /// A dip to 0.6 of the density around it is noise, not ground between two places; the same
@@ -38,10 +42,13 @@ final class SaddleSplitTests: XCTestCase {
         var density = [Double](repeating: 10, count: 21)
         density[10] = 6
         let positions = (0..<21).map { Int32($0) }
-        XCTAssertNil(SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 2))
+        XCTAssertNil(
+            SaddleSplit.split(
+                positions, edges: Self.chain(21), density: { density[Int($0)] }, minimum: 8, persistence: 2))
         var edge = [Double](repeating: 10, count: 21)
         edge[3] = 1
-        XCTAssertNil(SaddleSplit.split(positions, edges: Self.chain(21), density: edge, minimum: 8, persistence: 2))
+        XCTAssertNil(
+            SaddleSplit.split(positions, edges: Self.chain(21), density: { edge[Int($0)] }, minimum: 8, persistence: 2))
     }
 
     /// Edges with an end outside the set are not part of its tree: the set's two halves, joined
@@ -49,7 +56,9 @@ final class SaddleSplitTests: XCTestCase {
     func testEdgesLeavingTheSetAreSkipped() {
         let density = [Double](repeating: 10, count: 21)
         let positions = (0..<21).filter { $0 != 10 }.map { Int32($0) }
-        XCTAssertNil(SaddleSplit.split(positions, edges: Self.chain(21), density: density, minimum: 8, persistence: 2))
+        XCTAssertNil(
+            SaddleSplit.split(
+                positions, edges: Self.chain(21), density: { density[Int($0)] }, minimum: 8, persistence: 2))
     }
 
     /// A band 100 × 10 spread evenly is a line at aspect 4 (its principal axes 10.2:1 for this grid of
@@ -57,7 +66,7 @@ final class SaddleSplitTests: XCTestCase {
     func testALineIsAsLongAsItsAspectAlongItsPrincipalAxes() {
         var band: [(x: Double, y: Double)] = []
         for i in 0..<50 { for j in 0..<5 { band.append((Double(i) * 2 + 1, Double(j) * 2 + 1)) } }
-        // Rotated by 30°: the test does not depend on the axes.
+        // Rotated by 0.52 rad (about 30°): the test does not depend on the axes.
         let rotated = band.map { p in (x: p.x * cos(0.52) - p.y * sin(0.52), y: p.x * sin(0.52) + p.y * cos(0.52)) }
         XCTAssertTrue(SaddleSplit.isLine(rotated, aspect: 4))
         XCTAssertTrue(SaddleSplit.isLine(rotated, aspect: 9.9))
@@ -73,7 +82,8 @@ final class SaddleSplitTests: XCTestCase {
 
     /// Places from squares of 40 POIs (each POI joined to every other of its square within 50 m, squares
     /// joined by one edge at a low density): two squares are two places; two squares joined to two
-    /// more (a core holding districts: each side would split again) stay one; two pieces of a line
+    /// more at a lower saddle (a core holding districts: each side would split again) stay one;
+    /// a side that is no candidate is not split off; two pieces of a line
     /// with a dip between them stay one street; without `persistence` nothing is split.
     func testPlacesAreSplitUnlessTheyAreAStreetOrACore() {
         struct Layout {
@@ -101,18 +111,18 @@ final class SaddleSplitTests: XCTestCase {
                 groups.append((first..<points.count).map { Int32($0) })
             }
 
-            /// Joins two blobs by an edge between their first POIs, both lowered to `density`.
-            mutating func bridge(_ g: Int, _ h: Int, density value: Double) {
-                let (a, b) = (groups[g][0], groups[h][0])
+            /// Joins two squares by an edge between their `index`-th POIs, both lowered to `density`.
+            mutating func bridge(_ g: Int, _ h: Int, density value: Double, index: Int = 0) {
+                let (a, b) = (groups[g][index], groups[h][index])
                 density[Int(a)] = value
                 density[Int(b)] = value
                 edges.append((a, b))
             }
 
-            func places(persistence: Double = 2) -> [[Int32]] {
+            func places(persistence: Double = 2, candidate: ([Int32]) -> Bool = { $0.count >= 8 }) -> [[Int32]] {
                 SaddleSplit.places(
                     [(0..<points.count).map { Int32($0) }], edges: edges, density: density, minimum: 8,
-                    persistence: persistence, aspect: 4, point: { points[Int($0)] })
+                    persistence: persistence, aspect: 4, point: { points[Int($0)] }, candidate: candidate)
             }
         }
         var rng = SeededRandom(seed: 8)
@@ -120,7 +130,11 @@ final class SaddleSplitTests: XCTestCase {
         pair.blob((0, 0), line: false, &rng)
         pair.blob((300, 0), line: false, &rng)
         pair.bridge(0, 1, density: 2)
-        XCTAssertEqual(pair.places().map(Set.init), pair.groups.map(Set.init), "two squares: two places")
+        // Each side without its bridge POI, which joins it only at the saddle.
+        XCTAssertEqual(pair.places().map(Set.init), pair.groups.map { Set($0.dropFirst()) }, "two squares: two places")
+        XCTAssertEqual(
+            pair.places(candidate: { $0.count >= 8 && !$0.contains(pair.groups[1][5]) }).count, 1,
+            "a side that is no candidate is not split off")
         XCTAssertEqual(pair.places(persistence: 0).count, 1)
         XCTAssertEqual(pair.places(persistence: 6).count, 1, "each side stands 5 × its saddle, not 6 ×")
 
@@ -128,7 +142,8 @@ final class SaddleSplitTests: XCTestCase {
         core.blob((0, 300), line: false, &rng)
         core.blob((300, 300), line: false, &rng)
         core.bridge(2, 3, density: 2)
-        core.bridge(0, 2, density: 1)
+        // The two pairs, each joined at 2, meet at 1 (through the second POIs of squares 0 and 2).
+        core.bridge(0, 2, density: 1, index: 1)
         XCTAssertEqual(core.places().count, 1, "a core whose sides are two places each stays one")
 
         var street = Layout()
