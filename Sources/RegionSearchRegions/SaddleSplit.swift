@@ -70,17 +70,18 @@ enum SaddleSplit {
         guard last >= 0 else { return nil }
         let saddle = links[order[last]].weight
         // The two pieces as they stood just before the top split, and in them the POIs joined by
-        // edges denser than the saddle.
+        // edges denser than the saddle (those come first in the order).
         var before = UnionFind(count: positions.count)
-        for e in order[..<last] { before.union(links[e].a, links[e].b) }
-        let roots = (before.find(links[order[last]].a), before.find(links[order[last]].b))
         var above = UnionFind(count: positions.count)
         var joined = [Bool](repeating: false, count: positions.count)
-        for e in order[..<last] where links[e].weight > saddle {
+        for e in order[..<last] {
+            before.union(links[e].a, links[e].b)
+            guard links[e].weight > saddle else { continue }
             above.union(links[e].a, links[e].b)
             joined[Int(links[e].a)] = true
             joined[Int(links[e].b)] = true
         }
+        let roots = (before.find(links[order[last]].a), before.find(links[order[last]].b))
         var sides: [[Int32]] = []
         for root in [roots.0, roots.1] {
             // The piece's POIs joined above the saddle. Two sets of `minimum` among them mean the
