@@ -28,6 +28,9 @@ public struct GraphStatistics: Sendable {
     public var isolatedNodes = 0
     /// Delaunay only: points inserted after the sweep (near-degenerate input; normally 0).
     public var lateInsertions = 0
+    /// Points triangulated again where two halves were stitched (``SplitTriangulation``); nil when
+    /// one sweep built the triangulation.
+    public var seamPoints: Int?
     /// Seconds per phase, in run order.
     public var phaseSeconds: [(StageSummary.Phase, Double)] = []
 }
@@ -117,9 +120,10 @@ public enum GraphBuilder {
         if options.method == .delaunay || voidPass {
             triangulation = ux.withUnsafeBufferPointer { ux in
                 uy.withUnsafeBufferPointer { uy in
-                    let sweep = DelaunayTriangulation(x: ux, y: uy)
-                    stats.lateInsertions = sweep.lateInsertions
-                    return TriangleMesh(sweep, x: ux, y: uy)
+                    let (mesh, late, seam) = TriangleMesh.delaunay(x: ux, y: uy)
+                    stats.lateInsertions = late
+                    stats.seamPoints = seam
+                    return mesh
                 }
             }
             phase(.triangulate)

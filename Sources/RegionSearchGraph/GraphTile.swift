@@ -181,9 +181,9 @@ private struct LocalBuild {
         var late = 0
         let mesh = ux.withUnsafeBufferPointer { ux in
             uy.withUnsafeBufferPointer { uy in
-                let sweep = DelaunayTriangulation(x: ux, y: uy)
-                late = sweep.lateInsertions
-                return TriangleMesh(sweep, x: ux, y: uy)
+                let (mesh, lateInsertions, _) = TriangleMesh.delaunay(x: ux, y: uy)
+                late = lateInsertions
+                return mesh
             }
         }
         self.mesh = mesh

@@ -36,6 +36,36 @@ struct TriangleMesh: Sendable {
         rotateToLowestVertex()
     }
 
+    /// Takes over the arrays of any Delaunay triangulation of the points in
+    /// ``DelaunayTriangulation``'s layout (the stitched halves of ``SplitTriangulation``) and makes
+    /// them canonical in place.
+    init(
+        delaunayTriangles triangles: [UInt32], halfedges: [Int32], x: UnsafeBufferPointer<Double>,
+        y: UnsafeBufferPointer<Double>
+    ) {
+        chain = []
+        self.triangles = triangles
+        self.halfedges = halfedges
+        guard !triangles.isEmpty else { return }
+        canonicalizeCocircular(x: x, y: y)
+        rotateToLowestVertex()
+    }
+
+    /// The canonical Delaunay triangulation of distinct points: two halves on two threads when
+    /// ``SplitTriangulation`` can stitch them (`seamPoints`: the points triangulated again along
+    /// the cut), else one sweep (`seamPoints` nil); the same mesh either way.
+    static func delaunay(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>)
+        -> (mesh: TriangleMesh, lateInsertions: Int, seamPoints: Int?)
+    {
+        if let split = SplitTriangulation.triangulate(x: x, y: y) {
+            let mesh = TriangleMesh(delaunayTriangles: split.triangles, halfedges: split.halfedges, x: x, y: y)
+            return (mesh, split.lateInsertions, split.seamPoints)
+        }
+        let sweep = DelaunayTriangulation(x: x, y: y)
+        let late = sweep.lateInsertions
+        return (TriangleMesh(sweep, x: x, y: y), late, nil)
+    }
+
     /// Triangles and halfedges given directly (tests).
     init(triangles: [UInt32], halfedges: [Int32], chain: [UInt32] = []) {
         self.triangles = triangles
