@@ -11,6 +11,12 @@ struct CoincidentPoints: Sendable {
 
     var duplicateCount: Int { representative.count - unique.count }
 
+    /// Groups already found (``SubsetGeometry`` keeps them).
+    init(representative: [UInt32], unique: [UInt32]) {
+        self.representative = representative
+        self.unique = unique
+    }
+
     public init(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>) {
         let n = x.count
         var capacity = 16

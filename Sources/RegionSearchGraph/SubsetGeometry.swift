@@ -93,15 +93,45 @@ public struct SubsetGeometry: Sendable {
 
     /// The nearest other locations of every location, enough for any k up to `k` (the lists
     /// of a smaller k are prefixes of these: neighbours are ordered by distance, then index).
+    ///
+    /// The lists come from the subset's own triangulation (``edges``) by best-first search
+    /// (``DelaunayNeighborSearch``: exact, ties by index, the k-d tree's lists), as the graph
+    /// stage's kNN lists do; the k-d tree is the fallback should the search not reach k.
     public func nearestLocations(_ k: Int) -> NearestLocations {
         let u = locations.count
         guard k >= 1, u >= 2 else { return NearestLocations(lists: nil) }
+        let kk = min(k, u - 1)
         let knn = x.withUnsafeBufferPointer { bx in
             y.withUnsafeBufferPointer { by in
-                locations.withUnsafeBufferPointer { NearestNeighbors(x: bx, y: by, subset: $0, k: min(k, u - 1)) }
+                NearestNeighbors(
+                    delaunay: adjacency(), x: bx, y: by,
+                    groups: CoincidentPoints(representative: representative.map { UInt32($0) }, unique: locations),
+                    k: kk)
+                    ?? locations.withUnsafeBufferPointer { NearestNeighbors(x: bx, y: by, subset: $0, k: kk) }
             }
         }
         return NearestLocations(lists: knn)
+    }
+
+    /// ``edges`` as a graph over the positions (both directions; rows unsorted, which the search
+    /// does not need; no lengths or spacings).
+    private func adjacency() -> AdjacencyGraph {
+        let m = subset.count
+        var offsets = [UInt64](repeating: 0, count: m + 1)
+        for e in edges {
+            offsets[Int(e.a) + 1] += 1
+            offsets[Int(e.b) + 1] += 1
+        }
+        for i in 0..<m { offsets[i + 1] += offsets[i] }
+        var fill = offsets
+        var neighbors = [UInt32](repeating: 0, count: Int(offsets[m]))
+        for e in edges {
+            neighbors[Int(fill[Int(e.a)])] = UInt32(e.b)
+            fill[Int(e.a)] += 1
+            neighbors[Int(fill[Int(e.b)])] = UInt32(e.a)
+            fill[Int(e.b)] += 1
+        }
+        return AdjacencyGraph(offsets: offsets, neighbors: neighbors, length: [], scale: [])
     }
 
     /// Nearest-location lists computed once for several spacings (``nearestLocations(_:)``).

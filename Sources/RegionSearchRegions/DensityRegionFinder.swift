@@ -379,11 +379,13 @@ public struct DensityRegionFinder: Sendable {
             visited[Int(v) >> 6] |= 1 << (UInt64(v) & 63)
             touched.append(v)
         }
-        // Within `width` of the hull: its box grown by `width` first, the exact distance after.
+        let screen = HullScreen(hull)
+        // Within `width` of the hull: its box grown by `width` first, then the discs round the
+        // hull (``HullScreen``), the exact distance where they cannot tell.
         func near(_ v: UInt32) -> Bool {
             let (px, py) = (x[Int(v)], y[Int(v)])
             if px < minX - width || px > maxX + width || py < minY - width || py > maxY + width { return false }
-            return hull.distance(px, py) <= width
+            return screen.within(width, px, py) ?? (hull.distance(px, py) <= width)
         }
         var stack: [UInt32] = []
         for v in seeds where !seen(v) {
@@ -393,7 +395,8 @@ public struct DensityRegionFinder: Sendable {
         var out = (hullKeyword: 0, corners: hull.count, hullArea: 0.0, ringKeyword: 0, ringArea: 0.0)
         while let v = stack.popLast() {
             let keyword = isKeyword[Int(v) >> 6] & (1 << (UInt64(v) & 63)) != 0 ? 1 : 0
-            if hull.contains(x[Int(v)], y[Int(v)], tolerance: 1e-6) {
+            let (px, py) = (x[Int(v)], y[Int(v)])
+            if screen.inside(px, py, tolerance: 1e-6) ?? hull.contains(px, py, tolerance: 1e-6) {
                 out.hullKeyword += keyword
                 out.hullArea += ground[Int(v)]
             } else {
