@@ -12,6 +12,14 @@ import RegionSearchModel
 /// frontier, every location at distance d is in it, and taking the least (squared distance, then
 /// index) gives the order a sort gives, ties included.
 ///
+/// That holds for exact distances; the order is by the rounded dx² + dy² (as the k-d tree's).
+/// Two points a few ulps apart can round the other way round, or to one value: q then ranks
+/// first but is reached only through r, exactly nearer and rounded no nearer. Every point on the
+/// way to q rounds to within a relative 4 ulps of q, so before an entry is taken, every entry
+/// within a relative 1e-14 of the least is expanded (its neighbours joined to the frontier), until
+/// none is left unexpanded; the least is then taken. Entries are expanded once, so an ordinary
+/// step expands just the entry it takes, as before.
+///
 /// One search per worker thread: it owns its stamp array (`seen[m] == i + 1` marks location m as
 /// reached from i, so nothing is cleared between locations) and its frontier, freed in `deinit`.
 /// The graph is the CSR of the triangulation of the distinct locations plus the zero-length links
@@ -26,6 +34,8 @@ final class DelaunayNeighborSearch {
     private var capacity = 256
     private var frontierDistance: UnsafeMutablePointer<Double>
     private var frontierIndex: UnsafeMutablePointer<Int32>
+    /// 1 once the entry's neighbours are in the frontier.
+    private var frontierExpanded: UnsafeMutablePointer<UInt8>
 
     /// A search over `graph` (buffers of its `offsets` and `neighbors`); the buffers must outlive it.
     init(
@@ -41,12 +51,41 @@ final class DelaunayNeighborSearch {
         seen.initialize(repeating: 0, count: x.count)
         frontierDistance = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
         frontierIndex = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        frontierExpanded = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
     }
 
     deinit {
         seen.deallocate()
         frontierDistance.deallocate()
         frontierIndex.deallocate()
+        frontierExpanded.deallocate()
+    }
+
+    /// Joins the locations next to `from` not reached yet to the frontier's `count` entries, at
+    /// their squared distance from (xi, yi); returns the new count.
+    @inline(__always)
+    private func expand(_ from: Int, _ xi: Double, _ yi: Double, _ mark: UInt32, _ count: Int) -> Int {
+        let lo = Int(offsets[from])
+        let hi = Int(offsets[from + 1])
+        if count + (hi - lo) > capacity { grow(to: count + hi - lo, keeping: count) }
+        let fd = frontierDistance
+        let fi = frontierIndex
+        let fe = frontierExpanded
+        var c = count
+        for e in lo..<hi {
+            let m = Int(neighbors[e])
+            // Only other locations not reached yet (duplicates are not locations): written
+            // always and counted only then, so the loop has no branch to mispredict.
+            let dx = xi - x[m]
+            let dy = yi - y[m]
+            fd[c] = dx * dx + dy * dy
+            fi[c] = Int32(truncatingIfNeeded: m)
+            fe[c] = 0
+            let fresh = Int(representative[m]) == m && seen[m] != mark
+            seen[m] = Int(representative[m]) == m ? mark : seen[m]
+            c &+= fresh ? 1 : 0
+        }
+        return c
     }
 
     /// Calls `visit(m, d²)` for the nearest other locations m of location `i` (a representative),
@@ -57,43 +96,49 @@ final class DelaunayNeighborSearch {
         seen[i] = mark
         let xi = x[i]
         let yi = y[i]
-        var count = 0
-        var from = i
+        var count = expand(i, xi, yi, mark, 0)
         var popped = 0
-        while popped < k {
-            let lo = Int(offsets[from])
-            let hi = Int(offsets[from + 1])
-            if count + (hi - lo) > capacity { grow(to: count + hi - lo, keeping: count) }
-            let fd = frontierDistance
-            let fi = frontierIndex
-            for e in lo..<hi {
-                let m = Int(neighbors[e])
-                // Only other locations not reached yet (duplicates are not locations): written
-                // always and counted only then, so the loop has no branch to mispredict.
-                let dx = xi - x[m]
-                let dy = yi - y[m]
-                fd[count] = dx * dx + dy * dy
-                fi[count] = Int32(truncatingIfNeeded: m)
-                let fresh = Int(representative[m]) == m && seen[m] != mark
-                seen[m] = Int(representative[m]) == m ? mark : seen[m]
-                count &+= fresh ? 1 : 0
-            }
-            if count == 0 { break }
-            // The least squared distance first (a loop the compiler vectorises), then the lowest
-            // index among the entries at that distance.
+        while popped < k && count > 0 {
+            // The least squared distance (a loop the compiler vectorises); then one pass that
+            // expands every entry near it (appending their neighbours, which the same pass then
+            // reads: only they can hold a nearer entry) and keeps the lowest index at the least.
+            // Locals for the hot loops, read again after an expansion (which may move the buffers).
+            var fd = frontierDistance
+            var fi = frontierIndex
+            var fe = frontierExpanded
+            var n = count
             var least = fd[0]
-            for c in 1..<count { least = min(least, fd[c]) }
+            for c in 1..<n { least = min(least, fd[c]) }
+            var limit = least + least * 1e-14
             var best = 0
             var bestIndex = Int32.max
-            for c in 0..<count where fd[c] == least && fi[c] < bestIndex {
-                best = c
-                bestIndex = fi[c]
+            var c = 0
+            while c < n {
+                let d = fd[c]
+                if d <= limit {
+                    if fe[c] == 0 {
+                        fe[c] = 1
+                        count = expand(Int(fi[c]), xi, yi, mark, count)
+                        (fd, fi, fe, n) = (frontierDistance, frontierIndex, frontierExpanded, count)
+                    }
+                    let index = fi[c]
+                    if d < least {
+                        least = d
+                        limit = least + least * 1e-14
+                        best = c
+                        bestIndex = index
+                    } else if d == least && index < bestIndex {
+                        best = c
+                        bestIndex = index
+                    }
+                }
+                c += 1
             }
-            from = Int(fi[best])
-            visit(from, fd[best])
+            visit(Int(fi[best]), fd[best])
             count -= 1
             fd[best] = fd[count]
             fi[best] = fi[count]
+            fe[best] = fe[count]
             popped += 1
         }
         return popped
@@ -104,11 +149,14 @@ final class DelaunayNeighborSearch {
         let bigger = max(2 * capacity, needed)
         let nd = UnsafeMutablePointer<Double>.allocate(capacity: bigger)
         let ni = UnsafeMutablePointer<Int32>.allocate(capacity: bigger)
+        let ne = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
         nd.update(from: frontierDistance, count: count)
         ni.update(from: frontierIndex, count: count)
+        ne.update(from: frontierExpanded, count: count)
         frontierDistance.deallocate()
         frontierIndex.deallocate()
-        (frontierDistance, frontierIndex, capacity) = (nd, ni, bigger)
+        frontierExpanded.deallocate()
+        (frontierDistance, frontierIndex, frontierExpanded, capacity) = (nd, ni, ne, bigger)
     }
 }
 

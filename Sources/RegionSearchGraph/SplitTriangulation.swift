@@ -27,9 +27,16 @@ import RegionSearchCore
 ///    halves.
 /// 4. **Checks.** The stitched mesh must have a twin for every inner edge (each frontier edge
 ///    joined once), exactly 2n − 2 − h triangles for n points and h hull edges (every point used
-///    once, one disc), a convex hull traversed once, and every edge of the seam's triangles locally
-///    Delaunay. Exactly cocircular points across the stitch (lattices) can defeat step 3: then a
-///    check fails and nil is returned.
+///    once, one disc), a convex hull traversed once (no left turn, back at its start after h
+///    steps, one highest corner: a cycle that turned back on itself would have two), and every edge
+///    of the seam's triangles locally Delaunay. Exactly cocircular points across the stitch
+///    (lattices) can defeat step 3: then a check fails and nil is returned.
+///
+/// The checks alone prove the answer: a mesh of clockwise triangles with symmetric twins round one
+/// convex boundary covers the hull once, the count makes it use every point, and an edge inside
+/// one half's kept triangles is Delaunay by that half's triangulation, every other inner edge by
+/// the check, so the mesh is a Delaunay triangulation. Steps 2–3 (and the certification's margin)
+/// decide only whether the stitch succeeds and how large the seam is.
 ///
 /// ``TriangleMesh`` then makes the mesh canonical as it does the single sweep's, so the graph is
 /// the same byte for byte (``SplitTriangulationTests`` compare the two).
@@ -137,6 +144,7 @@ enum SplitTriangulation {
                 }
             }
         }
+        let halvesLate = halves[0].lateInsertions + halves[1].lateInsertions
         halves = []
         var frontier: [UInt64: Int32] = [:]
         frontier.reserveCapacity(frontierLists[0].count + frontierLists[1].count)
@@ -242,7 +250,7 @@ enum SplitTriangulation {
             if GeometricPredicates.incircle(x[p], y[p], x[q], y[q], x[r], y[r], x[d], y[d]) < 0 { return nil }
         }
         return Stitched(
-            triangles: tri, halfedges: half, lateInsertions: seamLate, seamPoints: seam.count)
+            triangles: tri, halfedges: half, lateInsertions: halvesLate + seamLate, seamPoints: seam.count)
     }
 
     /// Writes a half's kept triangles from slot `first` on, their twins among themselves, and −1

@@ -55,19 +55,33 @@ struct HullScreen {
             outer = max(outer, ((hull.x[i] - mx) * (hull.x[i] - mx) + (hull.y[i] - my) * (hull.y[i] - my)).squareRoot())
             let (ax, ay) = (hull.x[h] - hull.x[i], hull.y[h] - hull.y[i])
             let la = (ax * ax + ay * ay).squareRoot()
-            if la > 0 && length > 0 {
-                let cosine = max(-1, min(1, (ax * ex + ay * ey) / (la * length)))
-                sharpest = min(sharpest, ((1 - cosine) / 2).squareRoot())
-            } else {
-                sharpest = 0
-            }
+            sharpest = min(
+                sharpest, Self.halfAngleSine(ax, ay, ex, ey, la, length, scale: abs(hull.x[i]) + abs(hull.y[i])))
         }
         (cx, cy) = (mx, my)
         self.inner = inner
         self.outer = outer
         self.sharpest = sharpest
         shortestEdge = shortest
-        usable = inner.isFinite && inner > 0 && outer.isFinite && sharpest > 0 && shortest > 0
+        usable = inner.isFinite && inner > 0 && outer.isFinite && shortest > 0
+    }
+
+    /// A lower bound on sin(θ/2) for the angle θ between (ax, ay) and (ex, ey) (lengths `la`,
+    /// `le`) at a corner of coordinates about `scale`; 0 below 1e-6. Not from 1 − cos θ, which
+    /// rounding leaves at a few ulps for a needle's tip (θ ≈ 1e-13 read as 1e-8): from the cross
+    /// product, less what the rounding of the differences and of the product can add to it.
+    static func halfAngleSine(
+        _ ax: Double, _ ay: Double, _ ex: Double, _ ey: Double, _ la: Double, _ le: Double, scale: Double
+    ) -> Double {
+        guard la > 0, le > 0, la.isFinite, le.isFinite else { return 0 }
+        let cosine = max(-1, min(1, (ax * ex + ay * ey) / (la * le)))
+        // θ ≥ 90°: 1 − cos θ ≥ 1, no cancellation.
+        if cosine <= 0 { return ((1 - cosine) / 2).squareRoot() }
+        let rounding = 1e-12 * (abs(ax * ey) + abs(ay * ex)) + 1e-12 * scale * (la + le)
+        let sine = max(0, abs(ax * ey - ay * ex) - rounding) / (la * le)
+        // sin(θ/2) = sin θ / (2 cos(θ/2)) = sin θ / √(2 (1 + cos θ)).
+        let half = sine / (2 * (1 + cosine)).squareRoot()
+        return half >= 1e-6 ? half : 0
     }
 
     /// A millimetre plus a billionth of the centre's coordinates and of the distance `d`.
@@ -82,7 +96,7 @@ struct HullScreen {
         if d <= inner - m { return true }
         // Beyond the outer disc by δ: some edge's line is at least δ · sin(θ_min / 2) away.
         let allowance = tolerance * max(1, shortestEdge) / shortestEdge
-        if (d - outer) * sharpest > allowance + m { return false }
+        if sharpest > 0 && (d - outer) * sharpest > allowance + m { return false }
         return nil
     }
 

@@ -203,4 +203,33 @@ final class SplitTriangulationTests: XCTestCase {
         XCTAssertEqual(two.statistics.edges, one.statistics.edges)
         XCTAssertEqual(two.statistics.droppedByEmptyBand, one.statistics.droppedByEmptyBand)
     }
+
+    /// Integer columns put many points exactly on the cut and on the strip's edges (lo, hi); the
+    /// same points scaled to 1e28 and 1e-28 metres (the graph stage takes up to 1e30). Stitched,
+    /// the same triangulation as one sweep, and the same stitch on two threads as on four.
+    func testPointsOnTheCutAndExtremeScalesStitchOrDeclineButNeverDiffer() {
+        var rng = SeededRandom(seed: 31)
+        var x: [Double] = []
+        var y: [Double] = []
+        var seen = Set<[Double]>()
+        while x.count < 6_000 {
+            let p = [Double(rng.below(40)), rng.uniform(0, 500).rounded()]
+            if seen.insert(p).inserted {
+                x.append(p[0])
+                y.append(p[1])
+            }
+        }
+        for scale in [1.0, 1e28, 1e-28] {
+            let sx = x.map { $0 * scale }
+            let sy = y.map { $0 * scale }
+            let o = both(sx, sy)
+            XCTAssertNotNil(o.stitched, "scale \(scale)")
+            assertSame(o)
+            Parallel.threadCount = 4
+            let four = both(sx, sy)
+            Parallel.threadCount = 2
+            XCTAssertEqual(four.stitched?.triangles, o.stitched?.triangles, "scale \(scale)")
+            XCTAssertEqual(four.stitched?.halfedges, o.stitched?.halfedges, "scale \(scale)")
+        }
+    }
 }

@@ -44,4 +44,24 @@ final class SubsetNearestTests: XCTestCase {
             }
         }
     }
+
+    /// Rounding against the proof: the search ranks by the rounded dx² + dy², and two points a
+    /// few ulps apart can round to one value (a), or the other way round (b), where the nearer
+    /// one is reached only through the other. The lists are still the tree's.
+    func testNearTiesThatRoundingReversesAreRankedAsTheTreeRanksThem() {
+        let a = 7.169841449548583
+        let b = a.nextUp
+        // (a) Collinear, a·a + (2a)² == b·b + (2b)² after rounding.
+        let tie = SubsetBandTests.geometry([(b, 2 * b), (a, 2 * a), (0, 0)])
+        XCTAssertEqual(a * a + (2 * a) * (2 * a), b * b + (2 * b) * (2 * b))
+        XCTAssertEqual(tie.nearestLocations(2).lists?.neighbors, treeLists(tie, 2))
+        // (b) r is exactly nearer (0, 0) than q but rounds farther, and the edge from (0, 0) to q
+        // is flipped away by the fourth point.
+        let reversed = SubsetBandTests.geometry([
+            (0, 0), (0.7761927261407826, 0.607118740587942), (0.7761927261407825, 0.6071187405879421), (0.85, 0.51),
+        ])
+        for k in 1...3 {
+            XCTAssertEqual(reversed.nearestLocations(k).lists?.neighbors, treeLists(reversed, k), "k \(k)")
+        }
+    }
 }

@@ -76,4 +76,21 @@ final class HullScreenTests: XCTestCase {
         XCTAssertNil(HullScreen(ConvexHull2D(x: [0, 1], y: [0, 1])).inside(0.5, 0.5, tolerance: 1e-6))
         XCTAssertNil(HullScreen(ConvexHull2D(x: [0, 1], y: [0, 1])).within(1, 5, 5))
     }
+
+    /// A needle of four corners, every edge about 1 km, tips of about 5e-13 rad: 1 − cos θ rounds
+    /// to a few ulps there, which read as an angle of 1e-8. 167 km beyond the tip a point is
+    /// within the edge test's tolerance of every edge's line, so `contains` says inside; the
+    /// screen must not say outside.
+    func testANeedleWithLongEdgesIsLeftToTheEdges() {
+        let hull = ConvexHull2D(
+            x: [-1999.3704655618017, -999.6852327808945, 0.0, -999.6852327809072],
+            y: [-50.17710074510767, -25.088550372808534, 0.0, -25.088550372299142])
+        let (px, py) = (167504.07374849528, 4203.757596935651)
+        let inside = HullScreen(hull).inside(px, py, tolerance: 1e-6)
+        XCTAssertTrue(inside == nil || inside == hull.contains(px, py, tolerance: 1e-6))
+        XCTAssertTrue(hull.contains(px, py, tolerance: 1e-6))
+        // The half-angle bound: right for a right angle, and 0 (unknown) for a needle's tip.
+        XCTAssertEqual(HullScreen.halfAngleSine(1, 0, 0, 1, 1, 1, scale: 0), (0.5).squareRoot(), accuracy: 1e-12)
+        XCTAssertEqual(HullScreen.halfAngleSine(1_000, 0, 1_000, 1e-10, 1_000, 1_000, scale: 0), 0)
+    }
 }
