@@ -120,8 +120,8 @@ enum SplitTriangulation {
         for e in 0..<seamTri.count { seamTri[e] = seam[Int(seamTri[e])] }
 
         @inline(__always) func key(_ a: UInt32, _ b: UInt32) -> UInt64 { UInt64(a) << 32 | UInt64(b) }
-        @inline(__always) func next(_ e: Int) -> Int { e % 3 == 2 ? e - 2 : e + 1 }
-        @inline(__always) func previous(_ e: Int) -> Int { e % 3 == 0 ? e + 2 : e - 1 }
+        let next = TriangleMesh.next
+        let previous = TriangleMesh.previous
 
         // The stitched arrays: left's kept triangles, right's, then the hole's, each half's
         // written by its own thread. Frontier: a kept triangle's edge a → b whose twin its half did
@@ -275,7 +275,7 @@ enum SplitTriangulation {
                     half[base + j] = Int32(3 * Int(slot[twin / 3]) + twin % 3)
                 } else {
                     half[base + j] = -1
-                    let b = h.triangles[j == 2 ? e - 2 : e + 1]
+                    let b = h.triangles[TriangleMesh.next(e)]
                     frontier.append((UInt64(h.triangles[e]) << 32 | UInt64(b), Int32(base + j)))
                 }
             }
@@ -338,7 +338,7 @@ enum SplitTriangulation {
             if own(p) && (!h.kept[e / 3] || h.halfedges[e] < 0) { marks[p] = 1 }
             // A hull edge's other end too.
             if h.halfedges[e] < 0 {
-                let q = Int(h.triangles[e % 3 == 2 ? e - 2 : e + 1])
+                let q = Int(h.triangles[TriangleMesh.next(e)])
                 if own(q) { marks[q] = 1 }
             }
         }

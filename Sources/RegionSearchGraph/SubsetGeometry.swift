@@ -113,25 +113,15 @@ public struct SubsetGeometry: Sendable {
         return NearestLocations(lists: knn)
     }
 
-    /// ``edges`` as a graph over the positions (both directions; rows unsorted, which the search
-    /// does not need; no lengths or spacings).
+    /// ``edges`` as a graph over the positions (``CSRBuilder``).
     private func adjacency() -> AdjacencyGraph {
-        let m = subset.count
-        var offsets = [UInt64](repeating: 0, count: m + 1)
-        for e in edges {
-            offsets[Int(e.a) + 1] += 1
-            offsets[Int(e.b) + 1] += 1
+        x.withUnsafeBufferPointer { bx in
+            y.withUnsafeBufferPointer { by in
+                CSRBuilder.build(
+                    nodeCount: subset.count, a: edges.map { UInt32($0.a) }, b: edges.map { UInt32($0.b) }, x: bx,
+                    y: by)
+            }
         }
-        for i in 0..<m { offsets[i + 1] += offsets[i] }
-        var fill = offsets
-        var neighbors = [UInt32](repeating: 0, count: Int(offsets[m]))
-        for e in edges {
-            neighbors[Int(fill[Int(e.a)])] = UInt32(e.b)
-            fill[Int(e.a)] += 1
-            neighbors[Int(fill[Int(e.b)])] = UInt32(e.a)
-            fill[Int(e.b)] += 1
-        }
-        return AdjacencyGraph(offsets: offsets, neighbors: neighbors, length: [], scale: [])
     }
 
     /// Nearest-location lists computed once for several spacings (``nearestLocations(_:)``).

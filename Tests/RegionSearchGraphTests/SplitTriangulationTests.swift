@@ -38,6 +38,29 @@ final class SplitTriangulationTests: XCTestCase {
         return hull
     }
 
+    /// Gaussian clusters (`each` points, deviation `sigma`) centred uniformly in 0..<centres, and a
+    /// uniform background over `box` (minX, minY, maxX, maxY).
+    private func city(
+        _ rng: inout SeededRandom, clusters: Int, each: Int, sigma: Double, centres: (Double, Double),
+        background: Int, box: (Double, Double, Double, Double)
+    ) -> (x: [Double], y: [Double]) {
+        var x: [Double] = []
+        var y: [Double] = []
+        for _ in 0..<clusters {
+            let cx = rng.uniform(0, centres.0)
+            let cy = rng.uniform(0, centres.1)
+            for _ in 0..<each {
+                x.append(cx + sigma * rng.normal())
+                y.append(cy + sigma * rng.normal())
+            }
+        }
+        for _ in 0..<background {
+            x.append(rng.uniform(box.0, box.2))
+            y.append(rng.uniform(box.1, box.3))
+        }
+        return (x, y)
+    }
+
     private struct Outcome {
         var stitched: SplitTriangulation.Stitched?
         var split: TriangleMesh?
@@ -84,20 +107,9 @@ final class SplitTriangulationTests: XCTestCase {
     /// the cut runs across y.
     func testClusteredPointsWithOutliersAndABandStitch() {
         var rng = SeededRandom(seed: 42)
-        var x: [Double] = []
-        var y: [Double] = []
-        for _ in 0..<12 {
-            let cx = rng.uniform(0, 2_000)
-            let cy = rng.uniform(0, 8_000)
-            for _ in 0..<1_500 {
-                x.append(cx + 60 * rng.normal())
-                y.append(cy + 60 * rng.normal())
-            }
-        }
-        for _ in 0..<4_000 {
-            x.append(rng.uniform(-1_000, 3_000))
-            y.append(rng.uniform(-1_000, 9_000))
-        }
+        var (x, y) = city(
+            &rng, clusters: 12, each: 1_500, sigma: 60, centres: (2_000, 8_000), background: 4_000,
+            box: (-1_000, -1_000, 3_000, 9_000))
         for k in 0..<6 {
             x.append(Double(k) * 40_000 - 100_000)
             y.append(k % 2 == 0 ? -60_000 : 70_000)
@@ -170,20 +182,9 @@ final class SplitTriangulationTests: XCTestCase {
     /// sweep), array for array.
     func testGraphFromTheStitchedHalvesIsTheSingleSweepsGraph() throws {
         var rng = SeededRandom(seed: 11)
-        var x: [Double] = []
-        var y: [Double] = []
-        for _ in 0..<20 {
-            let cx = rng.uniform(0, 20_000)
-            let cy = rng.uniform(0, 10_000)
-            for _ in 0..<2_500 {
-                x.append(cx + 150 * rng.normal())
-                y.append(cy + 150 * rng.normal())
-            }
-        }
-        for _ in 0..<25_000 {
-            x.append(rng.uniform(0, 20_000))
-            y.append(rng.uniform(0, 10_000))
-        }
+        let (x, y) = city(
+            &rng, clusters: 20, each: 2_500, sigma: 150, centres: (20_000, 10_000), background: 25_000,
+            box: (0, 0, 20_000, 10_000))
         XCTAssertGreaterThan(x.count, SplitTriangulation.minimumPoints)
         let stitched = x.withUnsafeBufferPointer { xb in
             y.withUnsafeBufferPointer { SplitTriangulation.triangulate(x: xb, y: $0) }
