@@ -15,7 +15,7 @@ public struct TrackedRegion {
     public var level: Int
     /// Rank within the keyword and level (1 = most keyword POIs).
     public var rank: Int
-    /// `region_id` of the enclosing region one level up, or nil.
+    /// `region_id` of the enclosing region (one level up; for a street, its level-0 region), or nil.
     public var parentID: Int?
     /// The keys of the keyword POIs the region was found with (``POIKey``), sorted bytewise and
     /// unique; empty when the file gives no members (a plain region file).

@@ -10,7 +10,9 @@ public enum MapProducts {
     ///    level 0, a levels line in the legend); the web map's levels by zoom, regions above the
     ///    POIs, POIs thinned where they would cover the map, markers for regions too small to see.
     /// 3: a panel title's counts drawn smaller where they would run past the panel.
-    public static let version = 3
+    /// 4: the legend's and the web map's levels line say where streets lie (the finest level of the
+    ///    core they run through).
+    public static let version = 4
 
     /// One rendered file.
     public struct File {

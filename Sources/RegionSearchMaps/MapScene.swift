@@ -226,7 +226,8 @@ final class MapScene {
                 + "and map (not stretched to this run's range); darker and more opaque = denser. Outline: the "
                 + "keyword's darkest colour. Levels: regions nest; level 0 is the coarsest (a city's or town's dense "
                 + "core), and a region of level n + 1 lies inside one of level n, denser than it (a district in a "
-                + "core, a strip in a district). Each level is drawn over the one holding it, so nested regions "
+                + "core); a dining street is the finest level of the core it runs through. Each level is drawn over "
+                + "the one holding it, so nested regions "
                 + "darken toward their densest part. Numbers: the rank of each level-0 region within its keyword "
                 + "(1 = best); a ring marks a region too small to see at this scale."
         }

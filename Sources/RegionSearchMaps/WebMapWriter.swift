@@ -114,8 +114,9 @@ public struct WebMapWriter {
                     "levels",
                     .string(
                         "Levels nest: 0 is the coarsest (a city's or town's dense core); a region of level n + 1 lies "
-                            + "inside one of level n and is denser (a district, a strip), drawn over it. Finer levels "
-                            + "appear as you zoom in; a ring marks a region too small to see.")
+                            + "inside one of level n and is denser (a district), drawn over it; a dining street is the "
+                            + "finest level of the core it runs through. Finer levels appear as you zoom in; a ring marks "
+                            + "a region too small to see.")
                 ),
             ]))
         let everyone = Self.sample(Array(0..<data.poiCount))

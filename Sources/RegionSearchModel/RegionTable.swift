@@ -26,7 +26,7 @@ public struct RegionTable: Sendable {
         public var rank: Int = 0
         /// 0 = the coarsest level; a region of level ℓ + 1 lies inside one of level ℓ.
         public var level: Int = 0
-        /// Row of the enclosing region one level up, or −1.
+        /// Row of the enclosing region (one level up; for a street, its level-0 region), or −1.
         public var parent: Int = -1
         /// The keyword density (POIs per km²) its members were cut at: the floor of its band.
         public var bandFloor: Double = 0

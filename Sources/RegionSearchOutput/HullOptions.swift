@@ -77,8 +77,9 @@ extension RegionPolygonBuilder.Options: StageOptions {
     static let levelsSpec = ParameterSpec(
         "levels", .string, default: .string("all"),
         help:
-            "What a flat consumer gets of the nested levels: \"all\" (every level; a region of level n + 1 lies inside "
-            + "its parent of level n, so a keyword's regions overlap where they nest), \"finest\" (the finest region "
+            "What a flat consumer gets of the nested levels: \"all\" (every level; a region lies inside its parent, one "
+            + "level up, a street inside its level-0 region, so a keyword's regions overlap where they nest), "
+            + "\"finest\" (the finest region "
             + "at each place: each region less the finer ones on it, a non-overlapping cut; a parent keeps the ground "
             + "around its children), \"coarsest\" (level 0 only) or one level as a string (\"1\"). Every output "
             + "format, the POI layer and the maps show what is written.")

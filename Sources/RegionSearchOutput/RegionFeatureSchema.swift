@@ -50,8 +50,12 @@ public enum RegionFeatureSchema {
                 + "beside the output has the figures)"),
         .init("measure", .string, "\"density\" or \"lift\" (regions.measure), or \"dbscan\""),
         .init("rank", .integer, "rank within the keyword and level, 1 = the region holding the most keyword POIs"),
-        .init("level", .integer, "nesting level, 0 = coarsest; a region of level n + 1 lies inside one of level n"),
-        .init("parent_id", .integer, "region_id of the region one level up that holds this one; null at level 0"),
+        .init(
+            "level", .integer,
+            "nesting level, 0 = coarsest; a region lies inside its parent, one level up (a street: its level-0 region)"),
+        .init(
+            "parent_id", .integer,
+            "region_id of the region that holds this one (one level up; a street: its level-0 region); null at level 0"),
         .init(
             "band_floor_per_km2", .real,
             "the density band the region stands for: the keyword POIs per km² its POIs were at least as dense as",

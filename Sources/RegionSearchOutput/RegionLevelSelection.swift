@@ -10,8 +10,8 @@ import RegionSearchProjection
 /// The regions output, every format converted from it, the POI layer (its `region_k` names the
 /// written features) and the maps all follow, because they all read what this stage wrote.
 public enum RegionLevelSelection: Sendable, Equatable, CustomStringConvertible {
-    /// Every level: a region of level n + 1 lies inside its parent of level n, so regions of one
-    /// keyword overlap where they nest.
+    /// Every level: a region lies inside its parent, one level up (a street inside its level-0
+    /// region, below that region's finest level), so regions of one keyword overlap where they nest.
     case all
     /// The finest region at each place: every region less the finer regions of its keyword that
     /// lie on it. Leaves are written whole; a parent keeps what is left of it around its children

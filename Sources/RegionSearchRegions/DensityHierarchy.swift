@@ -47,6 +47,12 @@ import RegionSearchModel
 ///    the finer levels together); a dropped candidate's children move up to its nearest kept
 ///    ancestor (`own`: only significant level-0 regions are refined). With `fdr_scope` "run" each
 ///    of these pools is every keyword's (``FalseDiscovery``, ``RegionExtraction``).
+/// 5. **Streets** (`own` only, ``Options/streetHalfWidth`` > 0). Inside each significant level-0
+///    region, straight runs of its keyword POIs in a narrow band significantly denser than the
+///    bands beside it (``StreetBands``) are candidates one level below the deepest of its other
+///    regions, with the level-0 region as their parent: a dining street runs through a downtown's
+///    districts, so it is not inside any one of them, and at their level it would overlap them.
+///    Their p-values join the finer levels' Benjamini–Hochberg.
 ///
 /// Deterministic: sets in order of their smallest position (a trimmed set's pieces in its place),
 /// children after their parents.
@@ -72,13 +78,19 @@ public struct DensityHierarchy: Sendable {
         var ownDensityShare: Double = 0
         /// What level 0 is cut from (``LevelZero``).
         var levelZero: LevelZero = .own
+        /// Streets inside the level-0 regions (rule 5, ``StreetBands``): the half-width of their
+        /// band in metres; 0: none.
+        var streetHalfWidth: Double = 50
 
         public init(
             coarsest: DensityRegionFinder.Options = .init(), childCoreRatio: Double = 3,
             childExtendRatio: Double = 1, maxLevels: Int = 4, sameRegionShare: Double = 0.7,
-            ownReferencePOIs: Int = 32, levelRatio: Double = 0, ownDensityShare: Double = 1, levelZero: LevelZero = .own
+            ownReferencePOIs: Int = 32, levelRatio: Double = 0, ownDensityShare: Double = 1,
+            levelZero: LevelZero = .own,
+            streetHalfWidth: Double = 50
         ) {
             self.coarsest = coarsest
+            self.streetHalfWidth = streetHalfWidth
             self.levelZero = levelZero
             self.levelRatio = levelRatio
             self.ownDensityShare = ownDensityShare
@@ -206,6 +218,9 @@ public struct DensityHierarchy: Sendable {
         var pValue: Double
         /// Level 0 cut from own densities: the one-level measure's region, as it wrote it.
         var region: RegionTable.Region? = nil
+        /// A street (``StreetBands``) found in its level-0 parent: drawn one level below the
+        /// deepest kept region under that parent.
+        var street = false
     }
 
     /// The regions of keyword `keyword` (with p-values and q-values, levels and parents as indices
@@ -279,7 +294,8 @@ public struct DensityHierarchy: Sendable {
         // re-linked.
         summary.levelZeroPValues = candidates.map(\.pValue)
         let q = discovery.levelZero(summary.levelZeroPValues)
-        let regions = Self.kept(candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: edges)
+        let regions = Self.kept(
+            candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: edges, maxLevels: options.maxLevels)
         return (regions, summary)
     }
 
@@ -322,23 +338,32 @@ public struct DensityHierarchy: Sendable {
                 candidates.count - 1, positions: set.positions, level: 1,
                 judge: judge(floor: floor, set.positions, f, options), f: f, own: own, edges: zero.edges, kg: kg,
                 match: match, candidates: &candidates, summary: &summary, options: options)
+            candidates += streets(
+                in: set.positions, parent: finerFrom - 1, bandFloor: floor, f: f, kg: kg, options: options)
             q += [Double](repeating: .nan, count: candidates.count - finerFrom)
         }
         let finer = candidates.indices.filter { candidates[$0].level > 0 }
         summary.candidates = zero.regions.count + finer.count
         summary.finerPValues = finer.map { candidates[$0].pValue }
         for (i, v) in zip(finer, discovery.finer(summary.finerPValues)) { q[i] = v }
-        return (Self.kept(candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: zero.edges), summary)
+        let regions = Self.kept(
+            candidates, q: q, fdr: fdr, keyword: keyword, f: f, kg: kg, edges: zero.edges, maxLevels: options.maxLevels)
+        return (regions, summary)
     }
 
     /// The candidates whose q-value passes `fdr` as regions, each linked to its nearest kept
-    /// ancestor (a dropped candidate's children move up to it), parents before children.
+    /// ancestor (a dropped candidate's children move up to it), parents before children; a street
+    /// (rule 5) one level below the deepest kept region under its level-0 region (its candidates
+    /// come after that region's others), and left out where that level would be `maxLevels` or deeper.
     private static func kept(
         _ candidates: [Candidate], q: [Double], fdr: Double, keyword: Int, f: [Double], kg: KeywordGraph,
-        edges: [(a: Int32, b: Int32)]
+        edges: [(a: Int32, b: Int32)], maxLevels: Int
     ) -> [RegionTable.Region] {
         var kept = [Int](repeating: -1, count: candidates.count)
         var regions: [RegionTable.Region] = []
+        // The deepest level under each kept level-0 region (by its index in `regions`).
+        var rootOf: [Int] = []
+        var deepest: [Int: Int] = [:]
         for (i, c) in candidates.enumerated() where fdr >= 1 || q[i] <= fdr {
             var parent = c.parent
             while parent >= 0 && kept[parent] < 0 { parent = candidates[parent].parent }
@@ -346,13 +371,21 @@ public struct DensityHierarchy: Sendable {
                 r.bandFloor = c.bandFloor
                 r.qValue = q[i]
                 kept[i] = regions.count
+                rootOf.append(regions.count)
+                deepest[regions.count] = 0
                 regions.append(r)
                 continue
             }
+            let root = parent >= 0 ? rootOf[kept[parent]] : regions.count
+            var level = parent >= 0 ? regions[kept[parent]].level + 1 : 0
+            if c.street, parent >= 0 { level = max(level, (deepest[root] ?? 0) + 1) }
+            if c.street && level >= maxLevels { continue }
             var r = DensityRegionFinder.region(
                 keyword: keyword, positions: c.positions, geometry: kg.geometry, edges: edges)
             r.parent = parent >= 0 ? kept[parent] : -1
-            r.level = parent >= 0 ? regions[kept[parent]].level + 1 : 0
+            r.level = level
+            rootOf.append(root)
+            if !c.street { deepest[root] = max(deepest[root] ?? 0, r.level) }
             r.bandFloor = c.bandFloor
             var sum = 0.0
             var maximum = 0.0
@@ -445,6 +478,46 @@ public struct DensityHierarchy: Sendable {
                 candidates.count - 1, positions: set, level: level + 1, judge: judge(floor: floor, set, f, options),
                 f: f, own: own, edges: local, kg: kg, match: match, candidates: &candidates, summary: &summary,
                 options: options)
+        }
+    }
+
+    /// Rule 5: the streets (``StreetBands``) among the keyword POIs at `positions`, a level-0
+    /// region (candidate `parent`), as candidates one level below the deepest of its other
+    /// regions. The keyword's POIs around the region count beside a band. A region whose streets
+    /// hold more than `sameRegionShare` of its POIs is those streets itself (a dining street
+    /// alone in the suburbs, drawn whole as a street at level 0), and gets none.
+    private func streets(
+        in positions: [Int32], parent: Int, bandFloor: Double, f: [Double], kg: KeywordGraph, options: Options
+    ) -> [Candidate] {
+        let width = options.streetHalfWidth
+        guard width > 0, positions.count >= StreetBands.minimumPOIs else { return [] }
+        var inRegion = [Bool](repeating: false, count: kg.count)
+        var (x0, y0, x1, y1) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
+        for p in positions {
+            inRegion[Int(p)] = true
+            let (px, py) = kg.geometry.point(Int(p))
+            (x0, y0, x1, y1) = (min(x0, px), min(y0, py), max(x1, px), max(y1, py))
+        }
+        // The keyword's POIs within a band and its flanks of the region (positions in order).
+        let pad = 5 * width
+        var local: [Int32] = []
+        for q in 0..<kg.count {
+            let (px, py) = kg.geometry.point(q)
+            if px >= x0 - pad && px <= x1 + pad && py >= y0 - pad && py <= y1 + pad { local.append(Int32(q)) }
+        }
+        let points = local.map { kg.geometry.point(Int($0)) }
+        let search = StreetBands(
+            halfWidth: width, gap: StreetBands.gapSpacings * DensityRegionFinder.spacing(positions, kg),
+            aspect: options.coarsest.streetAspect)
+        let found = search.streets(
+            x: points.map(\.x), y: points.map(\.y), member: local.map { inRegion[Int($0)] })
+        let held = found.reduce(0) { $0 + $1.members.count }
+        guard Double(held) <= options.sameRegionShare * Double(positions.count) else { return [] }
+        return found.map { street in
+            let members = street.members.map { local[$0] }.sorted()
+            return Candidate(
+                positions: members, level: 1, parent: parent, bandFloor: bandFloor, density: Self.density(members, f),
+                pValue: street.pValue, street: true)
         }
     }
 

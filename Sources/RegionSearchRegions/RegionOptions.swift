@@ -152,6 +152,11 @@ public struct RegionOptions: StageOptions, Equatable {
             + "neighbours keyword POIs within its neighbours-th nearest distance, smoothed over the keyword graph); "
             + "\"propagated\", the keyword density the propagate stage spread over the POI graph. Finer levels are "
             + "always cut from the propagated density.")
+    static let streetHalfWidthSpec = ParameterSpec(
+        "street_half_width_m", .number(min: 0, max: 1e6), default: .number(defaults.hierarchy.streetHalfWidth),
+        help: "density, level0 own: streets inside each level-0 region, its finest level: straight runs of its "
+            + "keyword POIs in a band this many metres either side of a line, significantly and at least twice as "
+            + "dense as the bands of the same width beside it (a dining street through a downtown's blocks); 0: none.")
     static let smoothingSpec = ParameterSpec(
         "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
@@ -329,7 +334,8 @@ public struct RegionOptions: StageOptions, Equatable {
     public static let specs = [
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
-        ownDensityShareSpec, levelZeroSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec, streetAspectSpec,
+        ownDensityShareSpec, levelZeroSpec, streetHalfWidthSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec,
+        streetAspectSpec,
         besideStreetSpec, streetRunOnSpec, streetEndsSpec, persistenceSpec, splitPersistenceSpec,
         streetExtendRatioSpec,
         referenceWindowSpec, contrastRingSpec, hullCornersSpec,
@@ -381,7 +387,8 @@ public struct RegionOptions: StageOptions, Equatable {
                 maxLevels: p.int(Self.maxLevelsSpec), sameRegionShare: p.double(Self.sameRegionShareSpec),
                 ownReferencePOIs: p.int(Self.ownReferencePOIsSpec), levelRatio: p.double(Self.levelRatioSpec),
                 ownDensityShare: p.double(Self.ownDensityShareSpec),
-                levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self)),
+                levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self),
+                streetHalfWidth: p.double(Self.streetHalfWidthSpec)),
             nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),

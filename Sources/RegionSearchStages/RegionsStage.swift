@@ -52,7 +52,9 @@ public enum RegionsStage {
         // 20: a level-0 set that the keyword's propagated density shows to be two places (each side
         //     twice as dense as the saddle between them, neither along a line nor splitting again)
         //     is two regions (`split_persistence`).
-        version: 20,
+        // 21: streets inside each level-0 region, its finest level: runs of its keyword POIs along
+        //     a band significantly denser than the bands beside it (`street_half_width_m`).
+        version: 21,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -148,6 +148,43 @@ final class DensityHierarchyTests: XCTestCase {
         }
     }
 
+    /// The district of ``districtWithACore()`` with a dining street through it, 280 m from the
+    /// core: 60 more cafés within 12 m of a 1 km line across the district. The street is a region
+    /// of its own, below the core (the district's finest level), whose parent is the district's
+    /// level-0 region: it holds at least 54 of its 60 cafés and, besides them, only the district's
+    /// cafés in its band (none more than 90 m off its line: the band's 50 m, a band set every
+    /// 25 m across and every 2° round). Without streets (`street_half_width_m` 0) no region is
+    /// along the line.
+    func testADiningStreetThroughADistrictIsItsFinestLevel() throws {
+        var city = Self.districtWithACore()
+        var rng = SeededRandom(seed: 12)
+        let start = city.x.count
+        let (ax, ay, angle) = (450.0, -850.0, 10 * Double.pi / 180)
+        for _ in 0..<60 {
+            let t = rng.uniform(0, 1_000)
+            let o = rng.uniform(-12, 12)
+            city.add(ax + t * cos(angle) - o * sin(angle), ay + t * sin(angle) + o * cos(angle), "cafe")
+        }
+        func offLine(_ p: Int, _ o: Outcome) -> Double {
+            abs((o.localY[p] - ay) * cos(angle) - (o.localX[p] - ax) * sin(angle))
+        }
+        func isStreet(_ r: RegionTable.Region, _ o: Outcome) -> Bool {
+            r.members.allSatisfy { offLine(Int($0), o) <= 90 }
+        }
+        let o = try Self.run(city, keyword: "cafe")
+        let regions = o.table.regions
+        let district = try XCTUnwrap(
+            regions.firstIndex { $0.level == 0 && Self.shareWithin($0, o, cx: 1_000, cy: -500, radius: 800) > 0.9 })
+        let street = try XCTUnwrap(regions.first { $0.level > 0 && isStreet($0, o) }, "a region along the street")
+        XCTAssertEqual(street.parent, district)
+        let deepest = regions.filter { $0.parent == district && !isStreet($0, o) }.map(\.level).max() ?? 0
+        XCTAssertEqual(street.level, deepest + 1, "one level below the district's finest")
+        let planted = Set((start..<city.x.count).map { p in o.points.row.firstIndex(of: UInt32(p))! })
+        XCTAssertGreaterThanOrEqual(Set(street.members.map { Int($0) }).intersection(planted).count, 54)
+        let without = try Self.run(city, keyword: "cafe", overrides: [("street_half_width_m", .number(0))])
+        XCTAssertFalse(without.table.regions.contains { $0.level > 0 && isStreet($0, without) })
+    }
+
     /// A downtown (500 cafés over 900 m) holding a district whose cafés stand 1.3 × as dense as
     /// the downtown's (a shoulder from 70 to 250 m around (400, 0)) around a core 10 × as dense
     /// (within 70 m), the propagated densities set to exactly that: the district's finer region

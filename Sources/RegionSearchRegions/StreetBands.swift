@@ -1,0 +1,305 @@
+import Foundation
+
+/// Streets inside a region: straight runs of its keyword POIs along a narrow band, denser than the
+/// ground right beside them (``DensityHierarchy``, rule 5).
+///
+/// A dining street through a downtown is a line of restaurants through blocks that hold
+/// restaurants too. By the density bands the hierarchy cuts, which are round, it is not much
+/// denser than the blocks around it, and its restaurants belong to the downtown and to one or more
+/// of its districts; a person still draws the street. What sets it apart is its band: along it,
+/// the keyword's POIs stand far closer together than in the bands either side.
+///
+/// The search looks along every direction (``directions`` over 180°) and, across it, at bands
+/// `2 halfWidth` wide set every `halfWidth / 2`. Along a band the region's POIs form runs, broken
+/// where two consecutive ones stand more than `gap` apart. A run of at least ``minimumPOIs``
+/// POIs, at least `aspect` times as long as its band is wide, and holding more than the keyword's
+/// POIs (the region's and any others) in either of the two bands of the same width beside it over
+/// the run's length, is tested against those: with no street there, the `k` POIs of the run and
+/// the `f` beside it would lie anywhere in the three bands, `k ~ Binomial(k + f, 1/3)`. Its p-value
+/// is that upper tail times the directions and the region's POIs (the places such a band could be
+/// centred on, a Bonferroni bound), and it is a street at ``alpha``. A comparison with the ground
+/// on either side of the band, not with the region's average: a round cluster inside the region is
+/// as dense beside any band through it, and the edge of a region along a river or a park, empty on
+/// one side, is no denser than the region on its other side.
+///
+/// A run must be at least twice as dense as the denser band beside it (with hundreds of POIs a
+/// band through the middle of a peaked cluster is significantly denser than its sides, by a
+/// fifth), and denser than either band beside it in each half of its length: a band
+/// through a round cluster is denser than its sides only where it crosses the cluster. Besides
+/// each run between gaps, its stretch that stands out most from its sides is tested (a street
+/// through a district is one run with the district's POIs along the same line beyond its ends).
+///
+/// The streets are then taken greedily, the most significant first (then the most POIs, then the
+/// shorter; ties by direction and band): a run that shares POIs with one taken is judged again on
+/// the POIs left to it, so one street is found once; a street crossing one taken first keeps what
+/// is left of it, when that is still a street. Deterministic: nothing depends on hashing or
+/// thread count.
+struct StreetBands {
+    /// Half the width of a street's band, in metres.
+    var halfWidth: Double
+    /// A run breaks where two consecutive POIs along it stand farther apart than this, in metres.
+    var gap: Double
+    /// A street is at least this many times as long as its band is wide.
+    var aspect: Double
+
+    /// Directions searched over 180° (every 2°).
+    static let directions = 90
+    /// A street holds at least this many POIs: with fewer, a band through a dense downtown lines
+    /// up that many by chance somewhere (the street probe of EXPERIMENTS.md).
+    static let minimumPOIs = 12
+    /// A run breaks at gaps of this many of the region's spacings (a street runs on past one
+    /// missing restaurant, not past a block without any).
+    static let gapSpacings = 2.0
+    /// The significance a street needs (a Bonferroni bound; the finer levels' false discovery
+    /// rate then applies to the streets with the other finer candidates).
+    static let alpha = 0.05
+
+    struct Street: Equatable {
+        /// Indices into the points searched, in order along the street.
+        var members: [Int]
+        var pValue: Double
+        var length: Double
+    }
+
+    private struct Run {
+        var members: [Int]
+        var direction: Int
+        var band: Int
+        var length: Double
+        var beside: Int
+        var logP: Double
+    }
+
+    /// One direction's points, in flat lists sorted along it: `binItems[binStart[k] ..< binStart[k + 1]]`
+    /// are the points of bin offset k, `bandItems[bandStart[b] ..< bandStart[b + 1]]` the members
+    /// in the band of bins b ... b + 3.
+    private struct Direction {
+        let along: UnsafeBufferPointer<Double>
+        let binStart: UnsafeBufferPointer<Int>
+        let binItems: UnsafeBufferPointer<Int32>
+        let bandStart: UnsafeBufferPointer<Int>
+        let bandItems: UnsafeBufferPointer<Int32>
+        let width: Int
+
+        /// The first point of bin offset `k` at or beyond `v` along (beyond it, `after`), as an
+        /// index into `binItems`.
+        func first(_ k: Int, _ v: Double, after: Bool) -> Int {
+            var (lo, hi) = (binStart[k], binStart[k + 1])
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                let t = along[Int(binItems[mid])]
+                if after ? t <= v : t < v { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+
+        /// Whether the band's `members` (along [a0, a1]) are a street along all of it: in each half
+        /// of that length more of them than the keyword's POIs in either band beside that half. A
+        /// band through a round cluster is denser than its sides where it crosses the cluster only.
+        func evenly(band b: Int, _ members: Slice<UnsafeBufferPointer<Int32>>, _ a0: Double, _ a1: Double) -> Bool {
+            let middle = (a0 + a1) / 2
+            let first = members.filter { along[Int($0)] <= middle }.count
+            let (l0, r0) = beside(band: b, a0, middle)
+            let (l1, r1) = beside(band: b, middle.nextUp, a1)
+            return first > max(l0, r0) && members.count - first > max(l1, r1)
+        }
+
+        /// The points along [a0, a1] in the bands beside band `b`: the four bins before it and the
+        /// four after it.
+        func beside(band b: Int, _ a0: Double, _ a1: Double) -> (left: Int, right: Int) {
+            var left = 0
+            var right = 0
+            for k in (b - 4)...(b - 1) where k >= 0 { left += first(k, a1, after: true) - first(k, a0, after: false) }
+            for k in (b + 4)...(b + 7) where k < width {
+                right += first(k, a1, after: true) - first(k, a0, after: false)
+            }
+            return (left, right)
+        }
+    }
+
+    /// The runs of band `b` (as ranges of `bandItems`) long enough to test: each run between gaps,
+    /// and its stretch that stands out most from the bands beside it (a street through a district
+    /// is one run with the district's POIs along the same line beyond its ends, which dilute it):
+    /// the most POIs in excess of what the bands beside it hold, each POI beside counting −1/2
+    /// (under no street the band holds half as many as its two sides), by Kadane's maximum sum over
+    /// the POIs in order along the band.
+    private func runsOf(band b: Int, _ v: Direction) -> [(Int, Int)] {
+        let (lo, hi) = (v.bandStart[b], v.bandStart[b + 1])
+        let along = v.along
+        let items = v.bandItems
+        func long(_ i: Int, _ j: Int) -> Bool {
+            j - i >= Self.minimumPOIs && along[Int(items[j - 1])] - along[Int(items[i])] >= aspect * 2 * halfWidth
+        }
+        var out: [(Int, Int)] = []
+        var start = lo
+        for k in (lo + 1)...hi {
+            guard k == hi || along[Int(items[k])] - along[Int(items[k - 1])] > gap else { continue }
+            defer { start = k }
+            guard long(start, k) else { continue }
+            out.append((start, k))
+            // One cursor per bin beside the band, moved on along it with the members.
+            let flanks = (Array((b - 4)...(b - 1)) + Array((b + 4)...(b + 7))).filter { $0 >= 0 && $0 < v.width }
+            var cursor = flanks.map { v.first($0, along[Int(items[start])], after: false) }
+            var best = (sum: -Double.infinity, i: start, j: k)
+            var sum = 0.0
+            var from = start
+            for m in start..<k {
+                let t = along[Int(items[m])]
+                var passed = 0
+                for (c, f) in flanks.enumerated() {
+                    let end = v.binStart[f + 1]
+                    while cursor[c] < end && along[Int(v.binItems[cursor[c]])] < t {
+                        cursor[c] += 1
+                        passed += 1
+                    }
+                }
+                sum -= 0.5 * Double(passed)
+                if sum < 0 {
+                    sum = 0
+                    from = m
+                }
+                sum += 1
+                if sum > best.sum { best = (sum, from, m + 1) }
+            }
+            if (best.i, best.j) != (start, k) && long(best.i, best.j) { out.append((best.i, best.j)) }
+        }
+        return out
+    }
+
+    /// The streets among the points (`x`, `y`) with `member` true; the others (the keyword's POIs
+    /// round them) count only beside a band.
+    func streets(x: [Double], y: [Double], member: [Bool]) -> [Street] {
+        let n = x.count
+        let members = member.filter { $0 }.count
+        guard members >= Self.minimumPOIs, halfWidth > 0, gap > 0 else { return [] }
+        let windows = Self.directions * members
+        let step = halfWidth / 2
+        var runs: [Run] = []
+        var along = [Double](repeating: 0, count: n)
+        var bin = [Int](repeating: 0, count: n)
+        // Kept from one direction to the next, 2° on: nearly in order already, which the merge
+        // sort uses.
+        var order = (0..<n).map { (along: 0.0, index: Int32($0)) }
+        // log P(X ≥ k), X ~ Binomial(n, 1/3), by (k, n): the same counts recur across directions.
+        var tails: [Int: Double] = [:]
+        // The log of the p-value (not clamped, so runs far beyond any threshold still rank).
+        func logPValue(_ k: Int, _ total: Int) -> Double {
+            // At most as dense as the bands beside it: no test is needed.
+            guard 3 * k > total else { return 0 }
+            let key = k << 32 | total
+            let tail = tails[key] ?? Significance.logUpperTail(k: k, n: total, p: 1.0 / 3)
+            tails[key] = tail
+            return tail + Foundation.log(Double(windows))
+        }
+        for d in 0..<Self.directions {
+            let theta = Double.pi * Double(d) / Double(Self.directions)
+            let (c, s) = (cos(theta), sin(theta))
+            var low = Int.max
+            var high = Int.min
+            for i in 0..<n {
+                along[i] = x[i] * c + y[i] * s
+                bin[i] = Int(((-x[i] * s + y[i] * c) / step).rounded(.down))
+                low = min(low, bin[i])
+                high = max(high, bin[i])
+            }
+            for j in 0..<n { order[j].along = along[Int(order[j].index)] }
+            // Every list below is filled in order along the direction (position breaks ties), so
+            // each is sorted as it is made.
+            order.sort { ($0.along, $0.index) < ($1.along, $1.index) }
+            // Bins `low − 4 … high + 4` at offset `bin − low + 4`, flat: all points per bin, and the
+            // members of each band (four bins from the band's first bin, at that bin's offset).
+            let width = high - low + 9
+            var binStart = [Int](repeating: 0, count: width + 1)
+            var bandStart = [Int](repeating: 0, count: width + 1)
+            for i in 0..<n {
+                let k = bin[i] - low + 4
+                binStart[k + 1] += 1
+                if member[i] { for b in (k - 3)...k { bandStart[b + 1] += 1 } }
+            }
+            for k in 0..<width {
+                binStart[k + 1] += binStart[k]
+                bandStart[k + 1] += bandStart[k]
+            }
+            var binItems = [Int32](repeating: 0, count: n)
+            var bandItems = [Int32](repeating: 0, count: bandStart[width])
+            var binFill = binStart
+            var bandFill = bandStart
+            for (_, i) in order {
+                let k = bin[Int(i)] - low + 4
+                binItems[binFill[k]] = i
+                binFill[k] += 1
+                guard member[Int(i)] else { continue }
+                for b in (k - 3)...k {
+                    bandItems[bandFill[b]] = i
+                    bandFill[b] += 1
+                }
+            }
+            along.withUnsafeBufferPointer { along in
+                binStart.withUnsafeBufferPointer { binStart in
+                    binItems.withUnsafeBufferPointer { binItems in
+                        bandStart.withUnsafeBufferPointer { bandStart in
+                            bandItems.withUnsafeBufferPointer { bandItems in
+                                let view = Direction(
+                                    along: along, binStart: binStart, binItems: binItems, bandStart: bandStart,
+                                    bandItems: bandItems, width: width)
+                                for b in 1..<(width - 3) where bandStart[b + 1] - bandStart[b] >= Self.minimumPOIs {
+                                    for (i, j) in runsOf(band: b, view) {
+                                        let (a0, a1) = (along[Int(bandItems[i])], along[Int(bandItems[j - 1])])
+                                        let (left, right) = view.beside(band: b, a0, a1)
+                                        // The ground beside the band is as dense as its denser side:
+                                        // the edge of a region along a river or a park, empty on one
+                                        // side, is as dense as the region on the other.
+                                        let beside = 2 * max(left, right)
+                                        // At least twice as dense as the denser side: with hundreds
+                                        // of POIs a band through a peaked cluster is significantly
+                                        // denser than its sides, by a fifth.
+                                        guard j - i >= beside else { continue }
+                                        let logP = logPValue(j - i, j - i + beside)
+                                        guard logP <= Foundation.log(Self.alpha),
+                                            view.evenly(band: b, bandItems[i..<j], a0, a1)
+                                        else { continue }
+                                        runs.append(
+                                            Run(
+                                                members: bandItems[i..<j].map { Int($0) }, direction: d,
+                                                band: b + low - 4, length: a1 - a0, beside: beside, logP: logP))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The most significant first (the band best aligned with a street: one a little askew
+        // holds fewer of its POIs and more of the ground's), then the most POIs, then the shorter;
+        // ties by direction and band.
+        runs.sort {
+            (-$0.logP, $0.members.count, -$0.length, -$0.direction, -$0.band)
+                > (-$1.logP, $1.members.count, -$1.length, -$1.direction, -$1.band)
+        }
+        var taken = [Bool](repeating: false, count: n)
+        var out: [Street] = []
+        for run in runs {
+            let left = run.members.filter { !taken[$0] }
+            guard left.count >= Self.minimumPOIs else { continue }
+            var length = run.length
+            var logP = run.logP
+            if left.count < run.members.count {
+                // Judged again on the POIs left to it (the others stay beside it).
+                let theta = Double.pi * Double(run.direction) / Double(Self.directions)
+                let (c, s) = (cos(theta), sin(theta))
+                let t = left.map { x[$0] * c + y[$0] * s }
+                length = t.max()! - t.min()!
+                guard length >= aspect * 2 * halfWidth else { continue }
+                let scale = length / max(run.length, 1e-9)
+                let beside = Int((Double(run.beside) * scale).rounded())
+                guard left.count >= beside else { continue }
+                logP = logPValue(left.count, left.count + beside)
+                guard logP <= Foundation.log(Self.alpha) else { continue }
+            }
+            for i in left { taken[i] = true }
+            out.append(Street(members: left, pValue: min(1, Foundation.exp(logP)), length: length))
+        }
+        return out
+    }
+}

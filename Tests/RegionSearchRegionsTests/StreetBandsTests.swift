@@ -1,0 +1,178 @@
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchRegions
+
+/// ``StreetBands`` on point sets whose streets are known by construction: a line of POIs through
+/// an evenly dense district, two crossing lines, and sets with none (an evenly dense district, a
+/// round cluster in it, a district along a river).
+final class StreetBandsTests: XCTestCase {
+    struct Points {
+        var x: [Double] = []
+        var y: [Double] = []
+        var member: [Bool] = []
+
+        mutating func add(_ px: Double, _ py: Double, member m: Bool = true) {
+            x.append(px)
+            y.append(py)
+            member.append(m)
+        }
+
+        /// `n` points uniform in [x0, x1] × [y0, y1].
+        mutating func box(_ n: Int, _ x0: Double, _ x1: Double, _ y0: Double, _ y1: Double, _ rng: inout SeededRandom) {
+            for _ in 0..<n { add(rng.uniform(x0, x1), rng.uniform(y0, y1)) }
+        }
+
+        /// `n` points along the segment from (ax, ay) to (bx, by), up to `offset` metres to either side.
+        mutating func line(
+            _ n: Int, from a: (Double, Double), to b: (Double, Double), offset: Double, _ rng: inout SeededRandom
+        ) {
+            let length = hypot(b.0 - a.0, b.1 - a.1)
+            let (ux, uy) = ((b.0 - a.0) / length, (b.1 - a.1) / length)
+            for _ in 0..<n {
+                let t = rng.uniform(0, length)
+                let o = rng.uniform(-offset, offset)
+                add(a.0 + t * ux - o * uy, a.1 + t * uy + o * ux)
+            }
+        }
+
+        func streets(halfWidth: Double = 35, gap: Double) -> [StreetBands.Street] {
+            StreetBands(halfWidth: halfWidth, gap: gap, aspect: 4).streets(x: x, y: y, member: member)
+        }
+    }
+
+    /// 400 POIs per km² over a 1.2 km square district (expected spacing 50 m), and through it a
+    /// street: 70 more POIs within 15 m of a 900 m line at 30° (its band three times as dense as
+    /// the bands beside it). The one street found is that line: it holds at least 63 of its 70
+    /// POIs, and every POI it holds lies within its band.
+    func testAStreetThroughAnEvenlyDenseDistrictIsFound() {
+        for seed in [1, 2, 3] as [UInt64] {
+            var rng = SeededRandom(seed: seed)
+            var p = Points()
+            p.box(576, 0, 1200, 0, 1200, &rng)
+            let start = p.x.count
+            let a = (150.0, 300.0)
+            let b = (150 + 900 * cos(Double.pi / 6), 300 + 900 * sin(Double.pi / 6))
+            p.line(70, from: a, to: b, offset: 15, &rng)
+            let found = p.streets(gap: 100)
+            XCTAssertEqual(found.count, 1, "seed \(seed)")
+            guard let street = found.first else { continue }
+            let planted = Set(start..<p.x.count)
+            XCTAssertGreaterThanOrEqual(Set(street.members).intersection(planted).count, 63, "seed \(seed)")
+            let (ux, uy) = ((b.0 - a.0) / 900, (b.1 - a.1) / 900)
+            for i in street.members {
+                let across = abs((p.y[i] - a.1) * ux - (p.x[i] - a.0) * uy)
+                // Bands are set every half-width across and every 2° round: the nearest one is
+                // within 17.5 m of the line's middle and turns from it by at most 1° (16 m at 900 m).
+                XCTAssertLessThanOrEqual(across, 35 + 17.5 + 900 * sin(Double.pi / 180), "seed \(seed): member \(i)")
+            }
+            XCTAssertLessThanOrEqual(street.pValue, StreetBands.alpha)
+        }
+    }
+
+    /// The same districts without the street, and with a round cluster (80 POIs within 100 m)
+    /// instead: no street in any of them. Both are as dense beside any band through them.
+    func testAnEvenlyDenseDistrictAndARoundClusterHaveNoStreet() {
+        for seed in [4, 5, 6, 7, 8] as [UInt64] {
+            var rng = SeededRandom(seed: seed)
+            var p = Points()
+            p.box(576, 0, 1200, 0, 1200, &rng)
+            XCTAssertEqual(p.streets(gap: 100).count, 0, "seed \(seed): uniform")
+            for _ in 0..<80 {
+                let r = 100 * rng.uniform().squareRoot()
+                let t = rng.uniform(0, 2 * .pi)
+                p.add(600 + r * cos(t), 600 + r * sin(t))
+            }
+            XCTAssertEqual(p.streets(gap: 100).count, 0, "seed \(seed): round cluster")
+        }
+    }
+
+    /// A populous peaked cluster (1,000 POIs, Gaussian with σ 100 m, in the district of the tests
+    /// above) is no street: a band through its middle is denser than the bands beside it, but not
+    /// twice as dense, and only where it crosses the cluster.
+    func testAPeakedClusterIsNoStreet() {
+        for seed in [16, 17, 18] as [UInt64] {
+            var rng = SeededRandom(seed: seed)
+            var p = Points()
+            p.box(576, 0, 1200, 0, 1200, &rng)
+            for _ in 0..<1000 {
+                // Box–Muller.
+                let r = 100 * (-2 * Foundation.log(max(rng.uniform(), 1e-12))).squareRoot()
+                let t = rng.uniform(0, 2 * .pi)
+                p.add(600 + r * cos(t), 600 + r * sin(t))
+            }
+            XCTAssertEqual(p.streets(gap: 100).count, 0, "seed \(seed)")
+        }
+    }
+
+    /// Dense districts ending at a straight river bank (nothing beyond it): the band along the
+    /// bank is denser than the empty river beside it but not than the district on its other side,
+    /// so it is no street. The same district with a line of 70 POIs along the bank has one.
+    func testTheEdgeOfADistrictAlongARiverIsNoStreet() {
+        for seed in [9, 14, 15] as [UInt64] {
+            var rng = SeededRandom(seed: seed)
+            var p = Points()
+            p.box(720, 0, 1200, 0, 1200, &rng)  // 500 per km²: the bank is y = 1200
+            XCTAssertEqual(p.streets(gap: 100).count, 0, "seed \(seed)")
+            let start = p.x.count
+            p.line(70, from: (100, 1180), to: (1100, 1180), offset: 10, &rng)
+            let found = p.streets(gap: 100)
+            XCTAssertEqual(found.count, 1, "seed \(seed)")
+            XCTAssertGreaterThanOrEqual(
+                Set(found.first?.members ?? []).intersection(Set(start..<p.x.count)).count, 63, "seed \(seed)")
+        }
+    }
+
+    /// Two streets crossing at right angles in the middle of a district: both are found and share
+    /// no POI. The one taken first (the more significant, here the shorter: its band beside the
+    /// crossing holds the other street's POIs, which the other's does not) holds nearly all of its
+    /// own; the other keeps at least half of its own.
+    func testTwoCrossingStreetsAreBothFound() {
+        var rng = SeededRandom(seed: 10)
+        var p = Points()
+        p.box(576, 0, 1200, 0, 1200, &rng)
+        let first = p.x.count
+        p.line(60, from: (100, 600), to: (1100, 600), offset: 12, &rng)
+        let second = p.x.count
+        p.line(45, from: (600, 150), to: (600, 1050), offset: 12, &rng)
+        let found = p.streets(gap: 100).map { Set($0.members) }
+        XCTAssertEqual(found.count, 2)
+        guard found.count == 2 else { return }
+        XCTAssertTrue(found[0].isDisjoint(with: found[1]))
+        let (a, b) = (Set(first..<second), Set(second..<p.x.count))
+        XCTAssertEqual(found.filter { $0.intersection(a).count >= 30 }.count, 1)
+        XCTAssertEqual(found.filter { $0.intersection(b).count >= 40 }.count, 1)
+    }
+
+    /// Points that are not members count beside a band but never join a street: a line of
+    /// non-members through the district is no street, and non-members in a street's band are not
+    /// its members.
+    func testOnlyMembersFormStreets() {
+        var rng = SeededRandom(seed: 12)
+        var p = Points()
+        p.box(576, 0, 1200, 0, 1200, &rng)
+        let start = p.x.count
+        p.line(50, from: (150, 300), to: (1050, 900), offset: 15, &rng)
+        for i in start..<p.x.count { p.member[i] = false }
+        XCTAssertEqual(p.streets(gap: 100).count, 0)
+        for i in start..<p.x.count { p.member[i] = i % 2 == 0 }
+        let members = Set((0..<p.x.count).filter { p.member[$0] })
+        for street in p.streets(gap: 100) { XCTAssertTrue(Set(street.members).isSubset(of: members)) }
+    }
+
+    /// The same points in another order give the same streets (as sets of points).
+    func testTheStreetsDoNotDependOnThePointsOrder() {
+        var rng = SeededRandom(seed: 13)
+        var p = Points()
+        p.box(576, 0, 1200, 0, 1200, &rng)
+        p.line(50, from: (150, 300), to: (1050, 900), offset: 15, &rng)
+        p.line(45, from: (600, 150), to: (600, 1050), offset: 12, &rng)
+        let order = Array((0..<p.x.count).reversed())
+        var q = Points()
+        for i in order { q.add(p.x[i], p.y[i], member: p.member[i]) }
+        let a = p.streets(gap: 100).map { Set($0.members) }
+        let b = q.streets(gap: 100).map { Set($0.members.map { order[$0] }) }
+        XCTAssertFalse(a.isEmpty)
+        XCTAssertEqual(a, b)
+    }
+}
