@@ -156,7 +156,8 @@ public struct RegionOptions: StageOptions, Equatable {
         "street_half_width_m", .number(min: 0, max: 1e6), default: .number(defaults.hierarchy.streetHalfWidth),
         help: "density, level0 own: streets inside each level-0 region, its finest level: straight runs of its "
             + "keyword POIs in a band this many metres either side of a line, significantly and at least twice as "
-            + "dense as the bands of the same width beside it (a dining street through a downtown's blocks); 0: none.")
+            + "dense as the bands of the same width beside it (a dining street through a downtown's blocks); 0: none, "
+            + "else at least 1.")
     static let smoothingSpec = ParameterSpec(
         "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
@@ -367,6 +368,14 @@ public struct RegionOptions: StageOptions, Equatable {
         guard p.double(Self.zExtendSpec) <= p.double(Self.zCoreSpec) else {
             throw ParameterError(Self.zExtendSpec, "must not exceed z_core")
         }
+        // A street's band is bins of a quarter of its width across the region: below a metre
+        // there would be billions of them (and a band 1e-300 m wide has no bins at all).
+        let streetHalfWidth = p.double(Self.streetHalfWidthSpec)
+        guard streetHalfWidth == 0 || streetHalfWidth >= 1 else {
+            throw ParameterError(
+                Self.streetHalfWidthSpec,
+                "must be 0 (no streets) or at least 1 m, got " + JSONValue.formatNumber(streetHalfWidth))
+        }
         let density = DensityRegionFinder.Options(
             coreRatio: core, extendRatio: extend, minKeywordPOIs: minimum, smoothing: p.double(Self.smoothingSpec),
             outlierSpacing: p.double(Self.outlierSpacingSpec), contrastRing: p.double(Self.contrastRingSpec),
@@ -388,7 +397,7 @@ public struct RegionOptions: StageOptions, Equatable {
                 ownReferencePOIs: p.int(Self.ownReferencePOIsSpec), levelRatio: p.double(Self.levelRatioSpec),
                 ownDensityShare: p.double(Self.ownDensityShareSpec),
                 levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self),
-                streetHalfWidth: p.double(Self.streetHalfWidthSpec)),
+                streetHalfWidth: streetHalfWidth),
             nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),

@@ -285,15 +285,36 @@ struct StreetBands {
             var length = run.length
             var logP = run.logP
             if left.count < run.members.count {
-                // Judged again on the POIs left to it (the others stay beside it).
+                // Judged again, by every rule, on the POIs left to it: its sides counted anew over
+                // its own length (where a street runs from quiet ground into a district, what is
+                // left of it in the district is no denser than the district beside it), and in
+                // one piece (no gap longer than `gap` where a street taken crossed it).
                 let theta = Double.pi * Double(run.direction) / Double(Self.directions)
                 let (c, s) = (cos(theta), sin(theta))
-                let t = left.map { x[$0] * c + y[$0] * s }
-                length = t.max()! - t.min()!
-                guard length >= aspect * 2 * halfWidth else { continue }
-                let scale = length / max(run.length, 1e-9)
-                let beside = Int((Double(run.beside) * scale).rounded())
+                let t = left.map { x[$0] * c + y[$0] * s }.sorted()
+                length = t[t.count - 1] - t[0]
+                guard length >= aspect * 2 * halfWidth,
+                    !zip(t, t.dropFirst()).contains(where: { $1 - $0 > gap })
+                else { continue }
+                // The points in the bands beside the run's band along [a0, a1].
+                func sides(_ a0: Double, _ a1: Double) -> (left: Int, right: Int) {
+                    var (l, r) = (0, 0)
+                    for i in 0..<n {
+                        let along = x[i] * c + y[i] * s
+                        guard along >= a0 && along <= a1 else { continue }
+                        let k = Int(((-x[i] * s + y[i] * c) / step).rounded(.down)) - run.band
+                        if k >= -4 && k < 0 { l += 1 } else if k >= 4 && k < 8 { r += 1 }
+                    }
+                    return (l, r)
+                }
+                let (l, r) = sides(t[0], t[t.count - 1])
+                let beside = 2 * max(l, r)
                 guard left.count >= beside else { continue }
+                let middle = (t[0] + t[t.count - 1]) / 2
+                let first = t.filter { $0 <= middle }.count
+                let (l0, r0) = sides(t[0], middle)
+                let (l1, r1) = sides(middle.nextUp, t[t.count - 1])
+                guard first > max(l0, r0) && left.count - first > max(l1, r1) else { continue }
                 logP = logPValue(left.count, left.count + beside)
                 guard logP <= Foundation.log(Self.alpha) else { continue }
             }

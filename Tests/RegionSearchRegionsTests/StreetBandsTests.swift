@@ -144,6 +144,26 @@ final class StreetBandsTests: XCTestCase {
         XCTAssertEqual(found.filter { $0.intersection(b).count >= 40 }.count, 1)
     }
 
+    /// A street that runs from quiet ground into a dense district (the reviewer's case): 240
+    /// members along 600 m with nothing beside them, and on the same line 120 members over 400 m
+    /// inside a district whose bands beside the line hold 140 POIs each. The quiet stretch is a
+    /// street; what is left of the run in the district, less dense than the district beside it,
+    /// is none (judged on its own sides, not on the whole run's scaled to its length).
+    func testWhatIsLeftOfARunInADenseDistrictIsNoStreet() {
+        for seed in [1, 2, 3] as [UInt64] {
+            var rng = SeededRandom(seed: seed)
+            var p = Points()
+            for _ in 0..<1200 { p.add(rng.uniform(0, 400), rng.uniform(-300, 300), member: false) }
+            for _ in 0..<120 { p.add(rng.uniform(0, 400), rng.uniform(-10, 10)) }
+            let quiet = p.x.count
+            for _ in 0..<240 { p.add(rng.uniform(400, 1000), rng.uniform(-10, 10)) }
+            let found = p.streets(gap: 100)
+            XCTAssertEqual(found.count, 1, "seed \(seed)")
+            XCTAssertGreaterThanOrEqual(
+                Set(found.first?.members ?? []).intersection(Set(quiet..<p.x.count)).count, 230, "seed \(seed)")
+        }
+    }
+
     /// Points that are not members count beside a band but never join a street: a line of
     /// non-members through the district is no street, and non-members in a street's band are not
     /// its members.
@@ -158,6 +178,20 @@ final class StreetBandsTests: XCTestCase {
         for i in start..<p.x.count { p.member[i] = i % 2 == 0 }
         let members = Set((0..<p.x.count).filter { p.member[$0] })
         for street in p.streets(gap: 100) { XCTAssertTrue(Set(street.members).isSubset(of: members)) }
+    }
+
+    /// `street_half_width_m` is 0 (no streets) or at least a metre: a narrower band would need
+    /// billions of bins across a region, and one 1e-300 m wide has none.
+    func testTheHalfWidthIsZeroOrAtLeastAMetre() throws {
+        for (value, valid) in [(0.0, true), (1, true), (50, true), (0.5, false), (1e-300, false)] {
+            var p = try Parameters.resolve(nil, specs: RegionOptions.specs, context: "regions")
+            p.set(RegionOptions.streetHalfWidthSpec.key, .number(value))
+            if valid {
+                XCTAssertEqual(try RegionOptions(p).hierarchy.streetHalfWidth, value)
+            } else {
+                XCTAssertThrowsError(try RegionOptions(p), "\(value)")
+            }
+        }
     }
 
     /// The same points in another order give the same streets (as sets of points).
