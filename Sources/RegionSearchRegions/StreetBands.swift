@@ -12,15 +12,16 @@ import Foundation
 /// The search looks along every direction (``directions`` over 180°) and, across it, at bands
 /// `2 halfWidth` wide set every `halfWidth / 2`. Along a band the region's POIs form runs, broken
 /// where two consecutive ones stand more than `gap` apart. A run of at least ``minimumPOIs``
-/// POIs, at least `aspect` times as long as its band is wide, and holding more than the keyword's
-/// POIs (the region's and any others) in either of the two bands of the same width beside it over
-/// the run's length, is tested against those: with no street there, the `k` POIs of the run and
-/// the `f` beside it would lie anywhere in the three bands, `k ~ Binomial(k + f, 1/3)`. Its p-value
-/// is that upper tail times the directions and the region's POIs (the places such a band could be
-/// centred on, a Bonferroni bound), and it is a street at ``alpha``. A comparison with the ground
-/// on either side of the band, not with the region's average: a round cluster inside the region is
-/// as dense beside any band through it, and the edge of a region along a river or a park, empty on
-/// one side, is no denser than the region on its other side.
+/// POIs, at least `aspect` times as long as its band is wide, is tested against the keyword's POIs
+/// (the region's and any others) in the two bands of the same width beside it over the run's
+/// length, the denser of the two counted for both (`f` = twice its count): with no street there,
+/// the `k` POIs of the run and those `f` would lie anywhere in the three bands,
+/// `k ~ Binomial(k + f, 1/3)`. Its p-value is that upper tail times the directions and the region's
+/// POIs (the places such a band could be centred on, a Bonferroni bound), and it is a street at
+/// ``alpha``. A comparison with the ground on either side of the band, not with the region's
+/// average: a round cluster inside the region is as dense beside any band through it, and the edge
+/// of a region along a river or a park, empty on one side, is no denser than the region on its
+/// other side.
 ///
 /// A run must be at least twice as dense as the denser band beside it (with hundreds of POIs a
 /// band through the middle of a peaked cluster is significantly denser than its sides, by a
@@ -66,7 +67,6 @@ struct StreetBands {
         var direction: Int
         var band: Int
         var length: Double
-        var beside: Int
         var logP: Double
     }
 
@@ -261,7 +261,7 @@ struct StreetBands {
                                         runs.append(
                                             Run(
                                                 members: bandItems[i..<j].map { Int($0) }, direction: d,
-                                                band: b + low - 4, length: a1 - a0, beside: beside, logP: logP))
+                                                band: b + low - 4, length: a1 - a0, logP: logP))
                                     }
                                 }
                             }
