@@ -93,17 +93,6 @@ struct StreetBands {
             return lo
         }
 
-        /// Whether the band's `members` (along [a0, a1]) are a street along all of it: in each half
-        /// of that length more of them than the keyword's POIs in either band beside that half. A
-        /// band through a round cluster is denser than its sides where it crosses the cluster only.
-        func evenly(band b: Int, _ members: Slice<UnsafeBufferPointer<Int32>>, _ a0: Double, _ a1: Double) -> Bool {
-            let middle = (a0 + a1) / 2
-            let first = members.filter { along[Int($0)] <= middle }.count
-            let (l0, r0) = beside(band: b, a0, middle)
-            let (l1, r1) = beside(band: b, middle.nextUp, a1)
-            return first > max(l0, r0) && members.count - first > max(l1, r1)
-        }
-
         /// The points along [a0, a1] in the bands beside band `b`: the four bins before it and the
         /// four after it.
         func beside(band b: Int, _ a0: Double, _ a1: Double) -> (left: Int, right: Int) {
@@ -166,6 +155,9 @@ struct StreetBands {
         return out
     }
 
+    /// The bin of a point `across` metres across a direction, bins `step` wide.
+    private static func bin(_ across: Double, _ step: Double) -> Int { Int((across / step).rounded(.down)) }
+
     /// The streets among the points (`x`, `y`) with `member` true; the others (the keyword's POIs
     /// round them) count only beside a band.
     func streets(x: [Double], y: [Double], member: [Bool]) -> [Street] {
@@ -191,6 +183,23 @@ struct StreetBands {
             tails[key] = tail
             return tail + Foundation.log(Double(windows))
         }
+        // The log p-value of `count` POIs along [a0, a1] (`firstHalf` of them up to its middle) when
+        // they are a street by every rule, against `sides(from, to)`, the points in the bands beside
+        // them; nil when they are not: at least twice as dense as the denser side (counted for
+        // both), significant, and in each half denser than either side there.
+        func judged(
+            _ count: Int, firstHalf: Int, _ a0: Double, _ a1: Double, sides: (Double, Double) -> (left: Int, right: Int)
+        ) -> Double? {
+            let (left, right) = sides(a0, a1)
+            let beside = 2 * max(left, right)
+            guard count >= beside else { return nil }
+            let logP = logPValue(count, count + beside)
+            guard logP <= Foundation.log(Self.alpha) else { return nil }
+            let middle = (a0 + a1) / 2
+            let (l0, r0) = sides(a0, middle)
+            let (l1, r1) = sides(middle.nextUp, a1)
+            return firstHalf > max(l0, r0) && count - firstHalf > max(l1, r1) ? logP : nil
+        }
         for d in 0..<Self.directions {
             let theta = Double.pi * Double(d) / Double(Self.directions)
             let (c, s) = (cos(theta), sin(theta))
@@ -198,7 +207,7 @@ struct StreetBands {
             var high = Int.min
             for i in 0..<n {
                 along[i] = x[i] * c + y[i] * s
-                bin[i] = Int(((-x[i] * s + y[i] * c) / step).rounded(.down))
+                bin[i] = Self.bin(-x[i] * s + y[i] * c, step)
                 low = min(low, bin[i])
                 high = max(high, bin[i])
             }
@@ -245,18 +254,12 @@ struct StreetBands {
                                 for b in 1..<(width - 3) where bandStart[b + 1] - bandStart[b] >= Self.minimumPOIs {
                                     for (i, j) in runsOf(band: b, view) {
                                         let (a0, a1) = (along[Int(bandItems[i])], along[Int(bandItems[j - 1])])
-                                        let (left, right) = view.beside(band: b, a0, a1)
-                                        // The ground beside the band is as dense as its denser side:
-                                        // the edge of a region along a river or a park, empty on one
-                                        // side, is as dense as the region on the other.
-                                        let beside = 2 * max(left, right)
-                                        // At least twice as dense as the denser side: with hundreds
-                                        // of POIs a band through a peaked cluster is significantly
-                                        // denser than its sides, by a fifth.
-                                        guard j - i >= beside else { continue }
-                                        let logP = logPValue(j - i, j - i + beside)
-                                        guard logP <= Foundation.log(Self.alpha),
-                                            view.evenly(band: b, bandItems[i..<j], a0, a1)
+                                        let middle = (a0 + a1) / 2
+                                        let firstHalf = bandItems[i..<j].filter { along[Int($0)] <= middle }.count
+                                        guard
+                                            let logP = judged(
+                                                j - i, firstHalf: firstHalf, a0, a1,
+                                                sides: { view.beside(band: b, $0, $1) })
                                         else { continue }
                                         runs.append(
                                             Run(
@@ -302,21 +305,17 @@ struct StreetBands {
                     for i in 0..<n {
                         let along = x[i] * c + y[i] * s
                         guard along >= a0 && along <= a1 else { continue }
-                        let k = Int(((-x[i] * s + y[i] * c) / step).rounded(.down)) - run.band
+                        let k = Self.bin(-x[i] * s + y[i] * c, step) - run.band
                         if k >= -4 && k < 0 { l += 1 } else if k >= 4 && k < 8 { r += 1 }
                     }
                     return (l, r)
                 }
-                let (l, r) = sides(t[0], t[t.count - 1])
-                let beside = 2 * max(l, r)
-                guard left.count >= beside else { continue }
                 let middle = (t[0] + t[t.count - 1]) / 2
-                let first = t.filter { $0 <= middle }.count
-                let (l0, r0) = sides(t[0], middle)
-                let (l1, r1) = sides(middle.nextUp, t[t.count - 1])
-                guard first > max(l0, r0) && left.count - first > max(l1, r1) else { continue }
-                logP = logPValue(left.count, left.count + beside)
-                guard logP <= Foundation.log(Self.alpha) else { continue }
+                guard
+                    let judgedAgain = judged(
+                        left.count, firstHalf: t.filter { $0 <= middle }.count, t[0], t[t.count - 1], sides: sides)
+                else { continue }
+                logP = judgedAgain
             }
             for i in left { taken[i] = true }
             out.append(Street(members: left, pValue: min(1, Foundation.exp(logP)), length: length))

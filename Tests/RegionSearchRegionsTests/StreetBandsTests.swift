@@ -36,6 +36,14 @@ final class StreetBandsTests: XCTestCase {
             }
         }
 
+        /// The evenly dense district most tests put their streets in: 400 POIs per km² over a
+        /// 1.2 km square (expected spacing 50 m).
+        static func district(_ rng: inout SeededRandom) -> Points {
+            var p = Points()
+            p.box(576, 0, 1200, 0, 1200, &rng)
+            return p
+        }
+
         func streets(halfWidth: Double = 35, gap: Double) -> [StreetBands.Street] {
             StreetBands(halfWidth: halfWidth, gap: gap, aspect: 4).streets(x: x, y: y, member: member)
         }
@@ -48,8 +56,7 @@ final class StreetBandsTests: XCTestCase {
     func testAStreetThroughAnEvenlyDenseDistrictIsFound() {
         for seed in [1, 2, 3] as [UInt64] {
             var rng = SeededRandom(seed: seed)
-            var p = Points()
-            p.box(576, 0, 1200, 0, 1200, &rng)
+            var p = Points.district(&rng)
             let start = p.x.count
             let a = (150.0, 300.0)
             let b = (150 + 900 * cos(Double.pi / 6), 300 + 900 * sin(Double.pi / 6))
@@ -75,8 +82,7 @@ final class StreetBandsTests: XCTestCase {
     func testAnEvenlyDenseDistrictAndARoundClusterHaveNoStreet() {
         for seed in [4, 5, 6, 7, 8] as [UInt64] {
             var rng = SeededRandom(seed: seed)
-            var p = Points()
-            p.box(576, 0, 1200, 0, 1200, &rng)
+            var p = Points.district(&rng)
             XCTAssertEqual(p.streets(gap: 100).count, 0, "seed \(seed): uniform")
             for _ in 0..<80 {
                 let r = 100 * rng.uniform().squareRoot()
@@ -93,8 +99,7 @@ final class StreetBandsTests: XCTestCase {
     func testAPeakedClusterIsNoStreet() {
         for seed in [16, 17, 18] as [UInt64] {
             var rng = SeededRandom(seed: seed)
-            var p = Points()
-            p.box(576, 0, 1200, 0, 1200, &rng)
+            var p = Points.district(&rng)
             for _ in 0..<1000 {
                 // Box–Muller.
                 let r = 100 * (-2 * Foundation.log(max(rng.uniform(), 1e-12))).squareRoot()
@@ -129,8 +134,7 @@ final class StreetBandsTests: XCTestCase {
     /// own; the other keeps at least half of its own.
     func testTwoCrossingStreetsAreBothFound() {
         var rng = SeededRandom(seed: 10)
-        var p = Points()
-        p.box(576, 0, 1200, 0, 1200, &rng)
+        var p = Points.district(&rng)
         let first = p.x.count
         p.line(60, from: (100, 600), to: (1100, 600), offset: 12, &rng)
         let second = p.x.count
@@ -169,8 +173,7 @@ final class StreetBandsTests: XCTestCase {
     /// its members.
     func testOnlyMembersFormStreets() {
         var rng = SeededRandom(seed: 12)
-        var p = Points()
-        p.box(576, 0, 1200, 0, 1200, &rng)
+        var p = Points.district(&rng)
         let start = p.x.count
         p.line(50, from: (150, 300), to: (1050, 900), offset: 15, &rng)
         for i in start..<p.x.count { p.member[i] = false }
@@ -197,8 +200,7 @@ final class StreetBandsTests: XCTestCase {
     /// The same points in another order give the same streets (as sets of points).
     func testTheStreetsDoNotDependOnThePointsOrder() {
         var rng = SeededRandom(seed: 13)
-        var p = Points()
-        p.box(576, 0, 1200, 0, 1200, &rng)
+        var p = Points.district(&rng)
         p.line(50, from: (150, 300), to: (1050, 900), offset: 15, &rng)
         p.line(45, from: (600, 150), to: (600, 1050), offset: 12, &rng)
         let order = Array((0..<p.x.count).reversed())
