@@ -57,6 +57,10 @@ public enum RegionFeatureSchema {
             "parent_id", .integer,
             "region_id of the region that holds this one (one level up; a street: its level-0 region); null at level 0"),
         .init(
+            "kind", .string,
+            "\"street\" when the region's POIs line one street and it is drawn as a street-wide band along it, "
+                + "else \"area\""),
+        .init(
             "band_floor_per_km2", .real,
             "the density band the region stands for: the keyword POIs per km² its POIs were at least as dense as",
             shapefileName: "band_floor"),
@@ -152,6 +156,7 @@ public enum RegionFeatureSchema {
                 ("rank", .integer(Int64(r.rank))),
                 ("level", .integer(Int64(r.level))),
                 ("parent_id", parentID(p.region)),
+                ("kind", .string(p.isStreet ? "street" : "area")),
                 ("band_floor_per_km2", round(r.bandFloor, 100)),
                 ("n_keyword_pois", .integer(Int64(matching))),
                 ("n_pois", .integer(Int64(all))),

@@ -127,6 +127,9 @@ public struct RegionPolygonBuilder {
         public var marginM: Double
         /// The shape check (``ShapeCheck``) of the polygon as drawn.
         public var shape: ShapeCheck
+        /// Whether the region is a street, drawn as a street-wide band along its centre line
+        /// (rule 3a); else it is drawn as an area, its grown skeleton. The output's `kind`.
+        public var isStreet = false
 
         /// The exterior rings.
         public var rings: [GeoJSONWriter.Ring] { polygons.map { $0[0] } }
@@ -181,6 +184,8 @@ public struct RegionPolygonBuilder {
         /// What the closing added is kept off the own ground of the other regions of its keyword
         /// and level (rule 6).
         var unclosed: Rings? = nil
+        /// Drawn as a street-wide band (rule 3a).
+        var isStreet = false
     }
 
     /// The 7-decimal grid the output is written on, in degrees.
@@ -337,7 +342,10 @@ public struct RegionPolygonBuilder {
             }
             let check = ShapeCheck(
                 emptyShare: shape.emptyShare, membersInside: tested == 0 ? 1 : Double(inside) / Double(tested))
-            out.append(Polygon(region: index, polygons: parts, areaM2: area, marginM: shape.margin, shape: check))
+            out.append(
+                Polygon(
+                    region: index, polygons: parts, areaM2: area, marginM: shape.margin, shape: check,
+                    isStreet: shape.isStreet))
         }
         return (out, dropped)
     }
@@ -424,12 +432,14 @@ public struct RegionPolygonBuilder {
         // the support margin estimates for ground drawn in two dimensions: it is grown by the
         // margin in spacings alone.
         let bandMargin = options.margin ?? max(options.marginSpacing * region.spacing, options.minExtent / 4)
+        var isStreet = false
         if let band = try streetBand(region, members: members, x: px, y: py, margin: bandMargin, geos: geos) {
             let bandEmpty = try ShapeCheck.emptyShare(of: band, x: px, y: py, distance: emptyDistance)
             if bandEmpty <= emptyShare {
                 planar = band
                 emptyShare = bandEmpty
                 unclosed = nil
+                isStreet = true
             }
         }
         if let foreign = try othersGround(
@@ -450,7 +460,7 @@ public struct RegionPolygonBuilder {
         var shape = Shape(
             computed: try Rings(polygon),
             snapped: try Rings(polygon.reducedPrecision(gridSize: Self.grid).polygonalParts()),
-            margin: margin, emptyShare: emptyShare)
+            margin: margin, emptyShare: emptyShare, isStreet: isStreet)
         if var own = unclosed {
             if !own.isValid { own = try own.makeValid() }
             own = try Self.lonLat(own.polygonalParts(), plane: plane, reference: &reference, region: index, geos: geos)

@@ -30,7 +30,8 @@ public enum HullsStage {
         // 15: a grown geometry of 64 rings or more is shrunk back (the closing) by its boundary's
         //     band instead of GEOS's negative buffer: the same set to the arcs' chords, not the
         //     same bytes (fewer rings: unchanged).
-        version: 15,
+        // 16: the kind property: "street" for a region drawn as a street-wide band, else "area".
+        version: 16,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -54,10 +55,11 @@ public enum HullsStage {
         most 7 decimals. Properties (same type in every feature), counted on the polygon as written
         (a points-in-polygon join on the file gives the same): region_id, keyword, label, label_rule and change
         (null: regionsearch run's lineage step fills them and makes region_id stable), measure, rank,
-        level, parent_id, band_floor_per_km2,
-        n_keyword_pois, n_pois, share, lift, area_m2 (geodesic), keyword_density_per_km2,
-        density_per_km2, density_ratio; from the region's members: member_pois, member_score_mean,
-        member_score_max, spacing_m; margin_m, p_value, q_value, and simplestyle fill, fill-opacity,
+        level, parent_id, kind ("street": its POIs line one street, and it is drawn as a band of one
+        width along it; else "area"), band_floor_per_km2, n_keyword_pois, n_pois, share, lift, area_m2
+        (geodesic), keyword_density_per_km2, density_per_km2, density_ratio; from the region's
+        members: member_pois, member_score_mean, member_score_max, spacing_m; margin_m, the shape
+        check (empty_share, members_inside, shape_ok), p_value, q_value, and simplestyle fill, fill-opacity,
         stroke, stroke-width on the fixed density bins of the colour scale (darker = denser). The
         top-level member "regionsearch" records the tool version, CRS, input hashes and every
         stage's parameters (GIS tools ignore it).

@@ -14,7 +14,7 @@ final class StreetBandTests: XCTestCase {
     /// per group of input rows, joined by every pair at most `reach` apart, spacing 20 m, margin
     /// 6 m; the polygons in UTM, drawn with the given `street_aspect`.
     private func drawn(x: [Double], y: [Double], reach: Double, streetAspect: Double) throws -> (
-        polygon: GEOSGeometry, membersInside: Double
+        polygon: GEOSGeometry, membersInside: Double, isStreet: Bool
     ) {
         let frame = try PlanarTestFrame(x: x, y: y)
         var edges: [(Int, Int)] = []
@@ -27,7 +27,9 @@ final class StreetBandTests: XCTestCase {
             RegionTable(regions: [frame.region(rows: Array(x.indices), edges: edges, spacing: 20, rank: 1)]),
             with: RegionPolygonBuilder(options: options))
         XCTAssertEqual(dropped, 0)
-        return (try frame.planar(polygons[0], geos: GEOSContext()), polygons[0].shape.membersInside)
+        return (
+            try frame.planar(polygons[0], geos: GEOSContext()), polygons[0].shape.membersInside, polygons[0].isStreet
+        )
     }
 
     /// 40 POIs every 20 m along y = 0, 20, 10, 5 or 15 m to either side in a fixed pattern (the
@@ -55,6 +57,9 @@ final class StreetBandTests: XCTestCase {
         let (x, y) = street()
         let band = try drawn(x: x, y: y, reach: 45, streetAspect: 4)
         let skeleton = try drawn(x: x, y: y, reach: 45, streetAspect: 0)
+        // Its kind says how it is drawn: a street with street_aspect 4, an area without.
+        XCTAssertTrue(band.isStreet)
+        XCTAssertFalse(skeleton.isStreet)
         // The POI 70 m off the street: the grown skeleton draws it (a disc of the margin), the
         // band leaves it out — 1 of 41 members, so 40 / 41 are inside.
         XCTAssertTrue(try skeleton.polygon.prepared().covers(x: 400, y: 70))
@@ -108,6 +113,7 @@ final class StreetBandTests: XCTestCase {
         let off = try drawn(x: x, y: y, reach: 21, streetAspect: 0)
         XCTAssertEqual(aspect4.polygon.area, off.polygon.area, accuracy: 1e-6 * off.polygon.area)
         XCTAssertTrue(try aspect4.polygon.prepared().covers(x: 150, y: 30), "the block is drawn whole")
+        XCTAssertFalse(aspect4.isStreet, "a block is an area")
     }
 
     func testAShortRowIsNotABand() throws {
@@ -117,6 +123,7 @@ final class StreetBandTests: XCTestCase {
         let aspect4 = try drawn(x: x, y: y, reach: 45, streetAspect: 4)
         let off = try drawn(x: x, y: y, reach: 45, streetAspect: 0)
         XCTAssertEqual(aspect4.polygon.area, off.polygon.area, accuracy: 1e-6 * off.polygon.area)
+        XCTAssertFalse(aspect4.isStreet, "11 POIs in a row are an area")
     }
 
     /// The band tests' distance check (``RegionPolygonBuilder/within(_:_:line:band:reach:)``,
