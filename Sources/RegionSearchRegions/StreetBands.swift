@@ -106,53 +106,93 @@ struct StreetBands {
         }
     }
 
-    /// The runs of band `b` (as ranges of `bandItems`) long enough to test: each run between gaps,
-    /// and its stretch that stands out most from the bands beside it (a street through a district
-    /// is one run with the district's POIs along the same line beyond its ends, which dilute it):
-    /// the most POIs in excess of what the bands beside it hold, each POI beside counting −1/2
-    /// (under no street the band holds half as many as its two sides), by Kadane's maximum sum over
-    /// the POIs in order along the band.
-    private func runsOf(band b: Int, _ v: Direction) -> [(Int, Int)] {
-        let (lo, hi) = (v.bandStart[b], v.bandStart[b + 1])
+    /// The runs of every band (as ranges of `bandItems`) long enough to test, band by band: each
+    /// run between gaps, and its stretch that stands out most from the bands beside it (a street
+    /// through a district is one run with the district's POIs along the same line beyond its ends,
+    /// which dilute it): the most POIs in excess of what the bands beside it hold, each POI beside
+    /// counting −1/2 (under no street the band holds half as many as its two sides), by Kadane's
+    /// maximum sum over the POIs in order along the band.
+    ///
+    /// One sweep along the direction over all points (`order`, with each point's bin offset in
+    /// `offset`) serves every band at once: the points beside band b that the sweep has passed are
+    /// those of the four-bin bands at b − 4 and b + 4, counted as it passes them, where a cursor per
+    /// bin beside each band would visit every point eight times.
+    private func bandRuns(
+        _ v: Direction, order: [(along: Double, index: Int32)], offset: [Int], member: [Bool]
+    ) -> [(band: Int, i: Int, j: Int)] {
+        let width = v.width
         let along = v.along
         let items = v.bandItems
         func long(_ i: Int, _ j: Int) -> Bool {
             j - i >= Self.minimumPOIs && along[Int(items[j - 1])] - along[Int(items[i])] >= aspect * 2 * halfWidth
         }
-        var out: [(Int, Int)] = []
-        var start = lo
-        for k in (lo + 1)...hi {
-            guard k == hi || along[Int(items[k])] - along[Int(items[k - 1])] > gap else { continue }
-            defer { start = k }
-            guard long(start, k) else { continue }
-            out.append((start, k))
-            // One cursor per bin beside the band, moved on along it with the members.
-            let flanks = (Array((b - 4)...(b - 1)) + Array((b + 4)...(b + 7))).filter { $0 >= 0 && $0 < v.width }
-            var cursor = flanks.map { v.first($0, along[Int(items[start])], after: false) }
-            var best = (sum: -Double.infinity, i: start, j: k)
-            var sum = 0.0
-            var from = start
-            for m in start..<k {
-                let t = along[Int(items[m])]
-                var passed = 0
-                for (c, f) in flanks.enumerated() {
-                    let end = v.binStart[f + 1]
-                    while cursor[c] < end && along[Int(v.binItems[cursor[c]])] < t {
-                        cursor[c] += 1
-                        passed += 1
-                    }
-                }
-                sum -= 0.5 * Double(passed)
-                if sum < 0 {
-                    sum = 0
-                    from = m
-                }
-                sum += 1
-                if sum > best.sum { best = (sum, from, m + 1) }
-            }
-            if (best.i, best.j) != (start, k) && long(best.i, best.j) { out.append((best.i, best.j)) }
+        // Points passed in the bins c ... c + 3, at c + 4 (c from −4).
+        var passedIn = [Int](repeating: 0, count: width + 8)
+        // Each band's next member, its run's first member, the last member's position along and
+        // the points beside the band before it, and Kadane's state over the run.
+        var next = Array(v.bandStart.dropLast())
+        var runStart = next
+        var last = [Double](repeating: 0, count: width)
+        var besideBefore = [Int](repeating: 0, count: width)
+        var sum = [Double](repeating: 0, count: width)
+        var from = next
+        var best = [(sum: Double, i: Int, j: Int)](repeating: (-Double.infinity, 0, 0), count: width)
+        var found: [(band: Int, i: Int, j: Int)] = []
+        func close(_ b: Int, at end: Int) {
+            let start = runStart[b]
+            guard long(start, end) else { return }
+            found.append((b, start, end))
+            let (_, i, j) = best[b]
+            if (i, j) != (start, end) && long(i, j) { found.append((b, i, j)) }
         }
-        return out
+        var g = 0
+        while g < order.count {
+            let t = order[g].along
+            var h = g + 1
+            while h < order.count && order[h].along == t { h += 1 }
+            // The members at t first, against the points strictly before t; then those points.
+            for q in g..<h where member[Int(order[q].index)] {
+                let k = offset[Int(order[q].index)]
+                for b in (k - 3)...k {
+                    let m = next[b]
+                    next[b] += 1
+                    let beside = passedIn[b] + passedIn[b + 8]
+                    if m == v.bandStart[b] || t - last[b] > gap {
+                        if m > v.bandStart[b] { close(b, at: m) }
+                        runStart[b] = m
+                        sum[b] = 0
+                        from[b] = m
+                        best[b] = (-Double.infinity, m, m)
+                        besideBefore[b] = beside
+                    }
+                    sum[b] -= 0.5 * Double(beside - besideBefore[b])
+                    besideBefore[b] = beside
+                    last[b] = t
+                    if sum[b] < 0 {
+                        sum[b] = 0
+                        from[b] = m
+                    }
+                    sum[b] += 1
+                    if sum[b] > best[b].sum { best[b] = (sum[b], from[b], m + 1) }
+                }
+            }
+            for q in g..<h {
+                let k = offset[Int(order[q].index)]
+                for c in (k - 3)...k { passedIn[c + 4] += 1 }
+            }
+            g = h
+        }
+        for b in 0..<width where v.bandStart[b + 1] > v.bandStart[b] { close(b, at: v.bandStart[b + 1]) }
+        // Band by band, each band's in the order found (its runs in order, a run's stretch after it).
+        var count = [Int](repeating: 0, count: width + 1)
+        for r in found { count[r.band + 1] += 1 }
+        for b in 0..<width { count[b + 1] += count[b] }
+        var ordered = found
+        for r in found {
+            ordered[count[r.band]] = r
+            count[r.band] += 1
+        }
+        return ordered
     }
 
     /// The bin of a point `across` metres across a direction, bins `step` wide.
@@ -169,6 +209,8 @@ struct StreetBands {
         var runs: [Run] = []
         var along = [Double](repeating: 0, count: n)
         var bin = [Int](repeating: 0, count: n)
+        // Each point's bin offset in the flat lists of the direction (its bin − low + 4).
+        var offset = [Int](repeating: 0, count: n)
         // Kept from one direction to the next, 2° on: nearly in order already, which the merge
         // sort uses.
         var order = (0..<n).map { (along: 0.0, index: Int32($0)) }
@@ -211,6 +253,7 @@ struct StreetBands {
                 low = min(low, bin[i])
                 high = max(high, bin[i])
             }
+            for i in 0..<n { offset[i] = bin[i] - low + 4 }
             for j in 0..<n { order[j].along = along[Int(order[j].index)] }
             // Every list below is filled in order along the direction (position breaks ties), so
             // each is sorted as it is made.
@@ -221,7 +264,7 @@ struct StreetBands {
             var binStart = [Int](repeating: 0, count: width + 1)
             var bandStart = [Int](repeating: 0, count: width + 1)
             for i in 0..<n {
-                let k = bin[i] - low + 4
+                let k = offset[i]
                 binStart[k + 1] += 1
                 if member[i] { for b in (k - 3)...k { bandStart[b + 1] += 1 } }
             }
@@ -234,7 +277,7 @@ struct StreetBands {
             var binFill = binStart
             var bandFill = bandStart
             for (_, i) in order {
-                let k = bin[Int(i)] - low + 4
+                let k = offset[Int(i)]
                 binItems[binFill[k]] = i
                 binFill[k] += 1
                 guard member[Int(i)] else { continue }
@@ -251,21 +294,19 @@ struct StreetBands {
                                 let view = Direction(
                                     along: along, binStart: binStart, binItems: binItems, bandStart: bandStart,
                                     bandItems: bandItems, width: width)
-                                for b in 1..<(width - 3) where bandStart[b + 1] - bandStart[b] >= Self.minimumPOIs {
-                                    for (i, j) in runsOf(band: b, view) {
-                                        let (a0, a1) = (along[Int(bandItems[i])], along[Int(bandItems[j - 1])])
-                                        let middle = (a0 + a1) / 2
-                                        let firstHalf = bandItems[i..<j].filter { along[Int($0)] <= middle }.count
-                                        guard
-                                            let logP = judged(
-                                                j - i, firstHalf: firstHalf, a0, a1,
-                                                sides: { view.beside(band: b, $0, $1) })
-                                        else { continue }
-                                        runs.append(
-                                            Run(
-                                                members: bandItems[i..<j].map { Int($0) }, direction: d,
-                                                band: b + low - 4, length: a1 - a0, logP: logP))
-                                    }
+                                for (b, i, j) in bandRuns(view, order: order, offset: offset, member: member) {
+                                    let (a0, a1) = (along[Int(bandItems[i])], along[Int(bandItems[j - 1])])
+                                    let middle = (a0 + a1) / 2
+                                    let firstHalf = bandItems[i..<j].filter { along[Int($0)] <= middle }.count
+                                    guard
+                                        let logP = judged(
+                                            j - i, firstHalf: firstHalf, a0, a1,
+                                            sides: { view.beside(band: b, $0, $1) })
+                                    else { continue }
+                                    runs.append(
+                                        Run(
+                                            members: bandItems[i..<j].map { Int($0) }, direction: d,
+                                            band: b + low - 4, length: a1 - a0, logP: logP))
                                 }
                             }
                         }
