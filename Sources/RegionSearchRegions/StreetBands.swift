@@ -128,61 +128,52 @@ struct StreetBands {
         }
         // Points passed in the bins c ... c + 3, at c + 4 (c from −4).
         var passedIn = [Int](repeating: 0, count: width + 8)
-        // Each band's next member, its run's first member, the last member's position along and
-        // the points beside the band before it, and Kadane's state over the run.
-        var next = Array(v.bandStart.dropLast())
-        var runStart = next
-        var last = [Double](repeating: 0, count: width)
-        var besideBefore = [Int](repeating: 0, count: width)
-        var sum = [Double](repeating: 0, count: width)
-        var from = next
-        var best = [(sum: Double, i: Int, j: Int)](repeating: (-Double.infinity, 0, 0), count: width)
+        var state = (0..<width).map { BandRunState(first: v.bandStart[$0]) }
         var found: [(band: Int, i: Int, j: Int)] = []
-        func close(_ b: Int, at end: Int) {
-            let start = runStart[b]
-            guard long(start, end) else { return }
-            found.append((b, start, end))
-            let (_, i, j) = best[b]
-            if (i, j) != (start, end) && long(i, j) { found.append((b, i, j)) }
+        func close(_ b: Int, _ s: BandRunState, at end: Int) {
+            guard long(s.runStart, end) else { return }
+            found.append((b, s.runStart, end))
+            if (s.bestFrom, s.bestTo) != (s.runStart, end) && long(s.bestFrom, s.bestTo) {
+                found.append((b, s.bestFrom, s.bestTo))
+            }
         }
-        var g = 0
-        while g < order.count {
-            let t = order[g].along
-            var h = g + 1
-            while h < order.count && order[h].along == t { h += 1 }
-            // The members at t first, against the points strictly before t; then those points.
-            for q in g..<h where member[Int(order[q].index)] {
-                let k = offset[Int(order[q].index)]
-                for b in (k - 3)...k {
-                    let m = next[b]
-                    next[b] += 1
-                    let beside = passedIn[b] + passedIn[b + 8]
-                    if m == v.bandStart[b] || t - last[b] > gap {
-                        if m > v.bandStart[b] { close(b, at: m) }
-                        runStart[b] = m
-                        sum[b] = 0
-                        from[b] = m
-                        best[b] = (-Double.infinity, m, m)
-                        besideBefore[b] = beside
+        let gap = self.gap
+        state.withUnsafeMutableBufferPointer { state in
+            passedIn.withUnsafeMutableBufferPointer { passedIn in
+                order.withUnsafeBufferPointer { order in
+                    var g = 0
+                    while g < order.count {
+                        let t = order[g].along
+                        var h = g + 1
+                        while h < order.count && order[h].along == t { h += 1 }
+                        // The members at t first, against the points strictly before t; then those points.
+                        for q in g..<h where member[Int(order[q].index)] {
+                            let k = offset[Int(order[q].index)]
+                            for b in (k - 3)...k {
+                                var s = state[b]
+                                let m = s.next
+                                s.next += 1
+                                let beside = passedIn[b] + passedIn[b + 8]
+                                if m == v.bandStart[b] || t - s.last > gap {
+                                    if m > v.bandStart[b] { close(b, s, at: m) }
+                                    s.open(at: m, beside: beside)
+                                }
+                                s.add(m, beside: beside, at: t)
+                                state[b] = s
+                            }
+                        }
+                        for q in g..<h {
+                            let k = offset[Int(order[q].index)]
+                            for c in (k - 3)...k { passedIn[c + 4] += 1 }
+                        }
+                        g = h
                     }
-                    sum[b] -= 0.5 * Double(beside - besideBefore[b])
-                    besideBefore[b] = beside
-                    last[b] = t
-                    if sum[b] < 0 {
-                        sum[b] = 0
-                        from[b] = m
+                    for b in 0..<width where v.bandStart[b + 1] > v.bandStart[b] {
+                        close(b, state[b], at: v.bandStart[b + 1])
                     }
-                    sum[b] += 1
-                    if sum[b] > best[b].sum { best[b] = (sum[b], from[b], m + 1) }
                 }
             }
-            for q in g..<h {
-                let k = offset[Int(order[q].index)]
-                for c in (k - 3)...k { passedIn[c + 4] += 1 }
-            }
-            g = h
         }
-        for b in 0..<width where v.bandStart[b + 1] > v.bandStart[b] { close(b, at: v.bandStart[b + 1]) }
         // Band by band, each band's in the order found (its runs in order, a run's stretch after it).
         var count = [Int](repeating: 0, count: width + 1)
         for r in found { count[r.band + 1] += 1 }
@@ -193,6 +184,46 @@ struct StreetBands {
             count[r.band] += 1
         }
         return ordered
+    }
+
+    /// A band's place in the sweep of ``bandRuns(_:order:offset:member:)``: its next member (an
+    /// index into `bandItems`), its current run and Kadane's maximum sum over that run, in halves
+    /// (+2 per member, −1 per point beside), so that it adds up exactly.
+    private struct BandRunState {
+        var next: Int
+        var runStart: Int
+        /// The last member's position along the direction.
+        var last = 0.0
+        /// The points beside the band before the last member.
+        var besideBefore = 0
+        var excess = 0
+        var from: Int
+        var bestExcess = Int.min
+        var bestFrom: Int
+        var bestTo: Int
+
+        init(first: Int) {
+            (next, runStart, from, bestFrom, bestTo) = (first, first, first, first, first)
+        }
+
+        /// A run starts at member `m`, with `beside` points beside the band before it.
+        mutating func open(at m: Int, beside: Int) {
+            (runStart, excess, from, bestExcess, bestFrom, bestTo) = (m, 0, m, Int.min, m, m)
+            besideBefore = beside
+        }
+
+        /// Member `m` at `t` along, with `beside` points beside the band before it.
+        mutating func add(_ m: Int, beside: Int, at t: Double) {
+            excess -= beside - besideBefore
+            besideBefore = beside
+            last = t
+            if excess < 0 {
+                excess = 0
+                from = m
+            }
+            excess += 2
+            if excess > bestExcess { (bestExcess, bestFrom, bestTo) = (excess, from, m + 1) }
+        }
     }
 
     /// The bin of a point `across` metres across a direction, bins `step` wide.
@@ -247,11 +278,15 @@ struct StreetBands {
             let (c, s) = (cos(theta), sin(theta))
             var low = Int.max
             var high = Int.min
-            for i in 0..<n {
-                along[i] = x[i] * c + y[i] * s
-                bin[i] = Self.bin(-x[i] * s + y[i] * c, step)
-                low = min(low, bin[i])
-                high = max(high, bin[i])
+            along.withUnsafeMutableBufferPointer { along in
+                bin.withUnsafeMutableBufferPointer { bin in
+                    for i in 0..<n {
+                        along[i] = x[i] * c + y[i] * s
+                        bin[i] = Self.bin(-x[i] * s + y[i] * c, step)
+                        low = min(low, bin[i])
+                        high = max(high, bin[i])
+                    }
+                }
             }
             for i in 0..<n { offset[i] = bin[i] - low + 4 }
             for j in 0..<n { order[j].along = along[Int(order[j].index)] }
@@ -263,27 +298,39 @@ struct StreetBands {
             let width = high - low + 9
             var binStart = [Int](repeating: 0, count: width + 1)
             var bandStart = [Int](repeating: 0, count: width + 1)
-            for i in 0..<n {
-                let k = offset[i]
-                binStart[k + 1] += 1
-                if member[i] { for b in (k - 3)...k { bandStart[b + 1] += 1 } }
-            }
-            for k in 0..<width {
-                binStart[k + 1] += binStart[k]
-                bandStart[k + 1] += bandStart[k]
+            binStart.withUnsafeMutableBufferPointer { binStart in
+                bandStart.withUnsafeMutableBufferPointer { bandStart in
+                    for i in 0..<n {
+                        let k = offset[i]
+                        binStart[k + 1] += 1
+                        if member[i] { for b in (k - 3)...k { bandStart[b + 1] += 1 } }
+                    }
+                    for k in 0..<width {
+                        binStart[k + 1] += binStart[k]
+                        bandStart[k + 1] += bandStart[k]
+                    }
+                }
             }
             var binItems = [Int32](repeating: 0, count: n)
             var bandItems = [Int32](repeating: 0, count: bandStart[width])
             var binFill = binStart
             var bandFill = bandStart
-            for (_, i) in order {
-                let k = offset[Int(i)]
-                binItems[binFill[k]] = i
-                binFill[k] += 1
-                guard member[Int(i)] else { continue }
-                for b in (k - 3)...k {
-                    bandItems[bandFill[b]] = i
-                    bandFill[b] += 1
+            binItems.withUnsafeMutableBufferPointer { binItems in
+                bandItems.withUnsafeMutableBufferPointer { bandItems in
+                    binFill.withUnsafeMutableBufferPointer { binFill in
+                        bandFill.withUnsafeMutableBufferPointer { bandFill in
+                            for (_, i) in order {
+                                let k = offset[Int(i)]
+                                binItems[binFill[k]] = i
+                                binFill[k] += 1
+                                guard member[Int(i)] else { continue }
+                                for b in (k - 3)...k {
+                                    bandItems[bandFill[b]] = i
+                                    bandFill[b] += 1
+                                }
+                            }
+                        }
+                    }
                 }
             }
             along.withUnsafeBufferPointer { along in
