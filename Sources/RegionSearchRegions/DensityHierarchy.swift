@@ -327,6 +327,9 @@ public struct DensityHierarchy: Sendable {
         let floor = options.coarsest.extendRatio * zero.summary.typicalDensityPerKm2
         var candidates: [Candidate] = []
         var q: [Double] = []
+        // The keyword's POIs in order of x, for the streets' search around each region (made when
+        // the first region needs it).
+        var byX: [(x: Double, position: Int32)]?
         for (i, set) in zero.regions.enumerated() where fdr >= 1 || qZero[i] <= fdr {
             candidates.append(
                 Candidate(
@@ -338,8 +341,12 @@ public struct DensityHierarchy: Sendable {
                 candidates.count - 1, positions: set.positions, level: 1,
                 judge: judge(floor: floor, set.positions, f, options), f: f, own: own, edges: zero.edges, kg: kg,
                 match: match, candidates: &candidates, summary: &summary, options: options)
+            if options.streetHalfWidth > 0 && set.positions.count >= StreetBands.minimumPOIs && byX == nil {
+                byX = (0..<kg.count).map { (kg.geometry.point($0).x, Int32($0)) }.sorted { $0 < $1 }
+            }
             candidates += streets(
-                in: set.positions, parent: finerFrom - 1, bandFloor: floor, f: f, kg: kg, options: options)
+                in: set.positions, parent: finerFrom - 1, bandFloor: floor, f: f, kg: kg, byX: byX ?? [],
+                options: options)
             q += [Double](repeating: .nan, count: candidates.count - finerFrom)
         }
         let finer = candidates.indices.filter { candidates[$0].level > 0 }
@@ -483,11 +490,13 @@ public struct DensityHierarchy: Sendable {
 
     /// Rule 5: the streets (``StreetBands``) among the keyword POIs at `positions`, a level-0
     /// region (candidate `parent`), as candidates one level below the deepest of its other
-    /// regions. The keyword's POIs around the region count beside a band. A region whose streets
-    /// hold more than `sameRegionShare` of its POIs is those streets itself (a dining street
-    /// alone in the suburbs, drawn whole as a street at level 0), and gets none.
+    /// regions. The keyword's POIs around the region (found in `byX`, every keyword-graph position
+    /// in order of x) count beside a band. A region whose streets hold more than `sameRegionShare`
+    /// of its POIs is those streets itself (a dining street alone in the suburbs, drawn whole as a
+    /// street at level 0), and gets none.
     private func streets(
-        in positions: [Int32], parent: Int, bandFloor: Double, f: [Double], kg: KeywordGraph, options: Options
+        in positions: [Int32], parent: Int, bandFloor: Double, f: [Double], kg: KeywordGraph,
+        byX: [(x: Double, position: Int32)], options: Options
     ) -> [Candidate] {
         let width = options.streetHalfWidth
         guard width > 0, positions.count >= StreetBands.minimumPOIs else { return [] }
@@ -498,13 +507,21 @@ public struct DensityHierarchy: Sendable {
             let (px, py) = kg.geometry.point(Int(p))
             (x0, y0, x1, y1) = (min(x0, px), min(y0, py), max(x1, px), max(y1, py))
         }
-        // The keyword's POIs within a band and its flanks of the region (positions in order).
+        // The keyword's POIs within a band and its flanks of the region (positions in order): those
+        // in its x range by binary search, then its y range.
         let pad = 5 * width
-        var local: [Int32] = []
-        for q in 0..<kg.count {
-            let (px, py) = kg.geometry.point(q)
-            if px >= x0 - pad && px <= x1 + pad && py >= y0 - pad && py <= y1 + pad { local.append(Int32(q)) }
+        var (lo, hi) = (0, byX.count)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if byX[mid].x < x0 - pad { lo = mid + 1 } else { hi = mid }
         }
+        var local: [Int32] = []
+        while lo < byX.count && byX[lo].x <= x1 + pad {
+            let py = kg.geometry.point(Int(byX[lo].position)).y
+            if py >= y0 - pad && py <= y1 + pad { local.append(byX[lo].position) }
+            lo += 1
+        }
+        local.sort()
         let points = local.map { kg.geometry.point(Int($0)) }
         let search = StreetBands(
             halfWidth: width, gap: StreetBands.gapSpacings * DensityRegionFinder.spacing(positions, kg),
