@@ -10,7 +10,7 @@ public struct RegionFeature {
     /// The `keyword` property; nil when absent, null or `"*"` (then the feature matches every keyword).
     public var keyword: String?
     /// The `kind` property when it is a string (truth files: `strip`, `district`, `cluster`;
-    /// must-not files: `void`, `sparse`); nil otherwise.
+    /// must-not files: `void`, `sparse`; RegionSearch's regions: `street`, `area`); nil otherwise.
     public var kind: String?
     /// Polygons, each as rings (first the exterior, then holes), lon/lat degrees.
     public var polygons: [[GeoJSONWriter.Ring]]

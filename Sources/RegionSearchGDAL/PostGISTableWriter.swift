@@ -160,6 +160,29 @@ public final class PostGISTableWriter {
         return false
     }
 
+    /// The names of a table's columns.
+    private func columns(of name: QualifiedName, in dataset: GDALDataset) throws(GDALError) -> Set<String> {
+        let sql =
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = \(Self.literal(name.schema)) "
+            + "AND table_name = " + Self.literal(name.table)
+        var names: Set<String> = []
+        if let result = try dataset.executeSQL(sql) {
+            while let row = try result.nextFeature() {
+                if case .string(let column) = row.value(at: 0) { names.insert(column) }
+            }
+        }
+        return names
+    }
+
+    /// The column type GDAL's PostgreSQL driver gives a field of `kind` with ``layerOptions``.
+    static func columnType(_ kind: FieldKind) -> String {
+        switch kind {
+        case .string: return "varchar"
+        case .integer64: return "int8"
+        case .real: return "float8"
+        }
+    }
+
     private func hasColumn(_ name: QualifiedName, _ column: String, in dataset: GDALDataset) throws(GDALError) -> Bool {
         let sql =
             "SELECT count(*) FROM information_schema.columns WHERE table_schema = \(Self.literal(name.schema)) "
@@ -175,6 +198,14 @@ public final class PostGISTableWriter {
     ) throws(GDALError) {
         let target: GDALLayer
         if try exists(name, in: dataset) {
+            // A table an earlier version made lacks the fields added since: they are added (its
+            // old rows: null), of the types GDAL gives a new table, so that a nightly append goes
+            // on after an upgrade.
+            let present = try columns(of: name, in: dataset)
+            for field in layer.schema.fields where !present.contains(field.name) {
+                try dataset.executeSQL(
+                    "ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(field.name)) \(Self.columnType(field.kind))")
+            }
             if let history {
                 // A table appended to before history rows gets the columns (its old rows: null).
                 for column in History.columns {

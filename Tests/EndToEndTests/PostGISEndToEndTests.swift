@@ -350,4 +350,43 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Int(unchanged) ?? 0, 3, "the three untouched clusters pair by region_id")
         XCTAssertEqual(try psql("SELECT count(*) FROM nightly WHERE valid_to IS NULL AND change = 'merged'"), "1")
     }
+
+    /// A table appended to by an earlier version lacks the fields added since (`kind` came after
+    /// append mode): the next night adds them, of the types GDAL gives a new table, null on the
+    /// old rows, instead of failing on the missing column.
+    func testAppendToATableOfAnEarlierVersionAddsTheFieldsItLacks() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let nights = LineageEndToEndTests.nights
+        try LineageEndToEndTests.csv(nights.day1).write(toFile: f.csvPath, atomically: true, encoding: .utf8)
+        try LineageEndToEndTests.csv(nights.day2).write(
+            toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
+        try f.writeManifest(
+            output: .object([("path", .string(pg)), ("layer", .string("upgraded")), ("mode", .string("append"))]),
+            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        try f.runOK()
+        let fields = ["kind", "n_pois", "empty_share"]
+        func types() throws -> String {
+            try psql(
+                "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY column_name) FROM "
+                    + "information_schema.columns WHERE table_name = 'upgraded' AND column_name IN ('"
+                    + fields.joined(separator: "','") + "')")
+        }
+        let created = try types()
+        XCTAssertEqual(created.split(separator: ",").count, 3, created)
+        let first = Int(try psql("SELECT count(*) FROM upgraded")) ?? -1
+        XCTAssertGreaterThan(first, 0)
+        // The table as a version before these fields left it.
+        for field in fields { _ = try psql("ALTER TABLE upgraded DROP COLUMN \"\(field)\"") }
+        try f.runOK(["--input", f.root + "/data/day2.csv"])
+        XCTAssertEqual(try types(), created, "the same columns as a table made new")
+        XCTAssertEqual(try psql("SELECT count(*) FROM upgraded WHERE kind IS NULL"), "\(first)", "the old rows")
+        let current = try psql("SELECT count(*) FROM upgraded WHERE valid_to IS NULL")
+        XCTAssertEqual(
+            try psql("SELECT count(*) FROM upgraded WHERE valid_to IS NULL AND kind IN ('street', 'area')"), current)
+        XCTAssertEqual(
+            try psql("SELECT count(*) FROM upgraded WHERE valid_to IS NULL AND n_pois > 0 AND empty_share >= 0"),
+            current)
+    }
 }
