@@ -15,7 +15,9 @@ public enum RegionLevelSelection: Sendable, Equatable, CustomStringConvertible {
     case all
     /// The finest region at each place: every region less the finer regions of its keyword that
     /// lie on it. Leaves are written whole; a parent keeps what is left of it around its children
-    /// (dropped when nothing is); no two regions of a keyword overlap.
+    /// when that holds one of its own POIs (else its POIs all lie in finer regions and what is left
+    /// is ground between them, a sliver along a street's edge: dropped, as when nothing is left);
+    /// no two regions of a keyword overlap.
     case finest
     /// Level 0 only.
     case coarsest
@@ -45,15 +47,16 @@ public enum RegionLevelSelection: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The polygons to write, in the order given (table order), from every region's polygon as
-    /// ``RegionPolygonBuilder`` drew it (children inside their parents).
-    public func select(_ polygons: [RegionPolygonBuilder.Polygon], table: RegionTable) throws
-        -> [RegionPolygonBuilder.Polygon]
+    /// ``RegionPolygonBuilder`` drew it (children inside their parents); `points` are the
+    /// projected points the table's members index.
+    public func select(_ polygons: [RegionPolygonBuilder.Polygon], table: RegionTable, points: ProjectedPoints)
+        throws -> [RegionPolygonBuilder.Polygon]
     {
         switch self {
         case .all: return polygons
         case .coarsest: return polygons.filter { table.regions[$0.region].level == 0 }
         case .level(let n): return polygons.filter { table.regions[$0.region].level == n }
-        case .finest: return try Self.finestCut(polygons, table: table)
+        case .finest: return try Self.finestCut(polygons, table: table, points: points)
         }
     }
 
@@ -61,8 +64,8 @@ public enum RegionLevelSelection: Sendable, Equatable, CustomStringConvertible {
     /// polygons already kept of its keyword that it meets (its children and, should a child
     /// whose parent was not drawn reach across, any other finer region), on the 7-decimal grid
     /// the output is written on, so the written parts do not overlap.
-    static func finestCut(_ polygons: [RegionPolygonBuilder.Polygon], table: RegionTable) throws
-        -> [RegionPolygonBuilder.Polygon]
+    static func finestCut(_ polygons: [RegionPolygonBuilder.Polygon], table: RegionTable, points: ProjectedPoints)
+        throws -> [RegionPolygonBuilder.Polygon]
     {
         let geos = GEOSContext()
         // Finest level first; within a level the table's (rank) order, which the result keeps.
@@ -85,6 +88,15 @@ public enum RegionLevelSelection: Sendable, Equatable, CustomStringConvertible {
                 shape = try shape.difference(geos.unionAll(finer), gridSize: RegionPolygonBuilder.grid)
                     .polygonalParts()
                 guard !shape.isEmpty, shape.area > 0 else { continue }
+                // Its POIs as written (7 decimals): one must be left on its own ground.
+                let own = try shape.prepared()
+                let members = table.regions[p.region].shapeMembers
+                guard
+                    try members.contains(where: { v in
+                        try own.covers(
+                            x: GeoJSONWriter.rounded(points.lon[Int(v)]), y: GeoJSONWriter.rounded(points.lat[Int(v)]))
+                    })
+                else { continue }
                 var parts: [[GeoJSONWriter.Ring]] = []
                 for piece in try shape.polygons() { parts += try RegionPolygonBuilder.written(piece, geos: geos) }
                 // Parts and holes in the builder's fixed order: the bytes do not depend on GEOS's.

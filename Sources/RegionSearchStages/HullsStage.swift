@@ -31,7 +31,9 @@ public enum HullsStage {
         //     band instead of GEOS's negative buffer: the same set to the arcs' chords, not the
         //     same bytes (fewer rings: unchanged).
         // 16: the kind property: "street" for a region drawn as a street-wide band, else "area".
-        version: 16,
+        // 17: levels "finest" leaves out a parent whose remainder around its children holds none
+        //     of its POIs (a sliver of ground between them); "all" writes v16's features.
+        version: 17,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             RegionsStage.definition.provides("output", as: "regions"),
@@ -119,7 +121,9 @@ public enum HullsStage {
             try builder.build(table: table, points: points, crs: crs, crsIsLocal: crsIsLocal)
         }
         // The levels written (all of them by default); counted below on what is written.
-        let polygons = try stage.summary.time(.hulls) { try stage.options.levels.select(built, table: table) }
+        let polygons = try stage.summary.time(.hulls) {
+            try stage.options.levels.select(built, table: table, points: points)
+        }
 
         // Counts inside the polygons as written (a GIS points-in-polygon join gives the same).
         let census = PointCensus(lon: points.lon, lat: points.lat, near: polygons.map(\.polygons))
