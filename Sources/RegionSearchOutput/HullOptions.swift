@@ -81,7 +81,8 @@ extension RegionPolygonBuilder.Options: StageOptions {
             + "level up, a street inside its level-0 region, so a keyword's regions overlap where they nest), "
             + "\"finest\" (the finest region "
             + "at each place: each region less the finer ones on it, a non-overlapping cut; a parent keeps the ground "
-            + "around its children), \"coarsest\" (level 0 only) or one level as a string (\"1\"). Every output "
+            + "around its children where one of its POIs stands), \"coarsest\" (level 0 only) or one level as a "
+            + "string (\"1\"). Every output "
             + "format, the POI layer and the maps show what is written.")
 
     public static let specs = [
