@@ -89,6 +89,27 @@ struct PipelineFixture {
 
     func manifest() throws -> Manifest { try Manifest.load(path: manifestPath) }
 
+    /// Writes the generator's `scenario` (`regionsearch generate`: `n` POIs, `seed`, and further
+    /// generator `options`) to `data/s.*` and points the manifest at its CSV with these keywords,
+    /// maps off; returns the files' prefix (`DIR/data/s`: `.csv`, `.truth.geojson`, …). A generator
+    /// failure is a test failure naming the scenario and seed.
+    @discardableResult
+    func useScenario(
+        _ scenario: String, n: Int, seed: Int, keywords: [String], options: [String] = [],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> String {
+        let prefix = root + "/data/s"
+        let generated = try tool(
+            ["generate", "--scenario", scenario, "--n", "\(n)", "--seed", "\(seed)", "--out", prefix, "--quiet"]
+                + options)
+        XCTAssertEqual(
+            generated.status, 0, "\(scenario) \(seed): generate: \(generated.output)", file: file, line: line)
+        try writeManifest(
+            sections: [("maps", .bool(false))], keywords: keywords,
+            input: .object([("path", .string("../data/s.csv")), ("format", .string("csv"))]))
+        return prefix
+    }
+
     /// The result of running a tool.
     struct Result {
         var termination: ChildProcess.Termination

@@ -310,20 +310,32 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(stored, [], "no file of the work directory holds the password")
     }
 
+    /// A pipeline whose manifest appends its regions to `table` with history and the lineage on,
+    /// night 1 of ``LineageEndToEndTests/nights`` as its input and night 2 in `data/day2.csv`.
+    private func appendingNights(to table: String) throws -> PipelineFixture {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        do {
+            let nights = LineageEndToEndTests.nights
+            try LineageEndToEndTests.csv(nights.day1).write(toFile: f.csvPath, atomically: true, encoding: .utf8)
+            try LineageEndToEndTests.csv(nights.day2).write(
+                toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
+            try f.writeManifest(
+                output: .object([("path", .string(pg)), ("layer", .string(table)), ("mode", .string("append"))]),
+                keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        } catch {
+            f.remove()
+            throw error
+        }
+        return f
+    }
+
     /// `"mode": "append"` keeps every night: rows with run_id, valid_from and valid_to, the
     /// earlier night's rows closed by the next, a rerun appending nothing, and the lineage's ids,
     /// so the rows of a place join across nights by region_id.
     func testAppendKeepsHistoryRowsWithTheLineagesIds() throws {
-        let pg = try connection()
-        let f = try PipelineFixture()
+        let f = try appendingNights(to: "nightly")
         defer { f.remove() }
-        let nights = LineageEndToEndTests.nights
-        try LineageEndToEndTests.csv(nights.day1).write(toFile: f.csvPath, atomically: true, encoding: .utf8)
-        try LineageEndToEndTests.csv(nights.day2).write(
-            toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
-        try f.writeManifest(
-            output: .object([("path", .string(pg)), ("layer", .string("nightly")), ("mode", .string("append"))]),
-            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
         try f.runOK()
         let first = Int(try psql("SELECT count(*) FROM nightly")) ?? -1
         XCTAssertGreaterThan(first, 8)
@@ -355,16 +367,8 @@ final class PostGISEndToEndTests: XCTestCase {
     /// append mode): the next night adds them, of the types GDAL gives a new table, null on the
     /// old rows, instead of failing on the missing column.
     func testAppendToATableOfAnEarlierVersionAddsTheFieldsItLacks() throws {
-        let pg = try connection()
-        let f = try PipelineFixture()
+        let f = try appendingNights(to: "upgraded")
         defer { f.remove() }
-        let nights = LineageEndToEndTests.nights
-        try LineageEndToEndTests.csv(nights.day1).write(toFile: f.csvPath, atomically: true, encoding: .utf8)
-        try LineageEndToEndTests.csv(nights.day2).write(
-            toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
-        try f.writeManifest(
-            output: .object([("path", .string(pg)), ("layer", .string("upgraded")), ("mode", .string("append"))]),
-            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
         try f.runOK()
         let fields = ["kind", "n_pois", "empty_share"]
         func types() throws -> String {

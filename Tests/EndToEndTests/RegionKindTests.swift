@@ -14,13 +14,7 @@ final class RegionKindTests: XCTestCase {
     private func matchedKinds(scenario: String, keywords: [String], seed: Int) throws -> [String] {
         let f = try PipelineFixture()
         defer { f.remove() }
-        let prefix = f.root + "/data/s"
-        let generated = try f.tool(
-            ["generate", "--scenario", scenario, "--n", "20000", "--seed", "\(seed)", "--out", prefix, "--quiet"])
-        XCTAssertEqual(generated.status, 0, "\(scenario): generate: \(generated.output)")
-        try f.writeManifest(
-            sections: [("maps", .bool(false))], keywords: keywords,
-            input: .object([("path", .string("../data/s.csv")), ("format", .string("csv"))]))
+        let prefix = try f.useScenario(scenario, n: 20000, seed: seed, keywords: keywords)
         let run = try f.run(["--quiet"])
         XCTAssertEqual(run.status, 0, "\(scenario): run: \(run.output)")
         let report = f.root + "/out/evaluate.json"

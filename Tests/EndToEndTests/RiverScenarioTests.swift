@@ -18,13 +18,7 @@ final class RiverScenarioTests: XCTestCase {
         for (scenario, seed) in Self.cases {
             let f = try PipelineFixture()
             defer { f.remove() }
-            let prefix = f.root + "/data/s"
-            let generated = try f.tool(
-                ["generate", "--scenario", scenario, "--n", "100000", "--seed", "\(seed)", "--out", prefix, "--quiet"])
-            XCTAssertEqual(generated.status, 0, "\(scenario) \(seed): generate: \(generated.output)")
-            try f.writeManifest(
-                sections: [("maps", .bool(false))], keywords: ["cafe"],
-                input: .object([("path", .string("../data/s.csv")), ("format", .string("csv"))]))
+            let prefix = try f.useScenario(scenario, n: 100000, seed: seed, keywords: ["cafe"])
             let run = try f.run(["--quiet"])
             XCTAssertEqual(run.status, 0, "\(scenario) \(seed): run: \(run.output)")
             guard run.status == 0 else { continue }

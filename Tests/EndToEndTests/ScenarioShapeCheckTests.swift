@@ -34,16 +34,7 @@ final class ScenarioShapeCheckTests: XCTestCase {
         for (scenario, keywords, options, planted) in Self.scenarios {
             let f = try PipelineFixture()
             defer { f.remove() }
-            let generated = try f.tool(
-                [
-                    "generate", "--scenario", scenario, "--n", "20000", "--seed", "7", "--out", f.root + "/data/s",
-                    "--quiet",
-                ]
-                    + options)
-            XCTAssertEqual(generated.status, 0, "\(scenario): generate: \(generated.output)")
-            try f.writeManifest(
-                sections: [("maps", .bool(false))], keywords: keywords,
-                input: .object([("path", .string("../data/s.csv")), ("format", .string("csv"))]))
+            try f.useScenario(scenario, n: 20000, seed: 7, keywords: keywords, options: options)
             let run = try f.run(["--quiet"])
             XCTAssertEqual(run.status, 0, "\(scenario): run: \(run.output)")
             guard run.status == 0 else { continue }
