@@ -500,10 +500,8 @@ public struct DensityHierarchy: Sendable {
     ) -> [Candidate] {
         let width = options.streetHalfWidth
         guard width > 0, positions.count >= StreetBands.minimumPOIs else { return [] }
-        var inRegion = [Bool](repeating: false, count: kg.count)
         var (x0, y0, x1, y1) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
         for p in positions {
-            inRegion[Int(p)] = true
             let (px, py) = kg.geometry.point(Int(p))
             (x0, y0, x1, y1) = (min(x0, px), min(y0, py), max(x1, px), max(y1, py))
         }
@@ -526,8 +524,10 @@ public struct DensityHierarchy: Sendable {
         let search = StreetBands(
             halfWidth: width, gap: StreetBands.gapSpacings * DensityRegionFinder.spacing(positions, kg),
             aspect: options.coarsest.streetAspect)
-        let found = search.streets(
-            x: points.map(\.x), y: points.map(\.y), member: local.map { inRegion[Int($0)] })
+        // Looked up, never iterated: the set's order does not matter. (A flag per keyword POI
+        // would cost the whole keyword per region, as the scan `byX` replaced did.)
+        let inRegion = Set(positions)
+        let found = search.streets(x: points.map(\.x), y: points.map(\.y), member: local.map { inRegion.contains($0) })
         let held = found.reduce(0) { $0 + $1.members.count }
         guard Double(held) <= options.sameRegionShare * Double(positions.count) else { return [] }
         return found.map { street in
