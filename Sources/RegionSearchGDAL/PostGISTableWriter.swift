@@ -153,7 +153,9 @@ public final class PostGISTableWriter {
     private func alreadyAppended(_ name: QualifiedName, _ history: History, in dataset: GDALDataset)
         throws(GDALError) -> Bool
     {
-        guard try exists(name, in: dataset), try hasColumn(name, "run_id", in: dataset) else { return false }
+        guard try exists(name, in: dataset), try columns(of: name, in: dataset).contains("run_id") else {
+            return false
+        }
         let sql = "SELECT count(*) FROM \(name.sql) WHERE run_id = \(Self.literal(history.runID))"
         guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
         if case .integer(let n) = row.value(at: 0) { return n > 0 }
@@ -183,15 +185,6 @@ public final class PostGISTableWriter {
         }
     }
 
-    private func hasColumn(_ name: QualifiedName, _ column: String, in dataset: GDALDataset) throws(GDALError) -> Bool {
-        let sql =
-            "SELECT count(*) FROM information_schema.columns WHERE table_schema = \(Self.literal(name.schema)) "
-            + "AND table_name = " + Self.literal(name.table) + " AND column_name = " + Self.literal(column)
-        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
-        if case .integer(let n) = row.value(at: 0) { return n > 0 }
-        return false
-    }
-
     private func append(
         _ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset,
         history: History?
@@ -201,16 +194,17 @@ public final class PostGISTableWriter {
             // A table an earlier version made lacks the fields added since: they are added (its
             // old rows: null), of the types GDAL gives a new table, so that a nightly append goes
             // on after an upgrade.
-            let present = try columns(of: name, in: dataset)
+            var present = try columns(of: name, in: dataset)
             for field in layer.schema.fields where !present.contains(field.name) {
                 try dataset.executeSQL(
                     "ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(field.name)) \(Self.columnType(field.kind))")
+                present.insert(field.name)
             }
             if let history {
-                // A table appended to before history rows gets the columns (its old rows: null).
-                for column in History.columns {
-                    try dataset.executeSQL(
-                        "ALTER TABLE \(name.sql) ADD COLUMN IF NOT EXISTS \(Self.quote(column)) varchar")
+                // A table appended to before history rows gets the columns (its old rows: null), when
+                // the layer did not bring them (the runner's do: `FeatureLayer.withHistory`).
+                for column in History.columns where !present.contains(column) {
+                    try dataset.executeSQL("ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(column)) varchar")
                 }
                 try dataset.executeSQL(
                     "UPDATE \(name.sql) SET valid_to = \(Self.literal(history.time)) WHERE valid_to IS NULL "

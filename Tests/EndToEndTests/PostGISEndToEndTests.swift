@@ -393,4 +393,24 @@ final class PostGISEndToEndTests: XCTestCase {
             try psql("SELECT count(*) FROM upgraded WHERE valid_to IS NULL AND n_pois > 0 AND empty_share >= 0"),
             current)
     }
+
+    /// A table written before it was appended to (by `overwrite`, or a version before history
+    /// rows) has no history columns: the first append adds them once, with the layer's fields,
+    /// and closes the old rows.
+    func testAppendToATableWithoutHistoryColumnsAddsThem() throws {
+        let f = try appendingNights(to: "plain")
+        defer { f.remove() }
+        try f.runOK()
+        let first = try psql("SELECT count(*) FROM plain")
+        for column in ["run_id", "valid_from", "valid_to"] { _ = try psql("ALTER TABLE plain DROP COLUMN \(column)") }
+        try f.runOK(["--input", f.root + "/data/day2.csv"])
+        XCTAssertEqual(
+            try psql(
+                "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY column_name) FROM "
+                    + "information_schema.columns WHERE table_name = 'plain' AND column_name IN "
+                    + "('run_id', 'valid_from', 'valid_to')"),
+            "run_id:character varying,valid_from:character varying,valid_to:character varying")
+        XCTAssertEqual(try psql("SELECT count(*) FROM plain WHERE run_id IS NULL AND valid_to IS NOT NULL"), first)
+        XCTAssertEqual(try psql("SELECT count(DISTINCT run_id) FROM plain WHERE valid_to IS NULL"), "1")
+    }
 }
