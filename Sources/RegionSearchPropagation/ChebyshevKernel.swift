@@ -1,7 +1,8 @@
 /// The inner loops of the Chebyshev solver (see ``LabelPropagation``): one sweep over a block of
 /// rows for a band of adjacent columns held in one SIMD vector.
 ///
-/// Matrices are row-major `n × w` (row i's columns at `i·w ..< i·w + w`), `S` is CSR. A band of
+/// Matrices are row-major `n × w` (row i's columns at `i·w ..< i·w + w`), `S` is CSR; x and r are
+/// stored as `T` (Float64, or Float32 for a result stored as Float32) and computed in Float64. A band of
 /// L = 1, 2, 4, 8 or 16 columns is processed in one pass over the row structure, so the index and
 /// weight loads and the loop overhead are shared by all of its columns. Each lane performs the
 /// scalar formula's operations in the scalar order (`acc += s·d` over the row's entries, then the
@@ -15,9 +16,9 @@ enum ChebyshevKernel {
     }
 
     /// The step's state: iterate x, residual r, step d (read) and the next step (written).
-    struct State {
-        var x: UnsafeMutablePointer<Double>
-        var r: UnsafeMutablePointer<Double>
+    struct State<T: ChebyshevStored> {
+        var x: UnsafeMutablePointer<T>
+        var r: UnsafeMutablePointer<T>
         var d: UnsafePointer<Float>
         var dNext: UnsafeMutablePointer<Float>
         var mask: UnsafePointer<Double>
@@ -26,9 +27,9 @@ enum ChebyshevKernel {
 
     /// Columns `offset ..< offset + lanes` of rows `rows`: x += d; r −= (I − αS)d;
     /// d' = mask·(c1·d + c2·r). Writes max |d| per lane to `maxOut[0 ..< lanes]`.
-    static func step(
+    static func step<T>(
         lanes: Int, offset: Int, rows: Range<Int>, alpha: Double, c1: Double, c2: Double, _ m: Matrix,
-        _ s: State, maxOut: UnsafeMutablePointer<Double>
+        _ s: State<T>, maxOut: UnsafeMutablePointer<Double>
     ) {
         // A band as wide as the matrix (1–2 keywords: 4 columns) gets its row stride as a constant:
         // the neighbour's address is then a shift, not a multiply on the gather's critical path.
@@ -51,9 +52,10 @@ enum ChebyshevKernel {
         }
     }
 
-    /// `out = S · v` on columns `offset ..< offset + lanes` of rows `rows` (v and out n × width).
-    static func multiply(
-        lanes: Int, offset: Int, rows: Range<Int>, _ m: Matrix, v: UnsafePointer<Double>,
+    /// `out = S · v` on columns `offset ..< offset + lanes` of rows `rows`: v is n × width, out holds
+    /// the rows of `rows` alone (row i at `(i − rows.lowerBound)·width`).
+    static func multiply<T: ChebyshevStored>(
+        lanes: Int, offset: Int, rows: Range<Int>, _ m: Matrix, v: UnsafePointer<T>,
         out: UnsafeMutablePointer<Double>, width: Int
     ) {
         switch lanes {
@@ -97,9 +99,9 @@ enum ChebyshevKernel {
     }
 
     @inline(__always)
-    private static func stepLanes<V: ChebyshevLanes>(
+    private static func stepLanes<V: ChebyshevLanes, T>(
         _: V.Type, _ o: Int, _ rows: Range<Int>, _ alpha: Double,
-        _ c1: Double, _ c2: Double, _ m: Matrix, _ s: State, width w: Int
+        _ c1: Double, _ c2: Double, _ m: Matrix, _ s: State<T>, width w: Int
     ) -> V {
         let c1v = V(repeating: c1)
         let c2v = V(repeating: c2)
@@ -118,10 +120,10 @@ enum ChebyshevKernel {
             }
             let at = i &* w &+ o
             let di = V(widening: d.loadUnaligned(fromByteOffset: i &* w &* 4, as: V.Narrow.self))
-            let xi = UnsafeRawPointer(s.x + at).loadUnaligned(as: V.self) + di
-            UnsafeMutableRawPointer(s.x + at).storeBytes(of: xi, as: V.self)
-            let ri = UnsafeRawPointer(s.r + at).loadUnaligned(as: V.self) - (di - av * acc)
-            UnsafeMutableRawPointer(s.r + at).storeBytes(of: ri, as: V.self)
+            let xi = T.load(s.x + at, V.self) + di
+            T.store(xi, s.x + at)
+            let ri = T.load(s.r + at, V.self) - (di - av * acc)
+            T.store(ri, s.r + at)
             UnsafeMutableRawPointer(s.dNext + at).storeBytes(
                 of: (mv * (c1v * di + c2v * ri)).narrowed, as: V.Narrow.self)
             // A constant-count lane loop: LLVM turns it into and/compare/blend (SIMD masks would not be).
@@ -130,9 +132,9 @@ enum ChebyshevKernel {
         return mx
     }
 
-    private static func stepScalar(
+    private static func stepScalar<T>(
         _ o: Int, _ rows: Range<Int>, _ alpha: Double, _ c1: Double, _ c2: Double,
-        _ m: Matrix, _ s: State, _ maxOut: UnsafeMutablePointer<Double>
+        _ m: Matrix, _ s: State<T>, _ maxOut: UnsafeMutablePointer<Double>
     ) {
         let w = s.width
         let m0 = s.mask[o]
@@ -147,9 +149,9 @@ enum ChebyshevKernel {
             }
             let at = i &* w &+ o
             let di = Double(s.d[at])
-            s.x[at] += di
-            let ri = s.r[at] - (di - alpha * acc)
-            s.r[at] = ri
+            s.x[at] = T(Double(s.x[at]) + di)
+            let ri = Double(s.r[at]) - (di - alpha * acc)
+            s.r[at] = T(ri)
             s.dNext[at] = Float(m0 * (c1 * di + c2 * ri))
             mx = max(mx, abs(di))
         }
@@ -157,34 +159,33 @@ enum ChebyshevKernel {
     }
 
     @inline(__always)
-    private static func multiplyLanes<V: ChebyshevLanes>(
+    private static func multiplyLanes<V: ChebyshevLanes, T: ChebyshevStored>(
         _: V.Type, scalar: Bool, _ o: Int, _ rows: Range<Int>,
-        _ m: Matrix, _ v: UnsafePointer<Double>, _ out: UnsafeMutablePointer<Double>, _ w: Int
+        _ m: Matrix, _ v: UnsafePointer<T>, _ out: UnsafeMutablePointer<Double>, _ w: Int
     ) {
+        let first = rows.lowerBound
         var e = Int(m.offsets[rows.lowerBound])
         if scalar {
             for i in rows {
                 let end = Int(m.offsets[i + 1])
                 var acc = 0.0
                 while e < end {
-                    acc += Double(m.values[e]) * v[Int(m.neighbors[e]) &* w &+ o]
+                    acc += Double(m.values[e]) * Double(v[Int(m.neighbors[e]) &* w &+ o])
                     e += 1
                 }
-                out[i &* w &+ o] = acc
+                out[(i &- first) &* w &+ o] = acc
             }
             return
         }
-        let base = UnsafeRawPointer(v + o)
+        let base = v + o
         for i in rows {
             let end = Int(m.offsets[i + 1])
             var acc = V(repeating: 0)
             while e < end {
-                acc +=
-                    V(repeating: Double(m.values[e]))
-                    * base.loadUnaligned(fromByteOffset: Int(m.neighbors[e]) &* w &* 8, as: V.self)
+                acc += V(repeating: Double(m.values[e])) * T.load(base + Int(m.neighbors[e]) &* w, V.self)
                 e += 1
             }
-            UnsafeMutableRawPointer(out + (i &* w &+ o)).storeBytes(of: acc, as: V.self)
+            UnsafeMutableRawPointer(out + ((i &- first) &* w &+ o)).storeBytes(of: acc, as: V.self)
         }
     }
 }

@@ -37,18 +37,30 @@ public struct LabelPropagation {
         case chebyshev, jacobi
     }
 
+    /// What the Chebyshev solver stores its iterate and residual in; it computes in Float64 either
+    /// way. `single` halves the memory traffic of the iterations, which are bound by it, and is
+    /// meant for a result that is itself stored as Float32 at a tolerance far above Float32's
+    /// rounding (the keyword densities: 1e-4, where `iterationCount` steps of rounding at 6e-8
+    /// of a value each stay below 2e-6 of it). The Jacobi solver stores Float64 always.
+    public enum Precision: String, Sendable {
+        case double, single
+    }
+
     public struct Options: Sendable, Equatable {
         public var alpha: Double
         public var tolerance: Double
         public var maxIterations: Int
         public var solver: Solver
+        public var precision: Precision
         public init(
-            alpha: Double = 0.9, tolerance: Double = 1e-6, maxIterations: Int = 1000, solver: Solver = .chebyshev
+            alpha: Double = 0.9, tolerance: Double = 1e-6, maxIterations: Int = 1000, solver: Solver = .chebyshev,
+            precision: Precision = .double
         ) {
             self.alpha = alpha
             self.tolerance = tolerance
             self.maxIterations = maxIterations
             self.solver = solver
+            self.precision = precision
         }
     }
 
@@ -197,7 +209,12 @@ public struct LabelPropagation {
             }
             return (scores, status)
         }
-        if options.solver == .chebyshev { return solveChebyshev(labels, options, report, progress) }
+        if options.solver == .chebyshev {
+            switch options.precision {
+            case .double: return solveChebyshev(labels, options, report, progress, stored: Double.self)
+            case .single: return solveChebyshev(labels, options, report, progress, stored: Float.self)
+            }
+        }
         switch k {
         case 1: return solve(labels, options, report, progress, lanes: SIMD2<Double>.self, width: 1)
         case 2: return solve(labels, options, report, progress, lanes: SIMD2<Double>.self, width: 2)
@@ -238,8 +255,9 @@ public struct LabelPropagation {
     }
 
     /// Chebyshev semi-iteration for `(I − αS)F = (1 − α)Y` on all columns at once.
-    private func solveChebyshev(
-        _ labels: [[Double]], _ options: Options, _ report: Range<Int>, _ progress: ((Int, Double) -> Void)?
+    private func solveChebyshev<T: ChebyshevStored>(
+        _ labels: [[Double]], _ options: Options, _ report: Range<Int>, _ progress: ((Int, Double) -> Void)?,
+        stored _: T.Type
     ) -> (scores: [[Double]], status: [ColumnStatus]) {
         let n = nodeCount
         let k = labels.count
@@ -254,10 +272,11 @@ public struct LabelPropagation {
 
         // x0 = Y; r0 = b − (I − αS)x0 with b = (1 − α)Y; d0 = r0 (θ = 1, the spectrum's centre).
         // The step d is what every row gathers from its neighbours: Float32 halves that traffic.
-        // x and r stay Float64 and r is updated with the rounded step, so r = b − Ax holds for
-        // the x actually accumulated and the fixed point is unchanged.
-        var x = [Double](repeating: 0, count: n * w)
-        var r = [Double](repeating: 0, count: n * w)
+        // x and r are stored as T (Float64 unless `precision` is single) and r is updated with the
+        // rounded step, so r = b − Ax holds for the x actually accumulated (to T's rounding) and
+        // the fixed point is unchanged.
+        var x = [T](repeating: 0, count: n * w)
+        var r = [T](repeating: 0, count: n * w)
         var d = [Float](repeating: 0, count: n * w)
         var dNext = [Float](repeating: 0, count: n * w)
         let bands = ChebyshevKernel.bands(width: w, activeGroups: [Bool](repeating: true, count: w / groupWidth))
@@ -271,22 +290,27 @@ public struct LabelPropagation {
                         Parallel.forRanges(n, minChunk: 8192) { rows in
                             for c in 0..<k {
                                 labels[c].withUnsafeBufferPointer { y in
-                                    for i in rows { xp[i &* w &+ c] = y[i] }
+                                    for i in rows { xp[i &* w &+ c] = T(y[i]) }
                                 }
                             }
                         }
-                        // r temporarily holds S·x0.
                         Parallel.forEach(blocks.count) { block in
                             let rows = blocks[block]
-                            for band in bands {
-                                ChebyshevKernel.multiply(
-                                    lanes: band.lanes, offset: band.offset, rows: rows, m, v: xp, out: rp, width: w)
-                            }
-                            for t in (rows.lowerBound &* w)..<(rows.upperBound &* w) {
-                                let xt = xp[t]
-                                let rt = (1 - alpha) * xt - (xt - alpha * rp[t])
-                                rp[t] = rt
-                                dp[t] = Float(rt)
+                            let first = rows.lowerBound &* w
+                            // S·x0 for the block's rows, in Float64 whatever T is.
+                            var product = [Double](repeating: 0, count: rows.count &* w)
+                            product.withUnsafeMutableBufferPointer { sx in
+                                for band in bands {
+                                    ChebyshevKernel.multiply(
+                                        lanes: band.lanes, offset: band.offset, rows: rows, m, v: xp,
+                                        out: sx.baseAddress!, width: w)
+                                }
+                                for t in first..<(rows.upperBound &* w) {
+                                    let xt = Double(xp[t])
+                                    let rt = (1 - alpha) * xt - (xt - alpha * sx[t &- first])
+                                    rp[t] = T(rt)
+                                    dp[t] = Float(rt)
+                                }
                             }
                         }
                     }
@@ -364,8 +388,8 @@ public struct LabelPropagation {
         }
     }
 
-    /// Columns 0..<k of a row-major n × w matrix, as separate arrays.
-    private func columns(of x: [Double], width w: Int, count k: Int) -> [[Double]] {
+    /// Columns 0..<k of a row-major n × w matrix, as separate Float64 arrays.
+    private func columns<T: BinaryFloatingPoint>(of x: [T], width w: Int, count k: Int) -> [[Double]] {
         let n = nodeCount
         var scores = [[Double]](repeating: [], count: k)
         x.withUnsafeBufferPointer { xb in
@@ -373,7 +397,7 @@ public struct LabelPropagation {
                 scores[c] = [Double](unsafeUninitializedCapacity: n) { out, count in
                     let out = out
                     Parallel.forRanges(n, minChunk: 1 << 16) { rows in
-                        for i in rows { out[i] = xb[i &* w &+ c] }
+                        for i in rows { out[i] = Double(xb[i &* w &+ c]) }
                     }
                     count = n
                 }

@@ -62,7 +62,8 @@ public struct PropagationOptions: StageOptions, Equatable {
     public init(
         keywords: [String], solver: LabelPropagation.Options = .init(),
         densitySolver: LabelPropagation.Options = .init(
-            alpha: PropagationOptions.defaultDensityAlpha, tolerance: PropagationOptions.defaultDensityTolerance),
+            alpha: PropagationOptions.defaultDensityAlpha, tolerance: PropagationOptions.defaultDensityTolerance,
+            precision: PropagationOptions.densityPrecision(tolerance: PropagationOptions.defaultDensityTolerance)),
         densities: Bool = true, scores: Bool = true
     ) {
         self.keywords = keywords
@@ -82,6 +83,13 @@ public struct PropagationOptions: StageOptions, Equatable {
     /// 1e-5 of the labels (a tenth of this) decides nothing the scores' 1e-6 would, at 18 Chebyshev
     /// steps instead of 25 (at `density_alpha` 0.8).
     public static let defaultDensityTolerance = 1e-4
+
+    /// What the densities' propagation stores its state in: Float32 (half the memory traffic of
+    /// its iterations) at a tolerance of 1e-5 or more, where the rounding of about 20 steps at
+    /// 6e-8 of a value each stays a tenth of the tolerance or less; Float64 below it.
+    public static func densityPrecision(tolerance: Double) -> LabelPropagation.Precision {
+        tolerance >= 1e-5 ? .single : .double
+    }
 
     public static let keywordsSpec = ParameterSpec(
         "keywords", .stringList, default: nil,
@@ -110,7 +118,8 @@ public struct PropagationOptions: StageOptions, Equatable {
         "density_tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultDensityTolerance),
         help:
             "tolerance of the keyword densities' propagation (see tolerance): they are only compared with the "
-            + "levels' floors and stored as 32-bit floats, so they need less than the scores.")
+            + "levels' floors and stored as 32-bit floats, so they need less than the scores. At 1e-5 or more the "
+            + "propagation also keeps its state in 32-bit floats (it computes in 64 bits); below, in 64 bits.")
     static let toleranceSpec = ParameterSpec(
         "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultSolver.tolerance),
         help:
@@ -200,6 +209,7 @@ public struct PropagationOptions: StageOptions, Equatable {
         densitySolver = solver
         densitySolver.alpha = p.double(Self.densityAlphaSpec)
         densitySolver.tolerance = p.double(Self.densityToleranceSpec)
+        densitySolver.precision = Self.densityPrecision(tolerance: densitySolver.tolerance)
         densities = p.bool(Self.densitiesSpec)
         scores = p.bool(Self.scoresSpec)
     }

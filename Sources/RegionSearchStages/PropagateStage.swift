@@ -14,7 +14,8 @@ public enum PropagateStage {
         // 4: the keyword densities (density.c, density_alpha), which the density measure cuts.
         // 5: the densities only when asked for (`densities`, which regions.nested turns on).
         // 6: the scores, ones and probe only when asked for (`scores`, which a manifest derives).
-        version: 6,
+        // 7: the densities' propagation keeps its state in Float32 at density_tolerance ≥ 1e-5.
+        version: 7,
         inputs: [
             IngestStage.definition.provides("output", as: "pois"),
             ProjectStage.definition.provides("output", as: "projected"),

@@ -107,11 +107,71 @@ final class LabelPropagationTests: XCTestCase {
         let prop = LabelPropagation(graph: graph)
         var rng = SeededRandom(seed: 1)
         let labels = (0..<70).map { c in (0..<300).map { _ in rng.uniform() < 0.02 + Double(c) * 0.01 ? 1.0 : 0.0 } }
-        let (all, allStatus) = prop.run(labels: labels, options: .init())
-        for c in [0, 5, 31, 64, 69] {
-            let (one, oneStatus) = prop.run(labels: [labels[c]], options: .init())
-            XCTAssertEqual(one[0], all[c], "column \(c)")
-            XCTAssertEqual(oneStatus[0], allStatus[c])
+        // Both precisions: every band width (16, 8, 4, 2, 1 lanes) must give a column the same bits.
+        for precision in [LabelPropagation.Precision.double, .single] {
+            let options = LabelPropagation.Options(tolerance: 1e-4, precision: precision)
+            let (all, allStatus) = prop.run(labels: labels, options: options)
+            for c in [0, 5, 31, 64, 69] {
+                let (one, oneStatus) = prop.run(labels: [labels[c]], options: options)
+                XCTAssertEqual(one[0], all[c], "column \(c), \(precision)")
+                XCTAssertEqual(oneStatus[0], allStatus[c])
+                let (two, _) = prop.run(labels: [labels[c], labels[(c + 1) % 70]], options: options)
+                XCTAssertEqual(two[0], all[c], "column \(c) beside one other, \(precision)")
+            }
+        }
+    }
+
+    /// Single precision stores x and r as Float32: the fixed point is still reached to the
+    /// tolerance (against the closed form), and the result stays within Float32's rounding of the
+    /// Float64 solver's after the same steps — but is not simply the Float64 path.
+    func testSinglePrecisionStateReachesTheFixedPointToTheTolerance() {
+        let (graph, _, _) = randomGraph(n: 80, seed: 23)
+        let prop = LabelPropagation(graph: graph)
+        let s = denseS(prop)
+        var rng = SeededRandom(seed: 29)
+        let y = (0..<80).map { _ in rng.uniform() < 0.3 ? 1.0 : 0.0 }
+        // An area-like column: values of thousands, as the densities' ground column has.
+        let area = (0..<80).map { _ in rng.uniform(500, 20_000) }
+        let alpha = 0.8
+        var a = s.map { row in row.map { -alpha * $0 } }
+        for i in 0..<80 { a[i][i] += 1 }
+        let exact = [y, area].map { TestSupport.solve(a, $0.map { (1 - alpha) * $0 }) }
+        for tolerance in [1e-4, 1e-5] {
+            let single = prop.run(
+                labels: [y, area], options: .init(alpha: alpha, tolerance: tolerance, precision: .single))
+            let double = prop.run(
+                labels: [y, area], options: .init(alpha: alpha, tolerance: tolerance, precision: .double))
+            XCTAssertEqual(single.status.map(\.iterations), double.status.map(\.iterations))
+            // The residual is absolute: the labels' column converges, the area column is checked below.
+            XCTAssertTrue(single.status[0].converged, "\(single.status[0])")
+            XCTAssertEqual(single.status[0].residual, double.status[0].residual, accuracy: tolerance / 10)
+            var differs = false
+            for c in 0..<2 {
+                let scale = c == 0 ? 1.0 : 20_000
+                for i in 0..<80 {
+                    XCTAssertEqual(single.scores[c][i], exact[c][i], accuracy: tolerance * scale, "col \(c) node \(i)")
+                    XCTAssertEqual(
+                        single.scores[c][i], double.scores[c][i], accuracy: 3e-6 * scale, "col \(c) node \(i)")
+                    differs = differs || single.scores[c][i] != double.scores[c][i]
+                }
+            }
+            XCTAssertTrue(differs, "the single-precision run must store Float32 state")
+        }
+    }
+
+    func testDensitiesKeepSinglePrecisionStateOnlyAtCoarseTolerances() throws {
+        XCTAssertEqual(PropagationOptions(keywords: ["a"]).densitySolver.precision, .single)
+        XCTAssertEqual(PropagationOptions(keywords: ["a"]).solver.precision, .double)
+        XCTAssertEqual(PropagationOptions.densityPrecision(tolerance: 1e-5), .single)
+        XCTAssertEqual(PropagationOptions.densityPrecision(tolerance: 9e-6), .double)
+        // As a manifest gives it: a finer density_tolerance turns the Float64 state back on.
+        for (tolerance, precision) in [(1e-6, LabelPropagation.Precision.double), (2e-5, .single)] {
+            let given = JSONValue.object([
+                ("keywords", .array([.string("bank")])), ("density_tolerance", .number(tolerance)),
+            ])
+            let parsed = try PropagationOptions(
+                Parameters.resolve(given, specs: PropagationOptions.specs, context: "test"))
+            XCTAssertEqual(parsed.densitySolver.precision, precision, "density_tolerance \(tolerance)")
         }
     }
 
