@@ -68,29 +68,27 @@ enum ChebyshevKernel {
         }
     }
 
-    /// Splits the columns of active 4-column groups (or the whole width when it is 1 or 2) into
-    /// bands of 16, 8 or 4 adjacent columns: (offset, lanes) pairs.
-    static func bands(width: Int, activeGroups: [Bool]) -> [(offset: Int, lanes: Int)] {
-        if width < 4 { return activeGroups.contains(true) ? [(0, width)] : [] }
+    /// Splits `width` adjacent columns into bands of 16, 8, 4, 2 or 1 (the widest that fits
+    /// first): (offset, lanes) pairs.
+    static func bands(width: Int) -> [(offset: Int, lanes: Int)] {
         var out: [(Int, Int)] = []
-        var g = 0
-        while g < activeGroups.count {
-            guard activeGroups[g] else {
-                g += 1
-                continue
-            }
-            var run = 0
-            while g + run < activeGroups.count && activeGroups[g + run] { run += 1 }
-            var at = g
-            while run > 0 {
-                let take = run >= 4 ? 4 : (run >= 2 ? 2 : 1)
-                out.append((at * 4, take * 4))
-                at += take
-                run -= take
-            }
-            g = at
+        var at = 0
+        while at < width {
+            let rest = width - at
+            let take = rest >= 16 ? 16 : rest >= 8 ? 8 : rest >= 4 ? 4 : rest >= 2 ? 2 : 1
+            out.append((at, take))
+            at += take
         }
         return out
+    }
+
+    /// The row width for `k` columns: `k` padded to a multiple of 4 when that takes fewer bands
+    /// (each band is one pass over S's row structure: 3 columns go as one band of 4), `k` itself
+    /// otherwise (17 columns as 16 + 1 move a sixth less than 16 + 4). Padding columns cost their
+    /// memory traffic and compute nothing.
+    static func width(columns k: Int) -> Int {
+        let padded = (k + 3) / 4 * 4
+        return bands(width: padded).count < bands(width: k).count ? padded : k
     }
 
     @inline(__always)

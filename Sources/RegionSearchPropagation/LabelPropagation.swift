@@ -195,8 +195,7 @@ public struct LabelPropagation {
         }
         let report = residualRows ?? 0..<nodeCount
         precondition(report.lowerBound >= 0 && report.upperBound <= nodeCount)
-        // Columns are independent: run them in groups of at most 64 (each group's rows padded to
-        // a multiple of the SIMD width).
+        // Columns are independent: run them in groups of at most 64.
         if k > 64 {
             var scores: [[Double]] = []
             var status: [ColumnStatus] = []
@@ -261,9 +260,8 @@ public struct LabelPropagation {
     ) -> (scores: [[Double]], status: [ColumnStatus]) {
         let n = nodeCount
         let k = labels.count
-        // Row-major n × w; one or two columns stay unpadded, more are padded to 4-column groups.
-        let w = k <= 2 ? k : (k + 3) / 4 * 4
-        let groupWidth = min(w, 4)
+        // Row-major n × w, padded only where that saves a pass (``ChebyshevKernel/width(columns:)``).
+        let w = ChebyshevKernel.width(columns: k)
         let alpha = options.alpha
         // Rows per work item: small enough that a block's part of S stays in cache while every
         // band of columns sweeps it, many enough to balance threads.
@@ -279,7 +277,7 @@ public struct LabelPropagation {
         var r = [T](repeating: 0, count: n * w)
         var d = [Float](repeating: 0, count: n * w)
         var dNext = [Float](repeating: 0, count: n * w)
-        let bands = ChebyshevKernel.bands(width: w, activeGroups: [Bool](repeating: true, count: w / groupWidth))
+        let bands = ChebyshevKernel.bands(width: w)
         withMatrix { m in
             x.withUnsafeMutableBufferPointer { xb in
                 r.withUnsafeMutableBufferPointer { rb in

@@ -118,6 +118,11 @@ final class LabelPropagationTests: XCTestCase {
                 let (two, _) = prop.run(labels: [labels[c], labels[(c + 1) % 70]], options: options)
                 XCTAssertEqual(two[0], all[c], "column \(c) beside one other, \(precision)")
             }
+            // Unpadded widths: 17 columns as 16 + 1 lanes, 18 as 16 + 2, 9 as 8 + 1.
+            for count in [17, 18, 9] {
+                let (part, _) = prop.run(labels: Array(labels.prefix(count)), options: options)
+                XCTAssertEqual(part, Array(all.prefix(count)), "\(count) columns, \(precision)")
+            }
         }
     }
 
@@ -173,6 +178,17 @@ final class LabelPropagationTests: XCTestCase {
                 Parameters.resolve(given, specs: PropagationOptions.specs, context: "test"))
             XCTAssertEqual(parsed.densitySolver.precision, precision, "density_tolerance \(tolerance)")
         }
+    }
+
+    func testColumnsArePaddedOnlyWhereThatSavesABand() {
+        for width in 1...70 {
+            let bands = ChebyshevKernel.bands(width: width)
+            XCTAssertEqual(bands.map(\.lanes).reduce(0, +), width)
+            XCTAssertEqual(bands.map(\.lanes), bands.map(\.lanes).sorted(by: >), "widest first at \(width)")
+            XCTAssertTrue(zip(bands, bands.dropFirst()).allSatisfy { $0.offset + $0.lanes == $1.offset })
+        }
+        let widths = (1...20).map { ChebyshevKernel.width(columns: $0) }
+        XCTAssertEqual(widths, [1, 2, 4, 4, 8, 8, 8, 8, 9, 10, 12, 12, 16, 16, 16, 16, 17, 18, 20, 20])
     }
 
     func testIsolatedNodesKeepTheirOwnLabel() {
