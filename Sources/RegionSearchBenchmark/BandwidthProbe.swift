@@ -50,13 +50,13 @@ public enum BandwidthProbe {
         ])
     }
 
-    /// Bytes the Chebyshev solver moves per iteration over a graph of `nodes` rows and `entries`
-    /// CSR entries with `columns` columns (padded like the solver: 1, 2, or a multiple of 4),
-    /// counted like STREAM (each array read or written once, no write-allocate): the row offsets
-    /// (8 B per row), neighbour indices and weights (4 + 4 B per entry), then per row and column
-    /// the step read (Float32), x and r read and written (Float64 each) and the next step written.
-    public static func solverBytesPerIteration(nodes: Int, entries: Int, columns: Int) -> Double {
-        let w = columns <= 2 ? columns : (columns + 3) / 4 * 4
-        return Double(8 * nodes + 8 * entries) + Double(nodes * w) * (4 + 16 + 16 + 4)
+    /// Bytes the scores' Chebyshev solve moves per iteration over a graph of `nodes` rows and
+    /// `entries` CSR entries, `rowWidth` columns per row (the solver's padded width, which the
+    /// propagate stage reports as `row_width`), counted like STREAM (each array read or written
+    /// once, no write-allocate): the row offsets (8 B per row), neighbour indices and weights
+    /// (4 + 4 B per entry), then per row and column the step read (Float32), x and r read and
+    /// written (Float64 each: the scores keep Float64 state) and the next step written.
+    public static func solverBytesPerIteration(nodes: Int, entries: Int, rowWidth w: Int) -> Double {
+        Double(8 * nodes + 8 * entries) + Double(nodes * w) * (4 + 16 + 16 + 4)
     }
 }

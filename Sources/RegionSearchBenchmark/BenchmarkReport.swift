@@ -154,11 +154,11 @@ public struct BenchmarkReport {
     )? {
         guard let all = r.bandwidth?["all_threads_bytes_per_s"]?.doubleValue,
             let solve = s.summary.detail("solve_seconds")?.doubleValue,
-            let columns = s.summary.detail("columns")?.intValue,
+            let width = s.summary.detail("row_width")?.intValue,
             let iterations = s.summary.count(.iterations), let method = s.step.method,
             let edges = r.step("graph.\(method)")?.summary.count(.edges)
         else { return nil }
-        let bytes = BandwidthProbe.solverBytesPerIteration(nodes: r.n, entries: 2 * edges, columns: columns)
+        let bytes = BandwidthProbe.solverBytesPerIteration(nodes: r.n, entries: 2 * edges, rowWidth: width)
         return (bytes * Double(iterations) / all, solve, bytes, iterations)
     }
 

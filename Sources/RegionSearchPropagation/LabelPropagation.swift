@@ -38,10 +38,10 @@ public struct LabelPropagation {
     }
 
     /// What the Chebyshev solver stores its iterate and residual in; it computes in Float64 either
-    /// way. `single` halves the memory traffic of the iterations, which are bound by it, and is
-    /// meant for a result that is itself stored as Float32 at a tolerance far above Float32's
-    /// rounding (the keyword densities: 1e-4, where `iterationCount` steps of rounding at 6e-8
-    /// of a value each stay below 2e-6 of it). The Jacobi solver stores Float64 always.
+    /// way. `single` halves those two arrays' memory traffic (the iterations are bound by it), and
+    /// is meant for a result that is itself stored as Float32 at a tolerance far above Float32's
+    /// rounding over all the steps (the keyword densities: ``PropagationOptions/densityPrecision(_:)``).
+    /// The Jacobi solver stores Float64 always.
     public enum Precision: String, Sendable {
         case double, single
     }
@@ -169,6 +169,10 @@ public struct LabelPropagation {
         }
         return limit
     }
+
+    /// The row width the Chebyshev solver stores `columns` columns in: padded to a multiple of 4
+    /// only where that saves a pass over S (``ChebyshevKernel/width(columns:)``).
+    public static func rowWidth(columns: Int) -> Int { ChebyshevKernel.width(columns: columns) }
 
     /// How many graph hops around a node its score depends on after `iterations` steps: the
     /// initial residual and every step read one hop of the previous step, and the normalised
@@ -363,7 +367,7 @@ public struct LabelPropagation {
         }
         let last = Self.residuals(blockMax: blockMax, blocks: blocks, report: report, width: w, columns: k)
         // The residual and the two steps go before the columns are copied out of x: at 10M POIs
-        // they are 640 MB, and the copy (k × n doubles) would otherwise set the stage's peak.
+        // they are 480–640 MB, and the copy (k × n doubles) would otherwise set the stage's peak.
         r = []
         d = []
         dNext = []

@@ -61,9 +61,7 @@ public struct PropagationOptions: StageOptions, Equatable {
 
     public init(
         keywords: [String], solver: LabelPropagation.Options = .init(),
-        densitySolver: LabelPropagation.Options = .init(
-            alpha: PropagationOptions.defaultDensityAlpha, tolerance: PropagationOptions.defaultDensityTolerance,
-            precision: PropagationOptions.densityPrecision(tolerance: PropagationOptions.defaultDensityTolerance)),
+        densitySolver: LabelPropagation.Options = PropagationOptions.defaultDensitySolver,
         densities: Bool = true, scores: Bool = true
     ) {
         self.keywords = keywords
@@ -84,11 +82,22 @@ public struct PropagationOptions: StageOptions, Equatable {
     /// steps instead of 25 (at `density_alpha` 0.8).
     public static let defaultDensityTolerance = 1e-4
 
-    /// What the densities' propagation stores its state in: Float32 (half the memory traffic of
-    /// its iterations) at a tolerance of 1e-5 or more, where the rounding of about 20 steps at
-    /// 6e-8 of a value each stays a tenth of the tolerance or less; Float64 below it.
-    public static func densityPrecision(tolerance: Double) -> LabelPropagation.Precision {
-        tolerance >= 1e-5 ? .single : .double
+    /// The densities' solver at its defaults (`density_alpha`, `density_tolerance`, and the
+    /// precision those give).
+    public static let defaultDensitySolver: LabelPropagation.Options = {
+        var solver = LabelPropagation.Options(alpha: defaultDensityAlpha, tolerance: defaultDensityTolerance)
+        solver.precision = densityPrecision(solver)
+        return solver
+    }()
+
+    /// What the densities' propagation stores its iterate and residual in: Float32 (half their
+    /// memory traffic) when the rounding of all its steps, Float32's 6e-8 of a value per step,
+    /// stays within a tenth of its tolerance (the defaults: 18 steps, 1.1e-6 against 1e-5);
+    /// Float64 otherwise (`density_tolerance` 1e-5 at `density_alpha` 0.8: 21 steps, 1.3e-6
+    /// against 1e-6; the default tolerance at `density_alpha` 0.999: 272 steps).
+    public static func densityPrecision(_ solver: LabelPropagation.Options) -> LabelPropagation.Precision {
+        let rounding = Double(LabelPropagation.iterationCount(solver)) * Double(Float.ulpOfOne) / 2
+        return rounding <= solver.tolerance / 10 ? .single : .double
     }
 
     public static let keywordsSpec = ParameterSpec(
@@ -118,8 +127,9 @@ public struct PropagationOptions: StageOptions, Equatable {
         "density_tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultDensityTolerance),
         help:
             "tolerance of the keyword densities' propagation (see tolerance): they are only compared with the "
-            + "levels' floors and stored as 32-bit floats, so they need less than the scores. At 1e-5 or more the "
-            + "propagation also keeps its state in 32-bit floats (it computes in 64 bits); below, in 64 bits.")
+            + "levels' floors and stored as 32-bit floats, so they need less than the scores. The propagation keeps "
+            + "its state in 32-bit floats (it computes in 64 bits) when their rounding over all its steps stays "
+            + "within a tenth of this (the default at density_alpha 0.8: 18 steps), in 64 bits otherwise.")
     static let toleranceSpec = ParameterSpec(
         "tolerance", .number(min: 0, max: 1, minExclusive: true), default: .number(defaultSolver.tolerance),
         help:
@@ -209,7 +219,7 @@ public struct PropagationOptions: StageOptions, Equatable {
         densitySolver = solver
         densitySolver.alpha = p.double(Self.densityAlphaSpec)
         densitySolver.tolerance = p.double(Self.densityToleranceSpec)
-        densitySolver.precision = Self.densityPrecision(tolerance: densitySolver.tolerance)
+        densitySolver.precision = Self.densityPrecision(densitySolver)
         densities = p.bool(Self.densitiesSpec)
         scores = p.bool(Self.scoresSpec)
     }

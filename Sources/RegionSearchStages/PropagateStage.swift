@@ -14,7 +14,7 @@ public enum PropagateStage {
         // 4: the keyword densities (density.c, density_alpha), which the density measure cuts.
         // 5: the densities only when asked for (`densities`, which regions.nested turns on).
         // 6: the scores, ones and probe only when asked for (`scores`, which a manifest derives).
-        // 7: the densities' propagation keeps its state in Float32 at density_tolerance ≥ 1e-5.
+        // 7: the densities' propagation keeps its state in Float32 where its tolerance allows.
         version: 7,
         inputs: [
             IngestStage.definition.provides("output", as: "pois"),
@@ -303,6 +303,8 @@ public enum PropagateStage {
         stage.summary.setDetail("matrix_seconds", .number(result.matrixSeconds))
         stage.summary.setDetail("solve_seconds", .number(result.solveSeconds))
         stage.summary.setDetail("columns", .number(Double(result.columnStatus.count)))
+        stage.summary.setDetail(
+            "row_width", .number(Double(LabelPropagation.rowWidth(columns: result.columnStatus.count))))
         stage.summary.set(.iterations, iterations)
         Log.info(
             "propagated \(options.keywords.count) keyword(s) over \(groupedCount(rows.count)) POIs in "

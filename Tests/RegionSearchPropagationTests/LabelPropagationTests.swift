@@ -109,7 +109,8 @@ final class LabelPropagationTests: XCTestCase {
         let labels = (0..<70).map { c in (0..<300).map { _ in rng.uniform() < 0.02 + Double(c) * 0.01 ? 1.0 : 0.0 } }
         // Both precisions: every band width (16, 8, 4, 2, 1 lanes) must give a column the same bits.
         for precision in [LabelPropagation.Precision.double, .single] {
-            let options = LabelPropagation.Options(tolerance: 1e-4, precision: precision)
+            let options =
+                precision == .double ? LabelPropagation.Options() : .init(tolerance: 1e-4, precision: .single)
             let (all, allStatus) = prop.run(labels: labels, options: options)
             for c in [0, 5, 31, 64, 69] {
                 let (one, oneStatus) = prop.run(labels: [labels[c]], options: options)
@@ -164,20 +165,76 @@ final class LabelPropagationTests: XCTestCase {
         }
     }
 
-    func testDensitiesKeepSinglePrecisionStateOnlyAtCoarseTolerances() throws {
+    func testDensitiesKeepSinglePrecisionStateOnlyWhereTheirRoundingIsATenthOfTheTolerance() throws {
         XCTAssertEqual(PropagationOptions(keywords: ["a"]).densitySolver.precision, .single)
         XCTAssertEqual(PropagationOptions(keywords: ["a"]).solver.precision, .double)
-        XCTAssertEqual(PropagationOptions.densityPrecision(tolerance: 1e-5), .single)
-        XCTAssertEqual(PropagationOptions.densityPrecision(tolerance: 9e-6), .double)
-        // As a manifest gives it: a finer density_tolerance turns the Float64 state back on.
-        for (tolerance, precision) in [(1e-6, LabelPropagation.Precision.double), (2e-5, .single)] {
+        // Steps × 2⁻²⁴ against a tenth of the tolerance: 18 steps at 1e-4, 20 at 2e-5, 21 at 1e-5
+        // (1.25e-6 > 1e-6), 273 at 1e-4 with α 0.999 (1.6e-5 > 1e-5).
+        for (alpha, tolerance, steps, precision) in [
+            (0.8, 1e-4, 18, LabelPropagation.Precision.single), (0.8, 2e-5, 20, .single), (0.8, 1e-5, 21, .double),
+            (0.999, 1e-4, 273, .double),
+        ] {
+            let solver = LabelPropagation.Options(alpha: alpha, tolerance: tolerance)
+            XCTAssertEqual(LabelPropagation.iterationCount(solver), steps, "α \(alpha), tolerance \(tolerance)")
+            XCTAssertEqual(PropagationOptions.densityPrecision(solver), precision, "α \(alpha), tolerance \(tolerance)")
+            // As a manifest gives them.
             let given = JSONValue.object([
-                ("keywords", .array([.string("bank")])), ("density_tolerance", .number(tolerance)),
+                ("keywords", .array([.string("bank")])), ("density_alpha", .number(alpha)),
+                ("density_tolerance", .number(tolerance)),
             ])
             let parsed = try PropagationOptions(
                 Parameters.resolve(given, specs: PropagationOptions.specs, context: "test"))
-            XCTAssertEqual(parsed.densitySolver.precision, precision, "density_tolerance \(tolerance)")
+            XCTAssertEqual(parsed.densitySolver.precision, precision, "α \(alpha), tolerance \(tolerance)")
         }
+    }
+
+    /// Single precision over several row blocks (10,000 rows: three) and thread counts, and each
+    /// column alone: the same bits; and within Float32's rounding of the Float64 solve.
+    func testSinglePrecisionIsTheSameOverRowBlocksThreadsAndColumns() {
+        // A 100 × 100 grid, S = W / 4 on the four-neighbour links (row sums at most 1).
+        let side = 100
+        var offsets: [UInt64] = [0]
+        var neighbors: [UInt32] = []
+        var values: [Float] = []
+        for r in 0..<side {
+            for c in 0..<side {
+                for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                    let (rr, cc) = (r + dr, c + dc)
+                    guard rr >= 0, rr < side, cc >= 0, cc < side else { continue }
+                    neighbors.append(UInt32(rr * side + cc))
+                    values.append(0.25)
+                }
+                offsets.append(UInt64(neighbors.count))
+            }
+        }
+        let prop = LabelPropagation(offsets: offsets, neighbors: neighbors, values: values)
+        let n = side * side
+        XCTAssertGreaterThan(n, 2 * 4096, "more than two row blocks")
+        var rng = SeededRandom(seed: 31)
+        let labels = (0..<5).map { _ in (0..<n).map { _ in rng.uniform() < 0.1 ? 1.0 : 0.0 } }
+        let single = LabelPropagation.Options(alpha: 0.8, tolerance: 1e-4, precision: .single)
+        let saved = Parallel.threadCount
+        defer { Parallel.threadCount = saved }
+        Parallel.threadCount = 1
+        let one = prop.run(labels: labels, options: single)
+        Parallel.threadCount = 3
+        let three = prop.run(labels: labels, options: single)
+        XCTAssertEqual(one.scores, three.scores, "1 and 3 threads")
+        XCTAssertEqual(one.status, three.status)
+        for c in 0..<5 {
+            XCTAssertEqual(prop.run(labels: [labels[c]], options: single).scores[0], one.scores[c], "column \(c)")
+        }
+        var double = single
+        double.precision = .double
+        let reference = prop.run(labels: labels, options: double)
+        var differs = false
+        for c in 0..<5 {
+            for i in 0..<n {
+                XCTAssertEqual(one.scores[c][i], reference.scores[c][i], accuracy: 3e-6)
+                differs = differs || one.scores[c][i] != reference.scores[c][i]
+            }
+        }
+        XCTAssertTrue(differs, "the single-precision run must store Float32 state")
     }
 
     func testColumnsArePaddedOnlyWhereThatSavesABand() {
