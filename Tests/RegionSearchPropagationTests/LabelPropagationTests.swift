@@ -24,6 +24,13 @@ final class LabelPropagationTests: XCTestCase {
         return s
     }
 
+    /// The fixed point F* = (1 − α)(I − αS)⁻¹ Y, solved directly.
+    private func fixedPoint(_ s: [[Double]], alpha: Double, labels y: [Double]) -> [Double] {
+        var a = s.map { row in row.map { -alpha * $0 } }
+        for i in a.indices { a[i][i] += 1 }
+        return TestSupport.solve(a, y.map { (1 - alpha) * $0 })
+    }
+
     func testMatchesClosedFormFixedPoint() {
         let (graph, _, _) = randomGraph(n: 60, seed: 7)
         let prop = LabelPropagation(graph: graph)
@@ -32,11 +39,8 @@ final class LabelPropagationTests: XCTestCase {
         let y1 = (0..<60).map { _ in rng.uniform() < 0.2 ? 1.0 : 0.0 }
         let y2 = (0..<60).map { _ in rng.uniform() < 0.5 ? 1.0 : 0.0 }
         for alpha in [0.5, 0.85, 0.99] {
-            // F* = (1 − α)(I − αS)⁻¹ Y
-            var a = s.map { row in row.map { -alpha * $0 } }
-            for i in 0..<60 { a[i][i] += 1 }
-            let exact1 = TestSupport.solve(a, y1.map { (1 - alpha) * $0 })
-            let exact2 = TestSupport.solve(a, y2.map { (1 - alpha) * $0 })
+            let exact1 = fixedPoint(s, alpha: alpha, labels: y1)
+            let exact2 = fixedPoint(s, alpha: alpha, labels: y2)
             for solver in LabelPropagation.Solver.allCases {
                 let (f, status) = prop.run(
                     labels: [y1, y2],
@@ -139,9 +143,7 @@ final class LabelPropagationTests: XCTestCase {
         // An area-like column: values of thousands, as the densities' ground column has.
         let area = (0..<80).map { _ in rng.uniform(500, 20_000) }
         let alpha = 0.8
-        var a = s.map { row in row.map { -alpha * $0 } }
-        for i in 0..<80 { a[i][i] += 1 }
-        let exact = [y, area].map { TestSupport.solve(a, $0.map { (1 - alpha) * $0 }) }
+        let exact = [y, area].map { fixedPoint(s, alpha: alpha, labels: $0) }
         for tolerance in [1e-4, 1e-5] {
             let single = prop.run(
                 labels: [y, area], options: .init(alpha: alpha, tolerance: tolerance, precision: .single))
