@@ -1,7 +1,8 @@
 /// The inner loops of the Chebyshev solver (see ``LabelPropagation``): one sweep over a block of
 /// rows for a band of adjacent columns held in one SIMD vector.
 ///
-/// Matrices are row-major `n × w` (row i's columns at `i·w ..< i·w + w`), `S` is CSR; x and r are
+/// State matrices are row-major `n × w` (row i's columns at `i·w ..< i·w + w`; the solver gives
+/// each band its own `n × lanes` block, ``LabelPropagation/bandMajor(_:bands:rows:)``), `S` is CSR; x and r are
 /// stored as `T` (Float64, or Float32 for a result stored as Float32) and computed in Float64. A band of
 /// L = 1, 2, 4, 8 or 16 columns is processed in one pass over the row structure, so the index and
 /// weight loads and the loop overhead are shared by all of its columns. Each lane performs the

@@ -276,7 +276,8 @@ public struct LabelPropagation {
     ) -> (scores: [[Double]], status: [ColumnStatus]) {
         let n = nodeCount
         let k = labels.count
-        // Row-major n × w, padded only where that saves a pass (``ChebyshevKernel/width(columns:)``).
+        // w columns, padded only where that saves a pass (``ChebyshevKernel/width(columns:)``),
+        // stored band by band (``bandMajor(_:rows:)``).
         let w = ChebyshevKernel.width(columns: k)
         let alpha = options.alpha
         // Rows per work item: small enough that a block's part of S stays in cache while every
@@ -303,27 +304,30 @@ public struct LabelPropagation {
                         let dp = db.baseAddress!
                         Parallel.forRanges(n, minChunk: 8192) { rows in
                             for c in 0..<k {
+                                let (at, stride) = Self.bandMajor(c, bands: bands, rows: n)
                                 labels[c].withUnsafeBufferPointer { y in
-                                    for i in rows { xp[i &* w &+ c] = T(y[i]) }
+                                    for i in rows { xp[at &+ i &* stride] = T(y[i]) }
                                 }
                             }
                         }
                         Parallel.forEach(blocks.count) { block in
                             let rows = blocks[block]
-                            let first = rows.lowerBound &* w
-                            // S·x0 for the block's rows, in Float64 whatever T is.
-                            var product = [Double](repeating: 0, count: rows.count &* w)
-                            product.withUnsafeMutableBufferPointer { sx in
-                                for band in bands {
+                            for band in bands {
+                                let base = n &* band.offset
+                                let lanes = band.lanes
+                                let first = rows.lowerBound &* lanes
+                                // S·x0 for the block's rows, in Float64 whatever T is.
+                                var product = [Double](repeating: 0, count: rows.count &* lanes)
+                                product.withUnsafeMutableBufferPointer { sx in
                                     ChebyshevKernel.multiply(
-                                        lanes: band.lanes, offset: band.offset, rows: rows, m, v: xp,
-                                        out: sx.baseAddress!, width: w)
-                                }
-                                for t in first..<(rows.upperBound &* w) {
-                                    let xt = Double(xp[t])
-                                    let rt = (1 - alpha) * xt - (xt - alpha * sx[t &- first])
-                                    rp[t] = T(rt)
-                                    dp[t] = Float(rt)
+                                        lanes: lanes, offset: 0, rows: rows, m, v: xp + base,
+                                        out: sx.baseAddress!, width: lanes)
+                                    for t in first..<(rows.upperBound &* lanes) {
+                                        let xt = Double(xp[base &+ t])
+                                        let rt = (1 - alpha) * xt - (xt - alpha * sx[t &- first])
+                                        rp[base &+ t] = T(rt)
+                                        dp[base &+ t] = Float(rt)
+                                    }
                                 }
                             }
                         }
@@ -350,15 +354,20 @@ public struct LabelPropagation {
                             dNext.withUnsafeMutableBufferPointer { dn in
                                 mask.withUnsafeBufferPointer { mk in
                                     blockMax.withUnsafeMutableBufferPointer { bm in
-                                        let state = ChebyshevKernel.State(
-                                            x: xb.baseAddress!, r: rb.baseAddress!, d: db.baseAddress!,
-                                            dNext: dn.baseAddress!, mask: mk.baseAddress!, width: w)
+                                        // One state per band: its columns' own n × lanes block.
+                                        let states = bands.map { band in
+                                            let base = n * band.offset
+                                            return ChebyshevKernel.State(
+                                                x: xb.baseAddress! + base, r: rb.baseAddress! + base,
+                                                d: db.baseAddress! + base, dNext: dn.baseAddress! + base,
+                                                mask: mk.baseAddress! + band.offset, width: band.lanes)
+                                        }
                                         let bm = bm
                                         Parallel.forEach(blocks.count) { block in
                                             let rows = blocks[block]
-                                            for band in bands {
+                                            for (band, state) in zip(bands, states) {
                                                 ChebyshevKernel.step(
-                                                    lanes: band.lanes, offset: band.offset, rows: rows, alpha: alpha,
+                                                    lanes: band.lanes, offset: 0, rows: rows, alpha: alpha,
                                                     c1: c1, c2: c2,
                                                     m, state, maxOut: bm.baseAddress! + (block * w + band.offset))
                                             }
@@ -384,9 +393,42 @@ public struct LabelPropagation {
         d = []
         dNext = []
         return (
-            columns(of: x, width: w, count: k),
+            columns(ofBandMajor: x, bands: bands, count: k),
             Self.finalStatus(iterations: iterations, residuals: last, tolerance: options.tolerance)
         )
+    }
+
+    /// Where column `c` of the Chebyshev solver's state lies: at `start + i·stride` for row i.
+    ///
+    /// The state is stored band by band (``ChebyshevKernel/bands(width:)``): a band of L columns
+    /// holds all rows as a row-major n × L block, starting at n × its first column. A band's pass
+    /// then reads and writes whole cache lines of its own columns; in one row-major n × w array,
+    /// the 1-column band of 17 columns (16 keywords and the ground) would fetch a cache line of
+    /// every row for 4 bytes of each, as much traffic as the 16-column band.
+    static func bandMajor(_ c: Int, bands: [(offset: Int, lanes: Int)], rows n: Int) -> (start: Int, stride: Int) {
+        let band = bands.last { $0.offset <= c }!
+        return (n * band.offset + (c - band.offset), band.lanes)
+    }
+
+    /// Columns 0..<k of the band-major state `x` (``bandMajor(_:bands:rows:)``), as Float64 arrays.
+    private func columns<T: BinaryFloatingPoint>(
+        ofBandMajor x: [T], bands: [(offset: Int, lanes: Int)], count k: Int
+    ) -> [[Double]] {
+        let n = nodeCount
+        var scores = [[Double]](repeating: [], count: k)
+        x.withUnsafeBufferPointer { xb in
+            for c in 0..<k {
+                let (start, stride) = Self.bandMajor(c, bands: bands, rows: n)
+                scores[c] = [Double](unsafeUninitializedCapacity: n) { out, count in
+                    let out = out
+                    Parallel.forRanges(n, minChunk: 1 << 16) { rows in
+                        for i in rows { out[i] = Double(xb[start &+ i &* stride]) }
+                    }
+                    count = n
+                }
+            }
+        }
+        return scores
     }
 
     /// Calls `body` with raw views of S.

@@ -250,6 +250,28 @@ final class LabelPropagationTests: XCTestCase {
         XCTAssertEqual(widths, [1, 2, 4, 4, 8, 8, 8, 8, 9, 10, 12, 12, 16, 16, 16, 16, 17, 18, 20, 20])
     }
 
+    /// The solver's band-by-band storage: every (row, column) of every width has its own slot, and
+    /// a band's slots are one contiguous block, row after row.
+    func testBandMajorStorageGivesEachBandItsOwnBlock() {
+        let n = 7
+        for width in 1...40 {
+            let bands = ChebyshevKernel.bands(width: width)
+            var owner = [Int](repeating: -1, count: n * width)
+            for c in 0..<width {
+                let (start, stride) = LabelPropagation.bandMajor(c, bands: bands, rows: n)
+                let band = bands.first { $0.offset <= c && c < $0.offset + $0.lanes }!
+                XCTAssertEqual(stride, band.lanes, "width \(width), column \(c)")
+                for i in 0..<n {
+                    let slot = start + i * stride
+                    XCTAssertTrue(slot >= n * band.offset && slot < n * (band.offset + band.lanes))
+                    XCTAssertEqual(owner[slot], -1, "width \(width): slot \(slot) taken twice")
+                    owner[slot] = c
+                }
+            }
+            XCTAssertFalse(owner.contains(-1), "width \(width): a slot left unused")
+        }
+    }
+
     func testIsolatedNodesKeepTheirOwnLabel() {
         let prop = LabelPropagation(offsets: [0, 0, 0], neighbors: [], values: [])
         let (f, status) = prop.run(labels: [[1, 0]], options: .init(alpha: 0.85, solver: .jacobi))
