@@ -140,7 +140,7 @@ public struct BenchmarkRunner {
         let log = step.summaryPath.replacingOccurrences(of: ".summary.json", with: ".log")
         let usage = try MeasuredProcess.run(
             options.binDirectory + "/regionsearch-" + step.stage, step.arguments, stderrPath: log,
-            environment: StageEnvironment.forStages())
+            environment: StageEnvironment.forStage(step.stage))
         guard usage.status == 0 else {
             let tail =
                 (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(

@@ -20,13 +20,11 @@ public struct StageLaunch {
     }
 }
 
-/// Runs stages as child processes in the runner's process group (in ``StageEnvironment``),
+/// Runs stages as child processes in the runner's process group (in their
+/// ``StageEnvironment/forStage(_:_:)``),
 /// copying their output to stderr as it comes and keeping its tail for the error message.
 public struct ProcessStageLauncher: StageLauncher {
     public init() {}
-
-    /// Stages run with huge pages for malloc (``StageEnvironment``).
-    static let environment = StageEnvironment.forStages()
 
     public func launch(stage: StageDefinition, executable: String, arguments: [String]) throws(RunnerError)
         -> StageLaunch
@@ -34,7 +32,8 @@ public struct ProcessStageLauncher: StageLauncher {
         let child: ChildProcess
         do {
             child = try ChildProcess(
-                executable: executable, arguments: arguments, environment: Self.environment, output: .tee(tail: 1 << 16)
+                executable: executable, arguments: arguments, environment: StageEnvironment.forStage(stage.name),
+                output: .tee(tail: 1 << 16)
             )
         } catch {
             throw RunnerError.spawnFailed(executable: executable, reason: error.reason)
