@@ -806,6 +806,26 @@ struct DelimitedParser {
         }
     }
 
+    /// A record whose quoted field runs over line ends and leaves it with the wrong column count:
+    /// most likely a stray quote (`"Joe's 5,…` never closed), which joined every line up to the
+    /// next quote into one record. Taken whole, thousands of good records would be lost as one
+    /// reject; so the line holding the opening quote (the record's first line: a line end outside
+    /// quotes ends a record) is rejected alone and reading resumes on the next line, where the
+    /// joined lines are read as records again.
+    private mutating func rejectRunawayQuote(_ batch: inout RecordBatch) {
+        let start = pos
+        var lineEnd = start
+        while buf[lineEnd] != 0x0A && buf[lineEnd] != 0x0D { lineEnd += 1 }  // before scanRecordEnd
+        reject(
+            &batch, start: start, end: lineEnd, line: line,
+            reason: "unterminated quote: a quoted field opens on this line and is closed only \(scanLines - 1) "
+                + "line(s) later, leaving \(fieldCount) columns where \(expectedFieldCount) are expected; "
+                + "the line is rejected and reading goes on at the next")
+        line += 1
+        pos = lineEnd + 1
+        if buf[lineEnd] == 0x0D && pos < end && buf[pos] == 0x0A { pos += 1 }
+    }
+
     /// A record longer than `max_record_bytes`.
     private mutating func rejectOverlong(_ batch: inout RecordBatch) {
         if scanOpenQuote >= 0 {
@@ -824,6 +844,10 @@ struct DelimitedParser {
     }
 
     private mutating func makeRecord(_ batch: inout RecordBatch) {
+        if fieldCount != expectedFieldCount && !allFields && scanLines > 1 {
+            rejectRunawayQuote(&batch)
+            return
+        }
         let start = pos
         let recordEnd = scanRecordEnd
         let recordLine = line

@@ -246,6 +246,29 @@ final class DelimitedReaderTests: XCTestCase {
         XCTAssertEqual(r[5].record?.id, "6")
     }
 
+    /// A stray quote whose field a later quote closes: the record that joins the lines between
+    /// has the wrong column count. Only the stray quote's line is rejected; the lines it joined
+    /// are read as records again. A quoted line break in a record of the right width stays one record.
+    func testAStrayQuoteClosedLinesLaterCostsOnlyItsLine() throws {
+        var text = "id,name,lon,lat\n1,a,1,2\n2,\"Joe's 5,1,2\n"
+        for i in 3...200 { text += "\(i),n\(i),1,2\n" }
+        text += "201,\"Quoted, Name\",1,2\n202,\"two\nlines\",1,2\n203,z,1,2\n"
+        let r = try readAll(delimited(scratch.write(text)))
+        let rejected = r.compactMap(\.rejected)
+        XCTAssertEqual(rejected.count, 1)
+        XCTAssertEqual(rejected.first?.line, 3)
+        XCTAssertEqual(rejected.first?.raw, "2,\"Joe's 5,1,2")
+        let reason = rejected.first?.reason ?? ""
+        let expected = "unterminated quote: a quoted field opens on this line and is closed only 199 line(s) later"
+        XCTAssertTrue(reason.hasPrefix(expected), reason)
+        let records = r.compactMap(\.record)
+        XCTAssertEqual(records.map(\.id), ["1"] + (3...203).map(String.init))
+        XCTAssertEqual(records.first { $0.id == "3" }?.line, 4, "line numbers go on from the rejected line")
+        XCTAssertEqual(records.first { $0.id == "201" }?.name, "Quoted, Name")
+        XCTAssertEqual(records.first { $0.id == "202" }?.name, "two\nlines")
+        XCTAssertEqual(records.last?.line, 205)
+    }
+
     func testBlankLinesAreSkippedAndCounted() throws {
         let reader = try delimited(scratch.write("\n\nid,lon,lat\n\n1,1,2\n   \n\r\n2,3,4\n\n"))
         let r = try readAll(reader)
