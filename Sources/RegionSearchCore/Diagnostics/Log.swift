@@ -110,11 +110,33 @@ public enum Log {
     /// An error; always printed.
     public static func error(_ message: String) { event(message, level: "error") }
 
+    /// Writes `text` to standard error. A log that cannot be written (stderr closed, `/dev/full`,
+    /// a log file on a full disk) is given up, never fatal: the run goes on and its exit status
+    /// still says how it ended. (`FileHandle.write` traps on a failed write: every tool died
+    /// with SIGILL, exit 132, at its first line.)
     public static func write(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        FileHandle.standardError.write(text.data(using: .utf8)!)
+        guard !logLost else { return }
+        var text = text
+        text.withUTF8 { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = Foundation.write(2, bytes.baseAddress! + done, bytes.count - done)
+                if n > 0 {
+                    done += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    logLost = true
+                    return
+                }
+            }
+        }
     }
+
+    /// Set once a write to standard error failed (guarded by `lock`).
+    nonisolated(unsafe) private static var logLost = false
 }
 
 /// Monotonic wall clock in seconds.

@@ -13,8 +13,28 @@ public enum ToolMain {
         _ spec: CommandSpec, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
         _ body: (ParsedCommandLine) throws -> Void
     ) -> Never {
+        occupyClosedStandardDescriptors()
         Log.toolName = spec.name
         exit(execute(spec, arguments, body).rawValue)
+    }
+
+    /// Opens each standard descriptor the process was started without (`2>&-`, `>&-`) on
+    /// `/dev/null`, read-only. Left closed, the next file opened takes its number: the work
+    /// directory's lock received the log lines, or the regions an output `-` should have sent to
+    /// standard output (then truncated, exit 0). Read-only, so a write to it fails and is reported
+    /// (an output `-` ends with exit 6) instead of vanishing.
+    public static func occupyClosedStandardDescriptors() {
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let opened = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            guard opened >= 0 else { continue }
+            if opened != fd {
+                dup2(opened, fd)
+                close(opened)
+            } else {
+                // Child processes inherit their standard descriptors: not close-on-exec.
+                _ = fcntl(fd, F_SETFD, 0)
+            }
+        }
     }
 
     /// Parses `arguments`, answers `--help`, applies `--quiet` and runs `body`; returns the exit

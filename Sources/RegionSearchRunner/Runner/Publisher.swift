@@ -609,6 +609,8 @@ struct Publisher {
                 try AtomicFile.write(bytes, to: first.path)
             } catch let e as FileSystem.Failure {
                 throw RunnerError.fileSystem(e)
+            } catch let e as ArtifactError {
+                throw VectorOutput.Failure(e.description)  // it names the path and says what failed
             } catch {
                 throw VectorOutput.Failure("\(first.path): cannot write: \(error)")
             }
