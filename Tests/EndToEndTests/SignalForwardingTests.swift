@@ -46,4 +46,45 @@ final class SignalForwardingTests: XCTestCase {
         }
         XCTAssertTrue(ended, "the stage \(stage) still runs after its runner was terminated")
     }
+
+    /// A run started ignoring SIGHUP (`nohup`) keeps ignoring it, and so do its stages: a hangup
+    /// sent to the job's process group while a stage runs ends neither. (The runner used to
+    /// install its forwarding handler over the ignore, and start stages with SIGHUP reset.)
+    func testARunStartedUnderNohupSurvivesAHangup() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/status") else {
+            throw XCTSkip("reads the stage's ignored signals in /proc (Linux)")
+        }
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest()
+        let tools = f.root + "/tools"
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: PipelineFixture.regionsearch, toPath: tools + "/regionsearch")
+        // A stand-in ingest stage: notes the signals it ignores, waits, notes that it lived on.
+        let started = f.root + "/stage-started"
+        let finished = f.root + "/stage-finished"
+        try """
+        #!/bin/sh
+        grep SigIgn /proc/$$/status > "\(started).tmp" && mv "\(started).tmp" "\(started)"
+        sleep 1
+        touch "\(finished)"
+        exit 9
+
+        """.write(toFile: tools + "/regionsearch-ingest", atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(tools + "/regionsearch-ingest", 0o755), 0)
+        let nohup = "trap '' HUP; exec \"$0\" \"$@\""
+        let runner = try ChildProcess(
+            executable: "/bin/sh", arguments: ["-c", nohup, tools + "/regionsearch", "run", f.manifestPath, "--quiet"],
+            newProcessGroup: true, output: .file(f.root + "/run.log"))
+        for _ in 0..<400 where !FileManager.default.fileExists(atPath: started) { usleep(25_000) }
+        let ignored = try String(contentsOfFile: started, encoding: .utf8)
+        let hex = ignored.split(separator: ":").last!.trimmingCharacters(in: .whitespacesAndNewlines)
+        let mask = UInt64(hex, radix: 16)
+        XCTAssertEqual((mask ?? 0) & 1, 1, "the stage ignores SIGHUP as its runner was started to: \(ignored)")
+        kill(-runner.pid, SIGHUP)
+        let end = runner.wait()
+        XCTAssertNotEqual(end, .signaled(SIGHUP), "the hangup ended the run")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: finished), "the hangup ended the stage")
+        XCTAssertNotEqual(end, .exited(0), "the stand-in stage fails, so the run does")
+    }
 }

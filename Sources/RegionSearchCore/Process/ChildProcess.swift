@@ -103,7 +103,9 @@ public final class ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, s) }
+        // Signals this process was started ignoring stay ignored in the child (``SignalForwarding``).
+        let ignored = SignalForwarding.ignoredAtStart
+        for s in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] where !ignored.contains(s) { sigaddset(&defaults, s) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
 
         var readEnd: Int32 = -1

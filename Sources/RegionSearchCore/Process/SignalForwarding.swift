@@ -21,13 +21,35 @@ public enum SignalForwarding {
         defer { forwardedChild.store(0, ordering: .sequentiallyConsistent) }
         installed.withLock { done in
             guard !done else { return }
-            for s in [SIGTERM, SIGINT, SIGHUP] { signal(s, forwardAndEnd) }
+            let ignored = ignoredAtStart
+            for s in [SIGTERM, SIGINT, SIGHUP] where !ignored.contains(s) { signal(s, forwardAndEnd) }
             done = true
         }
         return try body()
     }
 
     private static let installed = Mutex(false)
+
+    /// The signals among SIGTERM, SIGINT, SIGHUP and SIGQUIT this process was started ignoring
+    /// (`nohup` ignores SIGHUP; a shell's `&` in a script, SIGINT and SIGQUIT), read before any
+    /// handler is installed. They stay ignored, in this process and in the stages it starts
+    /// (``ChildProcess``): a nightly job started with `nohup` survives the hangup at logout.
+    public static let ignoredAtStart: Set<Int32> = {
+        var ignored: Set<Int32> = []
+        for s in [SIGTERM, SIGINT, SIGHUP, SIGQUIT] {
+            var current = sigaction()
+            if sigaction(s, nil, &current) == 0 && isIgnore(current) { ignored.insert(s) }
+        }
+        return ignored
+    }()
+
+    private static func isIgnore(_ action: sigaction) -> Bool {
+        #if canImport(Glibc)
+            return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == 1  // SIG_IGN
+        #else
+            return unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self) == 1  // SIG_IGN
+        #endif
+    }
 }
 
 /// The child the signals go to (0: none).
