@@ -274,7 +274,14 @@ struct DelimitedParser {
                             + "0-based index, or header: true)"
                     )
                 }
-                if let i = header.firstIndex(of: n) { return i }
+                let exact = header.indices.filter { header[$0] == n }
+                if exact.count > 1 {
+                    throw UsageError(
+                        "\(at).\(key): \(exact.count) columns of '\(path)' are named '\(PrintableText.of(n, limit: 60))' "
+                            + "(0-based indices \(exact.map(String.init).joined(separator: ", "))); give the one to read by "
+                            + "its index")
+                }
+                if let i = exact.first { return i }
                 let folded = header.enumerated().filter { $0.element.lowercased() == n.lowercased() }
                 if folded.count == 1 { return folded[0].offset }
                 let hint =
@@ -285,11 +292,18 @@ struct DelimitedParser {
             }
         }
         var guessed: [String] = []
-        func guess(_ key: String) -> Int? {
+        func guess(_ key: String) throws -> Int? {
             guard let header, let names = Self.guessNames.first(where: { $0.key == key })?.names else { return nil }
             let lowered = header.map { $0.lowercased() }
             for n in names {
-                if let i = lowered.firstIndex(of: n) {
+                let found = lowered.indices.filter { lowered[$0] == n }
+                if found.count > 1 {
+                    // Two columns the guess would take: reading the first would drop the other's values.
+                    throw UsageError(
+                        "\(at).\(key): \(found.count) columns of '\(path)' are named '\(n)' (any case; 0-based indices "
+                            + "\(found.map(String.init).joined(separator: ", "))); give the one to read by its index")
+                }
+                if let i = found.first {
                     guessed.append("\(key)='\(PrintableText.of(header[i], limit: 60))'")
                     return i
                 }
@@ -298,8 +312,8 @@ struct DelimitedParser {
         }
         let c = spec.columns
         var r = DelimitedReader.ResolvedColumns()
-        r.id = try c.id.map { try resolve($0, key: "id") } ?? guess("id")
-        r.name = try c.name.map { try resolve($0, key: "name") } ?? guess("name")
+        r.id = try c.id.map { try resolve($0, key: "id") } ?? (try guess("id"))
+        r.name = try c.name.map { try resolve($0, key: "name") } ?? (try guess("name"))
         r.tags = try c.tags.map { try resolve($0, key: "tags") }
         if let ks = c.keywords {
             for (i, k) in ks.enumerated() {
@@ -309,7 +323,7 @@ struct DelimitedParser {
                         Array((k.separator ?? spec.keywordSeparator).utf8)
                     ))
             }
-        } else if let i = guess("keywords") {
+        } else if let i = try guess("keywords") {
             r.keywords.append((i, spec.keywordSplit, Array(spec.keywordSeparator.utf8)))
         }
         if c.hasCoordinates {
@@ -318,14 +332,14 @@ struct DelimitedParser {
             r.coordinates = try c.coordinates.map { try resolve($0, key: "coordinates") }
             r.wkt = try c.wkt.map { try resolve($0, key: "wkt") }
         } else {
-            let lon = guess("lon")
-            let lat = lon != nil ? guess("lat") : nil
+            let lon = try guess("lon")
+            let lat = lon != nil ? try guess("lat") : nil
             if let lon, let lat {
                 r.lon = lon
                 r.lat = lat
-            } else if let i = guess("coordinates") {
+            } else if let i = try guess("coordinates") {
                 r.coordinates = i
-            } else if let i = guess("wkt") {
+            } else if let i = try guess("wkt") {
                 r.wkt = i
             } else {
                 let list = (header ?? []).prefix(40).map { "'\(PrintableText.of($0, limit: 60))'" }.joined(

@@ -134,6 +134,27 @@ final class DelimitedReaderTests: XCTestCase {
         }
     }
 
+    /// Two columns of one name: reading the first would drop the other's values, so a column
+    /// named (or guessed) by that name is refused until it is given by index.
+    func testAColumnNameTwoColumnsShareIsAUsageError() throws {
+        let path = scratch.write("id,category,name,category,lon,lat\n1,shop,a,bank,1,2\n")
+        XCTAssertThrowsError(try delimited(path, "\"columns\": {\"keywords\": \"category\"}")) { error in
+            XCTAssertTrue(error is UsageError, "\(error)")
+            let expected = "columns.keywords[0]: 2 columns of '\(path)' are named 'category' (0-based indices 1, 3)"
+            XCTAssertTrue("\(error)".contains(expected), "\(error)")
+        }
+        XCTAssertThrowsError(try delimited(path)) { error in
+            let expected = "columns.keywords: 2 columns of '\(path)' are named 'category'"
+            XCTAssertTrue("\(error)".contains(expected), "\(error)")
+        }
+        let byIndex = try readAll(delimited(path, "\"columns\": {\"keywords\": 3}"))
+        XCTAssertEqual(byIndex.first?.record?.keywords, ["bank"])
+        // Names that differ in case are two names: the exact one is read.
+        let cased = scratch.write("id,Kind,kind,lon,lat\n1,shop,bank,1,2\n")
+        let exact = try readAll(delimited(cased, "\"columns\": {\"keywords\": \"kind\"}"))
+        XCTAssertEqual(exact.first?.record?.keywords, ["bank"])
+    }
+
     func testGuessedColumns() throws {
         let path = scratch.write("osm_id,Name,Longitude,Latitude,Category\n5,n,10.5,20.5,Cafe\n")
         let reader = try delimited(path)
