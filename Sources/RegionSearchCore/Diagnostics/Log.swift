@@ -55,8 +55,11 @@ public enum Log {
         if level == "info" && quiet { return }
         guard format == .json else {
             let prefix = level == "info" ? "" : level + ": "
-            // A path or a field quoted in a message cannot move the cursor or start a new line.
-            write("\(toolName): \(prefix)\(PrintableText.message(message))\n")
+            // A path or a field quoted in a message cannot move the cursor or start a new line:
+            // a message's later lines are indented, so only the tool's own lines start with its
+            // name (a file named "x\nregionsearch: finished" cannot forge one).
+            let text = PrintableText.message(message).replacingOccurrences(of: "\n", with: "\n  ")
+            write("\(toolName): \(prefix)\(text)\n")
             return
         }
         var members: [(String, JSONValue)] = [("tool", .string(toolName)), ("level", .string(level))]
