@@ -11,7 +11,9 @@ final class RunnerFailureTests: XCTestCase {
         var csv = "id,name,category,lon,lat\n"
         for i in 0..<100 { csv += i % 2 == 0 ? "\(i),a,cafe,24.9,60.1\n" : "\(i),b,cafe,not-a-number,60.1\n" }
         try csv.write(toFile: f.csvPath, atomically: true, encoding: .utf8)
-        let result = try f.run()
+        // --quiet keeps the pointer to the kept rejects: the stage's own message names its
+        // staging folder, which is gone by then.
+        let result = try f.run(["--quiet"])
         XCTAssertEqual(result.status, 3, "ingest's own exit status, not 7: " + result.output)
         let state = try f.runState()
         let key = try XCTUnwrap(state["ingest"].key)
@@ -25,7 +27,15 @@ final class RunnerFailureTests: XCTestCase {
         XCTAssertTrue(failure.failure?.contains(kept) ?? false, failure.failure ?? "")
         // Fixed input: the run succeeds and the kept files of the failure go.
         try Data(PipelineFixture.csvBytes).write(to: URL(fileURLWithPath: f.csvPath))
-        XCTAssertEqual(try f.run().status, 0)
+        // A run with a few rejects names where they are once the stage's folder is in place.
+        try (String(decoding: PipelineFixture.csvBytes, as: UTF8.self) + "9999,bad,cafe,x,60.1\n").write(
+            toFile: f.csvPath, atomically: true, encoding: .utf8)
+        let few = try f.run()
+        XCTAssertEqual(few.status, 0, few.output)
+        let object = f.work.objectDirectory(stage: "ingest", key: try XCTUnwrap(try f.runState()["ingest"].key))
+        XCTAssertTrue(few.output.contains("the rejected records are in \(object)/rejects.txt"), few.output)
+        let written = try String(contentsOfFile: object + "/rejects.txt", encoding: .utf8)
+        XCTAssertEqual(written.split(separator: "\n").count, 2, "the header and the bad row")
         XCTAssertTrue(FileSystem.exists(kept), "another key's failure is kept until clean")
         XCTAssertEqual(try f.tool(["clean", f.manifestPath, "--unused"]).status, 0)
         XCTAssertFalse(FileSystem.exists(f.work.failed))

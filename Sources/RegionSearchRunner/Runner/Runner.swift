@@ -230,6 +230,13 @@ public final class Runner {
                 "\(label): done in \(Self.seconds(record.seconds))\(counts.isEmpty ? "" : " — " + counts)",
                 stage: stage.name, phase: "done", counts: record.summary.counts.map { ($0.0.rawValue, $0.1) },
                 seconds: record.seconds)
+            // The stage named its rejects file in the staging folder, gone once promoted.
+            if let rejected = record.summary.count(.rejected), rejected > 0,
+                let port = stage.outputs.first(where: { $0.option == "rejects" })
+            {
+                let path = work.objectDirectory(stage: stage.name, key: hash) + "/" + port.fileName
+                Log.info("\(label): the rejected records are in \(path)")
+            }
             try state.write(to: statePath)
         }
 
@@ -359,7 +366,8 @@ public final class Runner {
                 key: key, succeeded: false, outputs: [], started: started, finished: Timestamp.now(), seconds: seconds,
                 threads: options.threads, summary: readSummary(), failure: detail ?? text)
             try? failure.write(to: work.failurePath(stage: stage.name, key: hash))
-            if let kept { Log.info("\(stage.name): what the stage wrote before failing is kept in \(kept)") }
+            // A warning, so --quiet keeps it: the stage's own message names its staging folder, gone now.
+            if let kept { Log.warning("\(stage.name): what the stage wrote before failing is kept in \(kept)") }
             throw RunnerError.stageFailed(stage: stage.name, exit: launch.termination, detail: detail)
         }
         guard launch.termination.succeeded else { try failed(nil) }
