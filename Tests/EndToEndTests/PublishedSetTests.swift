@@ -192,6 +192,34 @@ final class PublishedSetTests: XCTestCase {
     /// exits 0, the output is one complete set of either, and the lineage's high-water mark never
     /// goes back; the start-up sweep leaves the folder alone while another run holds the lock;
     /// and a run replacing the other manifest's set says so.
+    /// Two manifests whose outputs share a stem in one folder (`test.geojson`, `test.gpkg`) would
+    /// have the same maps and style: the second is refused before it makes anything current, and
+    /// the first's links stay its own.
+    func testAnOutputOfTheSameStemBesideAnotherIsRefused() throws {
+        let f = try setUpFixture()
+        defer { f.remove() }
+        try f.writeManifest(output: .string("../out/test.geojson"))
+        try f.runOK()
+        let before = ["test.geojson", "test.qml", "test.png", "test.html"].map {
+            PublishedSet.linkText(f.root + "/out/" + $0)
+        }
+        XCTAssertTrue(before.allSatisfy { $0?.hasPrefix(".test.geojson.published/current/") ?? false }, "\(before)")
+        let other = f.root + "/pipelines/other.json"
+        let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
+        try text.replacingOccurrences(of: "../work", with: "../work-other")
+            .replacingOccurrences(of: "../out/test.geojson", with: "../out/test.gpkg")
+            .write(toFile: other, atomically: true, encoding: .utf8)
+        let second = try f.tool(["run", other])
+        XCTAssertEqual(second.status, 2, second.output)
+        let refusal = "belongs to the output test.geojson published in the same folder"
+        XCTAssertTrue(second.output.contains(refusal), second.output)
+        let after = ["test.geojson", "test.qml", "test.png", "test.html"].map {
+            PublishedSet.linkText(f.root + "/out/" + $0)
+        }
+        XCTAssertEqual(after, before, "the first output's links were taken over")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/out/test.gpkg"))
+    }
+
     func testTwoManifestsWithOneOutputTakeTurnsAndSaySo() throws {
         let f = try setUpFixture()
         defer { f.remove() }

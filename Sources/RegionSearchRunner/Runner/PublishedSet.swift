@@ -293,6 +293,7 @@ public struct PublishedSet {
     func commit(_ staging: Staging, manifest: String) throws {
         let record = Record(
             generation: staging.generation, published: Timestamp.now(), manifest: manifest, members: staging.members)
+        try refuseOtherSetsLinks(record)
         try AtomicFile.write(
             record.json.serialized(sortedKeys: false, pretty: true) + "\n",
             to: staging.directory + "/" + Self.recordName, durable: true)
@@ -384,6 +385,25 @@ public struct PublishedSet {
         }
         try FileSystem.rename(temporary, to: currentLink)
         try AtomicFile.syncDirectory(root)
+    }
+
+    /// Refuses, before anything is made current, a path of `record` that is another set's link.
+    /// Two outputs in one folder with the same stem (`r.geojson` and `r.shp`) have maps and a
+    /// style of the same names (`r.png`, `r.qml`): each run would take over the other's, and a
+    /// reader would see one output's regions with the other's maps.
+    func refuseOtherSetsLinks(_ record: Record) throws {
+        let marker = Self.suffix + "/current/"
+        for file in record.members.flatMap(\.files) {
+            guard let text = Self.linkText(file.path), let at = text.range(of: marker) else { continue }
+            let ours = linkText(for: file.path, name: file.name)
+            guard let own = ours.range(of: marker), !text.hasPrefix(ours[..<own.upperBound]) else { continue }
+            let folder = PathResolver.baseName(String(text[..<at.lowerBound]))
+            let other = folder.hasPrefix(".") ? String(folder.dropFirst()) : folder
+            throw ToolFailure(
+                "\(file.path) belongs to the output \(other) published in the same folder (it links to \(text)): "
+                    + "the two outputs' maps and styles have the same names; give one of them another name or folder",
+                status: .usage)
+        }
     }
 
     /// Makes every path of `record` this set's link to its file (a path already linked is left
