@@ -153,6 +153,27 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertEqual(try f.run(["--quiet"]).status, 0)
     }
 
+    /// An output that is the user's link into a folder that does not exist is refused before any
+    /// stage runs, and the folder is not made; a link to a file not there yet, in a folder that
+    /// is, is written through (the link kept).
+    func testAnOutputLinkIntoAMissingFolderIsRefused() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let link = f.root + "/out/linked.geojson"
+        let missing = f.root + "/elsewhere/dir"
+        XCTAssertEqual(symlink(missing + "/x.geojson", link), 0)
+        try f.writeManifest(output: .string(link), sections: [("maps", .bool(false))])
+        let r = try f.run()
+        XCTAssertEqual(r.status, 6, r.output)
+        XCTAssertTrue(r.output.contains("in a folder that does not exist (\(missing))"), r.output)
+        XCTAssertFalse(r.output.contains("ingest"), "no stage ran: \(r.output)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/elsewhere"))
+        try FileManager.default.createDirectory(atPath: missing, withIntermediateDirectories: true)
+        XCTAssertEqual(try f.run(["--quiet"]).status, 0)
+        XCTAssertEqual(PublishedSet.linkText(link), missing + "/x.geojson", "the user's link is kept")
+        XCTAssertNoThrow(try JSONParser.parse(try String(contentsOfFile: link, encoding: .utf8)))
+    }
+
     /// A Shapefile cuts a text value at 254 bytes: the run says so (GDAL's warning), naming the
     /// file, the layer and the field, instead of dropping the message.
     func testAShapefileCuttingALongNameSaysSo() throws {

@@ -88,6 +88,13 @@ enum OutputPreflight {
                     }
                 }
                 let dir = AtomicFile.directory(of: path)
+                // A folder is made for an output path, never at the end of a user's link: a link
+                // into a folder that does not exist is a broken link, not a place to create.
+                if path != target.path && !FileSystem.exists(dir) {
+                    throw Failure(
+                        message: "\(at): is a symbolic link to \(path), in a folder that does not exist (\(dir)); "
+                            + "create the folder or fix the link")
+                }
                 do {
                     try FileSystem.createDirectories(dir)
                 } catch {
