@@ -224,8 +224,10 @@ struct DelimitedParser {
     }
 
     /// `header: auto`: names in the column mapping (given, or to be guessed) need a header; with
-    /// only indexes, the first record is a header when a coordinate field is text that does
-    /// not read as coordinates.
+    /// only indexes, the first record is a header when its coordinate fields are text that does
+    /// not read as coordinates: both of lon and lat (a record whose longitude alone is garbled,
+    /// `116.4x`, is a record to reject, not a header to drop uncounted), or the one coordinates
+    /// or WKT field.
     private mutating func looksLikeHeader(fieldCount: Int) -> Bool {
         let c = spec.columns
         if c.all.contains(where: { if case .name = $0.1 { return true } else { return false } }) { return true }
@@ -235,7 +237,8 @@ struct DelimitedParser {
             let v = field(i).trimmingASCIIWhitespace()
             return !splitter.isMissing(v) && !parses(v)
         }
-        return textual(c.lon, { DecimalParser.parse($0) != nil }) || textual(c.lat, { DecimalParser.parse($0) != nil })
+        let number: (UnsafeBufferPointer<UInt8>) -> Bool = { DecimalParser.parse($0) != nil }
+        return (textual(c.lon, number) && textual(c.lat, number))
             || textual(c.coordinates, { Self.parsePair($0) != nil })
             || textual(c.wkt, { if case .invalid = WKTPoint.parse($0) { return false } else { return true } })
     }

@@ -97,6 +97,15 @@ final class DelimitedReaderTests: XCTestCase {
         let reader = try delimited(withHeader, "\"columns\": {\"name\": 0, \"keywords\": [1], \"coordinates\": 2}")
         XCTAssertTrue(reader.hasHeader)
         XCTAssertEqual(try readAll(reader).count, 1)
+        // With lon and lat by index, a header names both; a first record whose longitude alone is
+        // garbled is a record (its coordinates unreadable), not a header dropped uncounted.
+        let lonLat = "\"columns\": {\"id\": 0, \"lon\": 1, \"lat\": 2}"
+        let garbled = try readAll(delimited(scratch.write("1,116.4x,39.9\n2,116.5,39.8\n"), lonLat))
+        XCTAssertEqual(garbled.map { $0.record?.id }, ["1", "2"])
+        XCTAssertEqual(garbled[0].record?.lon.isNaN, true)
+        let headed = try delimited(scratch.write("id,x,y\n2,116.5,39.8\n"), lonLat)
+        XCTAssertTrue(headed.hasHeader)
+        XCTAssertEqual(try readAll(headed).map { $0.record?.id }, ["2"])
         // Explicit header false keeps the first line as data (and rejects it: "c" is no coordinate).
         let forced = try readAll(
             delimited(withHeader, "\"header\": false, \"columns\": {\"name\": 0, \"coordinates\": 2}"))
