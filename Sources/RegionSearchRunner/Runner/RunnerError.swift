@@ -1,5 +1,11 @@
 import RegionSearchCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Why `regionsearch run`, `status` or `clean` stopped. Each message says what to do next.
 public enum RunnerError: ExitCoded {
     /// Another run holds the work directory's lock (exit status 5).
@@ -33,8 +39,17 @@ public enum RunnerError: ExitCoded {
         case .spawnFailed(let executable, let reason):
             return "cannot start \(executable): \(reason)"
         case .stageFailed(let stage, let exit, let detail):
-            let what =
-                detail.map { "stage \(stage) failed: \($0)" } ?? "stage \(stage) failed (\(exit)); its message is above"
+            let what: String
+            if let detail {
+                what = "stage \(stage) failed: \(detail)"
+            } else if case .signaled(let signal) = exit {
+                // A killed process writes no message of its own: say who can have sent the signal.
+                what =
+                    "stage \(stage) was \(exit)"
+                    + (signal == SIGKILL ? " (the kernel's out-of-memory killer, a scheduler or an operator)" : "")
+            } else {
+                what = "stage \(stage) failed (\(exit)); its message is above"
+            }
             return what + ". Earlier stages are kept; after fixing the cause, 'regionsearch run' resumes at \(stage)"
         case .inputChanged(let stage, let input, let path):
             return
