@@ -26,10 +26,14 @@ public struct IngestCounts: Sendable, Equatable {
             && crossInputDuplicates <= mergedDuplicates + droppedDuplicates + keptDuplicates
     }
 
-    /// The kind of a reject reason: the text before the first ": " (the whole text without one).
+    /// The kind of a reject reason: the text before the first ": " (the whole text without one),
+    /// without where in the file it is (" at line …").
     public static func kind(of reason: String) -> String {
-        if let r = reason.range(of: ": ") { return String(reason[..<r.lowerBound]) }
-        return reason
+        var kind = reason
+        if let r = kind.range(of: ": ") { kind = String(kind[..<r.lowerBound]) }
+        // Where in the file is the record's, not the kind's: "invalid JSON at line 5, column 3".
+        if let r = kind.range(of: " at line ") { kind = String(kind[..<r.lowerBound]) }
+        return kind
     }
 
     mutating func countReject(_ reason: String) {

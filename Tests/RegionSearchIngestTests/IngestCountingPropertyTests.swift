@@ -144,4 +144,13 @@ final class IngestCountingPropertyTests: XCTestCase {
         XCTAssertGreaterThan(checked, 600, "most mutations stay readable")
         XCTAssertGreaterThan(merged, 100, "the seeds' repeated ids are merged")
     }
+
+    /// Rejects are counted by kind, not by where they are: every bad JSON line is one kind.
+    func testRejectKindsLeaveOutWhereInTheFile() {
+        XCTAssertEqual(IngestCounts.kind(of: "invalid JSON at line 5, column 3: expected a value"), "invalid JSON")
+        let malformed = "malformed GeoJSON at line 2 (byte 40): not an object"
+        XCTAssertEqual(IngestCounts.kind(of: malformed), "malformed GeoJSON")
+        XCTAssertEqual(IngestCounts.kind(of: "wrong column count: 3, expected 4"), "wrong column count")
+        XCTAssertEqual(IngestCounts.kind(of: "null island"), "null island")
+    }
 }
