@@ -21,6 +21,11 @@ final class AtomicFileTargetTests: XCTestCase {
         XCTAssertThrowsError(try AtomicFile.write("x", to: dir + "/dangling")) {
             XCTAssertTrue("\($0)".contains("symbolic link to a missing file"), "\($0)")
         }
+        XCTAssertEqual(symlink(dir + "/loop-b", dir + "/loop-a"), 0)
+        XCTAssertEqual(symlink(dir + "/loop-a", dir + "/loop-b"), 0)
+        XCTAssertThrowsError(try AtomicFile.write("x", to: dir + "/loop-a")) {
+            XCTAssertTrue("\($0)".contains("is a loop of symbolic links"), "\($0)")
+        }
         XCTAssertThrowsError(try AtomicFile.write("x", to: dir)) { XCTAssertTrue("\($0)".contains("is a directory")) }
     }
 

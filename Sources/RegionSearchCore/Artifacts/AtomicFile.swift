@@ -42,8 +42,9 @@ public final class AtomicFile {
             var resolved = path
             if type == S_IFLNK {
                 guard stat(path, &st) == 0 else {
+                    let what = errno == ELOOP ? "a loop of symbolic links" : "a symbolic link to a missing file"
                     throw ArtifactError.writeFailed(
-                        path: path, reason: "is a symbolic link to a missing file; not replaced (remove it or fix it)")
+                        path: path, reason: "is \(what); not replaced (remove it or fix it)")
                 }
                 type = st.st_mode & S_IFMT
                 if type == S_IFREG, let real = realpath(path, nil) {
