@@ -41,8 +41,12 @@ struct StageInvocation<Options: StageOptions> {
     }
 
     /// The path given for output port `option`.
-    func outputPath(_ option: String = "output") throws(UsageError) -> String {
-        try commandLine.required(definition.outputOption(option))
+    func outputPath(_ option: String = "output") throws -> String {
+        let path = try commandLine.required(definition.outputOption(option))
+        // What is at the path is checked before the work, not after it: a folder given as the
+        // output failed (exit 6) only once all the input was read.
+        _ = try AtomicFile.Target(path)
+        return path
     }
 
     /// Opens and validates the artifact given for input port `option`, timed as loading.

@@ -53,6 +53,14 @@ final class IngestExecutableTests: XCTestCase {
         XCTAssertEqual(s.count(.accepted), 4)
         XCTAssertEqual(s.count(.read), 5)
 
+        // An output that cannot be written is refused before any input is read: exit 6.
+        for (output, rejectsPath) in [(scratch.directory, rejects), (out, scratch.directory)] {
+            r = try run([good, "--output", output, "--rejects", rejectsPath])
+            XCTAssertEqual(r.status, 6, r.stderr)
+            XCTAssertTrue(r.stderr.contains("\(scratch.directory): cannot write: is a directory"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("read 5"), "the input was read first: \(r.stderr)")
+        }
+
         // Usage errors: exit 2.
         r = try run([good, "--output", out, "--rejects", rejects, "--duplicate", "merge"])
         XCTAssertEqual(r.status, 2)
