@@ -487,9 +487,10 @@ final class RunnerEndToEndTests: XCTestCase {
         try f.writeManifest(sections: [("hulls", .object([("min_extent_m", .number(30))]))])
         try freshRun(f)
         XCTAssertEqual(FileSystem.list(f.work.objects).count, 7)
-        // Leftovers of an interrupted write in every place the runner cleans.
+        // Leftovers of an interrupted write in every place the runner cleans, as the runner names them.
+        let entry = "graph-0123456789abcdeffedcba9876543210"
         for path in [
-            f.work.objects + "/.graph-0123.tmp-99999", f.work.records + "/.x.json.tmp-1-0",
+            f.work.objects + "/.\(entry).tmp-99999", f.work.records + "/.\(entry).json.tmp-1-0",
             f.root + "/out/.test.geojson.tmp-5-0",
         ] {
             XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8)))

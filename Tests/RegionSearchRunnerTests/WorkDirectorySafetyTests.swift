@@ -49,11 +49,15 @@ final class WorkDirectorySafetyTests: XCTestCase {
         let users = [
             work.path + "/notes.tmp-1", work.path + "/.data.csv.tmp-5-0", work.path + "/report.tmp-final.txt",
             work.objects + "/mine.tmp-2", work.records + "/.notes.txt.tmp-3-0", dir + "/out/.x.geojson.tmp-mine",
+            // The runner's temporary forms of names it does not make there.
+            work.records + "/.x.json.tmp-7-1", work.objects + "/.mine.tmp-7", work.lineage + "/.trip.tmp-7",
+            work.scores + "/.grades.json.tmp-7-0",
         ]
         let ours = [
             work.path + "/.run.json.tmp-7-0", work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7",
-            work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-old-7", work.records + "/.x.json.tmp-7-1",
-            dir + "/out/.x.geojson.tmp-7-0",
+            work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-old-7",
+            work.records + "/.graph-0123456789abcdeffedcba9876543210.json.tmp-7-1",
+            work.lineage + "/.0123456789abcdeffedcba9876543210.tmp-7", dir + "/out/.x.geojson.tmp-7-0",
         ]
         for path in users + ours {
             try FileSystem.createDirectories(AtomicFile.directory(of: path))

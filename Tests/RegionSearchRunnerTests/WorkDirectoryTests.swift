@@ -112,7 +112,8 @@ final class WorkDirectoryTests: XCTestCase {
         ]
         let leftovers = [
             work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7/graph.rsa",
-            work.records + "/.a.json.tmp-7-0", work.path + "/.run.json.tmp-7-1", dir + "/out/.x.geojson.tmp-7-0",
+            work.records + "/.graph-0123456789abcdeffedcba9876543210.json.tmp-7-0", work.path + "/.run.json.tmp-7-1",
+            dir + "/out/.x.geojson.tmp-7-0",
         ]
         for path in keep + leftovers {
             try FileSystem.createDirectories(AtomicFile.directory(of: path))
@@ -122,7 +123,8 @@ final class WorkDirectoryTests: XCTestCase {
         XCTAssertEqual(
             removed.sorted(),
             [
-                work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7", work.records + "/.a.json.tmp-7-0",
+                work.objects + "/.graph-0123456789abcdeffedcba9876543210.tmp-7",
+                work.records + "/.graph-0123456789abcdeffedcba9876543210.json.tmp-7-0",
                 work.path + "/.run.json.tmp-7-1", dir + "/out/.x.geojson.tmp-7-0",
             ].sorted())
         for path in keep { XCTAssertTrue(FileSystem.exists(path), path) }

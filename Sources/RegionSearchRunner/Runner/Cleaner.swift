@@ -6,7 +6,9 @@ import RegionSearchCore
 /// and scores are kept too). Leftover `*.tmp-*` files of interrupted runs go either way. The manifest's
 /// outputs are the product and are never removed (a full clean forgets `published.json`, so the
 /// next run writes them again); the lock file stays, because deleting a lock file
-/// that another process may have open would let two runs hold "the" lock at once.
+/// that another process may have open would let two runs hold "the" lock at once. Only names the
+/// runner makes are removed (``WorkDirectory/isOwn(_:in:)``): a user's file in the work directory
+/// stays, with a warning, and so does a folder that still holds one.
 public enum Cleaner {
     public struct Result {
         /// Object directories removed.
@@ -49,12 +51,14 @@ public enum Cleaner {
                 result.temporaries += try sweep()
             }
             var keep: Set<String> = []
+            // What a user put in the work directory's folders: left, and named once at the end.
+            var foreign: [String] = []
             if unusedOnly {
                 // The latest run of every manifest that ran here (the work directory may be shared),
                 // not only run.json's. An experiment's state lists its combinations; each one's
                 // stages are in its own state.
                 var latest: [RunState] = RunState.load(work).map { [$0] } ?? []
-                for name in FileSystem.list(work.manifestStates) where name.hasSuffix(".json") {
+                for name in FileSystem.list(work.manifestStates) where work.isOwn(name, in: work.manifestStates) {
                     if let s = RunState.load(path: work.manifestStates + "/" + name) { latest.append(s) }
                 }
                 var states = latest
@@ -70,43 +74,44 @@ public enum Cleaner {
                     if let key = s.key { keep.insert(WorkDirectory.entryName(stage: s.stage, key: key)) }
                 }
                 for (dir, kept) in [(work.runs, keepRuns), (work.scores, keepScores)] {
-                    for name in FileSystem.list(dir) where !kept.contains(name) {
-                        try FileSystem.removeTree(dir + "/" + name)
-                        result.records += 1
-                    }
+                    let swept = try work.removeOwn(in: dir, keeping: kept.contains)
+                    result.records += swept.removed
+                    foreign += swept.foreign
                 }
             }
-            for name in FileSystem.list(work.objects) {
-                guard let entry = WorkDirectory.parseEntry(name) else { continue }
-                if unusedOnly && keep.contains(WorkDirectory.entryName(stage: entry.stage, key: entry.key)) { continue }
-                try FileSystem.removeTree(work.objects + "/" + name)
-                result.objects += 1
+            // A record's entry is its name without `.json` or `.failed.json`.
+            func kept(_ name: String) -> Bool {
+                guard unusedOnly, let entry = WorkDirectory.parseEntry(name) else { return false }
+                return keep.contains(WorkDirectory.entryName(stage: entry.stage, key: entry.key))
             }
-            for name in FileSystem.list(work.records) {
-                guard let entry = WorkDirectory.parseEntry(name) else { continue }
-                if unusedOnly && keep.contains(WorkDirectory.entryName(stage: entry.stage, key: entry.key)) { continue }
-                try FileSystem.removeTree(work.records + "/" + name)
-                result.records += 1
-            }
+            let objects = try work.removeOwn(in: work.objects, keeping: kept)
+            let records = try work.removeOwn(in: work.records, keeping: kept)
             // Files of failed stage runs are for reading the failure, never inputs of a run.
-            if FileSystem.exists(work.failed) {
-                result.records += FileSystem.list(work.failed).count
-                try FileSystem.removeTree(work.failed)
-            }
+            let failed = try work.removeOwn(in: work.failed, emptied: true)
+            result.objects += objects.removed
+            result.records += records.removed + failed.removed
+            foreign += objects.foreign + records.foreign + failed.foreign
             if !unusedOnly {
                 // WORK/lineage/ holds the lineage step's cached results (remade on the next run); a
                 // lineage file in the work directory (WORK/lineage.json) is state and stays.
                 for dir in [work.runs, work.scores, work.maps, work.manifestStates, work.lineage] {
-                    result.records += FileSystem.list(dir).count
-                    try FileSystem.removeTree(dir)
+                    let swept = try work.removeOwn(in: dir, emptied: true)
+                    result.records += swept.removed
+                    foreign += swept.foreign
                 }
-                try FileSystem.removeTree(work.runState)
-                try FileSystem.removeTree(Publisher.memoPath(work))
-                try FileSystem.removeTree(work.builds)
+                for name in WorkDirectory.ownTopFiles where FileSystem.exists(work.path + "/" + name) {
+                    let path = work.path + "/" + name
+                    if WorkDirectory.isOwnTopFile(path) {
+                        try FileSystem.removeTree(path)
+                    } else {
+                        foreign.append(path)
+                    }
+                }
                 for dir in [work.objects, work.records] where FileSystem.list(dir).isEmpty {
                     try FileSystem.removeTree(dir)
                 }
             }
+            WorkDirectory.warnLeft(foreign)
         } catch {
             throw RunnerError.fileSystem(error)
         }

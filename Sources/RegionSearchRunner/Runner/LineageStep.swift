@@ -329,11 +329,19 @@ struct LineageStep {
     }
 
     /// Removes the step's results other than `keep` (an older night's result is never reused:
-    /// its lineage file is no longer the published one).
+    /// its lineage file is no longer the published one). Only the step's own `<key>` folders go;
+    /// anything else a user put in the folder stays, with a warning.
     func prune(keeping keep: String) {
+        var foreign: [String] = []
+        // Dot names are staging folders, which the start of a run sweeps (and a user's hidden files).
         for name in FileSystem.list(folder) where name != keep && !name.hasPrefix(".") {
+            guard work.isOwn(name, in: folder) else {
+                foreign.append(folder + "/" + name)
+                continue
+            }
             try? FileSystem.removeTree(folder + "/" + name)
         }
+        WorkDirectory.warnLeft(foreign)
     }
 
     static func hash(_ bytes: [UInt8]) -> ContentHash {

@@ -19,6 +19,10 @@ import RegionSearchStages
 /// stage has succeeded, so `objects/<stage>-<key>/` only ever holds complete outputs. Because the
 /// key is a hash of the stage's input contents and parameters, runs that share upstream stages
 /// share their objects, and a copied work directory stays valid.
+///
+/// The runner and `clean` remove and replace only the names they make there (``isOwn(_:in:)``,
+/// ``isLeftover(_:in:)``): a user's file in the work directory is left where it is, with a
+/// warning.
 public struct WorkDirectory {
     /// Absolute path of the work directory.
     public let path: String
@@ -104,13 +108,15 @@ public struct WorkDirectory {
     }
 
     /// Removes what interrupted runs left behind: `*.tmp-*` files and staging directories in the
-    /// work directory, `objects/`, `records/`, `runs/`, `scores/` and `maps/`. Only call this while holding the lock: the
-    /// files of a live run look the same. Returns the removed paths.
+    /// work directory, `objects/`, `records/`, `runs/`, `scores/`, `maps/`, `manifests/` and
+    /// `lineage/`. Only call this while holding the lock: the files of a live run look the same.
+    /// Returns the removed paths.
     ///
     /// Only names the runner itself makes are taken, so a user's `notes.tmp-1` survives:
     /// `.run.json.tmp-<pid>-<n>` (and `published.json`'s, `builds.json`'s) at the top,
-    /// `.<entry>.tmp-<pid>` (and `.tmp-old-<pid>`) staging directories in `objects/`,
-    /// `.<record>.json.tmp-<pid>-<n>` in the other folders.
+    /// `.<stage>-<key>.tmp-<pid>` (and `.tmp-old-<pid>`) staging directories in `objects/`,
+    /// `.<key>.tmp-<pid>` in `lineage/`, and the temporary copies of the runner's own files in the
+    /// other folders (`.<stage>-<key>.json.tmp-<pid>-<n>` in `records/`, …).
     @discardableResult
     func removeTemporaries() throws(FileSystem.Failure) -> [String] {
         var removed: [String] = []
@@ -124,13 +130,93 @@ public struct WorkDirectory {
     }
 
     /// Whether `name` in `dir` (one of the work directory's folders) is a temporary the runner
-    /// or a stage writing through it left behind.
-    private func isLeftover(_ name: String, in dir: String) -> Bool {
+    /// or a stage writing through it left behind: the temporary form of a name the runner makes
+    /// there.
+    func isLeftover(_ name: String, in dir: String) -> Bool {
         guard let base = Self.temporaryBase(name) else { return false }
         switch dir {
-        case path: return base == "run.json" || base == "published.json" || base == BuildIdentity.storeName
-        case objects, lineage: return true
-        default: return base.hasSuffix(".json")
+        case path: return Self.ownTopFiles.contains(base)
+        // A combination's name is the experiment's; its state file is told by its content, which
+        // a half-written temporary does not have yet.
+        case runs: return base.hasSuffix(".json")
+        default: return isOwn(base, in: dir)
+        }
+    }
+
+    /// The files at the top of the work directory that the runner rewrites atomically (the
+    /// `lock` is written in place, ``WorkLock``).
+    static let ownTopFiles = ["run.json", "published.json", BuildIdentity.storeName]
+
+    /// Whether `name` in `dir`, one of the work directory's folders, is a name the runner makes
+    /// there (temporaries aside, ``isLeftover(_:in:)``): `<stage>-<key>` in `objects/` and
+    /// `failed/`, `<stage>-<key>.json` and `.failed.json` in `records/`, `<key>` in `lineage/`,
+    /// `<key>.json` in `scores/`, `maps/` and `manifests/`, and in `runs/` a `.json` file that
+    /// holds a run state (a combination's name is the experiment's, not the runner's). Anything
+    /// else there is a user's: the sweeps and `clean` leave it.
+    func isOwn(_ name: String, in dir: String) -> Bool {
+        switch dir {
+        case objects, failed: return Self.isEntry(name, suffix: "")
+        case records: return Self.isEntry(name, suffix: ".json") || Self.isEntry(name, suffix: ".failed.json")
+        case lineage: return Self.isKey(name)
+        case scores, maps, manifestStates: return name.hasSuffix(".json") && Self.isKey(String(name.dropLast(5)))
+        case runs: return name.hasSuffix(".json") && RunState.load(path: dir + "/" + name) != nil
+        default: return false
+        }
+    }
+
+    /// Whether `name` is a key as the runner spells it (32 lower-case hex digits).
+    static func isKey(_ name: String) -> Bool { ContentHash(hex: name)?.description == name }
+
+    /// Whether `name` is exactly `<stage>-<key>` followed by `suffix`, as ``entryName(stage:key:)``
+    /// spells it.
+    static func isEntry(_ name: String, suffix: String) -> Bool {
+        guard name.hasSuffix(suffix), let entry = parseEntry(name) else { return false }
+        return entryName(stage: entry.stage, key: entry.key) + suffix == name
+    }
+
+    /// Removes the runner's own entries of `dir` (``isOwn(_:in:)``) but those `keep` accepts, and
+    /// with `emptied` the folder itself when nothing else is left in it. Returns how many were
+    /// removed and the paths of the entries that are not the runner's, which stay.
+    func removeOwn(in dir: String, keeping keep: (String) -> Bool = { _ in false }, emptied: Bool = false)
+        throws(FileSystem.Failure) -> (removed: Int, foreign: [String])
+    {
+        var removed = 0
+        var foreign: [String] = []
+        for name in FileSystem.list(dir) {
+            guard isOwn(name, in: dir) else {
+                foreign.append(dir + "/" + name)
+                continue
+            }
+            if keep(name) { continue }
+            try FileSystem.removeTree(dir + "/" + name)
+            removed += 1
+        }
+        if emptied && FileSystem.isDirectory(dir) && FileSystem.list(dir).isEmpty { try FileSystem.removeTree(dir) }
+        return (removed, foreign)
+    }
+
+    /// Says once, on stderr, which files a sweep left because the runner did not make them.
+    static func warnLeft(_ paths: [String]) {
+        guard !paths.isEmpty else { return }
+        let shown = paths.prefix(5).joined(separator: ", ") + (paths.count > 5 ? " and \(paths.count - 5) more" : "")
+        Log.warning(
+            "left \(paths.count) file(s) in the work directory that RegionSearch did not make: \(shown); they are "
+                + "never removed, but keep your own files outside the work directory")
+    }
+
+    /// Whether the file at `path` at the top of the work directory (one of ``ownTopFiles``) is
+    /// what the runner writes there: `run.json` a run state, `published.json` the record of the
+    /// published outputs, `builds.json` the build identities.
+    static func isOwnTopFile(_ path: String) -> Bool {
+        guard let bytes = try? FileSystem.read(path),
+            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            })
+        else { return false }
+        switch PathResolver.baseName(path) {
+        case "run.json": return RunState(json: json) != nil
+        case "published.json": return json["outputs"]?.objectValue != nil || json["set"]?.objectValue != nil
+        default: return json["version"] != nil && json["executables"]?.objectValue != nil
         }
     }
 

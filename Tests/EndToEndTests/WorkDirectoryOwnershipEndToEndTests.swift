@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+
+@testable import RegionSearchCore
+@testable import RegionSearchRunner
+@testable import RegionSearchTestSupport
+
+/// `regionsearch run` and `clean` through the driver: a user's files inside a work directory
+/// survive every sweep.
+final class WorkDirectoryOwnershipEndToEndTests: XCTestCase {
+    func testUsersFilesInAWorkDirectorySurviveRunAndClean() throws {
+        let f = try PipelineFixture(sections: [("maps", .bool(false))])
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        let objectsOfTheRun = FileSystem.list(f.work.objects)
+        let users = [
+            "/lineage/trip/photo.jpg", "/lineage/family.txt", "/failed/important.txt", "/scores/grades.json",
+            "/runs/marathon.json", "/maps/holiday.png", "/manifests/list.txt", "/objects/mine.txt",
+            "/records/notes.txt", "/notes.txt",
+        ]
+        for path in users {
+            try FileSystem.createDirectories(AtomicFile.directory(of: f.workPath + path))
+            try "mine".write(toFile: f.workPath + path, atomically: false, encoding: .utf8)
+        }
+        func check(_ after: String) {
+            for path in users {
+                XCTAssertEqual(try? String(contentsOfFile: f.workPath + path, encoding: .utf8), "mine", after + path)
+            }
+        }
+        // A run with nothing to do still prunes lineage/: the user's files there stay, named once.
+        let again = try f.run()
+        XCTAssertEqual(again.status, 0, again.output)
+        XCTAssertEqual(try f.ranStages(), [])
+        XCTAssertTrue(
+            again.output.contains("2 file(s) in the work directory that RegionSearch did not make"), again.output)
+        XCTAssertTrue(again.output.contains(f.workPath + "/lineage/family.txt"), again.output)
+        check("run: ")
+        let unused = try f.tool(["clean", f.manifestPath, "--unused"])
+        XCTAssertEqual(unused.status, 0, unused.output)
+        XCTAssertTrue(unused.output.contains("removed 0 stage output(s), 0 record(s)"), unused.output)
+        XCTAssertEqual(FileSystem.list(f.work.objects), (objectsOfTheRun + ["mine.txt"]).sorted())
+        check("clean --unused: ")
+        let clean = try f.tool(["clean", f.manifestPath])
+        XCTAssertEqual(clean.status, 0, clean.output)
+        XCTAssertTrue(clean.output.contains("removed \(objectsOfTheRun.count) stage output(s)"), clean.output)
+        XCTAssertTrue(clean.output.contains("did not make"), clean.output)
+        check("clean: ")
+        // The runner's own files are gone: only the user's are left in its folders.
+        XCTAssertEqual(FileSystem.list(f.work.objects), ["mine.txt"])
+        XCTAssertEqual(FileSystem.list(f.work.records), ["notes.txt"])
+        XCTAssertEqual(FileSystem.list(f.work.lineage), ["family.txt", "trip"])
+        XCTAssertFalse(FileSystem.exists(f.work.runState))
+        // And the work directory is still one: the next run uses it.
+        let after = try f.run()
+        XCTAssertEqual(after.status, 0, after.output)
+        check("run after clean: ")
+    }
+}
