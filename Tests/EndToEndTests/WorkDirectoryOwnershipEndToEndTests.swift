@@ -5,9 +5,27 @@ import XCTest
 @testable import RegionSearchRunner
 @testable import RegionSearchTestSupport
 
-/// `regionsearch run` and `clean` through the driver: a user's files inside a work directory
-/// survive every sweep.
+/// `regionsearch run` and `clean` through the driver: a folder holding other files is refused as
+/// a work directory, and a user's files inside a work directory survive every sweep.
 final class WorkDirectoryOwnershipEndToEndTests: XCTestCase {
+    func testRunAndCleanRefuseAFolderHoldingOtherFiles() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        // "work_dir": "." is the manifest's own folder.
+        let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
+            .replacingOccurrences(of: "\"../work\"", with: "\".\"")
+        try text.write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
+        let folder = f.root + "/pipelines"
+        for command in ["run", "clean"] {
+            let r = try f.tool([command, f.manifestPath])
+            XCTAssertEqual(r.status, 2, r.output)
+            XCTAssertTrue(r.output.contains("work_dir \(folder) holds files that RegionSearch did not make"), r.output)
+            XCTAssertTrue(r.output.contains("name a new or empty folder as work_dir"), r.output)
+        }
+        XCTAssertEqual(FileSystem.list(folder), ["test.json"], "nothing written beside the manifest")
+        XCTAssertFalse(FileSystem.exists(f.outputPath))
+    }
+
     func testUsersFilesInAWorkDirectorySurviveRunAndClean() throws {
         let f = try PipelineFixture(sections: [("maps", .bool(false))])
         defer { f.remove() }

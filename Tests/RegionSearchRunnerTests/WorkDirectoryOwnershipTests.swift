@@ -5,7 +5,8 @@ import XCTest
 @testable import RegionSearchRunner
 @testable import RegionSearchTestSupport
 
-/// Only what the runner made in the work directory is ever removed: a user's file inside it
+/// The work directory is the runner's, and only what the runner made in it is ever removed or
+/// replaced: a folder that holds other files is refused, and a user's file inside a work directory
 /// survives `run`'s sweeps, `clean --unused` and `clean`.
 final class WorkDirectoryOwnershipTests: XCTestCase {
     private var dir = ""
@@ -37,6 +38,90 @@ final class WorkDirectoryOwnershipTests: XCTestCase {
         state["graph"].key = ContentHash(hex: graphKey)
         state.status = "ok"
         return state
+    }
+
+    func testAFolderHoldingOtherFilesIsRefusedBeforeAnythingIsWritten() throws {
+        let m = try manifest(workDir: ".")
+        let work = WorkDirectory(path: m.workDirectory)
+        XCTAssertEqual(work.path, dir)
+        let attempts: [(String, () throws -> Void)] = [
+            ("run", { try WorkLock.acquire(work, wait: false).release() }),
+            ("clean", { _ = try Cleaner.clean(m, unusedOnly: false, wait: false) }),
+        ]
+        for (what, attempt) in attempts {
+            XCTAssertThrowsError(try attempt(), what) { error in
+                guard let error = error as? RunnerError, case .notAWorkDirectory(let path, let names) = error else {
+                    return XCTFail("\(error)")
+                }
+                XCTAssertEqual(path, dir)
+                XCTAssertEqual(names, ["g.csv", "m.json"])
+                XCTAssertEqual(error.exitStatus, .usage)
+                XCTAssertTrue(error.description.hasPrefix("work_dir \(dir) holds files"), error.description)
+                XCTAssertTrue(
+                    error.description.hasSuffix("name a new or empty folder as work_dir (e.g. \"work_dir\": \"work\")"),
+                    error.description)
+            }
+        }
+        XCTAssertEqual(FileSystem.list(dir), ["g.csv", "m.json"], "nothing was written, not even the lock file")
+        // A dedicated folder a user made with notes in it is refused the same way.
+        try write("notes", to: dir + "/w/lineage/notes.txt")
+        XCTAssertThrowsError(try WorkLock.acquire(WorkDirectory(path: dir + "/w"), wait: false))
+        XCTAssertEqual(FileSystem.list(dir + "/w"), ["lineage"])
+    }
+
+    func testNewEmptyAndEarlierWorkDirectoriesAreAccepted() throws {
+        // Missing, and empty: they become work directories.
+        try WorkLock.acquire(WorkDirectory(path: dir + "/new"), wait: false).release()
+        try FileSystem.createDirectories(dir + "/empty")
+        try WorkLock.acquire(WorkDirectory(path: dir + "/empty"), wait: false).release()
+        // What earlier versions leave: a full clean leaves the (released, empty) lock file beside a
+        // user's file and the lineage file; a work directory whose lock file someone removed still
+        // has its objects/ and records/; a run killed while it held the lock left its pid.
+        try write("", to: dir + "/cleaned/lock")
+        try write("{}", to: dir + "/cleaned/lineage.json")
+        try write("n", to: dir + "/cleaned/notes.txt")
+        try FileSystem.createDirectories(dir + "/unlocked/objects/graph-" + Self.keyA)
+        try FileSystem.createDirectories(dir + "/unlocked/records")
+        try write("pid 99999\nstarted 2025-01-01T00:00:00.000Z\n", to: dir + "/killed/lock")
+        try write("x", to: dir + "/killed/records/graph-\(Self.keyA).json")
+        for name in ["cleaned", "unlocked", "killed"] {
+            let work = WorkDirectory(path: dir + "/" + name)
+            XCTAssertNoThrow(try WorkLock.acquire(work, wait: false).release(), name)
+        }
+        // A work directory with every file of a run, each in the runner's own format.
+        let work = WorkDirectory(path: dir + "/full")
+        try work.create()
+        try runState(graphKey: Self.keyA).write(work)
+        try write(#"{"outputs": {}}"#, to: work.path + "/published.json")
+        try write(#"{"version": 1, "executables": {}}"#, to: work.builds)
+        XCTAssertNoThrow(try WorkLock.acquire(work, wait: false).release())
+    }
+
+    func testAUsersRunJsonOrLockInAWorkDirectoryIsRefusedNotOverwritten() throws {
+        let work = WorkDirectory(path: dir + "/work")
+        try work.create()
+        let cases: [(name: String, text: String)] = [
+            ("run.json", #"{"my": "own run settings"}"#), ("lock", "my own lock\n"),
+            ("published.json", "my list\n"), ("builds.json", #"{"builds": 3}"#),
+        ]
+        for (name, text) in cases {
+            let path = work.path + "/" + name
+            try write(text, to: path)
+            XCTAssertThrowsError(try WorkLock.acquire(work, wait: false), name) { error in
+                guard let error = error as? RunnerError, case .foreignFile(let p, let w, _) = error else {
+                    return XCTFail("\(error)")
+                }
+                XCTAssertEqual(p, path)
+                XCTAssertEqual(w, work.path)
+                XCTAssertEqual(error.exitStatus, .usage)
+                XCTAssertTrue(error.description.contains("move it out of the work directory"), error.description)
+            }
+            XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), text, "\(name) is untouched")
+            unlink(path)
+        }
+        // The runner's own run.json is its to replace.
+        try runState(graphKey: Self.keyA).write(work)
+        XCTAssertNoThrow(try WorkLock.acquire(work, wait: false).release())
     }
 
     /// Every folder of a work directory with the runner's stale and live entries and a user's

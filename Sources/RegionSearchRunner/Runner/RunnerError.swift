@@ -23,6 +23,12 @@ public enum RunnerError: ExitCoded {
     case inputChanged(stage: String, input: String, path: String)
     /// The work directory or the output could not be written (exit status 6).
     case fileSystem(FileSystem.Failure)
+    /// `work_dir` names a folder that holds files and was never a work directory (exit status 2):
+    /// the runner's sweeps and `clean` manage that folder, so it is not mixed with other files.
+    case notAWorkDirectory(path: String, names: [String])
+    /// A file at the top of the work directory that the runner rewrites (`lock`, `run.json`, …)
+    /// holds something the runner did not write (exit status 2); it is not overwritten.
+    case foreignFile(path: String, workDirectory: String, what: String)
 
     public var description: String {
         switch self {
@@ -57,6 +63,16 @@ public enum RunnerError: ExitCoded {
                 + "recorded; run again once the input is stable"
         case .fileSystem(let failure):
             return failure.description + FileErrorAdvice.suffix(forReason: failure.reason)
+        case .notAWorkDirectory(let path, let names):
+            let shown = names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : "")
+            return
+                "work_dir \(path) holds files that RegionSearch did not make (\(shown)) and is not a RegionSearch "
+                + "work directory; the runner and 'regionsearch clean' manage everything in it, so it is not shared "
+                + "with other files: name a new or empty folder as work_dir (e.g. \"work_dir\": \"work\")"
+        case .foreignFile(let path, let work, let what):
+            return
+                "\(path) is not RegionSearch's \(what), and the runner would overwrite it; move it out of the work "
+                + "directory \(work), or name a new or empty folder as work_dir"
         }
     }
 
@@ -77,6 +93,7 @@ public enum RunnerError: ExitCoded {
         case .executableMissing, .spawnFailed, .inputChanged: return .failure
         case .stageFailed(_, let exit, _): return Self.passedThrough(exit)
         case .fileSystem: return .output
+        case .notAWorkDirectory, .foreignFile: return .usage
         }
     }
 }

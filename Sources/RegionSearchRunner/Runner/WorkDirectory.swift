@@ -2,6 +2,12 @@ import Foundation
 import RegionSearchCore
 import RegionSearchStages
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The layout of a work directory:
 ///
 /// ```
@@ -22,7 +28,8 @@ import RegionSearchStages
 ///
 /// The runner and `clean` remove and replace only the names they make there (``isOwn(_:in:)``,
 /// ``isLeftover(_:in:)``): a user's file in the work directory is left where it is, with a
-/// warning.
+/// warning. A folder that holds files but was never a work directory is refused before anything
+/// is written in it (``checkOwnership()``).
 public struct WorkDirectory {
     /// Absolute path of the work directory.
     public let path: String
@@ -217,6 +224,49 @@ public struct WorkDirectory {
         case "run.json": return RunState(json: json) != nil
         case "published.json": return json["outputs"]?.objectValue != nil || json["set"]?.objectValue != nil
         default: return json["version"] != nil && json["executables"]?.objectValue != nil
+        }
+    }
+
+    /// Whether `lock` is the runner's lock file, as a run leaves it (empty) or writes it (`pid N`,
+    /// its start time); nil when there is none. A link or a special file is left to ``WorkLock``,
+    /// which refuses it without reading through it.
+    func lockIsOwn() -> Bool? {
+        var st = stat()
+        guard lstat(lockFile, &st) == 0 else { return nil }
+        guard (st.st_mode & S_IFMT) == S_IFREG && st.st_nlink == 1 else { return true }
+        let fd = open(lockFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return n == 0 }
+        let head = String(decoding: buffer[0..<n], as: UTF8.self)
+        return head.hasPrefix("pid ") && head.dropFirst(4).first.map { $0.isASCII && $0.isNumber } ?? false
+    }
+
+    /// Refuses a folder the runner must not write in, before anything is written in it: one that
+    /// holds files but was never a work directory (``RunnerError/notAWorkDirectory(path:names:)``),
+    /// or a work directory whose `lock`, `run.json`, `published.json` or `builds.json` — files the
+    /// runner rewrites — holds something the runner did not write
+    /// (``RunnerError/foreignFile(path:workDirectory:what:)``). A folder that does not exist yet, or
+    /// is empty, becomes a work directory.
+    ///
+    /// A work directory is told by what every version's first run made in it: the `lock` file,
+    /// which `clean` never removes either, or the `objects/` and `records/` folders.
+    func checkOwnership() throws(RunnerError) {
+        guard FileSystem.isDirectory(path) else { return }
+        let names = FileSystem.list(path)
+        guard !names.isEmpty else { return }
+        let lock = lockIsOwn()
+        guard lock == true || (FileSystem.isDirectory(objects) && FileSystem.isDirectory(records)) else {
+            throw .notAWorkDirectory(path: path, names: names)
+        }
+        if lock == false { throw .foreignFile(path: lockFile, workDirectory: path, what: "lock file") }
+        let what = ["run.json": "run record", "published.json": "record of the published outputs"]
+        for name in Self.ownTopFiles where FileSystem.exists(path + "/" + name) {
+            guard !Self.isOwnTopFile(path + "/" + name) else { continue }
+            throw .foreignFile(
+                path: path + "/" + name, workDirectory: path, what: what[name] ?? "record of the stage builds")
         }
     }
 

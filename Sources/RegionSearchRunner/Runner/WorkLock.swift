@@ -36,10 +36,15 @@ public final class WorkLock {
     /// - Parameters:
     ///   - wait: block until the holder finishes instead of failing.
     ///   - onWait: called once, with the holder, before blocking.
-    /// - Throws: ``RunnerError/busy`` (exit status 5) when another run holds it and `wait` is false.
+    /// - Throws: ``RunnerError/busy`` (exit status 5) when another run holds it and `wait` is false;
+    ///   ``RunnerError/notAWorkDirectory(path:names:)`` or ``RunnerError/foreignFile(path:workDirectory:what:)``
+    ///   (exit status 2) for a folder that is not the runner's to write in.
     static func acquire(_ work: WorkDirectory, wait: Bool, onWait: (Holder?) -> Void = { _ in }) throws(RunnerError)
         -> WorkLock
     {
+        // The lock file is the first thing every run and clean writes into the folder: a folder
+        // that is someone else's is refused before it.
+        try work.checkOwnership()
         do {
             try FileSystem.createDirectories(work.path)
         } catch {
