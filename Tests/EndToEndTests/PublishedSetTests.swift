@@ -187,11 +187,6 @@ final class PublishedSetTests: XCTestCase {
         XCTAssertEqual(published(f), a)
     }
 
-    /// Two manifests that name one output publish into one set folder. Their runs at the same
-    /// time take turns (the folder's lock, from reading the lineage file to the flip): every run
-    /// exits 0, the output is one complete set of either, and the lineage's high-water mark never
-    /// goes back; the start-up sweep leaves the folder alone while another run holds the lock;
-    /// and a run replacing the other manifest's set says so.
     /// Two manifests whose outputs share a stem in one folder (`test.geojson`, `test.gpkg`) would
     /// have the same maps and style: the second is refused before it makes anything current, and
     /// the first's links stay its own.
@@ -211,15 +206,25 @@ final class PublishedSetTests: XCTestCase {
             .write(toFile: other, atomically: true, encoding: .utf8)
         let second = try f.tool(["run", other])
         XCTAssertEqual(second.status, 2, second.output)
-        let refusal = "belongs to the output test.geojson published in the same folder"
+        let refusal = "belongs to the output test.geojson that \(f.manifestPath) publishes in the same folder"
         XCTAssertTrue(second.output.contains(refusal), second.output)
         let after = ["test.geojson", "test.qml", "test.png", "test.html"].map {
             PublishedSet.linkText(f.root + "/out/" + $0)
         }
         XCTAssertEqual(after, before, "the first output's links were taken over")
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/out/test.gpkg"))
+        // The same manifest moving its output to another format takes its own old links over.
+        try text.replacingOccurrences(of: "../out/test.geojson", with: "../out/test.gpkg").write(
+            toFile: f.manifestPath, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try f.run().status, 0)
+        XCTAssertEqual(PublishedSet.linkText(f.root + "/out/test.png"), ".test.gpkg.published/current/maps/test.png")
     }
 
+    /// Two manifests that name one output publish into one set folder. Their runs at the same
+    /// time take turns (the folder's lock, from reading the lineage file to the flip): every run
+    /// exits 0, the output is one complete set of either, and the lineage's high-water mark never
+    /// goes back; the start-up sweep leaves the folder alone while another run holds the lock;
+    /// and a run replacing the other manifest's set says so.
     func testTwoManifestsWithOneOutputTakeTurnsAndSaySo() throws {
         let f = try setUpFixture()
         defer { f.remove() }

@@ -293,7 +293,7 @@ public struct PublishedSet {
     func commit(_ staging: Staging, manifest: String) throws {
         let record = Record(
             generation: staging.generation, published: Timestamp.now(), manifest: manifest, members: staging.members)
-        try refuseOtherSetsLinks(record)
+        try refuseOtherSetsLinks(record, manifest: manifest)
         try AtomicFile.write(
             record.json.serialized(sortedKeys: false, pretty: true) + "\n",
             to: staging.directory + "/" + Self.recordName, durable: true)
@@ -387,21 +387,29 @@ public struct PublishedSet {
         try AtomicFile.syncDirectory(root)
     }
 
-    /// Refuses, before anything is made current, a path of `record` that is another set's link.
-    /// Two outputs in one folder with the same stem (`r.geojson` and `r.shp`) have maps and a
-    /// style of the same names (`r.png`, `r.qml`): each run would take over the other's, and a
-    /// reader would see one output's regions with the other's maps.
-    func refuseOtherSetsLinks(_ record: Record) throws {
+    /// Refuses, before anything is made current, a path of `record` that is the link of another
+    /// manifest's set. Two outputs in one folder with the same stem (`r.geojson` and `r.shp`) have
+    /// maps and a style of the same names (`r.png`, `r.qml`): each run would take over the other's,
+    /// and a reader would see one output's regions with the other's maps. A set that `manifest`
+    /// itself published (its output renamed from `r.geojson` to `r.gpkg`), or whose publisher is
+    /// unknown, gives its links up as before.
+    func refuseOtherSetsLinks(_ record: Record, manifest: String) throws {
         let marker = Self.suffix + "/current/"
         for file in record.members.flatMap(\.files) {
             guard let text = Self.linkText(file.path), let at = text.range(of: marker) else { continue }
             let ours = linkText(for: file.path, name: file.name)
             guard let own = ours.range(of: marker), !text.hasPrefix(ours[..<own.upperBound]) else { continue }
+            let otherRoot = PathResolver.absolute(
+                String(text[..<at.lowerBound]) + Self.suffix, relativeTo: AtomicFile.directory(of: file.path))
+            guard let publisher = PublishedSet(root: otherRoot).current()?.record.manifest, !publisher.isEmpty,
+                let identity = FileIdentity(path: publisher), identity != FileIdentity(path: manifest)
+            else { continue }
             let folder = PathResolver.baseName(String(text[..<at.lowerBound]))
             let other = folder.hasPrefix(".") ? String(folder.dropFirst()) : folder
             throw ToolFailure(
-                "\(file.path) belongs to the output \(other) published in the same folder (it links to \(text)): "
-                    + "the two outputs' maps and styles have the same names; give one of them another name or folder",
+                "\(file.path) belongs to the output \(other) that \(publisher) publishes in the same folder (it links "
+                    + "to \(text)): the two outputs' maps and styles have the same names; give one of them another "
+                    + "name or folder",
                 status: .usage)
         }
     }
