@@ -102,7 +102,7 @@ final class WorkDirectoryOwnershipTests: XCTestCase {
         try work.create()
         let cases: [(name: String, text: String)] = [
             ("run.json", #"{"my": "own run settings"}"#), ("lock", "my own lock\n"),
-            ("published.json", "my list\n"), ("builds.json", #"{"builds": 3}"#),
+            ("published.json", #"["my", "list"]"#), ("builds.json", #"{"builds": 3}"#),
         ]
         for (name, text) in cases {
             let path = work.path + "/" + name
@@ -122,6 +122,18 @@ final class WorkDirectoryOwnershipTests: XCTestCase {
         // The runner's own run.json is its to replace.
         try runState(graphKey: Self.keyA).write(work)
         XCTAssertNoThrow(try WorkLock.acquire(work, wait: false).release())
+        // So are its files a power cut left empty or cut short (they are written without a sync).
+        try write(#"{"manifest": "/m.json", "sta"#, to: work.path + "/run.json")
+        try write("", to: work.path + "/published.json")
+        XCTAssertNoThrow(try WorkLock.acquire(work, wait: false).release())
+    }
+
+    /// What a file system or a desktop puts in any folder does not make a new work directory
+    /// someone else's: a fresh volume's `lost+found`, Finder's `.DS_Store`.
+    func testAFreshVolumeOrAFolderWithHiddenFilesIsAccepted() throws {
+        try FileSystem.createDirectories(dir + "/volume/lost+found")
+        try write("", to: dir + "/volume/.DS_Store")
+        XCTAssertNoThrow(try WorkLock.acquire(WorkDirectory(path: dir + "/volume"), wait: false).release())
     }
 
     /// Every folder of a work directory with the runner's stale and live entries and a user's

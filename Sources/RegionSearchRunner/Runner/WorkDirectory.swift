@@ -213,13 +213,16 @@ public struct WorkDirectory {
 
     /// Whether the file at `path` at the top of the work directory (one of ``ownTopFiles``) is
     /// what the runner writes there: `run.json` a run state, `published.json` the record of the
-    /// published outputs, `builds.json` the build identities.
+    /// published outputs, `builds.json` the build identities. A file that is not JSON at all (empty,
+    /// or cut short) counts as the runner's: it writes these without a sync, and a power cut can
+    /// leave one damaged, which the next run rewrites; a user's JSON of another shape does not.
     static func isOwnTopFile(_ path: String) -> Bool {
-        guard let bytes = try? FileSystem.read(path),
+        guard let bytes = try? FileSystem.read(path) else { return false }
+        guard
             let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
                 try JSONParser.parse(bytes: b)
             })
-        else { return false }
+        else { return true }
         switch PathResolver.baseName(path) {
         case "run.json": return RunState(json: json) != nil
         case "published.json": return json["outputs"]?.objectValue != nil || json["set"]?.objectValue != nil
@@ -255,7 +258,9 @@ public struct WorkDirectory {
     /// which `clean` never removes either, or the `objects/` and `records/` folders.
     func checkOwnership() throws(RunnerError) {
         guard FileSystem.isDirectory(path) else { return }
-        let names = FileSystem.list(path)
+        // What a file system or a desktop puts in any folder (`lost+found` on a fresh volume,
+        // `.DS_Store`) does not make it someone else's.
+        let names = FileSystem.list(path).filter { !$0.hasPrefix(".") && $0 != "lost+found" }
         guard !names.isEmpty else { return }
         let lock = lockIsOwn()
         guard lock == true || (FileSystem.isDirectory(objects) && FileSystem.isDirectory(records)) else {
