@@ -831,16 +831,18 @@ struct DelimitedParser {
     /// joined lines are read as records again.
     private mutating func rejectRunawayQuote(_ batch: inout RecordBatch) {
         let start = pos
+        // The first line feed (the record holds one: it runs over lines); a carriage return inside
+        // the quoted field is its text, one just before the line feed the line's end.
         var lineEnd = start
-        while buf[lineEnd] != 0x0A && buf[lineEnd] != 0x0D { lineEnd += 1 }  // before scanRecordEnd
+        while buf[lineEnd] != 0x0A { lineEnd += 1 }
+        let textEnd = lineEnd > start && buf[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
         reject(
-            &batch, start: start, end: lineEnd, line: line,
+            &batch, start: start, end: textEnd, line: line,
             reason: "unterminated quote: a quoted field opens on this line and is closed only \(scanLines - 1) "
                 + "line(s) later, leaving \(fieldCount) columns where \(expectedFieldCount) are expected; "
                 + "the line is rejected and reading goes on at the next")
         line += 1
         pos = lineEnd + 1
-        if buf[lineEnd] == 0x0D && pos < end && buf[pos] == 0x0A { pos += 1 }
     }
 
     /// A record longer than `max_record_bytes`.

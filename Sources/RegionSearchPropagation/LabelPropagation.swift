@@ -277,7 +277,7 @@ public struct LabelPropagation {
         let n = nodeCount
         let k = labels.count
         // w columns, padded only where that saves a pass (``ChebyshevKernel/width(columns:)``),
-        // stored band by band (``bandMajor(_:rows:)``).
+        // stored band by band (``bandMajor(_:bands:rows:)``).
         let w = ChebyshevKernel.width(columns: k)
         let alpha = options.alpha
         // Rows per work item: small enough that a block's part of S stays in cache while every

@@ -27,6 +27,7 @@ final class RunnerFailureTests: XCTestCase {
         XCTAssertTrue(failure.failure?.contains(kept) ?? false, failure.failure ?? "")
         // Fixed input: the run succeeds and the kept files of the failure go.
         try Data(PipelineFixture.csvBytes).write(to: URL(fileURLWithPath: f.csvPath))
+        XCTAssertEqual(try f.run().status, 0)
         // A run with a few rejects names where they are once the stage's folder is in place.
         try (String(decoding: PipelineFixture.csvBytes, as: UTF8.self) + "9999,bad,cafe,x,60.1\n").write(
             toFile: f.csvPath, atomically: true, encoding: .utf8)

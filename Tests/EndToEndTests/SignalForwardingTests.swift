@@ -66,7 +66,7 @@ final class SignalForwardingTests: XCTestCase {
         try """
         #!/bin/sh
         grep SigIgn /proc/$$/status > "\(started).tmp" && mv "\(started).tmp" "\(started)"
-        sleep 1
+        sleep 3
         touch "\(finished)"
         exit 9
 
@@ -81,7 +81,9 @@ final class SignalForwardingTests: XCTestCase {
         let hex = ignored.split(separator: ":").last!.trimmingCharacters(in: .whitespacesAndNewlines)
         let mask = UInt64(hex, radix: 16)
         XCTAssertEqual((mask ?? 0) & 1, 1, "the stage ignores SIGHUP as its runner was started to: \(ignored)")
-        kill(-runner.pid, SIGHUP)
+        // The stage is still running when the hangup is sent: otherwise the test would test nothing.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: finished), "the stage ended before the hangup")
+        XCTAssertEqual(kill(-runner.pid, SIGHUP), 0)
         let end = runner.wait()
         XCTAssertNotEqual(end, .signaled(SIGHUP), "the hangup ended the run")
         XCTAssertTrue(FileManager.default.fileExists(atPath: finished), "the hangup ended the stage")

@@ -21,6 +21,9 @@ final class StandardDescriptorTests: XCTestCase {
     }
 
     func testAnUnwritableLogIsNotFatal() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else {
+            throw XCTSkip("/dev/full (a device every write to fails) is Linux's")
+        }
         let f = try PipelineFixture()
         defer { f.remove() }
         let tool = PipelineFixture.regionsearch

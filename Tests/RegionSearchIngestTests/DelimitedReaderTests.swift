@@ -297,6 +297,11 @@ final class DelimitedReaderTests: XCTestCase {
         XCTAssertEqual(records.first { $0.id == "201" }?.name, "Quoted, Name")
         XCTAssertEqual(records.first { $0.id == "202" }?.name, "two\nlines")
         XCTAssertEqual(records.last?.line, 205)
+        // The same with CRLF line ends: the rejected line is without its CR, reading resumes after its LF.
+        let crlf = try readAll(
+            delimited(scratch.write("id,name,lon,lat\r\n1,a,1,2\r\n2,\"Joe,1,2\r\n3,c,1,2\r\n4,c,\"1\",2\r\n")))
+        XCTAssertEqual(crlf.compactMap(\.rejected).map(\.raw), ["2,\"Joe,1,2"])
+        XCTAssertEqual(crlf.compactMap(\.record).map(\.id), ["1", "3", "4"])
     }
 
     func testBlankLinesAreSkippedAndCounted() throws {

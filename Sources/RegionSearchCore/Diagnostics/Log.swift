@@ -124,12 +124,17 @@ public enum Log {
         var text = text
         text.withUTF8 { bytes in
             var done = 0
+            var waits = 0
             while done < bytes.count {
                 let n = Foundation.write(2, bytes.baseAddress! + done, bytes.count - done)
                 if n > 0 {
                     done += n
                 } else if n < 0 && errno == EINTR {
                     continue
+                } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && waits < 2000 {
+                    // A stderr another process made non-blocking, its pipe full for now: wait.
+                    waits += 1
+                    usleep(1000)
                 } else {
                     logLost = true
                     return
@@ -185,7 +190,8 @@ public struct ProgressReporter {
             if let eta { extra.append(("eta_seconds", .number(eta.rounded()))) }
             Log.event(text, phase: "progress", seconds: elapsed, extra: extra)
         } else if terminal {
-            Log.write("\r\u{1B}[K\(Log.toolName): \(text)")
+            // Redrawn in place: one line, every control character of a path in it escaped.
+            Log.write("\r\u{1B}[K\(Log.toolName): \(PrintableText.of(text, limit: Int.max))")
             drewInPlace = true
         } else {
             Log.info(text)

@@ -8,8 +8,10 @@
 /// processes the benchmark measures, and the `regionsearch` runs the end-to-end tests start (in
 /// their own process group, so that a test can kill a whole run the way a crash would).
 ///
-/// The one process spawner of the package: children start with default signal handling and an
-/// empty signal mask, and are reaped with `wait4`, so their resource usage is theirs alone.
+/// The one process spawner of the package: children start with default signal handling (but
+/// for the signals this process was started ignoring, ``SignalForwarding/ignoredAtStart``, which
+/// stay ignored) and an empty signal mask, and are reaped with `wait4`, so their resource usage is
+/// theirs alone.
 public final class ChildProcess {
     /// Why a child could not be started.
     public struct SpawnError: ExitCoded {
@@ -91,7 +93,8 @@ public final class ChildProcess {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
 
-        // Children start with default signal handling and an empty mask, whatever ours are.
+        // Children start with default signal handling and an empty mask, whatever ours are,
+        // except the signals this process was started ignoring (`nohup`).
         var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
         if newProcessGroup {
             flags |= Int32(POSIX_SPAWN_SETPGROUP)
