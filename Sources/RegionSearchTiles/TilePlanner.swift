@@ -56,6 +56,14 @@ public enum TilePlanner {
             pointsPerCell: request.pointsPerCell, estimate: estimate, partition: request.partition,
             inputs: [manifestPath] + inputs)
         try WorkflowWriter.check(plan, engine: request.engine)
+        // The work directory is the runner's (a folder of other files is refused as work_dir):
+        // a plan inside it would be swept or keep its first run from starting.
+        let work = PathResolver.absolute(manifest.workDirectory, relativeTo: cwd)
+        if plan.directory == work || plan.directory.hasPrefix(work.hasSuffix("/") ? work : work + "/") {
+            throw UsageError(
+                "the plan folder \(plan.directory) is inside the work directory \(work), which is the runner's; "
+                    + "choose another directory for the plan, outside it (e.g. beside the output: out/wf)")
+        }
         // The workflow files never replace what the run reads, writes or keeps (a manifest named
         // plan.json planned into its own folder, an input there, a folder inside WORK/objects).
         let workflowFiles = [plan.planPath] + WorkflowWriter.paths(plan, engine: request.engine)

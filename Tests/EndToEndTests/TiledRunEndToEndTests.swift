@@ -245,12 +245,14 @@ final class TiledRunEndToEndTests: XCTestCase {
         try FileManager.default.removeItem(atPath: manifest)
         try FileManager.default.copyItem(atPath: f.manifestPath, toPath: manifest)
         let before = try Data(contentsOf: URL(fileURLWithPath: manifest))
-        for (emit, into) in [("sbatch", dir), ("snakefile", f.work.objects + "/wf")] {
+        let places = [("sbatch", dir), ("snakefile", f.work.objects + "/wf"), ("snakefile", f.workPath + "/wf")]
+        for (emit, into) in places {
             let r = try f.tool(["plan", manifest, "--tiles", "2", "--emit", emit, into])
             XCTAssertEqual(r.status, 2, r.output)
             XCTAssertTrue(r.output.contains("choose another directory for the plan"), r.output)
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: manifest)), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.workPath + "/wf"), "no plan in the work directory")
     }
 
     /// Issue 21, findings 1–3: a path with a control character is refused by `plan` (exit 2) with
