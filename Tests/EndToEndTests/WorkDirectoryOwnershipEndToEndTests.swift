@@ -16,8 +16,8 @@ final class WorkDirectoryOwnershipEndToEndTests: XCTestCase {
             .replacingOccurrences(of: "\"../work\"", with: "\".\"")
         try text.write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
         let folder = f.root + "/pipelines"
-        for command in ["run", "clean"] {
-            let r = try f.tool([command, f.manifestPath])
+        for command in [["run"], ["clean"], ["run", "--dry-run"]] {
+            let r = try f.tool([command[0], f.manifestPath] + command.dropFirst())
             XCTAssertEqual(r.status, 2, r.output)
             XCTAssertTrue(r.output.contains("work_dir \(folder) holds files that RegionSearch did not make"), r.output)
             XCTAssertTrue(r.output.contains("name a new or empty folder as work_dir"), r.output)

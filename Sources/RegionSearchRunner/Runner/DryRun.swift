@@ -18,6 +18,8 @@ public struct DryRun {
 
     public init(_ manifest: Manifest, options: RunOptions) throws {
         let window = try options.window()
+        // What the run would refuse before anything, the dry run refuses too.
+        try WorkDirectory(path: manifest.workDirectory).checkOwnership()
         let builds = BuildIdentity(toolDirectory: CurrentExecutable.directory)
         let variants: [(String, Manifest)] =
             manifest.experiment.map { e in e.combinations.map { ($0.name, manifest.variant(for: $0)) } }
