@@ -110,7 +110,7 @@ public enum Driver {
 
     /// Entry point of `regionsearch`.
     public static func main() -> Never {
-        ToolMain.occupyClosedStandardDescriptors()
+        ToolMain.prepareStandardStreams()
         Log.toolName = "regionsearch"
         let status = run(Array(CommandLine.arguments.dropFirst()))
         // The overview, --version and help text are printed here, outside ToolMain's commands.

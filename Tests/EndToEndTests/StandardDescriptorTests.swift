@@ -41,6 +41,25 @@ final class StandardDescriptorTests: XCTestCase {
         XCTAssertFalse(lock.contains("regionsearch:"), "the log went into the work directory's lock: \(lock)")
     }
 
+    /// A log whose reader has gone (`regionsearch run … 2>&1 | head -1`): the run goes on and
+    /// publishes (a write to the pipe fails with EPIPE) instead of dying of SIGPIPE (exit 141).
+    func testALogReaderThatWentAwayDoesNotEndTheRun() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        // The reader closes its end at once and lives on a second, so the run's first lines meet a
+        // pipe without a reader.
+        let termination = try ChildProcess(
+            executable: "/bin/bash",
+            arguments: [
+                "-c", "\"$0\" \"$@\" 2>&1 >/dev/null | (exec 0<&-; sleep 1); exit ${PIPESTATUS[0]}",
+                PipelineFixture.regionsearch, "run", f.manifestPath,
+            ],
+            output: .files(stdout: f.root + "/stdout", stderr: f.root + "/stderr")
+        ).wait()
+        XCTAssertEqual(termination, .exited(0))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: f.outputPath), "the night's regions were published")
+    }
+
     /// An output `-` with standard output closed fails (exit 6); before, the regions were
     /// written into the work directory's lock (which took descriptor 1) and truncated, exit 0.
     func testRegionsForAClosedStandardOutputAreAnErrorNotLost() throws {

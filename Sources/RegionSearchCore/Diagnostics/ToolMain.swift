@@ -13,9 +13,19 @@ public enum ToolMain {
         _ spec: CommandSpec, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
         _ body: (ParsedCommandLine) throws -> Void
     ) -> Never {
-        occupyClosedStandardDescriptors()
+        prepareStandardStreams()
         Log.toolName = spec.name
         exit(execute(spec, arguments, body).rawValue)
+    }
+
+    /// Makes the standard streams safe to write whatever they are: closed descriptors held open
+    /// (``occupyClosedStandardDescriptors()``), and SIGPIPE ignored, so a log or a result whose
+    /// reader has gone (`regionsearch run … 2>&1 | head -1`, a log shipper that crashed) fails a
+    /// write (the log is given up; a result, exit 6) instead of killing the night's run with
+    /// SIGPIPE (exit 141, nothing published).
+    public static func prepareStandardStreams() {
+        occupyClosedStandardDescriptors()
+        _ = signal(SIGPIPE, SIG_IGN)
     }
 
     /// Opens each standard descriptor the process was started without (`2>&-`, `>&-`) on
@@ -23,7 +33,7 @@ public enum ToolMain {
     /// directory's lock received the log lines, or the regions an output `-` should have sent to
     /// standard output (then truncated, exit 0). Read-only, so a write to it fails and is reported
     /// (an output `-` ends with exit 6) instead of vanishing.
-    public static func occupyClosedStandardDescriptors() {
+    static func occupyClosedStandardDescriptors() {
         for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             let opened = open("/dev/null", O_RDONLY | O_CLOEXEC)
             guard opened >= 0 else { continue }
