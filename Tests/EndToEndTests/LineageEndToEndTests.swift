@@ -3,6 +3,7 @@ import XCTest
 
 @testable import RegionSearchCore
 @testable import RegionSearchLineage
+@testable import RegionSearchRunner
 @testable import RegionSearchTestSupport
 
 /// Night after night: day 2 is day 1 with POIs moved, added and removed in known places. The
@@ -296,6 +297,29 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertNotNil(try RegionFile.read(elsewhere).lineage)
         XCTAssertEqual(lstat(f.root + "/out/test.changes.json", &st), 0)
         XCTAssertEqual(st.st_mode & S_IFMT, S_IFLNK, "the report is the set's")
+    }
+
+    /// A lineage file a user removed is read from the current published set, with a warning: ids
+    /// stay, a retired id is not given again, and publishing puts the link back. (It started a
+    /// fresh lineage, silently: every region new.)
+    func testARemovedLineageLinkIsReadFromThePublishedSet() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        let first = try read(f.root + "/out/test.geojson")["features"]?.arrayValue ?? []
+        XCTAssertGreaterThan(first.count, 0)
+        try FileManager.default.removeItem(atPath: f.root + "/out/test.lineage.json")
+        let again = try f.run(day2(f))
+        XCTAssertEqual(again.status, 0, again.output)
+        XCTAssertTrue(
+            again.output.contains("test.lineage.json is missing; the lineage is read from the current "), again.output)
+        let changes = try read(f.root + "/out/test.changes.json")
+        XCTAssertGreaterThan(
+            changes["kept_ids"]?.intValue ?? 0, 0, "the regions kept their ids: \(changes["summary"] ?? .null)")
+        XCTAssertNotEqual(changes["basis"]?.stringValue, "none")
+        XCTAssertEqual(
+            PublishedSet.linkText(f.root + "/out/test.lineage.json"),
+            ".test.geojson.published/current/lineage/test.lineage.json")
     }
 
     /// --fresh-lineage numbers the regions afresh; "lineage": false keeps no lineage at all.

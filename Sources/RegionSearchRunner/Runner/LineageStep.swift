@@ -4,6 +4,7 @@ import RegionSearchMaps
 import RegionSearchModel
 import RegionSearchOutput
 import RegionSearchStages
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -185,8 +186,20 @@ struct LineageStep {
     /// file cannot be read or is damaged; the runner calls this before any stage runs too, so a
     /// damaged file stops the night before an hour of computing, not after.
     static func previousState(_ manifest: Manifest, fresh: Bool) throws -> LineageState? {
-        let path = lineagePath(manifest)
-        guard manifest.lineage.enabled && !fresh && FileSystem.exists(path) else { return nil }
+        var path = lineagePath(manifest)
+        guard manifest.lineage.enabled && !fresh else { return nil }
+        if !FileSystem.exists(path) {
+            // The link was removed, but the current published set still holds the lineage: a
+            // fresh lineage now would call every region new and give retired ids out again.
+            guard let kept = publishedLineage(manifest, path: path) else { return nil }
+            // Said once, though the runner reads the file before the stages and again after them.
+            if warnedMissing.withLock({ $0.insert(path).inserted }) {
+                Log.warning(
+                    "\(path) is missing; the lineage is read from the current published set (\(kept)), and "
+                        + "publishing puts the file back (to start a fresh lineage instead, run with --fresh-lineage)")
+            }
+            path = kept
+        }
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.read(path)
@@ -200,6 +213,18 @@ struct LineageStep {
         } catch {
             throw ToolFailure(error.description, status: .inputData)
         }
+    }
+
+    private static let warnedMissing = Mutex<Set<String>>([])
+
+    /// The lineage file `path` as the current published set holds it, when the outputs are
+    /// published as a set and it has one.
+    static func publishedLineage(_ manifest: Manifest, path: String) -> String? {
+        guard let root = PublishedSet.root(of: manifest), let current = PublishedSet(root: root).current(),
+            let file = current.record.members.flatMap(\.files).first(where: { $0.path == path })
+        else { return nil }
+        let kept = PublishedSet(root: root).directory(current.generation) + "/" + file.name
+        return FileSystem.exists(kept) ? kept : nil
     }
 
     /// Why the lineage file stops the next run (unreadable, damaged, from a newer version), or nil
