@@ -139,6 +139,15 @@ public enum EvaluateCommand {
             let least = mode == "truth" ? "at least " : ""
             throw UsageError("\(mode) needs \(least)two files, \(names); got \(cl.positionals.count - 1)")
         }
+        // A truth file named twice (under any spelling or link) would count its items twice.
+        var files: [FileIdentity: String] = [:]
+        for path in cl.positionals.dropFirst(2) {
+            guard let id = FileIdentity(path: path) else { continue }  // unreadable: said when it is read
+            if let first = files[id] {
+                throw UsageError("truth file '\(path)' is the same file as '\(first)'; name each truth file once")
+            }
+            files[id] = path
+        }
         Parallel.configure(threads: cl.optionalInteger(Self.threadsOption))
         var evaluator = Evaluator()
         evaluator.thresholds = cl.list(Self.thresholdsOption).compactMap(\.doubleValue)

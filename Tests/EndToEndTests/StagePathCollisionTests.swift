@@ -63,5 +63,12 @@ final class StagePathCollisionTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), before, "\(arguments)")
         }
         XCTAssertEqual(try f.tool(["diff", a, a, "--json", f.root + "/changes.json"]).status, 0)
+        // A truth file named twice (here through a link) would count its items twice.
+        let link = f.root + "/link.geojson"
+        XCTAssertEqual(symlink(html, link), 0)
+        let evaluate = PipelineFixture.toolDirectory + "/regionsearch-evaluate"
+        let twice = try f.tool(["truth", a, html, link], executable: evaluate)
+        XCTAssertEqual(twice.status, 2, twice.output)
+        XCTAssertTrue(twice.output.contains("truth file '\(link)' is the same file as '\(html)'"), twice.output)
     }
 }
