@@ -51,6 +51,24 @@ final class ManifestValidationGapTests: XCTestCase, ManifestParsing {
             try parse(#"{"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o.gpkg", "keywords": \#(long)}"#))
     }
 
+    /// The POI layer has 5 columns per keyword: a GeoPackage table holds at most 2,000 columns, so
+    /// 400 keywords with a GeoPackage POI layer are refused at load (they failed after every stage);
+    /// 399 are taken, and FlatGeobuf has no such limit.
+    func testAPOILayerWithMoreColumnsThanItsFormatHoldsIsRefused() {
+        func manifest(_ count: Int, poi: String) -> String {
+            let keywords = (0..<count).map { "\"kw\($0)\"" }.joined(separator: ",")
+            return """
+                {"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o.geojson", "poi_output": "\(poi)",
+                 "keywords": [\(keywords)]}
+                """
+        }
+        let m = message(manifest(400, poi: "p.gpkg"))
+        XCTAssertTrue(m.contains("poi_output: the POI layer would have 2005 columns (5 per keyword for 400"), m)
+        XCTAssertTrue(m.contains("a GeoPackage table holds at most 2000"), m)
+        XCTAssertNoThrow(try parse(manifest(399, poi: "p.gpkg")))
+        XCTAssertNoThrow(try parse(manifest(400, poi: "p.fgb")))
+    }
+
     func testHugeHullSizesAreRefused() {
         XCTAssertTrue(message(manifest(#", "hulls": {"min_extent_m": 1e308}"#)).contains("hulls.min_extent_m"))
         XCTAssertTrue(message(manifest(#", "hulls": {"margin_m": 1e308}"#)).contains("hulls.margin_m"))

@@ -321,6 +321,19 @@ public struct Manifest {
                     + "\(Self.shapefileTextBytes) bytes in a text field (keywords that differ after that would merge); "
                     + "shorten the keyword or write GeoPackage (.gpkg) or FlatGeobuf (.fgb)")
         }
+        // The POI layer has five columns per keyword (POIFeatureSchema) beside its id, name,
+        // keyword text, feature id and geometry: past a GeoPackage's (SQLite's) 2,000 columns or
+        // PostgreSQL's 1,600 its table cannot be made, which was found after every stage had run.
+        if let poi = poiOutput, let limit = poi.format == .gpkg ? 2000 : poi.format == .postgis ? 1600 : nil {
+            let columns = 5 + 5 * keywords.count
+            if columns > limit {
+                throw invalid(
+                    "poi_output",
+                    "the POI layer would have \(columns) columns (5 per keyword for \(keywords.count) keywords), and "
+                        + "a \(poi.format == .gpkg ? "GeoPackage" : "PostgreSQL") table holds at most \(limit); run "
+                        + "fewer keywords per manifest, or write the POI layer as FlatGeobuf (.fgb)")
+            }
+        }
     }
 
     /// The most bytes a Shapefile's dBASE table holds in a text field.
