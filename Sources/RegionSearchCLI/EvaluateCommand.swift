@@ -140,13 +140,10 @@ public enum EvaluateCommand {
             throw UsageError("\(mode) needs \(least)two files, \(names); got \(cl.positionals.count - 1)")
         }
         // A truth file named twice (under any spelling or link) would count its items twice.
-        var files: [FileIdentity: String] = [:]
-        for path in cl.positionals.dropFirst(2) {
-            guard let id = FileIdentity(path: path) else { continue }  // unreadable: said when it is read
-            if let first = files[id] {
-                throw UsageError("truth file '\(path)' is the same file as '\(first)'; name each truth file once")
-            }
-            files[id] = path
+        let truths = Array(cl.positionals.dropFirst(2))
+        if let (first, repeated) = FileIdentity.firstRepeat(truths) {
+            throw UsageError(
+                "truth file '\(truths[repeated])' is the same file as '\(truths[first])'; name each truth file once")
         }
         Parallel.configure(threads: cl.optionalInteger(Self.threadsOption))
         var evaluator = Evaluator()

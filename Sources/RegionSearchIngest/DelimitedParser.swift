@@ -262,6 +262,15 @@ struct DelimitedParser {
     private mutating func resolveColumns(header: [String]?, fieldCount: Int) throws {
         let at = "\(spec.context).columns"
         let path = self.path
+        // The one column of `found` (nil when none). Two columns of one name are refused: reading
+        // the first would drop the other's values.
+        func only(_ found: [Int], named name: String, key: String, anyCase: Bool) throws -> Int? {
+            guard found.count > 1 else { return found.first }
+            throw UsageError(
+                "\(at).\(key): \(found.count) columns of '\(path)' are named '\(PrintableText.of(name, limit: 60))' "
+                    + "(\(anyCase ? "any case; " : "")0-based indices \(found.map(String.init).joined(separator: ", "))); "
+                    + "give the one to read by its index")
+        }
         func resolve(_ ref: InputSpec.ColumnRef, key: String) throws -> Int {
             switch ref {
             case .index(let i):
@@ -277,14 +286,9 @@ struct DelimitedParser {
                             + "0-based index, or header: true)"
                     )
                 }
-                let exact = header.indices.filter { header[$0] == n }
-                if exact.count > 1 {
-                    throw UsageError(
-                        "\(at).\(key): \(exact.count) columns of '\(path)' are named '\(PrintableText.of(n, limit: 60))' "
-                            + "(0-based indices \(exact.map(String.init).joined(separator: ", "))); give the one to read by "
-                            + "its index")
+                if let i = try only(header.indices.filter { header[$0] == n }, named: n, key: key, anyCase: false) {
+                    return i
                 }
-                if let i = exact.first { return i }
                 let folded = header.enumerated().filter { $0.element.lowercased() == n.lowercased() }
                 if folded.count == 1 { return folded[0].offset }
                 let hint =
@@ -299,14 +303,7 @@ struct DelimitedParser {
             guard let header, let names = Self.guessNames.first(where: { $0.key == key })?.names else { return nil }
             let lowered = header.map { $0.lowercased() }
             for n in names {
-                let found = lowered.indices.filter { lowered[$0] == n }
-                if found.count > 1 {
-                    // Two columns the guess would take: reading the first would drop the other's values.
-                    throw UsageError(
-                        "\(at).\(key): \(found.count) columns of '\(path)' are named '\(n)' (any case; 0-based indices "
-                            + "\(found.map(String.init).joined(separator: ", "))); give the one to read by its index")
-                }
-                if let i = found.first {
+                if let i = try only(lowered.indices.filter { lowered[$0] == n }, named: n, key: key, anyCase: true) {
                     guessed.append("\(key)='\(PrintableText.of(header[i], limit: 60))'")
                     return i
                 }

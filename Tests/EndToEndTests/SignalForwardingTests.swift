@@ -9,19 +9,25 @@ import XCTest
 /// copy of the built driver beside a stand-in ingest stage that sleeps, so the stage surely
 /// outlives the signal.
 final class SignalForwardingTests: XCTestCase {
+    /// The fixture's manifest, and a folder with a copy of the built driver beside `script` as
+    /// its ingest stage (the runner starts the stages it finds beside itself); returns the folder.
+    private func standInIngest(_ f: PipelineFixture, script: String) throws -> String {
+        try f.writeManifest()
+        let tools = f.root + "/tools"
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: PipelineFixture.regionsearch, toPath: tools + "/regionsearch")
+        try script.write(toFile: tools + "/regionsearch-ingest", atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(tools + "/regionsearch-ingest", 0o755), 0)
+        return tools
+    }
+
     func testATerminatedRunnerTakesItsStageWithIt() throws {
         guard FileManager.default.fileExists(atPath: "/proc/self/task") else {
             throw XCTSkip("finds the runner's child in /proc (Linux)")
         }
         let f = try PipelineFixture()
         defer { f.remove() }
-        try f.writeManifest()
-        let tools = f.root + "/tools"
-        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: PipelineFixture.regionsearch, toPath: tools + "/regionsearch")
-        try "#!/bin/sh\nexec sleep 60\n".write(
-            toFile: tools + "/regionsearch-ingest", atomically: true, encoding: .utf8)
-        XCTAssertEqual(chmod(tools + "/regionsearch-ingest", 0o755), 0)
+        let tools = try standInIngest(f, script: "#!/bin/sh\nexec sleep 60\n")
         let runner = try ChildProcess(
             executable: tools + "/regionsearch", arguments: ["run", f.manifestPath, "--quiet"], newProcessGroup: true,
             output: .file(f.root + "/run.log"))
@@ -56,22 +62,19 @@ final class SignalForwardingTests: XCTestCase {
         }
         let f = try PipelineFixture()
         defer { f.remove() }
-        try f.writeManifest()
-        let tools = f.root + "/tools"
-        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: PipelineFixture.regionsearch, toPath: tools + "/regionsearch")
         // A stand-in ingest stage: notes the signals it ignores, waits, notes that it lived on.
         let started = f.root + "/stage-started"
         let finished = f.root + "/stage-finished"
-        try """
-        #!/bin/sh
-        grep SigIgn /proc/$$/status > "\(started).tmp" && mv "\(started).tmp" "\(started)"
-        sleep 3
-        touch "\(finished)"
-        exit 9
+        let tools = try standInIngest(
+            f,
+            script: """
+                #!/bin/sh
+                grep SigIgn /proc/$$/status > "\(started).tmp" && mv "\(started).tmp" "\(started)"
+                sleep 3
+                touch "\(finished)"
+                exit 9
 
-        """.write(toFile: tools + "/regionsearch-ingest", atomically: true, encoding: .utf8)
-        XCTAssertEqual(chmod(tools + "/regionsearch-ingest", 0o755), 0)
+                """)
         let nohup = "trap '' HUP; exec \"$0\" \"$@\""
         let runner = try ChildProcess(
             executable: "/bin/sh", arguments: ["-c", nohup, tools + "/regionsearch", "run", f.manifestPath, "--quiet"],
