@@ -45,31 +45,49 @@ public enum KeywordPropagation {
         query: String, keywordText: (offsets: Column<UInt64>, bytes: Column<UInt8>), rows: Column<UInt32>,
         keys: [String] = []
     ) -> Labels {
-        let matcher = KeywordMatcher(query, keys: keys)
+        labels(queries: [query], keywordText: keywordText, rows: rows, keys: keys)[0]
+    }
+
+    /// ``labels(query:keywordText:rows:keys:)`` for each of `queries`, in their order: each
+    /// keyword is matched once per distinct text (``DistinctTexts``), not once per row.
+    public static func labels(
+        queries: [String], keywordText: (offsets: Column<UInt64>, bytes: Column<UInt8>), rows: Column<UInt32>,
+        keys: [String] = []
+    ) -> [Labels] {
         let bytes = keywordText.bytes.buffer
         let offsets = keywordText.offsets.buffer
-        // Match in row order, reading the keyword text front to back, then gather in point
-        // order: the points are in Hilbert order, and visiting the text in that order costs a
-        // cache miss per POI (it was most of the matching time at 1M POIs).
-        var byRow = [UInt8](repeating: 0, count: max(offsets.count - 1, 0))
-        byRow.withUnsafeMutableBufferPointer { mb in
-            Parallel.forRanges(mb.count, minChunk: 16_384) { range in
-                for r in range {
-                    let text = UnsafeBufferPointer(rebasing: bytes[Int(offsets[r])..<Int(offsets[r + 1])])
-                    mb[r] = matcher.matches(text) ? 1 : 0
-                }
-            }
-        }
+        let texts = DistinctTexts(offsets: offsets, bytes: bytes)
+        // Each point's text, gathered once: the points are in Hilbert order, so this visits the
+        // rows' text indices at random; each keyword then reads it front to back.
         let rowIndex = rows.buffer
-        let y = [UInt8](unsafeUninitializedCapacity: rows.count) { yb, initialized in
-            byRow.withUnsafeBufferPointer { mb in
-                for i in 0..<rowIndex.count { yb[i] = mb[Int(rowIndex[i])] }
+        let textOfPoint = [UInt32](unsafeUninitializedCapacity: rowIndex.count) { pb, initialized in
+            texts.textOf.withUnsafeBufferPointer { tb in
+                for i in 0..<rowIndex.count { pb[i] = tb[Int(rowIndex[i])] }
             }
             initialized = rowIndex.count
         }
-        return Labels(
-            query: query, normalized: matcher.canonical, keyKnown: matcher.isKeyKnown, match: y,
-            count: y.reduce(0) { $0 + Int($1) })
+        return queries.map { query in
+            let matcher = KeywordMatcher(query, keys: keys)
+            let matchesText =
+                texts.firstRow.map { r in
+                    matcher.matches(UnsafeBufferPointer(rebasing: bytes[Int(offsets[r])..<Int(offsets[r + 1])])) ? 1 : 0
+                } as [UInt8]
+            var count = 0
+            let y = [UInt8](unsafeUninitializedCapacity: textOfPoint.count) { yb, initialized in
+                textOfPoint.withUnsafeBufferPointer { pb in
+                    matchesText.withUnsafeBufferPointer { mb in
+                        for i in 0..<pb.count {
+                            let v = mb[Int(pb[i])]
+                            yb[i] = v
+                            count &+= Int(v)
+                        }
+                    }
+                }
+                initialized = textOfPoint.count
+            }
+            return Labels(
+                query: query, normalized: matcher.canonical, keyKnown: matcher.isKeyKnown, match: y, count: count)
+        }
     }
 
     /// Propagates labelled keywords plus the all-ones and probe columns over `graph` (when

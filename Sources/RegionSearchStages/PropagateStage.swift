@@ -128,9 +128,7 @@ public enum PropagateStage {
                     + "normalisation; it is run once, as \"\(d.sameAs)\"")
         }
         let labels = stage.summary.time(.match) {
-            options.keywords.map {
-                KeywordPropagation.labels(query: $0, keywordText: keywordText, rows: rows, keys: keys)
-            }
+            KeywordPropagation.labels(queries: options.keywords, keywordText: keywordText, rows: rows, keys: keys)
         }
         for l in labels where !l.keyKnown {
             let known = keys.isEmpty ? "none (the pois artifact records no keys)" : keys.joined(separator: ", ")
