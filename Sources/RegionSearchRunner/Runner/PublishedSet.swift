@@ -401,8 +401,8 @@ public struct PublishedSet {
             guard let own = ours.range(of: marker), !text.hasPrefix(ours[..<own.upperBound]) else { continue }
             let otherRoot = PathResolver.absolute(
                 String(text[..<at.lowerBound]) + Self.suffix, relativeTo: AtomicFile.directory(of: file.path))
-            guard let publisher = PublishedSet(root: otherRoot).current()?.record.manifest, !publisher.isEmpty,
-                let identity = FileIdentity(path: publisher), identity != FileIdentity(path: manifest)
+            guard let publisher = PublishedSet(root: otherRoot).current()?.record.manifest,
+                ManifestOwner(path: manifest).relation(to: publisher) == .other
             else { continue }
             let folder = PathResolver.baseName(String(text[..<at.lowerBound]))
             let other = folder.hasPrefix(".") ? String(folder.dropFirst()) : folder

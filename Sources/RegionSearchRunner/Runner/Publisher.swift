@@ -273,8 +273,8 @@ struct Publisher {
             throw RunnerError.fileSystem(e)
         }
         let current = set.current()
-        if let published = current?.record.manifest, !published.isEmpty,
-            FileIdentity(path: published) == nil || FileIdentity(path: published) != FileIdentity(path: manifestPath)
+        if let published = current?.record.manifest,
+            [.other, .gone].contains(ManifestOwner(manifest).relation(to: published))
         {
             Log.warning(
                 "\(set.root): the current set was published by another manifest, \(published); this run of "
@@ -378,7 +378,7 @@ struct Publisher {
     }
 
     /// The manifest's absolute path, for the set's record.
-    var manifestPath: String { PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()) }
+    var manifestPath: String { ManifestOwner(manifest).path }
 
     /// Writes one member's files into the set being built.
     private func write(
