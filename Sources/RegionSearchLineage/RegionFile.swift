@@ -36,7 +36,9 @@ public enum RegionFile {
         let lower = path.lowercased()
         let byName = lower.hasSuffix(".geojson") || lower.hasSuffix(".json")
         guard let f = fopen(path, "rb") else {
-            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+            // Said as what it is, not as a damaged region file: the path is most likely mistyped.
+            if errno == ENOENT || errno == ENOTDIR { throw .missing(path: path) }
+            throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
         }
         defer { fclose(f) }
         var bytes: [UInt8] = []

@@ -352,6 +352,24 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertTrue(plain.allSatisfy { $0["properties"]?["change"] == .null })
     }
 
+    /// `regionsearch diff` given a path that does not exist (or runs through a file) says so,
+    /// naming the path, and suggests checking it (exit 3) — not a fresh lineage, which has nothing
+    /// to do with a mistyped path. (A path that exists but cannot be read says "cannot be read";
+    /// the tests may run as root, whom permissions do not stop.)
+    func testDiffOfAMissingPathSaysSo() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let missing = f.root + "/out/no-such.lineage.json"
+        let throughAFile = f.csvPath + "/regions.geojson"
+        for (old, says) in [(missing, "no such file; check the path"), (throughAFile, "no such file; check the path")] {
+            let r = try f.tool(["diff", old, f.root + "/out/other.geojson"])
+            XCTAssertEqual(r.status, 3, r.output)
+            XCTAssertTrue(r.output.contains("\(old): \(says)"), r.output)
+            XCTAssertFalse(r.output.contains("--fresh-lineage"), r.output)
+            XCTAssertFalse(r.output.contains("not a region or lineage file"), r.output)
+        }
+    }
+
     /// A damaged lineage file stops the next run (exit 3, yesterday's set kept); `status` says so
     /// beforehand — the file and why, `lineage_unreadable` in its JSON, `--check` not up to date —
     /// instead of calling the output stale. `--fresh-lineage` starts over.

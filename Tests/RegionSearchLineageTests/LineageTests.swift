@@ -90,7 +90,9 @@ final class LineageTests: XCTestCase {
             #"{"type":"FeatureCollection","regionsearch_lineage":{"format":99,"high_water_mark":1,"result":"x"},"features":[]}"#
         XCTAssertThrowsError(try LineageState(bytes: Array(future.utf8), path: "f.json")) { error in
             XCTAssertEqual(error as? LineageError, .unsupportedFormat(path: "f.json", version: 99))
-            XCTAssertTrue("\(error)".contains("--fresh-lineage"))
+            // A fresh lineage is the way out where the file is the lineage a run continues only.
+            XCTAssertTrue((error as? LineageError)?.lineageDescription.contains("--fresh-lineage") ?? false)
+            XCTAssertFalse("\(error)".contains("--fresh-lineage"), "\(error)")
         }
         // Two features with one id (a file merged by hand): refused, naming both.
         let once = LineageState(

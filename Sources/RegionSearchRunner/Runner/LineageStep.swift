@@ -211,7 +211,7 @@ struct LineageStep {
         do {
             return try LineageState(bytes: bytes, path: path)
         } catch {
-            throw ToolFailure(error.description, status: .inputData)
+            throw ToolFailure(error.lineageDescription, status: .inputData)
         }
     }
 
@@ -287,7 +287,7 @@ struct LineageStep {
         do {
             output = try RegionIdentity.identify(inputs, previous: previous, result: result, tracking: tracking)
         } catch let e as LineageError {
-            throw ToolFailure(e.description, status: .inputData)
+            throw ToolFailure(e.lineageDescription, status: .inputData)
         } catch {
             throw ToolFailure("lineage: \(error)", status: .artifact)
         }
