@@ -26,7 +26,8 @@ public enum Driver {
             "fresh-lineage", .flag,
             help:
                 "Start a new lineage: ignore the lineage file of the previous result (region ids numbered afresh, "
-                + "every region new).")
+                + "every region new); also takes over a lineage file another manifest keeps, which is refused "
+                + "otherwise.")
         static let dryRun = CommandSpec.Option(
             "dry-run", .flag,
             help: "Say which stages would run and why, and whether the output would be written; run nothing.")
@@ -77,7 +78,8 @@ public enum Driver {
             see docs/MAPS.md). With "lineage": true in the manifest, region ids stay the same from run to
             run while a region is the same place, matched against the previous result's lineage file
             (<output stem>.lineage.json; --fresh-lineage starts anew), and <output stem>.changes.json beside
-            every output says what changed (docs/RUNNING.md, "Night after night"). An experiment manifest runs every combination of its input sets and
+            every output says what changed (docs/RUNNING.md, "Night after night"). A lineage file is one
+            manifest's: a run of another manifest naming it is refused (exit 2) before any stage runs. An experiment manifest runs every combination of its input sets and
             parameter grid, computing shared stages once, and writes one GeoJSON per combination,
             results.csv, results.md and plots. See docs/RUNNING.md.
             """,

@@ -13,6 +13,7 @@ import RegionSearchOutput
 /// ```json
 /// {"type":"FeatureCollection",
 ///  "regionsearch_lineage":{"format":1,"high_water_mark":57,"result":"<hash>",
+///                          "manifest":"../pipelines/nightly.json",
 ///                          "previous":{"high_water_mark":52,"result":"<hash>","features":[…]} | null},
 ///  "features":[{"type":"Feature","geometry":{…},"properties":{"region_id":3,"keyword":"restaurant",
 ///    "level":0,"rank":1,"parent_id":null,"n_keyword_pois":41,"area_m2":80312.5,"label":"North Clark Street",
@@ -21,7 +22,10 @@ import RegionSearchOutput
 ///
 /// `result` identifies the unidentified result the file labels (everything the run's ids depend
 /// on except the lineage): a run whose result equals it is a rerun and is matched against
-/// `previous` again, so rerunning gives the same bytes (``Lineage``).
+/// `previous` again, so rerunning gives the same bytes (``Lineage``). `manifest` names the
+/// manifest whose runs keep the lineage (the runner's record, relative to the file's folder):
+/// a run of another manifest that would advance it is refused, since each night would move the
+/// other's ids and change reports. Files written before it was recorded have none.
 public struct LineageState {
     /// Format of the file; a reader refuses a newer one.
     public static let formatVersion = 1
@@ -33,6 +37,10 @@ public struct LineageState {
     public var highWaterMark: Int
     /// The unidentified result this state labels (a content hash, as the runner computes it).
     public var result: String
+    /// The manifest whose runs keep this lineage, as the runner records it (a path relative to the
+    /// lineage file's folder); nil in a file written before the owner was recorded, or by a caller
+    /// that keeps none.
+    public var manifest: String?
     public var regions: [TrackedRegion]
     /// The state this one was matched against, without its own previous; nil for the first result
     /// of a lineage.
@@ -69,9 +77,12 @@ public struct LineageState {
         }
     }
 
-    public init(highWaterMark: Int, result: String, regions: [TrackedRegion], previous: Previous?) {
+    public init(
+        highWaterMark: Int, result: String, regions: [TrackedRegion], previous: Previous?, manifest: String? = nil
+    ) {
         self.highWaterMark = highWaterMark
         self.result = result
+        self.manifest = manifest
         self.regions = regions
         self.previous = previous
     }
@@ -104,12 +115,14 @@ public struct LineageState {
             foreignMembers: [
                 (
                     Self.member,
-                    .object([
-                        ("format", .number(Double(Self.formatVersion))),
-                        ("high_water_mark", .number(Double(highWaterMark))),
-                        ("result", .string(result)),
-                        ("previous", previousValue),
-                    ])
+                    .object(
+                        [
+                            ("format", .number(Double(Self.formatVersion))),
+                            ("high_water_mark", .number(Double(highWaterMark))),
+                            ("result", .string(result)),
+                        ] + (manifest.map { [("manifest", JSONValue.string($0))] } ?? []) + [
+                            ("previous", previousValue)
+                        ])
                 )
             ])
     }
@@ -138,6 +151,15 @@ public struct LineageState {
         }
         highWaterMark = hwm
         self.result = result
+        // Optional: files of earlier versions have no owner (and are taken by the next run).
+        if let m = lineage["manifest"], m != .null {
+            guard let name = m.stringValue, !name.isEmpty else {
+                throw .unreadable(path: path, reason: "'\(Self.member).manifest' is not a path")
+            }
+            manifest = name
+        } else {
+            manifest = nil
+        }
         regions = try Self.regions(document["features"], path: path, at: "features")
         if let p = lineage["previous"], p != .null {
             guard let phwm = p["high_water_mark"]?.intValue, let presult = p["result"]?.stringValue else {

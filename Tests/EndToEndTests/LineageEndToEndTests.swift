@@ -352,6 +352,89 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertTrue(plain.allSatisfy { $0["properties"]?["change"] == .null })
     }
 
+    /// A second manifest (its own output and work directory) naming the lineage file `first`
+    /// keeps (`DIR/state/shared.lineage.json`); returns its path.
+    func secondManifest(_ f: PipelineFixture, sharing lineage: String) throws -> String {
+        let other = f.root + "/pipelines/other.json"
+        try JSONValue.object([
+            ("name", .string("other")), ("inputs", .array([.object([("path", .string("../data/day1.csv"))])])),
+            ("work_dir", .string("../work-other")), ("output", .string("../out/other.geojson")),
+            ("keywords", .array([.string("restaurant")])), ("maps", .bool(false)), ("lineage", .string(lineage)),
+        ]).serialized(pretty: true).write(toFile: other, atomically: true, encoding: .utf8)
+        return other
+    }
+
+    /// Two manifests with their own outputs that name one lineage file: each night of one would
+    /// advance the other's lineage (ids and change reports wrong for both, silently). The file
+    /// records its manifest; a run of the other manifest is refused before any stage (exit 2),
+    /// naming both and how to fix it, and so is its dry run and `status`. `--fresh-lineage` hands
+    /// the file over, and the first manifest is then refused.
+    func testAManifestIsRefusedTheLineageFileOfAnother() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        let shared = f.root + "/state/shared.lineage.json"
+        try f.writeManifest(
+            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
+            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        let other = try secondManifest(f, sharing: "../state/shared.lineage.json")
+        XCTAssertEqual(try f.run().status, 0)
+        XCTAssertEqual(
+            try read(shared)["regionsearch_lineage"]?["manifest"]?.stringValue, "../pipelines/test.json",
+            "the owner, relative to the lineage file's folder")
+        let kept = try Data(contentsOf: URL(fileURLWithPath: shared))
+        for (what, arguments) in [("run", ["run", other]), ("dry run", ["run", other, "--dry-run"])] {
+            let refused = try f.tool(arguments + day2(f))
+            XCTAssertEqual(refused.status, 2, "\(what): \(refused.output)")
+            for name in [shared, f.manifestPath, other, "--fresh-lineage", "its own lineage file"] {
+                XCTAssertTrue(refused.output.contains(name), "\(what) names \(name): \(refused.output)")
+            }
+            XCTAssertFalse(refused.output.contains("ingest"), "\(what): refused before any stage: \(refused.output)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: shared)), kept)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/out/other.geojson"))
+        let status = try f.tool(["status", other])
+        XCTAssertTrue(status.output.contains("is the lineage file of another manifest"), status.output)
+        XCTAssertTrue(status.output.contains("exit status 2"), status.output)
+        let json = try JSONParser.parse(try f.tool(["status", other, "--json", "--quiet"]).output)
+        XCTAssertEqual(json["output"]?["state"]?.stringValue, "lineage_of_another_manifest")
+        // The manifest itself goes on, night after night.
+        let night2 = try f.run(day2(f))
+        XCTAssertEqual(night2.status, 0, night2.output)
+        // --fresh-lineage takes the file over: the other manifest now keeps it.
+        let taken = try f.tool(["run", other, "--fresh-lineage"])
+        XCTAssertEqual(taken.status, 0, taken.output)
+        XCTAssertEqual(try read(shared)["regionsearch_lineage"]?["manifest"]?.stringValue, "../pipelines/other.json")
+        let refused = try f.run(day2(f))
+        XCTAssertEqual(refused.status, 2, refused.output)
+        XCTAssertTrue(refused.output.contains("another manifest, \(other)"), refused.output)
+    }
+
+    /// A lineage file written before it recorded its manifest is any manifest's: the next run
+    /// continues it (ids kept) and records itself as its owner.
+    func testALineageFileWithoutAnOwnerIsContinuedAndGetsOne() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        let shared = f.root + "/state/shared.lineage.json"
+        try f.writeManifest(
+            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
+            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        XCTAssertEqual(try f.run().status, 0)
+        // As an earlier version wrote it: no "manifest" in regionsearch_lineage.
+        let document = try read(shared)
+        let members = try XCTUnwrap(document.objectValue).map { key, value -> (String, JSONValue) in
+            guard key == "regionsearch_lineage", let inner = value.objectValue else { return (key, value) }
+            return (key, .object(inner.filter { $0.0 != "manifest" }))
+        }
+        try JSONValue.object(members).serialized().write(toFile: shared, atomically: true, encoding: .utf8)
+        XCTAssertNil(try read(shared)["regionsearch_lineage"]?["manifest"])
+        let other = try secondManifest(f, sharing: "../state/shared.lineage.json")
+        let continued = try f.tool(["run", other] + day2(f))
+        XCTAssertEqual(continued.status, 0, continued.output)
+        let changes = try read(f.root + "/out/other.changes.json")
+        XCTAssertGreaterThan(changes["kept_ids"]?.intValue ?? 0, 0, "continued: \(changes["summary"] ?? .null)")
+        XCTAssertEqual(try read(shared)["regionsearch_lineage"]?["manifest"]?.stringValue, "../pipelines/other.json")
+    }
+
     /// `regionsearch diff` given a path that does not exist (or runs through a file) says so,
     /// naming the path, and suggests checking it (exit 3) — not a fresh lineage, which has nothing
     /// to do with a mistyped path. (A path that exists but cannot be read says "cannot be read";

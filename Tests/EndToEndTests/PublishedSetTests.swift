@@ -223,8 +223,10 @@ final class PublishedSetTests: XCTestCase {
     /// Two manifests that name one output publish into one set folder. Their runs at the same
     /// time take turns (the folder's lock, from reading the lineage file to the flip): every run
     /// exits 0, the output is one complete set of either, and the lineage's high-water mark never
-    /// goes back; the start-up sweep leaves the folder alone while another run holds the lock;
-    /// and a run replacing the other manifest's set says so.
+    /// goes back (the other manifest, without a lineage, carries the first one's lineage file
+    /// into its sets unchanged; with one, it is refused the first one's lineage file); the
+    /// start-up sweep leaves the folder alone while another run holds the lock; and a run
+    /// replacing the other manifest's set says so.
     func testTwoManifestsWithOneOutputTakeTurnsAndSaySo() throws {
         let f = try setUpFixture()
         defer { f.remove() }
@@ -235,6 +237,13 @@ final class PublishedSetTests: XCTestCase {
         try text.replacingOccurrences(of: "../work", with: "../work-other").write(
             toFile: other, atomically: true, encoding: .utf8)
         try f.runOK()
+        let refused = try f.tool(["run", other])
+        XCTAssertEqual(refused.status, 2, refused.output)
+        XCTAssertTrue(refused.output.contains("is the lineage file of another manifest"), refused.output)
+        let lineageOff = text.replacingOccurrences(of: "../work", with: "../work-other")
+            .replacingOccurrences(of: "\"lineage\": true", with: "\"lineage\": false")
+        XCTAssertNotEqual(lineageOff, text.replacingOccurrences(of: "../work", with: "../work-other"))
+        try lineageOff.write(toFile: other, atomically: true, encoding: .utf8)
         let second = try f.tool(["run", other, "--set", "regions.core_ratio=8"])
         XCTAssertEqual(second.status, 0, second.output)
         XCTAssertTrue(second.output.contains("the current set was published by another manifest"), second.output)

@@ -85,6 +85,23 @@ final class LineageTests: XCTestCase {
         XCTAssertEqual(read.previous?.highWaterMark, 6)
     }
 
+    /// The manifest that keeps a lineage is written into the file and read back; a file written
+    /// before it was recorded has none, and a manifest that is not a path is refused.
+    func testTheOwningManifestRoundTripsAndIsOptional() throws {
+        var state = LineageState(
+            highWaterMark: 3, result: "r", regions: [F.region(2, members: 1...3, east: 0, north: 0, side: 90)],
+            previous: nil)
+        XCTAssertNil(try LineageState(bytes: Array(state.text.utf8), path: "l.json").manifest)
+        XCTAssertFalse(state.text.contains("\"manifest\""), "no owner, no member: the bytes of earlier files")
+        state.manifest = "../pipelines/nightly.json"
+        XCTAssertEqual(
+            try LineageState(bytes: Array(state.text.utf8), path: "l.json").manifest, "../pipelines/nightly.json")
+        let empty = state.text.replacingOccurrences(of: "\"../pipelines/nightly.json\"", with: "\"\"")
+        XCTAssertThrowsError(try LineageState(bytes: Array(empty.utf8), path: "e.json")) { error in
+            XCTAssertTrue("\(error)".contains("regionsearch_lineage.manifest' is not a path"), "\(error)")
+        }
+    }
+
     func testALineageFileFromTheFutureOrARegionFileIsRefusedWithWhatToDo() throws {
         let future =
             #"{"type":"FeatureCollection","regionsearch_lineage":{"format":99,"high_water_mark":1,"result":"x"},"features":[]}"#

@@ -20,6 +20,10 @@ public struct DryRun {
         let window = try options.window()
         // What the run would refuse before anything, the dry run refuses too.
         try WorkDirectory(path: manifest.workDirectory).checkOwnership()
+        // The lineage file too (damaged, or another manifest's), as the run reads it before any stage.
+        if window.until == Pipeline.stages.count - 1 {
+            _ = try LineageStep.previousState(manifest, fresh: options.freshLineage)
+        }
         let builds = BuildIdentity(toolDirectory: CurrentExecutable.directory)
         let variants: [(String, Manifest)] =
             manifest.experiment.map { e in e.combinations.map { ($0.name, manifest.variant(for: $0)) } }

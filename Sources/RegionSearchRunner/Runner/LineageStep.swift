@@ -44,6 +44,18 @@ struct LineageStep {
         return manifest.workDirectory + "/lineage.json"
     }
 
+    /// How the lineage file at `path` records `manifest` as its owner: relative to the folder the
+    /// file is published in (``ManifestOwner/path(relativeTo:)``), so the file's bytes do not
+    /// depend on where the tree lies.
+    static func owner(_ manifest: Manifest, lineage path: String) -> String {
+        ManifestOwner(manifest).path(relativeTo: ownerDirectory(path))
+    }
+
+    /// The folder a lineage file's owner is relative to: that of the path it is published at.
+    static func ownerDirectory(_ path: String) -> String {
+        AtomicFile.directory(of: PublishedSet.publishedPath(path))
+    }
+
     /// The outputs that are files replaced on publishing (not a database, a stream, a pipe or a
     /// device, beside which nothing can be written).
     static func fileTargets(_ manifest: Manifest) -> [OutputTarget] {
@@ -167,6 +179,12 @@ struct LineageStep {
         // rerun over its own published lineage file finds the same key.
         var keyHasher = ContentHasher()
         keyHasher.update(result)
+        if tracking {
+            // The owner is written into the lineage file: another manifest sharing the work
+            // directory must not reuse a result that names this one.
+            keyHasher.update("manifest")
+            keyHasher.update(Self.owner(manifest, lineage: Self.lineagePath(manifest)))
+        }
         if !tracking {
             keyHasher.update("untracked")
         } else if let base = Lineage.base(of: previous, result: result) {
@@ -183,10 +201,12 @@ struct LineageStep {
 
     /// The published lineage file's state, which tonight's regions are matched against: nil
     /// without lineage, with `fresh`, or before the first night. Throws (exit status 3) when the
-    /// file cannot be read or is damaged; the runner calls this before any stage runs too, so a
-    /// damaged file stops the night before an hour of computing, not after.
+    /// file cannot be read or is damaged, and (exit status 2, ``RunnerError/lineageOfAnotherManifest(path:owner:manifest:)``)
+    /// when it is another manifest's; the runner calls this before any stage runs too, so such a
+    /// file stops the night before an hour of computing, not after.
     static func previousState(_ manifest: Manifest, fresh: Bool) throws -> LineageState? {
-        var path = lineagePath(manifest)
+        let named = lineagePath(manifest)
+        var path = named
         guard manifest.lineage.enabled && !fresh else { return nil }
         if !FileSystem.exists(path) {
             // The link was removed, but the current published set still holds the lineage: a
@@ -208,11 +228,22 @@ struct LineageStep {
                 "\(path): cannot read the lineage file (\(error)); fix it, or start a fresh lineage with "
                     + "--fresh-lineage", status: .inputData)
         }
+        let state: LineageState
         do {
-            return try LineageState(bytes: bytes, path: path)
+            state = try LineageState(bytes: bytes, path: path)
         } catch {
             throw ToolFailure(error.lineageDescription, status: .inputData)
         }
+        // The same comparison as a published set's (``ManifestOwner``). A file without an owner
+        // (written before owners were recorded) or whose owner is gone is taken over: the run
+        // records itself when it writes the file.
+        let owner = ManifestOwner(manifest)
+        let directory = ownerDirectory(named)
+        if let recorded = state.manifest, owner.relation(to: recorded, relativeTo: directory) == .other {
+            throw RunnerError.lineageOfAnotherManifest(
+                path: named, owner: ManifestOwner.resolve(recorded, relativeTo: directory), manifest: owner.path)
+        }
+        return state
     }
 
     private static let warnedMissing = Mutex<Set<String>>([])
@@ -227,14 +258,14 @@ struct LineageStep {
         return FileSystem.exists(kept) ? kept : nil
     }
 
-    /// Why the lineage file stops the next run (unreadable, damaged, from a newer version), or nil
-    /// (for `status`, which runs nothing).
-    static func lineageProblem(_ manifest: Manifest) -> String? {
+    /// Why the lineage file stops the next run (unreadable, damaged, from a newer version, another
+    /// manifest's) and the run's exit status then, or nil (for `status`, which runs nothing).
+    static func lineageProblem(_ manifest: Manifest) -> (reason: String, status: ExitStatus)? {
         do {
             _ = try previousState(manifest, fresh: false)
             return nil
         } catch {
-            return "\(error)"
+            return ("\(error)", (error as? ExitCoded)?.exitStatus ?? .internalError)
         }
     }
 
@@ -293,7 +324,9 @@ struct LineageStep {
         }
         let regionsBytes = Array(output.geoJSON.utf8)
         let changes = Array(output.changes.jsonText.utf8)
-        let lineage = Array(output.lineage.text.utf8)
+        var state = output.lineage
+        if tracking { state.manifest = Self.owner(manifest, lineage: Self.lineagePath(manifest)) }
+        let lineage = Array(state.text.utf8)
         let summary = tracking ? output.changes.summary : "no lineage (\"lineage\": false)"
         // Built in a staging folder and renamed into place: WORK/lineage/<key>/ only ever appears
         // complete (an interrupted run's staging folder is removed by the next run).

@@ -29,6 +29,9 @@ public enum RunnerError: ExitCoded {
     /// A file at the top of the work directory that the runner rewrites (`lock`, `run.json`, …)
     /// holds something the runner did not write (exit status 2); it is not overwritten.
     case foreignFile(path: String, workDirectory: String, what: String)
+    /// The lineage file the run would advance keeps the ids of another manifest, which exists
+    /// (exit status 2): each manifest's nights would move the other's ids and change reports.
+    case lineageOfAnotherManifest(path: String, owner: String, manifest: String)
 
     public var description: String {
         switch self {
@@ -73,6 +76,13 @@ public enum RunnerError: ExitCoded {
             return
                 "\(path) is not RegionSearch's \(what), and the runner would overwrite it; move it out of the work "
                 + "directory \(work), or name a new or empty folder as work_dir"
+        case .lineageOfAnotherManifest(let path, let owner, let manifest):
+            return
+                "\(path) is the lineage file of another manifest, \(owner); a run of \(manifest) would advance it, "
+                + "and each manifest's nights would then change the other's region ids and change reports. Give each "
+                + "manifest its own lineage file (\"lineage\": true keeps it beside the manifest's own output, "
+                + "\"lineage\": \"PATH\" names one), or run \(manifest) with --fresh-lineage to start a new lineage "
+                + "in this file (ids numbered afresh; \(owner) is then refused instead)"
         }
     }
 
@@ -93,7 +103,7 @@ public enum RunnerError: ExitCoded {
         case .executableMissing, .spawnFailed, .inputChanged: return .failure
         case .stageFailed(_, let exit, _): return Self.passedThrough(exit)
         case .fileSystem: return .output
-        case .notAWorkDirectory, .foreignFile: return .usage
+        case .notAWorkDirectory, .foreignFile, .lineageOfAnotherManifest: return .usage
         }
     }
 }

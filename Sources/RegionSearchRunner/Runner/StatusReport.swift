@@ -34,6 +34,8 @@ public struct StatusReport {
         case outOfDate = "out_of_date"
         /// The lineage file the next run reads is damaged or unreadable: `run` stops on it.
         case lineageUnreadable = "lineage_unreadable"
+        /// The lineage file the next run would advance is another manifest's: `run` stops on it.
+        case lineageOfAnotherManifest = "lineage_of_another_manifest"
     }
 
     public var manifest: Manifest
@@ -140,12 +142,16 @@ public struct StatusReport {
         // database table, counts as up to date once the stages are).
         var worst = OutputState.upToDate
         func note(_ state: OutputState) {
-            let order: [OutputState] = [.upToDate, .differs, .missing, .outOfDate, .lineageUnreadable]
+            let order: [OutputState] = [
+                .upToDate, .differs, .missing, .outOfDate, .lineageUnreadable, .lineageOfAnotherManifest,
+            ]
             if order.firstIndex(of: state)! > order.firstIndex(of: worst)! { worst = state }
         }
         if let lineageProblem {
-            lines.append("lineage file: \(lineageProblem) ('regionsearch run' stops on it with exit status 3)")
-            note(.lineageUnreadable)
+            lines.append(
+                "lineage file: \(lineageProblem.reason) ('regionsearch run' stops on it with exit status "
+                    + "\(lineageProblem.status.rawValue))")
+            note(lineageProblem.status == .usage ? .lineageOfAnotherManifest : .lineageUnreadable)
         }
         for group in Publisher.destinations(manifest.outputTargets) {
             let at = group[0].display
