@@ -90,7 +90,9 @@ public enum Driver {
 
     static let statusSpec = CommandSpec(
         name: "regionsearch status",
-        abstract: "show which stages of a manifest are up to date, stale (and why), missing or failed",
+        abstract:
+            "show which stages of a manifest are up to date, stale (and why), missing or failed (an experiment's "
+            + "combinations also not run yet, or interrupted)",
         positionals: ["MANIFEST"],
         options: [statusJSON, statusCheck, OverrideFlags.set, OverrideFlags.input])
 

@@ -340,7 +340,8 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertTrue(status.output.contains("(exp): experiment, 4 combinations, 4 up to date"), status.output)
         XCTAssertTrue(status.output.contains("[2/4] s7__regions.z_core=3    up to date — "), status.output)
 
-        // A new value: its combinations are stale from regions; the run reruns regions and hulls only.
+        // A new value: its combinations have not run yet (their upstream stages are shared and up
+        // to date; nothing of their own is stale); the run runs regions and hulls only.
         try f.write(grid: #""regions.z_core": [2.5, 3.5]"#)
         let stale = try f.tool(["status", f.manifestPath, "--json"])
         XCTAssertEqual(stale.status, 0)
@@ -348,9 +349,10 @@ final class ExperimentEndToEndTests: XCTestCase {
         let combos = try XCTUnwrap(report["combinations"]?.arrayValue)
         XCTAssertEqual(combos.map { $0["up_to_date"]?.boolValue }, [true, false, true, false])
         XCTAssertEqual(combos[1]["name"]?.stringValue, "s7__regions.z_core=3.5")
-        XCTAssertTrue(
-            combos[1]["summary"]?.stringValue?.hasPrefix("stale from regions: parameter regions.z_core: ") ?? false,
+        XCTAssertEqual(
+            combos[1]["summary"]?.stringValue, "not run yet (ingest, project, graph, propagate up to date)",
             "\(combos[1])")
+        XCTAssertEqual(combos[1]["state"]?.stringValue, "not_run")
         XCTAssertEqual(combos[1]["parameters"], .object([("regions.z_core", .number(3.5))]))
         let third = try f.run()
         XCTAssertEqual(third.status, 0, third.output)
@@ -504,6 +506,49 @@ final class ExperimentEndToEndTests: XCTestCase {
         XCTAssertTrue(
             notDirectory.output.contains("\(f.outDir): the output of an experiment is a directory"), notDirectory.output
         )
+    }
+
+    /// A run that stops at a failing combination leaves the ones after it not run: `status` says
+    /// "not run yet" for them (it called them stale, against another combination's records), and
+    /// keeps "stale" for a combination whose result exists but is out of date.
+    func testCombinationsARunNeverReachedAreNotRunNotStale() throws {
+        let f = try Fixture(grid: #""project.crs": ["auto", "EPSG:999999", "EPSG:3857"]"#, inputSets: 1, truth: false)
+        defer { f.remove() }
+        let failed = try f.run()
+        XCTAssertEqual(failed.status, 2, failed.output)
+        let names = try f.manifest().experiment!.combinations.map(\.name)
+        func lines() throws -> [String] {
+            let status = try f.tool(["status", f.manifestPath])
+            return names.map { name in
+                status.output.split(separator: "\n").first { $0.contains(" \(name) ") }.map {
+                    String($0.drop { $0 == " " })
+                } ?? "no line for \(name): \(status.output)"
+            }
+        }
+        var status = try lines()
+        XCTAssertTrue(status[0].contains("  up to date"), status[0])
+        XCTAssertTrue(status[1].contains("failed at project: "), status[1])
+        XCTAssertTrue(status[2].hasSuffix("  not run yet (ingest up to date)"), status[2])
+        XCTAssertFalse(status[2].contains("stale"), status[2])
+        var json = try JSONParser.parse(try f.tool(["status", f.manifestPath, "--json", "--quiet"]).output)
+        XCTAssertEqual(
+            json["combinations"]?.arrayValue?.compactMap { $0["state"]?.stringValue },
+            ["up_to_date", "failed", "not_run"])
+        let dry = try f.run(["--dry-run"])
+        XCTAssertFalse(dry.output.contains("stale"), dry.output)
+        // A parameter of every combination changes: the one that ran is stale, the others as before.
+        let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
+        let edited = text.replacingOccurrences(
+            of: #""keywords": ["cafe", "bank"],"#, with: #""keywords": ["cafe", "bank"], "regions": {"z_core": 3.5},"#)
+        XCTAssertNotEqual(edited, text)
+        try edited.write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
+        status = try lines()
+        XCTAssertTrue(status[0].contains("stale from regions: parameter regions.z_core: "), status[0])
+        XCTAssertTrue(status[2].hasSuffix("  not run yet (ingest up to date)"), status[2])
+        json = try JSONParser.parse(try f.tool(["status", f.manifestPath, "--json", "--quiet"]).output)
+        XCTAssertEqual(
+            json["combinations"]?.arrayValue?.compactMap { $0["state"]?.stringValue },
+            ["stale", "failed", "not_run"])
     }
 
     /// Kills at the driver's atomic commits of an experiment run (run.json, combination states,

@@ -25,11 +25,14 @@ public struct DryRun {
             _ = try LineageStep.previousState(manifest, fresh: options.freshLineage)
         }
         let builds = BuildIdentity(toolDirectory: CurrentExecutable.directory)
+        let work = WorkDirectory(path: manifest.workDirectory)
         let variants: [(String, Manifest)] =
             manifest.experiment.map { e in e.combinations.map { ($0.name, manifest.variant(for: $0)) } }
             ?? [(manifest.name, manifest)]
         for (name, m) in variants {
-            let report = StatusReport(manifest: m, builds: builds)
+            // A combination is compared with its own last run (never run: missing, not stale).
+            let report = StatusReport(
+                manifest: m, builds: builds, combinationState: m.isCombination ? work.combinationState(name) : nil)
             var steps: [Step] = []
             var upstreamRuns = false
             for (i, s) in report.stages.enumerated() {

@@ -156,6 +156,14 @@ public struct StagePlanner {
         return best
     }
 
+    /// The successful record of `stage` at `key`, when there is one.
+    func record(_ stage: String, _ key: ContentHash) -> StageRecord? {
+        guard let record = try? StageRecord.load(work.recordPath(stage: stage, key: key)), record.succeeded else {
+            return nil
+        }
+        return record
+    }
+
     /// The failed attempt at `key`, when the last attempt failed.
     public func failure(of stage: String, key: ContentHash) -> StageRecord? {
         try? StageRecord.load(work.failurePath(stage: stage, key: key))

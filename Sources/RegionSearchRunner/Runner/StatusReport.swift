@@ -55,11 +55,19 @@ public struct StatusReport {
 
     /// Evaluates every stage of `manifest`; `builds` identifies the stage executables (their
     /// build is part of each key).
-    public init(manifest: Manifest, builds: BuildIdentity = BuildIdentity(toolDirectory: CurrentExecutable.directory)) {
+    ///
+    /// - Parameter combinationState: for an experiment combination, its own run state
+    ///   (``WorkDirectory/combinationState(_:)``): each stage is compared with the record that
+    ///   combination last used, not with the latest record of the stage in the work directory —
+    ///   another combination's, which made a combination that never ran look stale.
+    public init(
+        manifest: Manifest, builds: BuildIdentity = BuildIdentity(toolDirectory: CurrentExecutable.directory),
+        combinationState: String? = nil
+    ) {
         self.manifest = manifest
         let work = WorkDirectory(path: manifest.workDirectory)
         let planner = StagePlanner(manifest: manifest, work: work)
-        let runState = RunState.load(work)
+        let runState = combinationState.map { RunState.load(path: $0) } ?? RunState.load(work)
         self.runState = runState
         lock = WorkLock.state(of: work)
         lastRun = Self.describeLastRun(runState, lock: lock)
@@ -80,7 +88,10 @@ public struct StatusReport {
             } else {
                 inputs = planner.artifactInputs(of: stage, completed: completed)
             }
-            let last = planner.lastRecord(of: stage.name)
+            let last =
+                combinationState == nil
+                ? planner.lastRecord(of: stage.name)
+                : runState?[stage.name].key.flatMap { planner.record(stage.name, $0) }
             let lastFailure = runState?[stage.name].status == .failed ? runState?[stage.name].error : nil
             guard let inputs else {
                 // An upstream stage reruns first, so this stage's inputs are not known yet.
