@@ -96,7 +96,8 @@ public final class ExperimentRunner {
                     manifest: manifest.variant(for: combination), toolDirectory: toolDirectory, launcher: launcher,
                     session: session)
                 defer { hashingSeconds += runner.hashingSeconds }
-                let result = try runner.runLocked(options, statePath: work.combinationState(combination.name))
+                let statePath = work.combinationState(combination.name)
+                let result = try runner.runLocked(options, statePath: work.mayWrite(statePath) ? statePath : nil)
                 outcome.combinations.append((combination.name, result))
                 if reachesEnd {
                     let (row, scoreKey) = try self.row(combination, result, scorer: scorer)

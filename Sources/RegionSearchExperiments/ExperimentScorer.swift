@@ -63,8 +63,10 @@ struct ExperimentScorer {
         }
         let key = hasher.finalize()
         let path = work.scorePath(key)
+        // A user's file under the key's name is neither read nor replaced: the scores are made anew.
+        let cache = work.mayWrite(path)
 
-        if let bytes = try? FileSystem.read(path),
+        if cache, let bytes = try? FileSystem.read(path),
             let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
                 try JSONParser.parse(bytes: b)
             }),
@@ -93,6 +95,7 @@ struct ExperimentScorer {
             throw ToolFailure(
                 "internal error: the truth report of \(combination) lacks a metric", status: .internalError)
         }
+        guard cache else { return (key, score) }
         do {
             try FileSystem.createDirectories(work.scores)
             try AtomicFile.write(report.serialized(pretty: true) + "\n", to: path)

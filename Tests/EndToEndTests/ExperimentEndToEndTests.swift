@@ -551,6 +551,39 @@ final class ExperimentEndToEndTests: XCTestCase {
             ["stale", "failed", "not_run"])
     }
 
+    /// A user's JSON file that carries the runner's exact name in the work directory — a
+    /// combination's `runs/<combination>.json`, a `scores/<key>.json` — is not the runner's: a
+    /// run leaves both as they are, saying so once each, and scores the combination anew (the
+    /// same results); `clean` leaves them too. (The run overwrote both, and `clean` removed the
+    /// score's.)
+    func testAUsersFileWithTheRunnersNameIsLeftAlone() throws {
+        let f = try Fixture(grid: #""regions.z_core": [2.5, 3]"#, inputSets: 1)
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        let results = try f.deterministicResults()
+        let names = try f.manifest().experiment!.combinations.map(\.name)
+        let scoreKey = try XCTUnwrap(RunState.load(f.work)?.combinations?[0].scoreKey)
+        let mine = #"{"marathon": "3:41:07"}"# + "\n"
+        let files = [f.work.combinationState(names[0]), f.work.scorePath(scoreKey)]
+        for path in files { try mine.write(toFile: path, atomically: true, encoding: .utf8) }
+        let again = try f.run()
+        XCTAssertEqual(again.status, 0, again.output)
+        for path in files {
+            XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), mine, path)
+            XCTAssertEqual(
+                again.output.components(separatedBy: path + " has the name of a file RegionSearch writes").count, 2,
+                "said once: \(again.output)")
+        }
+        XCTAssertTrue(try f.deterministicResults() == results, "scored anew, the same")
+        XCTAssertNoThrow(try f.state(names[1]), "the other combination's state is written")
+        let clean = try f.tool(["clean", f.manifestPath])
+        XCTAssertEqual(clean.status, 0, clean.output)
+        for path in files {
+            XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), mine, "clean: \(path)")
+            XCTAssertTrue(clean.output.contains(path), clean.output)
+        }
+    }
+
     /// Kills at the driver's atomic commits of an experiment run (run.json, combination states,
     /// records, GeoJSONs, scores, results tables): the next run completes with the results of an
     /// uninterrupted run and leaves no temporary file.

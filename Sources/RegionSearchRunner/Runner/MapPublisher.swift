@@ -98,8 +98,11 @@ public struct MapPublisher {
         let record = JSONValue.object([
             ("key", .string(key.description)), ("output", .string(manifest.output)), ("files", .array(entries)),
         ])
+        // A user's file under the record's name stays: the maps are then rendered on every run.
         do {
-            try AtomicFile.write(record.serialized(pretty: true) + "\n", to: recordPath)
+            if work.mayWrite(recordPath) {
+                try AtomicFile.write(record.serialized(pretty: true) + "\n", to: recordPath)
+            }
         } catch {
             throw RunnerError.fileSystem(.init(path: recordPath, operation: "write", reason: "\(error)"))
         }

@@ -128,13 +128,16 @@ public final class Runner {
     }
 
     /// Runs the pipeline while the caller holds the work directory's lock, recording its state
-    /// in `statePath` (`run.json`, or an experiment combination's state file).
-    public func runLocked(_ options: RunOptions, statePath: String) throws -> Outcome {
+    /// in `statePath` (`run.json`, or an experiment combination's state file; nil: not recorded,
+    /// where a user's file has the state file's name).
+    public func runLocked(_ options: RunOptions, statePath: String?) throws -> Outcome {
         let window = try options.window()
         var state = RunState(
             manifest: PathResolver.absolute(manifest.file, relativeTo: PathResolver.currentDirectory()),
             name: manifest.name, options: options.json)
-        try state.write(to: statePath)
+        // The state is informative only (records decide what is up to date): without a path, none.
+        func save() throws(RunnerError) { if let statePath { try state.write(to: statePath) } }
+        try save()
         var completed: [String: StagePlanner.Completed] = [:]
         let stages = Pipeline.stages
         var outcome = Outcome(stages: [], outputWritten: false)
@@ -144,7 +147,7 @@ public final class Runner {
             state[stage].error = "\(error)"
             state.status = "failed"
             state.finished = Timestamp.now()
-            try? state.write(to: statePath)
+            try? save()
             return error
         }
 
@@ -209,7 +212,7 @@ public final class Runner {
                 }
             }
             state[stage.name].status = .running
-            try state.write(to: statePath)
+            try save()
             Log.event("\(label) …", stage: stage.name, phase: "start")
             let record: StageRecord
             do {
@@ -237,7 +240,7 @@ public final class Runner {
                 let path = work.objectDirectory(stage: stage.name, key: hash) + "/" + port.fileName
                 Log.info("\(label): the rejected records are in \(path)")
             }
-            try state.write(to: statePath)
+            try save()
         }
 
         if let last = stages.last, window.until == stages.count - 1, completed[last.name] != nil {
@@ -304,7 +307,7 @@ public final class Runner {
         state.hashingSeconds = hashingSeconds
         state.finished = Timestamp.now()
         do {
-            try state.write(to: statePath)
+            try save()
         } catch {
             // Tonight's result is published: the exit status says so, whatever became of the
             // record of the run (a disk that filled up just after the flip).

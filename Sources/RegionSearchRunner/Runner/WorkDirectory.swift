@@ -1,6 +1,7 @@
 import Foundation
 import RegionSearchCore
 import RegionSearchStages
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -64,7 +65,9 @@ public struct WorkDirectory {
 
     /// Copies `run.json` to its manifest's state file (after a run, successful or not).
     public func keepManifestState() {
-        guard let state = RunState.load(self), let bytes = try? FileSystem.read(runState) else { return }
+        guard let state = RunState.load(self), let bytes = try? FileSystem.read(runState),
+            mayWrite(manifestState(for: state.manifest))
+        else { return }
         try? FileSystem.createDirectories(manifestStates)
         try? AtomicFile.write(bytes, to: manifestState(for: state.manifest))
     }
@@ -157,19 +160,59 @@ public struct WorkDirectory {
     /// Whether `name` in `dir`, one of the work directory's folders, is a name the runner makes
     /// there (temporaries aside, ``isLeftover(_:in:)``): `<stage>-<key>` in `objects/` and
     /// `failed/`, `<stage>-<key>.json` and `.failed.json` in `records/`, `<key>` in `lineage/`,
-    /// `<key>.json` in `scores/`, `maps/` and `manifests/`, and in `runs/` a `.json` file that
-    /// holds a run state (a combination's name is the experiment's, not the runner's). Anything
-    /// else there is a user's: the sweeps and `clean` leave it.
+    /// `<key>.json` in `scores/`, `maps/` and `manifests/` unless it is JSON of another shape than
+    /// the runner writes there (``holdsOwnJSON(_:)``), and in `runs/` a `.json` file that holds a
+    /// run state (a combination's name is the experiment's, not the runner's). Anything else there
+    /// is a user's: the sweeps and `clean` leave it.
     func isOwn(_ name: String, in dir: String) -> Bool {
         switch dir {
         case objects, failed: return Self.isEntry(name, suffix: "")
         case records: return Self.isEntry(name, suffix: ".json") || Self.isEntry(name, suffix: ".failed.json")
         case lineage: return Self.isKey(name)
-        case scores, maps, manifestStates: return name.hasSuffix(".json") && Self.isKey(String(name.dropLast(5)))
+        case scores, maps, manifestStates:
+            return name.hasSuffix(".json") && Self.isKey(String(name.dropLast(5))) && holdsOwnJSON(dir + "/" + name)
         case runs: return name.hasSuffix(".json") && RunState.load(path: dir + "/" + name) != nil
         default: return false
         }
     }
+
+    /// Whether the file at `path` in `runs/`, `scores/`, `maps/` or `manifests/` holds what the
+    /// runner writes there: a run state (`runs/`, `manifests/`), a truth report (`thresholds` and
+    /// `truths`, `scores/`), a map record (`key` and `files`, `maps/`). A file that cannot be read
+    /// or is not JSON at all counts as the runner's: these are written without a sync, and one a
+    /// power cut left empty or cut short is the runner's to rewrite (as for `run.json`,
+    /// ``isOwnTopFile(_:)``); a user's JSON of another shape is not.
+    func holdsOwnJSON(_ path: String) -> Bool {
+        guard let bytes = try? FileSystem.read(path),
+            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            })
+        else { return true }
+        switch AtomicFile.directory(of: path) {
+        case runs, manifestStates: return RunState(json: json) != nil
+        case scores: return json["thresholds"]?.arrayValue != nil && json["truths"]?.arrayValue != nil
+        case maps: return json["key"]?.stringValue != nil && json["files"]?.arrayValue != nil
+        default: return false
+        }
+    }
+
+    /// Whether the runner may write its file at `path` in `runs/`, `scores/`, `maps/` or
+    /// `manifests/` — names a user's file can carry too (a combination's name, a file copied in):
+    /// nothing is there, or the runner's own (``holdsOwnJSON(_:)``). A user's file is left as it
+    /// is, said once per run; what the runner would have kept there (a combination's run state, a
+    /// cached score) is not kept, and is made again when needed.
+    public func mayWrite(_ path: String) -> Bool {
+        guard FileSystem.exists(path), !holdsOwnJSON(path) else { return true }
+        if Self.warnedForeign.withLock({ $0.insert(path).inserted }) {
+            Log.warning(
+                "\(path) has the name of a file RegionSearch writes in the work directory but is not one of its "
+                    + "files; it is left as it is, and what RegionSearch would keep there is not kept: move it out of "
+                    + "the work directory")
+        }
+        return false
+    }
+
+    private static let warnedForeign = Mutex<Set<String>>([])
 
     /// Whether `name` is a key as the runner spells it (32 lower-case hex digits).
     static func isKey(_ name: String) -> Bool { ContentHash(hex: name)?.description == name }
