@@ -551,6 +551,29 @@ final class ExperimentEndToEndTests: XCTestCase {
             ["stale", "failed", "not_run"])
     }
 
+    /// A run killed in a combination's stage: `status` says that combination was interrupted
+    /// there, and the ones after it were not run yet (not stale).
+    func testAKilledRunLeavesOneCombinationInterruptedAndTheRestNotRun() throws {
+        let f = try Fixture(grid: #""regions.z_core": [2.5, 3, 3.5]"#, inputSets: 1, truth: false)
+        defer { f.remove() }
+        // The first combination starts six stages, the second regions (the 7th) and is killed there.
+        let killed = try f.run([], environment: [CrashPoint.environmentVariable: "run:spawn:7"])
+        XCTAssertEqual(killed.termination, .signaled(SIGKILL), killed.output)
+        let json = try JSONParser.parse(try f.tool(["status", f.manifestPath, "--json", "--quiet"]).output)
+        let combinations = try XCTUnwrap(json["combinations"]?.arrayValue)
+        XCTAssertEqual(combinations.compactMap { $0["state"]?.stringValue }, ["up_to_date", "interrupted", "not_run"])
+        XCTAssertEqual(
+            combinations[1]["summary"]?.stringValue,
+            "interrupted at regions (ingest, project, graph, propagate up to date); 'regionsearch run' resumes there")
+        XCTAssertEqual(
+            combinations[2]["summary"]?.stringValue, "not run yet (ingest, project, graph, propagate up to date)")
+        XCTAssertEqual(try f.run().status, 0)
+        let after = try JSONParser.parse(try f.tool(["status", f.manifestPath, "--json", "--quiet"]).output)
+        XCTAssertEqual(
+            after["combinations"]?.arrayValue?.compactMap { $0["state"]?.stringValue },
+            ["up_to_date", "up_to_date", "up_to_date"])
+    }
+
     /// A user's JSON file that carries the runner's exact name in the work directory — a
     /// combination's `runs/<combination>.json`, a `scores/<key>.json` — is not the runner's: a
     /// run leaves both as they are, saying so once each, and scores the combination anew (the
