@@ -26,6 +26,33 @@ final class WorkDirectoryOwnershipEndToEndTests: XCTestCase {
         XCTAssertFalse(FileSystem.exists(f.outputPath))
     }
 
+    /// A `work_dir` that is a file, or lies under one, is refused by `run` and `run --dry-run`
+    /// alike, with exit status 2 and what to do, before anything is written: `run` used to fail
+    /// creating it (exit 6, "check free disk space and permissions") while the dry run said every
+    /// stage would run.
+    func testRunAndDryRunRefuseAWorkDirThatIsAFile() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let notes = f.root + "/notes.txt"
+        try "mine".write(toFile: notes, atomically: false, encoding: .utf8)
+        let original = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
+        for (workDir, file) in [("../notes.txt", notes), ("../notes.txt/work", notes)] {
+            let text = original.replacingOccurrences(of: "\"../work\"", with: "\"\(workDir)\"")
+            try text.write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
+            for command in [["run"], ["run", "--dry-run"]] {
+                let r = try f.tool([command[0], f.manifestPath] + command.dropFirst())
+                let label = "\(workDir), \(command.joined(separator: " "))"
+                XCTAssertEqual(r.status, 2, "\(label): \(r.output)")
+                XCTAssertTrue(r.output.contains("\(file) is a file, not a folder"), "\(label): \(r.output)")
+                XCTAssertTrue(r.output.contains("name a new or empty folder as work_dir"), "\(label): \(r.output)")
+                XCTAssertFalse(r.output.contains("would run"), "\(label): \(r.output)")
+            }
+        }
+        XCTAssertEqual(try String(contentsOfFile: notes, encoding: .utf8), "mine")
+        XCTAssertEqual(FileSystem.list(f.root).sorted(), ["data", "notes.txt", "out", "pipelines"])
+        XCTAssertFalse(FileSystem.exists(f.outputPath))
+    }
+
     func testUsersFilesInAWorkDirectorySurviveRunAndClean() throws {
         let f = try PipelineFixture(sections: [("maps", .bool(false))])
         defer { f.remove() }

@@ -26,6 +26,9 @@ public enum RunnerError: ExitCoded {
     /// `work_dir` names a folder that holds files and was never a work directory (exit status 2):
     /// the runner's sweeps and `clean` manage that folder, so it is not mixed with other files.
     case notAWorkDirectory(path: String, names: [String])
+    /// `work_dir` is a file, or lies under one (`file`), so no folder can be made there (exit
+    /// status 2): a mistake in the manifest, not a full disk.
+    case notAFolder(path: String, file: String)
     /// A file at the top of the work directory that the runner rewrites (`lock`, `run.json`, …)
     /// holds something the runner did not write (exit status 2); it is not overwritten.
     case foreignFile(path: String, workDirectory: String, what: String)
@@ -72,6 +75,11 @@ public enum RunnerError: ExitCoded {
                 "work_dir \(path) holds files that RegionSearch did not make (\(shown)) and is not a RegionSearch "
                 + "work directory; the runner and 'regionsearch clean' manage everything in it, so it is not shared "
                 + "with other files: name a new or empty folder as work_dir (e.g. \"work_dir\": \"work\")"
+        case .notAFolder(let path, let file):
+            let under = file == path ? "" : " (under \(file))"
+            return
+                "work_dir \(path) cannot be a folder\(under): \(file) is a file, not a folder; name a new or empty "
+                + "folder as work_dir (e.g. \"work_dir\": \"work\")"
         case .foreignFile(let path, let work, let what):
             return
                 "\(path) is not RegionSearch's \(what), and the runner would overwrite it; move it out of the work "
@@ -103,7 +111,7 @@ public enum RunnerError: ExitCoded {
         case .executableMissing, .spawnFailed, .inputChanged: return .failure
         case .stageFailed(_, let exit, _): return Self.passedThrough(exit)
         case .fileSystem: return .output
-        case .notAWorkDirectory, .foreignFile, .lineageOfAnotherManifest: return .usage
+        case .notAWorkDirectory, .notAFolder, .foreignFile, .lineageOfAnotherManifest: return .usage
         }
     }
 }

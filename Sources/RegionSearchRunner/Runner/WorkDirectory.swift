@@ -290,7 +290,8 @@ public struct WorkDirectory {
         return head.hasPrefix("pid ") && head.dropFirst(4).first.map { $0.isASCII && $0.isNumber } ?? false
     }
 
-    /// Refuses a folder the runner must not write in, before anything is written in it: one that
+    /// Refuses a folder the runner must not write in, before anything is written in it: a path
+    /// that is a file or lies under one (``RunnerError/notAFolder(path:file:)``), one that
     /// holds files but was never a work directory (``RunnerError/notAWorkDirectory(path:names:)``),
     /// or a work directory whose `lock`, `run.json`, `published.json` or `builds.json` — files the
     /// runner rewrites — holds something the runner did not write
@@ -300,7 +301,21 @@ public struct WorkDirectory {
     /// A work directory is told by what every version's first run made in it: the `lock` file,
     /// which `clean` never removes either, or the `objects/` and `records/` folders.
     func checkOwnership() throws(RunnerError) {
-        guard FileSystem.isDirectory(path) else { return }
+        guard FileSystem.isDirectory(path) else {
+            // The deepest part of the path that exists must be a folder, or no folder can be made
+            // there; `run --dry-run` asks this too, so it refuses what `run` would.
+            // (Followed through links: a link to nowhere is left to the folder's creation to report.)
+            func exists(_ p: String) -> Bool {
+                var st = stat()
+                return stat(p, &st) == 0
+            }
+            var existing = path
+            while !exists(existing) && existing != "/" && existing != "." {
+                existing = AtomicFile.directory(of: existing)
+            }
+            if exists(existing) && !FileSystem.isDirectory(existing) { throw .notAFolder(path: path, file: existing) }
+            return
+        }
         // What a file system or a desktop puts in any folder (`lost+found` on a fresh volume,
         // `.DS_Store`) does not make it someone else's.
         let names = FileSystem.list(path).filter { !$0.hasPrefix(".") && $0 != "lost+found" }
