@@ -57,12 +57,25 @@ public enum TilePlanner {
             inputs: [manifestPath] + inputs)
         try WorkflowWriter.check(plan, engine: request.engine)
         // The work directory is the runner's (a folder of other files is refused as work_dir):
-        // a plan inside it would be swept or keep its first run from starting.
+        // a plan inside it would be swept, or — when the work directory does not exist yet — make
+        // it a folder of other files that the first run refuses. Compared as spelt and with links
+        // resolved (the deepest existing part of each path), since neither folder need exist.
         let work = PathResolver.absolute(manifest.workDirectory, relativeTo: cwd)
-        if plan.directory == work || plan.directory.hasPrefix(work.hasSuffix("/") ? work : work + "/") {
+        func isInside(_ path: String, _ folder: String) -> Bool {
+            path == folder || path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
+        }
+        if isInside(plan.directory, work)
+            || isInside(PathResolver.resolvingLinks(plan.directory), PathResolver.resolvingLinks(work))
+        {
+            let resolved = PathResolver.resolvingLinks(work)
+            let notes =
+                (resolved == work ? [] : ["\(resolved) with links resolved"])
+                + (FileSystem.isDirectory(work) ? [] : ["not made yet"])
+            let note = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
             throw UsageError(
-                "the plan folder \(plan.directory) is inside the work directory \(work), which is the runner's; "
-                    + "choose another directory for the plan, outside it (e.g. beside the output: out/wf)")
+                "the plan folder \(plan.directory) is inside the work directory \(work)\(note), which is "
+                    + "the runner's; choose another directory for the plan, outside it (e.g. beside the output: "
+                    + "out/wf)")
         }
         // The workflow files never replace what the run reads, writes or keeps (a manifest named
         // plan.json planned into its own folder, an input there, a folder inside WORK/objects).

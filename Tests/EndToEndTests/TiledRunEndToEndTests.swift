@@ -255,6 +255,39 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.workPath + "/wf"), "no plan in the work directory")
     }
 
+    /// A plan folder inside the manifest's work directory is refused (exit 2) however either is
+    /// spelt — here the work directory through a link to its parent — and whether the work
+    /// directory exists yet or not: a plan there made the work directory a folder of other files,
+    /// which the first run then refused as not a work directory.
+    func testPlanRefusesAPlanFolderInsideTheWorkDirectoryThroughALink() throws {
+        let f = try fixture(Self.grid, keywords: ["cafe"], sections: [])
+        defer { f.remove() }
+        try FileManager.default.createDirectory(atPath: f.root + "/real", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: f.root + "/link", withDestinationPath: "real")
+        let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
+            .replacingOccurrences(of: "\"../work\"", with: "\"../link/work\"")
+        try text.write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
+        for exists in [false, true] {
+            if exists {
+                try FileManager.default.createDirectory(
+                    atPath: f.root + "/real/work", withIntermediateDirectories: true)
+            }
+            for into in [f.root + "/real/work/wf", f.root + "/link/work/wf", f.root + "/real/work"] {
+                let r = try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "snakefile", into])
+                let label = "\(into) (work directory \(exists ? "exists" : "does not exist"))"
+                XCTAssertEqual(r.status, 2, "\(label): \(r.output)")
+                XCTAssertTrue(r.output.contains("is inside the work directory"), "\(label): \(r.output)")
+                XCTAssertTrue(r.output.contains("outside it (e.g. beside the output: out/wf)"), "\(label): \(r.output)")
+            }
+            let real = try FileManager.default.contentsOfDirectory(atPath: f.root + "/real")
+            XCTAssertEqual(real, exists ? ["work"] : [], "nothing written")
+            if exists { XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: f.root + "/real/work"), []) }
+        }
+        // Beside it is fine, and the first run then takes the (empty) work directory.
+        XCTAssertEqual(
+            try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "snakefile", f.root + "/real/wf"]).status, 0)
+    }
+
     /// Issue 21, findings 1–3: a path with a control character is refused by `plan` (exit 2) with
     /// the character shown escaped — the message never carries the raw CR — and a path with
     /// quotes, `$( )` and a space is written, with no path in the Snakefile's text.

@@ -113,19 +113,6 @@ public enum OutputSafety {
         }
 
         /// `realpath` of the path, or of its deepest existing ancestor with the rest appended.
-        static func resolve(_ path: String) -> String {
-            var head = PathResolver.normalize(path)
-            var tail: [String] = []
-            while true {
-                if let real = realpath(head, nil) {
-                    defer { free(real) }
-                    let base = String(cString: real)
-                    return PathResolver.normalize(([base] + tail.reversed()).joined(separator: "/"))
-                }
-                guard head != "/" else { return PathResolver.normalize(path) }
-                tail.append(PathResolver.baseName(head))
-                head = AtomicFile.directory(of: head)
-            }
-        }
+        static func resolve(_ path: String) -> String { PathResolver.resolvingLinks(path) }
     }
 }

@@ -46,6 +46,25 @@ public enum PathResolver {
         return "/" + parts.joined(separator: "/")
     }
 
+    /// `realpath` of `path`, or of its deepest existing ancestor with the rest appended: what a
+    /// path that may not exist yet will be, whatever links spell it (`/tmp/link/work` for
+    /// `/tmp/real/work` when `link` points to `real`). Two spellings of one place give the same
+    /// answer, so folders can be compared before they are made.
+    public static func resolvingLinks(_ path: String) -> String {
+        var head = normalize(path)
+        var tail: [String] = []
+        while true {
+            if let real = realpath(head, nil) {
+                defer { free(real) }
+                let base = String(cString: real)
+                return normalize(([base] + tail.reversed()).joined(separator: "/"))
+            }
+            guard head != "/" else { return normalize(path) }
+            tail.append(baseName(head))
+            head = AtomicFile.directory(of: head)
+        }
+    }
+
     /// The last component of a path.
     public static func baseName(_ path: String) -> String {
         String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
