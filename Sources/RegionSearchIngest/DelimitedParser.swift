@@ -155,12 +155,7 @@ struct DelimitedParser {
         }
         guard let first = firstCount else {
             if pos >= end && eof { return }  // empty input: no records
-            throw InputError.unsupported(
-                path: path,
-                reason:
-                    "cannot read the first record (line \(line)): a quoted field is never closed or the record is "
-                    + "longer than max_record_bytes (\(maxRecordBytes))"
-            )
+            throw try unreadableFirstRecord()
         }
         let names = (0..<first).map { fieldString($0) }
         let header: Bool
@@ -179,6 +174,47 @@ struct DelimitedParser {
         } else {
             try resolveColumns(header: nil, fieldCount: first)
         }
+    }
+
+    /// The first record, which could not be scanned (a quoted field still open after
+    /// `max_record_bytes` or at the end of the input, or no line end within `max_record_bytes`),
+    /// as a reject: its line, byte offset and first ``FirstRecordError/excerptBytes`` bytes, and
+    /// its line's length in the reason. To measure that length it reads on to the line's end
+    /// keeping nothing (the whole file was read once already, to hash it), so memory stays
+    /// bounded by the window whatever the line's size.
+    private mutating func unreadableFirstRecord() throws -> FirstRecordError {
+        let start = pos
+        let offset = base + UInt64(start)
+        let raw = Self.excerpt(
+            UnsafeBufferPointer(start: buf + start, count: end - start), limit: FirstRecordError.excerptBytes)
+        let quoteAt = scanOpenQuote >= 0 ? base + UInt64(scanOpenQuote) : nil
+        let hitLimit = end - start >= maxRecordBytes
+        var length: UInt64 = 0
+        var lineEnds = false
+        while true {
+            if let nl = memchr(buf + pos, 0x0A, end - pos) {
+                length += UInt64(nl.assumingMemoryBound(to: UInt8.self) - (buf + pos))
+                lineEnds = true
+                break
+            }
+            length += UInt64(end - pos)
+            pos = end
+            if eof { break }
+            try refill()
+        }
+        let reason: String
+        if let quoteAt {
+            reason =
+                "unterminated quote: the quoted field opened at byte \(quoteAt) is not closed "
+                + (hitLimit ? "within max_record_bytes (\(maxRecordBytes))" : "before the end of the input")
+        } else {
+            reason =
+                "record too long: its line is \(groupedCount(Int(length))) bytes"
+                + (lineEnds ? "" : " (no line end before the end of the input)")
+                + ", more than max_record_bytes (\(maxRecordBytes))"
+        }
+        return .unreadable(
+            path: spec.displayPath, record: RejectedRecord(line: line, byteOffset: offset, reason: reason, raw: raw))
     }
 
     /// Prepares for ``DelimitedFieldReader``: every field of every record is kept, whatever their

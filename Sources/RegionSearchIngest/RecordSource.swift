@@ -49,7 +49,7 @@ public struct RawRecord {
 }
 
 /// A record that a reader could not turn into a ``RawRecord`` (or that ingest refused).
-public struct RejectedRecord {
+public struct RejectedRecord: Sendable {
     public var line: UInt64
     public var byteOffset: UInt64
     /// Why, in a few words ("wrong column count: 5, expected 7", "invalid UTF-8 at byte 1234").

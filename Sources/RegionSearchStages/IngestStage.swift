@@ -189,14 +189,30 @@ public enum IngestStage {
                     + "once, or its POIs are counted twice")
         }
 
-        let inputs = try stage.summary.time(.open) {
-            var inputs: [OpenedInput] = []
-            for s in specs {
-                let input = try OpenedInput.open(s)
-                Log.info("\(s.displayPath): \(describe(input))")
-                inputs.append(input)
+        let inputs: [OpenedInput]
+        do {
+            inputs = try stage.summary.time(.open) {
+                var inputs: [OpenedInput] = []
+                for s in specs {
+                    let input = try OpenedInput.open(s)
+                    Log.info("\(s.displayPath): \(describe(input))")
+                    inputs.append(input)
+                }
+                return inputs
             }
-            return inputs
+        } catch let error as FirstRecordError {
+            // Rejected records are kept and counted, this one too: the input stops here, but its
+            // first record goes to the rejects file (as JSON: the input's delimiter and header are
+            // unknown) with its line, offset, length and an excerpt, and the message says where.
+            let rejects = try RejectsWriter(path: rejectsPath, style: .ndjson)
+            try rejects.write(sourceFile: error.path, error.record)
+            try rejects.commit()
+            stage.summary.set(.read, 1)
+            stage.summary.set(.rejected, 1)
+            stage.summary.setDetail(
+                "reject_reasons", .object([(IngestCounts.kind(of: error.record.reason), .number(1))]))
+            try? stage.finish()
+            throw FirstRecordError.kept(path: error.path, record: error.record, rejects: rejectsPath)
         }
         let rejects = try RejectsWriter(path: rejectsPath, style: RejectsWriter.style(for: inputs))
         let result: IngestResult

@@ -95,6 +95,56 @@ final class IngestExecutableTests: XCTestCase {
         XCTAssertEqual(r.status, 0)
     }
 
+    /// A file whose first record cannot be read — one 50 MiB line with no line feed (a minified
+    /// blob or binary text given as CSV), or a quote never closed — is refused with exit 3, and the
+    /// record is kept in the rejects file like every other reject (bounded: its line, byte offset,
+    /// length and first 1,000 bytes, with the reason) and counted in the summary; the message says
+    /// where. It used to leave no rejects file at all.
+    func testAFirstRecordThatCannotBeReadIsKeptInTheRejectsFile() throws {
+        let head = "id,name,category,lon,lat,"
+        var blob = Array("\n\n\(head)".utf8)
+        blob += [UInt8](repeating: UInt8(ascii: "x"), count: 50 << 20)
+        let input = scratch.write(blob, name: "blob.csv")
+        let out = scratch.path("blob.rsa")
+        let rejects = scratch.path("blob-rejects.txt")
+        let summary = scratch.path("blob-summary.json")
+        let r = try run([input, "--output", out, "--rejects", rejects, "--summary", summary])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        let length = groupedCount(blob.count - 2)
+        XCTAssertTrue(r.stderr.contains("\(input): cannot read the first record (line 3, byte 2)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains(length), r.stderr)
+        XCTAssertTrue(r.stderr.contains("kept in \(rejects)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("raise max_record_bytes"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        let text = scratch.text(rejects)
+        XCTAssertLessThan(text.utf8.count, 4096, "the rejects file holds a bounded excerpt")
+        let lines = text.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, text)
+        let reject = try JSONParser.parse(String(lines.first ?? ""))
+        XCTAssertEqual(reject["source_file"]?.stringValue, input)
+        XCTAssertEqual(reject["line"]?.intValue, 3)
+        XCTAssertEqual(reject["byte_offset"]?.intValue, 2)
+        let reason = reject["reason"]?.stringValue ?? ""
+        XCTAssertTrue(reason.hasPrefix("record too long: "), reason)
+        XCTAssertTrue(reason.contains("\(length) bytes"), reason)
+        XCTAssertTrue(reason.contains("max_record_bytes (1048576)"), reason)
+        let raw = reject["raw"]?.stringValue ?? ""
+        XCTAssertTrue(raw.hasPrefix(head + "xxxx"), raw)
+        XCTAssertLessThanOrEqual(raw.count, 1001, "the first 1,000 bytes and an ellipsis")
+        let s = StageSummary(json: try JSONParser.parse(scratch.text(summary)))
+        XCTAssertEqual(s.count(.read), 1)
+        XCTAssertEqual(s.count(.rejected), 1)
+
+        // A quote opened in the first record and never closed: the same, with its own reason.
+        let quoted = scratch.write("\"id,name,category,lon,lat\n1,a,cafe,10,20\n", name: "quote.csv")
+        let q = try run([quoted, "--output", out, "--rejects", rejects])
+        XCTAssertEqual(q.status, 3, q.stderr)
+        XCTAssertTrue(q.stderr.contains("\(quoted): cannot read the first record (line 1, byte 0)"), q.stderr)
+        let qReject = try JSONParser.parse(String(scratch.text(rejects).split(separator: "\n").first ?? ""))
+        XCTAssertTrue(qReject["reason"]?.stringValue?.hasPrefix("unterminated quote: ") ?? false, "\(qReject)")
+        XCTAssertEqual(qReject["raw"]?.stringValue, "\"id,name,category,lon,lat\n1,a,cafe,10,20\n")
+    }
+
     /// An output naming the file ingest reads (directly, through a symbolic link, or as
     /// `--rejects` / `--summary`) is refused with exit 2 and the input left as it was; two
     /// outputs on one path are refused too, while two on `/dev/null` are fine.

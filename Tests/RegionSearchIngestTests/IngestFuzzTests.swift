@@ -7,7 +7,8 @@ import XCTest
 
 /// Random bytes and mutations of valid CSV, GeoJSON and gzip inputs, fed to every reader of
 /// the ingest stage (with a fixed seed): no crash, bounded work (each result consumes input),
-/// and every failure a clean ``InputError``/``UsageError``/``IngestError`` or a rejected record.
+/// and every failure a clean ``InputError``/``FirstRecordError``/``UsageError``/``IngestError`` or a
+/// rejected record.
 final class IngestFuzzTests: XCTestCase {
     let scratch = IngestScratch()
 
@@ -65,6 +66,11 @@ final class IngestFuzzTests: XCTestCase {
             }
         } catch let e as InputError {
             XCTAssertFalse(e.description.isEmpty)
+        } catch let e as FirstRecordError {
+            // Delimited text whose first record cannot be scanned: refused, the record handed on
+            // (bounded) for the rejects file.
+            XCTAssertFalse(e.record.reason.isEmpty, context)
+            XCTAssertLessThanOrEqual(e.record.raw.utf8.count, FirstRecordError.excerptBytes + 3, context)
         } catch let e as UsageError {
             XCTAssertFalse(e.message.isEmpty)
         } catch {
