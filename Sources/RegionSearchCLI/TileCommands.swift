@@ -32,7 +32,10 @@ public enum TileCommands {
             finish (regions, hulls and maps on the whole data). Its output and every artifact are
             byte-identical to 'regionsearch run MANIFEST', and land in the manifest's work directory, so
             a later run finds them up to date. Memory and time per job come from a size estimate
-            (docs/TILES.md, "Cost model").
+            (docs/TILES.md, "Cost model"). The Snakefile reruns from prepare when the content of the
+            manifest or of an input file changed, whatever the files' dates (state/inputs.json, updated
+            by 'regionsearch tile inputs' each time Snakemake starts); after changing the data of an
+            sbatch plan, run submit.sh --fresh.
 
               regionsearch plan pipelines/default.json --tiles 4 --emit snakefile out/wf
               snakemake -s out/wf/Snakefile --cores 2
@@ -50,11 +53,17 @@ public enum TileCommands {
         "tile", .integer(0...(maxTiles - 1)), placeholder: "I", help: "The tile (graph and propagate steps), 0-based.")
     static let threadsOption = CommandSpec.Option.threads("Results are identical.")
 
+    /// Not a job: the step the Snakefile runs when Snakemake starts, so that the prepare rule
+    /// follows its inputs' content rather than their dates (``TileInputsKey``).
+    static let inputsStep = "inputs"
+
     static let tileSpec = CommandSpec(
         name: "regionsearch tile",
         abstract: "run one step of a tiled workflow (the jobs 'regionsearch plan' writes)",
-        positionals: [TileEstimate.steps.joined(separator: "|")],
+        positionals: [(TileEstimate.steps + [inputsStep]).joined(separator: "|")],
         discussion: """
+            inputs        the content key of the manifest and its input files (state/inputs.json), rewritten
+                          only when their content changed; the Snakefile runs it whenever Snakemake starts
             prepare       ingest and project the whole data through the runner (state/prepared.json)
             graph         one tile's graph rows (graph/graph-part-I.rsa)
             gather-graph  the graph object from the parts, then every tile's propagation window
@@ -111,6 +120,17 @@ public enum TileCommands {
     static func tile(_ cl: ParsedCommandLine) throws {
         guard cl.positionals.count == 1 else { throw UsageError("give one step: \(cl.spec.shortUsage)") }
         let plan = try TilePlan.load(try cl.required(planOption))
+        if cl.positionals[0] == inputsStep {
+            // Content only: it reads neither the manifest's settings nor the work directory, so it
+            // runs (and a manifest with an error still gets its changed key) wherever Snakemake starts.
+            let key = TileInputsKey(plan: plan)
+            let changed = try key.update()
+            Log.info(
+                changed
+                    ? "inputs changed (or first checked): \(key.path) rewritten, so the prepare step runs again"
+                    : "inputs unchanged since \(key.path) was written")
+            return
+        }
         var steps = try TileSteps(plan: plan, threads: cl.optionalInteger(threadsOption))
         steps.quiet = cl.flag(.quiet)
         func tileNumber() throws -> Int {
@@ -131,7 +151,7 @@ public enum TileCommands {
         case "propagate": try steps.propagate(tile: try tileNumber())
         case "finish": try steps.finish()
         default:
-            let names = TileEstimate.steps
+            let names = TileEstimate.steps + [inputsStep]
             let hint = closestMatch(step, in: names).map { " (did you mean '\($0)'?)" } ?? ""
             throw UsageError("'\(step)' is not a step\(hint); steps: \(names.joined(separator: ", "))")
         }

@@ -172,6 +172,9 @@ public enum WorkflowWriter {
 
             import json
             import os
+            import subprocess
+
+            from snakemake.exceptions import WorkflowError
 
             with open(os.path.join(workflow.basedir, "plan.json"), encoding="utf-8") as _plan:
                 PLAN = json.load(_plan)
@@ -182,15 +185,29 @@ public enum WorkflowWriter {
 
             TILES = [\(tiles)]
 
+            # Snakemake dates files: an input replaced by other data with an older date (cp -p,
+            # rsync -t) would keep a stale result. 'regionsearch tile inputs' keeps
+            # state/inputs.json, the inputs' content hashes, rewritten only when one changed; the
+            # prepare rule depends on it. It runs here, as Snakemake starts and before it looks at
+            # any date, in the main process only (a cluster job reads this file again).
+            if workflow.is_main_process:
+                _inputs = subprocess.run([PLAN_TOOL, "tile", "inputs", "--plan", PLAN_FILE])
+                if _inputs.returncode != 0:
+                    raise WorkflowError(
+                        "'regionsearch tile inputs' failed with exit status %d; its message is above"
+                        % _inputs.returncode
+                    )
+
             rule all:
                 input:
                     "state/finished.json",
 
             # Ingest and project the whole data (CRS, extent, Hilbert order: global). Its input: the
-            # manifest and its input files (plan.json's "inputs").
+            # manifest and its input files (plan.json's "inputs"), and their content key.
             rule prepare:
                 input:
                     PLAN["inputs"],
+                    "state/inputs.json",
                 output:
                     "state/prepared.json",
                 log:

@@ -133,10 +133,14 @@ final class WorkflowPathPropertyTests: XCTestCase {
                     let snakefile = directory + "/Snakefile"
                     let dry = try runLogged(snakemake, ["-s", snakefile, "-n", "--quiet", "rules"], in: root)
                     XCTAssertTrue(dry.ok, "snakemake -n: \(dry.text)")
-                    XCTAssertFalse(FileManager.default.fileExists(atPath: calls), "snakemake -n ran a job")
+                    // Snakemake's start updates the inputs' content key, with the plan's exact
+                    // paths; -n runs no job.
+                    let inputs = [tools + "/regionsearch", "tile", "inputs", "--plan", directory + "/plan.json"]
+                    XCTAssertEqual(try recorded(calls), [inputs], "snakemake -n ran a job")
+                    try? FileManager.default.removeItem(atPath: calls)
                     let run = try runLogged(snakemake, ["-s", snakefile, "--cores", "1", "prepare"], in: root)
                     XCTAssertTrue(run.ok, "snakemake prepare: \(run.text)")
-                    XCTAssertEqual(try recorded(calls).first.map { Array($0.prefix(5)) }, expected)
+                    XCTAssertEqual(try recorded(calls).map { Array($0.prefix(5)) }, [inputs, expected])
                     XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/logs/prepare.log"))
                 case .sbatch:
                     for script in ["submit.sh"] + TileEstimate.steps.map({ "sbatch/\($0).sbatch" }) {
@@ -167,12 +171,14 @@ final class WorkflowPathPropertyTests: XCTestCase {
     }
 
     /// A `regionsearch` that appends its arguments (NUL-separated, one call per record) to
-    /// `calls`, and writes the prepare step's marker file where Snakemake expects it.
+    /// `calls`, and writes the inputs' key and the prepare step's marker where Snakemake expects
+    /// them.
     func fakeTool(at path: String) throws {
         let script = """
             #!/bin/bash
             printf '%s\\0' "$0" "$@" >> "$RS_CALLS"
             printf '\\n' >> "$RS_CALLS"
+            if [ "$2" = inputs ]; then mkdir -p state && : > state/inputs.json; fi
             if [ "$2" = prepare ] && [ -d state ]; then : > state/prepared.json; fi
             echo "fake regionsearch $2" >&2
 

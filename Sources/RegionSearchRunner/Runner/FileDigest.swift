@@ -36,7 +36,7 @@ public struct FileDigest: Equatable, Sendable, CustomStringConvertible {
     /// Hashes a file like ``of(path:)`` and also returns its ``FileSignature`` when the hash is
     /// known to describe every later state of the file with that signature (see
     /// ``FileSignature``); nil when the file changed while it was read or too recently to tell.
-    static func hashed(path: String) throws(Failure) -> (digest: FileDigest, signature: FileSignature?) {
+    public static func hashed(path: String) throws(Failure) -> (digest: FileDigest, signature: FileSignature?) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let e = errno
@@ -105,14 +105,16 @@ public struct FileDigest: Equatable, Sendable, CustomStringConvertible {
 /// the write fell into the same clock tick as the signature was taken. ``isSettled(at:)``
 /// excludes that case: the runner only trusts a signature whose times lie strictly before the
 /// tick in which the file was read to its end (git's "racy" index entries, handled the same way).
-struct FileSignature: Equatable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modified: Int64
-    var changed: Int64
+public struct FileSignature: Equatable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    /// Modification time, nanoseconds since the epoch (a user can set it: `touch`, `cp -p`).
+    public var modified: Int64
+    /// Status-change time, nanoseconds since the epoch (set by the kernel on every change).
+    public var changed: Int64
 
-    init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
+    public init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
         self.device = device
         self.inode = inode
         self.size = size
@@ -129,7 +131,7 @@ struct FileSignature: Equatable {
     }
 
     /// The signature of the file at `path` now, following links; nil when it cannot be read.
-    static func current(path: String) -> FileSignature? {
+    public static func current(path: String) -> FileSignature? {
         var st = stat()
         return stat(path, &st) == 0 ? FileSignature(st) : nil
     }

@@ -12,13 +12,13 @@ import RegionSearchIngest
 /// directory (a folder of Shapefiles, a FileGDB): its regular files. A database (`PG:`): a value
 /// unique to this process — a database's content cannot be hashed without reading it, so ingest
 /// reads it on every run; the stages after it still skip when the POIs it wrote are the same.
-enum InputDigest {
+public enum InputDigest {
     /// Whether the input has no content of its own to hash (a database connection).
     static func isVolatile(_ path: String) -> Bool { InputSpec.isConnectionString(path) }
 
     /// The input's digest; `hashing` gives each file's (a ``DigestCache`` during a run, so that a
     /// file is read once per run).
-    static func of(
+    public static func of(
         path: String,
         hashing: (String) throws(FileDigest.Failure) -> FileDigest = { p throws(FileDigest.Failure) in
             try FileDigest.of(path: p)
