@@ -409,6 +409,31 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertTrue(refused.output.contains("another manifest, \(other)"), refused.output)
     }
 
+    /// A copy of the manifest with the same bytes (another checkout, an old CI workspace left on
+    /// disk) is the same manifest: it runs the same pipeline, so it continues the lineage (ids
+    /// kept) instead of being refused every night; the original then goes on after it.
+    func testAByteIdenticalCopyOfTheManifestKeepsTheLineage() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        let shared = f.root + "/state/shared.lineage.json"
+        try f.writeManifest(
+            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
+            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        XCTAssertEqual(try f.run().status, 0)
+        let copy = f.root + "/pipelines/copy.json"
+        try FileManager.default.copyItem(atPath: f.manifestPath, toPath: copy)
+        let night2 = try f.tool(["run", copy] + day2(f))
+        XCTAssertEqual(night2.status, 0, night2.output)
+        XCTAssertEqual(try read(shared)["regionsearch_lineage"]?["manifest"]?.stringValue, "../pipelines/copy.json")
+        let changes = try read(f.root + "/out/test.changes.json")
+        XCTAssertGreaterThan(changes["kept_ids"]?.intValue ?? 0, 0, "continued: \(changes["summary"] ?? .null)")
+        // Not the same bytes: another manifest, refused (the test above).
+        try (String(contentsOfFile: copy, encoding: .utf8) + " ").write(toFile: copy, atomically: true, encoding: .utf8)
+        let night3 = try f.run()
+        XCTAssertEqual(night3.status, 2, night3.output)
+        XCTAssertTrue(night3.output.contains("another manifest, \(copy)"), night3.output)
+    }
+
     /// A lineage file written before it recorded its manifest is any manifest's: the next run
     /// continues it (ids kept) and records itself as its owner.
     func testALineageFileWithoutAnOwnerIsContinuedAndGetsOne() throws {

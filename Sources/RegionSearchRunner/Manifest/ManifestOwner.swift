@@ -1,11 +1,5 @@
 import RegionSearchCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The manifest a run works for, as state other runs read records it: a published set's
 /// `SET.json` (`manifest`) names the manifest whose run published it, and a lineage file
 /// (`regionsearch_lineage.manifest`) the manifest whose runs keep it, so that a run of another
@@ -41,10 +35,17 @@ struct ManifestOwner {
 
     /// How the manifest `recorded` (a path, relative to `directory` or absolute; nil or empty
     /// when none was recorded) relates to this one.
+    ///
+    /// A manifest with this one's exact bytes is the same manifest (another checkout of one
+    /// repository, an old CI workspace still on disk): it runs the same pipeline, so a run of
+    /// either is a rerun for the other, not a second pipeline advancing the same state.
     func relation(to recorded: String?, relativeTo directory: String = "/") -> Relation {
         guard let recorded, !recorded.isEmpty else { return .unrecorded }
-        guard let theirs = FileIdentity(path: Self.resolve(recorded, relativeTo: directory)) else { return .gone }
-        return theirs == FileIdentity(path: path) ? .same : .other
+        let theirPath = Self.resolve(recorded, relativeTo: directory)
+        guard let theirs = FileIdentity(path: theirPath) else { return .gone }
+        if theirs == FileIdentity(path: path) { return .same }
+        if let a = try? FileSystem.read(theirPath), let b = try? FileSystem.read(path), a == b { return .same }
+        return .other
     }
 
     /// The manifest's path relative to `directory`, both through their links: how a file that
@@ -52,30 +53,12 @@ struct ManifestOwner {
     /// the same bytes wherever the tree is copied or checked out.
     func path(relativeTo directory: String) -> String {
         PublishedSet.relativePath(
-            from: Self.resolvedDirectory(directory),
-            to: Self.resolvedDirectory(AtomicFile.directory(of: path)) + "/" + PathResolver.baseName(path))
+            from: PathResolver.resolvingLinks(directory),
+            to: PathResolver.resolvingLinks(AtomicFile.directory(of: path)) + "/" + PathResolver.baseName(path))
     }
 
     /// A recorded manifest path (relative to `directory`, or absolute) as an absolute path.
     static func resolve(_ recorded: String, relativeTo directory: String) -> String {
-        PathResolver.absolute(recorded, relativeTo: resolvedDirectory(directory))
-    }
-
-    /// `directory` with the links of its deepest existing ancestor resolved: the folder a lineage
-    /// file will be written to may not exist yet on the first night, and must give the same
-    /// relative path then as on the nights after.
-    static func resolvedDirectory(_ directory: String) -> String {
-        var existing = PathResolver.normalize(directory)
-        var rest: [String] = []
-        while true {
-            if let real = realpath(existing, nil) {
-                defer { free(real) }
-                let base = String(cString: real)
-                return rest.isEmpty ? base : (base == "/" ? "" : base) + "/" + rest.reversed().joined(separator: "/")
-            }
-            guard existing != "/" else { return PathResolver.normalize(directory) }
-            rest.append(PathResolver.baseName(existing))
-            existing = AtomicFile.directory(of: existing)
-        }
+        PathResolver.absolute(recorded, relativeTo: PathResolver.resolvingLinks(directory))
     }
 }
