@@ -90,5 +90,15 @@ final class WorkflowInputChangeTests: XCTestCase {
         XCTAssertEqual(status.status, 0, status.output)
         let done = try workflow(["-n"])
         XCTAssertTrue(done.output.contains("Nothing to be done"), done.output)
+
+        // The data away (a mount not there yet): Snakemake still starts, so a crashed workflow can
+        // be unlocked; the key's step warns, and the run itself stops at the missing input.
+        let away = f.csvPath + ".away"
+        try FileManager.default.moveItem(atPath: f.csvPath, toPath: away)
+        let unlock = try workflow(["--unlock"])
+        XCTAssertEqual(unlock.status, 0, unlock.output)
+        XCTAssertTrue(unlock.output.contains("state/inputs.json is not updated"), unlock.output)
+        XCTAssertTrue(unlock.output.contains(f.csvPath), "the missing input is named: \(unlock.output)")
+        try FileManager.default.moveItem(atPath: away, toPath: f.csvPath)
     }
 }
