@@ -68,10 +68,20 @@ public enum KeywordPropagation {
         }
         return queries.map { query in
             let matcher = KeywordMatcher(query, keys: keys)
-            let matchesText =
-                texts.firstRow.map { r in
-                    matcher.matches(UnsafeBufferPointer(rebasing: bytes[Int(offsets[r])..<Int(offsets[r + 1])])) ? 1 : 0
-                } as [UInt8]
+            // On both threads: where most texts are distinct (names or addresses in the keyword
+            // fields) this is as much matching as every row was.
+            var matchesText = [UInt8](repeating: 0, count: texts.firstRow.count)
+            matchesText.withUnsafeMutableBufferPointer { mb in
+                texts.firstRow.withUnsafeBufferPointer { fb in
+                    Parallel.forRanges(fb.count, minChunk: 16_384) { range in
+                        for t in range {
+                            let r = fb[t]
+                            let text = UnsafeBufferPointer(rebasing: bytes[Int(offsets[r])..<Int(offsets[r + 1])])
+                            mb[t] = matcher.matches(text) ? 1 : 0
+                        }
+                    }
+                }
+            }
             var count = 0
             let y = [UInt8](unsafeUninitializedCapacity: textOfPoint.count) { yb, initialized in
                 textOfPoint.withUnsafeBufferPointer { pb in
