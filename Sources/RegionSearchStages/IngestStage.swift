@@ -151,8 +151,10 @@ public enum IngestStage {
         Keyword values are Unicode-normalised (NFKC + case fold).
 
         Every record is either accepted, rejected (written with its line, byte offset and reason
-        to --rejects: delimited text for delimited inputs, otherwise one JSON object per line) or
-        a duplicate id handled by --duplicates; counts are printed and add up. The format options
+        to --rejects: delimited text for delimited inputs, otherwise one JSON object per line; a
+        first record that cannot be read at all, so that no delimiter or header is known, as one
+        JSON object with its first 1,000 bytes) or a duplicate id handled by --duplicates; counts
+        are printed and add up. The format options
         apply to the positional FILEs; see docs/INGEST.md for all keys.
         """
 
