@@ -78,13 +78,7 @@ public struct TileInputsKey {
                     "files",
                     .array(
                         seen.map { file, s, d in
-                            .object(
-                                [
-                                    ("path", .string(file)), ("device", .string(String(s.device))),
-                                    ("inode", .string(String(s.inode))), ("bytes", .string(String(s.size))),
-                                    ("modified_ns", .string(String(s.modified))),
-                                    ("changed_ns", .string(String(s.changed))),
-                                ] + d.jsonMembers)
+                            .object([("path", .string(file)), ("signature", .object(s.jsonMembers))] + d.jsonMembers)
                         })
                 )
             ]).serialized(pretty: true) + "\n"
@@ -113,15 +107,11 @@ public struct TileInputsKey {
         else { return [:] }
         var out: [String: (FileSignature, FileDigest)] = [:]
         for f in files {
-            guard let path = f["path"]?.stringValue, let device = f["device"]?.stringValue.flatMap({ UInt64($0) }),
-                let inode = f["inode"]?.stringValue.flatMap({ UInt64($0) }),
-                let size = f["bytes"]?.stringValue.flatMap({ Int64($0) }),
-                let modified = f["modified_ns"]?.stringValue.flatMap({ Int64($0) }),
-                let changed = f["changed_ns"]?.stringValue.flatMap({ Int64($0) }), let digest = FileDigest(json: f)
+            guard let path = f["path"]?.stringValue,
+                let signature = f["signature"].flatMap({ FileSignature(json: $0) }),
+                let digest = FileDigest(json: f)
             else { continue }
-            out[path] = (
-                FileSignature(device: device, inode: inode, size: size, modified: modified, changed: changed), digest
-            )
+            out[path] = (signature, digest)
         }
         return out
     }

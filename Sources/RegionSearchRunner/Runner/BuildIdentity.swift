@@ -77,15 +77,9 @@ public final class BuildIdentity {
         var out: [String: (signature: FileSignature, identity: String)] = [:]
         for (file, entry) in entries {
             guard let identity = entry["identity"]?.stringValue, identity.hasPrefix("xxh128:"),
-                let device = entry["device"]?.stringValue.flatMap({ UInt64($0) }),
-                let inode = entry["inode"]?.stringValue.flatMap({ UInt64($0) }),
-                let size = entry["size"]?.stringValue.flatMap({ Int64($0) }),
-                let modified = entry["modified_ns"]?.stringValue.flatMap({ Int64($0) }),
-                let changed = entry["changed_ns"]?.stringValue.flatMap({ Int64($0) })
+                let signature = FileSignature(json: entry)
             else { continue }
-            out[file] = (
-                FileSignature(device: device, inode: inode, size: size, modified: modified, changed: changed), identity
-            )
+            out[file] = (signature, identity)
         }
         return out
     }
@@ -93,18 +87,9 @@ public final class BuildIdentity {
     /// Writes the identities atomically. Best effort: a work directory that cannot take the file
     /// only means the executables are hashed again next time.
     private static func save(_ entries: [String: (signature: FileSignature, identity: String)], to path: String) {
-        // Integers as strings: device numbers and nanosecond times exceed what a JSON number
-        // (a double) holds exactly.
         let executables: [(String, JSONValue)] = entries.keys.sorted().map { file in
             let (s, identity) = entries[file]!
-            return (
-                file,
-                .object([
-                    ("identity", .string(identity)), ("device", .string(String(s.device))),
-                    ("inode", .string(String(s.inode))), ("size", .string(String(s.size))),
-                    ("modified_ns", .string(String(s.modified))), ("changed_ns", .string(String(s.changed))),
-                ])
-            )
+            return (file, .object([("identity", .string(identity))] + s.jsonMembers))
         }
         let json = JSONValue.object([("version", .number(1)), ("executables", .object(executables))])
         try? AtomicFile.write(json.serialized(pretty: true) + "\n", to: path, durable: false)

@@ -130,6 +130,28 @@ public struct FileSignature: Equatable, Sendable {
         changed = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
     }
 
+    /// The signature as the JSON members a state file remembers it by: `device`, `inode`, `size`,
+    /// `modified_ns`, `changed_ns`, integers as strings (device numbers and nanosecond times
+    /// exceed what a JSON number, a double, holds exactly).
+    public var jsonMembers: [(String, JSONValue)] {
+        [
+            ("device", .string(String(device))), ("inode", .string(String(inode))), ("size", .string(String(size))),
+            ("modified_ns", .string(String(modified))), ("changed_ns", .string(String(changed))),
+        ]
+    }
+
+    /// The signature in `json`'s members (``jsonMembers``); nil when one is missing or not an
+    /// integer.
+    public init?(json: JSONValue) {
+        guard let device = json["device"]?.stringValue.flatMap({ UInt64($0) }),
+            let inode = json["inode"]?.stringValue.flatMap({ UInt64($0) }),
+            let size = json["size"]?.stringValue.flatMap({ Int64($0) }),
+            let modified = json["modified_ns"]?.stringValue.flatMap({ Int64($0) }),
+            let changed = json["changed_ns"]?.stringValue.flatMap({ Int64($0) })
+        else { return nil }
+        self.init(device: device, inode: inode, size: size, modified: modified, changed: changed)
+    }
+
     /// The signature of the file at `path` now, following links; nil when it cannot be read.
     public static func current(path: String) -> FileSignature? {
         var st = stat()
