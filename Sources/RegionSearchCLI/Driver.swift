@@ -27,7 +27,12 @@ public enum Driver {
             help:
                 "Start a new lineage: ignore the lineage file of the previous result (region ids numbered afresh, "
                 + "every region new); also takes over a lineage file another manifest keeps, which is refused "
-                + "otherwise.")
+                + "otherwise (--adopt-lineage takes it over keeping the ids).")
+        static let adoptLineage = CommandSpec.Option(
+            "adopt-lineage", .flag,
+            help:
+                "Go on from a lineage file another manifest keeps (refused otherwise): its region ids continue, and "
+                + "the file becomes this manifest's, so the other is refused from then on.")
         static let dryRun = CommandSpec.Option(
             "dry-run", .flag,
             help: "Say which stages would run and why, and whether the output would be written; run nothing.")
@@ -79,13 +84,14 @@ public enum Driver {
             run while a region is the same place, matched against the previous result's lineage file
             (<output stem>.lineage.json; --fresh-lineage starts anew), and <output stem>.changes.json beside
             every output says what changed (docs/RUNNING.md, "Night after night"). A lineage file is one
-            manifest's: a run of another manifest naming it is refused (exit 2) before any stage runs. An experiment manifest runs every combination of its input sets and
-            parameter grid, computing shared stages once, and writes one GeoJSON per combination,
-            results.csv, results.md and plots. See docs/RUNNING.md.
+            manifest's: a run of another manifest naming it is refused (exit 2) before any stage runs
+            (--adopt-lineage takes it over with its ids). An experiment manifest runs every combination
+            of its input sets and parameter grid, computing shared stages once, and writes one GeoJSON
+            per combination, results.csv, results.md and plots. See docs/RUNNING.md.
             """,
         options: [
             RunFlags.force, RunFlags.from, RunFlags.until, RunFlags.threads, RunFlags.wait, RunFlags.dryRun,
-            RunFlags.freshLineage, OverrideFlags.set, OverrideFlags.input,
+            RunFlags.freshLineage, RunFlags.adoptLineage, OverrideFlags.set, OverrideFlags.input,
         ])
 
     static let statusSpec = CommandSpec(
@@ -231,6 +237,12 @@ public enum Driver {
         options.quiet = cl.flag(.quiet)
         options.strict = cl.flag(.strict)
         options.freshLineage = cl.flag(RunFlags.freshLineage)
+        options.adoptLineage = cl.flag(RunFlags.adoptLineage)
+        if options.freshLineage && options.adoptLineage {
+            throw UsageError(
+                "--fresh-lineage and --adopt-lineage contradict each other: the first numbers the ids afresh, the "
+                    + "second keeps them; give one")
+        }
         options.logFormat = Log.format
         options.threads = cl.optionalInteger(RunFlags.threads)
         if cl.flag(RunFlags.dryRun) {

@@ -409,6 +409,37 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertTrue(refused.output.contains("another manifest, \(other)"), refused.output)
     }
 
+    /// `--adopt-lineage` hands a lineage file over to another manifest with its ids (a nightly job
+    /// moved to a new manifest): the run goes on from it (ids kept), the file records the new
+    /// manifest, and the old one is refused from then on. With `--fresh-lineage` as well: a usage
+    /// error, the two contradict each other.
+    func testAdoptLineageGoesOnFromAnotherManifestsFileWithItsIds() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        let shared = f.root + "/state/shared.lineage.json"
+        try f.writeManifest(
+            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
+            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        let other = try secondManifest(f, sharing: "../state/shared.lineage.json")
+        XCTAssertEqual(try f.run().status, 0)
+        let refused = try f.tool(["run", other] + day2(f))
+        XCTAssertEqual(refused.status, 2, refused.output)
+        XCTAssertTrue(refused.output.contains("--adopt-lineage"), "the refusal names the handover: \(refused.output)")
+        let both = try f.tool(["run", other, "--adopt-lineage", "--fresh-lineage"])
+        XCTAssertEqual(both.status, 2, both.output)
+        XCTAssertTrue(both.output.contains("contradict"), both.output)
+        let adopted = try f.tool(["run", other, "--adopt-lineage"] + day2(f))
+        XCTAssertEqual(adopted.status, 0, adopted.output)
+        let changes = try read(f.root + "/out/other.changes.json")
+        XCTAssertGreaterThan(changes["kept_ids"]?.intValue ?? 0, 0, "ids kept: \(changes["summary"] ?? .null)")
+        XCTAssertEqual(try read(shared)["regionsearch_lineage"]?["manifest"]?.stringValue, "../pipelines/other.json")
+        // The next night of the new manifest needs no flag; the old manifest is refused.
+        XCTAssertEqual(try f.tool(["run", other] + day2(f)).status, 0)
+        let old = try f.run(day2(f))
+        XCTAssertEqual(old.status, 2, old.output)
+        XCTAssertTrue(old.output.contains("another manifest, \(other)"), old.output)
+    }
+
     /// A copy of the manifest with the same bytes (another checkout, an old CI workspace left on
     /// disk) is the same manifest: it runs the same pipeline, so it continues the lineage (ids
     /// kept) instead of being refused every night; the original then goes on after it.

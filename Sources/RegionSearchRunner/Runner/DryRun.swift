@@ -22,7 +22,7 @@ public struct DryRun {
         try WorkDirectory(path: manifest.workDirectory).checkOwnership()
         // The lineage file too (damaged, or another manifest's), as the run reads it before any stage.
         if window.until == Pipeline.stages.count - 1 {
-            _ = try LineageStep.previousState(manifest, fresh: options.freshLineage)
+            _ = try LineageStep.previousState(manifest, fresh: options.freshLineage, adopt: options.adoptLineage)
         }
         let builds = BuildIdentity(toolDirectory: CurrentExecutable.directory)
         let work = WorkDirectory(path: manifest.workDirectory)

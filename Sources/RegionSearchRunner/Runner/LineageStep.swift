@@ -150,7 +150,7 @@ struct LineageStep {
     static let names = ["regions.geojson", "changes.json", "lineage.json"]
 
     /// The inputs, the previous lineage and the key. `fresh`: ignore the lineage file.
-    func plan(_ completed: [String: StagePlanner.Completed], fresh: Bool) throws -> Plan {
+    func plan(_ completed: [String: StagePlanner.Completed], fresh: Bool, adopt: Bool = false) throws -> Plan {
         let publisher = Publisher(manifest: manifest, work: work, planner: planner)
         func artifact(_ kind: ArtifactKind?) throws -> Publisher.Artifact {
             guard let a = publisher.artifact(kind, completed) else {
@@ -174,7 +174,7 @@ struct LineageStep {
         let result = hasher.finalize().description
 
         let tracking = manifest.lineage.enabled
-        let previous = try Self.previousState(manifest, fresh: fresh)
+        let previous = try Self.previousState(manifest, fresh: fresh, adopt: adopt)
         // Keyed by the previous result the regions are matched against (not the file's bytes): a
         // rerun over its own published lineage file finds the same key.
         var keyHasher = ContentHasher()
@@ -204,7 +204,7 @@ struct LineageStep {
     /// file cannot be read or is damaged, and (exit status 2, ``RunnerError/lineageOfAnotherManifest(path:owner:manifest:)``)
     /// when it is another manifest's; the runner calls this before any stage runs too, so such a
     /// file stops the night before an hour of computing, not after.
-    static func previousState(_ manifest: Manifest, fresh: Bool) throws -> LineageState? {
+    static func previousState(_ manifest: Manifest, fresh: Bool, adopt: Bool = false) throws -> LineageState? {
         let named = lineagePath(manifest)
         var path = named
         guard manifest.lineage.enabled && !fresh else { return nil }
@@ -239,7 +239,8 @@ struct LineageStep {
         // records itself when it writes the file.
         let owner = ManifestOwner(manifest)
         let directory = ownerDirectory(named)
-        if let recorded = state.manifest, owner.relation(to: recorded, relativeTo: directory) == .other {
+        // `adopt` (--adopt-lineage): the run goes on from it and records itself, keeping the ids.
+        if !adopt, let recorded = state.manifest, owner.relation(to: recorded, relativeTo: directory) == .other {
             throw RunnerError.lineageOfAnotherManifest(
                 path: named, owner: ManifestOwner.resolve(recorded, relativeTo: directory), manifest: owner.path)
         }
@@ -278,8 +279,8 @@ struct LineageStep {
     }
 
     /// Runs the step (or reuses its verified result). `fresh`: ignore the lineage file.
-    func run(_ completed: [String: StagePlanner.Completed], fresh: Bool) throws -> Outcome {
-        let plan = try plan(completed, fresh: fresh)
+    func run(_ completed: [String: StagePlanner.Completed], fresh: Bool, adopt: Bool = false) throws -> Outcome {
+        let plan = try plan(completed, fresh: fresh, adopt: adopt)
         let (hulls, kinds, artifacts, result, previous) = (
             plan.hulls, plan.kinds, plan.artifacts, plan.result, plan.previous
         )

@@ -22,6 +22,9 @@ public struct RunOptions {
     /// Start a new lineage: ignore the previous result's lineage file (ids numbered afresh,
     /// every region `new`; the new lineage file replaces it).
     public var freshLineage = false
+    /// Continue a lineage file another manifest keeps: its ids go on, and the file becomes this
+    /// manifest's (the other is refused from then on). Without it such a file is refused.
+    public var adoptLineage = false
 
     public init() {}
 

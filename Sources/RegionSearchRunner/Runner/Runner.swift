@@ -78,7 +78,7 @@ public final class Runner {
         if try options.window().until == Pipeline.stages.count - 1 {
             try OutputPreflight.check(manifest.outputTargets)
             try OutputPreflight.checkNames(LineageStep.publishedPaths(manifest))
-            _ = try LineageStep.previousState(manifest, fresh: options.freshLineage)
+            _ = try LineageStep.previousState(manifest, fresh: options.freshLineage, adopt: options.adoptLineage)
         }
         return try runLocked(options, statePath: work.runState)
     }
@@ -263,7 +263,7 @@ public final class Runner {
                 let build = session.build(toolDirectory: toolDirectory, store: work.builds).of(
                     executable: "regionsearch")
                 identified = try LineageStep(manifest: manifest, work: work, planner: planner, build: build).run(
-                    completed, fresh: options.freshLineage)
+                    completed, fresh: options.freshLineage, adopt: options.adoptLineage)
                 publisher.identified = identified?.regions
                 // The change reports and the lineage file are published with the regions, as one
                 // set, where every output is a file of the set; a lineage file kept in another

@@ -89,8 +89,9 @@ public enum RunnerError: ExitCoded {
                 "\(path) is the lineage file of another manifest, \(owner); a run of \(manifest) would advance it, "
                 + "and each manifest's nights would then change the other's region ids and change reports. Give each "
                 + "manifest its own lineage file (\"lineage\": true keeps it beside the manifest's own output, "
-                + "\"lineage\": \"PATH\" names one), or run \(manifest) with --fresh-lineage to start a new lineage "
-                + "in this file (ids numbered afresh; \(owner) is then refused instead)"
+                + "\"lineage\": \"PATH\" names one); or, when \(manifest) now keeps these nights (the other moved "
+                + "or retired), run it once with --adopt-lineage to go on from this file (ids kept) or with "
+                + "--fresh-lineage to start a new lineage in it (ids numbered afresh); \(owner) is then refused instead"
         }
     }
 
