@@ -352,6 +352,15 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertTrue(plain.allSatisfy { $0["properties"]?["change"] == .null })
     }
 
+    /// The fixture's manifest on day 1 with its lineage in `DIR/state/shared.lineage.json`, which a
+    /// second manifest can name too (``secondManifest(_:sharing:)``); returns that file's path.
+    func sharedLineageManifest(_ f: PipelineFixture) throws -> String {
+        try f.writeManifest(
+            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
+            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        return f.root + "/state/shared.lineage.json"
+    }
+
     /// A second manifest (its own output and work directory) naming the lineage file `first`
     /// keeps (`DIR/state/shared.lineage.json`); returns its path.
     func secondManifest(_ f: PipelineFixture, sharing lineage: String) throws -> String {
@@ -372,10 +381,7 @@ final class LineageEndToEndTests: XCTestCase {
     func testAManifestIsRefusedTheLineageFileOfAnother() throws {
         let f = try fixture()
         defer { f.remove() }
-        let shared = f.root + "/state/shared.lineage.json"
-        try f.writeManifest(
-            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
-            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        let shared = try sharedLineageManifest(f)
         let other = try secondManifest(f, sharing: "../state/shared.lineage.json")
         XCTAssertEqual(try f.run().status, 0)
         XCTAssertEqual(
@@ -416,10 +422,7 @@ final class LineageEndToEndTests: XCTestCase {
     func testAdoptLineageGoesOnFromAnotherManifestsFileWithItsIds() throws {
         let f = try fixture()
         defer { f.remove() }
-        let shared = f.root + "/state/shared.lineage.json"
-        try f.writeManifest(
-            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
-            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        let shared = try sharedLineageManifest(f)
         let other = try secondManifest(f, sharing: "../state/shared.lineage.json")
         XCTAssertEqual(try f.run().status, 0)
         let refused = try f.tool(["run", other] + day2(f))
@@ -446,10 +449,7 @@ final class LineageEndToEndTests: XCTestCase {
     func testAByteIdenticalCopyOfTheManifestKeepsTheLineage() throws {
         let f = try fixture()
         defer { f.remove() }
-        let shared = f.root + "/state/shared.lineage.json"
-        try f.writeManifest(
-            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
-            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        let shared = try sharedLineageManifest(f)
         XCTAssertEqual(try f.run().status, 0)
         let copy = f.root + "/pipelines/copy.json"
         try FileManager.default.copyItem(atPath: f.manifestPath, toPath: copy)
@@ -470,10 +470,7 @@ final class LineageEndToEndTests: XCTestCase {
     func testALineageFileWithoutAnOwnerIsContinuedAndGetsOne() throws {
         let f = try fixture()
         defer { f.remove() }
-        let shared = f.root + "/state/shared.lineage.json"
-        try f.writeManifest(
-            sections: [("maps", .bool(false)), ("lineage", .string("../state/shared.lineage.json"))],
-            keywords: ["restaurant"], input: .object([("path", .string("../data/day1.csv"))]))
+        let shared = try sharedLineageManifest(f)
         XCTAssertEqual(try f.run().status, 0)
         // As an earlier version wrote it: no "manifest" in regionsearch_lineage.
         let document = try read(shared)

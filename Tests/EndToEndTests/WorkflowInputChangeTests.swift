@@ -14,22 +14,10 @@ import XCTest
 /// Runs the real `regionsearch` and a real Snakemake (from scripts/workflow-env, which needs root
 /// when it has to install it; skipped otherwise).
 final class WorkflowInputChangeTests: XCTestCase {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
 
     func snakemake() throws -> String {
-        guard getuid() == 0 else { throw XCTSkip("scripts/workflow-env may need root to install Snakemake") }
-        let log = NSTemporaryDirectory() + "workflow-env-\(getpid()).log"
-        defer { unlink(log) }
-        let t = try ChildProcess(
-            executable: "/bin/bash", arguments: [Self.repository + "/scripts/workflow-env"],
-            output: .files(stdout: log, stderr: "/dev/null")
-        ).wait()
-        let path = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        guard t.succeeded, FileManager.default.isExecutableFile(atPath: path) else {
-            XCTFail("scripts/workflow-env did not give snakemake (\(t))")
-            throw XCTSkip("no snakemake")
+        guard let path = try WorkflowEnvironment.snakemake() else {
+            throw XCTSkip("no snakemake: scripts/workflow-env may need root to install it")
         }
         return path
     }

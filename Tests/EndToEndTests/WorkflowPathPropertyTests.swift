@@ -16,8 +16,6 @@ import XCTest
 /// it as code. Snakemake comes from scripts/workflow-env (skipped without root, which may have to
 /// install it).
 final class WorkflowPathPropertyTests: XCTestCase {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
 
     /// Pieces random names are made of: shell and Python syntax, braces, non-ASCII …
     static let hostile = [
@@ -30,22 +28,7 @@ final class WorkflowPathPropertyTests: XCTestCase {
     /// … and plain text.
     static let plain = ["a", "b", "data", "wf", "x1", "_", ".", "..x", "Ü"]
 
-    func snakemake() throws -> String? {
-        guard getuid() == 0 else { return nil }
-        let log = NSTemporaryDirectory() + "workflow-env-\(getpid()).log"
-        defer { unlink(log) }
-        let t = try ChildProcess(
-            executable: "/bin/bash", arguments: [Self.repository + "/scripts/workflow-env"],
-            output: .files(stdout: log, stderr: "/dev/null")
-        ).wait()
-        let path = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        guard t.succeeded, FileManager.default.isExecutableFile(atPath: path) else {
-            XCTFail("scripts/workflow-env did not give snakemake (\(t))")
-            return nil
-        }
-        return path
-    }
+    func snakemake() throws -> String? { try WorkflowEnvironment.snakemake() }
 
     func testRandomPathsAreRefusedOrReachTheJobsExactly() throws {
         let snakemake = try snakemake()
