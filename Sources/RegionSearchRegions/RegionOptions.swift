@@ -255,7 +255,11 @@ public struct RegionOptions: StageOptions, Equatable {
             + "same way (the hop within that candidate's gap too) joins it when the two and the run are one street "
             + "together, no wider than the street the run came from (nine in ten of their POIs within two of its half-widths of its centre line continued "
             + "through the run and across the other, a line street_aspect times as long as that band is wide): a "
-            + "street whose restaurants thin out along one stretch is one region, tested as one. 0: not.")
+            + "street whose restaurants thin out along one stretch is one region, tested as one. Two candidates "
+            + "that each lie along a line, whose spines' ends face each other within two typical spacings (within "
+            + "60 degrees), of spacings within a factor of two, one street together as above, with no empty stretch "
+            + "between them (1.5 spacings of all POIs, at most 150 m), are joined too, with the keyword POIs between "
+            + "(a street with no restaurant for 300 m). 0: not.")
     static let streetEndsSpec = ParameterSpec(
         "street_ends", .number(min: 0, max: 100), default: .number(defaults.density.streetEnds),
         help:

@@ -52,6 +52,10 @@ import RegionSearchModel
 /// Typical spacing is 1 / √(reference density at the end): the keyword's spacing if it were
 /// spread evenly.
 ///
+/// Two streets that face each other across a stretch too sparse for a run to cross (a run's step
+/// needs POIs of any kind to stand significantly dense ahead) are one street when they continue
+/// each other (``joinFacing(_:kg:reference:setOf:setEdges:claimed:support:out:)``).
+///
 /// Only from a street's end, and only along a line of all POIs: a district has no spine that
 /// long for its width, so it never grows this way; a street running out into open ground, or into
 /// a district where every direction is as dense, stops.
@@ -198,6 +202,9 @@ struct StreetRunOn {
                 out[i].edges += run.edges
             }
         }
+        joinFacing(
+            sets, kg: kg, reference: reference, setOf: setOf, setEdges: setEdges, claimed: &claimed, support: &support,
+            out: &out)
         return out
     }
 
@@ -297,30 +304,34 @@ struct StreetRunOn {
     /// from it: where a street ends in a square or a district, the spine's end is a corner of that.
     /// Each end heads along the smoothed spine's last `back` metres, out of the set, with the
     /// set's half-width. Members stacked at a location other than their set's have no edge and no
-    /// part in it.
-    static func streetEnds(_ set: [Int32], edges: [Int], kg: KeywordGraph, back: Double, aspect: Double) -> [StreetEnd]
-    {
+    /// part in it. With `endsInBand` false both ends of a street's spine count (for a set whose
+    /// members lie along a line as a whole, ``joinFacing(_:kg:reference:setOf:setEdges:claimed:support:out:)``).
+    static func streetEnds(
+        _ set: [Int32], edges: [Int], kg: KeywordGraph, back: Double, aspect: Double, endsInBand: Bool = true
+    ) -> [StreetEnd] {
         let geometry = kg.geometry
         guard back > 0, let spine = spine(set, edges: edges, kg: kg), spine.isStreet(aspect: aspect) else { return [] }
         let (path, centre, halfWidth) = (spine.path, spine.centre, spine.halfWidth)
         // Each end heads along the centre line's last `back` metres, out of the set.
         var ends: [StreetEnd] = []
         for (tip, line) in [(path.first!, Array(centre.reversed())), (path.last!, centre)] {
-            // The street reaches this end: the members within `back` of it are a band as well
-            // (a district's corner is not, though the district lies along a long spine).
-            let (tx, ty) = geometry.point(Int(set[tip]))
-            var nearOffsets: [Double] = []
-            var reachAlong = 0.0
-            for (j, p) in set.enumerated() {
-                guard let offset = spine.offsets[j] else { continue }
-                let (px, py) = geometry.point(Int(p))
-                guard hypot(px - tx, py - ty) <= back else { continue }
-                nearOffsets.append(offset)
-                reachAlong = max(reachAlong, hypot(px - tx, py - ty))
+            if endsInBand {
+                // The street reaches this end: the members within `back` of it are a band as well
+                // (a district's corner is not, though the district lies along a long spine).
+                let (tx, ty) = geometry.point(Int(set[tip]))
+                var nearOffsets: [Double] = []
+                var reachAlong = 0.0
+                for (j, p) in set.enumerated() {
+                    guard let offset = spine.offsets[j] else { continue }
+                    let (px, py) = geometry.point(Int(p))
+                    guard hypot(px - tx, py - ty) <= back else { continue }
+                    nearOffsets.append(offset)
+                    reachAlong = max(reachAlong, hypot(px - tx, py - ty))
+                }
+                guard nearOffsets.count >= 3 else { continue }
+                let localHalfWidth = max(2 * Selection.median(nearOffsets), kg.rules.minSpacing)
+                guard reachAlong >= aspect * localHalfWidth else { continue }
             }
-            guard nearOffsets.count >= 3 else { continue }
-            let localHalfWidth = max(2 * Selection.median(nearOffsets), kg.rules.minSpacing)
-            guard reachAlong >= aspect * localHalfWidth else { continue }
             let last = line[line.count - 1]
             var k = line.count - 1
             while k > 0 && hypot(line[k].x - last.x, line[k].y - last.y) < back { k -= 1 }
@@ -494,7 +505,7 @@ struct StreetRunOn {
     /// the ellipse such a path can reach). The path's steps get no such allowance: steps of 1.5
     /// spacings join POIs spread evenly over the ground anywhere (each then has about seven others
     /// within a step), steps of one about three, too few to lead far but along a street.
-    private func continuous(
+    func continuous(
         from a: Int32, to b: Int32, kg: KeywordGraph, near: [UInt32], halfWidth: Double, spacing: Double,
         linked: Bool, support: inout PathSupport
     ) -> Bool {

@@ -153,6 +153,71 @@ final class StreetRunOnTests: XCTestCase {
         XCTAssertEqual(farthest(found, 2_250), 435, accuracy: 5)
     }
 
+    /// Dining streets whose cafés stop for 300 m, as two stretches of 30 cafés 15 m apart
+    /// (x = 0…435 and x = 735…1,170, up to 8 m off the line) on a street of shops (one every
+    /// 10 m within 4 m of the line, x = −300…1,500), in 16,000 POIs over 8 km (cafés 2 %: a
+    /// typical spacing of about 450 m):
+    /// - A, y = 1,500: nothing else; the street goes on, and a person draws one dining street;
+    /// - B, y = −1,500: a river 210 m wide (x = 480…690) runs across the street, and no POI of
+    ///   any kind stands on it;
+    /// - C, y = 0: two districts of 300 cafés each in discs of 300 m radius at x = 0 and 900, on
+    ///   the same street of shops, 300 m apart: no street, and two places.
+    /// - D, y = 3,000: the street turns a right-angled corner at x = 585: the first stretch as at A,
+    ///   the second 150 m past the corner going north (x = 585, y = 3,150…3,585), the shops along
+    ///   both legs; each end heads 45° away from the other.
+    /// The two stretches' ends face each other 300 m apart (at D 212 m), too far for a run's hop
+    /// (three of the stretches' spacings), and no café stands between them to run on through.
+    func testTwoStretchesOfOneStreetJoinAcrossAStretchWithoutCafesButNotAcrossARiver() throws {
+        var rng = SeededRandom(seed: 14)
+        var city = City()
+        city.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        for y in [1_500.0, -1_500, 0] {
+            for x in stride(from: -300.0, through: 1_500, by: 10) { city.add(x, y + rng.uniform(-4, 4), "shop") }
+        }
+        for y in [1_500.0, -1_500] {
+            for start in [0.0, 735] {
+                for i in 0..<30 { city.add(start + Double(i) * 15, y + rng.uniform(-8, 8), "cafe") }
+            }
+        }
+        for cx in [0.0, 900] { city.disc(300, r: 300, cx: cx, cy: 0, category: "cafe", &rng) }
+        for x in stride(from: -300.0, through: 585, by: 10) { city.add(x, 3_000 + rng.uniform(-4, 4), "shop") }
+        for y in stride(from: 3_010.0, through: 3_900, by: 10) { city.add(585 + rng.uniform(-4, 4), y, "shop") }
+        for i in 0..<30 { city.add(Double(i) * 15, 3_000 + rng.uniform(-8, 8), "cafe") }
+        for i in 0..<30 { city.add(585 + rng.uniform(-8, 8), 3_150 + Double(i) * 15, "cafe") }
+        // The river: no POI of any kind on it.
+        let river = city.x.indices.filter { !(city.x[$0] > 480 && city.x[$0] < 690 && abs(city.y[$0] + 1_500) < 600) }
+        city = City(x: river.map { city.x[$0] }, y: river.map { city.y[$0] }, category: river.map { city.category[$0] })
+
+        let found = try DensityHierarchyTests.run(city, keyword: "cafe")
+        let off = try DensityHierarchyTests.run(
+            city, keyword: "cafe", overrides: [(RegionOptions.streetRunOnSpec.key, .number(0))])
+        func cafes(_ o: Outcome, near x: Double, _ y: Double) -> [Double] {
+            let regions = DensityRegionFinderTests.regions(near: x, y, o)
+            XCTAssertEqual(regions.count, 1, "one region at (\(x), \(y))")
+            return (regions.first?.members ?? []).filter { abs(o.localY[Int($0)] - y) < 10 }.map { o.localX[Int($0)] }
+        }
+        // A: one region holds both stretches, its edges joining them; without the rule, two.
+        let a = cafes(found, near: 200, 1_500)
+        XCTAssertEqual(a.filter { $0 < 450 }.count, 30)
+        XCTAssertEqual(a.filter { $0 > 720 }.count, 30)
+        if let region = DensityRegionFinderTests.regions(near: 200, 1_500, found).first {
+            var groups = UnionFind(count: found.localX.count)
+            for (p, q) in region.edges { groups.union(Int32(p), Int32(q)) }
+            XCTAssertEqual(Set(region.members.map { groups.find(Int32($0)) }).count, 1, "the edges join its members")
+        }
+        XCTAssertLessThan(cafes(off, near: 200, 1_500).max() ?? 0, 450)
+        // B: the river parts the two stretches.
+        XCTAssertLessThan(cafes(found, near: 200, -1_500).max() ?? 0, 450)
+        XCTAssertGreaterThan(cafes(found, near: 950, -1_500).min() ?? 0, 720)
+        // C: two districts stay two regions.
+        XCTAssertLessThan(cafes(found, near: 0, 0).max() ?? 0, 310)
+        XCTAssertGreaterThan(cafes(found, near: 900, 0).min() ?? 0, 590)
+        // D: one region round the corner.
+        let d = DensityRegionFinderTests.regions(near: 200, 3_000, found)
+        XCTAssertEqual(d.count, 1)
+        XCTAssertEqual(d.first.map { r in r.members.filter { found.localY[Int($0)] > 3_100 }.count }, 30)
+    }
+
     /// A sparse street that ends at a far denser place has not found more of itself: 30 cafés
     /// 40 m apart (x = −1,160…0) on a street of shops (one every 10 m from x = −1,500 to 1,500),
     /// and 400 m beyond its end a row of 30 cafés 10 m apart on the same line (x = 400…690). The
