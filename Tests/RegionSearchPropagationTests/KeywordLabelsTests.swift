@@ -30,6 +30,26 @@ final class KeywordLabelsTests: XCTestCase {
         for (r, t) in distinct.textOf.enumerated() { XCTAssertEqual(texts[r], texts[distinct.firstRow[Int(t)]]) }
     }
 
+    func testDistinctTextsWithOneHashAreToldApartByTheirBytes() {
+        // Every text hashes alike (and so do texts whose hashes differ only above the table's
+        // bits): each lookup probes past the other texts' slots, and only equal bytes are one text.
+        let texts = (0..<3_000).map { "text \($0 % 1_500)" } + ["", "text 1", ""]
+        let c = column(texts.map { Array($0.utf8) })
+        for hash: @Sendable (UnsafeRawBufferPointer) -> UInt64 in [{ _ in 7 }, { UInt64($0.count) << 40 }] {
+            let distinct = DistinctTexts(offsets: c.offsets.buffer, bytes: c.bytes.buffer, hash: hash)
+            var expected: [String: UInt32] = [:]
+            var firstRow: [Int] = []
+            let textOf = texts.enumerated().map { r, t -> UInt32 in
+                if let i = expected[t] { return i }
+                expected[t] = UInt32(firstRow.count)
+                firstRow.append(r)
+                return UInt32(firstRow.count - 1)
+            }
+            XCTAssertEqual(distinct.firstRow, firstRow)
+            XCTAssertEqual(distinct.textOf, textOf)
+        }
+    }
+
     func testLabelsForManyQueriesAreEachRowsOwnMatch() {
         // Seeded texts from a small vocabulary (repeats, as categories do) and some unique ones,
         // in CJK and Latin, with key=value items; the points visit the rows in a shuffled order
