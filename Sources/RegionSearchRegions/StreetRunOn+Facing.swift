@@ -10,7 +10,7 @@ extension StreetRunOn {
     /// other kinds along it are no denser than around, no run's step is significant there: the
     /// density ratio finds the street as two sets, each drawn along half of it. On the strips
     /// cases such stretches are 300–500 m, 1.3–1.9 typical spacings; one and a half spacings is
-    /// a run's own step. The rule is the same from two spacings to three on the development seeds.
+    /// a run's own step (at 1.5, strips s102 kept a strip in two pieces).
     static let facingReach = 2.0
     /// The two sets' spacings (``DensityRegionFinder/spacing(_:_:)``) differ by at most this
     /// factor: a sparse street that ends at a far denser place has not found more of itself (as a
