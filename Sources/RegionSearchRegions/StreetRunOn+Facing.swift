@@ -43,7 +43,7 @@ extension StreetRunOn {
         let geometry = kg.geometry
         var ends: [(set: Int, end: StreetEnd)] = []
         var centres: [Int: [(x: Double, y: Double)]] = [:]
-        var spacings: [Int: Double] = [:]
+        var spacings = [Double](repeating: 0, count: sets.count)
         for (i, set) in sets.enumerated() where setOf[Int(set[0])] == Int32(i) {
             guard SaddleSplit.isLine(set.map { geometry.point(Int($0)) }, aspect: aspect) else { continue }
             let spacing = DensityRegionFinder.spacing(set, kg)
@@ -56,16 +56,36 @@ extension StreetRunOn {
                 centres[i] = end.line
             }
         }
+        guard ends.count >= 2 else { return }
+        // Each end's typical spacing, and the ends in order of x: an end looks only at those within the
+        // largest reach in x (a city's thousands of streets are not compared pair by pair).
+        let typicals = ends.map { 1 / reference($0.end.position).squareRoot() }
+        let widest = Self.facingReach * (typicals.filter(\.isFinite).max() ?? 0)
+        let endX = ends.map { geometry.point($0.end.position).x }
+        let byX = ends.indices.sorted { (endX[$0], $0) < (endX[$1], $1) }
         let facing = cos(Self.maxTurn)
-        for (k, a) in ends.enumerated() {
-            for b in ends[(k + 1)...] where b.set != a.set {
-                let (sa, sb) = (spacings[a.set]!, spacings[b.set]!)
+        for (k, a) in ends.enumerated() where typicals[k].isFinite {
+            // The pairs (k, j), j > k, in the order of j, as a scan over all of them meets them.
+            var lo = 0
+            var hi = byX.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if endX[byX[mid]] < endX[k] - widest { lo = mid + 1 } else { hi = mid }
+            }
+            var window: [Int] = []
+            for j in byX[lo...] {
+                if endX[j] > endX[k] + widest { break }
+                if j > k { window.append(j) }
+            }
+            window.sort()
+            for b in window.map({ ends[$0] }) where b.set != a.set {
+                let (sa, sb) = (spacings[a.set], spacings[b.set])
                 guard max(sa, sb) <= Self.facingSpacingRatio * min(sa, sb) else { continue }
                 let (ax, ay) = geometry.point(a.end.position)
                 let (bx, by) = geometry.point(b.end.position)
                 let d = hypot(bx - ax, by - ay)
-                let typical = 1 / reference(a.end.position).squareRoot()
-                guard d > 0, typical.isFinite, d <= Self.facingReach * typical else { continue }
+                let typical = typicals[k]
+                guard d > 0, d <= Self.facingReach * typical else { continue }
                 let (ux, uy) = ((bx - ax) / d, (by - ay) / d)
                 guard cos(a.end.heading) * ux + sin(a.end.heading) * uy >= facing,
                     -(cos(b.end.heading) * ux + sin(b.end.heading) * uy) >= facing
