@@ -74,8 +74,7 @@ final class WebMapLayeringTests: XCTestCase {
 
     /// A manifest in a new directory: one input, the regions and the web map only.
     static func manifest(name: String, input: JSONValue, keywords: [String]) throws -> String {
-        let dir = NSTemporaryDirectory() + "regionsearch-webmap-" + name + "-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = TestSupport.temporaryDirectory("regionsearch-webmap-" + name + "-")
         let manifest = JSONValue.object([
             ("name", .string(name)), ("inputs", .array([input])), ("work_dir", .string("work")),
             ("output", .string("out/\(name).geojson")), ("keywords", .array(keywords.map { .string($0) })),
@@ -127,8 +126,7 @@ final class WebMapLayeringTests: XCTestCase {
         var config = SyntheticCity.Config()
         config.n = 1_000_000
         config.seed = 4242
-        let dir = NSTemporaryDirectory() + "regionsearch-webmap-million-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = TestSupport.temporaryDirectory("regionsearch-webmap-million-")
         try SyntheticCity(config).writeCSV(to: dir + "/city.csv")
         let manifest = JSONValue.object([
             ("name", .string("million")),

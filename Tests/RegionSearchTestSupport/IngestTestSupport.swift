@@ -10,7 +10,7 @@ final class IngestScratch {
     private var counter = 0
 
     init() {
-        let template = NSTemporaryDirectory() + "/rs-ingest-test-XXXXXX"
+        let template = TestScratch.root + "/rs-ingest-test-XXXXXX"
         var bytes = Array(template.utf8CString)
         let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")

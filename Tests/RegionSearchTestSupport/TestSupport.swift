@@ -3,9 +3,10 @@ import RegionSearchModel
 
 /// Helpers shared by the unit tests.
 enum TestSupport {
-    /// A fresh temporary directory (removed by the OS eventually; tests write only here).
-    static func temporaryDirectory() -> String {
-        let path = NSTemporaryDirectory() + "regionsearch-test-" + UUID().uuidString
+    /// A fresh temporary directory in the process's scratch folder (``TestScratch``, removed when
+    /// the tests end; tests write only here).
+    static func temporaryDirectory(_ prefix: String = "regionsearch-test-") -> String {
+        let path = TestScratch.root + "/" + prefix + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
