@@ -51,7 +51,8 @@ import RegionSearchModel
 ///    region, straight runs of its keyword POIs in a narrow band significantly denser than the
 ///    bands beside it (``StreetBands``) are candidates one level below the deepest of its other
 ///    regions, with the level-0 region as their parent: a dining street runs through a downtown's
-///    districts, so it is not inside any one of them, and at their level it would overlap them.
+///    districts, so it is not inside any one of them, and at their level it would overlap them. A
+///    region whose streets hold nine in ten of its POIs is those streets and gets none.
 ///    Their p-values join the finer levels' Benjamini–Hochberg.
 ///
 /// Deterministic: sets in order of their smallest position (a trimmed set's pieces in its place),
@@ -491,9 +492,18 @@ public struct DensityHierarchy: Sendable {
     /// Rule 5: the streets (``StreetBands``) among the keyword POIs at `positions`, a level-0
     /// region (candidate `parent`), as candidates one level below the deepest of its other
     /// regions. The keyword's POIs around the region (found in `byX`, every keyword-graph position
-    /// in order of x) count beside a band. A region whose streets hold more than `sameRegionShare`
-    /// of its POIs is those streets itself (a dining street alone in the suburbs, drawn whole as a
-    /// street at level 0), and gets none.
+    /// in order of x) count beside a band. A region whose streets hold at least
+    /// ``streetRegionShare`` of its POIs is those streets itself (a dining street alone in the
+    /// suburbs, drawn whole as a street at level 0), and gets none.
+    /// The share of a level-0 region's POIs its streets hold when the region is those streets:
+    /// nine in ten, the share the hulls stage draws a region as its street band at
+    /// (`RegionPolygonBuilder.streetBandShare`). Below it the region is drawn as an area, and
+    /// its streets are a finer level inside it: a dining street with a few restaurants grouped
+    /// 100–400 m off it, joined to it by the keyword graph, is one level-0 region drawn round
+    /// both; at the hierarchy's `sameRegionShare` (0.7) the street held more than that and was
+    /// not drawn at all (the strips cases, EXPERIMENTS.md).
+    static let streetRegionShare = 0.9
+
     private func streets(
         in positions: [Int32], parent: Int, bandFloor: Double, f: [Double], kg: KeywordGraph,
         byX: [(x: Double, position: Int32)], options: Options
@@ -529,7 +539,7 @@ public struct DensityHierarchy: Sendable {
         let inRegion = Set(positions)
         let found = search.streets(x: points.map(\.x), y: points.map(\.y), member: local.map { inRegion.contains($0) })
         let held = found.reduce(0) { $0 + $1.members.count }
-        guard Double(held) <= options.sameRegionShare * Double(positions.count) else { return [] }
+        guard Double(held) < Self.streetRegionShare * Double(positions.count) else { return [] }
         return found.map { street in
             let members = street.members.map { local[$0] }.sorted()
             return Candidate(

@@ -54,7 +54,10 @@ public enum RegionsStage {
         //     is two regions (`split_persistence`).
         // 21: streets inside each level-0 region, its finest level: runs of its keyword POIs along
         //     a band significantly denser than the bands beside it (`street_half_width_m`).
-        version: 21,
+        // 22: two level-0 candidates that are one street with a stretch too sparse for a run's
+        //     step between them are joined (facing ends); a level-0 region's streets are finer
+        //     regions unless they hold nine in ten of its POIs (21: more than `same_region_share`).
+        version: 22,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -3,6 +3,7 @@ import XCTest
 @testable import RegionSearchCore
 @testable import RegionSearchGraph
 @testable import RegionSearchModel
+@testable import RegionSearchOutput
 @testable import RegionSearchProjection
 @testable import RegionSearchPropagation
 @testable import RegionSearchRegions
@@ -183,6 +184,67 @@ final class DensityHierarchyTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Set(street.members.map { Int($0) }).intersection(planted).count, 54)
         let without = try Self.run(city, keyword: "cafe", overrides: [("street_half_width_m", .number(0))])
         XCTAssertFalse(without.table.regions.contains { $0.level > 0 && isStreet($0, without) })
+    }
+
+    /// A dining street in a city where cafés are 2 % of 16,000 POIs (60 cafés within 12 m of a
+    /// 1.2 km line) and a group of 12 cafés within 30 m of a point 110 m off its middle, dense by
+    /// itself and joined to the street by the keyword graph: one level-0 region holds both, and it
+    /// is not drawn as the street (the group is a sixth of it, more than the tenth a street band
+    /// may leave out). Its street is a finer region inside it, holding at least 54 of the 60 cafés
+    /// and nothing off the line; the street alone, without the group, is the level-0 region itself
+    /// and has no street inside it. (Before, a street holding more than `same_region_share` (0.7)
+    /// of its region was never a finer region, and the street beside the group was not drawn.)
+    func testAStreetIsAFinerRegionUnlessItIsNineInTenOfItsRegion() throws {
+        XCTAssertEqual(
+            DensityHierarchy.streetRegionShare, RegionPolygonBuilder.streetBandShare,
+            "a region is its street exactly when the hulls stage draws it as its street band")
+        var rng = SeededRandom(seed: 31)
+        var street = City()
+        street.square(16_000, side: 8_000, keyword: "cafe", share: 0.02, &rng)
+        let start = street.x.count
+        let (ax, ay, angle) = (-600.0, 200.0, 20 * Double.pi / 180)
+        for _ in 0..<60 {
+            let t = rng.uniform(0, 1_200)
+            let o = rng.uniform(-12, 12)
+            street.add(ax + t * cos(angle) - o * sin(angle), ay + t * sin(angle) + o * cos(angle), "cafe")
+        }
+        let end = street.x.count
+        var withGroup = street
+        let (gx, gy) = (ax + 600 * cos(angle) + 110 * sin(angle), ay + 600 * sin(angle) - 110 * cos(angle))
+        withGroup.disc(12, r: 30, cx: gx, cy: gy, category: "cafe", &rng)
+        func offLine(_ p: Int, _ o: Outcome) -> Double {
+            abs((o.localY[p] - ay) * cos(angle) - (o.localX[p] - ax) * sin(angle))
+        }
+        func planted(_ o: Outcome, _ range: Range<Int>) -> Set<Int> {
+            Set(range.map { p in o.points.row.firstIndex(of: UInt32(p))! })
+        }
+
+        let o = try Self.run(withGroup, keyword: "cafe")
+        let streetCafes = planted(o, start..<end)
+        let groupCafes = planted(o, end..<withGroup.x.count)
+        let regions = o.table.regions
+        let both = try XCTUnwrap(
+            regions.firstIndex { r in
+                let members = Set(r.members.map(Int.init))
+                return r.level == 0 && members.intersection(streetCafes).count >= 57
+                    && members.intersection(groupCafes).count >= 10
+            }, "one level-0 region holding the street and the group")
+        // Whether a finer region inside `parent` lies along the street, holding `cafes` but for six.
+        func hasStreet(in parent: Int, _ o: Outcome, _ cafes: Set<Int>) -> Bool {
+            o.table.regions.contains { r in
+                r.parent == parent && r.members.allSatisfy { offLine(Int($0), o) <= 60 }
+                    && Set(r.members.map(Int.init)).intersection(cafes).count >= cafes.count - 6
+            }
+        }
+        XCTAssertTrue(hasStreet(in: both, o, streetCafes), "the street, a finer region inside the level-0 region")
+
+        let alone = try Self.run(street, keyword: "cafe")
+        let aloneCafes = planted(alone, start..<end)
+        let region = try XCTUnwrap(
+            alone.table.regions.firstIndex {
+                $0.level == 0 && Set($0.members.map(Int.init)).intersection(aloneCafes).count >= 57
+            }, "the street alone is a level-0 region")
+        XCTAssertFalse(hasStreet(in: region, alone, aloneCafes), "and it is its street: no finer region holds it")
     }
 
     /// A downtown (500 cafés over 900 m) holding a district whose cafés stand 1.3 × as dense as
