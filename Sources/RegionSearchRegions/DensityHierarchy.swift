@@ -489,12 +489,6 @@ public struct DensityHierarchy: Sendable {
         }
     }
 
-    /// Rule 5: the streets (``StreetBands``) among the keyword POIs at `positions`, a level-0
-    /// region (candidate `parent`), as candidates one level below the deepest of its other
-    /// regions. The keyword's POIs around the region (found in `byX`, every keyword-graph position
-    /// in order of x) count beside a band. A region whose streets hold at least
-    /// ``streetRegionShare`` of its POIs is those streets itself (a dining street alone in the
-    /// suburbs, drawn whole as a street at level 0), and gets none.
     /// The share of a level-0 region's POIs its streets hold when the region is those streets:
     /// nine in ten, the share the hulls stage draws a region as its street band at
     /// (`RegionPolygonBuilder.streetBandShare`). Below it the region is drawn as an area, and
@@ -504,6 +498,12 @@ public struct DensityHierarchy: Sendable {
     /// not drawn at all (the strips cases, EXPERIMENTS.md).
     static let streetRegionShare = 0.9
 
+    /// Rule 5: the streets (``StreetBands``) among the keyword POIs at `positions`, a level-0
+    /// region (candidate `parent`), as candidates one level below the deepest of its other
+    /// regions. The keyword's POIs around the region (found in `byX`, every keyword-graph position
+    /// in order of x) count beside a band. A region whose streets hold at least
+    /// ``streetRegionShare`` of its POIs is those streets itself (a dining street alone in the
+    /// suburbs, drawn whole as a street at level 0), and gets none.
     private func streets(
         in positions: [Int32], parent: Int, bandFloor: Double, f: [Double], kg: KeywordGraph,
         byX: [(x: Double, position: Int32)], options: Options
