@@ -87,20 +87,9 @@ extension RegionPolygonBuilder {
         return try geos.lineString(x: line.map(\.x), y: line.map(\.y)).buffer(reach, quadrantSegments: 4)
     }
 
-    /// Whether two vertices of a polyline more than `beyond` apart along it are less than half
-    /// that apart in the plane: the line turns back (a U-turn, a loop; a right-angled corner
-    /// keeps 0.71 of it, a semicircle 0.64, a hairpin less).
+    /// Whether the polyline turns back (``StreetSpine/turnsBack(_:beyond:)``).
     static func turnsBack(_ line: [(x: Double, y: Double)], beyond: Double) -> Bool {
-        var along = [0.0]
-        for k in 1..<line.count {
-            along.append(along[k - 1] + hypot(line[k].x - line[k - 1].x, line[k].y - line[k - 1].y))
-        }
-        for i in line.indices {
-            for j in (i + 1)..<line.count where along[j] - along[i] > beyond {
-                if 2 * hypot(line[j].x - line[i].x, line[j].y - line[i].y) < along[j] - along[i] { return true }
-            }
-        }
-        return false
+        StreetSpine.turnsBack(line, beyond: beyond)
     }
 
     /// Whether a point's distance d from a polyline passes `band(d)` (a test that holds for

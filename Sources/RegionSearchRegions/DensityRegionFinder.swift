@@ -120,13 +120,19 @@ public struct DensityRegionFinder: Sendable {
         /// own, and both candidates, is its two sides (``SaddleSplit``; only where the propagated
         /// density is given); ≤ 1: not.
         var splitPersistence: Double = 2
+        /// The false discovery rate the regions are kept at: a street is parted from the rest of
+        /// its set only when significant on its own at this level, Bonferroni over the keyword's
+        /// candidate sets (``streetParts(_:kg:edges:factor:aspect:candidate:significant:)``).
+        var fdr: Double = 0.05
 
         public init(
             coreRatio: Double = 10, extendRatio: Double = 4, minKeywordPOIs: Int = 8, smoothing: Double = 0.5,
             outlierSpacing: Double = 1.5, contrastRing: Double = 2, offStreet: Double = 3, streetAspect: Double = 4,
             streetEnds: Double = 3, streetExtendRatio: Double = 2, hullCorners: HullCorners = .angle,
-            besideStreet: Double = 1, streetRunOn: Double = 3, persistence: Double = 2, splitPersistence: Double = 2
+            besideStreet: Double = 1, streetRunOn: Double = 3, persistence: Double = 2, splitPersistence: Double = 2,
+            fdr: Double = 0.05
         ) {
+            self.fdr = fdr
             self.persistence = persistence
             self.splitPersistence = splitPersistence
             self.besideStreet = besideStreet
@@ -234,6 +240,53 @@ public struct DensityRegionFinder: Sendable {
             sets = Self.trimmed(
                 sets, kg: kg, edges: edges, factor: options.outlierSpacing, candidate: isCandidate)
         }
+        let ringGround = options.contrastRing > 0 ? ownedGround : nil
+        var isKeyword: [UInt64] = []
+        var visited: [UInt64] = []
+        if ringGround != nil {
+            isKeyword = [UInt64](repeating: 0, count: (graph.nodeCount + 63) / 64)
+            visited = isKeyword
+            for v in kg.geometry.subset { isKeyword[Int(v) >> 6] |= 1 << (UInt64(v) & 63) }
+        }
+        // A set's significance (rule 4): its POIs against the reference over the ground they stand
+        // for, and, where its ring is denser than the reference, its hull's POIs against the ring.
+        func pValue(of component: [Int32]) -> Double {
+            var area = 0.0
+            var expected = 0.0
+            for p in component {
+                let d = max(kg.spacing[Int(p)], 1)
+                area += Double.pi * d * d / k
+                expected += Double.pi * d * d / k * (reference?[Int(p)] ?? lambda)
+            }
+            var pValue = Significance.densityPValue(k: component.count, expected: expected, windows: kg.count)
+            if let ringGround {
+                let c = contrast(
+                    component, kg: kg, isKeyword: isKeyword, ground: ringGround, ringFactor: options.contrastRing,
+                    spacing: Self.spacing(component, kg), visited: &visited)
+                let ringDensity = c.ringArea > 0 ? Double(c.ringKeyword) / c.ringArea : 0
+                let reference = area > 0 ? expected / area : lambda
+                // A hull whose POIs own no ground (one address with no other POI near it) expects
+                // nothing, and the ring test passes: such a set is judged by the test above alone.
+                // With corners counted by angle, only where the ring is denser than the reference:
+                // a clump standing alone is judged by the test above, over the ground its members
+                // stand for (with corners counted whole, the ring test against the reference
+                // decided no region on any case of the quality suite; with them counted by angle it
+                // would drop small clusters that stand alone, such as a row of 8 restaurants in a
+                // suburb with no other POI near).
+                let test: (k: Int, null: Double)? =
+                    switch options.hullCorners {
+                    case .angle:
+                        ringDensity > reference
+                            ? (Self.angleCount(inHull: c.hullKeyword, corners: c.corners), ringDensity) : nil
+                    case .whole: (c.hullKeyword, max(reference, ringDensity))
+                    }
+                if let test {
+                    let p = Significance.densityPValue(k: test.k, expected: test.null * c.hullArea, windows: kg.count)
+                    pValue = max(pValue, p)
+                }
+            }
+            return pValue
+        }
         if options.offStreet > 0 {
             // Beside a street, a member's density without the street's members (`besideStreet`).
             let floor = options.besideStreet * options.extendRatio
@@ -243,6 +296,13 @@ public struct DensityRegionFinder: Sendable {
             sets = Self.offStreet(
                 sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect, dense: dense,
                 candidate: isCandidate)
+            // A set that is mostly a street: the street parted from the rest, where it stands out on
+            // its own (significant by Bonferroni over the candidate sets, so at any false discovery
+            // rate of the others).
+            let bound = options.fdr / Double(max(1, sets.filter(isCandidate).count))
+            sets = Self.streetParts(
+                sets, kg: kg, edges: edges, factor: options.offStreet, aspect: options.streetAspect,
+                candidate: isCandidate, significant: { pValue(of: $0) <= bound })
         }
         if let propagated, options.splitPersistence > 1 {
             // Before the saddle join and the street's run, which may join the two sides again
@@ -256,14 +316,6 @@ public struct DensityRegionFinder: Sendable {
             sets = Self.joinedAtSaddles(
                 sets, kg: kg, ratio: ratio, eligible: eligible, floor: options.extendRatio,
                 persistence: options.persistence, edges: &edges, support: &support, candidate: isCandidate)
-        }
-        let ringGround = options.contrastRing > 0 ? ownedGround : nil
-        var isKeyword: [UInt64] = []
-        var visited: [UInt64] = []
-        if ringGround != nil {
-            isKeyword = [UInt64](repeating: 0, count: (graph.nodeCount + 63) / 64)
-            visited = isKeyword
-            for v in kg.geometry.subset { isKeyword[Int(v) >> 6] |= 1 << (UInt64(v) & 63) }
         }
         let runs = StreetRunOn(gap: options.streetRunOn, aspect: options.streetAspect, x: x, y: y, graph: graph)
             .extend(
@@ -306,34 +358,7 @@ public struct DensityRegionFinder: Sendable {
             region.nFootprintKeyword = positions.count
             region.share = 1
             region.lift = 1
-            region.pValue = Significance.densityPValue(
-                k: component.count, expected: expected, windows: kg.count)
-            if let ringGround {
-                let c = contrast(
-                    component, kg: kg, isKeyword: isKeyword, ground: ringGround, ringFactor: options.contrastRing,
-                    spacing: region.spacing, visited: &visited)
-                let ringDensity = c.ringArea > 0 ? Double(c.ringKeyword) / c.ringArea : 0
-                let reference = area > 0 ? expected / area : lambda
-                // A hull whose POIs own no ground (one address with no other POI near it) expects
-                // nothing, and the ring test passes: such a set is judged by the test above alone.
-                // With corners counted by angle, only where the ring is denser than the reference:
-                // a clump standing alone is judged by the test above, over the ground its members
-                // stand for (with corners counted whole, the ring test against the reference
-                // decided no region on any case of the quality suite; with them counted by angle it
-                // would drop small clusters that stand alone, such as a row of 8 restaurants in a
-                // suburb with no other POI near).
-                let test: (k: Int, null: Double)? =
-                    switch options.hullCorners {
-                    case .angle:
-                        ringDensity > reference
-                            ? (Self.angleCount(inHull: c.hullKeyword, corners: c.corners), ringDensity) : nil
-                    case .whole: (c.hullKeyword, max(reference, ringDensity))
-                    }
-                if let test {
-                    let p = Significance.densityPValue(k: test.k, expected: test.null * c.hullArea, windows: kg.count)
-                    region.pValue = max(region.pValue, p)
-                }
-            }
+            region.pValue = pValue(of: component)
             regions.append((region, positions))
         }
         summary.supportSearches = support.searches - searchesBefore

@@ -203,7 +203,9 @@ public struct RegionOptions: StageOptions, Equatable {
             + "(their band is street_aspect times as long as wide), a member farther than this many half-widths of that "
             + "band from its centre line is left out (and the region splits where that leaves it in pieces): a "
             + "restaurant around the corner from a dining street is dense by its neighbours, which are the street, "
-            + "but a person draws the street without it; 0 keeps every member.")
+            + "but a person draws the street without it. A set at least 70 % on a street is parted into the street "
+            + "and the rest when the street is one piece, a candidate, a street by its spine and significant on its "
+            + "own (Bonferroni over the candidate sets at fdr). 0 keeps every member and parts nothing.")
     static let besideStreetSpec = ParameterSpec(
         "beside_street", .number(min: 0, max: 1000), default: .number(defaults.density.besideStreet),
         help:
@@ -387,7 +389,8 @@ public struct RegionOptions: StageOptions, Equatable {
             streetEnds: p.double(Self.streetEndsSpec), streetExtendRatio: p.double(Self.streetExtendRatioSpec),
             hullCorners: p.choice(Self.hullCornersSpec, as: DensityRegionFinder.HullCorners.self),
             besideStreet: p.double(Self.besideStreetSpec), streetRunOn: p.double(Self.streetRunOnSpec),
-            persistence: p.double(Self.persistenceSpec), splitPersistence: p.double(Self.splitPersistenceSpec))
+            persistence: p.double(Self.persistenceSpec), splitPersistence: p.double(Self.splitPersistenceSpec),
+            fdr: p.double(Self.fdrSpec))
         self.init(
             method: p.choice(Self.methodSpec, as: Method.self),
             measure: p.choice(Self.measureSpec, as: Measure.self),

@@ -56,7 +56,9 @@ public enum RegionsStage {
         //     a band significantly denser than the bands beside it (`street_half_width_m`).
         // 22: two level-0 candidates that are one street with a stretch too sparse for a run's
         //     step between them are joined (facing ends); a level-0 region's streets are finer
-        //     regions unless they hold nine in ten of its POIs (21: more than `same_region_share`).
+        //     regions unless they hold nine in ten of its POIs (21: more than `same_region_share`);
+        //     a set mostly on a street is parted into the street and the rest where the street
+        //     stands out on its own (`off_street`).
         version: 22,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),

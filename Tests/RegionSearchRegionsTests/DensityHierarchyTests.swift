@@ -188,12 +188,14 @@ final class DensityHierarchyTests: XCTestCase {
 
     /// A dining street in a city where cafés are 2 % of 16,000 POIs (60 cafés within 12 m of a
     /// 1.2 km line) and a group of 12 cafés within 30 m of a point 110 m off its middle, dense by
-    /// itself and joined to the street by the keyword graph: one level-0 region holds both, and it
-    /// is not drawn as the street (the group is a sixth of it, more than the tenth a street band
-    /// may leave out). Its street is a finer region inside it, holding at least 54 of the 60 cafés
-    /// and nothing off the line; the street alone, without the group, is the level-0 region itself
-    /// and has no street inside it. (Before, a street holding more than `same_region_share` (0.7)
-    /// of its region was never a finer region, and the street beside the group was not drawn.)
+    /// itself and joined to the street by the keyword graph. By default the street is drawn by
+    /// level-0 regions without the group (``DensityRegionFinder/streetParts``). Without the
+    /// off-street rules (`off_street` 0) one level-0 region holds both, and it is not drawn as the
+    /// street (the group is a sixth of it, more than the tenth a street band may leave out): its
+    /// street is a finer region inside it, holding at least 54 of the 60 cafés and nothing off the
+    /// line. The street alone, without the group, is the level-0 region itself and has no street
+    /// inside it. (Before, a street holding more than `same_region_share` (0.7) of its region was
+    /// never a finer region, and the street beside the group was not drawn.)
     func testAStreetIsAFinerRegionUnlessItIsNineInTenOfItsRegion() throws {
         XCTAssertEqual(
             DensityHierarchy.streetRegionShare, RegionPolygonBuilder.streetBandShare,
@@ -219,7 +221,18 @@ final class DensityHierarchyTests: XCTestCase {
             Set(range.map { p in o.points.row.firstIndex(of: UInt32(p))! })
         }
 
-        let o = try Self.run(withGroup, keyword: "cafe")
+        let parted = try Self.run(withGroup, keyword: "cafe")
+        let partedStreet = planted(parted, start..<end)
+        let partedGroup = planted(parted, end..<withGroup.x.count)
+        // (This street's cafés thin out near one end: the keyword graph has it in two pieces.)
+        let onStreet = parted.table.regions.filter { r in
+            r.level == 0 && Set(r.members.map(Int.init)).intersection(partedStreet).count >= 5
+        }
+        let members = Set(onStreet.flatMap { $0.members.map(Int.init) })
+        XCTAssertGreaterThanOrEqual(members.intersection(partedStreet).count, 57, "the street's level-0 regions")
+        XCTAssertLessThanOrEqual(members.intersection(partedGroup).count, 1, "by default without the group")
+
+        let o = try Self.run(withGroup, keyword: "cafe", overrides: [(RegionOptions.offStreetSpec.key, .number(0))])
         let streetCafes = planted(o, start..<end)
         let groupCafes = planted(o, end..<withGroup.x.count)
         let regions = o.table.regions
@@ -238,7 +251,7 @@ final class DensityHierarchyTests: XCTestCase {
         }
         XCTAssertTrue(hasStreet(in: both, o, streetCafes), "the street, a finer region inside the level-0 region")
 
-        let alone = try Self.run(street, keyword: "cafe")
+        let alone = try Self.run(street, keyword: "cafe", overrides: [(RegionOptions.offStreetSpec.key, .number(0))])
         let aloneCafes = planted(alone, start..<end)
         let region = try XCTUnwrap(
             alone.table.regions.firstIndex {

@@ -241,6 +241,45 @@ final class DensityRegionFinderTests: XCTestCase {
             [street, district])
     }
 
+    /// A street of 30 cafés 10 m apart (±1 m) on the x axis, and a cluster of 12 cafés within 8 m
+    /// of (150, 60), joined to it (every edge of their triangulation): one set, 71 % of it on the
+    /// street. The street is parted from the cluster (two sets, in order of their smallest
+    /// position) when it is a candidate and significant on its own; not when it is not
+    /// significant, nor when the candidate test refuses the set, nor when it is less than 70 % of
+    /// the set (68 %, with 14 cafés in the cluster).
+    func testAStreetIsPartedFromAClusterBesideItWhereItStandsOutOnItsOwn() {
+        func city(cluster: Int) -> [(Double, Double)] {
+            var points = (0..<30).map { (Double($0) * 10, Double($0 % 3) - 1) }
+            var rng = SeededRandom(seed: 5)
+            for i in 0..<cluster {
+                let t = Double(i) * 2 * Double.pi / Double(cluster)
+                let r = i % 2 == 0 ? 7.0 : 3.5
+                points.append((150 + r * cos(t) + rng.uniform(-0.5, 0.5), 60 + r * sin(t) + rng.uniform(-0.5, 0.5)))
+            }
+            return points
+        }
+        let street = (0..<30).map { Int32($0) }
+        let (kg, edges) = Self.keywordGraph(city(cluster: 12))
+        let all = (0..<42).map { Int32($0) }
+        let parted = DensityRegionFinder.streetParts(
+            [all], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { $0.count >= 8 }, significant: { _ in true })
+        XCTAssertEqual(parted, [street, (30..<42).map { Int32($0) }])
+        XCTAssertEqual(
+            DensityRegionFinder.streetParts(
+                [all], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { $0.count >= 8 },
+                significant: { _ in false }), [all], "a street that does not stand out alone stays whole")
+        XCTAssertEqual(
+            DensityRegionFinder.streetParts(
+                [all], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { _ in false },
+                significant: { _ in true }), [all])
+        let (larger, largerEdges) = Self.keywordGraph(city(cluster: 14))
+        let both = (0..<44).map { Int32($0) }
+        XCTAssertEqual(
+            DensityRegionFinder.streetParts(
+                [both], kg: larger, edges: largerEdges, factor: 3, aspect: 4, candidate: { $0.count >= 8 },
+                significant: { _ in true }), [both], "the street is two thirds of the set: not mostly a street")
+    }
+
     func testAMemberBesideAStreetDenseOnlyByItIsLeftOutAndAClusterBesideItStays() throws {
         // A street of 30 cafés 10 m apart (±1 m) on the x axis; three cafés 45–62 m north of its
         // middle (A), whose fellow members are each other and the street, in no band; a cluster

@@ -39,6 +39,22 @@ public struct StreetSpine: Sendable {
         return length
     }
 
+    /// Whether two vertices of a polyline more than `beyond` apart along it are less than half
+    /// that apart in the plane: the line turns back (a U-turn, a loop; a right-angled corner
+    /// keeps 0.71 of it, a semicircle 0.64, a hairpin less).
+    public static func turnsBack(_ line: [(x: Double, y: Double)], beyond: Double) -> Bool {
+        var along = [0.0]
+        for k in 1..<line.count {
+            along.append(along[k - 1] + hypot(line[k].x - line[k - 1].x, line[k].y - line[k - 1].y))
+        }
+        for i in line.indices {
+            for j in (i + 1)..<line.count where along[j] - along[i] > beyond {
+                if 2 * hypot(line[j].x - line[i].x, line[j].y - line[i].y) < along[j] - along[i] { return true }
+            }
+        }
+        return false
+    }
+
     /// Whether the points form a street: the centre line at least `aspect` times as long as the
     /// band is wide.
     public func isStreet(aspect: Double) -> Bool { length >= aspect * 2 * halfWidth }

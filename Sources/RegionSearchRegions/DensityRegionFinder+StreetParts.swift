@@ -1,0 +1,111 @@
+import Foundation
+import RegionSearchCore
+import RegionSearchGraph
+
+extension DensityRegionFinder {
+    /// The share of a set's members on its street at which the street is parted from the others
+    /// (``streetParts(_:kg:edges:factor:aspect:candidate:significant:)``): most of the set.
+    static let streetPartShare = 0.7
+
+    /// `sets` with each set that is mostly a street parted from its other members: the street is
+    /// one set, and the others are the pieces the keyword graph leaves of them (each a candidate
+    /// when it qualifies on its own). Only sets `candidate` accepts (and of more than four members)
+    /// are looked at; every set's pieces take its place, in order of their smallest position.
+    ///
+    /// A member is on the street when its fellow members form a street band and it lies within
+    /// `factor` of that band's half-widths (as for ``offStreet(_:kg:edges:factor:aspect:dense:candidate:)``),
+    /// or when it lies that close to the band of its nearest fellow member on a street (where a
+    /// street bends or ends, a member's own fellows form no band, but it is on the line). A set is
+    /// parted when at least ``streetPartShare`` of it, but not all, is on the street, and the
+    /// street part is one piece over the keyword graph, a candidate, a street by its spine
+    /// (``StreetSpine``, `aspect` times as long as wide, not turning back as round a block) and
+    /// `significant` on its own.
+    ///
+    /// Why: a dining street with a few of the city's restaurants grouped beside it, dense without
+    /// it (`besideStreet` keeps them), was one region drawn round both, an area with arms where a
+    /// person draws the street as a street-wide band. The significance condition keeps a short
+    /// row of restaurants whole when the few beside it are what it stands out with: parted, they
+    /// would be in its contrast ring.
+    static func streetParts(
+        _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double, aspect: Double,
+        candidate: ([Int32]) -> Bool, significant: ([Int32]) -> Bool
+    ) -> [[Int32]] {
+        let m = kg.count
+        var setOf = [Int32](repeating: -1, count: m)
+        var marked = false
+        for (i, set) in sets.enumerated() where candidate(set) && set.count > 4 {
+            for p in set { setOf[Int(p)] = Int32(i) }
+            marked = true
+        }
+        guard marked else { return sets }
+        let bands = kg.fellowBands(only: { setOf[$0] >= 0 }, fellow: { setOf[$0] == setOf[$1] })
+        var onStreet = [Bool](repeating: false, count: m)
+        for p in 0..<m where setOf[p] >= 0 {
+            if let b = bands[p], b.aspect >= aspect, b.offset <= factor * b.halfWidth { onStreet[p] = true }
+        }
+        // On the street: on a band of its own, or near the band of its nearest fellow street member.
+        var part = onStreet
+        for p in 0..<m where setOf[p] >= 0 && !onStreet[p] {
+            if let b = bands[p], b.aspect >= aspect { continue }
+            let listed = kg.geometry.listedLocations(of: p, nearest: kg.nearest)
+            guard let q = listed.first(where: { setOf[$0.position] == setOf[p] && onStreet[$0.position] }),
+                let street = bands[q.position]
+            else { continue }
+            let (px, py) = kg.geometry.point(p)
+            part[p] = street.distanceFromAxis(px, py) <= factor * street.halfWidth
+        }
+        var edgesOf: [Int32: [(a: Int32, b: Int32)]] = [:]
+        for edge in edges where setOf[Int(edge.a)] >= 0 && setOf[Int(edge.a)] == setOf[Int(edge.b)] {
+            edgesOf[setOf[Int(edge.a)], default: []].append(edge)
+        }
+        var local = [Int32](repeating: -1, count: m)
+        var out: [[Int32]] = []
+        for (i, set) in sets.enumerated() {
+            let onIt = set.filter { part[Int($0)] }.count
+            guard set.first.map({ setOf[Int($0)] == Int32(i) }) ?? false, onIt < set.count,
+                Double(onIt) >= streetPartShare * Double(set.count)
+            else {
+                out.append(set)
+                continue
+            }
+            // The set's pieces over its edges within the street part and within the rest.
+            for (j, p) in set.enumerated() { local[Int(p)] = Int32(j) }
+            let localEdges = (edgesOf[Int32(i)] ?? []).compactMap { e -> (a: Int32, b: Int32)? in
+                part[Int(e.a)] == part[Int(e.b)] ? (local[Int(e.a)], local[Int(e.b)]) : nil
+            }
+            for p in set { local[Int(p)] = -1 }
+            let pieces = KeywordGraph.components(
+                count: set.count, eligible: [Bool](repeating: true, count: set.count), edges: localEdges
+            ).map { $0.map { set[Int($0)] } }
+            let streets = pieces.filter { part[Int($0[0])] }
+            guard streets.count == 1, candidate(streets[0]),
+                isStreet(streets[0], kg: kg, edges: edgesOf[Int32(i)] ?? [], aspect: aspect), significant(streets[0])
+            else {
+                out.append(set)
+                continue
+            }
+            out += pieces
+        }
+        return out
+    }
+
+    /// Whether the keyword-graph positions `piece` (sorted) form a street by their spine over
+    /// `edges`: at least `aspect` times as long as twice its half-width, and not turning back (a
+    /// spine round three sides of a block lines its frontages: a block, drawn whole).
+    private static func isStreet(
+        _ piece: [Int32], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], aspect: Double
+    ) -> Bool {
+        var at = [Int32: Int]()
+        for (j, p) in piece.enumerated() { at[p] = j }
+        let points = piece.map { kg.geometry.point(Int($0)) }
+        let spineEdges = edges.compactMap { e -> (a: Int, b: Int, length: Double)? in
+            guard let a = at[e.a], let b = at[e.b] else { return nil }
+            return (a, b, hypot(points[a].x - points[b].x, points[a].y - points[b].y))
+        }
+        guard
+            let spine = StreetSpine(
+                x: points.map(\.x), y: points.map(\.y), edges: spineEdges, minimumHalfWidth: kg.rules.minSpacing)
+        else { return false }
+        return spine.isStreet(aspect: aspect) && !StreetSpine.turnsBack(spine.centre, beyond: 2 * spine.halfWidth)
+    }
+}
