@@ -492,10 +492,11 @@ public struct DensityHierarchy: Sendable {
     /// The share of a level-0 region's POIs its streets hold when the region is those streets:
     /// nine in ten, the share the hulls stage draws a region as its street band at
     /// (`RegionPolygonBuilder.streetBandShare`). Below it the region is drawn as an area, and
-    /// its streets are a finer level inside it: a dining street with a few restaurants grouped
-    /// 100–400 m off it, joined to it by the keyword graph, is one level-0 region drawn round
-    /// both; at the hierarchy's `sameRegionShare` (0.7) the street held more than that and was
-    /// not drawn at all (the strips cases, EXPERIMENTS.md).
+    /// its streets are a finer level inside it: a dining street with restaurants grouped off it,
+    /// joined to it by the keyword graph and not parted from it at level 0
+    /// (`DensityRegionFinder.streetParts`), is one level-0 region drawn round both; at the
+    /// hierarchy's `sameRegionShare` (0.7) the street held more than that and was not drawn at
+    /// all (the strips cases, EXPERIMENTS.md).
     static let streetRegionShare = 0.9
 
     /// Rule 5: the streets (``StreetBands``) among the keyword POIs at `positions`, a level-0
