@@ -74,6 +74,21 @@ final class StreetSpineTests: XCTestCase {
         XCTAssertFalse(spine.isStreet(aspect: 4))
     }
 
+    /// A line turns back when two of its vertices more than `beyond` apart along it are less than
+    /// half that apart: a U round a 40 m block (100 m along, 40 m across the U's ends) does; a
+    /// right angle (0.71 of the way along) and a straight line do not, nor does a line of two
+    /// vertices or none.
+    func testALineTurnsBackAtAUButNotAtARightAngle() {
+        let u: [(x: Double, y: Double)] = [(0, 0), (30, 0), (30, 40), (0, 40)]
+        XCTAssertTrue(StreetSpine.turnsBack(u, beyond: 20))
+        XCTAssertFalse(StreetSpine.turnsBack(u, beyond: 100), "nothing more than 100 m apart along it")
+        let corner: [(x: Double, y: Double)] = [(0, 0), (50, 0), (50, 50)]
+        XCTAssertFalse(StreetSpine.turnsBack(corner, beyond: 20))
+        XCTAssertFalse(StreetSpine.turnsBack([(0, 0), (50, 0), (100, 0)], beyond: 20))
+        XCTAssertFalse(StreetSpine.turnsBack([(0, 0), (50, 0)], beyond: 20))
+        XCTAssertFalse(StreetSpine.turnsBack([], beyond: 20))
+    }
+
     func testFewerThanThreePointsOrNoEdgeHaveNoSpine() {
         XCTAssertNil(StreetSpine(x: [0, 10], y: [0, 0], edges: [(0, 1, 10)], minimumHalfWidth: 1))
         XCTAssertNil(StreetSpine(x: [0, 10, 20], y: [0, 0, 0], edges: [], minimumHalfWidth: 1))

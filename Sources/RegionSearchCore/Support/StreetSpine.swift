@@ -43,6 +43,7 @@ public struct StreetSpine: Sendable {
     /// that apart in the plane: the line turns back (a U-turn, a loop; a right-angled corner
     /// keeps 0.71 of it, a semicircle 0.64, a hairpin less).
     public static func turnsBack(_ line: [(x: Double, y: Double)], beyond: Double) -> Bool {
+        guard line.count > 2 else { return false }
         var along = [0.0]
         for k in 1..<line.count {
             along.append(along[k - 1] + hypot(line[k].x - line[k - 1].x, line[k].y - line[k - 1].y))
