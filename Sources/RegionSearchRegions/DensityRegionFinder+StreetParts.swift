@@ -30,19 +30,11 @@ extension DensityRegionFinder {
         _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double, aspect: Double,
         candidate: ([Int32]) -> Bool, significant: ([Int32]) -> Bool
     ) -> [[Int32]] {
+        guard
+            let (setOf, bands, onStreet) = streetMembers(
+                sets, kg: kg, factor: factor, aspect: aspect, candidate: candidate)
+        else { return sets }
         let m = kg.count
-        var setOf = [Int32](repeating: -1, count: m)
-        var marked = false
-        for (i, set) in sets.enumerated() where candidate(set) && set.count > 4 {
-            for p in set { setOf[Int(p)] = Int32(i) }
-            marked = true
-        }
-        guard marked else { return sets }
-        let bands = kg.fellowBands(only: { setOf[$0] >= 0 }, fellow: { setOf[$0] == setOf[$1] })
-        var onStreet = [Bool](repeating: false, count: m)
-        for p in 0..<m where setOf[p] >= 0 {
-            if let b = bands[p], b.aspect >= aspect, b.offset <= factor * b.halfWidth { onStreet[p] = true }
-        }
         // On the street: on a band of its own, or near the band of its nearest fellow street member.
         var part = onStreet
         for p in 0..<m where setOf[p] >= 0 && !onStreet[p] {

@@ -250,7 +250,9 @@ public struct DensityRegionFinder: Sendable {
         }
         // A set's significance (rule 4): its POIs against the reference over the ground they stand
         // for, and, where its ring is denser than the reference, its hull's POIs against the ring.
-        func pValue(of component: [Int32]) -> Double {
+        // The ground a set's POIs stand for (π d² / k each, d its k-th neighbour distance), m², and
+        // the keyword POIs the reference expects on it.
+        func ground(of component: [Int32]) -> (area: Double, expected: Double) {
             var area = 0.0
             var expected = 0.0
             for p in component {
@@ -258,6 +260,10 @@ public struct DensityRegionFinder: Sendable {
                 area += Double.pi * d * d / k
                 expected += Double.pi * d * d / k * (reference?[Int(p)] ?? lambda)
             }
+            return (area, expected)
+        }
+        func pValue(of component: [Int32]) -> Double {
+            let (area, expected) = ground(of: component)
             var pValue = Significance.densityPValue(k: component.count, expected: expected, windows: kg.count)
             if let ringGround {
                 let c = contrast(
@@ -338,16 +344,12 @@ public struct DensityRegionFinder: Sendable {
                 edges: run.edges.isEmpty ? edges : edges + run.edges)
             var sum = 0.0
             var maximum = 0.0
-            var area = 0.0
-            var expected = 0.0
             for p in component {
                 let r = ratio[Int(p)]
                 sum += r
                 maximum = max(maximum, r)
-                let d = max(kg.spacing[Int(p)], 1)
-                area += Double.pi * d * d / k
-                expected += Double.pi * d * d / k * (reference?[Int(p)] ?? lambda)
             }
+            let area = ground(of: component).area
             region.scoreSum = sum
             region.scoreMean = sum / Double(component.count)
             region.scoreMax = maximum
@@ -570,20 +572,10 @@ public struct DensityRegionFinder: Sendable {
         _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double, aspect: Double,
         dense: ((Int, Double) -> Bool)? = nil, candidate: ([Int32]) -> Bool
     ) -> [[Int32]] {
-        let m = kg.count
-        var setOf = [Int32](repeating: -1, count: m)
-        var marked = false
-        for (i, set) in sets.enumerated() where candidate(set) && set.count > 4 {
-            for p in set { setOf[Int(p)] = Int32(i) }
-            marked = true
-        }
-        guard marked else { return sets }
-        let bands = kg.fellowBands(only: { setOf[$0] >= 0 }, fellow: { setOf[$0] == setOf[$1] })
-        // Street members: on a street band, within `factor` of its half-widths.
-        var onStreet = [Bool](repeating: false, count: m)
-        for p in 0..<m where setOf[p] >= 0 {
-            if let b = bands[p], b.aspect >= aspect, b.offset <= factor * b.halfWidth { onStreet[p] = true }
-        }
+        guard
+            let (setOf, bands, onStreet) = streetMembers(
+                sets, kg: kg, factor: factor, aspect: aspect, candidate: candidate)
+        else { return sets }
         return split(sets, setOf: setOf, edges: edges) { set in
             set.filter { p in
                 // A member with a street band of its own is judged by it alone.
@@ -594,6 +586,31 @@ public struct DensityRegionFinder: Sendable {
                     factor: factor, dense: dense)
             }
         }
+    }
+
+    /// The street members of the sets `candidate` accepts (and of more than four members), for
+    /// ``offStreet(_:kg:edges:factor:aspect:dense:candidate:)`` and
+    /// ``streetParts(_:kg:edges:factor:aspect:candidate:significant:)``: each keyword-graph
+    /// position's set (−1 outside those), the band its fellow members span, and whether it is on
+    /// a street band (`aspect` times as long as wide) within `factor` of its half-widths; nil when
+    /// no set is looked at.
+    static func streetMembers(
+        _ sets: [[Int32]], kg: KeywordGraph, factor: Double, aspect: Double, candidate: ([Int32]) -> Bool
+    ) -> (setOf: [Int32], bands: [SubsetGeometry.Band?], onStreet: [Bool])? {
+        let m = kg.count
+        var setOf = [Int32](repeating: -1, count: m)
+        var marked = false
+        for (i, set) in sets.enumerated() where candidate(set) && set.count > 4 {
+            for p in set { setOf[Int(p)] = Int32(i) }
+            marked = true
+        }
+        guard marked else { return nil }
+        let bands = kg.fellowBands(only: { setOf[$0] >= 0 }, fellow: { setOf[$0] == setOf[$1] })
+        var onStreet = [Bool](repeating: false, count: m)
+        for p in 0..<m where setOf[p] >= 0 {
+            if let b = bands[p], b.aspect >= aspect, b.offset <= factor * b.halfWidth { onStreet[p] = true }
+        }
+        return (setOf, bands, onStreet)
     }
 
     /// Whether member `p`, whose own fellow members form no street, stands beside the street of its
