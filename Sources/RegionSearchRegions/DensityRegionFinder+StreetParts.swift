@@ -87,17 +87,8 @@ extension DensityRegionFinder {
     private static func isStreet(
         _ piece: [Int32], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], aspect: Double
     ) -> Bool {
-        var at = [Int32: Int]()
-        for (j, p) in piece.enumerated() { at[p] = j }
-        let points = piece.map { kg.geometry.point(Int($0)) }
-        let spineEdges = edges.compactMap { e -> (a: Int, b: Int, length: Double)? in
-            guard let a = at[e.a], let b = at[e.b] else { return nil }
-            return (a, b, hypot(points[a].x - points[b].x, points[a].y - points[b].y))
-        }
-        guard
-            let spine = StreetSpine(
-                x: points.map(\.x), y: points.map(\.y), edges: spineEdges, minimumHalfWidth: kg.rules.minSpacing)
-        else { return false }
-        return spine.isStreet(aspect: aspect) && !StreetSpine.turnsBack(spine.centre, beyond: 2 * spine.halfWidth)
+        StreetSpine(
+            positions: piece, edges: edges, minimumHalfWidth: kg.rules.minSpacing, point: { kg.geometry.point(Int($0)) }
+        )?.isOpenStreet(aspect: aspect) ?? false
     }
 }

@@ -316,7 +316,7 @@ public struct DensityRegionFinder: Sendable {
             sets = SaddleSplit.places(
                 sets, edges: edges, density: propagated, minimum: options.minKeywordPOIs,
                 persistence: options.splitPersistence, aspect: options.streetAspect,
-                point: { kg.geometry.point(Int($0)) }, candidate: isCandidate)
+                streetHalfWidth: kg.rules.minSpacing, point: { kg.geometry.point(Int($0)) }, candidate: isCandidate)
         }
         if options.persistence > 1 {
             sets = Self.joinedAtSaddles(

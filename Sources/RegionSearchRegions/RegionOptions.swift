@@ -235,8 +235,9 @@ public struct RegionOptions: StageOptions, Equatable {
             + "two sides of at least min_keyword_pois POIs is its saddle s, and when the median density of each side "
             + "is at least split_persistence * s the two sides (the POIs joined above s) are two sets. Not when a "
             + "side is no candidate (a POI at core_ratio, min_keyword_pois POIs), nor when a side lies along a line "
-            + "(its principal axes street_aspect times as long as wide: a street whose restaurants thin out for a "
-            + "stretch stays one), nor when a side would split again (a city's dense core holding districts stays one "
+            + "(its principal axes street_aspect times as long as wide) or along a street that bends (its spine "
+            + "street_aspect times as long as wide, not turning back): a street whose restaurants thin out for a "
+            + "stretch stays one; nor when a side would split again (a city's dense core holding districts stays one "
             + "region; its districts are the finer levels). Two café districts joined by a thinner line of cafés "
             + "along a river are two places; 0 or 1: not.")
     static let streetRunOnSpec = ParameterSpec(

@@ -17,7 +17,11 @@ import RegionSearchCore
 ///   own density.
 /// - **A street.** A dining street whose restaurants thin out for a stretch dips as deeply as two
 ///   districts do. A side whose POIs lie along a line (their principal axes `aspect` times as
-///   long as wide, ``isLine(_:aspect:)``) is a stretch of a street, and the street stays one.
+///   long as wide, ``isLine(_:aspect:)``), or along a street that bends (their spine over the
+///   side's own edges `aspect` times as long as wide and not turning back,
+///   ``StreetSpine/isOpenStreet(aspect:)``), is a stretch of a street, and the street stays one.
+///   A stretch round a bend is no straight line, and split at the bend the street would also
+///   lose its POIs round the saddle, which belong to neither side.
 /// - **A core.** A city's dense core holds districts. Split once, its sides hold places of their
 ///   own (they would split again), and it stays one region: level 0 is the coarsest structure, and
 ///   its districts are the finer levels (``DensityHierarchy``). Only a set that falls apart into
@@ -126,10 +130,12 @@ enum SaddleSplit {
     /// `sets` with each set that is two places (the type's rules; `candidate` says whether a set
     /// can be a region) replaced by its two sides, in its place (the sides in order of their
     /// smallest position). `edges` are the keyword graph's accepted edges (each set's own are
-    /// taken out once); `point` gives a position's coordinates.
+    /// taken out once); `point` gives a position's coordinates; `streetHalfWidth` is the least
+    /// half-width a side's spine is given (``StreetSpine``).
     static func places(
         _ sets: [[Int32]], edges: [(a: Int32, b: Int32)], density: [Double], minimum: Int, persistence: Double,
-        aspect: Double, point: (Int32) -> (x: Double, y: Double), candidate: ([Int32]) -> Bool
+        aspect: Double, streetHalfWidth: Double, point: (Int32) -> (x: Double, y: Double),
+        candidate: ([Int32]) -> Bool
     ) -> [[Int32]] {
         guard persistence > 1 else { return sets }
         // Each set's own edges, found in one pass over the keyword graph's.
@@ -146,7 +152,11 @@ enum SaddleSplit {
                 let split = split(
                     set, edges: own, density: { density[Int($0)] }, minimum: minimum, persistence: persistence),
                 split.sides.allSatisfy(candidate),
-                !split.sides.contains(where: { isLine($0.map(point), aspect: aspect) })
+                !split.sides.contains(where: { side in
+                    isLine(side.map(point), aspect: aspect)
+                        || StreetSpine(positions: side, edges: own, minimumHalfWidth: streetHalfWidth, point: point)?
+                            .isOpenStreet(aspect: aspect) ?? false
+                })
             else { return nil }
             return split.sides
         }

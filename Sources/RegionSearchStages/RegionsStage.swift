@@ -59,7 +59,9 @@ public enum RegionsStage {
         //     regions unless they hold nine in ten of its POIs (21: more than `same_region_share`);
         //     a set mostly on a street is parted into the street and the rest where the street
         //     stands out on its own (`off_street`).
-        version: 22,
+        // 23: a set whose saddle split would leave a side along a street that bends (by its spine)
+        //     stays one, as one whose side lies along a straight line did (`split_persistence`).
+        version: 23,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
@@ -114,7 +116,7 @@ public enum RegionsStage {
         the lower density.c of their ends, join its POIs; at the last join of two sides of at least
         min_keyword_pois POIs (the saddle s), each side's median at least split_persistence × s,
         both sides candidates, neither along a line (principal axes street_aspect times as long as
-        wide) nor splitting again (a core holding districts), the two sides (the POIs joined above
+        wide) or a street that bends (its spine as long, not turning back) nor splitting again (a core holding districts), the two sides (the POIs joined above
         s) are two sets. Two candidates that are one
         place are joined (persistence): where the keyword graph joins them through POIs whose r is at least s (their
         saddle, looked for down to extend_ratio / persistence, through POIs below

@@ -89,6 +89,35 @@ final class StreetSpineTests: XCTestCase {
         XCTAssertFalse(StreetSpine.turnsBack([], beyond: 20))
     }
 
+    func testAStreetRoundACornerRunsOnButOneRoundAUTurnsBack() throws {
+        // Points 10 m apart: an L (200 m north–south, then 200 m east) and a U (200 m up, 60 m
+        // across, 200 m down). Both spines are more than 4 × twice the 7 m floor long; the U's
+        // arms' tops are 60 m apart in the plane and over 400 m apart along it.
+        func walk(_ corners: [(Double, Double)]) -> (x: [Double], y: [Double]) {
+            var x: [Double] = []
+            var y: [Double] = []
+            for k in 1..<corners.count {
+                let (a, b) = (corners[k - 1], corners[k])
+                let steps = Int((hypot(b.0 - a.0, b.1 - a.1) / 10).rounded())
+                for i in (k == 1 ? 0 : 1)...steps {
+                    let t = Double(i) / Double(steps)
+                    x.append(a.0 + t * (b.0 - a.0))
+                    y.append(a.1 + t * (b.1 - a.1))
+                }
+            }
+            return (x, y)
+        }
+        let l = walk([(0, 200), (0, 0), (200, 0)])
+        let corner = try XCTUnwrap(StreetSpine(x: l.x, y: l.y, edges: edges(l.x, l.y, reach: 15), minimumHalfWidth: 7))
+        XCTAssertTrue(corner.isStreet(aspect: 4))
+        XCTAssertTrue(corner.isOpenStreet(aspect: 4))
+        let u = walk([(0, 200), (0, 0), (60, 0), (60, 200)])
+        let back = try XCTUnwrap(StreetSpine(x: u.x, y: u.y, edges: edges(u.x, u.y, reach: 15), minimumHalfWidth: 7))
+        XCTAssertTrue(back.isStreet(aspect: 4))
+        XCTAssertFalse(back.isOpenStreet(aspect: 4))
+        XCTAssertFalse(corner.isOpenStreet(aspect: 40), "no street at all: 40 × 14 m is longer than the L")
+    }
+
     func testFewerThanThreePointsOrNoEdgeHaveNoSpine() {
         XCTAssertNil(StreetSpine(x: [0, 10], y: [0, 0], edges: [(0, 1, 10)], minimumHalfWidth: 1))
         XCTAssertNil(StreetSpine(x: [0, 10, 20], y: [0, 0, 0], edges: [], minimumHalfWidth: 1))

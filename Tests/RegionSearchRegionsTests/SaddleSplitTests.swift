@@ -92,13 +92,22 @@ final class SaddleSplitTests: XCTestCase {
             var edges: [(a: Int32, b: Int32)] = []
             var groups: [[Int32]] = []
 
-            mutating func blob(_ centre: (x: Double, y: Double), line: Bool, _ rng: inout SeededRandom) {
+            /// 40 POIs round `centre`: in a square 120 m wide, along a line 400 m long and 10 m wide,
+            /// or (`corner`) along a street 10 m wide that runs 200 m west to `centre` and turns
+            /// north there for 200 m.
+            mutating func blob(
+                _ centre: (x: Double, y: Double), line: Bool, corner: Bool = false, _ rng: inout SeededRandom
+            ) {
                 let first = points.count
-                for _ in 0..<40 {
+                for i in 0..<40 {
                     let p =
-                        line
-                        ? (x: centre.x + rng.uniform(-200, 200), y: centre.y + rng.uniform(-5, 5))
-                        : (x: centre.x + rng.uniform(-60, 60), y: centre.y + rng.uniform(-60, 60))
+                        corner
+                        ? (i < 20
+                            ? (x: centre.x + rng.uniform(-200, 0), y: centre.y + rng.uniform(-5, 5))
+                            : (x: centre.x + rng.uniform(-5, 5), y: centre.y + rng.uniform(0, 200)))
+                        : line
+                            ? (x: centre.x + rng.uniform(-200, 200), y: centre.y + rng.uniform(-5, 5))
+                            : (x: centre.x + rng.uniform(-60, 60), y: centre.y + rng.uniform(-60, 60))
                     points.append(p)
                     density.append(10)
                 }
@@ -119,10 +128,13 @@ final class SaddleSplitTests: XCTestCase {
                 edges.append((a, b))
             }
 
-            func places(persistence: Double = 2, candidate: ([Int32]) -> Bool = { $0.count >= 8 }) -> [[Int32]] {
+            func places(
+                persistence: Double = 2, streetHalfWidth: Double = 5, candidate: ([Int32]) -> Bool = { $0.count >= 8 }
+            ) -> [[Int32]] {
                 SaddleSplit.places(
                     [(0..<points.count).map { Int32($0) }], edges: edges, density: density, minimum: 8,
-                    persistence: persistence, aspect: 4, point: { points[Int($0)] }, candidate: candidate)
+                    persistence: persistence, aspect: 4, streetHalfWidth: streetHalfWidth, point: { points[Int($0)] },
+                    candidate: candidate)
             }
         }
         var rng = SeededRandom(seed: 8)
@@ -151,5 +163,19 @@ final class SaddleSplitTests: XCTestCase {
         street.blob((420, 0), line: true, &rng)
         street.bridge(0, 1, density: 2)
         XCTAssertEqual(street.places().count, 1, "two stretches of one street stay one")
+
+        // A street that turns two corners, thinning out between them: each stretch round a corner
+        // is no straight line by its principal axes (its arms are as long as each other), but its
+        // spine runs 400 m along a band 10 m wide.
+        var bends = Layout()
+        bends.blob((0, 0), line: false, corner: true, &rng)
+        bends.blob((400, 200), line: false, corner: true, &rng)
+        bends.bridge(0, 1, density: 2)
+        XCTAssertFalse(bends.groups.contains { g in SaddleSplit.isLine(g.map { bends.points[Int($0)] }, aspect: 4) })
+        XCTAssertEqual(bends.places().count, 1, "two stretches of a street round its corners stay one")
+        // With a half-width floor as wide as the stretch's arms are long, no stretch is a street: two places.
+        XCTAssertEqual(bends.places(streetHalfWidth: 200).count, 2)
+        // Squares are no streets at any floor.
+        XCTAssertEqual(pair.places(streetHalfWidth: 1).count, 2)
     }
 }

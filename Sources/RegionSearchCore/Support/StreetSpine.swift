@@ -60,6 +60,14 @@ public struct StreetSpine: Sendable {
     /// band is wide.
     public func isStreet(aspect: Double) -> Bool { length >= aspect * 2 * halfWidth }
 
+    /// Whether the points form a street that runs on: ``isStreet(aspect:)``, and the centre line
+    /// does not turn back within two half-widths (``turnsBack(_:beyond:)``: a spine round three
+    /// sides of a block lines the block's frontages, and a person draws the block). A street may
+    /// bend, as round a corner.
+    public func isOpenStreet(aspect: Double) -> Bool {
+        isStreet(aspect: aspect) && !Self.turnsBack(centre, beyond: 2 * halfWidth)
+    }
+
     /// The spine of points `x`, `y` over `edges` (indices into the points, with their lengths;
     /// Kruskal takes the shortest first, ties in the order given); nil when fewer than three points
     /// or no edge between distinct points.
