@@ -116,8 +116,9 @@ public enum RegionsStage {
         the lower density.c of their ends, join its POIs; at the last join of two sides of at least
         min_keyword_pois POIs (the saddle s), each side's median at least split_persistence × s,
         both sides candidates, neither along a line (principal axes street_aspect times as long as
-        wide) or a street that bends (its spine as long, not turning back) nor splitting again (a core holding districts), the two sides (the POIs joined above
-        s) are two sets. Two candidates that are one
+        wide) or a street that bends (its spine as long, not turning back) nor splitting again (a
+        core holding districts), the two sides (the POIs joined above s) are two sets. Two
+        candidates that are one
         place are joined (persistence): where the keyword graph joins them through POIs whose r is at least s (their
         saddle, looked for down to extend_ratio / persistence, through POIs below
         extend_ratio or in sets too small to be candidates, never through a member left out above)

@@ -164,7 +164,7 @@ final class SaddleSplitTests: XCTestCase {
         street.bridge(0, 1, density: 2)
         XCTAssertEqual(street.places().count, 1, "two stretches of one street stay one")
 
-        // A street that turns two corners, thinning out between them: each stretch round a corner
+        // Two stretches of a street, each round a corner, joined where the street thins out: each
         // is no straight line by its principal axes (its arms are as long as each other), but its
         // spine runs 400 m along a band 10 m wide.
         var bends = Layout()
