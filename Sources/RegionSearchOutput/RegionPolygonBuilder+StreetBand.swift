@@ -83,13 +83,8 @@ extension RegionPolygonBuilder {
         // A street does not turn back: a centre line that comes back towards itself goes around
         // a block or a square (its members line the frontages, ground a person draws whole), or
         // through a few POIs scattered along a curve.
-        if Self.turnsBack(line, beyond: 2 * reach) { return nil }
+        if StreetSpine.turnsBack(line, beyond: 2 * reach) { return nil }
         return try geos.lineString(x: line.map(\.x), y: line.map(\.y)).buffer(reach, quadrantSegments: 4)
-    }
-
-    /// Whether the polyline turns back (``StreetSpine/turnsBack(_:beyond:)``).
-    static func turnsBack(_ line: [(x: Double, y: Double)], beyond: Double) -> Bool {
-        StreetSpine.turnsBack(line, beyond: beyond)
     }
 
     /// Whether a point's distance d from a polyline passes `band(d)` (a test that holds for

@@ -39,12 +39,10 @@ extension DensityRegionFinder {
         var part = onStreet
         for p in 0..<m where setOf[p] >= 0 && !onStreet[p] {
             if let b = bands[p], b.aspect >= aspect { continue }
-            let listed = kg.geometry.listedLocations(of: p, nearest: kg.nearest)
-            guard let q = listed.first(where: { setOf[$0.position] == setOf[p] && onStreet[$0.position] }),
-                let street = bands[q.position]
-            else { continue }
-            let (px, py) = kg.geometry.point(p)
-            part[p] = street.distanceFromAxis(px, py) <= factor * street.halfWidth
+            part[p] =
+                onNearestStreet(
+                    p, listed: kg.geometry.listedLocations(of: p, nearest: kg.nearest), kg: kg, bands: bands,
+                    onStreet: onStreet, fellow: { setOf[$0] == setOf[p] }, factor: factor) ?? false
         }
         var edgesOf: [Int32: [(a: Int32, b: Int32)]] = [:]
         for edge in edges where setOf[Int(edge.a)] >= 0 && setOf[Int(edge.a)] == setOf[Int(edge.b)] {

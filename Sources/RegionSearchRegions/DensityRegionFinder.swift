@@ -621,11 +621,11 @@ public struct DensityRegionFinder: Sendable {
         factor: Double, dense: (Int, Double) -> Bool
     ) -> Bool {
         let listed = kg.geometry.listedLocations(of: p, nearest: kg.nearest)
-        guard let q = listed.first(where: { fellow($0.position) && onStreet[$0.position] }),
-            let street = bands[q.position]
+        guard
+            let onIt = onNearestStreet(
+                p, listed: listed, kg: kg, bands: bands, onStreet: onStreet, fellow: fellow, factor: factor),
+            !onIt
         else { return false }
-        let (px, py) = kg.geometry.point(p)
-        if street.distanceFromAxis(px, py) <= factor * street.halfWidth { return false }
         // The k-th nearest keyword POI off the street (stacked POIs count each, as for the
         // density ratio); the farthest listed location when fewer are listed.
         var d = listed.last?.distance ?? .infinity
@@ -639,6 +639,21 @@ public struct DensityRegionFinder: Sendable {
             }
         }
         return !dense(p, max(d, kg.rules.minSpacing))
+    }
+
+    /// Whether member `p` lies within `factor` half-widths of the street band of its nearest fellow
+    /// street member among its `listed` nearest locations (``SubsetGeometry/listedLocations(of:nearest:)``);
+    /// nil when none of them is one. Where a street bends or ends, a member's own fellows form no
+    /// band, but it lies on the line of its neighbours' street.
+    static func onNearestStreet(
+        _ p: Int, listed: [(position: Int, count: Int, distance: Double)], kg: KeywordGraph,
+        bands: [SubsetGeometry.Band?], onStreet: [Bool], fellow: (Int) -> Bool, factor: Double
+    ) -> Bool? {
+        guard let q = listed.first(where: { fellow($0.position) && onStreet[$0.position] }),
+            let street = bands[q.position]
+        else { return nil }
+        let (px, py) = kg.geometry.point(p)
+        return street.distanceFromAxis(px, py) <= factor * street.halfWidth
     }
 
     /// `sets` with each set that `setOf` marks (its members map to its index; −1 elsewhere)
