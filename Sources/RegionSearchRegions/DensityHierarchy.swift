@@ -538,7 +538,9 @@ public struct DensityHierarchy: Sendable {
         // Looked up, never iterated: the set's order does not matter. (A flag per keyword POI
         // would cost the whole keyword per region, as the scan `byX` replaced did.)
         let inRegion = Set(positions)
-        let found = search.streets(x: points.map(\.x), y: points.map(\.y), member: local.map { inRegion.contains($0) })
+        let (px, py) = (points.map(\.x), points.map(\.y))
+        let found = search.joinedRoundCorners(
+            search.streets(x: px, y: py, member: local.map { inRegion.contains($0) }), x: px, y: py)
         let held = found.reduce(0) { $0 + $1.members.count }
         guard Double(held) < Self.streetRegionShare * Double(positions.count) else { return [] }
         return found.map { street in

@@ -156,7 +156,8 @@ public struct RegionOptions: StageOptions, Equatable {
         "street_half_width_m", .number(min: 0, max: 1e6), default: .number(defaults.hierarchy.streetHalfWidth),
         help: "density, level0 own: streets inside each level-0 region, its finest level: straight runs of its "
             + "keyword POIs in a band this many metres either side of a line, significantly and at least twice as "
-            + "dense as the bands of the same width beside it (a dining street through a downtown's blocks); none in a "
+            + "dense as the bands of the same width beside it (a dining street through a downtown's blocks), two that "
+            + "continue each other round a corner of at most 60 degrees joined into one; none in a "
             + "region that is its streets (nine in ten of its POIs in them); 0: none, else at least 1.")
     static let smoothingSpec = ParameterSpec(
         "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),

@@ -61,7 +61,9 @@ public enum RegionsStage {
         //     stands out on its own (`off_street`).
         // 23: a set whose saddle split would leave a side along a street that bends (by its spine)
         //     stays one, as one whose side lies along a straight line did (`split_persistence`).
-        version: 23,
+        // 24: streets inside a region that continue each other round a corner (turning by at most
+        //     60°) are one street (`StreetBands.joinedRoundCorners`).
+        version: 24,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
