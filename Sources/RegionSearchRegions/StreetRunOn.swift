@@ -94,6 +94,14 @@ struct StreetRunOn {
     /// once the run saw the POIs the POI graph leaves beyond such a stretch, 1 (the rule before)
     /// broke dining streets at their first 80 m without a shop.
     static let emptyStretch = 1.5
+    /// A stretch this many metres long may always be empty: a side street the street crosses,
+    /// with its pavements and the corners' setbacks. Where the frontages of a grid of blocks stand
+    /// a few metres apart, the typical spacing of all POIs around is 17 m, and a 20 m side street
+    /// leaves 28–36 m of the frontage empty (the blocks cases, EXPERIMENTS.md): 1.5 spacings
+    /// stopped a run at every side street (regions stage versions 18–24). A river through a
+    /// downtown (150 m) or a park is wider, and so is the open ground round a street's corner
+    /// that ``StreetRunOnTests`` keeps apart.
+    static let sideStreet = 50.0
     /// The allowance of ``emptyStretch`` is for a street at the scale of a town: an empty
     /// stretch longer than one typical spacing counts as along the street only up to this many
     /// metres, and towards a keyword POI the POI graph does not reach from the street's end no
@@ -498,8 +506,9 @@ struct StreetRunOn {
 
     /// Whether the POIs of any kind among `near` in the band of `halfWidth` along the segment from
     /// keyword position `a` to `b` leave no stretch of it longer than `spacing`, or ``emptyStretch``
-    /// × `spacing` up to ``streetEmpty`` metres, empty (towards a POI the POI graph does not reach,
-    /// `linked` false: ``emptyStretch`` × `spacing` and ``streetEmpty`` metres at most), or else
+    /// × `spacing` up to ``streetEmpty`` metres, or ``sideStreet`` metres, empty (towards a POI the
+    /// POI graph does not reach, `linked` false: ``emptyStretch`` × `spacing` and ``streetEmpty``
+    /// metres at most, or ``sideStreet`` metres), or else
     /// (a street bending between them) whether the POI graph joins the two by steps of at most
     /// `spacing`, on a path at most ``bendDetour`` times the segment (``PathSupport``'s search, in
     /// the ellipse such a path can reach). The path's steps get no such allowance: steps of 1.5
@@ -523,8 +532,9 @@ struct StreetRunOn {
         }
         along.sort()
         // Up to emptyStretch spacings, but beyond one spacing only up to streetEmpty metres;
-        // towards a POI the graph does not reach, never beyond streetEmpty metres.
-        let town = min(Self.emptyStretch * spacing, Self.streetEmpty)
+        // towards a POI the graph does not reach, never beyond streetEmpty metres; a side street
+        // always.
+        let town = max(min(Self.emptyStretch * spacing, Self.streetEmpty), Self.sideStreet)
         let empty = linked ? max(spacing, town) : town
         for k in 1..<along.count where along[k] - along[k - 1] > empty {
             return support.connected(
