@@ -42,13 +42,13 @@ extension StreetBands {
             let length = (dx * dx + dy * dy).squareRoot()
             return length > 0 ? (x[b], y[b], dx / length, dy / length) : (x[b], y[b], 0, 0)
         }
+        let ends = streets.indices.map { s in [end(s, 0), end(s, 1)] }
         var joins: [(hop: Double, a: Int, ea: Int, b: Int, eb: Int, way: Double)] = []
         for a in 0..<streets.count {
             for b in (a + 1)..<streets.count {
                 for ea in 0...1 {
                     for eb in 0...1 {
-                        let p = end(a, ea)
-                        let q = end(b, eb)
+                        let (p, q) = (ends[a][ea], ends[b][eb])
                         // Out of a, into b (b's heading out of its end, reversed).
                         guard p.dx * -q.dx + p.dy * -q.dy >= cosTurn else { continue }
                         let (hx, hy) = (q.x - p.x, q.y - p.y)
