@@ -211,4 +211,35 @@ final class StreetBandsTests: XCTestCase {
         XCTAssertFalse(a.isEmpty)
         XCTAssertEqual(a, b)
     }
+
+    /// ``StreetBands/sortAlong(_:nearlyOrdered:)`` against the library's sort by the same key, on
+    /// points turned 2° at a time as ``StreetBands/streets(x:y:member:)`` turns them (small sets:
+    /// insertion; large ones: past the budget, the library's sort after a partial insertion), with
+    /// stacked points (equal positions, told apart by index), and from an unsorted start (indices
+    /// descending; small sets by insertion from it too).
+    func testSortAlongGivesTheLibrarySortsOrder() {
+        var rng = SeededRandom(seed: 11)
+        for n in [0, 1, 2, 7, 60, 500, 3_000, 20_000] {
+            var x = (0..<n).map { _ in rng.uniform(-500, 500) }
+            var y = (0..<n).map { _ in rng.uniform(-500, 500) }
+            // A tenth of the points stacked on another one.
+            for i in stride(from: 1, to: n, by: 10) {
+                x[i] = x[i - 1]
+                y[i] = y[i - 1]
+            }
+            var order = (0..<n).reversed().map { (along: 0.0, index: Int32($0)) }
+            for d in 0..<5 {
+                let theta = Double.pi * Double(d) / 90
+                for j in 0..<n {
+                    let i = Int(order[j].index)
+                    order[j].along = x[i] * cos(theta) + y[i] * sin(theta)
+                }
+                let expected = order.sorted { ($0.along, $0.index) < ($1.along, $1.index) }
+                StreetBands.sortAlong(&order, nearlyOrdered: d > 0 || n <= 7)
+                XCTAssertTrue(
+                    order.elementsEqual(expected) { $0.along == $1.along && $0.index == $1.index },
+                    "n \(n), direction \(d)")
+            }
+        }
+    }
 }
