@@ -270,8 +270,8 @@ struct StreetBands {
         var bin = [Int](repeating: 0, count: n)
         // Each point's bin offset in the flat lists of the direction (its bin − low + 4).
         var offset = [Int](repeating: 0, count: n)
-        // Kept from one direction to the next, 2° on: nearly in order already, which the merge
-        // sort uses.
+        // Kept from one direction to the next, 2° on: nearly in order already, which the
+        // insertion in `sortAlong` uses.
         var order = (0..<n).map { (along: 0.0, index: Int32($0)) }
         // log P(X ≥ k), X ~ Binomial(n, 1/3), by (k, n): the same counts recur across directions.
         var tails: [Int: Double] = [:]
