@@ -42,6 +42,9 @@ struct StreetBands {
     var gap: Double
     /// A street is at least this many times as long as its band is wide.
     var aspect: Double
+    /// Runs that cannot be twice as dense as the denser band beside them are dropped in the sweep,
+    /// before the test counts their sides (false only in tests, which compare the two).
+    var prefilter = true
 
     /// Directions searched over 180° (every 2°).
     static let directions = 90
@@ -130,10 +133,17 @@ struct StreetBands {
         var passedIn = [Int](repeating: 0, count: width + 8)
         var state = (0..<width).map { BandRunState(first: v.bandStart[$0]) }
         var found: [(band: Int, i: Int, j: Int)] = []
+        // A run is kept only when it can pass the test's first rule, at least twice as many members
+        // as the denser band beside it (``streets(x:y:member:)``): the points beside it that the
+        // sweep passed from its first member to its last are at most both sides' count, so at most
+        // twice the denser's. Most runs through a district fail there, and are not judged.
         func close(_ b: Int, _ s: BandRunState, at end: Int) {
             guard long(s.runStart, end) else { return }
-            found.append((b, s.runStart, end))
-            if (s.bestFrom, s.bestTo) != (s.runStart, end) && long(s.bestFrom, s.bestTo) {
+            let whole = !prefilter || end - s.runStart >= s.besideBefore - s.runBesideStart
+            if whole { found.append((b, s.runStart, end)) }
+            // The stretch's excess is twice its members less the points beside it passed.
+            let stretch = !prefilter || s.bestExcess >= s.bestTo - s.bestFrom
+            if (s.bestFrom, s.bestTo) != (s.runStart, end) && long(s.bestFrom, s.bestTo) && stretch {
                 found.append((b, s.bestFrom, s.bestTo))
             }
         }
@@ -196,6 +206,8 @@ struct StreetBands {
         var last = 0.0
         /// The points beside the band before the last member.
         var besideBefore = 0
+        /// The points beside the band before the run's first member.
+        var runBesideStart = 0
         var excess = 0
         var from: Int
         var bestExcess = Int.min
@@ -209,7 +221,7 @@ struct StreetBands {
         /// A run starts at member `m`, with `beside` points beside the band before it.
         mutating func open(at m: Int, beside: Int) {
             (runStart, excess, from, bestExcess, bestFrom, bestTo) = (m, 0, m, Int.min, m, m)
-            besideBefore = beside
+            (besideBefore, runBesideStart) = (beside, beside)
         }
 
         /// Member `m` at `t` along, with `beside` points beside the band before it.

@@ -242,4 +242,33 @@ final class StreetBandsTests: XCTestCase {
             }
         }
     }
+
+    /// The sweep's early drop of runs that cannot be twice as dense as their denser side
+    /// (``StreetBands/prefilter``) finds the same streets as judging every run: districts with a
+    /// street, two crossing streets, a round cluster and a line of clusters, with other points
+    /// beside, and bands from narrow to wide.
+    func testDroppingRunsEarlyFindsTheSameStreets() {
+        var compared = 0
+        for seed in [21, 22, 23, 24] as [UInt64] {
+            var rng = SeededRandom(seed: seed)
+            var p = Points.district(&rng)
+            p.line(50, from: (150, 300), to: (1050, 900), offset: 15, &rng)
+            if seed % 2 == 0 { p.line(45, from: (600, 150), to: (600, 1050), offset: 40, &rng) }
+            for c in 0..<3 {
+                let (cx, cy) = (300 + 250 * Double(c), 200 + 80 * Double(seed % 3))
+                for _ in 0..<30 { p.add(cx + rng.uniform(-60, 60), cy + rng.uniform(-60, 60)) }
+            }
+            for _ in 0..<200 { p.add(rng.uniform(-200, 1400), rng.uniform(-200, 1400), member: false) }
+            for halfWidth in [20.0, 35, 60] {
+                let filtered = StreetBands(halfWidth: halfWidth, gap: 100, aspect: 4)
+                var judged = filtered
+                judged.prefilter = false
+                let a = filtered.streets(x: p.x, y: p.y, member: p.member)
+                let b = judged.streets(x: p.x, y: p.y, member: p.member)
+                XCTAssertEqual(a, b, "seed \(seed), half-width \(halfWidth)")
+                compared += a.count
+            }
+        }
+        XCTAssertGreaterThan(compared, 8)
+    }
 }
