@@ -80,18 +80,22 @@ public struct DensityHierarchy: Sendable {
         /// What level 0 is cut from (``LevelZero``).
         var levelZero: LevelZero = .own
         /// Streets inside the level-0 regions (rule 5, ``StreetBands``): the half-width of their
-        /// band in metres; 0: none.
+        /// narrowest band in metres; 0: none.
         var streetHalfWidth: Double = 50
+        /// How many band widths the street search tries, each √2 times the one before
+        /// (``StreetBands/widths``).
+        var streetWidths: Int = 3
 
         public init(
             coarsest: DensityRegionFinder.Options = .init(), childCoreRatio: Double = 3,
             childExtendRatio: Double = 1, maxLevels: Int = 4, sameRegionShare: Double = 0.7,
             ownReferencePOIs: Int = 32, levelRatio: Double = 0, ownDensityShare: Double = 1,
             levelZero: LevelZero = .own,
-            streetHalfWidth: Double = 50
+            streetHalfWidth: Double = 50, streetWidths: Int = 3
         ) {
             self.coarsest = coarsest
             self.streetHalfWidth = streetHalfWidth
+            self.streetWidths = streetWidths
             self.levelZero = levelZero
             self.levelRatio = levelRatio
             self.ownDensityShare = ownDensityShare
@@ -534,7 +538,7 @@ public struct DensityHierarchy: Sendable {
         let points = local.map { kg.geometry.point(Int($0)) }
         let search = StreetBands(
             halfWidth: width, gap: StreetBands.gapSpacings * DensityRegionFinder.spacing(positions, kg),
-            aspect: options.coarsest.streetAspect)
+            aspect: options.coarsest.streetAspect, widths: options.streetWidths)
         // Looked up, never iterated: the set's order does not matter. (A flag per keyword POI
         // would cost the whole keyword per region, as the scan `byX` replaced did.)
         let inRegion = Set(positions)

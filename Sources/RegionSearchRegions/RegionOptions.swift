@@ -159,6 +159,14 @@ public struct RegionOptions: StageOptions, Equatable {
             + "dense as the bands of the same width beside it (a dining street through a downtown's blocks), two that "
             + "continue each other round a corner of at most 60 degrees joined into one; none in a "
             + "region that is its streets (nine in ten of its POIs in them); 0: none, else at least 1.")
+    static let streetWidthsSpec = ParameterSpec(
+        "street_widths", .integer(min: 1, max: 4), default: .number(Double(defaults.hierarchy.streetWidths)),
+        help: "density, level0 own: how many band widths the street search tries: street_half_width_m, then each "
+            + "sqrt(2) times the one before (3: 50, 71 and 100 m either side), all counted in the test's bound. A "
+            + "wide avenue with restaurants on both frontages fills a wider band; a run in a wider band is a street "
+            + "only when it is at least 2^(-1/4) as dense as the densest narrower band over its POIs and what it adds "
+            + "to that band is a line along it (a narrow street is drawn narrow), and half of its POIs span half a "
+            + "street's least length in that band (a round cluster is no street). 1: one width.")
     static let smoothingSpec = ParameterSpec(
         "smoothing", .number(min: 0, max: 0.99), default: .number(defaults.density.smoothing),
         help: "density: α of the label propagation that spreads each keyword POI's density over the keyword graph "
@@ -344,7 +352,8 @@ public struct RegionOptions: StageOptions, Equatable {
     public static let specs = [
         methodSpec, measureSpec, nestedSpec, neighboursSpec, coreRatioSpec, extendRatioSpec, childCoreRatioSpec,
         childExtendRatioSpec, maxLevelsSpec, sameRegionShareSpec, ownReferencePOIsSpec, levelRatioSpec,
-        ownDensityShareSpec, levelZeroSpec, streetHalfWidthSpec, smoothingSpec, outlierSpacingSpec, offStreetSpec,
+        ownDensityShareSpec, levelZeroSpec, streetHalfWidthSpec, streetWidthsSpec, smoothingSpec, outlierSpacingSpec,
+        offStreetSpec,
         streetAspectSpec,
         besideStreetSpec, streetRunOnSpec, streetEndsSpec, persistenceSpec, splitPersistenceSpec,
         streetExtendRatioSpec,
@@ -407,7 +416,7 @@ public struct RegionOptions: StageOptions, Equatable {
                 ownReferencePOIs: p.int(Self.ownReferencePOIsSpec), levelRatio: p.double(Self.levelRatioSpec),
                 ownDensityShare: p.double(Self.ownDensityShareSpec),
                 levelZero: p.choice(Self.levelZeroSpec, as: DensityHierarchy.LevelZero.self),
-                streetHalfWidth: streetHalfWidth),
+                streetHalfWidth: streetHalfWidth, streetWidths: p.int(Self.streetWidthsSpec)),
             nested: p.bool(Self.nestedSpec),
             keywordGraph: KeywordGraph.Rules(
                 neighbours: p.int(Self.neighboursSpec), edgeFactor: p.double(Self.edgeFactorSpec),

@@ -30,8 +30,17 @@ import Foundation
 /// each run between gaps, its stretch that stands out most from its sides is tested (a street
 /// through a district is one run with the district's POIs along the same line beyond its ends).
 ///
+/// Bands of ``widths`` widths are searched (``halfWidths``: each √2 times the one before), and
+/// the bound counts them all. One frontage of restaurants fills the narrowest band; the two
+/// frontages of a wide avenue, 100–130 m apart, fill a wider one. A wider band can also hold a
+/// narrow street with the ground beside it, or a round cluster whole, so a run in it must pass
+/// three more rules: it is at least ``widerBandDensityShare`` as dense as the densest narrower
+/// band across its POIs, and what it adds to that band is a line along it
+/// (``addedLineShare``); half of its POIs span at least half the least length of a street in
+/// its band; and it is denser than either side in each quarter of its length.
+///
 /// The streets are then taken greedily, the most significant first (then the most POIs, then the
-/// shorter; ties by direction and band): a run that shares POIs with one taken is judged again on
+/// shorter; ties by direction, band and the narrower band): a run that shares POIs with one taken is judged again on
 /// the POIs left to it, so one street is found once; a street crossing one taken first keeps what
 /// is left of it, when that is still a street. Deterministic: nothing depends on hashing or
 /// thread count.
@@ -42,6 +51,36 @@ struct StreetBands {
     var gap: Double
     /// A street is at least this many times as long as its band is wide.
     var aspect: Double
+    /// How many band widths are searched: `halfWidth`, then each √2 times the one before. One
+    /// frontage of restaurants fills a narrow band; a wide avenue with restaurants on both frontages
+    /// fills none of it, and a band twice as wide holds both.
+    var widths = 1
+
+    /// The half-widths searched, narrowest first: `halfWidth` times powers of √2, made by square
+    /// roots and doublings only, so the same on every platform.
+    var halfWidths: [Double] {
+        let root2 = 2.0.squareRoot()
+        var out: [Double] = []
+        var even = halfWidth
+        for k in 0..<max(1, widths) {
+            out.append(k % 2 == 0 ? even : even * root2)
+            if k % 2 == 1 { even *= 2 }
+        }
+        return out
+    }
+
+    /// A run in a wider band is a street only when it is at least this share as dense as the
+    /// densest narrower band over its POIs (its POIs over its band's width): 2^(−1/4), the
+    /// geometric mean of what a line of POIs reads in a band √2 times as wide (1/√2) and what an
+    /// avenue's two frontages read there (about 1). A narrow street is drawn narrow, not with the
+    /// ground's POIs either side of it.
+    static let widerBandDensityShare = 0.5.squareRoot().squareRoot()
+    /// What a wider band adds to the densest narrower band across a run's POIs (four POIs or more)
+    /// spans along it at least this share of what all the run's POIs span (the middle half of
+    /// each): an avenue's other frontage runs its whole length, a clump beside a narrow street
+    /// does not.
+    static let addedLineShare = 0.5
+
     /// Runs that cannot be twice as dense as the denser band beside them are dropped in the sweep,
     /// before the test counts their sides (false only in tests, which compare the two).
     var prefilter = true
@@ -71,6 +110,7 @@ struct StreetBands {
         var band: Int
         var length: Double
         var logP: Double
+        var halfWidth: Double
     }
 
     /// One direction's points, in flat lists sorted along it: `binItems[binStart[k] ..< binStart[k + 1]]`
@@ -121,7 +161,7 @@ struct StreetBands {
     /// those of the four-bin bands at b − 4 and b + 4, counted as it passes them, where a cursor per
     /// bin beside each band would visit every point eight times.
     private func bandRuns(
-        _ v: Direction, order: [(along: Double, index: Int32)], offset: [Int], member: [Bool]
+        _ v: Direction, order: [(along: Double, index: Int32)], offset: [Int], member: [Bool], halfWidth: Double
     ) -> [(band: Int, i: Int, j: Int)] {
         let width = v.width
         let along = v.along
@@ -266,6 +306,39 @@ struct StreetBands {
         if budget < 0 { order.sort { ($0.along, $0.index) < ($1.along, $1.index) } }
     }
 
+    /// Whether the POIs `members` of a run in a band `halfWidth` either side of its line (direction
+    /// `direction`) are at least ``widerBandDensityShare`` as dense as the most of them any narrower
+    /// band of `halfWidths` holds, placed anywhere across the same direction.
+    static func asDenseAsNarrowerBands(
+        _ members: [Int], halfWidth: Double, of halfWidths: [Double], _ direction: Int, _ x: [Double], _ y: [Double]
+    ) -> Bool {
+        let theta = Double.pi * Double(direction) / Double(directions)
+        let (c, s) = (cos(theta), sin(theta))
+        let points = members.map { (across: -x[$0] * s + y[$0] * c, along: x[$0] * c + y[$0] * s) }
+            .sorted { ($0.across, $0.along) < ($1.across, $1.along) }
+        // The middle half of POIs `along` spans (its interquartile range).
+        func spread(_ along: [Double]) -> Double {
+            let t = along.sorted()
+            return t[(3 * t.count) / 4] - t[t.count / 4]
+        }
+        let whole = spread(points.map(\.along))
+        for narrower in halfWidths where narrower < halfWidth {
+            // The most members within 2 × narrower across, by a window sliding over them.
+            var (most, from) = (0, 0)
+            var low = 0
+            for high in 0..<points.count {
+                while points[high].across - points[low].across > 2 * narrower { low += 1 }
+                if high - low + 1 > most { (most, from) = (high - low + 1, low) }
+            }
+            if Double(members.count) / halfWidth < widerBandDensityShare * Double(most) / narrower { return false }
+            // What the wider band adds is a line along it too (an avenue's other frontage), not a
+            // clump beside the narrower band's street.
+            let added = (points[..<from] + points[(from + most)...]).map(\.along)
+            if added.count >= 4 && spread(added) < addedLineShare * whole { return false }
+        }
+        return true
+    }
+
     /// The bin of a point `across` metres across a direction, bins `step` wide.
     private static func bin(_ across: Double, _ step: Double) -> Int { Int((across / step).rounded(.down)) }
 
@@ -275,8 +348,9 @@ struct StreetBands {
         let n = x.count
         let members = member.filter { $0 }.count
         guard members >= Self.minimumPOIs, halfWidth > 0, gap > 0 else { return [] }
-        let windows = Self.directions * members
-        let step = halfWidth / 2
+        let bandHalfWidths = halfWidths
+        // Every band of every width is a place a street could be found: all count in the bound.
+        let windows = Self.directions * members * bandHalfWidths.count
         var runs: [Run] = []
         var along = [Double](repeating: 0, count: n)
         var bin = [Int](repeating: 0, count: n)
@@ -296,104 +370,128 @@ struct StreetBands {
             tails[key] = tail
             return tail + Foundation.log(Double(windows))
         }
-        // The log p-value of `count` POIs along [a0, a1] (`firstHalf` of them up to its middle) when
-        // they are a street by every rule, against `sides(from, to)`, the points in the bands beside
-        // them; nil when they are not: at least twice as dense as the denser side (counted for
-        // both), significant, and in each half denser than either side there.
-        func judged(
-            _ count: Int, firstHalf: Int, _ a0: Double, _ a1: Double, sides: (Double, Double) -> (left: Int, right: Int)
-        ) -> Double? {
+        // The log p-value of POIs at `t` along the direction (in order), in a band `bandHalfWidth`
+        // either side of their line, when they are a street by every rule, against `sides(from, to)`,
+        // the points in the bands beside them; nil when they are not: at least twice as dense as
+        // the denser side (counted for both), significant, and in each half of their length denser
+        // than either side there — in each quarter in a band wider than the narrowest, which can
+        // hold a round cluster whole.
+        func judged(_ t: [Double], halfWidth bandHalfWidth: Double, sides: (Double, Double) -> (left: Int, right: Int))
+            -> Double?
+        {
+            let pieces = bandHalfWidth > bandHalfWidths[0] ? 4 : 2
+            let (a0, a1) = (t[0], t[t.count - 1])
             let (left, right) = sides(a0, a1)
             let beside = 2 * max(left, right)
-            guard count >= beside else { return nil }
-            let logP = logPValue(count, count + beside)
+            guard t.count >= beside else { return nil }
+            if pieces == 4 {
+                // In a wider band, half of its POIs span at least half the least length of a street
+                // in it: a round cluster the band holds whole, with a few POIs of the ground
+                // running on from it, is no street.
+                guard t[(3 * t.count) / 4] - t[t.count / 4] >= aspect * bandHalfWidth else { return nil }
+            }
+            let logP = logPValue(t.count, t.count + beside)
             guard logP <= Foundation.log(Self.alpha) else { return nil }
+            // The stretches' ends, by halving (the middle, then the middles of the halves).
             let middle = (a0 + a1) / 2
-            let (l0, r0) = sides(a0, middle)
-            let (l1, r1) = sides(middle.nextUp, a1)
-            return firstHalf > max(l0, r0) && count - firstHalf > max(l1, r1) ? logP : nil
+            let ends = pieces == 2 ? [middle, a1] : [(a0 + middle) / 2, middle, (middle + a1) / 2, a1]
+            var from = a0
+            var counted = 0
+            for end in ends {
+                var upTo = counted
+                while upTo < t.count && t[upTo] <= end { upTo += 1 }
+                let (l, r) = sides(from, end)
+                guard upTo - counted > max(l, r) else { return nil }
+                (counted, from) = (upTo, end.nextUp)
+            }
+            return logP
         }
         for d in 0..<Self.directions {
             let theta = Double.pi * Double(d) / Double(Self.directions)
             let (c, s) = (cos(theta), sin(theta))
-            var low = Int.max
-            var high = Int.min
             along.withUnsafeMutableBufferPointer { along in
+                for i in 0..<n { along[i] = x[i] * c + y[i] * s }
+            }
+            for j in 0..<n { order[j].along = along[Int(order[j].index)] }
+            // Every list below is filled in order along the direction (position breaks ties), so
+            // each is sorted as it is made.
+            Self.sortAlong(&order, nearlyOrdered: d > 0)
+            // The bands of each width, from the same order along the direction.
+            for hw in bandHalfWidths {
+                let step = hw / 2
+                var low = Int.max
+                var high = Int.min
                 bin.withUnsafeMutableBufferPointer { bin in
                     for i in 0..<n {
-                        along[i] = x[i] * c + y[i] * s
                         bin[i] = Self.bin(-x[i] * s + y[i] * c, step)
                         low = min(low, bin[i])
                         high = max(high, bin[i])
                     }
                 }
-            }
-            for i in 0..<n { offset[i] = bin[i] - low + 4 }
-            for j in 0..<n { order[j].along = along[Int(order[j].index)] }
-            // Every list below is filled in order along the direction (position breaks ties), so
-            // each is sorted as it is made.
-            Self.sortAlong(&order, nearlyOrdered: d > 0)
-            // Bins `low − 4 … high + 4` at offset `bin − low + 4`, flat: all points per bin, and the
-            // members of each band (four bins from the band's first bin, at that bin's offset).
-            let width = high - low + 9
-            var binStart = [Int](repeating: 0, count: width + 1)
-            var bandStart = [Int](repeating: 0, count: width + 1)
-            binStart.withUnsafeMutableBufferPointer { binStart in
-                bandStart.withUnsafeMutableBufferPointer { bandStart in
-                    for i in 0..<n {
-                        let k = offset[i]
-                        binStart[k + 1] += 1
-                        if member[i] { for b in (k - 3)...k { bandStart[b + 1] += 1 } }
-                    }
-                    for k in 0..<width {
-                        binStart[k + 1] += binStart[k]
-                        bandStart[k + 1] += bandStart[k]
+                for i in 0..<n { offset[i] = bin[i] - low + 4 }
+                // Bins `low − 4 … high + 4` at offset `bin − low + 4`, flat: all points per bin, and the
+                // members of each band (four bins from the band's first bin, at that bin's offset).
+                let width = high - low + 9
+                var binStart = [Int](repeating: 0, count: width + 1)
+                var bandStart = [Int](repeating: 0, count: width + 1)
+                binStart.withUnsafeMutableBufferPointer { binStart in
+                    bandStart.withUnsafeMutableBufferPointer { bandStart in
+                        for i in 0..<n {
+                            let k = offset[i]
+                            binStart[k + 1] += 1
+                            if member[i] { for b in (k - 3)...k { bandStart[b + 1] += 1 } }
+                        }
+                        for k in 0..<width {
+                            binStart[k + 1] += binStart[k]
+                            bandStart[k + 1] += bandStart[k]
+                        }
                     }
                 }
-            }
-            var binItems = [Int32](repeating: 0, count: n)
-            var bandItems = [Int32](repeating: 0, count: bandStart[width])
-            var binFill = binStart
-            var bandFill = bandStart
-            binItems.withUnsafeMutableBufferPointer { binItems in
-                bandItems.withUnsafeMutableBufferPointer { bandItems in
-                    binFill.withUnsafeMutableBufferPointer { binFill in
-                        bandFill.withUnsafeMutableBufferPointer { bandFill in
-                            for (_, i) in order {
-                                let k = offset[Int(i)]
-                                binItems[binFill[k]] = i
-                                binFill[k] += 1
-                                guard member[Int(i)] else { continue }
-                                for b in (k - 3)...k {
-                                    bandItems[bandFill[b]] = i
-                                    bandFill[b] += 1
+                var binItems = [Int32](repeating: 0, count: n)
+                var bandItems = [Int32](repeating: 0, count: bandStart[width])
+                var binFill = binStart
+                var bandFill = bandStart
+                binItems.withUnsafeMutableBufferPointer { binItems in
+                    bandItems.withUnsafeMutableBufferPointer { bandItems in
+                        binFill.withUnsafeMutableBufferPointer { binFill in
+                            bandFill.withUnsafeMutableBufferPointer { bandFill in
+                                for (_, i) in order {
+                                    let k = offset[Int(i)]
+                                    binItems[binFill[k]] = i
+                                    binFill[k] += 1
+                                    guard member[Int(i)] else { continue }
+                                    for b in (k - 3)...k {
+                                        bandItems[bandFill[b]] = i
+                                        bandFill[b] += 1
+                                    }
                                 }
                             }
                         }
                     }
                 }
-            }
-            along.withUnsafeBufferPointer { along in
-                binStart.withUnsafeBufferPointer { binStart in
-                    binItems.withUnsafeBufferPointer { binItems in
-                        bandStart.withUnsafeBufferPointer { bandStart in
-                            bandItems.withUnsafeBufferPointer { bandItems in
-                                let view = Direction(
-                                    along: along, binStart: binStart, binItems: binItems, bandStart: bandStart,
-                                    bandItems: bandItems, width: width)
-                                for (b, i, j) in bandRuns(view, order: order, offset: offset, member: member) {
-                                    let (a0, a1) = (along[Int(bandItems[i])], along[Int(bandItems[j - 1])])
-                                    let middle = (a0 + a1) / 2
-                                    let firstHalf = bandItems[i..<j].filter { along[Int($0)] <= middle }.count
-                                    guard
-                                        let logP = judged(
-                                            j - i, firstHalf: firstHalf, a0, a1,
-                                            sides: { view.beside(band: b, $0, $1) })
-                                    else { continue }
-                                    runs.append(
-                                        Run(
-                                            members: bandItems[i..<j].map { Int($0) }, direction: d,
-                                            band: b + low - 4, length: a1 - a0, logP: logP))
+                along.withUnsafeBufferPointer { along in
+                    binStart.withUnsafeBufferPointer { binStart in
+                        binItems.withUnsafeBufferPointer { binItems in
+                            bandStart.withUnsafeBufferPointer { bandStart in
+                                bandItems.withUnsafeBufferPointer { bandItems in
+                                    let view = Direction(
+                                        along: along, binStart: binStart, binItems: binItems, bandStart: bandStart,
+                                        bandItems: bandItems, width: width)
+                                    for (b, i, j) in bandRuns(
+                                        view, order: order, offset: offset, member: member, halfWidth: hw)
+                                    {
+                                        let t = bandItems[i..<j].map { along[Int($0)] }
+                                        let (a0, a1) = (t[0], t[t.count - 1])
+                                        guard
+                                            let logP = judged(
+                                                t, halfWidth: hw,
+                                                sides: { view.beside(band: b, $0, $1) })
+                                        else { continue }
+                                        runs.append(
+                                            Run(
+                                                members: bandItems[i..<j].map { Int($0) }, direction: d,
+                                                band: b + low - 4, length: a1 - a0, logP: logP, halfWidth: hw))
+                                    }
                                 }
                             }
                         }
@@ -403,16 +501,21 @@ struct StreetBands {
         }
         // The most significant first (the band best aligned with a street: one a little askew
         // holds fewer of its POIs and more of the ground's), then the most POIs, then the shorter;
-        // ties by direction and band.
+        // ties by direction, band and the narrower band.
         runs.sort {
-            (-$0.logP, $0.members.count, -$0.length, -$0.direction, -$0.band)
-                > (-$1.logP, $1.members.count, -$1.length, -$1.direction, -$1.band)
+            (-$0.logP, $0.members.count, -$0.length, -$0.direction, -$0.band, -$0.halfWidth)
+                > (-$1.logP, $1.members.count, -$1.length, -$1.direction, -$1.band, -$1.halfWidth)
         }
         var taken = [Bool](repeating: false, count: n)
         var out: [Street] = []
         for run in runs {
             let left = run.members.filter { !taken[$0] }
             guard left.count >= Self.minimumPOIs else { continue }
+            if run.halfWidth > bandHalfWidths[0]
+                && !Self.asDenseAsNarrowerBands(left, halfWidth: run.halfWidth, of: bandHalfWidths, run.direction, x, y)
+            {
+                continue
+            }
             var length = run.length
             var logP = run.logP
             if left.count < run.members.count {
@@ -424,7 +527,8 @@ struct StreetBands {
                 let (c, s) = (cos(theta), sin(theta))
                 let t = left.map { x[$0] * c + y[$0] * s }.sorted()
                 length = t[t.count - 1] - t[0]
-                guard length >= aspect * 2 * halfWidth,
+                let step = run.halfWidth / 2
+                guard length >= aspect * 2 * run.halfWidth,
                     !zip(t, t.dropFirst()).contains(where: { $1 - $0 > gap })
                 else { continue }
                 // The points in the bands beside the run's band along [a0, a1].
@@ -438,10 +542,7 @@ struct StreetBands {
                     }
                     return (l, r)
                 }
-                let middle = (t[0] + t[t.count - 1]) / 2
-                guard
-                    let judgedAgain = judged(
-                        left.count, firstHalf: t.filter { $0 <= middle }.count, t[0], t[t.count - 1], sides: sides)
+                guard let judgedAgain = judged(t, halfWidth: run.halfWidth, sides: sides)
                 else { continue }
                 logP = judgedAgain
             }

@@ -66,7 +66,9 @@ public enum RegionsStage {
         // 25: a street's run crosses a stretch with no POI of any kind up to 50 m long whatever the
         //     spacing of the POIs around (a side street; 24: 1.5 typical spacings of all POIs, 17 m
         //     where a grid of blocks has its frontages a few metres apart).
-        version: 25,
+        // 26: streets are searched in bands of three widths, each √2 times the one before
+        //     (`street_widths`): a wide avenue's two frontages are one street.
+        version: 26,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
