@@ -309,7 +309,7 @@ struct StreetBands {
     /// Whether the POIs `members` of a run in a band `halfWidth` either side of its line (direction
     /// `direction`) are at least ``widerBandDensityShare`` as dense as the most of them any narrower
     /// band of `halfWidths` holds, placed anywhere across the same direction.
-    static func asDenseAsNarrowerBands(
+    private static func asDenseAsNarrowerBands(
         _ members: [Int], halfWidth: Double, of halfWidths: [Double], _ direction: Int, _ x: [Double], _ y: [Double]
     ) -> Bool {
         let theta = Double.pi * Double(direction) / Double(directions)

@@ -324,8 +324,8 @@ final class StreetBandsTests: XCTestCase {
     /// POIs 40–95 m off the line on either side, searched with three widths: a band twice as wide
     /// holds the street and those 20, and is significant too, but it is less than 2^(−1/4) as dense
     /// as the narrow band over its POIs, so the street found is the narrow one: at least 45 of its
-    /// 50 POIs and no POI beyond the narrowest band. (Without that rule, seed 3's street takes in 23
-    /// POIs beyond it.)
+    /// 50 POIs and no POI beyond the narrowest band. (Without the rules for wider bands, seed 3's
+    /// street takes in 23 POIs beyond it.)
     func testANarrowStreetIsFoundInTheNarrowestBand() {
         for seed in [1, 3] as [UInt64] {
             var rng = SeededRandom(seed: seed)
