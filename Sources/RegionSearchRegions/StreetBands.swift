@@ -306,14 +306,21 @@ struct StreetBands {
         if budget < 0 { order.sort { ($0.along, $0.index) < ($1.along, $1.index) } }
     }
 
-    /// Whether the POIs `members` of a run in a band `halfWidth` either side of its line (direction
-    /// `direction`) are at least ``widerBandDensityShare`` as dense as the most of them any narrower
+    /// The cosine and sine of direction `direction` (of ``directions`` over 180°): a point's
+    /// position along it is `x c + y s`, across it `−x s + y c`.
+    private static func axis(_ direction: Int) -> (c: Double, s: Double) {
+        let theta = Double.pi * Double(direction) / Double(directions)
+        return (cos(theta), sin(theta))
+    }
+
+    /// Whether the POIs `members` of a run in a band `halfWidth` either side of its line (along
+    /// `axis`) are at least ``widerBandDensityShare`` as dense as the most of them any narrower
     /// band of `halfWidths` holds, placed anywhere across the same direction.
     private static func asDenseAsNarrowerBands(
-        _ members: [Int], halfWidth: Double, of halfWidths: [Double], _ direction: Int, _ x: [Double], _ y: [Double]
+        _ members: [Int], halfWidth: Double, of halfWidths: [Double], _ axis: (c: Double, s: Double), _ x: [Double],
+        _ y: [Double]
     ) -> Bool {
-        let theta = Double.pi * Double(direction) / Double(directions)
-        let (c, s) = (cos(theta), sin(theta))
+        let (c, s) = axis
         let points = members.map { (across: -x[$0] * s + y[$0] * c, along: x[$0] * c + y[$0] * s) }
             .sorted { ($0.across, $0.along) < ($1.across, $1.along) }
         // The middle half of POIs `along` spans (its interquartile range).
@@ -407,8 +414,7 @@ struct StreetBands {
             return logP
         }
         for d in 0..<Self.directions {
-            let theta = Double.pi * Double(d) / Double(Self.directions)
-            let (c, s) = (cos(theta), sin(theta))
+            let (c, s) = Self.axis(d)
             along.withUnsafeMutableBufferPointer { along in
                 for i in 0..<n { along[i] = x[i] * c + y[i] * s }
             }
@@ -511,8 +517,9 @@ struct StreetBands {
         for run in runs {
             let left = run.members.filter { !taken[$0] }
             guard left.count >= Self.minimumPOIs else { continue }
+            let (c, s) = Self.axis(run.direction)
             if run.halfWidth > bandHalfWidths[0]
-                && !Self.asDenseAsNarrowerBands(left, halfWidth: run.halfWidth, of: bandHalfWidths, run.direction, x, y)
+                && !Self.asDenseAsNarrowerBands(left, halfWidth: run.halfWidth, of: bandHalfWidths, (c, s), x, y)
             {
                 continue
             }
@@ -523,8 +530,6 @@ struct StreetBands {
                 // its own length (where a street runs from quiet ground into a district, what is
                 // left of it in the district is no denser than the district beside it), and in
                 // one piece (no gap longer than `gap` where a street taken crossed it).
-                let theta = Double.pi * Double(run.direction) / Double(Self.directions)
-                let (c, s) = (cos(theta), sin(theta))
                 let t = left.map { x[$0] * c + y[$0] * s }.sorted()
                 length = t[t.count - 1] - t[0]
                 let step = run.halfWidth / 2
