@@ -4,6 +4,8 @@ import RegionSearchOutput
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The regions of any region file, for `regionsearch diff`: a lineage file (its regions carry
@@ -13,6 +15,20 @@ import RegionSearchOutput
 public enum RegionFile {
     /// The regions of `path`, and its lineage when it is a lineage file.
     public static func read(_ path: String) throws(LineageError) -> (regions: [TrackedRegion], lineage: LineageState?) {
+        // A device such as /dev/zero never ends and a FIFO waits for a writer: refused by what
+        // the path is, before it is opened (a missing path is reported when it is opened).
+        var info = stat()
+        if stat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR:
+                throw .cannotRead(path: path, reason: "is a folder, not a file; give the path of a region file")
+            default:
+                throw .cannotRead(
+                    path: path,
+                    reason: "is not a regular file (a device, FIFO or socket); give the path of a region file")
+            }
+        }
         if let bytes = try readIfJSON(path) {
             let document: JSONValue
             do {

@@ -1,3 +1,4 @@
+import Foundation
 import RegionSearchCore
 import XCTest
 
@@ -8,6 +9,25 @@ import XCTest
 /// reproducing the same bytes, and the lineage file reading back as written.
 final class LineageTests: XCTestCase {
     typealias F = LineageFixtures
+
+    /// `regionsearch diff` on a device, a FIFO or a folder says what the path is instead of
+    /// reading /dev/zero until memory runs out or waiting on the FIFO for a writer.
+    func testARegionFileThatIsNoFileIsRefusedByWhatItIs() throws {
+        let dir = TestSupport.temporaryDirectory()
+        let fifo = dir + "/regions.geojson"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for (path, what) in [
+            ("/dev/zero", "is not a regular file"), (fifo, "is not a regular file"), (dir, "is a folder"),
+        ] {
+            XCTAssertThrowsError(try RegionFile.read(path), path) { error in
+                guard case .cannotRead(let named, let reason) = error as? LineageError else {
+                    return XCTFail("\(error)")
+                }
+                XCTAssertEqual(named, path)
+                XCTAssertTrue(reason.hasPrefix(what), reason)
+            }
+        }
+    }
 
     func testAFreshLineageKeepsTheResultsNumbersAndCallsEverythingNew() throws {
         let tonight = [

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 
 @testable import RegionSearchIngest
@@ -259,6 +260,53 @@ final class ManifestTests: XCTestCase, ManifestParsing {
     func testUnreadableFile() {
         XCTAssertThrowsError(try Manifest.load(path: "/nonexistent-dir/m.json")) { error in
             XCTAssertEqual("\(error)", "/nonexistent-dir/m.json: cannot read manifest: No such file or directory")
+        }
+    }
+
+    /// A device, a FIFO or a folder named as the manifest is refused by what it is, before a byte
+    /// is read: /dev/zero never ends (it filled memory until the process trapped), and a FIFO
+    /// would wait for a writer. A regular file over ``Manifest/maximumBytes`` is refused by its
+    /// size, however it was made.
+    func testWhatIsNoManifestIsRefusedBeforeItIsRead() throws {
+        XCTAssertThrowsError(try Manifest.load(path: "/dev/zero")) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "/dev/zero: cannot read manifest: is not a regular file (a device, FIFO or socket); give the path of a file"
+            )
+        }
+        let dir = TestSupport.temporaryDirectory()
+        let fifo = dir + "/m.json"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        // Read on a thread: a blocking open would hang the test instead of failing it.
+        final class Outcome: @unchecked Sendable { var text = "" }
+        let outcome = Outcome()
+        let done = expectation(description: "the FIFO is refused")
+        DispatchQueue.global().async {
+            do {
+                _ = try Manifest.load(path: fifo)
+                outcome.text = "read"
+            } catch {
+                outcome.text = "\(error)"
+            }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 30)
+        XCTAssertTrue(
+            outcome.text.hasSuffix("is not a regular file (a device, FIFO or socket); give the path of a file"),
+            outcome.text)
+        XCTAssertThrowsError(try Manifest.load(path: dir)) { error in
+            XCTAssertEqual("\(error)", "\(dir): cannot read manifest: is a folder, not a file; give the path of a file")
+        }
+        let big = dir + "/big.json"
+        XCTAssertTrue(FileManager.default.createFile(atPath: big, contents: nil))
+        XCTAssertEqual(truncate(big, off_t(Manifest.maximumBytes + 1)), 0)
+        XCTAssertThrowsError(try Manifest.load(path: big)) { error in
+            XCTAssertTrue("\(error)".contains("is larger than \(Manifest.maximumBytes) bytes"), "\(error)")
+        }
+        // At the limit the file is read (and then parsed: a sparse file is zero bytes, no JSON).
+        XCTAssertEqual(truncate(big, off_t(Manifest.maximumBytes)), 0)
+        XCTAssertThrowsError(try Manifest.load(path: big)) { error in
+            XCTAssertTrue("\(error)".contains("invalid JSON"), "\(error)")
         }
     }
 

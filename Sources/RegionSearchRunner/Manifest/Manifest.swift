@@ -141,7 +141,7 @@ public struct Manifest {
     public static func load(path: String) throws(ManifestError) -> Manifest {
         let bytes: [UInt8]
         do {
-            bytes = try Manifest.readFile(path)
+            bytes = try Manifest.readFile(path, limit: Manifest.maximumBytes)
         } catch {
             throw ManifestError.unreadable(file: path, reason: error.reason)
         }
@@ -432,11 +432,32 @@ public struct Manifest {
         var reason: String
     }
 
-    static func readFile(_ path: String) throws(ReadFailure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The most bytes a manifest may hold. Real ones are a few kB; a larger file named by
+    /// mistake (a data file, a disk image) is refused before it is read.
+    public static let maximumBytes = 16 << 20
+
+    /// Reads a whole regular file of at most `limit` bytes. Anything else is refused before a
+    /// byte is read: a device such as `/dev/zero` never ends and would fill memory, a FIFO would
+    /// wait for a writer (hence the non-blocking open, which a regular file's reads ignore).
+    static func readFile(_ path: String, limit: Int = .max) throws(ReadFailure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw ReadFailure(reason: "is a folder, not a file; give the path of a file")
+        default:
+            throw ReadFailure(reason: "is not a regular file (a device, FIFO or socket); give the path of a file")
+        }
+        let size = Int(info.st_size)
+        func tooLarge(_ bytes: Int) -> ReadFailure {
+            ReadFailure(reason: "is larger than \(limit) bytes (\(bytes) read or listed); is this the right file?")
+        }
+        guard size <= limit else { throw tooLarge(size) }
         var out: [UInt8] = []
+        out.reserveCapacity(size)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -446,6 +467,8 @@ public struct Manifest {
             }
             if n == 0 { break }
             out.append(contentsOf: chunk[0..<n])
+            // A file still growing while it is read is held to the same limit.
+            guard out.count <= limit else { throw tooLarge(out.count) }
         }
         return out
     }
