@@ -174,6 +174,33 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertNoThrow(try JSONParser.parse(try String(contentsOfFile: link, encoding: .utf8)))
     }
 
+    /// An output that is the user's link to a file is written through night after night: the
+    /// first run puts the set beside the file and makes that file the set's link, and every later
+    /// run still finds the output where the user's link is (it found it inside the set's folder
+    /// and refused every run after the first).
+    func testAnOutputThatIsTheUsersLinkIsWrittenThroughEveryNight() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let served = f.root + "/www/regions.geojson"
+        try FileManager.default.createDirectory(atPath: f.root + "/www", withIntermediateDirectories: true)
+        try #"{"type":"FeatureCollection","features":[]}"#.write(toFile: served, atomically: true, encoding: .utf8)
+        let link = f.root + "/out/linked.geojson"
+        try FileManager.default.createDirectory(atPath: f.root + "/out", withIntermediateDirectories: true)
+        XCTAssertEqual(symlink("../www/regions.geojson", link), 0)
+        try f.writeManifest(output: .string(link), sections: [("maps", .bool(false))])
+        XCTAssertEqual(try f.run(["--quiet"]).status, 0)
+        let first = try String(contentsOfFile: served, encoding: .utf8)
+        XCTAssertTrue(
+            PublishedSet.linkText(served)?.hasPrefix(".regions.geojson.published/current/") ?? false,
+            "the served file is the set's link: \(PublishedSet.linkText(served) ?? "not a link")")
+        for extra in [["--quiet"], ["--quiet", "--force"]] {
+            let r = try f.run(extra)
+            XCTAssertEqual(r.status, 0, r.output)
+            XCTAssertEqual(PublishedSet.linkText(link), "../www/regions.geojson", "the user's link is kept")
+            XCTAssertEqual(try String(contentsOfFile: link, encoding: .utf8), first)
+        }
+    }
+
     /// A Shapefile cuts a text value at 254 bytes: the run says so (GDAL's warning), naming the
     /// file, the layer and the field, instead of dropping the message.
     func testAShapefileCuttingALongNameSaysSo() throws {

@@ -94,9 +94,12 @@ public enum OutputSafety {
                 inode = (UInt64(st.st_dev), UInt64(st.st_ino))
             }
             // A published path is a link into its set's folder: it stands where it is (the
-            // file it shows is still compared by inode).
-            if let text = PublishedSet.linkText(path), text.contains(PublishedSet.suffix + "/current/") {
-                resolved = PublishedSet.realPath(PathResolver.normalize(path))
+            // file it shows is still compared by inode). A user's link to a published path (the
+            // output written through it, the set beside the file it points to) stands where that
+            // path is, not inside the set it shows.
+            let published = PublishedSet.publishedPath(path)
+            if let text = PublishedSet.linkText(published), text.contains(PublishedSet.suffix + "/current/") {
+                resolved = PublishedSet.realPath(PathResolver.normalize(published))
             } else {
                 resolved = Self.resolve(path)
             }
