@@ -23,6 +23,26 @@ final class WorkDirectorySafetyTests: XCTestCase {
         }
     }
 
+    /// A folder wanted where a user's file stands (an output under a file, a file at the
+    /// published sets' name) is said as that, without the full disk's advice that "File exists"
+    /// used to get.
+    func testAFileWhereAFolderIsNeededIsNamedAsSuch() throws {
+        let dir = TestSupport.temporaryDirectory()
+        try "my notes\n".write(toFile: dir + "/notes", atomically: true, encoding: .utf8)
+        for path in [dir + "/notes", dir + "/notes/sub"] {
+            XCTAssertThrowsError(try FileSystem.createDirectories(path), path) { error in
+                guard let failure = error as? FileSystem.Failure else { return XCTFail("\(error)") }
+                let expected = path.hasSuffix("/sub") ? dir + "/notes" : path
+                XCTAssertEqual(failure.path, expected)
+                XCTAssertEqual(failure.reason, FileErrorAdvice.notAFolder)
+                XCTAssertEqual(
+                    "\(RunnerError.fileSystem(failure))",
+                    "\(expected): cannot create directory: \(FileErrorAdvice.notAFolder)")
+            }
+        }
+        XCTAssertEqual(try String(contentsOfFile: dir + "/notes", encoding: .utf8), "my notes\n")
+    }
+
     func testLockFileThatIsALinkIsNotFollowed() throws {
         let dir = TestSupport.temporaryDirectory()
         let precious = dir + "/precious.csv"

@@ -7,8 +7,14 @@
 /// What to do about a failed file operation, from its reason (the `strerror` text the error
 /// carries): a missing directory is not a full disk, and the advice says which it is.
 public enum FileErrorAdvice {
-    /// "; …" to append to a message whose reason is `reason`.
+    /// The reason a folder cannot be made where something that is no folder stands (its own
+    /// advice included: `strerror`'s "File exists" reads like any other failure).
+    public static let notAFolder =
+        "a file (or a link to one) stands at that name, where a folder is needed; move it away or choose another path"
+
+    /// "; …" to append to a message whose reason is `reason` (nothing when it says what to do).
     public static func suffix(forReason reason: String) -> String {
+        if reason.contains(notAFolder) { return "" }
         func text(_ code: Int32) -> String { String(cString: strerror(code)) }
         if reason.contains(text(ENOENT)) || reason.contains(text(ENOTDIR)) {
             return "; a directory on the way does not exist (or is a file): create it or give another path"

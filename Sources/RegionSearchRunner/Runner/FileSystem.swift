@@ -48,6 +48,11 @@ public enum FileSystem {
         let parent = AtomicFile.directory(of: path)
         if parent != path && parent != "." && parent != "/" { try createDirectories(parent) }
         if mkdir(path, 0o755) != 0 && !(errno == EEXIST && isDirectory(path)) {
+            // Something that is no folder stands at the name: said as what it is (strerror's
+            // "File exists" reads like a full disk's or a permission's failure).
+            if errno == EEXIST {
+                throw Failure(path: path, operation: "create directory", reason: FileErrorAdvice.notAFolder)
+            }
             throw failure(path, "create directory")
         }
     }
