@@ -322,6 +322,26 @@ final class LineageEndToEndTests: XCTestCase {
             ".test.geojson.published/current/lineage/test.lineage.json")
     }
 
+    /// A set whose regions file is gone (a damaged set) still names the lineage file: the next
+    /// night goes on with its ids, as an undamaged night does. (The output was no longer counted
+    /// as a file, so the lineage moved to the work directory and started afresh, exit 0.)
+    func testADamagedSetKeepsTheLineageFileAndItsIds() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        try FileManager.default.removeItem(atPath: f.root + "/out/.test.geojson.published/current/output/test.geojson")
+        let again = try f.run(day2(f))
+        XCTAssertEqual(again.status, 0, again.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.workPath + "/lineage.json"), again.output)
+        let changes = try read(f.root + "/out/test.changes.json")
+        XCTAssertGreaterThan(
+            changes["kept_ids"]?.intValue ?? 0, 0, "the regions kept their ids: \(changes["summary"] ?? .null)")
+        XCTAssertNotEqual(changes["basis"]?.stringValue, "none")
+        XCTAssertEqual(
+            PublishedSet.linkText(f.root + "/out/test.lineage.json"),
+            ".test.geojson.published/current/lineage/test.lineage.json")
+    }
+
     /// --fresh-lineage numbers the regions afresh; "lineage": false keeps no lineage at all.
     func testAFreshLineageAndNoLineage() throws {
         let f = try fixture()

@@ -60,7 +60,16 @@ struct LineageStep {
     /// device, beside which nothing can be written).
     static func fileTargets(_ manifest: Manifest) -> [OutputTarget] {
         manifest.outputTargets.filter { t in
-            !t.files.isEmpty && ((try? AtomicFile.Target(t.path))?.isReplaced ?? false)
+            guard !t.files.isEmpty else { return false }
+            // A set's own link is a published file also when what it shows is gone (a damaged
+            // set, a `current` link removed): the lineage file's name, and so the ids, must not
+            // move with what is on disk.
+            if let text = PublishedSet.linkText(PublishedSet.publishedPath(t.path)),
+                text.contains(PublishedSet.suffix + "/current/")
+            {
+                return true
+            }
+            return (try? AtomicFile.Target(t.path))?.isReplaced ?? false
         }
     }
 
