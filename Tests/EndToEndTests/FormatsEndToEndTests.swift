@@ -201,6 +201,36 @@ final class FormatsEndToEndTests: XCTestCase {
         }
     }
 
+    /// A user's link to another manifest's published output is refused before any stage runs:
+    /// written through, the run would replace that manifest's set without its lineage file (kept
+    /// beside the link), and that manifest would start a fresh lineage on its next night.
+    func testALinkToAnotherManifestsOutputIsRefused() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest(sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        XCTAssertEqual(try f.run(["--quiet"]).status, 0)
+        let lineage = try String(contentsOfFile: f.root + "/out/test.lineage.json", encoding: .utf8)
+        let other = f.root + "/pipelines/other.json"
+        let text = try String(contentsOfFile: f.manifestPath, encoding: .utf8)
+            .replacingOccurrences(of: "../out/test.geojson", with: "../elsewhere/other.geojson")
+            .replacingOccurrences(of: "../work", with: "../work-other")
+        try text.write(toFile: other, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: f.root + "/elsewhere", withIntermediateDirectories: true)
+        XCTAssertEqual(symlink("../out/test.geojson", f.root + "/elsewhere/other.geojson"), 0)
+        let r = try f.tool(["run", other])
+        XCTAssertEqual(r.status, 2, r.output)
+        XCTAssertTrue(
+            r.output.contains(
+                "is a link to \(f.root)/out/test.geojson, which the manifest \(f.manifestPath) publishes"),
+            r.output)
+        XCTAssertFalse(r.output.contains("ingest"), "no stage ran: \(r.output)")
+        let again = try f.run()
+        XCTAssertEqual(again.status, 0, again.output)
+        XCTAssertEqual(
+            try String(contentsOfFile: f.root + "/out/test.lineage.json", encoding: .utf8), lineage,
+            "the lineage goes on as it was")
+    }
+
     /// A Shapefile cuts a text value at 254 bytes: the run says so (GDAL's warning), naming the
     /// file, the layer and the field, instead of dropping the message.
     func testAShapefileCuttingALongNameSaysSo() throws {

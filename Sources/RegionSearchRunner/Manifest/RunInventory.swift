@@ -126,7 +126,8 @@ public struct RunInventory {
         public var role: String
         public var other: Entry
         /// `overwrite` (the same file), `inside` (a file in a managed folder), `holds` (a folder
-        /// the run rewrites holds a file it reads).
+        /// the run rewrites holds a file it reads), `another's` (a link to another manifest's
+        /// published output).
         public var relation: String
 
         public var description: String {
@@ -134,6 +135,9 @@ public struct RunInventory {
             case "inside":
                 return "\(role) \(path) is inside \(other.role) (\(other.path)), which the runner manages; choose "
                     + "another output path"
+            case "another's":
+                return "\(role) \(path) is a link to \(other.path), which \(other.role) publishes: this run would "
+                    + "replace that manifest's set and end its lineage; give each manifest its own output"
             case "holds":
                 return "\(role) \(path) holds \(other.role) (\(other.path)), which it would overwrite; move that file "
                     + "or choose another output path"
@@ -155,6 +159,21 @@ public struct RunInventory {
 
     /// Checks the inventory (see the type's documentation).
     public func check() throws(Conflict) {
+        // An output that is a user's link to another manifest's published output is written
+        // through to that manifest's set, which would lose its lineage file (its path is beside
+        // the link, not in the set) and start afresh on its next night. (Naming that output
+        // directly is warned about when publishing; its lineage file is then the same file.)
+        for target in manifest.outputTargets where !target.files.isEmpty {
+            let published = PublishedSet.publishedPath(target.path)
+            guard published != target.path, let text = PublishedSet.linkText(published),
+                text.contains(PublishedSet.suffix + "/current/"),
+                let owner = PublishedSet(root: PublishedSet.root(besides: published)).current()?.record.manifest,
+                ManifestOwner(manifest).relation(to: owner) == .other
+            else { continue }
+            throw Conflict(
+                path: target.path, role: target.role.rawValue,
+                other: Entry(path: published, role: "the manifest \(owner)"), relation: "another's")
+        }
         let read = kept.map { (entry: $0, id: OutputSafety.Identity(of: $0.path)) }
         let mine = written.map { (entry: $0, id: OutputSafety.Identity(of: $0.path)) }
         for (k, w) in mine.enumerated() {
