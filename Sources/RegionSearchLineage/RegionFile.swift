@@ -15,18 +15,17 @@ import RegionSearchOutput
 public enum RegionFile {
     /// The regions of `path`, and its lineage when it is a lineage file.
     public static func read(_ path: String) throws(LineageError) -> (regions: [TrackedRegion], lineage: LineageState?) {
-        // A device such as /dev/zero never ends and a FIFO waits for a writer: refused by what
-        // the path is, before it is opened (a missing path is reported when it is opened).
+        // A device such as /dev/zero never ends: refused by what the path is, before it is opened
+        // (a missing path is reported when it is opened). A pipe (`<(git show …)`) is read to its
+        // end, and a folder goes to GDAL (a FileGDB, a folder of Shapefiles).
         var info = stat()
         if stat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
-            case S_IFREG: break
-            case S_IFDIR:
-                throw .cannotRead(path: path, reason: "is a folder, not a file; give the path of a region file")
+            case S_IFREG, S_IFIFO: break
+            case S_IFDIR: return (try readWithGDAL(path), nil)
             default:
                 throw .cannotRead(
-                    path: path,
-                    reason: "is not a regular file (a device, FIFO or socket); give the path of a region file")
+                    path: path, reason: "is a device or socket, not a file; give the path of a region file")
             }
         }
         if let bytes = try readIfJSON(path) {

@@ -29,7 +29,10 @@ final class WorkDirectorySafetyTests: XCTestCase {
     func testAFileWhereAFolderIsNeededIsNamedAsSuch() throws {
         let dir = TestSupport.temporaryDirectory()
         try "my notes\n".write(toFile: dir + "/notes", atomically: true, encoding: .utf8)
-        for path in [dir + "/notes", dir + "/notes/sub"] {
+        // A link to nothing stands at a name too (mkdir's EEXIST, then the `stat` of the check
+        // for a folder sets errno to ENOENT).
+        XCTAssertEqual(symlink(dir + "/nothing", dir + "/dangling"), 0)
+        for path in [dir + "/notes", dir + "/notes/sub", dir + "/dangling"] {
             XCTAssertThrowsError(try FileSystem.createDirectories(path), path) { error in
                 guard let failure = error as? FileSystem.Failure else { return XCTFail("\(error)") }
                 let expected = path.hasSuffix("/sub") ? dir + "/notes" : path

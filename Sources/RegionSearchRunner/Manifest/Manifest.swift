@@ -451,6 +451,9 @@ public struct Manifest {
         default:
             throw ReadFailure(reason: "is not a regular file (a device, FIFO or socket); give the path of a file")
         }
+        // Blocking reads again, as a regular file's always are (the flag only kept the open from
+        // waiting on a FIFO).
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let size = Int(info.st_size)
         func tooLarge(_ bytes: Int) -> ReadFailure {
             ReadFailure(reason: "is larger than \(limit) bytes (\(bytes) read or listed); is this the right file?")

@@ -47,13 +47,16 @@ public enum FileSystem {
         if isDirectory(path) { return }
         let parent = AtomicFile.directory(of: path)
         if parent != path && parent != "." && parent != "/" { try createDirectories(parent) }
-        if mkdir(path, 0o755) != 0 && !(errno == EEXIST && isDirectory(path)) {
+        if mkdir(path, 0o755) != 0 {
+            // Kept at once: the `stat` of `isDirectory` below may set errno again.
+            let code = errno
+            if code == EEXIST && isDirectory(path) { return }
             // Something that is no folder stands at the name: said as what it is (strerror's
             // "File exists" reads like a full disk's or a permission's failure).
-            if errno == EEXIST {
+            if code == EEXIST {
                 throw Failure(path: path, operation: "create directory", reason: FileErrorAdvice.notAFolder)
             }
-            throw failure(path, "create directory")
+            throw Failure(path: path, operation: "create directory", reason: String(cString: strerror(code)))
         }
     }
 
