@@ -96,6 +96,19 @@ final class LineageEndToEndTests: XCTestCase {
         try JSONParser.parse(String(contentsOfFile: path, encoding: .utf8))
     }
 
+    /// The second night's report kept ids from the first (not a fresh lineage), and the lineage
+    /// file is the set's link.
+    func assertTheLineageWentOn(_ f: PipelineFixture, line: UInt = #line) throws {
+        let changes = try read(f.root + "/out/test.changes.json")
+        XCTAssertGreaterThan(
+            changes["kept_ids"]?.intValue ?? 0, 0, "the regions kept their ids: \(changes["summary"] ?? .null)",
+            line: line)
+        XCTAssertNotEqual(changes["basis"]?.stringValue, "none", line: line)
+        XCTAssertEqual(
+            PublishedSet.linkText(f.root + "/out/test.lineage.json"),
+            ".test.geojson.published/current/lineage/test.lineage.json", line: line)
+    }
+
     /// The level-0 region whose polygon's bounding box holds the point (metres), from a regions file.
     static func region(at point: (Double, Double), in regions: JSONValue) -> JSONValue? {
         let metres = 6_371_008.8 * Double.pi / 180
@@ -313,13 +326,7 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.output)
         XCTAssertTrue(
             again.output.contains("test.lineage.json is missing; the lineage is read from the current "), again.output)
-        let changes = try read(f.root + "/out/test.changes.json")
-        XCTAssertGreaterThan(
-            changes["kept_ids"]?.intValue ?? 0, 0, "the regions kept their ids: \(changes["summary"] ?? .null)")
-        XCTAssertNotEqual(changes["basis"]?.stringValue, "none")
-        XCTAssertEqual(
-            PublishedSet.linkText(f.root + "/out/test.lineage.json"),
-            ".test.geojson.published/current/lineage/test.lineage.json")
+        try assertTheLineageWentOn(f)
     }
 
     /// A set whose regions file is gone (a damaged set) still names the lineage file: the next
@@ -333,13 +340,7 @@ final class LineageEndToEndTests: XCTestCase {
         let again = try f.run(day2(f))
         XCTAssertEqual(again.status, 0, again.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.workPath + "/lineage.json"), again.output)
-        let changes = try read(f.root + "/out/test.changes.json")
-        XCTAssertGreaterThan(
-            changes["kept_ids"]?.intValue ?? 0, 0, "the regions kept their ids: \(changes["summary"] ?? .null)")
-        XCTAssertNotEqual(changes["basis"]?.stringValue, "none")
-        XCTAssertEqual(
-            PublishedSet.linkText(f.root + "/out/test.lineage.json"),
-            ".test.geojson.published/current/lineage/test.lineage.json")
+        try assertTheLineageWentOn(f)
     }
 
     /// --fresh-lineage numbers the regions afresh; "lineage": false keeps no lineage at all.

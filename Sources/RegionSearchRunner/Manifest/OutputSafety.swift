@@ -98,7 +98,7 @@ public enum OutputSafety {
             // output written through it, the set beside the file it points to) stands where that
             // path is, not inside the set it shows.
             let published = PublishedSet.publishedPath(path)
-            if let text = PublishedSet.linkText(published), text.contains(PublishedSet.suffix + "/current/") {
+            if PublishedSet.isSetLink(published) {
                 resolved = PublishedSet.realPath(PathResolver.normalize(published))
             } else {
                 resolved = Self.resolve(path)

@@ -165,8 +165,7 @@ public struct RunInventory {
         // directly is warned about when publishing; its lineage file is then the same file.)
         for target in manifest.outputTargets where !target.files.isEmpty {
             let published = PublishedSet.publishedPath(target.path)
-            guard published != target.path, let text = PublishedSet.linkText(published),
-                text.contains(PublishedSet.suffix + "/current/"),
+            guard published != target.path, PublishedSet.isSetLink(published),
                 let owner = PublishedSet(root: PublishedSet.root(besides: published)).current()?.record.manifest,
                 ManifestOwner(manifest).relation(to: owner) == .other
             else { continue }

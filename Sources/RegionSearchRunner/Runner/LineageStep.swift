@@ -64,11 +64,7 @@ struct LineageStep {
             // A set's own link is a published file also when what it shows is gone (a damaged
             // set, a `current` link removed): the lineage file's name, and so the ids, must not
             // move with what is on disk.
-            if let text = PublishedSet.linkText(PublishedSet.publishedPath(t.path)),
-                text.contains(PublishedSet.suffix + "/current/")
-            {
-                return true
-            }
+            if PublishedSet.isSetLink(PublishedSet.publishedPath(t.path)) { return true }
             return (try? AtomicFile.Target(t.path))?.isReplaced ?? false
         }
     }

@@ -74,7 +74,7 @@ public struct PublishedSet {
         let given = try? AtomicFile.Target(target.path)
         if let given, !given.isReplaced { return false }
         let path = publishedPath(target.path)
-        if let text = linkText(path), text.contains(suffix + "/current/") { return true }
+        if isSetLink(path) { return true }
         return (try? AtomicFile.Target(path))?.isReplaced ?? false
     }
 
@@ -205,6 +205,12 @@ public struct PublishedSet {
             p = PathResolver.absolute(target, relativeTo: AtomicFile.directory(of: p))
         }
         return p
+    }
+
+    /// Whether `path` is a set's own link (into its folder, through `current`), whether or not
+    /// what it shows is there.
+    static func isSetLink(_ path: String) -> Bool {
+        linkText(path)?.contains(suffix + "/current/") ?? false
     }
 
     /// The text of a symbolic link; nil for anything else.
