@@ -201,6 +201,39 @@ final class FormatsEndToEndTests: XCTestCase {
         }
     }
 
+    /// A user's relative link in an output folder that is itself a link elsewhere is followed as
+    /// the kernel follows it, from the folder it really lies in: `out/linked.geojson` →
+    /// `../www/regions.geojson` with `out` → `real/out` serves `real/www/regions.geojson`, not a
+    /// `www` beside the `out` link.
+    func testAUsersRelativeLinkInALinkedFolderIsFollowedFromWhereItLies() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        for dir in ["/real/out", "/real/www", "/www"] {
+            try FileManager.default.createDirectory(atPath: f.root + dir, withIntermediateDirectories: true)
+        }
+        let served = f.root + "/real/www/regions.geojson"
+        try #"{"type":"FeatureCollection","features":[]}"#.write(toFile: served, atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: f.root + "/out")
+        XCTAssertEqual(symlink("real/out", f.root + "/out"), 0)
+        XCTAssertEqual(symlink("../www/regions.geojson", f.root + "/real/out/linked.geojson"), 0)
+        let link = f.root + "/out/linked.geojson"
+        try f.writeManifest(output: .string(link), sections: [("maps", .bool(false))])
+        for extra in [["--quiet"], ["--quiet", "--force"]] {
+            let r = try f.run(extra)
+            XCTAssertEqual(r.status, 0, r.output)
+            XCTAssertTrue(
+                PublishedSet.linkText(served)?.hasPrefix(".regions.geojson.published/current/") ?? false,
+                "the served file is the set's link: \(PublishedSet.linkText(served) ?? "not a link")")
+            XCTAssertEqual(PublishedSet.linkText(link), "../www/regions.geojson", "the user's link is kept")
+            XCTAssertNotEqual(
+                try String(contentsOfFile: link, encoding: .utf8), #"{"type":"FeatureCollection","features":[]}"#,
+                "the link serves tonight's regions")
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: f.root + "/www"), [],
+                "nothing is written beside the folder's link")
+        }
+    }
+
     /// A user's link to another manifest's published output is refused before any stage runs:
     /// written through, the run would replace that manifest's set without its lineage file (kept
     /// beside the link), and that manifest would start a fresh lineage on its next night.

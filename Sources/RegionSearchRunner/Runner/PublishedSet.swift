@@ -202,7 +202,9 @@ public struct PublishedSet {
         for _ in 0..<40 {
             guard let target = linkText(p) else { return p }
             if target.contains(suffix + "/current/") { return p }
-            p = PathResolver.absolute(target, relativeTo: AtomicFile.directory(of: p))
+            // From the folder the link really lies in, as the kernel follows it: `..` in a link
+            // inside a folder that is itself a link leads out of where that folder points.
+            p = PathResolver.absolute(target, relativeTo: realDirectory(AtomicFile.directory(of: p)))
         }
         return p
     }
@@ -406,7 +408,8 @@ public struct PublishedSet {
             let ours = linkText(for: file.path, name: file.name)
             guard let own = ours.range(of: marker), !text.hasPrefix(ours[..<own.upperBound]) else { continue }
             let otherRoot = PathResolver.absolute(
-                String(text[..<at.lowerBound]) + Self.suffix, relativeTo: AtomicFile.directory(of: file.path))
+                String(text[..<at.lowerBound]) + Self.suffix,
+                relativeTo: Self.realDirectory(AtomicFile.directory(of: file.path)))
             guard let publisher = PublishedSet(root: otherRoot).current()?.record.manifest,
                 ManifestOwner(path: manifest).relation(to: publisher) == .other
             else { continue }
