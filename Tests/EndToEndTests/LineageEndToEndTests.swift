@@ -343,6 +343,40 @@ final class LineageEndToEndTests: XCTestCase {
         try assertTheLineageWentOn(f)
     }
 
+    /// A set whose `current` link was removed by hand still holds its newest complete generation,
+    /// with the lineage file: the next night goes on with its ids.
+    func testASetWithoutItsCurrentLinkKeepsTheLineage() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        XCTAssertEqual(unlink(f.root + "/out/.test.geojson.published/current"), 0)
+        let again = try f.run(day2(f))
+        XCTAssertEqual(again.status, 0, again.output)
+        try assertTheLineageWentOn(f)
+        // A night with nothing new to publish makes the link again too.
+        let regions = try String(contentsOfFile: f.root + "/out/test.geojson", encoding: .utf8)
+        XCTAssertEqual(unlink(f.root + "/out/.test.geojson.published/current"), 0)
+        let rerun = try f.run(day2(f))
+        XCTAssertEqual(rerun.status, 0, rerun.output)
+        XCTAssertTrue(rerun.output.contains("current was missing; made again"), rerun.output)
+        XCTAssertEqual(try String(contentsOfFile: f.root + "/out/test.geojson", encoding: .utf8), regions)
+        try assertTheLineageWentOn(f)
+    }
+
+    /// With the whole set folder gone, the lineage file's link shows nothing and nothing holds the
+    /// lineage: the night stops (exit 3) saying so, instead of numbering every region afresh.
+    func testALineageLinkToAGoneSetStopsTheNight() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        try FileManager.default.removeItem(atPath: f.root + "/out/.test.geojson.published")
+        let again = try f.run(day2(f))
+        XCTAssertEqual(again.status, 3, again.output)
+        XCTAssertTrue(
+            again.output.contains("which is gone, and no published set beside it holds the lineage"), again.output)
+        XCTAssertEqual(try f.run(day2(f) + ["--fresh-lineage"]).status, 0)
+    }
+
     /// --fresh-lineage numbers the regions afresh; "lineage": false keeps no lineage at all.
     func testAFreshLineageAndNoLineage() throws {
         let f = try fixture()

@@ -33,6 +33,12 @@ public enum FileSystem {
         return lstat(path, &st) == 0
     }
 
+    /// Whether `path`, links followed, names something (a link to nothing does not).
+    public static func targetExists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
     public static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR

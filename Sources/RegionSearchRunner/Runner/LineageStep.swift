@@ -213,15 +213,26 @@ struct LineageStep {
         let named = lineagePath(manifest)
         var path = named
         guard manifest.lineage.enabled && !fresh else { return nil }
-        if !FileSystem.exists(path) {
+        // The set's own link showing nothing: its set's `current` link or file was removed.
+        let dangling = PublishedSet.isSetLink(path) && !FileSystem.targetExists(path)
+        if !FileSystem.exists(path) || dangling {
             // The link was removed, but the current published set still holds the lineage: a
             // fresh lineage now would call every region new and give retired ids out again.
-            guard let kept = publishedLineage(manifest, path: path) else { return nil }
+            guard let kept = publishedLineage(manifest, path: path) else {
+                if dangling {
+                    throw ToolFailure(
+                        "\(path) links to \(PublishedSet.linkText(path) ?? "?"), which is gone, and no published set "
+                            + "beside it holds the lineage; restore the set folder from a backup, or start a fresh "
+                            + "lineage with --fresh-lineage (every region then gets a new id)", status: .inputData)
+                }
+                return nil
+            }
             // Said once, though the runner reads the file before the stages and again after them.
             if warnedMissing.withLock({ $0.insert(path).inserted }) {
                 Log.warning(
-                    "\(path) is missing; the lineage is read from the current published set (\(kept)), and "
-                        + "publishing puts the file back (to start a fresh lineage instead, run with --fresh-lineage)")
+                    "\(path) \(dangling ? "shows nothing" : "is missing"); the lineage is read from the current "
+                        + "published set (\(kept)), and publishing puts the file back (to start a fresh lineage "
+                        + "instead, run with --fresh-lineage)")
             }
             path = kept
         }

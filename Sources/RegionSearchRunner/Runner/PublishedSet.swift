@@ -100,11 +100,22 @@ public struct PublishedSet {
     func directory(_ generation: Int) -> String { root + "/" + Self.generationName(generation) }
 
     /// The current set: its generation and record; nil when there is none (or `current` points
-    /// to something that is not a complete set).
+    /// to something that is not a complete set). With no `current` link at all — removed by
+    /// hand: the runner only ever replaces it by rename — the newest complete set stands for it,
+    /// so the next night goes on from what was published (its lineage, its unchanged files) and
+    /// makes the link again (``restoreCurrentLink(_:)``, ``flip(to:)``).
     func current() -> (generation: Int, record: Record)? {
         var buffer = [CChar](repeating: 0, count: 256)
         let n = readlink(currentLink, &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
+        guard n > 0 else {
+            guard !FileSystem.exists(currentLink), FileSystem.isDirectory(root) else { return nil }
+            for g in generations.reversed() {
+                if let record = Record.load(directory(g) + "/" + Self.recordName), record.generation == g {
+                    return (g, record)
+                }
+            }
+            return nil
+        }
         let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let g = Self.generationNumber(target), let record = Record.load(directory(g) + "/" + Self.recordName)
         else { return nil }
@@ -381,6 +392,14 @@ public struct PublishedSet {
         guard let lock = try lock(wait: false) else { return nil }
         defer { lock.release() }
         return try body()
+    }
+
+    /// Makes the `current` link again when it is gone, pointing at `generation` (the set that
+    /// ``current()`` found standing for it).
+    func restoreCurrentLink(_ generation: Int) throws {
+        guard !FileSystem.exists(currentLink) else { return }
+        Log.warning("\(currentLink) was missing; made again, pointing at \(Self.generationName(generation))")
+        try flip(to: generation)
     }
 
     /// Points `current` at `generation`: a new link renamed over the old one, then synced.

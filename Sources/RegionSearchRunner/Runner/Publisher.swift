@@ -301,6 +301,7 @@ struct Publisher {
             current.record.members.count == plans.count
         {
             // Nothing to publish; a link a user removed is made again.
+            try set.restoreCurrentLink(current.generation)
             try set.linkPaths(current.record)
             return plans.map { plan in
                 let m = current.record.member(plan.role)!
