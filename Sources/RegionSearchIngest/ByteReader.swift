@@ -11,6 +11,7 @@ enum InputError: Error, CustomStringConvertible, ExitCoded {
     case readFailed(path: String, reason: String)
     case corruptCompression(path: String, offset: UInt64, reason: String)
     case unsupported(path: String, reason: String)
+    case changedWhileRead(path: String)
 
     public var description: String {
         switch self {
@@ -21,10 +22,20 @@ enum InputError: Error, CustomStringConvertible, ExitCoded {
                 "\(path): gzip data is damaged near compressed byte \(offset) (\(reason)); re-download or "
                 + "re-compress the file"
         case .unsupported(let path, let reason): return "\(path): \(reason)"
+        case .changedWhileRead(let path):
+            return
+                "\(path): the file changed while it was read (its size, time or inode differ from when it was "
+                + "opened), so its POIs were not kept; run again once it is complete (write it under another name "
+                + "and rename it into place)"
         }
     }
 
-    public var exitStatus: ExitStatus { .inputData }
+    /// 1 for a file that changed while it was read (processing failed; the same file later
+    /// reads), 3 for input that cannot be read as it is.
+    public var exitStatus: ExitStatus {
+        if case .changedWhileRead = self { return .failure }
+        return .inputData
+    }
 }
 
 /// Sequential reader over a file that may be gzip-compressed (detected by its magic bytes, not

@@ -83,6 +83,7 @@ public final class IngestDriver {
             bytes.append(input.source.bytesRead)
             total.add(counts)
         }
+        for input in inputs { try input.checkUnchanged() }
         let table = builder.finish()
         guard total.invariantHolds, total.accepted == table.count else {
             throw IngestError.invariantBroken("total \(total.json.serialized()), table rows \(table.count)")

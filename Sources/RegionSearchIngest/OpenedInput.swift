@@ -16,6 +16,8 @@ public struct OpenedInput {
     public let contentHash: ContentHash
     public let fileSize: UInt64
     public let isGzip: Bool
+    /// The input's files with their stamps taken before the hash (``checkUnchanged()``).
+    let stamps: [(path: String, stamp: FileStamp?)]
 
     /// The delimiter in use, for delimited text.
     public var delimiter: UInt8? { (source as? DelimitedReader)?.delimiter }
@@ -33,11 +35,15 @@ public struct OpenedInput {
         // has no bytes of its own to sniff.
         if InputSpec.isConnectionString(spec.path) || isDirectory(spec.path) {
             try spec.checkApplicable(to: .ogr)
+            let stamps = stamps(
+                InputSpec.isConnectionString(spec.path)
+                    ? [] : DirectoryListing.regularFiles(spec.path).map { spec.path + "/" + $0 })
             let (hash, size) = try hashSource(spec.path)
             return OpenedInput(
                 spec: spec, format: .ogr, source: try OGRReader(spec: spec, fileSize: size), contentHash: hash,
-                fileSize: size, isGzip: false)
+                fileSize: size, isGzip: false, stamps: stamps)
         }
+        let stamps = stamps(sourceFiles(spec.path))
         var (hash, size) = try hashFile(spec.path)
         var format = spec.format
         let probe = try ByteReader(path: spec.path)
@@ -87,7 +93,21 @@ public struct OpenedInput {
             source = try OSMXMLReader(reader: ByteReader(path: spec.path), options: osmOptions(spec))
         }
         return OpenedInput(
-            spec: spec, format: format, source: source, contentHash: hash, fileSize: size, isGzip: isGzip)
+            spec: spec, format: format, source: source, contentHash: hash, fileSize: size, isGzip: isGzip,
+            stamps: stamps)
+    }
+
+    static func stamps(_ files: [String]) -> [(path: String, stamp: FileStamp?)] {
+        files.map { ($0, FileStamp.of($0)) }
+    }
+
+    /// Throws when a file of the input is no longer what it was when it was opened (written,
+    /// truncated, grown or replaced while it was read): its POIs would match neither the hash
+    /// recorded for it nor any one state of the file.
+    public func checkUnchanged() throws {
+        for (path, stamp) in stamps where FileStamp.of(path) != stamp {
+            throw InputError.changedWhileRead(path: path)
+        }
     }
 
     static func osmOptions(_ spec: InputSpec) -> OSMOptions {
