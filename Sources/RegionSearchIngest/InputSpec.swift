@@ -211,6 +211,11 @@ public struct InputSpec: Sendable {
         guard let path = pathValue.stringValue, !path.isEmpty else {
             throw UsageError("\(context).path: expected a non-empty string, got \(pathValue.serialized())")
         }
+        guard !path.utf8.contains(0) else {
+            throw UsageError(
+                "\(context).path: holds the control character U+0000 (NUL): the system reads a path only up to it, "
+                    + "so another file would be read than the one named; remove it")
+        }
         self.init(path: path, context: context)
         for (key, value) in members where value != .null {
             let at = "\(context).\(key)"

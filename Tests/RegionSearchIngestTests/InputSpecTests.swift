@@ -71,6 +71,10 @@ final class InputSpecTests: XCTestCase {
             #"inputs[0].crs: expected one of "wgs84", "gcj02", "bd09", got "gcj" (did you mean "gcj02"?)"#)
         XCTAssertEqual(message(#"{"format": "csv"}"#), "inputs[0].path: required (the input file)")
         XCTAssertEqual(message(#"{"path": ""}"#), #"inputs[0].path: expected a non-empty string, got """#)
+        // `--input-spec '{"path":"base.csv\u0000x"}'` read base.csv.
+        XCTAssertTrue(
+            message(#"{"path": "base.csv\u0000x"}"#).hasPrefix(
+                "inputs[0].path: holds the control character U+0000 (NUL)"))
         XCTAssertTrue(
             message(#"{"path": "a", "delimiter": "::"}"#).hasPrefix(
                 "inputs[0].delimiter: expected a single ASCII character"))

@@ -31,6 +31,28 @@ final class ManifestValidationGapTests: XCTestCase, ManifestParsing {
         XCTAssertTrue(message(manifest(keywords: #"["a\tb"]"#)).contains("U+0009"))
     }
 
+    /// A NUL in a path cut it short where the system read it: `city.csv\u0000-tonight.csv` read
+    /// `city.csv`, exit 0; a work directory `w2\u0000zzz` made `w2/`.
+    func testANULInAPathOrNameIsRefused() {
+        for (sections, key) in [
+            (
+                #"{"inputs": [{"path": "a.csv\u0000-b.csv"}], "work_dir": "w", "output": "o.geojson", "keywords": ["c"]}"#,
+                "inputs[0].path"
+            ),
+            (
+                #"{"inputs": [{"path": "a.csv"}], "work_dir": "w\u0000z", "output": "o.geojson", "keywords": ["c"]}"#,
+                "work_dir"
+            ),
+            (
+                #"{"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": {"path": "o\u0000.gpkg"}, "keywords": ["c"]}"#,
+                "output.path"
+            ),
+        ] {
+            let m = message(sections)
+            XCTAssertTrue(m.contains("\(key): holds the control character U+0000 (NUL)"), m)
+        }
+    }
+
     func testOverlongKeywordsAreRefusedWithTheLimit() {
         let long = String(repeating: "a", count: 200_000)
         let m = message(manifest(keywords: "[\"\(long)\"]"))
