@@ -46,8 +46,11 @@ public enum RegionFile {
         return (try readWithGDAL(path), nil)
     }
 
+    /// The most bytes of GeoJSON read from one file or stream (``readIfJSON(_:)``).
+    static let maximumJSONBytes = 1 << 30
+
     /// The bytes of a GeoJSON file (by extension, or a first non-blank byte `{`); nil otherwise.
-    static func readIfJSON(_ path: String) throws(LineageError) -> [UInt8]? {
+    static func readIfJSON(_ path: String, limit: Int = maximumJSONBytes) throws(LineageError) -> [UInt8]? {
         let lower = path.lowercased()
         let byName = lower.hasSuffix(".geojson") || lower.hasSuffix(".json")
         guard let f = fopen(path, "rb") else {
@@ -64,6 +67,15 @@ public enum RegionFile {
             if n == 0 { break }
             if first == nil { first = chunk[0..<n].first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } }
             if !byName && first != nil && first != UInt8(ascii: "{") { return nil }
+            // A pipe or a wrong file could be read until memory runs out (`yes '{' |` trapped at
+            // a 2 GB allocation).
+            guard bytes.count + n <= limit else {
+                throw .cannotRead(
+                    path: path,
+                    reason:
+                        "holds more than \(groupedCount(limit)) bytes of JSON, more than any regions file (one "
+                        + "feature per region); give the regions output, not the POI layer or another file")
+            }
             bytes.append(contentsOf: chunk[0..<n])
         }
         return byName || first == UInt8(ascii: "{") ? bytes : nil

@@ -29,6 +29,18 @@ final class LineageTests: XCTestCase {
         }
     }
 
+    /// A stream or a wrong file is read only up to a limit: `yes '{' | regionsearch diff a -`
+    /// trapped when an allocation of 2 GB failed.
+    func testARegionFileIsReadOnlyUpToItsLimit() throws {
+        let dir = TestSupport.temporaryDirectory()
+        let path = dir + "/big.geojson"
+        try String(repeating: "{", count: 200_000).write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try RegionFile.readIfJSON(path, limit: 1 << 16)) { error in
+            XCTAssertTrue("\(error)".contains("holds more than 65,536 bytes of JSON"), "\(error)")
+        }
+        XCTAssertEqual(try RegionFile.readIfJSON(path, limit: 200_000)?.count, 200_000)
+    }
+
     func testAFreshLineageKeepsTheResultsNumbersAndCallsEverythingNew() throws {
         let tonight = [
             F.region(1, members: 1...30, east: 0, north: 0, side: 300),
