@@ -194,7 +194,10 @@ public enum BenchmarkCommand {
         options.repeats = cl.integer(Self.repeatsOption)
         options.keywordCounts = cl.list(Self.keywordsOption).compactMap(\.intValue)
         options.seed = UInt64(cl.integer(Self.seedOption))
-        options.workDirectory = cl.string(Self.workOption)
+        // Absolute: the user path's manifests name their files under it, and a manifest's
+        // relative paths resolve against the manifest's own folder, not the current one.
+        let work = cl.string(Self.workOption)
+        options.workDirectory = work.hasPrefix("/") ? work : FileManager.default.currentDirectoryPath + "/" + work
         options.binDirectory = cl.value(Self.binOption) ?? CurrentExecutable.directory
         options.threads = cl.optionalInteger(Self.threadsOption)
         options.verifyThreads = cl.flag(Self.verifyThreadsOption)

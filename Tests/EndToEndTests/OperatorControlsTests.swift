@@ -22,6 +22,22 @@ final class OperatorControlsTests: XCTestCase {
         XCTAssertEqual(try f.tool(["run", "--version"]).output, "regionsearch \(RegionSearchVersion.current)\n")
     }
 
+    /// `regionsearch-bench --work bw` (and its default `bench-work`, also relative) ran every user
+    /// path case with paths relative to the current folder in a manifest, which resolves them
+    /// against its own: exit 1, "cannot read …/bw/user/…/bw/inputs/…".
+    func testTheBenchmarkTakesARelativeWorkFolder() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let bench = PipelineFixture.toolDirectory + "/regionsearch-bench"
+        let r = try f.tool(
+            ["-c", "cd \"$0\" && exec \"$1\" --sizes 2000 --work bw --parts user --user-repeats 1", f.root, bench],
+            executable: "/bin/sh")
+        XCTAssertEqual(r.status, 0, r.output)
+        let report = try JSONParser.parse(String(contentsOfFile: f.root + "/bw/benchmark.json", encoding: .utf8))
+        XCTAssertNotNil(report.objectValue, r.output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: f.root + "/bw/user"), r.output)
+    }
+
     func testStatusCheckAndMachineReadableJSON() throws {
         let f = try PipelineFixture()
         defer { f.remove() }
