@@ -165,17 +165,33 @@ public final class OGRReader: RecordSource, RecordSourceDiagnostics {
         return UInt64(Double(fileSize) * min(1, Double(ordinal) / Double(estimatedCount)))
     }
 
+    /// A FlatGeobuf file declares its feature count in its header, written with the data; GDAL
+    /// stops at the first feature it cannot read as if the layer ended there, so a file cut short
+    /// read as a shorter (or an empty) layer, exit 0 or "no records". Other drivers either fail on
+    /// such a file or keep counts that may go stale (a GeoPackage's contents table).
+    private func checkAllRead() throws {
+        guard driverName == "FlatGeobuf", spec.ogr.sql == nil, spec.ogr.whereClause == nil, estimatedCount > 0,
+            Int64(ordinal) < estimatedCount
+        else { return }
+        throw InputError.unsupported(
+            path: GDALLibrary.redacted(path),
+            reason:
+                "its header declares \(estimatedCount) features, but only \(ordinal) could be read: the file is "
+                + "truncated or damaged; export or download it again")
+    }
+
     public func next() throws -> ReadResult? {
-        let feature: GDALFeature
+        let next: GDALFeature?
         do {
-            guard let f = try layer.nextFeature() else {
-                last = nil
-                return nil
-            }
-            feature = f
+            next = try layer.nextFeature()
         } catch {
             throw InputError.unsupported(
                 path: GDALLibrary.redacted(path), reason: "after \(ordinal) features: \(Self.plain(error))")
+        }
+        guard let feature = next else {
+            last = nil
+            try checkAllRead()
+            return nil
         }
         ordinal += 1
         last = feature

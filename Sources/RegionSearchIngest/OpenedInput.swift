@@ -65,6 +65,16 @@ public struct OpenedInput {
                 try InputFormatDetector.checkText(head, format: format, path: spec.path)
             }
         }
+        if format == .ogr, spec.path.lowercased().hasSuffix(".shp"),
+            !Self.sourceFiles(spec.path).contains(where: { $0.lowercased().hasSuffix(".dbf") })
+        {
+            // GDAL reads the geometry alone, with no fields: every POI without id, name or keyword.
+            throw InputError.unsupported(
+                path: spec.path,
+                reason:
+                    "has no .dbf beside it (the Shapefile's attributes: ids, names and keywords); copy the .dbf "
+                    + "of the same name with the .shp")
+        }
         if format == .ogr, Self.sourceFiles(spec.path).count > 1 { (hash, size) = try hashFiles(spec.path) }
         if format == .ogr && isGzip {
             throw InputError.unsupported(

@@ -156,6 +156,45 @@ final class OGRInputTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: scratch.path("points.cpg"), encoding: .utf8), "UTF-8")
     }
 
+    /// A Shapefile without its `.dbf` read as geometry alone (exit 0: no id, name or keyword on any
+    /// POI); a FlatGeobuf cut short read as an empty layer ("no records"). Both are refused,
+    /// saying what is wrong with the file.
+    func testAShapefileWithoutItsTableAndACutFlatGeobufAreRefused() throws {
+        let source = scratch.write(Self.points, name: "whole.geojson")
+        let shp = scratch.path("nodbf.shp")
+        try GIS.ogr2ogr(["-f", "ESRI Shapefile", shp, source])
+        XCTAssertNoThrow(try OpenedInput.open(spec(#"{"path": "\#(shp)"}"#)))
+        try FileManager.default.removeItem(atPath: scratch.path("nodbf.dbf"))
+        XCTAssertThrowsError(try OpenedInput.open(spec(#"{"path": "\#(shp)"}"#))) { error in
+            XCTAssertTrue("\(error)".contains("has no .dbf beside it"), "\(error)")
+            XCTAssertEqual((error as? ExitCoded)?.exitStatus, .inputData)
+        }
+
+        var many: [String] = []
+        for k in 0..<200 {
+            many.append(
+                #"{"type":"Feature","properties":{"id":"p\#(k)","name":"n\#(k)","kind":"cafe"},"#
+                    + #""geometry":{"type":"Point","coordinates":[\#(24.9 + Double(k) * 1e-4),60.17]}}"#)
+        }
+        let big = scratch.write(
+            #"{"type":"FeatureCollection","features":["# + many.joined(separator: ",") + "]}", name: "many.geojson")
+        let fgb = scratch.path("many.fgb")
+        try GIS.ogr2ogr(["-f", "FlatGeobuf", fgb, big])
+        let (whole, read) = try records(#"{"path": "\#(fgb)"}"#)
+        XCTAssertEqual(read.compactMap(\.record).count, 200, "\(whole.format)")
+        // Cut in its spatial index (after the header), in the features, and one byte short.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fgb))
+        var saidByCount = 0
+        for size in [1_000, 3_000, bytes.count / 2, bytes.count - 1] {
+            let cut = scratch.path("cut-\(size).fgb")
+            try bytes.prefix(size).write(to: URL(fileURLWithPath: cut))
+            XCTAssertThrowsError(try records(#"{"path": "\#(cut)"}"#), "cut at \(size) of \(bytes.count)") { error in
+                if "\(error)".contains("its header declares 200 features, but only") { saidByCount += 1 }
+            }
+        }
+        XCTAssertGreaterThan(saidByCount, 0, "a cut GDAL reads as a shorter layer")
+    }
+
     func testRejectsNameTheFeatureAndTheCountsAddUp() throws {
         var features: [String] = []
         for i in 0..<20 {
