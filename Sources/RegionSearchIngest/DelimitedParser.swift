@@ -231,6 +231,13 @@ struct DelimitedParser {
         // Make sure the first line is in the buffer for sniffing.
         while !eof, memchr(buf + pos, 0x0A, end - pos) == nil, end - pos < maxRecordBytes { try refill() }
         delimiter = spec.delimiter ?? sniffDelimiter()
+        // InputSpec refuses a quote equal to a delimiter given; a sniffed one is known only here
+        // (`--quote ,` on a comma-separated file split every record with an empty field wrongly).
+        if UInt16(delimiter) == quote {
+            throw UsageError(
+                "\(spec.context).quote: the quote character '\(String(UnicodeScalar(delimiter)))' is also the "
+                    + "delimiter (found in the first line); give another quote character, or the delimiter")
+        }
         stops[Int(delimiter)] = 1
         stops[0x0A] = 1
         stops[0x0D] = 1

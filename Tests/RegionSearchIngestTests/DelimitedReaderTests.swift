@@ -66,6 +66,17 @@ final class DelimitedReaderTests: XCTestCase {
         }
     }
 
+    /// A quote character that is the sniffed delimiter is refused as a given one is: `--quote ,`
+    /// on a comma-separated file misread every record with an empty field.
+    func testAQuoteThatIsTheSniffedDelimiterIsRefused() throws {
+        let path = scratch.write("id,name,lon,lat,category\n1,,24.94,60.17,cafe\n4,n,24.9,60.2,cafe\n")
+        XCTAssertThrowsError(try readAll(delimited(path, #""quote": ",""#))) { error in
+            XCTAssertTrue("\(error)".contains("the quote character ',' is also the delimiter"), "\(error)")
+            XCTAssertEqual((error as? ExitCoded)?.exitStatus, .usage)
+        }
+        XCTAssertEqual(try readAll(delimited(path, #""quote": "'""#)).compactMap(\.record).count, 2)
+    }
+
     func testTrimmingConfigurable() throws {
         let text = "id , name , lon , lat\n 1 ,  padded name  , 5.5 ,  6.5 \n"
         var r = try records(text)
