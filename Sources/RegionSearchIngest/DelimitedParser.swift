@@ -895,7 +895,7 @@ struct DelimitedParser {
         let shown = min(end, start + 1000)
         reject(
             &batch, start: start, end: shown, line: line,
-            reason: "record too long: more than max_record_bytes (\(maxRecordBytes))",
+            reason: "record too long: more than max_record_bytes (\(maxRecordBytes)); its first 1000 bytes kept here",
             raw: Self.excerpt(UnsafeBufferPointer(start: buf + start, count: end - start), limit: 1000))
         line += 1
         pos = end

@@ -5,7 +5,9 @@ import RegionSearchCore
 /// - Delimited text (when every input is delimited text with the same delimiter and the same
 ///   header line, or all without one): one line per reject with the leading fields
 ///   `source_file`, `line`, `byte_offset`, `reason` (quoted RFC 4180-style when needed), then
-///   the record exactly as in the input. A header line `source_file,line,byte_offset,reason,`
+///   the record exactly as in the input — or, when it would leave a quote open (an unterminated
+///   quoted field, a record cut to its first 1,000 bytes), as one quoted field, so the file
+///   reads back record by record. A header line `source_file,line,byte_offset,reason,`
 ///   followed by the input's header line (or `record` without one) precedes the first reject.
 /// - Otherwise (GeoJSON, OSM, or inputs of mixed kinds): newline-delimited JSON, one object
 ///   `{"source_file","line","byte_offset","reason","raw"}` per reject.
@@ -86,7 +88,13 @@ public final class RejectsWriter {
             line.append(d)
             appendField(r.reason, delimiter: d)
             line.append(d)
-            line.append(contentsOf: r.raw.utf8)
+            if Self.readsBack(r.raw) {
+                line.append(contentsOf: r.raw.utf8)
+            } else {
+                // An open quote (an unterminated quoted field, or a record cut to its excerpt)
+                // would swallow the next rejects as one field: kept whole as one quoted field.
+                appendField(r.raw, delimiter: d, always: true)
+            }
             line.append(0x0A)
         case .ndjson:
             let object = JSONValue.object([
@@ -116,11 +124,26 @@ public final class RejectsWriter {
         return s
     }
 
-    /// Quotes a field when it holds the delimiter, a quote, a line break or edge blanks.
-    private func appendField(_ s: String, delimiter: UInt8) {
+    /// Whether a record's text, written as it is, ends where it ends when read back: no quote
+    /// left open (RFC 4180 `"`, the default quote) and no line break outside quotes.
+    static func readsBack(_ raw: String) -> Bool {
+        var inQuote = false
+        for b in raw.utf8 {
+            if b == 0x22 {
+                inQuote.toggle()
+            } else if !inQuote && (b == 0x0A || b == 0x0D) {
+                return false
+            }
+        }
+        return !inQuote
+    }
+
+    /// Quotes a field when it holds the delimiter, a quote, a line break or edge blanks (or
+    /// `always`).
+    private func appendField(_ s: String, delimiter: UInt8, always: Bool = false) {
         let bytes = Array(s.utf8)
         let needsQuotes =
-            bytes.contains { $0 == delimiter || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+            always || bytes.contains { $0 == delimiter || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
             || bytes.first == 0x20 || bytes.last == 0x20
         if !needsQuotes {
             line.append(contentsOf: bytes)

@@ -113,6 +113,24 @@ final class IngestStageTests: XCTestCase {
         XCTAssertEqual(again.compactMap { $0.rejected?.reason }, ["wrong column count: 7, expected 8"])
     }
 
+    /// A reject whose record leaves a quote open is kept as one quoted field: written as it was,
+    /// its open quote swallowed the next reject (4 rejects read back as 3).
+    func testARejectWithAnOpenQuoteReadsBackOnItsOwn() throws {
+        let text =
+            "id,name,lon,lat,category\n1,\"a,24.94,60.17,cafe\n2,b,0,0,restaurant\n3,c,200,60.172,cafe\n"
+            + "4,\"q\"\"x\",24.9,60.1,cafe,extra\n5,e,24.9,60.1,cafe\n"
+        let path = scratch.write(text, name: "open.csv")
+        let (t, _, rejects) = try ingest([path, "--max-reject-ratio", "1"], name: "open")
+        XCTAssertEqual(t.count, 1)
+        let again = try readAll(
+            delimited(
+                scratch.path("open.rejects"),
+                #""columns": {"id": "source_file", "name": "reason", "lon": "line", "lat": "byte_offset"}"#))
+        XCTAssertEqual(
+            again.count, 4, "one record per reject:\n\(rejects)\n\(again.map { $0.rejected?.reason ?? "ok" })")
+        XCTAssertTrue(rejects.contains(#","1,""a,24.94,60.17,cafe"\#n"#), "kept whole as one quoted field: \(rejects)")
+    }
+
     func testGeoJSONAndMixedInputsGiveNewlineDelimitedJSONRejects() throws {
         let g = scratch.write(
             "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]},\"properties\":{}}\n"
