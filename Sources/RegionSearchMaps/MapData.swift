@@ -147,6 +147,20 @@ public struct MapData {
             else { continue }
             regions[i].parent = p
         }
+        // Said as what it is, before the map finds "nothing to draw" (the polygons are there).
+        if regions.isEmpty && pois == nil && !file.features.isEmpty {
+            if wildcard == file.features.count {
+                throw ToolFailure(
+                    "no feature of the regions file has a keyword property, so none is drawn; give a RegionSearch "
+                        + "regions output (or --pois to draw the POIs)", status: .inputData)
+            }
+            if let only {
+                let known = order.filter { k in file.features.contains { $0.keyword == k } }
+                throw ToolFailure(
+                    "--keyword \(only.joined(separator: ", ")): no region of the file has it; its keywords: "
+                        + known.joined(separator: ", "), status: .usage)
+            }
+        }
         if wildcard > 0 {
             notes.append("\(wildcard) feature(s) without a keyword property are not drawn")
         }

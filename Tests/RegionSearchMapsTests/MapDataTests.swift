@@ -1,4 +1,5 @@
 import Foundation
+import RegionSearchCore
 import XCTest
 
 @testable import RegionSearchEvaluation
@@ -82,5 +83,29 @@ final class MapDataTests: XCTestCase {
         // Without provenance: the order keywords first appear in.
         let plain = try MapFixtures.data(squares, pois: nil)
         XCTAssertEqual(plain.keywords.map(\.name), ["bank", "cafe"])
+    }
+
+    /// A keyword no region has, and a file whose features have no keyword: said as such (they
+    /// were "nothing to draw: no region polygons", though the polygons are there).
+    func testAKeywordNoRegionHasIsNamed() throws {
+        let squares = ["bank", "cafe"].map { k in
+            MapFixtures.Square(lon: 24.95, lat: 60.17, halfLon: 0.001, halfLat: 0.001, keyword: k, rank: 1, density: 10)
+        }
+        let file = try RegionFeatureFile(path: "r.geojson", text: MapFixtures.geoJSON(squares, keywords: nil))
+        XCTAssertThrowsError(
+            try MapData(file: file, keywords: nil, only: ["nomatch"], title: "t", attribution: "", pois: nil)
+        ) { error in
+            XCTAssertEqual("\(error)", "--keyword nomatch: no region of the file has it; its keywords: bank, cafe")
+            XCTAssertEqual((error as? ExitCoded)?.exitStatus, .usage)
+        }
+        let bare = try RegionFeatureFile(
+            path: "r.geojson",
+            text: #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"rank":1},"#
+                + #""geometry":{"type":"Polygon","coordinates":[[[24.9,60.1],[24.91,60.1],[24.91,60.11],[24.9,60.1]]]}}]}"#
+        )
+        XCTAssertThrowsError(try MapData(file: bare, keywords: nil, only: nil, title: "t", attribution: "", pois: nil))
+        {
+            XCTAssertTrue("\($0)".contains("no feature of the regions file has a keyword property"), "\($0)")
+        }
     }
 }
