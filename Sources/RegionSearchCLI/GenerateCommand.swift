@@ -29,7 +29,8 @@ public enum GenerateCommand {
         default: .value(.string(defaults.scenario.rawValue)),
         help: "What to plant; see below.")
     static let nOption = CommandSpec.Option(
-        "n", .integer(1...1_000_000_000), default: .value(.number(Double(defaults.n))), help: "Total POIs.")
+        "n", .integer(1...1_000_000_000), default: .value(.number(Double(defaults.n))),
+        help: "Total POIs; at least the planted clusters' own (each about max(20, N/1000)), so a small N writes more.")
     static let seedOption = CommandSpec.Option(
         "seed", .integer(0...Int.max), default: .value(.number(Double(defaults.seed))), placeholder: "S",
         help: "Random seed.")
@@ -160,7 +161,14 @@ public enum GenerateCommand {
             throw UsageError(
                 "--min-radius-m and --max-radius-m: need min ≤ max, got \(config.minRadius) and \(config.maxRadius)")
         }
-        if let v = cl.optionalList(Self.keywordsOption) { config.keywords = v.compactMap(\.stringValue) }
+        if let v = cl.optionalList(Self.keywordsOption) {
+            config.keywords = v.compactMap(\.stringValue)
+            if let blank = config.keywords.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+                throw UsageError(
+                    "--keywords: keyword \(blank + 1) is empty; give names such as cafe,bank (planted clusters carry them)"
+                )
+            }
+        }
         let center = cl.list(Self.centerOption).compactMap(\.doubleValue)
         guard center.count == 2 else {
             throw UsageError("--center: expected LON,LAT, got \"\(cl.value(Self.centerOption) ?? "")\"")

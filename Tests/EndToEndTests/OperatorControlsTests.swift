@@ -38,6 +38,16 @@ final class OperatorControlsTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: f.root + "/bw/user"), r.output)
     }
 
+    /// An empty planted keyword planted clusters with no keyword to find (exit 0).
+    func testGenerateRefusesAnEmptyKeyword() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let r = try f.tool(["generate", "--out", f.root + "/city", "--n", "2000", "--keywords", "cafe,,bank"])
+        XCTAssertEqual(r.status, 2, r.output)
+        XCTAssertTrue(r.output.contains("--keywords: keyword 2 is empty"), r.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/city.csv"))
+    }
+
     func testStatusCheckAndMachineReadableJSON() throws {
         let f = try PipelineFixture()
         defer { f.remove() }
