@@ -86,6 +86,13 @@ public final class PostGISTableWriter {
             try dataset.startTransaction()
             do throws(GDALError) {
                 let schema = try Self.targetSchema(in: dataset)
+                // PostgreSQL skips a search_path schema that does not exist: a misspelt
+                // active_schema wrote to `public`, where a table of that name was then replaced.
+                if let named = Self.activeSchema(in: connection), named.lowercased() != schema.lowercased() {
+                    throw GDALError.invalidArgument(
+                        "the schema \(named) that active_schema names does not exist (the connection would write to "
+                            + "\(schema)); create it, or correct active_schema in the PG: string")
+                }
                 var counts: [Int] = []
                 for (table, layer, mode) in tables {
                     let name = QualifiedName(schema: schema, table: table)
@@ -131,9 +138,40 @@ public final class PostGISTableWriter {
                 + "into; give active_schema=NAME in the PG: string or create the schema")
     }
 
+    /// The `active_schema` a `PG:` string names, if any.
+    static func activeSchema(in connection: String) -> String? {
+        for token in connection.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+            let text = token.hasPrefix("PG:") ? token.dropFirst(3) : token
+            guard text.hasPrefix("active_schema=") else { continue }
+            let value = text.dropFirst("active_schema=".count).trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    /// Refuses a table of that name that RegionSearch did not write: one has the geometry column
+    /// `geom` and most of the layer's fields (a version before may lack those added since). A
+    /// user's table (`customers`) was dropped by overwrite without a word, and append failed on
+    /// it with GDAL's "SetGeometry failed".
+    private func refuseForeignTable(_ name: QualifiedName, layer: OutputLayer, in dataset: GDALDataset)
+        throws(GDALError)
+    {
+        guard try exists(name, in: dataset) else { return }
+        let present = try columns(of: name, in: dataset)
+        let fields = layer.schema.fields.map(\.name)
+        let shared = fields.filter { present.contains($0) }.count
+        guard !present.contains("geom") || shared * 2 < fields.count else { return }
+        throw .invalidArgument(
+            "table \(name.schema).\(name.table) exists and is not one RegionSearch wrote (its columns: "
+                + present.sorted().prefix(12).joined(separator: ", ")
+                + "); it is left as it is: name another table (\"layer\") in the manifest, or drop or rename that "
+                + "table yourself")
+    }
+
     private func replace(_ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
         throws(GDALError)
     {
+        try refuseForeignTable(name, layer: layer, in: dataset)
         // pid + random: unique among concurrent writers of this and other processes.
         let staging = name.sibling(
             "\(name.table)__tmp_\(getpid())_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))")
@@ -149,17 +187,27 @@ public final class PostGISTableWriter {
         try renameDependents(of: name, from: staging.table, in: dataset)
     }
 
-    /// Whether the table already holds the rows of this run (a rerun appends nothing).
+    /// Whether the table's current rows (`valid_to` null) are this run's and no other's: a rerun
+    /// appends nothing. A run whose rows were closed since (a night back to an earlier result:
+    /// keywords A and B, then A, then A and B again) appends them again: counted over all rows,
+    /// the second A-and-B night appended nothing and the A night's rows stayed current.
     private func alreadyAppended(_ name: QualifiedName, _ history: History, in dataset: GDALDataset)
         throws(GDALError) -> Bool
     {
-        guard try exists(name, in: dataset), try columns(of: name, in: dataset).contains("run_id") else {
-            return false
+        guard try exists(name, in: dataset) else { return false }
+        let present = try columns(of: name, in: dataset)
+        guard present.contains("run_id") && present.contains("valid_to") else { return false }
+        let run = Self.literal(history.runID)
+        func count(_ condition: String) throws(GDALError) -> Int64 {
+            let sql = "SELECT count(*) FROM \(name.sql) WHERE valid_to IS NULL AND \(condition)"
+            guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature(),
+                case .integer(let n) = row.value(at: 0)
+            else { return 0 }
+            return n
         }
-        let sql = "SELECT count(*) FROM \(name.sql) WHERE run_id = \(Self.literal(history.runID))"
-        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return false }
-        if case .integer(let n) = row.value(at: 0) { return n > 0 }
-        return false
+        let ours = try count("run_id = \(run)")
+        let others = try count("run_id IS DISTINCT FROM \(run)")
+        return ours > 0 && others == 0
     }
 
     /// The names of a table's columns.
@@ -190,6 +238,7 @@ public final class PostGISTableWriter {
         history: History?
     ) throws(GDALError) {
         let target: GDALLayer
+        try refuseForeignTable(name, layer: layer, in: dataset)
         if try exists(name, in: dataset) {
             // A table an earlier version made lacks the fields added since: they are added (its
             // old rows: null), of the types GDAL gives a new table, so that a nightly append goes
@@ -206,9 +255,10 @@ public final class PostGISTableWriter {
                 for column in History.columns where !present.contains(column) {
                     try dataset.executeSQL("ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(column)) varchar")
                 }
+                // Every current row: this run's rows are appended whole, also when some of its
+                // rows were current beside another's (``alreadyAppended(_:_:in:)``).
                 try dataset.executeSQL(
-                    "UPDATE \(name.sql) SET valid_to = \(Self.literal(history.time)) WHERE valid_to IS NULL "
-                        + "AND run_id IS DISTINCT FROM \(Self.literal(history.runID))")
+                    "UPDATE \(name.sql) SET valid_to = \(Self.literal(history.time)) WHERE valid_to IS NULL")
             }
             // GDAL names a layer outside the public schema "schema.table".
             target = try dataset.layer(named: name.schema == "public" ? name.table : "\(name.schema).\(name.table)")

@@ -413,4 +413,124 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try psql("SELECT count(*) FROM plain WHERE run_id IS NULL AND valid_to IS NOT NULL"), first)
         XCTAssertEqual(try psql("SELECT count(DISTINCT run_id) FROM plain WHERE valid_to IS NULL"), "1")
     }
+
+    /// Nights A, B, then A again, appending without a lineage file (whose `change` column makes
+    /// every night's rows differ): the third night's rows are current again. Counting `run_id`
+    /// over all rows, it appended nothing and night B's rows stayed current, exit 0.
+    func testAResultThatComesBackIsAppendedAgainAndCurrent() throws {
+        let f = try appendingNights(to: "comeback")
+        defer { f.remove() }
+        let pg = try connection()
+        try f.writeManifest(
+            output: .object([("path", .string(pg)), ("layer", .string("comeback")), ("mode", .string("append"))]),
+            keywords: ["restaurant"], sections: [("maps", .bool(false))])
+        try f.runOK()
+        let nightA = try psql("SELECT min(run_id) || ':' || count(*) FROM comeback WHERE valid_to IS NULL")
+        try f.runOK(["--input", f.root + "/data/day2.csv"])
+        XCTAssertNotEqual(
+            try psql("SELECT min(run_id) || ':' || count(*) FROM comeback WHERE valid_to IS NULL"), nightA)
+        let again = try f.runOK()
+        XCTAssertFalse(again.output.contains("holds this run's rows already"), again.output)
+        XCTAssertEqual(try psql("SELECT min(run_id) || ':' || count(*) FROM comeback WHERE valid_to IS NULL"), nightA)
+        XCTAssertEqual(try psql("SELECT count(DISTINCT run_id) FROM comeback WHERE valid_to IS NULL"), "1")
+        // And a rerun of it appends nothing.
+        let rows = try psql("SELECT count(*) FROM comeback")
+        XCTAssertTrue(try f.runOK().output.contains("holds this run's rows already"))
+        XCTAssertEqual(try psql("SELECT count(*) FROM comeback"), rows)
+    }
+
+    /// The POI table appended to gets a night whose POI layer changed although the regions did
+    /// not (`select` "in_regions" → "all"): with the regions' hash as the run id it appended
+    /// nothing.
+    func testAnAppendedPOITableFollowsItsOwnContent() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        func write(_ select: String) throws {
+            try f.writeManifest(
+                output: .object([("path", .string(pg)), ("layer", .string("own_r")), ("mode", .string("append"))]),
+                poiOutput: .object([
+                    ("path", .string(pg)), ("layer", .string("own_p")), ("mode", .string("append")),
+                    ("select", .string(select)),
+                ]), sections: [("maps", .bool(false))])
+        }
+        try write("in_regions")
+        try f.runOK()
+        let inRegions = Int(try psql("SELECT count(*) FROM own_p WHERE valid_to IS NULL")) ?? -1
+        try write("all")
+        try f.runOK()
+        let all = Int(try psql("SELECT count(*) FROM own_p WHERE valid_to IS NULL")) ?? -1
+        XCTAssertGreaterThan(all, inRegions)
+        XCTAssertEqual(try psql("SELECT count(*) FROM own_p"), "\(all + inRegions)")
+    }
+
+    /// A table of that name that RegionSearch did not write is left alone in either mode (exit
+    /// 6, naming it): overwrite dropped a user's `customers` table without a word.
+    func testAUsersTableOfTheSameNameIsRefused() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        _ = try psql(
+            "CREATE TABLE public.customers(id int primary key, email text); INSERT INTO customers VALUES (1, 'a')")
+        defer { _ = try? psql("DROP TABLE IF EXISTS public.customers") }
+        for mode in ["overwrite", "append"] {
+            try f.writeManifest(
+                output: .object([("path", .string(pg)), ("layer", .string("customers")), ("mode", .string(mode))]),
+                sections: [("maps", .bool(false))])
+            let r = try f.run()
+            XCTAssertEqual(r.status, 6, r.output)
+            XCTAssertTrue(
+                r.output.contains("table public.customers exists and is not one RegionSearch wrote"), r.output)
+            XCTAssertEqual(try psql("SELECT email FROM customers"), "a", mode)
+        }
+        XCTAssertEqual(try stagingTables(), "")
+    }
+
+    /// An active_schema that does not exist is refused (exit 6): PostgreSQL skipped it and the
+    /// table went to `public`.
+    func testAMisspeltActiveSchemaIsRefused() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.writeManifest(
+            output: .object([("path", .string(pg + " active_schema=no_such_schema")), ("layer", .string("nowhere"))]),
+            sections: [("maps", .bool(false))])
+        let r = try f.run()
+        XCTAssertEqual(r.status, 6, r.output)
+        XCTAssertTrue(r.output.contains("the schema no_such_schema that active_schema names does not exist"), r.output)
+        XCTAssertEqual(try psql("SELECT count(*) FROM pg_tables WHERE tablename = 'nowhere'"), "0")
+    }
+
+    /// The regions and POI tables in one database, with the connection spelt two ways, are one
+    /// transaction: a POI table that cannot be replaced leaves the regions table as it was.
+    func testOneDatabaseSpeltTwoWaysIsOneTransaction() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let parts = pg.dropFirst(3).split(separator: " ").map(String.init)
+        let respelt = "PG:" + parts.reversed().joined(separator: " ")
+        XCTAssertNotEqual(respelt, pg)
+        func write(margin: Double) throws {
+            try f.writeManifest(
+                output: .object([("path", .string(pg)), ("layer", .string("sp_r"))]),
+                poiOutput: .object([("path", .string(respelt)), ("layer", .string("sp_p"))]),
+                sections: [("maps", .bool(false)), ("hulls", .object([("margin_m", .number(margin))]))])
+        }
+        let area = "SELECT count(*) || ':' || round(sum(ST_Area(geom))::numeric, 12) FROM sp_r"
+        defer { _ = try? psql("DROP VIEW IF EXISTS sp_p_v; DROP TABLE IF EXISTS sp_p, sp_r") }
+        try write(margin: 10)
+        let first = try f.runOK()
+        XCTAssertTrue(first.output.contains("replaced table sp_r") && first.output.contains("replaced table sp_p"))
+        let narrow = try psql(area)
+        // The control: a wider margin changes the regions table.
+        try write(margin: 60)
+        try f.runOK()
+        let wide = try psql(area)
+        XCTAssertNotEqual(wide, narrow)
+        _ = try psql("CREATE VIEW sp_p_v AS SELECT * FROM sp_p")
+        try write(margin: 10)
+        let r = try f.run()
+        XCTAssertEqual(r.status, 6, r.output)
+        XCTAssertEqual(try psql(area), wide, "the regions table is as it was: its POI table could not be replaced")
+    }
 }

@@ -180,7 +180,17 @@ public struct OutputTarget: Sendable {
 
     /// Whether two targets write into the same file or database.
     func sharesDestination(with other: OutputTarget) -> Bool {
-        if format == .postgis || other.format == .postgis { return format == other.format && path == other.path }
+        if format == .postgis || other.format == .postgis {
+            return format == other.format && Self.connectionKey(path) == Self.connectionKey(other.path)
+        }
         return !isStandardOutput && path == other.path
+    }
+
+    /// A `PG:` string's parameters in one order: `PG:host=/s dbname=d` and `PG:dbname=d host=/s`
+    /// name one database, whose tables are then written in one transaction (as spelt apart, the
+    /// regions table was committed and the POI table's failure left yesterday's beside it).
+    static func connectionKey(_ connection: String) -> String {
+        let text = connection.hasPrefix("PG:") ? connection.dropFirst(3) : Substring(connection)
+        return text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init).sorted().joined(separator: " ")
     }
 }

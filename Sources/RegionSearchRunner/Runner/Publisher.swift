@@ -224,6 +224,28 @@ struct Publisher {
         return h.finalize().description
     }
 
+    /// The `run_id` of an appended table's rows: the content hash of the published regions, and,
+    /// when the destination gets the POI layer too, of what that layer is made from (its
+    /// artifacts, table and selection). With the regions' hash alone, a night whose POI layer
+    /// changed (`select` "in_regions" → "all", a renamed POI) appended nothing to the POI table.
+    func historyRunID(
+        _ group: [OutputTarget], regions digest: FileDigest, _ completed: [String: StagePlanner.Completed]
+    ) -> String {
+        let regions = "\(digest.hash)"
+        let pois = group.filter { $0.role == .pois }
+        guard !pois.isEmpty else { return regions }
+        var h = ContentHasher()
+        h.update(regions)
+        for t in pois {
+            h.update(t.layer)
+            h.update(t.selection.rawValue)
+        }
+        for kind in [ArtifactKind.pois, .projected, .scores, .regions] {
+            h.update(artifact(kind, completed).map { "\($0.digest.hash)" } ?? "")
+        }
+        return h.finalize().description
+    }
+
     /// Whether every file of `member` in generation `g` still has its recorded digest.
     func verify(_ member: PublishedSet.Member, in set: PublishedSet, generation g: Int) -> Bool {
         member.files.allSatisfy { (try? FileDigest.of(path: set.directory(g) + "/" + $0.name)) == $0.digest }
@@ -572,9 +594,10 @@ struct Publisher {
             CrashPoint.reached("output")
             var tables: [(String, FeatureLayer, PostGISTableWriter.Mode)] = []
             for t in group { tables.append((t.layer, try cache.layer(for: t), t.mode)) }
-            // Appended tables keep history rows: this run's id (the content of the regions it
-            // publishes, so a rerun appends nothing) and when it published.
-            let history = PostGISTableWriter.History(runID: "\(cache.regions.digest.hash)", time: Timestamp.now())
+            // Appended tables keep history rows: this run's id (the content it publishes, so a
+            // rerun appends nothing) and when it published.
+            let history = PostGISTableWriter.History(
+                runID: historyRunID(group, regions: cache.regions.digest, completed), time: Timestamp.now())
             let counts = try VectorOutput.writePostGIS(tables, connection: first.path, history: history)
             let what = zip(zip(group, counts), tables).map { pair, table in
                 let (target, count) = pair
