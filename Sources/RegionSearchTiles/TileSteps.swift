@@ -2,6 +2,12 @@ import RegionSearchCore
 import RegionSearchRunner
 import RegionSearchStages
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The steps of a tiled run (`regionsearch tile STEP --plan PLAN`), each one workflow job.
 ///
 /// The global steps go through the ``Runner`` on the manifest's work directory — so keys, records,
@@ -128,13 +134,27 @@ public struct TileSteps {
         try tile(t)
         let prepared = try Prepared(plan.preparedPath)
         try FileSystem.createDirectories(plan.graphParts)
+        let part = TileArtifacts.graphPart(plan.graphParts, t)
         try spawn(
             GraphStage.definition,
             [
-                "--input", prepared.projected, "--tile", String(t), "--tiles", String(plan.tiles), "--output",
-                TileArtifacts.graphPart(plan.graphParts, t), "--halo-cells", String(plan.haloCells),
-                "--points-per-cell", String(plan.pointsPerCell),
+                "--input", prepared.projected, "--tile", String(t), "--tiles", String(plan.tiles), "--output", part,
+                "--halo-cells", String(plan.haloCells), "--points-per-cell", String(plan.pointsPerCell),
             ], what: "graph tile \(t)", summary: "graph-" + plan.tileName(t))
+        removeLeftovers(besides: part)
+    }
+
+    /// Removes what killed runs of this step left beside its part (`.<part>.tmp-<pid>-<n>`, up to
+    /// a part's size each, which no other step sweeps: the tile steps write outside the work
+    /// directory), once the step has written the part: a leftover is then no one's.
+    private func removeLeftovers(besides part: String) {
+        let dir = AtomicFile.directory(of: part)
+        let prefix = "." + PathResolver.baseName(part) + AtomicFile.temporaryMarker
+        for name in FileSystem.list(dir) where name.hasPrefix(prefix) {
+            let suffix = name.dropFirst(prefix.count)
+            guard !suffix.isEmpty, suffix.allSatisfy({ $0 == "-" || ("0"..."9").contains($0) }) else { continue }
+            unlink(dir + "/" + name)
+        }
     }
 
     /// The graph object from the tile parts, then every tile's propagation window.
@@ -160,6 +180,7 @@ public struct TileSteps {
                 "--window", TileArtifacts.window(plan.propagateDirectory, t), "--output",
                 TileArtifacts.scoresPart(plan.propagateDirectory, t),
             ], what: "propagate tile \(t)", summary: "propagate-" + plan.tileName(t))
+        removeLeftovers(besides: TileArtifacts.scoresPart(plan.propagateDirectory, t))
     }
 
     /// The scores object from the tile parts, then regions, hulls and maps: the run's output.

@@ -206,6 +206,33 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertTrue(r.output.contains("rerun the tile jobs"), r.output)
     }
 
+    /// What killed tile jobs left beside their parts (`.graph-part-0000.rsa.tmp-<pid>-<n>`, up to
+    /// a part's size each) is removed when the step writes its part again; a file of another
+    /// form stays. They stayed for good: only `submit.sh --fresh` removed them.
+    func testATileStepRemovesWhatKilledRunsOfItLeft() throws {
+        let (plan, tiled) = try assertTiledEqualsSingle(Self.grid, keywords: ["cafe"], tiles: 2, label: "grid, 2")
+        defer { tiled.remove() }
+        let dir = tiled.root + "/wf"
+        let graph = dir + "/graph/graph-part-0000.rsa"
+        let scores = dir + "/propagate/scores-part-0000.rsa"
+        let leftovers = [
+            dir + "/graph/.graph-part-0000.rsa.tmp-99999-0", dir + "/graph/.graph-part-0000.rsa.tmp-99998-3",
+            dir + "/propagate/.scores-part-0000.rsa.tmp-99999-0",
+        ]
+        let kept = dir + "/graph/.graph-part-0000.rsa.tmp-notes"
+        for path in leftovers + [kept] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+        }
+        let before = try [graph, scores].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        for step in [["graph"], ["propagate"]] {
+            let r = try tiled.tool(["tile"] + step + ["--plan", plan, "--tile", "0"])
+            XCTAssertEqual(r.status, 0, r.output)
+        }
+        for path in leftovers { XCTAssertFalse(FileManager.default.fileExists(atPath: path), path) }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: kept))
+        XCTAssertEqual(try [graph, scores].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }, before)
+    }
+
     /// The plan's engine files: a Snakefile with one rule per step and the Slurm profile with the
     /// squeue status check, or sbatch scripts chained by afterok that bash accepts.
     func testPlanWritesTheEngineFiles() throws {
