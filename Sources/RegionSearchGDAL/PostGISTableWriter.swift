@@ -10,7 +10,8 @@ import RegionSearchCore
 /// leaves the previous tables exactly as they were.
 ///
 /// ``write(_:srs:)`` writes all its tables in one transaction (`BEGIN` …
-/// `COMMIT`). `overwrite`: per table, create the staging table `<table>__tmp_<pid>_<hex>`,
+/// `COMMIT`). `overwrite`: per table, create the staging table `<table>__tmp_<pid>_<hex>` (the
+/// table's name cut to fit its index names in 63 bytes),
 /// `COPY` the features into it, build its GiST index, `DROP TABLE <table>`, `ALTER TABLE
 /// <staging> RENAME TO <table>`, and rename the staging table's index, primary key and FID
 /// sequence to the names a fresh table has. `append`: add the features to the existing table
@@ -172,9 +173,12 @@ public final class PostGISTableWriter {
         throws(GDALError)
     {
         try refuseForeignTable(name, layer: layer, in: dataset)
-        // pid + random: unique among concurrent writers of this and other processes.
-        let staging = name.sibling(
-            "\(name.table)__tmp_\(getpid())_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))")
+        // pid + random: unique among concurrent writers of this and other processes. The table's
+        // name is cut so that the staging table's index names (`_geom_geom_idx`, 14 bytes, the
+        // longest) fit in PostgreSQL's 63 bytes: cut short by the server, they kept their staging
+        // names after the swap (`renameDependents` finds them by the staging name).
+        let tag = "__tmp_\(getpid())_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        let staging = name.sibling(String(name.table.prefix(max(0, 63 - 14 - tag.utf8.count))) + tag)
         try Self.validate(staging.table, limit: 63)
         var schema = layer.schema
         schema.name = staging.table

@@ -533,4 +533,29 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(r.status, 6, r.output)
         XCTAssertEqual(try psql(area), wide, "the regions table is as it was: its POI table could not be replaced")
     }
+
+    /// A table name at the longest allowed (39 bytes): after the swap its primary key, FID sequence
+    /// and geometry index have the names a fresh table has. The server cut the staging table's
+    /// index names short, and they kept their staging names (`…__tmp_29864_3ff01af_pkey` cut).
+    func testALongTableNameGetsItsIndexNamesBack() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let table = String(repeating: "t", count: 39)
+        defer { _ = try? psql("DROP TABLE IF EXISTS \(table)") }
+        try f.writeManifest(
+            output: .object([("path", .string(pg)), ("layer", .string(table))]), sections: [("maps", .bool(false))])
+        for margin in [10.0, 60.0] {
+            try f.writeManifest(
+                output: .object([("path", .string(pg)), ("layer", .string(table))]),
+                sections: [("maps", .bool(false)), ("hulls", .object([("margin_m", .number(margin))]))])
+            try f.runOK()
+            XCTAssertEqual(
+                try psql(
+                    "SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relname LIKE '\(table)%' "
+                        + "AND relkind IN ('i', 'S')"),
+                "\(table)_fid_seq,\(table)_geom_geom_idx,\(table)_pkey")
+        }
+        XCTAssertEqual(try stagingTables(), "")
+    }
 }
