@@ -101,17 +101,28 @@ public enum TileArtifacts {
 
     /// Checks a part against what the gather expects; the error says what to rerun.
     static func check(_ found: Identity, expected: Identity, path: String) throws(ToolFailure) {
-        func fail(_ what: String) -> ToolFailure {
+        func fail(_ what: String, rerun: String? = nil) -> ToolFailure {
             ToolFailure(
-                "\(path): this tile part was made \(what); rerun the tile jobs of this plan "
-                    + "(snakemake reruns them when their inputs change; or delete the parts)", status: .artifact)
+                "\(path): this tile part was made \(what); "
+                    + (rerun ?? "rerun the tile jobs of this plan (snakemake reruns them when their inputs change; or "
+                        + "delete the parts)"),
+                status: .artifact)
         }
         if found.stage != expected.stage { throw fail("by the \(found.stage) stage, not \(expected.stage)") }
         if found.tiles != expected.tiles || found.tile != expected.tile {
-            throw fail("as tile \(found.tile) of \(found.tiles), expected tile \(expected.tile) of \(expected.tiles)")
+            // A propagate part is made from its tile's window: a part of another tile's number
+            // means that window is another tile's, which only gather-graph writes again.
+            throw fail(
+                "as tile \(found.tile) of \(found.tiles), expected tile \(expected.tile) of \(expected.tiles)",
+                rerun: expected.stage == "propagate" && found.tiles == expected.tiles
+                    ? "its window may be another tile's: rerun gather-graph (it writes the windows), then the "
+                        + "propagate tiles" : nil)
         }
         if found.nodes != expected.nodes || found.input != expected.input {
-            throw fail("from another input (\(found.nodes) points, checksum \(found.input))")
+            throw fail(
+                "from another input (\(found.nodes) points, checksum \(found.input)"
+                    + (expected.stage == "propagate" ? "; a graph made with other parameters is another input" : "")
+                    + ")")
         }
         if found.parameters != expected.parameters {
             throw fail(
