@@ -42,10 +42,19 @@ public final class PostGISTableWriter {
         public var runID: String
         /// When the run published: the new rows' `valid_from` and the old ones' `valid_to`.
         public var time: String
+        /// A table's own run id where it is not ``runID`` (the POI table: what its layer is made
+        /// from), by table name.
+        public var tableRunIDs: [String: String]
 
-        public init(runID: String, time: String) {
+        public init(runID: String, time: String, tableRunIDs: [String: String] = [:]) {
             self.runID = runID
             self.time = time
+            self.tableRunIDs = tableRunIDs
+        }
+
+        /// The history of one table: its own run id.
+        public func forTable(_ table: String) -> History {
+            History(runID: tableRunIDs[table] ?? runID, time: time)
         }
     }
 
@@ -86,13 +95,21 @@ public final class PostGISTableWriter {
             defer { try? dataset.close() }
             try dataset.startTransaction()
             do throws(GDALError) {
-                let schema = try Self.targetSchema(in: dataset)
-                // PostgreSQL skips a search_path schema that does not exist: a misspelt
-                // active_schema wrote to `public`, where a table of that name was then replaced.
-                if let named = Self.activeSchema(in: connection), named.lowercased() != schema.lowercased() {
-                    throw GDALError.invalidArgument(
-                        "the schema \(named) that active_schema names does not exist (the connection would write to "
-                            + "\(schema)); create it, or correct active_schema in the PG: string")
+                // The schema active_schema names, when it exists, else the first of search_path
+                // that exists. PostgreSQL skips a search_path schema that does not exist: a misspelt
+                // active_schema wrote to `public`, where a table of that name was then replaced;
+                // and GDAL leaves search_path alone for active_schema=public, which then went to
+                // the database's first schema.
+                let schema: String
+                if let named = Self.activeSchema(in: connection) {
+                    guard try Self.schemaExists(named, in: dataset) else {
+                        throw GDALError.invalidArgument(
+                            "the schema \(named) that active_schema names does not exist; create it, or correct "
+                                + "active_schema in the PG: string")
+                    }
+                    schema = named
+                } else {
+                    schema = try Self.targetSchema(in: dataset)
                 }
                 var counts: [Int] = []
                 for (table, layer, mode) in tables {
@@ -100,6 +117,7 @@ public final class PostGISTableWriter {
                     switch mode {
                     case .overwrite: try replace(name, with: layer, srs: srs, in: dataset)
                     case .append:
+                        let history = history?.forTable(table)
                         if let history, try alreadyAppended(name, history, in: dataset) {
                             counts.append(0)
                             continue
@@ -139,29 +157,61 @@ public final class PostGISTableWriter {
                 + "into; give active_schema=NAME in the PG: string or create the schema")
     }
 
-    /// The `active_schema` a `PG:` string names, if any.
+    /// The `active_schema` a `PG:` string names, if any (the key in any case, as GDAL takes it;
+    /// a value in single quotes may hold spaces, `\'` and `\\` escaped, as libpq reads it).
     static func activeSchema(in connection: String) -> String? {
-        for token in connection.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
-            let text = token.hasPrefix("PG:") ? token.dropFirst(3) : token
-            guard text.hasPrefix("active_schema=") else { continue }
-            let value = text.dropFirst("active_schema=".count).trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
-            return value.isEmpty ? nil : value
+        var rest = Substring(connection.hasPrefix("PG:") ? String(connection.dropFirst(3)) : connection)
+        while !rest.isEmpty {
+            rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+            guard let equals = rest.firstIndex(of: "=") else { return nil }
+            let key = rest[..<equals].trimmingCharacters(in: .whitespaces)
+            rest = rest[rest.index(after: equals)...].drop(while: { $0 == " " })
+            var value = ""
+            if rest.first == "'" {
+                rest = rest.dropFirst()
+                while let c = rest.first {
+                    rest = rest.dropFirst()
+                    if c == "\\", let next = rest.first {
+                        value.append(next)
+                        rest = rest.dropFirst()
+                    } else if c == "'" {
+                        break
+                    } else {
+                        value.append(c)
+                    }
+                }
+            } else {
+                let end = rest.firstIndex(where: { $0 == " " || $0 == "\t" }) ?? rest.endIndex
+                value = String(rest[..<end])
+                rest = rest[end...]
+            }
+            if key.lowercased() == "active_schema" { return value.isEmpty ? nil : value }
         }
         return nil
     }
 
+    /// Whether the schema exists, by its exact name.
+    static func schemaExists(_ schema: String, in dataset: GDALDataset) throws(GDALError) -> Bool {
+        let sql = "SELECT count(*) FROM pg_namespace WHERE nspname = \(literal(schema))"
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature(),
+            case .integer(let n) = row.value(at: 0)
+        else { return false }
+        return n > 0
+    }
+
     /// Refuses a table of that name that RegionSearch did not write: one has the geometry column
-    /// `geom` and most of the layer's fields (a version before may lack those added since). A
-    /// user's table (`customers`) was dropped by overwrite without a word, and append failed on
-    /// it with GDAL's "SetGeometry failed".
+    /// `geom`, the FID column `fid` and the layer's first two fields (`region_id` and `keyword`,
+    /// `poi_id` and `name`), which every version wrote first; the fields after them change with
+    /// the version and the keywords (a POI table grows five per keyword), so they are not asked
+    /// for. A user's table (`customers`) was dropped by overwrite without a word, and append
+    /// failed on it with GDAL's "SetGeometry failed".
     private func refuseForeignTable(_ name: QualifiedName, layer: OutputLayer, in dataset: GDALDataset)
         throws(GDALError)
     {
         guard try exists(name, in: dataset) else { return }
         let present = try columns(of: name, in: dataset)
-        let fields = layer.schema.fields.map(\.name)
-        let shared = fields.filter { present.contains($0) }.count
-        guard !present.contains("geom") || shared * 2 < fields.count else { return }
+        let core = ["geom", "fid"] + layer.schema.fields.prefix(2).map(\.name)
+        guard !core.allSatisfy(present.contains) else { return }
         throw .invalidArgument(
             "table \(name.schema).\(name.table) exists and is not one RegionSearch wrote (its columns: "
                 + present.sorted().prefix(12).joined(separator: ", ")

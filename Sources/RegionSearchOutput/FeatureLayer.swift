@@ -116,7 +116,10 @@ extension FeatureLayer {
     /// `run_id` and `valid_from` of this run, `valid_to` null (closed by the next run).
     public func withHistory(_ history: PostGISTableWriter.History) -> FeatureLayer {
         let extra: [Field] = [
-            .init("run_id", .string, "the run that wrote the row (the content hash of its published regions)"),
+            .init(
+                "run_id", .string,
+                "the run that wrote the row (the content hash of what it published: the regions; for a POI table, "
+                    + "what its layer is made from)"),
             .init("valid_from", .string, "when that run published (ISO 8601, UTC)"),
             .init("valid_to", .string, "when the next run replaced the row (ISO 8601, UTC); null while current"),
         ]

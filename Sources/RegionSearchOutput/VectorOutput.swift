@@ -126,7 +126,9 @@ public enum VectorOutput {
             let writer = PostGISTableWriter(connection: connection)
             return try writer.write(
                 tables.map { t in
-                    let layer = t.mode == .append ? history.map { t.layer.withHistory($0) } ?? t.layer : t.layer
+                    let layer =
+                        t.mode == .append
+                        ? history.map { t.layer.withHistory($0.forTable(t.table)) } ?? t.layer : t.layer
                     return (t.table, outputLayer(layer, format: nil), t.mode)
                 }, srs: try .wgs84(), history: history)
         } catch {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import RegionSearchCore
+@testable import RegionSearchGDAL
 @testable import RegionSearchOutput
 @testable import RegionSearchTestSupport
 
@@ -462,6 +463,18 @@ final class PostGISEndToEndTests: XCTestCase {
         let all = Int(try psql("SELECT count(*) FROM own_p WHERE valid_to IS NULL")) ?? -1
         XCTAssertGreaterThan(all, inRegions)
         XCTAssertEqual(try psql("SELECT count(*) FROM own_p"), "\(all + inRegions)")
+        // The regions did not change: their table appended nothing.
+        XCTAssertEqual(try psql("SELECT count(DISTINCT run_id) FROM own_r"), "1")
+        XCTAssertEqual(try psql("SELECT count(*) FROM own_r WHERE valid_to IS NOT NULL"), "0")
+        // A table that grows with the keywords (five POI fields per keyword) is still ours.
+        try f.writeManifest(
+            output: .object([("path", .string(pg)), ("layer", .string("own_r")), ("mode", .string("append"))]),
+            poiOutput: .object([
+                ("path", .string(pg)), ("layer", .string("own_p")), ("mode", .string("append")),
+                ("select", .string("all")),
+            ]), keywords: ["cafe", "restaurant", "bank"], sections: [("maps", .bool(false))])
+        try f.runOK()
+        _ = try psql("DROP TABLE IF EXISTS own_r, own_p")
     }
 
     /// A table of that name that RegionSearch did not write is left alone in either mode (exit
@@ -486,19 +499,45 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try stagingTables(), "")
     }
 
-    /// An active_schema that does not exist is refused (exit 6): PostgreSQL skipped it and the
-    /// table went to `public`.
-    func testAMisspeltActiveSchemaIsRefused() throws {
+    /// An active_schema that does not exist is refused (exit 6), in either spelling of the key:
+    /// PostgreSQL skipped it and the table went to `public`. One that exists is where the table
+    /// goes, `public` too, which GDAL leaves out of search_path (the table went to the database's
+    /// first schema).
+    func testTheSchemaActiveSchemaNamesIsWhereTheTableGoes() throws {
         let pg = try connection()
         let f = try PipelineFixture()
         defer { f.remove() }
-        try f.writeManifest(
-            output: .object([("path", .string(pg + " active_schema=no_such_schema")), ("layer", .string("nowhere"))]),
-            sections: [("maps", .bool(false))])
-        let r = try f.run()
-        XCTAssertEqual(r.status, 6, r.output)
-        XCTAssertTrue(r.output.contains("the schema no_such_schema that active_schema names does not exist"), r.output)
+        for key in ["active_schema", "ACTIVE_SCHEMA"] {
+            try f.writeManifest(
+                output: .object([("path", .string(pg + " \(key)=no_such_schema")), ("layer", .string("nowhere"))]),
+                sections: [("maps", .bool(false))])
+            let r = try f.run()
+            XCTAssertEqual(r.status, 6, r.output)
+            XCTAssertTrue(
+                r.output.contains("the schema no_such_schema that active_schema names does not exist"), r.output)
+        }
         XCTAssertEqual(try psql("SELECT count(*) FROM pg_tables WHERE tablename = 'nowhere'"), "0")
+        _ = try psql("CREATE SCHEMA gis; ALTER DATABASE regionsearch SET search_path = gis, public")
+        defer {
+            _ = try? psql(
+                "ALTER DATABASE regionsearch RESET search_path; DROP SCHEMA gis CASCADE; DROP TABLE IF EXISTS "
+                    + "public.somewhere")
+        }
+        try f.writeManifest(
+            output: .object([("path", .string(pg + " active_schema=public")), ("layer", .string("somewhere"))]),
+            sections: [("maps", .bool(false))])
+        try f.runOK()
+        XCTAssertEqual(
+            try psql("SELECT string_agg(schemaname, ',') FROM pg_tables WHERE tablename = 'somewhere'"), "public")
+    }
+
+    func testTheActiveSchemaOfAConnectionStringIsRead() {
+        XCTAssertEqual(PostGISTableWriter.activeSchema(in: "PG:host=/s active_schema=gis dbname=d"), "gis")
+        XCTAssertEqual(PostGISTableWriter.activeSchema(in: "PG:ACTIVE_SCHEMA=Gis"), "Gis")
+        XCTAssertEqual(PostGISTableWriter.activeSchema(in: "PG:dbname=d active_schema='my schema' user=u"), "my schema")
+        XCTAssertEqual(PostGISTableWriter.activeSchema(in: #"PG:active_schema='it\'s' user=u"#), "it's")
+        XCTAssertEqual(PostGISTableWriter.activeSchema(in: "PG:password='a active_schema=x' dbname=d"), nil)
+        XCTAssertNil(PostGISTableWriter.activeSchema(in: "PG:dbname=d"))
     }
 
     /// The regions and POI tables in one database, with the connection spelt two ways, are one

@@ -224,26 +224,26 @@ struct Publisher {
         return h.finalize().description
     }
 
-    /// The `run_id` of an appended table's rows: the content hash of the published regions, and,
-    /// when the destination gets the POI layer too, of what that layer is made from (its
-    /// artifacts, table and selection). With the regions' hash alone, a night whose POI layer
-    /// changed (`select` "in_regions" → "all", a renamed POI) appended nothing to the POI table.
-    func historyRunID(
+    /// The history of appended tables: the regions table's `run_id` is the content hash of the
+    /// published regions; a POI table's is the hash of what its layer is made from (the regions,
+    /// its artifacts and its selection), so a night whose POI layer alone changed (`select`
+    /// "in_regions" → "all", a renamed POI) appends to the POI table only. With the regions' hash
+    /// for both it appended nothing to the POI table.
+    func history(
         _ group: [OutputTarget], regions digest: FileDigest, _ completed: [String: StagePlanner.Completed]
-    ) -> String {
+    ) -> PostGISTableWriter.History {
         let regions = "\(digest.hash)"
-        let pois = group.filter { $0.role == .pois }
-        guard !pois.isEmpty else { return regions }
-        var h = ContentHasher()
-        h.update(regions)
-        for t in pois {
-            h.update(t.layer)
+        var perTable: [String: String] = [:]
+        for t in group where t.role == .pois {
+            var h = ContentHasher()
+            h.update(regions)
             h.update(t.selection.rawValue)
+            for kind in [ArtifactKind.pois, .projected, .scores, .regions] {
+                h.update(artifact(kind, completed).map { "\($0.digest.hash)" } ?? "")
+            }
+            perTable[t.layer] = h.finalize().description
         }
-        for kind in [ArtifactKind.pois, .projected, .scores, .regions] {
-            h.update(artifact(kind, completed).map { "\($0.digest.hash)" } ?? "")
-        }
-        return h.finalize().description
+        return PostGISTableWriter.History(runID: regions, time: Timestamp.now(), tableRunIDs: perTable)
     }
 
     /// Whether every file of `member` in generation `g` still has its recorded digest.
@@ -596,13 +596,13 @@ struct Publisher {
             for t in group { tables.append((t.layer, try cache.layer(for: t), t.mode)) }
             // Appended tables keep history rows: this run's id (the content it publishes, so a
             // rerun appends nothing) and when it published.
-            let history = PostGISTableWriter.History(
-                runID: historyRunID(group, regions: cache.regions.digest, completed), time: Timestamp.now())
+            let history = history(group, regions: cache.regions.digest, completed)
             let counts = try VectorOutput.writePostGIS(tables, connection: first.path, history: history)
             let what = zip(zip(group, counts), tables).map { pair, table in
                 let (target, count) = pair
                 if target.mode == .append && count == 0 && table.1.count > 0 {
-                    return "table \(target.layer) holds this run's rows already (run_id \(history.runID))"
+                    return "table \(target.layer) holds this run's rows already (run_id "
+                        + "\(history.forTable(target.layer).runID))"
                 }
                 return "\(target.mode == .append ? "appended to" : "replaced") table "
                     + "\(target.layer) (\(groupedCount(count)) features)"
