@@ -350,6 +350,8 @@ final class LineageEndToEndTests: XCTestCase {
         defer { f.remove() }
         XCTAssertEqual(try f.run().status, 0)
         XCTAssertEqual(unlink(f.root + "/out/.test.geojson.published/current"), 0)
+        // Not up to date while the published paths show nothing.
+        XCTAssertEqual(try f.tool(["status", f.manifestPath, "--check"]).status, 1)
         let again = try f.run(day2(f))
         XCTAssertEqual(again.status, 0, again.output)
         try assertTheLineageWentOn(f)
@@ -361,6 +363,24 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertTrue(rerun.output.contains("current was missing; made again"), rerun.output)
         XCTAssertEqual(try String(contentsOfFile: f.root + "/out/test.geojson", encoding: .utf8), regions)
         try assertTheLineageWentOn(f)
+    }
+
+    /// A killed run can leave a complete set it never made current; with `current` then removed,
+    /// that set stands for it, and the set readers last saw is not removed by the next night
+    /// (it was: the orphan counted as the previous set and the real one was pruned).
+    func testASetNeverMadeCurrentDoesNotCostTheOneReadersSaw() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        let root = f.root + "/out/.test.geojson.published"
+        let killed = try f.run(day2(f), environment: [CrashPoint.environmentVariable: "run:set-ready:1"])
+        XCTAssertEqual("\(killed.termination)", "\(ChildProcess.Termination.signaled(9))", killed.output)
+        XCTAssertEqual(PublishedSet(root: root).generations, [0, 1])
+        XCTAssertEqual(unlink(root + "/current"), 0)
+        XCTAssertEqual(try f.run(day2(f) + ["--fresh-lineage"]).status, 0)
+        XCTAssertEqual(PublishedSet(root: root).generations, [0, 1, 2], "no set removed while current was gone")
+        XCTAssertEqual(try f.run(["--fresh-lineage"]).status, 0)
+        XCTAssertEqual(PublishedSet(root: root).generations.count, 2, "the next night prunes again")
     }
 
     /// With the whole set folder gone, the lineage file's link shows nothing and nothing holds the

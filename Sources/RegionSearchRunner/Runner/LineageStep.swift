@@ -214,7 +214,8 @@ struct LineageStep {
         var path = named
         guard manifest.lineage.enabled && !fresh else { return nil }
         // The set's own link showing nothing: its set's `current` link or file was removed.
-        let dangling = PublishedSet.isSetLink(path) && !FileSystem.targetExists(path)
+        // (Through a user's link too: the set's link is where that link leads.)
+        let dangling = PublishedSet.isSetLink(PublishedSet.publishedPath(path)) && !FileSystem.targetExists(path)
         if !FileSystem.exists(path) || dangling {
             // The link was removed, but the current published set still holds the lineage: a
             // fresh lineage now would call every region new and give retired ids out again.
@@ -269,7 +270,9 @@ struct LineageStep {
     /// published as a set and it has one.
     static func publishedLineage(_ manifest: Manifest, path: String) -> String? {
         guard let root = PublishedSet.root(of: manifest), let current = PublishedSet(root: root).current(),
-            let file = current.record.members.flatMap(\.files).first(where: { $0.path == path })
+            let file = current.record.members.flatMap(\.files).first(where: {
+                $0.path == path || $0.path == PublishedSet.publishedPath(path)
+            })
         else { return nil }
         let kept = PublishedSet(root: root).directory(current.generation) + "/" + file.name
         return FileSystem.exists(kept) ? kept : nil

@@ -319,6 +319,9 @@ public struct PublishedSet {
         for role in staging.members.map(\.role) { try AtomicFile.syncDirectory(staging.directory + "/" + role) }
         try AtomicFile.syncDirectory(staging.directory)
         let previous = current()
+        // With `current` gone, ``current()`` stood in the newest complete set, which may be one a
+        // killed run never made current; the set readers last saw may be older: none is removed.
+        let linkWasMissing = !FileSystem.exists(currentLink)
         let final = directory(staging.generation)
         try FileSystem.rename(staging.directory, to: final)
         try AtomicFile.syncDirectory(root)
@@ -333,7 +336,7 @@ public struct PublishedSet {
                 unlink(file.path)
             }
         }
-        for g in generations where g != staging.generation && g != previous?.generation {
+        for g in generations where g != staging.generation && g != previous?.generation && !linkWasMissing {
             try? FileSystem.removeTree(directory(g))
         }
     }

@@ -694,7 +694,8 @@ struct Publisher {
         guard let current = set.current(), let member = current.record.member(plan.role),
             member.key == memberKey(plan, completed), verify(member, in: set, generation: current.generation)
         else { return false }
-        return member.files.allSatisfy { set.isLink($0.path, to: $0.name) }
+        // Each path this set's link, and showing its file (not with `current` gone).
+        return member.files.allSatisfy { set.isLink($0.path, to: $0.name) && FileSystem.targetExists($0.path) }
     }
 
     private func loadMemo() -> [String: JSONValue] {
