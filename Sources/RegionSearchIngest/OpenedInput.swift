@@ -170,9 +170,15 @@ public struct OpenedInput {
         let upper = path.hasSuffix("SHP") || path.hasSuffix("TAB")
         var out = [path]
         for ext in sidecars {
-            let candidate = stem + (upper ? ext.uppercased() : ext)
-            var st = stat()
-            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { out.append(candidate) }
+            // In the case of the main file's extension first, then the other, as GDAL looks for
+            // them (`pts.shp` with `pts.DBF` is read with its attributes).
+            for candidate in upper ? [stem + ext.uppercased(), stem + ext] : [stem + ext, stem + ext.uppercased()] {
+                var st = stat()
+                if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
+                    out.append(candidate)
+                    break
+                }
+            }
         }
         return out
     }
