@@ -67,7 +67,15 @@ public final class IngestDriver {
         var bytes: [UInt64] = []
         var total = IngestCounts()
         for (k, input) in inputs.enumerated() {
-            let counts = try ingest(input, sourceIndex: UInt32(k), builder: &builder, rejects: rejects)
+            let counts: IngestCounts
+            do {
+                counts = try ingest(input, sourceIndex: UInt32(k), builder: &builder, rejects: rejects)
+            } catch {
+                // A file cut short while it was read fails as damaged ("gzip data is damaged …
+                // re-download"): said as what it is when the file changed.
+                try input.checkUnchanged()
+                throw error
+            }
             guard counts.invariantHolds else {
                 throw IngestError.invariantBroken("\(input.spec.displayPath): \(counts.json.serialized())")
             }

@@ -46,6 +46,27 @@ final class InputChangeTests: XCTestCase {
             }, "replaced by rename (the same bytes, another file)")
     }
 
+    /// A gzip file cut short while it was read fails as changed (exit 1), not as damaged data to
+    /// download again (exit 3).
+    func testAGzipFileCutWhileReadIsSaidToHaveChanged() throws {
+        var text = "id,name,category,lon,lat\n"
+        for i in 0..<20_000 {
+            text += "\(i),n\(i),cafe,\(24.9 + Double(i % 100) * 1e-4),\(60.1 + Double(i / 100) * 1e-4)\n"
+        }
+        let plain = scratch.write(text, name: "cut.csv")
+        let gz = plain + ".gz"
+        let zip = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "gzip -c \"$0\" > \"$1\"", plain, gz])
+            .wait()
+        XCTAssertTrue(zip.succeeded)
+        let input = try OpenedInput.open(InputSpec(path: gz))
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: gz)[.size] as? Int)
+        XCTAssertEqual(truncate(gz, off_t(size / 2)), 0)
+        XCTAssertThrowsError(try ingest(input)) { error in
+            XCTAssertEqual((error as? ExitCoded)?.exitStatus, .failure, "\(error)")
+            XCTAssertTrue("\(error)".contains("the file changed while it was read"), "\(error)")
+        }
+    }
+
     func testAnUnchangedFileIsIngested() throws {
         let input = try OpenedInput.open(InputSpec(path: scratch.write(csv)))
         XCTAssertEqual(try ingest(input), 2)
