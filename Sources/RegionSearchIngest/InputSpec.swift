@@ -211,10 +211,10 @@ public struct InputSpec: Sendable {
         guard let path = pathValue.stringValue, !path.isEmpty else {
             throw UsageError("\(context).path: expected a non-empty string, got \(pathValue.serialized())")
         }
-        guard !path.utf8.contains(0) else {
+        if let key = json.firstNUL(at: context) {
             throw UsageError(
-                "\(context).path: holds the control character U+0000 (NUL): the system reads a path only up to it, "
-                    + "so another file would be read than the one named; remove it")
+                "\(key): holds the control character U+0000 (NUL): the system and GDAL read a path, layer, filter "
+                    + "or option only up to it, so another one would be used than the one named; remove it")
         }
         self.init(path: path, context: context)
         for (key, value) in members where value != .null {

@@ -76,6 +76,12 @@ final class InputSpecTests: XCTestCase {
             message(#"{"path": "base.csv\u0000x"}"#).hasPrefix(
                 "inputs[0].path: holds the control character U+0000 (NUL)"))
         XCTAssertTrue(
+            message(#"{"path": "a.gpkg", "where": "kind = 'cafe'\u0000 OR 1=1"}"#).hasPrefix(
+                "inputs[0].where: holds the control character U+0000 (NUL)"))
+        XCTAssertTrue(
+            message(#"{"path": "a.gpkg", "open_options": ["A=1", "B\u0000=2"]}"#).hasPrefix(
+                "inputs[0].open_options[1]: holds the control character U+0000 (NUL)"))
+        XCTAssertTrue(
             message(#"{"path": "a", "delimiter": "::"}"#).hasPrefix(
                 "inputs[0].delimiter: expected a single ASCII character"))
         XCTAssertEqual(

@@ -148,25 +148,6 @@ public struct Manifest {
         return try Manifest(bytes: bytes, file: path, directory: PathResolver.directory(ofFile: path))
     }
 
-    /// The key path (`inputs[0].path`) of the first key or string value holding a NUL, or nil.
-    static func firstNUL(in value: JSONValue, at path: String) -> String? {
-        switch value {
-        case .string(let s): return s.utf8.contains(0) ? path : nil
-        case .array(let items):
-            for (i, item) in items.enumerated() {
-                if let found = firstNUL(in: item, at: "\(path)[\(i)]") { return found }
-            }
-        case .object(let members):
-            for (key, item) in members {
-                let inner = path.isEmpty ? key : path + "." + key
-                if key.utf8.contains(0) { return inner }
-                if let found = firstNUL(in: item, at: inner) { return found }
-            }
-        default: break
-        }
-        return nil
-    }
-
     /// Parses and validates manifest text.
     ///
     /// - Parameters:
@@ -191,7 +172,7 @@ public struct Manifest {
             throw invalid("", "expected a JSON object at the top level, got \(document.typeName)")
         }
         // Keywords have their own check (every control character, below).
-        if let key = Self.firstNUL(in: .object(members.filter { $0.0 != "keywords" }), at: "") {
+        if let key = JSONValue.object(members.filter { $0.0 != "keywords" }).firstNUL() {
             throw invalid(
                 key,
                 "holds the control character U+0000 (NUL): the system reads a path or name only up to it, so "
