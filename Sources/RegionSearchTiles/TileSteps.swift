@@ -146,13 +146,16 @@ public struct TileSteps {
 
     /// Removes what killed runs of this step left beside its part (`.<part>.tmp-<pid>-<n>`, up to
     /// a part's size each, which no other step sweeps: the tile steps write outside the work
-    /// directory), once the step has written the part: a leftover is then no one's.
+    /// directory), once the step has written the part. A temporary whose process still runs on
+    /// this machine is left to it (a job started twice); one of another machine's running job
+    /// cannot be told apart, and that job then fails at its rename, never leaving a wrong part.
     private func removeLeftovers(besides part: String) {
         let dir = AtomicFile.directory(of: part)
         let prefix = "." + PathResolver.baseName(part) + AtomicFile.temporaryMarker
         for name in FileSystem.list(dir) where name.hasPrefix(prefix) {
-            let suffix = name.dropFirst(prefix.count)
-            guard !suffix.isEmpty, suffix.allSatisfy({ $0 == "-" || ("0"..."9").contains($0) }) else { continue }
+            let fields = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard fields.count == 2, let pid = Int32(fields[0]), Int(fields[1]) != nil, pid > 0 else { continue }
+            if pid != getpid() && kill(pid, 0) == 0 { continue }
             unlink(dir + "/" + name)
         }
     }
@@ -168,6 +171,7 @@ public struct TileSteps {
                 "--pois", prepared.pois, "--projected", prepared.projected, "--graph", graph, "--write-windows",
                 plan.propagateDirectory, "--tiles", String(plan.tiles),
             ], what: "propagation windows", summary: "windows")
+        for t in 0..<plan.tiles { removeLeftovers(besides: TileArtifacts.window(plan.propagateDirectory, t)) }
         try writeState(.object([("graph", .string(graph))]), to: plan.graphDonePath)
     }
 

@@ -216,11 +216,13 @@ final class TiledRunEndToEndTests: XCTestCase {
         let graph = dir + "/graph/graph-part-0000.rsa"
         let scores = dir + "/propagate/scores-part-0000.rsa"
         let leftovers = [
-            dir + "/graph/.graph-part-0000.rsa.tmp-99999-0", dir + "/graph/.graph-part-0000.rsa.tmp-99998-3",
-            dir + "/propagate/.scores-part-0000.rsa.tmp-99999-0",
+            dir + "/graph/.graph-part-0000.rsa.tmp-2147483000-0", dir + "/graph/.graph-part-0000.rsa.tmp-2147482999-3",
+            dir + "/propagate/.scores-part-0000.rsa.tmp-2147483000-0",
         ]
+        // Another form, and a temporary of a process that still runs (this one).
         let kept = dir + "/graph/.graph-part-0000.rsa.tmp-notes"
-        for path in leftovers + [kept] {
+        let live = dir + "/graph/.graph-part-0000.rsa.tmp-\(getpid())-0"
+        for path in leftovers + [kept, live] {
             XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
         }
         let before = try [graph, scores].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
@@ -230,6 +232,7 @@ final class TiledRunEndToEndTests: XCTestCase {
         }
         for path in leftovers { XCTAssertFalse(FileManager.default.fileExists(atPath: path), path) }
         XCTAssertTrue(FileManager.default.fileExists(atPath: kept))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live), "a running process's temporary")
         XCTAssertEqual(try [graph, scores].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }, before)
     }
 
