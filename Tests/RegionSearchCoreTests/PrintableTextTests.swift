@@ -15,6 +15,16 @@ final class PrintableTextTests: XCTestCase {
         XCTAssertEqual(PrintableText.message(String(repeating: "x", count: 5000) + "\r").count, 5002)
     }
 
+    /// A keyword of U+200B alone was printed as `""`; a right-to-left override makes a path read
+    /// backwards. The joiners that shape scripts and emoji stay.
+    func testInvisibleAndDirectionCharactersAreShown() {
+        XCTAssertEqual(
+            PrintableText.message("keyword \"\u{200B}\" matches no POI"), "keyword \"\\u{200b}\" matches no POI")
+        XCTAssertEqual(PrintableText.of("a\u{202E}fdp.exe"), "a\\u{202e}fdp.exe")
+        XCTAssertEqual(PrintableText.of("\u{FEFF}id"), "\\u{feff}id")
+        XCTAssertEqual(PrintableText.of("می\u{200C}خواهم 👨\u{200D}👩"), "می\u{200C}خواهم 👨\u{200D}👩")
+    }
+
     func testOneLineJoinsLines() {
         XCTAssertEqual(PrintableText.oneLine("first\n  second\r\nthird\n"), "first second third")
         XCTAssertEqual(PrintableText.oneLine("a\u{07}"), "a\\x07")

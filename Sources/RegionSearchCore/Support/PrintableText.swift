@@ -17,7 +17,7 @@ public enum PrintableText {
     /// acting on the terminal or the log reader.
     public static func message(_ text: String) -> String {
         var clean = true
-        for s in text.unicodeScalars where s.value < 0x20 || (0x7F..<0xA0).contains(s.value) {
+        for s in text.unicodeScalars where s.value < 0x20 || (0x7F..<0xA0).contains(s.value) || isInvisible(s.value) {
             if s.value != 0x0A && s.value != 0x09 {
                 clean = false
                 break
@@ -90,8 +90,19 @@ public enum PrintableText {
         case 0x0A: return "\\n"
         case 0x0D: return "\\r"
         case 0x00..<0x20, 0x7F..<0xA0: return "\\x" + hex(UInt8(truncatingIfNeeded: scalar.value))
+        case let v where isInvisible(v): return "\\u{" + String(v, radix: 16) + "}"
         default: return String(scalar)
         }
+    }
+
+    /// Characters that show nothing or turn the text around them: zero-width space, word joiner
+    /// and invisible operators, the byte-order mark, and the direction marks, embeddings,
+    /// overrides and isolates. A keyword of U+200B alone was printed as `""`; an override can
+    /// make a path read backwards. (The joiners U+200C and U+200D shape Persian, Indic and emoji
+    /// text, and stay.)
+    static func isInvisible(_ v: UInt32) -> Bool {
+        v == 0x200B || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v) || (0x2060...0x2064).contains(v)
+            || (0x2066...0x2069).contains(v) || v == 0xFEFF
     }
 
     private static func hex(_ b: UInt8) -> String {
