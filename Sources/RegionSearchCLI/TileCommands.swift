@@ -19,7 +19,7 @@ public enum TileCommands {
     static let pointsOption = CommandSpec.Option(
         "points", .integer(1...Int(Int32.max)), help: "Size the jobs for N POIs instead of the estimate.")
     /// The most tiles a plan cuts a run into.
-    static let maxTiles = 4096
+    static let maxTiles = TilePlan.maximumTiles
 
     static let planSpec = CommandSpec(
         name: "regionsearch plan",

@@ -14,6 +14,9 @@ import RegionSearchStages
 public struct TilePlan: Equatable {
     /// Bumped when the plan's layout changes.
     public static let formatVersion = 1
+    /// The most tiles a plan cuts a run into (`regionsearch plan --tiles`), also when its file
+    /// is read back.
+    public static let maximumTiles = 4096
 
     /// The manifest, absolute.
     public var manifest: String
@@ -109,6 +112,13 @@ public struct TilePlan: Equatable {
             throw UsageError(
                 "\(path): not a plan of this version of regionsearch (format \(formatVersion)); "
                     + "write it again with 'regionsearch plan'")
+        }
+        // A plan edited by hand: the values `regionsearch plan` accepts, no others.
+        guard (1...maximumTiles).contains(tiles), halo >= 0, density >= 1 else {
+            throw UsageError(
+                "\(path): tiles \(tiles), halo_cells \(halo), points_per_cell \(density): expected tiles in "
+                    + "[1, \(maximumTiles)], halo_cells ≥ 0 and points_per_cell ≥ 1; write the plan again with "
+                    + "'regionsearch plan' instead of editing it")
         }
         return TilePlan(
             manifest: manifest, directory: directory, toolDirectory: tools, tiles: tiles, haloCells: halo,

@@ -270,6 +270,16 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "0", "--emit", "sbatch", dir]).status, 2)
         XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "make", dir]).status, 2)
         XCTAssertEqual(try f.tool(["tile", "graph", "--plan", dir + "/plan.json"]).status, 2)
+        // A plan edited beyond what 'regionsearch plan' writes is refused as it is read.
+        let planText = try String(contentsOfFile: dir + "/plan.json", encoding: .utf8)
+        let edited = planText.replacingOccurrences(
+            of: #""tiles": 1"#, with: #""tiles": 5000"#, options: [], range: nil)
+        XCTAssertNotEqual(edited, planText)
+        try edited.write(toFile: dir + "/plan.json", atomically: true, encoding: .utf8)
+        let tooMany = try f.tool(["tile", "graph", "--plan", dir + "/plan.json", "--tile", "0"])
+        XCTAssertEqual(tooMany.status, 2, tooMany.output)
+        XCTAssertTrue(tooMany.output.contains("expected tiles in [1, 4096]"), tooMany.output)
+        try planText.write(toFile: dir + "/plan.json", atomically: true, encoding: .utf8)
         // The workflow files never replace the manifest or an input, nor go into the work directory.
         let manifest = f.root + "/wf/plan.json"
         try FileManager.default.removeItem(atPath: manifest)
