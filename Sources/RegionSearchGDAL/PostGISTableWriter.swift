@@ -104,8 +104,8 @@ public final class PostGISTableWriter {
                 if let named = Self.activeSchema(in: connection) {
                     guard try Self.schemaExists(named, in: dataset) else {
                         throw GDALError.invalidArgument(
-                            "the schema \(named) that active_schema names does not exist; create it, or correct "
-                                + "active_schema in the PG: string")
+                            "the schema \(named) that active_schema (or schemas) names does not exist; create it, "
+                                + "or correct the PG: string")
                     }
                     schema = named
                 } else {
@@ -157,9 +157,11 @@ public final class PostGISTableWriter {
                 + "into; give active_schema=NAME in the PG: string or create the schema")
     }
 
-    /// The `active_schema` a `PG:` string names, if any (the key in any case, as GDAL takes it;
-    /// a value in single quotes may hold spaces, `\'` and `\\` escaped, as libpq reads it).
+    /// The `active_schema` a `PG:` string names, if any, or the one schema of `schemas=` (the
+    /// keys in any case, as GDAL takes them; a value in single quotes may hold spaces, `\'` and
+    /// `\\` escaped, as libpq reads it).
     static func activeSchema(in connection: String) -> String? {
+        var schemas: String?
         var rest = Substring(connection.hasPrefix("PG:") ? String(connection.dropFirst(3)) : connection)
         while !rest.isEmpty {
             rest = rest.drop(while: { $0 == " " || $0 == "\t" })
@@ -186,8 +188,10 @@ public final class PostGISTableWriter {
                 rest = rest[end...]
             }
             if key.lowercased() == "active_schema" { return value.isEmpty ? nil : value }
+            // GDAL takes `schemas=` of one schema as the active one too.
+            if key.lowercased() == "schemas", !value.isEmpty, !value.contains(",") { schemas = value }
         }
-        return nil
+        return schemas
     }
 
     /// Whether the schema exists, by its exact name.
@@ -314,8 +318,10 @@ public final class PostGISTableWriter {
                 try dataset.executeSQL(
                     "UPDATE \(name.sql) SET valid_to = \(Self.literal(history.time)) WHERE valid_to IS NULL")
             }
-            // GDAL names a layer outside the public schema "schema.table".
-            target = try dataset.layer(named: name.schema == "public" ? name.table : "\(name.schema).\(name.table)")
+            // Always "schema.table": GDAL names a bare table from the connection's current schema,
+            // which need not be `public` (active_schema=public with search_path = gis, public
+            // appended to gis.t while the other statements went to public.t).
+            target = try dataset.layer(named: "\(name.schema).\(name.table)")
             try target.bindFields(layer.schema)
         } else {
             var schema = layer.schema

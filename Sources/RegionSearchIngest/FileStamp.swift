@@ -28,8 +28,8 @@ struct FileStamp: Equatable, Sendable {
             let time = st.st_mtim
         #endif
         return FileStamp(
-            // dev_t is signed on Darwin (network volumes give negative ones).
-            device: UInt64(bitPattern: Int64(st.st_dev)), inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            // dev_t is signed on Darwin (network volumes give negative ones), unsigned on Linux.
+            device: UInt64(truncatingIfNeeded: st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
             modified: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 }

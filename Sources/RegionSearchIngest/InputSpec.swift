@@ -211,7 +211,11 @@ public struct InputSpec: Sendable {
         guard let path = pathValue.stringValue, !path.isEmpty else {
             throw UsageError("\(context).path: expected a non-empty string, got \(pathValue.serialized())")
         }
-        if let key = json.firstNUL(at: context) {
+        // What reaches the system or GDAL, which read a text only up to a NUL (a delimiter or a
+        // missing-value marker stays with RegionSearch's own readers, where a NUL is a byte).
+        let outward = JSONValue.object(
+            members.filter { ["path", "layer", "sql", "where", "open_options", "source_crs"].contains($0.0) })
+        if let key = outward.firstNUL(at: context) {
             throw UsageError(
                 "\(key): holds the control character U+0000 (NUL): the system and GDAL read a path, layer, filter "
                     + "or option only up to it, so another one would be used than the one named; remove it")

@@ -167,12 +167,12 @@ public struct OpenedInput {
             return [path]
         }
         let stem = String(path.dropLast(3))
-        let upper = path.hasSuffix("SHP") || path.hasSuffix("TAB")
         var out = [path]
         for ext in sidecars {
-            // In the case of the main file's extension first, then the other, as GDAL looks for
-            // them (`pts.shp` with `pts.DBF` is read with its attributes).
-            for candidate in upper ? [stem + ext.uppercased(), stem + ext] : [stem + ext, stem + ext.uppercased()] {
+            // Lower case first, then upper, whatever the main file's case, as GDAL's shapelib
+            // looks for them: the file hashed is the one GDAL reads (`pts.shp` with `pts.DBF` is
+            // read with its attributes; `pts.SHP` beside `pts.dbf` and `pts.DBF` reads `pts.dbf`).
+            for candidate in [stem + ext, stem + ext.uppercased()] {
                 var st = stat()
                 if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
                     out.append(candidate)

@@ -155,7 +155,8 @@ public struct TileSteps {
         for name in FileSystem.list(dir) where name.hasPrefix(prefix) {
             let fields = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
             guard fields.count == 2, let pid = Int32(fields[0]), Int(fields[1]) != nil, pid > 0 else { continue }
-            if pid != getpid() && kill(pid, 0) == 0 { continue }
+            // Alive: signalled, or there but another user's (EPERM).
+            if pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM) { continue }
             unlink(dir + "/" + name)
         }
     }

@@ -514,7 +514,8 @@ final class PostGISEndToEndTests: XCTestCase {
             let r = try f.run()
             XCTAssertEqual(r.status, 6, r.output)
             XCTAssertTrue(
-                r.output.contains("the schema no_such_schema that active_schema names does not exist"), r.output)
+                r.output.contains("the schema no_such_schema that active_schema (or schemas) names does not exist"),
+                r.output)
         }
         XCTAssertEqual(try psql("SELECT count(*) FROM pg_tables WHERE tablename = 'nowhere'"), "0")
         _ = try psql("CREATE SCHEMA gis; ALTER DATABASE regionsearch SET search_path = gis, public")
@@ -529,6 +530,24 @@ final class PostGISEndToEndTests: XCTestCase {
         try f.runOK()
         XCTAssertEqual(
             try psql("SELECT string_agg(schemaname, ',') FROM pg_tables WHERE tablename = 'somewhere'"), "public")
+        // Appended to on later nights in public too: GDAL took a bare table name from gis.
+        try f.writeManifest(
+            output: .object([
+                ("path", .string(pg + " active_schema=public")), ("layer", .string("somewhere")),
+                ("mode", .string("append")),
+            ]), sections: [("maps", .bool(false))])
+        try f.runOK()
+        let rows = try psql("SELECT count(*) FROM public.somewhere")
+        try f.runOK(["--input", f.root + "/data/city.csv", "--force"])
+        XCTAssertEqual(try psql("SELECT count(*) FROM public.somewhere"), rows, "a rerun appends nothing")
+        XCTAssertEqual(
+            try psql("SELECT string_agg(schemaname, ',') FROM pg_tables WHERE tablename = 'somewhere'"), "public")
+        // schemas= of one schema names the active one as well.
+        try f.writeManifest(
+            output: .object([("path", .string(pg + " schemas=no_such_schema")), ("layer", .string("nowhere"))]),
+            sections: [("maps", .bool(false))])
+        let bySchemas = try f.run()
+        XCTAssertEqual(bySchemas.status, 6, bySchemas.output)
     }
 
     func testTheActiveSchemaOfAConnectionStringIsRead() {
@@ -537,6 +556,8 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(PostGISTableWriter.activeSchema(in: "PG:dbname=d active_schema='my schema' user=u"), "my schema")
         XCTAssertEqual(PostGISTableWriter.activeSchema(in: #"PG:active_schema='it\'s' user=u"#), "it's")
         XCTAssertEqual(PostGISTableWriter.activeSchema(in: "PG:password='a active_schema=x' dbname=d"), nil)
+        XCTAssertEqual(PostGISTableWriter.activeSchema(in: "PG:dbname=d schemas=nightly"), "nightly")
+        XCTAssertNil(PostGISTableWriter.activeSchema(in: "PG:dbname=d schemas=a,b"))
         XCTAssertNil(PostGISTableWriter.activeSchema(in: "PG:dbname=d"))
     }
 

@@ -81,6 +81,8 @@ final class InputSpecTests: XCTestCase {
         XCTAssertTrue(
             message(#"{"path": "a.gpkg", "open_options": ["A=1", "B\u0000=2"]}"#).hasPrefix(
                 "inputs[0].open_options[1]: holds the control character U+0000 (NUL)"))
+        // A NUL that only RegionSearch's own readers see is a byte like any other.
+        XCTAssertNoThrow(try parse(#"{"path": "a.csv", "missing_values": ["\u0000"]}"#))
         XCTAssertTrue(
             message(#"{"path": "a", "delimiter": "::"}"#).hasPrefix(
                 "inputs[0].delimiter: expected a single ASCII character"))

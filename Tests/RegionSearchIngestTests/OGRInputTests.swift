@@ -168,6 +168,15 @@ final class OGRInputTests: XCTestCase {
         XCTAssertEqual(rename(scratch.path("nodbf.dbf"), scratch.path("nodbf.DBF")), 0)
         XCTAssertTrue(OpenedInput.sourceFiles(shp).contains(scratch.path("nodbf.DBF")))
         XCTAssertNoThrow(try OpenedInput.open(spec(#"{"path": "\#(shp)"}"#)))
+        // Both cases beside it (a file system that tells them apart): the lower-case one is
+        // GDAL's, and hashed.
+        #if os(Linux)
+            try FileManager.default.copyItem(atPath: scratch.path("nodbf.DBF"), toPath: scratch.path("nodbf.dbf"))
+            let both = OpenedInput.sourceFiles(shp)
+            XCTAssertTrue(both.contains(scratch.path("nodbf.dbf")), "\(both)")
+            XCTAssertFalse(both.contains(scratch.path("nodbf.DBF")), "\(both)")
+            try FileManager.default.removeItem(atPath: scratch.path("nodbf.dbf"))
+        #endif
         try FileManager.default.removeItem(atPath: scratch.path("nodbf.DBF"))
         XCTAssertThrowsError(try OpenedInput.open(spec(#"{"path": "\#(shp)"}"#))) { error in
             XCTAssertTrue("\(error)".contains("has no .dbf beside it"), "\(error)")

@@ -238,6 +238,8 @@ struct Publisher {
             var h = ContentHasher()
             h.update(regions)
             h.update(t.selection.rawValue)
+            h.update("poi_layer_version \(POIFeatureSchema.version)")
+            for keyword in manifest.keywords { h.update(keyword + "\n") }
             for kind in [ArtifactKind.pois, .projected, .scores, .regions] {
                 h.update(artifact(kind, completed).map { "\($0.digest.hash)" } ?? "")
             }
