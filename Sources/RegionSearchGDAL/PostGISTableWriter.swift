@@ -76,9 +76,30 @@ public final class PostGISTableWriter {
         try GDALDataset(openingVector: connection, update: true, allowedDrivers: ["PostgreSQL"])
     }
 
-    /// Opens the connection once, for update: the check made before a run's stages start.
-    public func checkConnection() throws(GDALError) {
-        try open().close()
+    /// Opens the connection once, for update: the check made before a run's stages start. With
+    /// `tables` (each table's first two fields, ``refuseForeignTable(_:layer:in:)``), also the
+    /// checks ``write(_:srs:history:)`` would fail on after the stages: the schema active_schema
+    /// names exists, and no table of these names is a user's. Reads only.
+    public func checkConnection(tables: [(table: String, firstFields: [String])] = []) throws(GDALError) {
+        let dataset = try open()
+        defer { try? dataset.close() }
+        guard !tables.isEmpty else { return }
+        let schema = try Self.schema(for: connection, in: dataset)
+        for (table, fields) in tables {
+            try Self.validate(table)
+            try refuseForeignTable(QualifiedName(schema: schema, table: table), core: fields, in: dataset)
+        }
+    }
+
+    /// The schema tables go to (see ``write(_:srs:history:)``).
+    static func schema(for connection: String, in dataset: GDALDataset) throws(GDALError) -> String {
+        guard let named = activeSchema(in: connection) else { return try targetSchema(in: dataset) }
+        guard try schemaExists(named, in: dataset) else {
+            throw GDALError.invalidArgument(
+                "the schema \(named) that active_schema (or schemas) names does not exist; create it, "
+                    + "or correct the PG: string")
+        }
+        return named
     }
 
     /// Writes every table, each in its mode, in one transaction (see the type's documentation).
@@ -100,17 +121,7 @@ public final class PostGISTableWriter {
                 // active_schema wrote to `public`, where a table of that name was then replaced;
                 // and GDAL leaves search_path alone for active_schema=public, which then went to
                 // the database's first schema.
-                let schema: String
-                if let named = Self.activeSchema(in: connection) {
-                    guard try Self.schemaExists(named, in: dataset) else {
-                        throw GDALError.invalidArgument(
-                            "the schema \(named) that active_schema (or schemas) names does not exist; create it, "
-                                + "or correct the PG: string")
-                    }
-                    schema = named
-                } else {
-                    schema = try Self.targetSchema(in: dataset)
-                }
+                let schema = try Self.schema(for: connection, in: dataset)
                 var counts: [Int] = []
                 for (table, layer, mode) in tables {
                     let name = QualifiedName(schema: schema, table: table)
@@ -212,9 +223,15 @@ public final class PostGISTableWriter {
     private func refuseForeignTable(_ name: QualifiedName, layer: OutputLayer, in dataset: GDALDataset)
         throws(GDALError)
     {
+        try refuseForeignTable(name, core: layer.schema.fields.prefix(2).map(\.name), in: dataset)
+    }
+
+    private func refuseForeignTable(_ name: QualifiedName, core fields: [String], in dataset: GDALDataset)
+        throws(GDALError)
+    {
         guard try exists(name, in: dataset) else { return }
         let present = try columns(of: name, in: dataset)
-        let core = ["geom", "fid"] + layer.schema.fields.prefix(2).map(\.name)
+        let core = ["geom", "fid"] + fields
         guard !core.allSatisfy(present.contains) else { return }
         throw .invalidArgument(
             "table \(name.schema).\(name.table) exists and is not one RegionSearch wrote (its columns: "

@@ -494,6 +494,7 @@ final class PostGISEndToEndTests: XCTestCase {
             XCTAssertEqual(r.status, 6, r.output)
             XCTAssertTrue(
                 r.output.contains("table public.customers exists and is not one RegionSearch wrote"), r.output)
+            XCTAssertFalse(r.output.contains("ingest"), "refused before any stage ran: \(r.output)")
             XCTAssertEqual(try psql("SELECT email FROM customers"), "a", mode)
         }
         XCTAssertEqual(try stagingTables(), "")

@@ -41,8 +41,23 @@ enum OutputPreflight {
             }
             if target.format == .postgis {
                 do {
-                    try PostGISTableWriter(connection: target.path).checkConnection()
+                    // The tables of this database in this manifest, with the fields that tell a
+                    // RegionSearch table from a user's: refused now, not after the stages.
+                    let tables = targets.filter { $0.format == .postgis && $0.sharesDestination(with: target) }.map {
+                        t in
+                        (
+                            table: t.layer,
+                            firstFields: t.role == .regions
+                                ? RegionFeatureSchema.fields.prefix(2).map(\.name)
+                                : POIFeatureSchema.fields(keywords: []).prefix(2).map(\.name)
+                        )
+                    }
+                    try PostGISTableWriter(connection: target.path).checkConnection(tables: tables)
                 } catch {
+                    // A missing schema or a user's table says what to do itself.
+                    if case .invalidArgument = error {
+                        throw Failure(message: "\(at): cannot write: \(error)")
+                    }
                     throw Failure(
                         message: "\(at): cannot write: \(error); check the connection string and that the server runs")
                 }
