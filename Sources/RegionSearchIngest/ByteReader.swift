@@ -24,7 +24,7 @@ enum InputError: Error, CustomStringConvertible, ExitCoded {
         case .unsupported(let path, let reason): return "\(path): \(reason)"
         case .changedWhileRead(let path):
             return
-                "\(path): the file changed while it was read (its size, time or inode differ from when it was "
+                "\(path): the file changed while it was read (its size, times or inode differ from when it was "
                 + "opened), so its POIs were not kept; run again once it is complete (write it under another name "
                 + "and rename it into place)"
         }

@@ -16,8 +16,11 @@ public struct OpenedInput {
     public let contentHash: ContentHash
     public let fileSize: UInt64
     public let isGzip: Bool
-    /// The input's files with their stamps taken before the hash (``checkUnchanged()``).
-    let stamps: [(path: String, stamp: FileStamp?)]
+    /// The input's files with their signatures taken before the hash (``checkUnchanged()``): it
+    /// is hashed first and parsed afterwards, both by its path, so a file written, truncated,
+    /// grown or replaced in between would give POIs that match neither the recorded hash nor any
+    /// one state of the file.
+    let stamps: [(path: String, stamp: FileSignature?)]
 
     /// The delimiter in use, for delimited text.
     public var delimiter: UInt8? { (source as? DelimitedReader)?.delimiter }
@@ -107,15 +110,15 @@ public struct OpenedInput {
             stamps: stamps)
     }
 
-    static func stamps(_ files: [String]) -> [(path: String, stamp: FileStamp?)] {
-        files.map { ($0, FileStamp.of($0)) }
+    static func stamps(_ files: [String]) -> [(path: String, stamp: FileSignature?)] {
+        files.map { ($0, FileSignature.current(path: $0)) }
     }
 
     /// Throws when a file of the input is no longer what it was when it was opened (written,
     /// truncated, grown or replaced while it was read): its POIs would match neither the hash
     /// recorded for it nor any one state of the file.
     public func checkUnchanged() throws {
-        for (path, stamp) in stamps where FileStamp.of(path) != stamp {
+        for (path, stamp) in stamps where FileSignature.current(path: path) != stamp {
             throw InputError.changedWhileRead(path: path)
         }
     }
