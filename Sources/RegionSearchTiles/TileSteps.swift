@@ -2,12 +2,6 @@ import RegionSearchCore
 import RegionSearchRunner
 import RegionSearchStages
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The steps of a tiled run (`regionsearch tile STEP --plan PLAN`), each one workflow job.
 ///
 /// The global steps go through the ``Runner`` on the manifest's work directory — so keys, records,
@@ -146,19 +140,9 @@ public struct TileSteps {
 
     /// Removes what killed runs of this step left beside its part (`.<part>.tmp-<pid>-<n>`, up to
     /// a part's size each, which no other step sweeps: the tile steps write outside the work
-    /// directory), once the step has written the part. A temporary whose process still runs on
-    /// this machine is left to it (a job started twice); one of another machine's running job
-    /// cannot be told apart, and that job then fails at its rename, never leaving a wrong part.
+    /// directory), once the step has written the part.
     private func removeLeftovers(besides part: String) {
-        let dir = AtomicFile.directory(of: part)
-        let prefix = "." + PathResolver.baseName(part) + AtomicFile.temporaryMarker
-        for name in FileSystem.list(dir) where name.hasPrefix(prefix) {
-            let fields = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
-            guard fields.count == 2, let pid = Int32(fields[0]), Int(fields[1]) != nil, pid > 0 else { continue }
-            // Alive: signalled, or there but another user's (EPERM).
-            if pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM) { continue }
-            unlink(dir + "/" + name)
-        }
+        _ = try? WorkDirectory.removeTemporaries(besides: part, sparingLiveWriters: true)
     }
 
     /// The graph object from the tile parts, then every tile's propagation window.

@@ -335,27 +335,39 @@ public struct WorkDirectory {
 
     /// `X` for a temporary name `.X.tmp-<pid>-<n>`, `.X.tmp-<pid>` or `.X.tmp-old-<pid>` (the
     /// forms ``AtomicFile`` and the runner's staging make); nil for any other name.
-    static func temporaryBase(_ name: String) -> String? {
+    static func temporaryBase(_ name: String) -> String? { temporary(name)?.base }
+
+    /// The base name and the writer's pid of a temporary name (``temporaryBase(_:)``).
+    static func temporary(_ name: String) -> (base: String, pid: Int32)? {
         guard name.hasPrefix("."), let marker = name.range(of: AtomicFile.temporaryMarker, options: .backwards) else {
             return nil
         }
         var suffix = Substring(name[marker.upperBound...])
         if suffix.hasPrefix("old-") { suffix = suffix.dropFirst(4) }
         let parts = suffix.split(separator: "-", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigitChar) })
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigitChar) }),
+            let pid = Int32(parts[0])
         else { return nil }
         let base = String(name[name.index(after: name.startIndex)..<marker.lowerBound])
-        return base.isEmpty ? nil : base
+        return base.isEmpty ? nil : (base, pid)
     }
 
     /// Removes leftover temporary copies of `file` (`.<name>.tmp-*` beside it), as an
-    /// interrupted atomic write of the final output leaves them.
+    /// interrupted atomic write of the final output leaves them. `sparingLiveWriters`: leave one
+    /// whose process still runs on this machine (a tile job started twice writes outside any
+    /// lock); one of another machine's running job cannot be told apart, and that job then fails
+    /// at its rename, never leaving a wrong file.
     @discardableResult
-    static func removeTemporaries(besides file: String) throws(FileSystem.Failure) -> [String] {
+    public static func removeTemporaries(besides file: String, sparingLiveWriters: Bool = false)
+        throws(FileSystem.Failure) -> [String]
+    {
         let dir = AtomicFile.directory(of: file)
         let prefix = "." + PathResolver.baseName(file) + AtomicFile.temporaryMarker
         var removed: [String] = []
-        for name in FileSystem.list(dir) where name.hasPrefix(prefix) && temporaryBase(name) != nil {
+        for name in FileSystem.list(dir) where name.hasPrefix(prefix) {
+            guard let (_, pid) = temporary(name) else { continue }
+            // Alive: signalled, or there but another user's (EPERM).
+            if sparingLiveWriters && pid > 0 && pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM) { continue }
             try FileSystem.removeTree(dir + "/" + name)
             removed.append(dir + "/" + name)
         }
