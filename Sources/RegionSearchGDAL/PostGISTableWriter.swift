@@ -172,37 +172,12 @@ public final class PostGISTableWriter {
     /// keys in any case, as GDAL takes them; a value in single quotes may hold spaces, `\'` and
     /// `\\` escaped, as libpq reads it).
     static func activeSchema(in connection: String) -> String? {
-        var schemas: String?
-        var rest = Substring(connection.hasPrefix("PG:") ? String(connection.dropFirst(3)) : connection)
-        while !rest.isEmpty {
-            rest = rest.drop(while: { $0 == " " || $0 == "\t" })
-            guard let equals = rest.firstIndex(of: "=") else { return nil }
-            let key = rest[..<equals].trimmingCharacters(in: .whitespaces)
-            rest = rest[rest.index(after: equals)...].drop(while: { $0 == " " })
-            var value = ""
-            if rest.first == "'" {
-                rest = rest.dropFirst()
-                while let c = rest.first {
-                    rest = rest.dropFirst()
-                    if c == "\\", let next = rest.first {
-                        value.append(next)
-                        rest = rest.dropFirst()
-                    } else if c == "'" {
-                        break
-                    } else {
-                        value.append(c)
-                    }
-                }
-            } else {
-                let end = rest.firstIndex(where: { $0 == " " || $0 == "\t" }) ?? rest.endIndex
-                value = String(rest[..<end])
-                rest = rest[end...]
-            }
-            if key.lowercased() == "active_schema" { return value.isEmpty ? nil : value }
-            // GDAL takes `schemas=` of one schema as the active one too.
-            if key.lowercased() == "schemas", !value.isEmpty, !value.contains(",") { schemas = value }
-        }
-        return schemas
+        let parameters = ConnectionParameters(
+            connection.hasPrefix("PG:") ? connection.dropFirst(3) : Substring(connection))
+        if let named = parameters.value(of: "active_schema") { return named.isEmpty ? nil : named }
+        // GDAL takes `schemas=` of one schema as the active one too.
+        let schemas = parameters.items.last { $0.key.lowercased() == "schemas" && !$0.value.isEmpty }?.value
+        return schemas.flatMap { $0.contains(",") ? nil : $0 }
     }
 
     /// Whether the schema exists, by its exact name.

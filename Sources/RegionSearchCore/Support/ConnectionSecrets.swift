@@ -18,63 +18,18 @@ public enum ConnectionSecrets {
         return String(text.prefix(3)) + redactedKeywords(body)
     }
 
-    /// libpq's `key = value` form.
+    /// libpq's `key = value` form (``ConnectionParameters``): every password's value, as
+    /// written, becomes `***`; the rest is kept as it is.
     static func redactedKeywords(_ s: [Unicode.Scalar]) -> String {
+        let parameters = ConnectionParameters(String(String.UnicodeScalarView(s)))
         var out = String.UnicodeScalarView()
         var i = 0
-        func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" }
-        while i < s.count {
-            // Blanks between items.
-            while i < s.count, isSpace(s[i]) {
-                out.append(s[i])
-                i += 1
-            }
-            // The key.
-            var key = ""
-            while i < s.count, s[i] != "=", !isSpace(s[i]) {
-                key.unicodeScalars.append(s[i])
-                out.append(s[i])
-                i += 1
-            }
-            while i < s.count, isSpace(s[i]) {
-                out.append(s[i])
-                i += 1
-            }
-            guard i < s.count, s[i] == "=" else { continue }
-            out.append("=")
-            i += 1
-            while i < s.count, isSpace(s[i]) {
-                out.append(s[i])
-                i += 1
-            }
-            // The value: quoted (with escapes) or up to the next blank.
-            var value = String.UnicodeScalarView()
-            if i < s.count, s[i] == "'" {
-                value.append(s[i])
-                i += 1
-                while i < s.count {
-                    if s[i] == "\\", i + 1 < s.count {
-                        value.append(s[i])
-                        value.append(s[i + 1])
-                        i += 2
-                        continue
-                    }
-                    value.append(s[i])
-                    i += 1
-                    if s[i - 1] == "'" { break }
-                }
-            } else {
-                while i < s.count, !isSpace(s[i]) {
-                    value.append(s[i])
-                    i += 1
-                }
-            }
-            if key.lowercased() == "password" {
-                out.append(contentsOf: "***".unicodeScalars)
-            } else {
-                out.append(contentsOf: value)
-            }
+        for item in parameters.items where item.key.lowercased() == "password" {
+            out.append(contentsOf: s[i..<item.written.lowerBound])
+            out.append(contentsOf: "***".unicodeScalars)
+            i = item.written.upperBound
         }
+        out.append(contentsOf: s[i...])
         return String(out)
     }
 

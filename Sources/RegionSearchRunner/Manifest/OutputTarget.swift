@@ -191,6 +191,9 @@ public struct OutputTarget: Sendable {
     /// regions table was committed and the POI table's failure left yesterday's beside it).
     static func connectionKey(_ connection: String) -> String {
         let text = connection.hasPrefix("PG:") ? connection.dropFirst(3) : Substring(connection)
-        return text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init).sorted().joined(separator: " ")
+        let items = ConnectionParameters(text).items
+        // A URI (`postgresql://…`) is compared as written.
+        guard !items.isEmpty, !text.contains("://") else { return connection }
+        return items.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")
     }
 }
