@@ -28,6 +28,8 @@ public final class OGRReader: RecordSource, RecordSourceDiagnostics {
     /// The CRS read from, for the log.
     public let crsDescription: String
 
+    /// Kept for as long as the dataset reads it.
+    private let snapshot: DatabaseSnapshot?
     private let dataset: GDALDataset
     private let layer: GDALLayer
     private let transform: CoordinateTransformation?
@@ -41,14 +43,17 @@ public final class OGRReader: RecordSource, RecordSourceDiagnostics {
     private var ordinal: UInt64 = 0
     private var last: GDALFeature?
 
-    init(spec: InputSpec, fileSize: UInt64) throws {
+    /// - Parameter snapshot: the private copy to read instead of `spec.path` (a database with a
+    ///   write-ahead log); messages still name `spec.path`.
+    init(spec: InputSpec, fileSize: UInt64, snapshot: DatabaseSnapshot? = nil) throws {
         self.spec = spec
         path = spec.path
         self.fileSize = fileSize
+        self.snapshot = snapshot
         let display = GDALLibrary.redacted(spec.path)
         let settings = spec.ogr
         do {
-            dataset = try GDALDataset(openingVector: spec.path, openOptions: settings.openOptions)
+            dataset = try GDALDataset(openingVector: snapshot?.path ?? spec.path, openOptions: settings.openOptions)
             if let sql = settings.sql {
                 guard let result = try dataset.executeSQL(sql) else {
                     throw UsageError("\(spec.context).sql: the statement returned no rows layer: \(sql)")

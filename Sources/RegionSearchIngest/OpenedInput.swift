@@ -46,7 +46,7 @@ public struct OpenedInput {
                 spec: spec, format: .ogr, source: try OGRReader(spec: spec, fileSize: size), contentHash: hash,
                 fileSize: size, isGzip: false, stamps: stamps)
         }
-        let stamps = stamps(sourceFiles(spec.path))
+        let stamps = stamps(watchedFiles(spec.path))
         var (hash, size) = try hashFile(spec.path)
         var format = spec.format
         let probe = try ByteReader(path: spec.path)
@@ -78,7 +78,14 @@ public struct OpenedInput {
                     "has no .dbf beside it (the Shapefile's attributes: ids, names and keywords); copy the .dbf "
                     + "of the same name with the .shp")
         }
-        if format == .ogr, Self.sourceFiles(spec.path).count > 1 { (hash, size) = try hashFiles(spec.path) }
+        var snapshot: DatabaseSnapshot?
+        if format == .ogr, let log = writeAheadLog(of: spec.path), sourceFiles(spec.path).contains(log) {
+            let copy = try DatabaseSnapshot(copying: spec.path, log: log, stamps: stamps)
+            (hash, size) = try hashFiles(copy.path)
+            snapshot = copy
+        } else if format == .ogr, Self.sourceFiles(spec.path).count > 1 {
+            (hash, size) = try hashFiles(spec.path)
+        }
         if format == .ogr && isGzip {
             throw InputError.unsupported(
                 path: spec.path, reason: "gzip-compressed input is not read through GDAL; decompress it first")
@@ -87,7 +94,7 @@ public struct OpenedInput {
         let source: RecordSource
         switch format {
         case .ogr:
-            source = try OGRReader(spec: spec, fileSize: size)
+            source = try OGRReader(spec: spec, fileSize: size, snapshot: snapshot)
         case .auto, .csv:
             source = try DelimitedReader(reader: ByteReader(path: spec.path), spec: spec)
         case .geojson:
@@ -111,14 +118,22 @@ public struct OpenedInput {
     }
 
     static func stamps(_ files: [String]) -> [(path: String, stamp: FileSignature?)] {
-        files.map { ($0, FileSignature.current(path: $0)) }
+        files.map { ($0, stamp(of: $0)) }
+    }
+
+    /// The file's signature; nil when it does not exist, and for a database's write-ahead log
+    /// (`-wal`) also when it is empty: SQLite creates an empty log when GDAL opens a WAL-mode
+    /// GeoPackage to read it, and removes it at the close, with nothing in it either way.
+    static func stamp(of path: String) -> FileSignature? {
+        guard let signature = FileSignature.current(path: path) else { return nil }
+        return signature.size == 0 && path.hasSuffix("-wal") ? nil : signature
     }
 
     /// Throws when a file of the input is no longer what it was when it was opened (written,
     /// truncated, grown or replaced while it was read): its POIs would match neither the hash
     /// recorded for it nor any one state of the file.
     public func checkUnchanged() throws {
-        for (path, stamp) in stamps where FileSignature.current(path: path) != stamp {
+        for (path, stamp) in stamps where Self.stamp(of: path) != stamp {
             throw InputError.changedWhileRead(path: path)
         }
     }
@@ -157,12 +172,22 @@ public struct OpenedInput {
     }
 
     /// The files a file input consists of: a Shapefile's `.shp` with its `.shx`, `.dbf`, `.prj`
-    /// and `.cpg`, a MapInfo `.tab` with its `.dat`, `.map`, `.id` and `.ind` (those that exist,
-    /// in this order); any other file alone. A change to any of them is a changed input.
+    /// and `.cpg`, a MapInfo `.tab` with its `.dat`, `.map`, `.id` and `.ind`, a GeoPackage's or
+    /// SQLite database's write-ahead log `-wal` (those that exist, in this order); any other file
+    /// alone. A change to any of them is a changed input.
+    ///
+    /// The write-ahead log holds what a writer in WAL mode (QGIS editing a GeoPackage, a script
+    /// that did not close it) committed since the last checkpoint: the database GDAL reads is the
+    /// main file with those pages, while the main file's bytes stay as they were. Keyed by the
+    /// main file alone, such an edit would leave the night's POIs as the night before.
     public static func sourceFiles(_ path: String) -> [String] {
         let lower = path.lowercased()
         let sidecars: [String]
-        if lower.hasSuffix(".shp") {
+        if let log = writeAheadLog(of: path) {
+            // An empty log (a writer that has just checkpointed) holds nothing GDAL would read.
+            var st = stat()
+            return stat(log, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size > 0 ? [path, log] : [path]
+        } else if lower.hasSuffix(".shp") {
             sidecars = ["shx", "dbf", "prj", "cpg"]
         } else if lower.hasSuffix(".tab") {
             sidecars = ["dat", "map", "id", "ind"]
@@ -184,6 +209,22 @@ public struct OpenedInput {
             }
         }
         return out
+    }
+
+    /// The write-ahead log SQLite keeps beside a GeoPackage or SQLite database in WAL mode
+    /// (`<file>-wal`, whether or not it exists); nil for other files.
+    static func writeAheadLog(of path: String) -> String? {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".gpkg") || lower.hasSuffix(".sqlite") ? path + "-wal" : nil
+    }
+
+    /// The files whose change while the input is read makes the read worthless: its
+    /// ``sourceFiles(_:)``, and a database's write-ahead log even while it is absent or empty, so
+    /// that a writer committing during the read is seen.
+    static func watchedFiles(_ path: String) -> [String] {
+        let files = sourceFiles(path)
+        guard let log = writeAheadLog(of: path), !files.contains(log) else { return files }
+        return files + [log]
     }
 
     /// The hash of a file input with its sidecars (``sourceFiles(_:)``).
