@@ -23,6 +23,8 @@ public enum GDALError: Error, CustomStringConvertible, Sendable {
     case fileSystem(String)
     /// The GDAL library could not be loaded (it is loaded on first use, see the CGDAL target).
     case unavailable(String)
+    /// Another session held a lock on a table for longer than the writer waits (PostGIS).
+    case tableInUse(String)
 
     /// The GDAL messages attached to this error (empty for caller-side errors).
     public var messages: [GDALMessage] {
@@ -30,7 +32,7 @@ public enum GDALError: Error, CustomStringConvertible, Sendable {
         case .openFailed(_, let m), .createFailed(_, _, let m), .operationFailed(_, _, let m),
             .spatialReference(_, let m):
             return m
-        case .driverNotFound, .layerNotFound, .invalidArgument, .fileSystem, .unavailable:
+        case .driverNotFound, .layerNotFound, .invalidArgument, .fileSystem, .unavailable, .tableInUse:
             return []
         }
     }
@@ -48,6 +50,7 @@ public enum GDALError: Error, CustomStringConvertible, Sendable {
         case .invalidArgument(let what): return what
         case .fileSystem(let what): return what
         case .unavailable(let why): return why
+        case .tableInUse(let what): return what
         }
     }
 }

@@ -102,13 +102,66 @@ public final class PostGISTableWriter {
         return named
     }
 
+    /// How long one attempt waits for a table's lock (`lock_timeout`, set for the transaction
+    /// unless the connection sets its own, in `options='-c lock_timeout=…'` or `PGOPTIONS`).
+    public static let lockTimeout = "10s"
+    /// Attempts before a table held by another session fails the write, and the pause between
+    /// two attempts, in seconds.
+    public static let lockAttempts = 3
+    static let lockPause: UInt32 = 2
+
     /// Writes every table, each in its mode, in one transaction (see the type's documentation).
+    ///
+    /// A table another session holds (an open transaction that read it, a long query) blocks the
+    /// `DROP` or `ALTER` of the swap; while it waits, every new reader of the table queues behind
+    /// it, so a night that waits without end takes the table away from its readers too. Each
+    /// attempt waits at most ``lockTimeout``; after ``lockAttempts`` the write fails with
+    /// ``GDALError/tableInUse(_:)`` and the tables are as they were.
     /// - Returns: the number of features written per table.
     @discardableResult
     public func write(
         _ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference, history: History? = nil
     ) throws(GDALError) -> [Int] {
         for (table, _, _) in tables { try Self.validate(table) }
+        let ownTimeout = !setsLockTimeout
+        var attempt = 1
+        while true {
+            do throws(GDALError) {
+                return try writeOnce(tables, srs: srs, history: history, lockTimeout: ownTimeout)
+            } catch {
+                guard Self.isLockTimeout(error) else { throw error }
+                guard attempt < Self.lockAttempts else {
+                    throw .tableInUse(
+                        "another session holds a lock on \(tables.map(\.table).joined(separator: ", ")) (an open "
+                            + "transaction that read it, or a long query); \(attempt) attempts each waited "
+                            + "\(ownTimeout ? Self.lockTimeout : "the connection's lock_timeout") for it, and the tables are "
+                            + "as they were. End that session (pg_stat_activity shows it) or run again later; to "
+                            + "wait longer, give options='-c lock_timeout=60s' in the PG: string")
+                }
+                attempt += 1
+                sleep(Self.lockPause)
+            }
+        }
+    }
+
+    /// Whether the connection string or `PGOPTIONS` sets `lock_timeout` itself.
+    var setsLockTimeout: Bool {
+        let parameters = ConnectionParameters(
+            connection.hasPrefix("PG:") ? connection.dropFirst(3) : Substring(connection))
+        let options =
+            (parameters.value(of: "options") ?? "") + " " + (ProcessInfo.processInfo.environment["PGOPTIONS"] ?? "")
+        return options.contains("lock_timeout")
+    }
+
+    /// Whether the server cancelled a statement for waiting longer than `lock_timeout` for a lock.
+    static func isLockTimeout(_ error: GDALError) -> Bool {
+        error.messages.contains { $0.text.contains("lock timeout") }
+    }
+
+    private func writeOnce(
+        _ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference, history: History?,
+        lockTimeout: Bool
+    ) throws(GDALError) -> [Int] {
         // COPY instead of one INSERT per feature (about 20× faster); GDAL uses COPY by default
         // only for tables it has just created.
         return try GDALLibrary.withThreadLocalConfig([("PG_USE_COPY", "YES")]) { () throws(GDALError) -> [Int] in
@@ -116,6 +169,7 @@ public final class PostGISTableWriter {
             defer { try? dataset.close() }
             try dataset.startTransaction()
             do throws(GDALError) {
+                if lockTimeout { try dataset.executeSQL("SET LOCAL lock_timeout = \(Self.literal(Self.lockTimeout))") }
                 // The schema active_schema names, when it exists, else the first of search_path
                 // that exists. PostgreSQL skips a search_path schema that does not exist: a misspelt
                 // active_schema wrote to `public`, where a table of that name was then replaced;

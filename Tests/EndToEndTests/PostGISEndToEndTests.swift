@@ -313,7 +313,7 @@ final class PostGISEndToEndTests: XCTestCase {
 
     /// A pipeline whose manifest appends its regions to `table` with history and the lineage on,
     /// night 1 of ``LineageEndToEndTests/nights`` as its input and night 2 in `data/day2.csv`.
-    private func appendingNights(to table: String) throws -> PipelineFixture {
+    private func appendingNights(to table: String, mode: String = "append") throws -> PipelineFixture {
         let pg = try connection()
         let f = try PipelineFixture()
         do {
@@ -322,13 +322,73 @@ final class PostGISEndToEndTests: XCTestCase {
             try LineageEndToEndTests.csv(nights.day2).write(
                 toFile: f.root + "/data/day2.csv", atomically: true, encoding: .utf8)
             try f.writeManifest(
-                output: .object([("path", .string(pg)), ("layer", .string(table)), ("mode", .string("append"))]),
+                output: .object([("path", .string(pg)), ("layer", .string(table)), ("mode", .string(mode))]),
                 keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
         } catch {
             f.remove()
             throw error
         }
         return f
+    }
+
+    /// A session that holds the table (a transaction that read it and stays open) blocked the
+    /// night's DROP without end, and every new reader queued behind the night. Each attempt now
+    /// waits at most the lock timeout (here the connection's own, 0.3 s); after three the night
+    /// fails with exit 6, naming the table and what to do, and the table is the night before's.
+    func testATableAnotherSessionHoldsFailsTheNightAndKeepsTheTable() throws {
+        let pg = try connection()
+        let f = try appendingNights(to: "held", mode: "overwrite")
+        defer { f.remove() }
+        try f.runOK()
+        let content =
+            "SELECT count(*) || ' ' || md5(string_agg(region_id || keyword, ',' ORDER BY region_id)) FROM held"
+        let before = try psql(content)
+        let user = pg.components(separatedBy: "user=").last ?? "postgres"
+        let holder = try ChildProcess(
+            executable: "/usr/bin/psql",
+            arguments: [
+                "-h", Self.directory + "/sock", "-U", user, "-d", "regionsearch", "-XAtq", "-c",
+                "BEGIN; SELECT count(*) FROM held; SELECT pg_sleep(120); COMMIT;",
+            ], output: .file(Self.directory + "/holder.log"))
+        defer {
+            holder.kill(SIGTERM)
+            _ = holder.wait()
+            _ = try? psql(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120)%' "
+                    + "AND pid <> pg_backend_pid()")
+        }
+        var held = "0"
+        for _ in 0..<100 where held == "0" {
+            Thread.sleep(forTimeInterval: 0.05)
+            held = try psql(
+                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                    + "WHERE c.relname = 'held' AND l.granted AND l.pid <> pg_backend_pid()")
+        }
+        XCTAssertNotEqual(held, "0", "the holder never read the table")
+
+        try f.writeManifest(
+            output: .object([
+                ("path", .string(pg + " options='-c lock_timeout=300'")), ("layer", .string("held")),
+                ("mode", .string("overwrite")),
+            ]),
+            input: .object([("path", .string("../data/day2.csv")), ("format", .string("csv"))]),
+            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        let start = monotonicSeconds()
+        let blocked = try f.run()
+        XCTAssertEqual(blocked.status, 6, blocked.output)
+        XCTAssertLessThan(monotonicSeconds() - start, 60, "the night waited for the holder")
+        XCTAssertTrue(blocked.output.contains("another session holds a lock on held"), blocked.output)
+        XCTAssertTrue(blocked.output.contains("3 attempts"), blocked.output)
+        XCTAssertEqual(try psql(content), before)
+
+        // The holder's backend sleeps on after its client goes: end it on the server.
+        _ = try psql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120)%' "
+                + "AND pid <> pg_backend_pid()")
+        _ = holder.wait()
+        try f.runOK()
+        XCTAssertNotEqual(try psql(content), before, "night 2 has other regions")
+        XCTAssertEqual(try stagingTables(), "")
     }
 
     /// `"mode": "append"` keeps every night: rows with run_id, valid_from and valid_to, the
@@ -549,6 +609,13 @@ final class PostGISEndToEndTests: XCTestCase {
             sections: [("maps", .bool(false))])
         let bySchemas = try f.run()
         XCTAssertEqual(bySchemas.status, 6, bySchemas.output)
+    }
+
+    /// The writer sets its own lock_timeout only where the connection sets none.
+    func testALockTimeoutTheConnectionSetsIsKept() {
+        XCTAssertFalse(PostGISTableWriter(connection: "PG:host=/s dbname=d").setsLockTimeout)
+        XCTAssertTrue(PostGISTableWriter(connection: "PG:dbname=d options='-c lock_timeout=5min'").setsLockTimeout)
+        XCTAssertFalse(PostGISTableWriter(connection: "PG:dbname=d options='-c statement_timeout=1'").setsLockTimeout)
     }
 
     func testTheActiveSchemaOfAConnectionStringIsRead() {
