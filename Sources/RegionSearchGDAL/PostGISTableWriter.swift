@@ -94,6 +94,13 @@ public final class PostGISTableWriter {
     /// The schema tables go to (see ``write(_:srs:history:)``).
     static func schema(for connection: String, in dataset: GDALDataset) throws(GDALError) -> String {
         guard let named = activeSchema(in: connection) else { return try targetSchema(in: dataset) }
+        // GDAL looks a layer up as "schema.table" and splits at the first dot: a schema `a.b`
+        // would find table `b.regions` of schema `a`.
+        guard !named.contains(".") else {
+            throw GDALError.invalidArgument(
+                "the schema \(named) that active_schema (or schemas) names holds a '.', which GDAL takes for the "
+                    + "end of the schema's name; use a schema whose name has none")
+        }
         guard try schemaExists(named, in: dataset) else {
             throw GDALError.invalidArgument(
                 "the schema \(named) that active_schema (or schemas) names does not exist; create it, "

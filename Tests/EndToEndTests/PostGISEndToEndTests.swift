@@ -609,6 +609,18 @@ final class PostGISEndToEndTests: XCTestCase {
             sections: [("maps", .bool(false))])
         let bySchemas = try f.run()
         XCTAssertEqual(bySchemas.status, 6, bySchemas.output)
+        // A schema whose name holds a dot, which GDAL's "schema.table" lookup splits at, is
+        // refused before any stage, although it exists.
+        _ = try psql(#"CREATE SCHEMA IF NOT EXISTS "a.b""#)
+        defer { _ = try? psql(#"DROP SCHEMA IF EXISTS "a.b" CASCADE"#) }
+        try f.writeManifest(
+            output: .object([("path", .string(pg + " active_schema=a.b")), ("layer", .string("dotted"))]),
+            sections: [("maps", .bool(false))])
+        let dotted = try f.run()
+        XCTAssertEqual(dotted.status, 6, dotted.output)
+        XCTAssertTrue(dotted.output.contains("holds a '.'"), dotted.output)
+        XCTAssertFalse(dotted.output.contains("ingest"), dotted.output)
+        XCTAssertEqual(try psql("SELECT count(*) FROM pg_tables WHERE tablename = 'dotted'"), "0")
     }
 
     /// The writer sets its own lock_timeout only where the connection sets none.
