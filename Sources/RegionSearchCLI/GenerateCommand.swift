@@ -22,6 +22,12 @@ public enum GenerateCommand {
 
     static func format(_ d: Double) -> String { JSONValue.formatNumber(d) }
 
+    /// The largest `--extent-km`: a metro with the towns around it, on a plane round the centre.
+    static let maximumExtentKm = 2000.0
+    /// How far beyond the extent the towns scenario places its towns (at most 100 km from the
+    /// metro's edge, with their spread).
+    static let townReachKm = 150.0
+
     static let outOption = CommandSpec.Option(
         "out", .path, default: .required, placeholder: "PREFIX", help: "Output path prefix.")
     static let scenarioOption = CommandSpec.Option(
@@ -51,7 +57,7 @@ public enum GenerateCommand {
     static let extentKmOption = CommandSpec.Option(
         "extent-km", .number(min: 0, minExclusive: true),
         default: byScenario({ format($0.extentKm) }, note: "rivers: from --n"), placeholder: "KM",
-        help: "Side of the square city.")
+        help: "Side of the square city, at most 2000 km (laid out on a plane around --center).")
     static let aspectOption = CommandSpec.Option(
         "aspect", .number(min: 1), default: byScenario({ format($0.aspect) }), placeholder: "R",
         help: "Cluster elongation, major/minor axis (1 = discs).")
@@ -63,7 +69,7 @@ public enum GenerateCommand {
         placeholder: "M", help: "Largest planted cluster radius in metres.")
     static let backgroundRateOption = CommandSpec.Option(
         "background-rate", .text, repeatable: true, placeholder: "KEYWORD=SHARE",
-        help: "Share of background POIs with this category, e.g. bank=0.5.")
+        help: "Share of background POIs with this category, e.g. bank=0.5; the shares sum to at most 1.")
     static let emptyBandOption = CommandSpec.Option(
         "empty-band", .list(.number()), repeatable: true, placeholder: "X0,Y0,X1,Y1",
         help: "A rectangle in metres from the centre kept free of POIs.")
@@ -181,6 +187,30 @@ public enum GenerateCommand {
                 throw UsageError("--background-rate: expected KEYWORD=SHARE with SHARE in [0, 1], got \"\(r)\"")
             }
             config.backgroundRates[String(kv[0])] = share
+        }
+        // The shares are of one background: together at most all of it (over 1, the categories
+        // without a rate got none and the rates were not what was asked).
+        let totalShare = config.backgroundRates.values.reduce(0, +)
+        guard totalShare <= 1 + 1e-9 else {
+            throw UsageError(
+                "--background-rate: the shares add up to \(format((totalShare * 1000).rounded() / 1000)), more than the whole background (1); "
+                    + "give shares that sum to at most 1")
+        }
+        // The city is laid out on a plane around --center (azimuthal equidistant): beyond a few
+        // thousand km the plane wraps round the globe and past the poles, and the coordinates
+        // written are not the layout's.
+        guard config.extentKm <= Self.maximumExtentKm else {
+            throw UsageError(
+                "--extent-km \(format(config.extentKm)): at most \(format(Self.maximumExtentKm)) km (a city and the "
+                    + "towns around it; the layout is a plane around --center)")
+        }
+        guard abs(config.centerLon) <= 180,
+            abs(config.centerLat) + (config.extentKm / 2 + Self.townReachKm) / 111.32 <= 85
+        else {
+            throw UsageError(
+                "--center \(format(config.centerLon)),\(format(config.centerLat)) with --extent-km "
+                    + "\(format(config.extentKm)): the city would reach past 85° of latitude (or the longitude is "
+                    + "beyond ±180); move the centre towards the equator or give a smaller extent")
         }
         for (b, band) in zip(cl.all(Self.emptyBandOption), cl.typedValues(Self.emptyBandOption)) {
             let p = (band.arrayValue ?? []).compactMap(\.doubleValue)

@@ -48,6 +48,33 @@ final class OperatorControlsTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/city.csv"))
     }
 
+    /// Background shares over 1 in all, an extent of 1e9 km (its coordinates wrapped round the
+    /// globe) and a city reaching past 85° of latitude were written with exit 0. A city at the
+    /// largest extent still is.
+    func testGenerateRefusesALayoutItCannotWrite() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let refused: [([String], String)] = [
+            (["--background-rate", "cafe=0.8", "--background-rate", "bank=0.9"], "the shares add up to 1.7"),
+            (["--extent-km", "1e9"], "--extent-km 1000000000: at most 2000 km"),
+            (["--center", "0,84"], "would reach past 85° of latitude"),
+            (["--center", "181,0"], "beyond ±180"),
+        ]
+        for (options, message) in refused {
+            let r = try f.tool(["generate", "--out", f.root + "/city", "--n", "2000"] + options)
+            XCTAssertEqual(r.status, 2, "\(options): \(r.output)")
+            XCTAssertTrue(r.output.contains(message), "\(options): \(r.output)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/city.csv"))
+        }
+        let widest = try f.tool(["generate", "--out", f.root + "/city", "--n", "2000", "--extent-km", "2000"])
+        XCTAssertEqual(widest.status, 0, widest.output)
+        let rows = try String(contentsOfFile: f.root + "/city.csv", encoding: .utf8).split(separator: "\n").dropFirst()
+        let latitudes = rows.compactMap { $0.split(separator: ",").last.flatMap { Double($0) } }
+        XCTAssertEqual(latitudes.count, 2000)
+        // 2000 km of latitude round 39.9° N: within ±9° of it, no wrap.
+        XCTAssertLessThan(latitudes.map { abs($0 - 39.9) }.max() ?? 99, 9.5)
+    }
+
     func testStatusCheckAndMachineReadableJSON() throws {
         let f = try PipelineFixture()
         defer { f.remove() }
