@@ -57,6 +57,21 @@ public struct TileSteps {
         Runner(manifest: manifest, toolDirectory: plan.toolDirectory, launcher: TileGatherLauncher(plan: plan))
     }
 
+    /// Runs the global step through the runner. A failed stage resumes by rerunning the
+    /// workflow's step, not by `regionsearch run` (which would compute the graph in one piece and
+    /// leave the tile parts unused).
+    private func run(_ options: RunOptions, step: String) throws -> Runner.Outcome {
+        do {
+            return try runner().run(options)
+        } catch let error as RunnerError {
+            guard let failure = error.stageFailure else { throw error }
+            throw ToolFailure(
+                failure + ". Earlier stages are kept; after fixing the cause, rerun the workflow (snakemake reruns the "
+                    + "\(step) step and the steps after it)",
+                status: error.exitStatus)
+        }
+    }
+
     private func options(until: String? = nil) -> RunOptions {
         var o = RunOptions()
         o.until = until
@@ -84,7 +99,7 @@ public struct TileSteps {
     /// Ingest and project the whole data once (the CRS, the extent and the Hilbert order depend
     /// on all of it).
     public func prepare() throws {
-        let outcome = try runner().run(options(until: "project"))
+        let outcome = try run(options(until: "project"), step: "prepare")
         let projected = try object(outcome, stage: "project", file: "projected.rsa")
         let pois = try object(outcome, stage: "ingest", file: "pois.rsa")
         let points = outcome.records["project"]?.summary.count(.projectedPoints) ?? 0
@@ -147,7 +162,7 @@ public struct TileSteps {
 
     /// The graph object from the tile parts, then every tile's propagation window.
     public func gatherGraph() throws {
-        let outcome = try runner().run(options(until: "graph"))
+        let outcome = try run(options(until: "graph"), step: "gather-graph")
         let graph = try object(outcome, stage: "graph", file: "graph.rsa")
         let prepared = try Prepared(plan.preparedPath)
         try spawn(
@@ -174,7 +189,7 @@ public struct TileSteps {
 
     /// The scores object from the tile parts, then regions, hulls and maps: the run's output.
     public func finish() throws {
-        let outcome = try runner().run(options())
+        let outcome = try run(options(), step: "finish")
         guard outcome.stages.count == Pipeline.stages.count else {
             throw ToolFailure("internal error: the run stopped early", status: .internalError)
         }

@@ -204,6 +204,9 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertTrue(r.output.contains("graph-part-0000.rsa"), r.output)
         XCTAssertTrue(r.output.contains("other parameters"), r.output)
         XCTAssertTrue(r.output.contains("rerun the tile jobs"), r.output)
+        // A workflow's step resumes by rerunning the workflow, not by a single run.
+        XCTAssertTrue(r.output.contains("rerun the workflow (snakemake reruns the gather-graph step"), r.output)
+        XCTAssertFalse(r.output.contains("'regionsearch run' resumes"), r.output)
     }
 
     /// What killed tile jobs left beside their parts (`.graph-part-0000.rsa.tmp-<pid>-<n>`, up to

@@ -36,6 +36,19 @@ public enum RunnerError: ExitCoded {
     /// (exit status 2): each manifest's nights would move the other's ids and change reports.
     case lineageOfAnotherManifest(path: String, owner: String, manifest: String)
 
+    /// What a stage failure was, without the advice on how to resume (which depends on what
+    /// ran the stage: `regionsearch run`, or a tiled workflow's step); nil for other errors.
+    public var stageFailure: String? {
+        guard case .stageFailed(let stage, let exit, let detail) = self else { return nil }
+        if let detail { return "stage \(stage) failed: \(detail)" }
+        if case .signaled(let signal) = exit {
+            // A killed process writes no message of its own: say who can have sent the signal.
+            return "stage \(stage) was \(exit)"
+                + (signal == SIGKILL ? " (the kernel's out-of-memory killer, a scheduler or an operator)" : "")
+        }
+        return "stage \(stage) failed (\(exit)); its message is above"
+    }
+
     public var description: String {
         switch self {
         case .busy(let work, let holder):
@@ -50,19 +63,10 @@ public enum RunnerError: ExitCoded {
                 + "directory as regionsearch"
         case .spawnFailed(let executable, let reason):
             return "cannot start \(executable): \(reason)"
-        case .stageFailed(let stage, let exit, let detail):
-            let what: String
-            if let detail {
-                what = "stage \(stage) failed: \(detail)"
-            } else if case .signaled(let signal) = exit {
-                // A killed process writes no message of its own: say who can have sent the signal.
-                what =
-                    "stage \(stage) was \(exit)"
-                    + (signal == SIGKILL ? " (the kernel's out-of-memory killer, a scheduler or an operator)" : "")
-            } else {
-                what = "stage \(stage) failed (\(exit)); its message is above"
-            }
-            return what + ". Earlier stages are kept; after fixing the cause, 'regionsearch run' resumes at \(stage)"
+        case .stageFailed(let stage, _, _):
+            return (stageFailure ?? "")
+                + ". Earlier stages are kept; after fixing the cause, 'regionsearch run' resumes at "
+                + stage
         case .inputChanged(let stage, let input, let path):
             return
                 "input \(input) of stage \(stage) (\(path)) changed while the stage ran, so its result was not "
