@@ -19,6 +19,11 @@ final class RunnerFailureTests: XCTestCase {
         let key = try XCTUnwrap(state["ingest"].key)
         let kept = f.work.failedDirectory(stage: "ingest", key: key)
         XCTAssertTrue(result.output.contains("kept in \(kept)"), result.output)
+        // The stage's message names its staging folder; the warning maps it to the kept one.
+        let staging = try XCTUnwrap(
+            result.output.components(separatedBy: "See ").dropFirst().first?.components(separatedBy: "/rejects.txt")
+                .first)
+        XCTAssertTrue(result.output.contains("folder it wrote in, \(staging), which is gone"), result.output)
         let rejects = try String(contentsOfFile: kept + "/rejects.txt", encoding: .utf8)
         XCTAssertEqual(rejects.split(separator: "\n").count, 1 + 50, "header and the 50 bad rows")
         let failure = try XCTUnwrap(try StageRecord.load(f.work.failurePath(stage: "ingest", key: key)))

@@ -370,7 +370,11 @@ public final class Runner {
                 threads: options.threads, summary: readSummary(), failure: detail ?? text)
             try? failure.write(to: work.failurePath(stage: stage.name, key: hash))
             // A warning, so --quiet keeps it: the stage's own message names its staging folder, gone now.
-            if let kept { Log.warning("\(stage.name): what the stage wrote before failing is kept in \(kept)") }
+            if let kept {
+                Log.warning(
+                    "\(stage.name): what the stage wrote before failing is kept in \(kept) (its messages name the "
+                        + "folder it wrote in, \(staging), which is gone: read the files there under \(kept))")
+            }
             throw RunnerError.stageFailed(stage: stage.name, exit: launch.termination, detail: detail)
         }
         guard launch.termination.succeeded else { try failed(nil) }
