@@ -79,8 +79,16 @@ public struct OpenedInput {
                     + "of the same name with the .shp")
         }
         var snapshot: DatabaseSnapshot?
-        if format == .ogr, let log = writeAheadLog(of: spec.path), sourceFiles(spec.path).contains(log) {
-            let copy = try DatabaseSnapshot(copying: spec.path, log: log, stamps: stamps)
+        if format == .ogr, let log = DatabaseSnapshot.committedLog(of: spec.path) {
+            let copy: DatabaseSnapshot
+            do {
+                copy = try DatabaseSnapshot(copying: spec.path, log: log, stamps: stamps)
+            } catch {
+                switch error {
+                case .cannotCopy(let path, let reason): throw InputError.cannotOpen(path: path, reason: reason)
+                case .changed(let path): throw InputError.changedWhileRead(path: path)
+                }
+            }
             (hash, size) = try hashFiles(copy.path)
             snapshot = copy
         } else if format == .ogr, Self.sourceFiles(spec.path).count > 1 {
@@ -125,8 +133,7 @@ public struct OpenedInput {
     /// (`-wal`) also when it is empty: SQLite creates an empty log when GDAL opens a WAL-mode
     /// GeoPackage to read it, and removes it at the close, with nothing in it either way.
     static func stamp(of path: String) -> FileSignature? {
-        guard let signature = FileSignature.current(path: path) else { return nil }
-        return signature.size == 0 && path.hasSuffix("-wal") ? nil : signature
+        path.hasSuffix("-wal") ? DatabaseSnapshot.signature(of: path) : FileSignature.current(path: path)
     }
 
     /// Throws when a file of the input is no longer what it was when it was opened (written,
@@ -172,21 +179,20 @@ public struct OpenedInput {
     }
 
     /// The files a file input consists of: a Shapefile's `.shp` with its `.shx`, `.dbf`, `.prj`
-    /// and `.cpg`, a MapInfo `.tab` with its `.dat`, `.map`, `.id` and `.ind`, a GeoPackage's or
-    /// SQLite database's write-ahead log `-wal` (those that exist, in this order); any other file
-    /// alone. A change to any of them is a changed input.
+    /// and `.cpg`, a MapInfo `.tab` with its `.dat`, `.map`, `.id` and `.ind`, an SQLite
+    /// database's (a GeoPackage's) write-ahead log `-wal` when it holds commits (those that exist,
+    /// in this order); any other file alone. A change to any of them is a changed input.
     ///
     /// The write-ahead log holds what a writer in WAL mode (QGIS editing a GeoPackage, a script
     /// that did not close it) committed since the last checkpoint: the database GDAL reads is the
     /// main file with those pages, while the main file's bytes stay as they were. Keyed by the
-    /// main file alone, such an edit would leave the night's POIs as the night before.
+    /// main file alone, such an edit would leave the night's POIs as the night before. Found by
+    /// the file's header, whatever its name (``DatabaseSnapshot/committedLog(of:)``).
     public static func sourceFiles(_ path: String) -> [String] {
         let lower = path.lowercased()
         let sidecars: [String]
-        if let log = writeAheadLog(of: path) {
-            // An empty log (a writer that has just checkpointed) holds nothing GDAL would read.
-            var st = stat()
-            return stat(log, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && st.st_size > 0 ? [path, log] : [path]
+        if let log = DatabaseSnapshot.committedLog(of: path) {
+            return [path, log]
         } else if lower.hasSuffix(".shp") {
             sidecars = ["shx", "dbf", "prj", "cpg"]
         } else if lower.hasSuffix(".tab") {
@@ -211,20 +217,22 @@ public struct OpenedInput {
         return out
     }
 
-    /// The write-ahead log SQLite keeps beside a GeoPackage or SQLite database in WAL mode
-    /// (`<file>-wal`, whether or not it exists); nil for other files.
-    static func writeAheadLog(of path: String) -> String? {
-        let lower = path.lowercased()
-        return lower.hasSuffix(".gpkg") || lower.hasSuffix(".sqlite") ? path + "-wal" : nil
-    }
-
     /// The files whose change while the input is read makes the read worthless: its
     /// ``sourceFiles(_:)``, and a database's write-ahead log even while it is absent or empty, so
     /// that a writer committing during the read is seen.
     static func watchedFiles(_ path: String) -> [String] {
         let files = sourceFiles(path)
-        guard let log = writeAheadLog(of: path), !files.contains(log) else { return files }
+        guard let log = DatabaseSnapshot.writeAheadLog(of: path), !files.contains(log) else { return files }
         return files + [log]
+    }
+
+    /// The name a file of the input is hashed under: its own, but a database's write-ahead log as
+    /// `<the input's name>-wal` (SQLite keeps it beside the file a link points to, under that
+    /// file's name), so that the same bytes hash the same through a link and in a copy.
+    public static func hashName(of file: String, input path: String) -> String {
+        let base = { (p: String) in p.split(separator: "/").last.map(String.init) ?? p }
+        return file != path && file.hasSuffix("-wal") && DatabaseSnapshot.writeAheadLog(of: path) == file
+            ? base(path) + "-wal" : base(file)
     }
 
     /// The hash of a file input with its sidecars (``sourceFiles(_:)``).
@@ -233,7 +241,7 @@ public struct OpenedInput {
         var total: UInt64 = 0
         for file in sourceFiles(path) {
             let (h, size) = try hashFile(file)
-            let line = Array("\(file.split(separator: "/").last ?? "") \(h) \(size)\n".utf8)
+            let line = Array("\(hashName(of: file, input: path)) \(h) \(size)\n".utf8)
             line.withUnsafeBytes { hasher.update($0) }
             total += size
         }

@@ -84,8 +84,17 @@ public enum RegionFile {
     static func readWithGDAL(_ path: String) throws(LineageError) -> [TrackedRegion] {
         var out: [TrackedRegion] = []
         var problem: String?
+        // A GeoPackage with commits in its write-ahead log is read from a copy: GDAL would fold
+        // the log into the user's file (or, where it cannot write, read it without them).
+        let snapshot: DatabaseSnapshot?
         do {
-            let dataset = try GDALDataset(openingVector: path)
+            snapshot = try DatabaseSnapshot.ifLogged(path)
+        } catch {
+            throw .cannotRead(path: path, reason: error.reason)
+        }
+        defer { withExtendedLifetime(snapshot) {} }
+        do {
+            let dataset = try GDALDataset(openingVector: snapshot?.path ?? path)
             let layer =
                 dataset.layerNames.contains(RegionFeatureSchema.layerName)
                 ? try dataset.layer(named: RegionFeatureSchema.layerName) : try dataset.layer(at: 0)

@@ -60,9 +60,87 @@ final class CacheKeyEndToEndTests: XCTestCase {
 /// commits in `<file>-wal`, not in the main file.
 final class WriteAheadLogInputTests: XCTestCase {
     func testAnEditHeldInAGeoPackagesWriteAheadLogRerunsIngest() throws {
+        try checkAnEditHeldInTheLog(input: "city.gpkg")
+    }
+
+    /// A GeoPackage is found by its header, not its name, and its log beside the file a link
+    /// points to, where SQLite keeps it: `pois.db`, and `current.gpkg` linked to `store/real.db`,
+    /// were read without their logs (and written to by GDAL's read).
+    func testTheLogIsFoundWhateverTheNameAndThroughALink() throws {
+        try checkAnEditHeldInTheLog(input: "city.db")
+        try checkAnEditHeldInTheLog(input: "current.gpkg", linkedTo: "store/real.db")
+    }
+
+    /// A snapshot folder that a killed run left in TMPDIR is removed by the next snapshot, once
+    /// no process of its number runs; a live process's stays.
+    func testASnapshotAKilledRunLeftIsRemoved() throws {
+        let tmp = NSTemporaryDirectory() + "regionsearch-tmp-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        let finished = try ChildProcess(executable: "/bin/true", arguments: [])
+        let deadPID = finished.pid
+        _ = finished.wait()
+        let abandoned = tmp + "/regionsearch-snapshot-\(deadPID)-AbCdEf"
+        let live = tmp + "/regionsearch-snapshot-\(getpid())-GhIjKl"
+        for dir in [abandoned, live] {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: dir + "/city.gpkg"))
+        }
+        try checkAnEditHeldInTheLog(input: "city.gpkg", tmp: tmp)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: abandoned))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live + "/city.gpkg"))
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: tmp).sorted(), [(live as NSString).lastPathComponent])
+    }
+
+    /// `regionsearch diff` reads a regions GeoPackage that a killed writer left with commits in
+    /// its log as the writer left it (a region deleted: retired), and leaves the user's files
+    /// alone: GDAL's read had folded the log into the file and removed it.
+    func testDiffReadsAGeoPackageWithItsLogAndWritesNothing() throws {
         let f = try PipelineFixture()
         defer { f.remove() }
-        let gpkg = f.root + "/data/city.gpkg"
+        XCTAssertEqual(try f.run().status, 0)
+        let regions = f.root + "/regions.gpkg"
+        try GIS.ogr2ogr(["-f", "GPKG", regions, f.outputPath, "-nln", "regions"])
+        // A writer that commits and dies without closing (no checkpoint): Python's sqlite3.
+        let writer = try GIS.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sqlite3, os, sys; c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); "
+                    + "c.execute('PRAGMA wal_autocheckpoint=0'); "
+                    + "c.execute('DELETE FROM regions WHERE fid = (SELECT min(fid) FROM regions)'); c.commit(); "
+                    + "os._exit(0)",
+                regions,
+            ])
+        XCTAssertEqual(writer.status, 0, writer.output)
+        let files = try FileManager.default.contentsOfDirectory(atPath: f.root).filter { $0.hasPrefix("regions.") }
+        let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: f.root + "/" + $0)) }
+        XCTAssertTrue(files.contains("regions.gpkg-wal"), "\(files)")
+
+        let report = f.root + "/diff.json"
+        let r = try f.tool(["diff", f.outputPath, regions, "--json", report])
+        XCTAssertEqual(r.status, 0, r.output)
+        let json = try JSONParser.parse(try String(contentsOfFile: report, encoding: .utf8))
+        XCTAssertEqual(json["counts"]?["retired"]?.intValue, 1, "\(json["counts"] ?? .null)")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: f.root).filter { $0.hasPrefix("regions.") }, files)
+        XCTAssertEqual(
+            try files.map { try Data(contentsOf: URL(fileURLWithPath: f.root + "/" + $0)) }, before,
+            "the diff wrote to the user's files")
+    }
+
+    /// Runs a night on `input` (a GeoPackage at `data/input`, or a link there to `data/target`),
+    /// then another with a writer's uncommitted-to-the-file edit in the log, then one after the
+    /// writer closed; checks each night's stages and output and that the reads wrote nothing.
+    private func checkAnEditHeldInTheLog(input: String, linkedTo target: String? = nil, tmp: String? = nil) throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let gpkg = f.root + "/data/" + (target ?? input)
+        try FileManager.default.createDirectory(
+            atPath: (gpkg as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if let target {
+            try FileManager.default.createSymbolicLink(atPath: f.root + "/data/" + input, withDestinationPath: target)
+        }
         try GIS.ogr2ogr([
             "-f", "GPKG", gpkg, f.csvPath, "-oo", "X_POSSIBLE_NAMES=lon", "-oo", "Y_POSSIBLE_NAMES=lat", "-a_srs",
             "EPSG:4326", "-nln", "pois",
@@ -70,8 +148,9 @@ final class WriteAheadLogInputTests: XCTestCase {
         // WAL mode is a property of the file (its header), kept after the writer closes.
         try GDALDataset(openingVector: gpkg, update: true, allowedDrivers: ["GPKG"]).executeSQL(
             "PRAGMA journal_mode = WAL")
-        try f.writeManifest(input: .object([("path", .string("../data/city.gpkg"))]))
-        let first = try f.run()
+        try f.writeManifest(input: .object([("path", .string("../data/" + input)), ("format", .string("ogr"))]))
+        let environment = tmp.map { ["TMPDIR": $0] }
+        let first = try f.run(environment: environment)
         XCTAssertEqual(first.status, 0, first.output)
         let before = try f.output()
         let mainFile = try Data(contentsOf: URL(fileURLWithPath: gpkg))
@@ -92,7 +171,7 @@ final class WriteAheadLogInputTests: XCTestCase {
 
         let status = try f.tool(["status", f.manifestPath])
         XCTAssertTrue(status.output.contains("ingest"), status.output)
-        let second = try f.run()
+        let second = try f.run(environment: environment)
         XCTAssertEqual(second.status, 0, second.output)
         XCTAssertTrue(try f.ranStages().contains("ingest"), "the edit in the log was not seen")
         let after = try f.output()
@@ -100,11 +179,10 @@ final class WriteAheadLogInputTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: gpkg)), mainFile, "reading checkpointed the log")
         try writer.close()
 
-        // Closed, the writer folds the log into the main file: other bytes (the provenance names
-        // their hash), the same POIs and regions.
+        // Closed, the writer folds the log into the main file (or leaves it, when its close is
+        // not the last): the same POIs and regions either way.
         let third = try f.run()
         XCTAssertEqual(third.status, 0, third.output)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: gpkg + "-wal"))
         func features(_ data: Data) throws -> JSONValue? {
             try JSONParser.parse(String(decoding: data, as: UTF8.self))["features"]
         }
