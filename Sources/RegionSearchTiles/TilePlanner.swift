@@ -77,6 +77,15 @@ public enum TilePlanner {
                     + "the runner's; choose another directory for the plan, outside it (e.g. beside the output: "
                     + "out/wf)")
         }
+        // `submit.sh --fresh` removes the steps' files from state, graph and propagate: a folder
+        // whose step folders hold anything else is the user's.
+        let foreign = WorkflowWriter.foreignFiles(in: plan.directory)
+        guard foreign.isEmpty else {
+            let shown = foreign.prefix(3).joined(separator: ", ") + (foreign.count > 3 ? ", …" : "")
+            throw UsageError(
+                "the plan folder \(plan.directory) holds files a plan's steps do not write (\(shown)), in the folders "
+                    + "they write to; choose a new or empty folder for the plan")
+        }
         // The workflow files never replace what the run reads, writes or keeps (a manifest named
         // plan.json planned into its own folder, an input there, a folder inside WORK/objects).
         let workflowFiles = [plan.planPath] + WorkflowWriter.paths(plan, engine: request.engine)

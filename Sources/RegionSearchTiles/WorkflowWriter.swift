@@ -319,8 +319,34 @@ public enum WorkflowWriter {
                 """
     }
 
+    /// What the steps write in the plan's folders, as shell patterns by folder: `submit.sh
+    /// --fresh` removes these and nothing else, and a folder planned into may hold nothing else
+    /// (``TilePlanner``): anything else there is the user's.
+    static let stepOutputs: [(folder: String, patterns: [String])] = [
+        (
+            "state",
+            ["prepared.json", "graph.json", "finished.json", "inputs.json", "inputs-signatures.json", ".*.tmp-*"]
+        ),
+        ("graph", ["graph-part-*.rsa", ".graph-part-*.tmp-*"]),
+        ("propagate", ["window-*.rsa", "scores-part-*.rsa", ".window-*.tmp-*", ".scores-part-*.tmp-*"]),
+    ]
+
+    /// The names in the step folders of `directory` that no step writes (``stepOutputs``), as
+    /// `folder/name`.
+    static func foreignFiles(in directory: String) -> [String] {
+        stepOutputs.flatMap { folder, patterns in
+            DirectoryListing.names(directory + "/" + folder).filter { name in
+                !patterns.contains { fnmatch($0, name, 0) == 0 }
+            }.map { folder + "/" + $0 }
+        }
+    }
+
     static func submitScript(_ plan: TilePlan) -> String {
         let last = plan.tiles - 1
+        // Unquoted: the shell expands the patterns (one that matches nothing stays as it is, and
+        // rm -f passes over it).
+        let freshRemoves = stepOutputs.flatMap { folder, patterns in patterns.map { folder + "/" + $0 } }
+            .joined(separator: " ")
         return "#!/usr/bin/env bash\n" + header(plan, comment: "#") + """
             # Submits the tiled run as plain Slurm jobs, no workflow engine: prepare, the graph tiles (a
             # job array), gather-graph, the propagate tiles (an array), finish — each waiting for the
@@ -329,7 +355,8 @@ public enum WorkflowWriter {
             #
             # Resuming: run it again. A step whose output exists is not submitted again, and an array
             # holds only the tiles whose part is missing. After changing the manifest or its data, run
-            # it with --fresh, which removes this directory's step outputs first.
+            # it with --fresh, which removes this directory's step outputs first (the files the steps
+            # write in state, graph and propagate, nothing else).
             #
             # Prints the id of the last job; wait for it with
             #   while squeue -h -j ID | grep -q .; do sleep 1; done
@@ -337,7 +364,7 @@ public enum WorkflowWriter {
             set -euo pipefail
             cd "$(dirname "$0")"
             if [ "${1:-}" = "--fresh" ]; then
-              rm -rf state graph propagate
+              rm -f \(freshRemoves)
             fi
             mkdir -p logs state graph propagate
             missing() { # missing PREFIX: the tile numbers without PREFIX-NNNN.rsa, comma-separated

@@ -239,6 +239,57 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertEqual(try [graph, scores].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }, before)
     }
 
+    /// `submit.sh --fresh` ran `rm -rf state graph propagate` in whatever folder was planned into:
+    /// a folder of the user's with those subfolders lost its files. A folder whose step folders
+    /// hold anything the steps do not write is refused, and --fresh removes the steps' files only.
+    func testAPlanNeverTakesAUsersFolderAndFreshRemovesOnlyTheStepsFiles() throws {
+        let f = try fixture(Self.grid, keywords: ["cafe"], sections: [])
+        defer { f.remove() }
+        let dir = f.root + "/proj"
+        let fm = FileManager.default
+        func write(_ relative: String) throws {
+            try fm.createDirectory(
+                atPath: ((dir + "/" + relative) as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/" + relative))
+        }
+        try write("graph/figure1.txt")
+        try write("state/notes.md")
+        let refused = try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "sbatch", dir])
+        XCTAssertEqual(refused.status, 2, refused.output)
+        XCTAssertTrue(refused.output.contains("holds files a plan's steps do not write"), refused.output)
+        XCTAssertTrue(refused.output.contains("graph/figure1.txt"), refused.output)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/submit.sh"))
+
+        try fm.removeItem(atPath: dir)
+        XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "sbatch", dir]).status, 0)
+        let steps = [
+            "state/prepared.json", "state/graph.json", "state/finished.json", "state/inputs.json",
+            "graph/graph-part-0000.rsa", "graph/.graph-part-0001.rsa.tmp-123-4", "propagate/window-0001.rsa",
+            "propagate/scores-part-0000.rsa",
+        ]
+        let users = ["graph/figure1.txt", "notes.txt", "logs/mine.log", "propagate/README"]
+        for file in steps { try write(file) }
+        // Planned again over the steps' own files: accepted.
+        let again = try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "sbatch", dir])
+        XCTAssertEqual(again.status, 0, again.output)
+        for file in users { try write(file) }
+        // A stand-in for sbatch that only prints a job id.
+        let bin = f.root + "/bin"
+        try fm.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\necho 123\n".write(toFile: bin + "/sbatch", atomically: true, encoding: .utf8)
+        chmod(bin + "/sbatch", 0o755)
+        let fresh = try ChildProcess(
+            executable: "/bin/bash", arguments: [dir + "/submit.sh", "--fresh"],
+            environment: PipelineFixture.environment(adding: [
+                "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+            ]), output: .file(f.root + "/fresh.log")
+        ).wait()
+        XCTAssertTrue(fresh.succeeded, (try? String(contentsOfFile: f.root + "/fresh.log", encoding: .utf8)) ?? "")
+        for file in steps { XCTAssertFalse(fm.fileExists(atPath: dir + "/" + file), file) }
+        for file in users { XCTAssertTrue(fm.fileExists(atPath: dir + "/" + file), file) }
+    }
+
     /// The plan's engine files: a Snakefile with one rule per step and the Slurm profile with the
     /// squeue status check, or sbatch scripts chained by afterok that bash accepts.
     func testPlanWritesTheEngineFiles() throws {
