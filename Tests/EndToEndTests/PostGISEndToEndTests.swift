@@ -168,7 +168,7 @@ final class PostGISEndToEndTests: XCTestCase {
             "some POIs are in a region of level 1")
         XCTAssertEqual(
             try psql("SELECT count(*) FROM pois WHERE (region_1 IS NULL) <> (region_1_path IS NULL)"), "0")
-        XCTAssertTrue(try f.tool(["status", f.manifestPath]).output.contains("table regions: written on every run"))
+        XCTAssertTrue(try f.tool(["status", f.manifestPath]).output.contains("table regions: up to date"))
 
         // A rerun that finds no regions replaces the table atomically: empty, same schema, the
         // names of a fresh table and no staging table.
@@ -380,6 +380,13 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertTrue(blocked.output.contains("another session holds a lock on held"), blocked.output)
         XCTAssertTrue(blocked.output.contains("3 attempts"), blocked.output)
         XCTAssertEqual(try psql(content), before)
+        // The night's result is not in the table: status --check says so, and a nightly
+        // `status --check || run` retries.
+        let check = try f.tool(["status", f.manifestPath, "--check"])
+        XCTAssertEqual(check.status, 1, check.output)
+        let status = try f.tool(["status", f.manifestPath])
+        XCTAssertTrue(status.output.contains("its tables were not written with the current result"), status.output)
+        XCTAssertTrue(status.output.contains("failed publishing the outputs (every stage succeeded)"), status.output)
 
         // The holder's backend sleeps on after its client goes: end it on the server.
         _ = try psql(
@@ -388,6 +395,8 @@ final class PostGISEndToEndTests: XCTestCase {
         _ = holder.wait()
         try f.runOK()
         XCTAssertNotEqual(try psql(content), before, "night 2 has other regions")
+        let current = try f.tool(["status", f.manifestPath, "--check"])
+        XCTAssertEqual(current.status, 0, current.output)
         XCTAssertEqual(try stagingTables(), "")
     }
 

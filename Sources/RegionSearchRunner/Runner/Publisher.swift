@@ -548,17 +548,13 @@ struct Publisher {
     /// `published.json`: which set is current, for `status` and people.
     private func saveSetRecord(_ set: PublishedSet) {
         guard let current = set.current() else { return }
-        let record = JSONValue.object([
-            (
-                "set",
-                .object([
-                    ("root", .string(set.root)), ("generation", .number(Double(current.generation))),
-                    ("directory", .string(set.directory(current.generation))),
-                    ("published", .string(current.record.published)),
-                ])
-            )
-        ])
-        try? AtomicFile.write(record.serialized(pretty: true) + "\n", to: memoPath)
+        saveRecord(
+            "set",
+            .object([
+                ("root", .string(set.root)), ("generation", .number(Double(current.generation))),
+                ("directory", .string(set.directory(current.generation))),
+                ("published", .string(current.record.published)),
+            ]))
     }
 
     /// An experiment combination's maps, written beside its GeoJSON.
@@ -600,6 +596,7 @@ struct Publisher {
             // rerun appends nothing) and when it published.
             let history = history(group, regions: cache.regions.digest, completed)
             let counts = try VectorOutput.writePostGIS(tables, connection: first.path, history: history)
+            recordDatabase(group, key: key(group, completed).description)
             let what = zip(zip(group, counts), tables).map { pair, table in
                 let (target, count) = pair
                 if target.mode == .append && count == 0 && table.1.count > 0 {
@@ -680,9 +677,13 @@ struct Publisher {
     }
 
     /// Whether `group` would be written by a run now (for `status`); nil for a destination
-    /// written on every run (a database, a stream).
+    /// written on every run (a stream). A database is current when its last write that committed
+    /// was of this result.
     func isUpToDate(_ group: [OutputTarget], _ completed: [String: StagePlanner.Completed]) -> Bool? {
         let first = group[0]
+        if first.format == .postgis {
+            return databaseKeys()[Self.databaseName(group)] == key(group, completed).description
+        }
         guard let root = PublishedSet.root(of: manifest) else {
             guard first.format != .postgis, let target = try? AtomicFile.Target(first.path), target.isReplaced else {
                 return nil
@@ -700,22 +701,58 @@ struct Publisher {
         return member.files.allSatisfy { set.isLink($0.path, to: $0.name) && FileSystem.targetExists($0.path) }
     }
 
-    private func loadMemo() -> [String: JSONValue] {
+    /// `published.json` as it is (empty when missing or damaged).
+    private func loadRecord() -> [(String, JSONValue)] {
         guard let bytes = try? FileSystem.read(memoPath),
             let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
                 try JSONParser.parse(bytes: b)
             }),
-            let outputs = json["outputs"]?.objectValue
-        else { return [:] }
+            let members = json.objectValue
+        else { return [] }
+        return members
+    }
+
+    /// `published.json` with its member `name` replaced (removed when `value` is nil), the others
+    /// as they were.
+    private func saveRecord(_ name: String, _ value: JSONValue?) {
+        var members = loadRecord().filter { $0.0 != name }
+        if let value { members.append((name, value)) }
+        members.sort { $0.0 < $1.0 }
+        try? AtomicFile.write(JSONValue.object(members).serialized(pretty: true) + "\n", to: memoPath)
+    }
+
+    private func loadMemo() -> [String: JSONValue] {
+        guard let outputs = loadRecord().first(where: { $0.0 == "outputs" })?.1.objectValue else { return [:] }
         var out: [String: JSONValue] = [:]
         for (k, v) in outputs { out[k] = v }
         return out
     }
 
     private func saveMemo(_ memo: [String: JSONValue]) {
-        let sorted = memo.keys.sorted().map { ($0, memo[$0]!) }
-        try? AtomicFile.write(
-            JSONValue.object([("outputs", .object(sorted))]).serialized(pretty: true) + "\n", to: memoPath)
+        saveRecord("outputs", .object(memo.keys.sorted().map { ($0, memo[$0]!) }))
+    }
+
+    /// A database destination's name in `published.json`'s `databases`: the connection as
+    /// ``OutputTarget`` compares them (no password) and its tables.
+    static func databaseName(_ group: [OutputTarget]) -> String {
+        OutputTarget.connectionKey(group[0].path) + " " + group.map(\.layer).joined(separator: ",")
+    }
+
+    /// The publish key each database destination was last written with, in full (its
+    /// transaction committed): a table is current when the result it would get has that key. A
+    /// failed or killed write leaves the key before, so `status --check` sends the next run.
+    private func databaseKeys() -> [String: String] {
+        var out: [String: String] = [:]
+        for (k, v) in loadRecord().first(where: { $0.0 == "databases" })?.1.objectValue ?? [] {
+            if let key = v.stringValue { out[k] = key }
+        }
+        return out
+    }
+
+    private func recordDatabase(_ group: [OutputTarget], key: String) {
+        var keys = databaseKeys()
+        keys[Self.databaseName(group)] = key
+        saveRecord("databases", .object(keys.keys.sorted().map { ($0, .string(keys[$0]!)) }))
     }
 
     /// The layers of one publish, each made at most once.

@@ -66,6 +66,9 @@ public struct RunState {
     public var hashingSeconds: Double?
     /// The manifest output written by the run, with its digest.
     public var output: (path: String, digest: FileDigest)?
+    /// The error of a run whose stages all succeeded and whose publishing (the lineage step, the
+    /// outputs, the maps) failed.
+    public var publishError: String?
     /// Experiments: the combinations in order (``stages`` is then empty).
     public var combinations: [Combination]?
 
@@ -118,6 +121,7 @@ public struct RunState {
         if let output {
             members.append(("output", .object([("path", .string(output.path))] + output.digest.jsonMembers)))
         }
+        if let publishError { members.append(("publish_error", .string(publishError))) }
         if let combinations {
             members.append(
                 (
@@ -157,6 +161,7 @@ public struct RunState {
         if let out = json["output"], let p = out["path"]?.stringValue, let d = FileDigest(json: out) {
             output = (p, d)
         }
+        publishError = json["publish_error"]?.stringValue
         combinations = json["combinations"]?.arrayValue?.compactMap { item in
             guard let name = item["name"]?.stringValue, let status = item["status"]?.stringValue else { return nil }
             return Combination(

@@ -300,7 +300,12 @@ public final class Runner {
                                 ? "" : "; wrote " + written.map(PathResolver.baseName).joined(separator: ", ")))
                 }
             } catch {
-                throw fail(last.name, error)
+                // The stages succeeded: the failure is the publishing's, not the last stage's.
+                state.publishError = "\(error)"
+                state.status = "failed"
+                state.finished = Timestamp.now()
+                try? save()
+                throw error
             }
         }
         state.status = "ok"

@@ -174,6 +174,11 @@ public struct StatusReport {
             }
             switch publisher.isUpToDate(group, completed) {
             case .some(true): lines.append("\(at): up to date")
+            case .some(false) where group[0].format == .postgis:
+                lines.append(
+                    "\(at): its tables were not written with the current result (the last write failed, was "
+                        + "stopped, or has not run); 'regionsearch run' writes them")
+                note(.differs)
             case .some(false):
                 lines.append(
                     "\(at): " + (exists ? "differs from the current result" : "missing")
@@ -199,6 +204,8 @@ public struct StatusReport {
         guard let state else { return "never run" }
         switch state.status {
         case "ok": return "ok, started \(state.started), finished \(state.finished ?? "?")"
+        case "failed" where state.publishError != nil:
+            return "failed publishing the outputs (every stage succeeded), started \(state.started)"
         case "failed":
             let stage =
                 state.stages.first { $0.status == .failed }?.stage

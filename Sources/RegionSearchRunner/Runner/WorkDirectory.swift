@@ -268,7 +268,9 @@ public struct WorkDirectory {
         else { return true }
         switch PathResolver.baseName(path) {
         case "run.json": return RunState(json: json) != nil
-        case "published.json": return json["outputs"]?.objectValue != nil || json["set"]?.objectValue != nil
+        case "published.json":
+            return json["outputs"]?.objectValue != nil || json["set"]?.objectValue != nil
+                || json["databases"]?.objectValue != nil
         default: return json["version"] != nil && json["executables"]?.objectValue != nil
         }
     }
