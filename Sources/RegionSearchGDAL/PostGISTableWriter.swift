@@ -293,9 +293,62 @@ public final class PostGISTableWriter {
             schema, srs: srs, options: Self.layerOptions + ["SCHEMA=\(name.schema)"])
         try layer.write(to: created)
         try created.sync()  // ends the COPY and runs the deferred CREATE TABLE / CREATE INDEX
+        try refuseDependentViews(of: name, in: dataset)
+        try keepGrants(of: name, on: staging, in: dataset)
         try dataset.executeSQL("DROP TABLE IF EXISTS \(name.sql)")
         try dataset.executeSQL("ALTER TABLE \(staging.sql) RENAME TO \(Self.quote(name.table))")
         try renameDependents(of: name, from: staging.table, in: dataset)
+    }
+
+    /// Refuses to replace a table a view reads: PostgreSQL drops no such table (GDAL's error
+    /// named the view, every night). Said in words, with the way out.
+    private func refuseDependentViews(of name: QualifiedName, in dataset: GDALDataset) throws(GDALError) {
+        let sql =
+            "SELECT string_agg(DISTINCT v.oid::regclass::text, ', ') FROM pg_depend d "
+            + "JOIN pg_rewrite w ON w.oid = d.objid JOIN pg_class v ON v.oid = w.ev_class "
+            + "WHERE d.refobjid = to_regclass(\(Self.literal(name.sql))) AND v.oid <> d.refobjid"
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature(),
+            case .string(let views) = row.value(at: 0), !views.isEmpty
+        else { return }
+        throw .invalidArgument(
+            "the view(s) \(views) read table \(name.schema).\(name.table), which \"mode\": \"overwrite\" replaces, and "
+                + "PostgreSQL drops no table a view reads; the table is as it was. Use \"mode\": \"append\" with a "
+                + "view over its current rows (WHERE valid_to IS NULL), or drop the view(s)")
+    }
+
+    /// Gives the staging table what the table it replaces was given: its owner, the privileges
+    /// granted on it (a web map's read-only role) and its comment. A new table has none of them:
+    /// the first night's swap took the readers' access away, with exit 0.
+    private func keepGrants(of name: QualifiedName, on staging: QualifiedName, in dataset: GDALDataset)
+        throws(GDALError)
+    {
+        guard try exists(name, in: dataset) else { return }
+        let from = "FROM pg_class c WHERE c.oid = to_regclass(\(Self.literal(name.sql)))"
+        let target = Self.literal(staging.sql)
+        // The statements, made by the server (quote_ident, format's %L), one per row.
+        func statements(_ select: String) throws(GDALError) -> [String] {
+            var out: [String] = []
+            guard let result = try dataset.executeSQL(select) else { return out }
+            while let row = try result.nextFeature() {
+                if case .string(let text) = row.value(at: 0), !text.isEmpty { out.append(text) }
+            }
+            return out
+        }
+        let owner = try statements(
+            "SELECT format('ALTER TABLE %s OWNER TO %I', \(target), pg_get_userbyid(c.relowner)) \(from) "
+                + "AND pg_get_userbyid(c.relowner) <> current_user")
+        let grants = try statements(
+            "SELECT format('GRANT %s ON %s TO %s%s', a.privilege_type, \(target), "
+                + "CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END, "
+                + "CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END) "
+                + "FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee "
+                + "WHERE c.oid = to_regclass(\(Self.literal(name.sql))) AND a.grantee <> c.relowner "
+                + "ORDER BY r.rolname NULLS FIRST, a.privilege_type")
+        let comment = try statements(
+            "SELECT format('COMMENT ON TABLE %s IS %L', \(target), obj_description(c.oid, 'pg_class')) \(from) "
+                + "AND obj_description(c.oid, 'pg_class') IS NOT NULL")
+        // Grants before the owner changes: granted by this session's role, they stay valid.
+        for statement in grants + comment + owner { try dataset.executeSQL(statement) }
     }
 
     /// Whether the table's current rows (`valid_to` null) are this run's and no other's: a rerun

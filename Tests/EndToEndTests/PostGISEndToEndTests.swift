@@ -400,6 +400,45 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try stagingTables(), "")
     }
 
+    /// Overwrite builds a new table: the old one's grants (a web map's read-only role), owner and
+    /// comment were lost on the first night, with exit 0. They are given to the new table. A table a
+    /// view reads cannot be dropped: that is refused in words, the table as it was.
+    func testOverwriteKeepsTheTablesGrantsAndRefusesATableAViewReads() throws {
+        let pg = try connection()
+        let f = try appendingNights(to: "granted", mode: "overwrite")
+        defer { f.remove() }
+        try f.runOK()
+        _ = try psql(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'webmap') THEN "
+                + "CREATE ROLE webmap LOGIN; END IF; END $$; GRANT SELECT ON public.granted TO webmap; "
+                + "COMMENT ON TABLE public.granted IS 'nightly; read only'")
+        defer { _ = try? psql("DROP VIEW IF EXISTS granted_view; DROP OWNED BY webmap; DROP ROLE IF EXISTS webmap") }
+        let content =
+            "SELECT count(*) || ' ' || md5(string_agg(region_id || keyword, ',' ORDER BY region_id)) FROM granted"
+        let before = try psql(content)
+        func night(_ csv: String) throws -> PipelineFixture.Result {
+            try f.writeManifest(
+                output: .object([("path", .string(pg)), ("layer", .string("granted")), ("mode", .string("overwrite"))]),
+                input: .object([("path", .string("../data/" + csv)), ("format", .string("csv"))]),
+                keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+            return try f.run()
+        }
+        let second = try night("day2.csv")
+        XCTAssertEqual(second.status, 0, second.output)
+        XCTAssertNotEqual(try psql(content), before, "night 2 replaced the table")
+        XCTAssertEqual(try psql("SELECT has_table_privilege('webmap', 'public.granted', 'SELECT')"), "t")
+        XCTAssertEqual(try psql("SELECT has_table_privilege('webmap', 'public.granted', 'DELETE')"), "f")
+        XCTAssertEqual(try psql("SELECT obj_description('public.granted'::regclass, 'pg_class')"), "nightly; read only")
+
+        _ = try psql("CREATE VIEW granted_view AS SELECT region_id FROM public.granted")
+        let rows = try psql(content)
+        let third = try night("city.csv")
+        XCTAssertEqual(third.status, 6, third.output)
+        XCTAssertTrue(third.output.contains("the view(s) granted_view read table public.granted"), third.output)
+        XCTAssertEqual(try psql(content), rows)
+        XCTAssertEqual(try stagingTables(), "")
+    }
+
     /// `"mode": "append"` keeps every night: rows with run_id, valid_from and valid_to, the
     /// earlier night's rows closed by the next, a rerun appending nothing, and the lineage's ids,
     /// so the rows of a place join across nights by region_id.
