@@ -1,3 +1,4 @@
+import RegionSearchModel
 import RegionSearchOutput
 
 /// One region as the lineage sees it: where it is (its polygon), what it holds (its keyword
@@ -65,7 +66,15 @@ public struct TrackedRegion {
         }
     }
 
-    public var group: Group { Group(keyword: keyword, level: level) }
+    /// Its keyword as the query it stands for (``KeywordQuery/canonical``) with its level: a
+    /// keyword spelt another way (`Restaurant`, `ＲＥＳＴＡＵＲＡＮＴ`), which finds the same POIs,
+    /// is the same group, so a manifest's respelling keeps every region's id.
+    public var group: Group { Group(keyword: Self.canonicalKeyword(keyword), level: level) }
+
+    /// The keyword's canonical query; as written when it is no query (an older file's).
+    static func canonicalKeyword(_ keyword: String) -> String {
+        (try? KeywordQuery(keyword))?.canonical ?? keyword
+    }
 
     /// Sorts and deduplicates member keys bytewise (the order ``members`` must have).
     public static func canonicalMembers(_ keys: [String]) -> [String] {

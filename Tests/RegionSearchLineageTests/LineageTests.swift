@@ -78,6 +78,23 @@ final class LineageTests: XCTestCase {
         XCTAssertEqual(o.stableID, [1: 4, 2: 13, 3: 9, 4: 14])
     }
 
+    /// A keyword respelt in the manifest (`restaurant` → `Restaurant`, `ＲＥＳＴＡＵＲＡＮＴ`) finds the
+    /// same POIs: its regions keep their ids. Every region had been retired and issued anew.
+    func testAKeywordSpeltAnotherWayKeepsItsRegionsIds() throws {
+        let last = F.state([F.region(4, members: 1...30, east: 0, north: 0, side: 300)], highWaterMark: 12)
+        for spelling in ["Restaurant", "ＲＥＳＴＡＵＲＡＮＴ", " restaurant "] {
+            let tonight = [F.region(1, keyword: spelling, members: 1...30, east: 0, north: 0, side: 300)]
+            let o = try Lineage.advance(previous: last, current: tonight, result: "r2", currentSource: "result r2")
+            XCTAssertEqual(o.regions.map(\.id), [4], spelling)
+            XCTAssertEqual(o.regions.map(\.keyword), [spelling], "the output keeps tonight's spelling")
+            XCTAssertEqual(o.report.entries.map(\.verdict), [.unchanged], spelling)
+        }
+        // Another keyword is another group.
+        let other = [F.region(1, keyword: "restaurants", members: 1...30, east: 0, north: 0, side: 300)]
+        let o = try Lineage.advance(previous: last, current: other, result: "r3", currentSource: "result r3")
+        XCTAssertEqual(o.regions.map(\.id), [13])
+    }
+
     func testARerunIsMatchedAgainstTheSamePreviousResultAndGivesTheSameBytes() throws {
         let last = F.state([F.region(5, members: 1...30, east: 0, north: 0, side: 300)], result: "r1")
         let tonight = [F.region(1, members: 1...40, east: 0, north: 0, side: 330)]
