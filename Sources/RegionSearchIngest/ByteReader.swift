@@ -60,8 +60,11 @@ public final class ByteReader {
 
     public init(path: String) throws {
         self.path = path
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        // A named pipe nobody writes to had the open wait for ever (ReadOpening).
+        switch ReadOpening.descriptor(path) {
+        case .success(let opened): fd = opened
+        case .failure(let failure): throw InputError.cannotOpen(path: path, reason: failure.reason)
+        }
         var st = stat()
         fstat(fd, &st)
         if (st.st_mode & S_IFMT) == S_IFDIR {

@@ -43,6 +43,14 @@ public enum RegionFile {
             }
             return (try LineageState.regions(document["features"], path: path, at: "features"), nil)
         }
+        // What a pipe held is read and gone: GDAL would open it again and wait for a writer.
+        if (info.st_mode & S_IFMT) == S_IFIFO {
+            throw .cannotRead(
+                path: path,
+                reason:
+                    "is a pipe that held no GeoJSON; a pipe gives GeoJSON or a lineage file, other formats are "
+                    + "read from files")
+        }
         return (try readWithGDAL(path), nil)
     }
 
@@ -53,10 +61,20 @@ public enum RegionFile {
     static func readIfJSON(_ path: String, limit: Int = maximumJSONBytes) throws(LineageError) -> [UInt8]? {
         let lower = path.lowercased()
         let byName = lower.hasSuffix(".geojson") || lower.hasSuffix(".json")
-        guard let f = fopen(path, "rb") else {
+        // A named pipe no process writes to had the open wait for ever, with no word (ReadOpening).
+        let fd: Int32
+        switch ReadOpening.descriptor(path) {
+        case .success(let opened): fd = opened
+        case .failure(.system(let error)):
             // Said as what it is, not as a damaged region file: the path is most likely mistyped.
-            if errno == ENOENT || errno == ENOTDIR { throw .missing(path: path) }
-            throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
+            if error == ENOENT || error == ENOTDIR { throw .missing(path: path) }
+            throw .cannotRead(path: path, reason: String(cString: strerror(error)))
+        case .failure(let failure): throw .cannotRead(path: path, reason: failure.reason)
+        }
+        guard let f = fdopen(fd, "rb") else {
+            let error = errno
+            close(fd)
+            throw .cannotRead(path: path, reason: String(cString: strerror(error)))
         }
         defer { fclose(f) }
         var bytes: [UInt8] = []

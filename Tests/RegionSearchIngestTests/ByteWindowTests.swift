@@ -89,4 +89,33 @@ final class ByteWindowTests: XCTestCase {
         try s.refill()
         XCTAssertFalse(s.startsWithByteOrderMark)
     }
+
+    /// A named pipe no process writes to is refused after a wait for a writer (`regionsearch
+    /// evaluate compare fifo x` waited in the open for ever, with no message); a pipe with a
+    /// writer reads its bytes.
+    func testANamedPipeIsOpenedWithoutWaitingForAWriter() throws {
+        let fifo = TestSupport.temporaryDirectory() + "/pipe"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        ReadOpening.writerWait = 0.3
+        defer { ReadOpening.writerWait = 10 }
+        let empty = TestSupport.finishing(within: 20) {
+            do {
+                return "\(try ByteReader(path: fifo).readAll().count) bytes"
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertTrue(empty?.contains("no process wrote to within") ?? false, empty ?? "still waiting for a writer")
+        // A pipe with what its writer wrote (`<(…)`, a pipe's /dev/fd path) reads it.
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        defer { close(ends[0]) }
+        XCTAssertEqual(write(ends[1], "hello", 5), 5)
+        close(ends[1])
+        let path = "/dev/fd/\(ends[0])"
+        let written = TestSupport.finishing(within: 20) {
+            (try? ByteReader(path: path).readAll()).map { String(decoding: $0, as: UTF8.self) } ?? "failed"
+        }
+        XCTAssertEqual(written, "hello")
+    }
 }

@@ -29,6 +29,27 @@ final class LineageTests: XCTestCase {
         }
     }
 
+    /// A named pipe no process writes to is refused in words after a wait for a writer:
+    /// `regionsearch diff fifo x` waited in the open for ever, with no message (checked on another
+    /// thread, with a deadline).
+    func testANamedPipeWithoutAWriterIsRefusedAtOnce() throws {
+        let fifo = TestSupport.temporaryDirectory() + "/regions"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        ReadOpening.writerWait = 0.3
+        defer { ReadOpening.writerWait = 10 }
+        let outcome = TestSupport.finishing(within: 20) {
+            do {
+                _ = try RegionFile.read(fifo)
+                return "read"
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertTrue(
+            outcome?.contains("is a named pipe that no process wrote to within") ?? false,
+            outcome ?? "still waiting for a writer")
+    }
+
     /// A stream or a wrong file is read only up to a limit: `yes '{' | regionsearch diff a -`
     /// trapped when an allocation of 2 GB failed.
     func testARegionFileIsReadOnlyUpToItsLimit() throws {

@@ -3,6 +3,21 @@ import RegionSearchModel
 
 /// Helpers shared by the unit tests.
 enum TestSupport {
+    /// What `body` returns when it returns within `seconds` (run on a thread of its own); nil when
+    /// it is still running then (the thread is left to it: a test of a call that must not wait).
+    static func finishing(within seconds: Double, _ body: @escaping @Sendable () -> String) -> String? {
+        final class Box: @unchecked Sendable {  // written before the signal, read after the wait
+            var value: String?
+        }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            box.value = body()
+            done.signal()
+        }
+        return done.wait(timeout: .now() + seconds) == .success ? box.value : nil
+    }
+
     /// A fresh temporary directory in the process's scratch folder (``TestScratch``, removed when
     /// the tests end; tests write only here).
     static func temporaryDirectory(_ prefix: String = "regionsearch-test-") -> String {
