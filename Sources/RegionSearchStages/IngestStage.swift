@@ -183,7 +183,10 @@ public enum IngestStage {
             })
         // One file named twice (a path and a link to it) would count every POI twice.
         if let (first, repeated) = FileIdentity.firstRepeat(
-            specs.map { InputSpec.isConnectionString($0.path) ? "" : $0.path })
+            specs.map { InputSpec.isConnectionString($0.path) ? "" : $0.path },
+            reads: specs.map {
+                [$0.ogr.layer ?? "", $0.ogr.sql ?? "", $0.ogr.whereClause ?? ""].joined(separator: "\u{0}")
+            })
         {
             throw UsageError(
                 "input \(repeated + 1) (\(specs[repeated].displayPath)) is the same file as input \(first + 1) "

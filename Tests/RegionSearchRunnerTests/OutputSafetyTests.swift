@@ -187,4 +187,21 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(message?.contains("inputs[1].path") ?? false, message ?? "")
         XCTAssertTrue(message?.contains("is the same file as inputs[0]") ?? false, message ?? "")
     }
+
+    /// Two layers of one GeoPackage (a usual QGIS layout), or one file read through two filters,
+    /// are two inputs; the same layer twice is still the same input twice.
+    func testOneFileReadTwoWaysIsTwoInputs() throws {
+        let gpkg = dir + "/data/two.gpkg"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: gpkg))
+        let two = #"[{"path": "data/two.gpkg", "layer": "pois"}, {"path": "data/two.gpkg", "layer": "cafes"}]"#
+        let (m, message) = load(output: "r.geojson", inputs: two)
+        XCTAssertNotNil(m, message ?? "")
+        let filters =
+            #"[{"path": "data/two.gpkg", "where": "kind = 'a'"}, {"path": "data/two.gpkg", "where": "kind = 'b'"}]"#
+        XCTAssertNotNil(load(output: "r.geojson", inputs: filters).0)
+        let same = #"[{"path": "data/two.gpkg", "layer": "pois"}, {"path": "./data/two.gpkg", "layer": "pois"}]"#
+        let (twice, why) = load(output: "r.geojson", inputs: same)
+        XCTAssertNil(twice)
+        XCTAssertTrue(why?.contains("read the same way") ?? false, why ?? "")
+    }
 }

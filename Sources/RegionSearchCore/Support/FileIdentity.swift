@@ -25,12 +25,20 @@ public struct FileIdentity: Hashable, Sendable {
 
     /// The first pair of `paths` (indices, earlier first) that name the same existing file; nil
     /// when all differ. Paths that do not exist are skipped.
-    public static func firstRepeat(_ paths: [String]) -> (first: Int, repeated: Int)? {
-        var seen: [FileIdentity: Int] = [:]
+    ///
+    /// - Parameter reads: what is read of each path (a layer, an SQL statement, a filter), when
+    ///   given: one file read two ways (two layers of a GeoPackage) is no repeat.
+    public static func firstRepeat(_ paths: [String], reads: [String]? = nil) -> (first: Int, repeated: Int)? {
+        struct Read: Hashable {
+            var file: FileIdentity
+            var what: String
+        }
+        var seen: [Read: Int] = [:]
         for (i, path) in paths.enumerated() {
             guard let id = FileIdentity(path: path) else { continue }
-            if let j = seen[id] { return (j, i) }
-            seen[id] = i
+            let read = Read(file: id, what: reads?[i] ?? "")
+            if let j = seen[read] { return (j, i) }
+            seen[read] = i
         }
         return nil
     }

@@ -389,11 +389,16 @@ public struct Manifest {
     /// would be counted twice. The later input and why.
     static func sameFileTwice(_ inputs: [Input]) -> (input: Input, reason: String)? {
         let paths = inputs.map { InputSpec.isConnectionString($0.path) ? "" : $0.path }
-        guard let (first, repeated) = FileIdentity.firstRepeat(paths) else { return nil }
+        // One file read two ways (two layers of a GeoPackage, two filters) is two inputs.
+        let reads = inputs.map { input in
+            ["layer", "sql", "where"].map { input.spec[$0]?.stringValue ?? "" }.joined(separator: "\u{0}")
+        }
+        guard let (first, repeated) = FileIdentity.firstRepeat(paths, reads: reads) else { return nil }
         return (
             inputs[repeated],
             "'\(inputs[repeated].path)' is the same file as \(inputs[first].key) ('\(inputs[first].path)'), through "
-                + "a link or another spelling of its path; name each file once, or its POIs are counted twice"
+                + "a link or another spelling of its path, read the same way; name each file once, or its POIs are "
+                + "counted twice (two layers of one file are two inputs: give each its \"layer\")"
         )
     }
 
