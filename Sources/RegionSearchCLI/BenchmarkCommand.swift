@@ -198,6 +198,10 @@ public enum BenchmarkCommand {
         // relative paths resolve against the manifest's own folder, not the current one.
         let work = cl.string(Self.workOption)
         options.workDirectory = work.hasPrefix("/") ? work : FileManager.default.currentDirectoryPath + "/" + work
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: options.workDirectory, isDirectory: &isFolder), !isFolder.boolValue {
+            throw UsageError("--work \"\(work)\": is a file, not a folder; give a folder for the benchmark's files")
+        }
         options.binDirectory = cl.value(Self.binOption) ?? CurrentExecutable.directory
         options.threads = cl.optionalInteger(Self.threadsOption)
         options.verifyThreads = cl.flag(Self.verifyThreadsOption)

@@ -93,6 +93,15 @@ public enum PreviewCommand {
         let keywords = cl.all(keywordOption)
         // Before anything is read or drawn: no map may replace the regions or POI file.
         let stem = cl.value(outOption) ?? MapProducts.stem(of: regions)
+        // A stem names files: an empty one, or a folder, wrote hidden `.png`, `.svg`, `.html`.
+        let name = stem.split(separator: "/").last.map(String.init) ?? ""
+        var isFolder: ObjCBool = false
+        let folder = FileManager.default.fileExists(atPath: stem, isDirectory: &isFolder) && isFolder.boolValue
+        if name.isEmpty || name == "." || name == ".." || stem.hasSuffix("/") || folder {
+            throw UsageError(
+                "--out \"\(stem)\": expected a path stem that ends in a name, e.g. out/preview (writes "
+                    + "out/preview.png, out/preview.html, …)")
+        }
         try OutputCollision.check(
             outputs: options.formats.map {
                 ("the \($0.rawValue.uppercased()) map", MapProducts.path(stem: stem, $0))

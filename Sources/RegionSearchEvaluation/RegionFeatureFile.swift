@@ -94,6 +94,13 @@ public struct RegionFeatureFile {
     /// Reads and parses a file (gzip-compressed files are recognised by their magic bytes).
     public static func read(path: String) throws -> RegionFeatureFile {
         let bytes = try ByteReader(path: path).readAll()
+        if let format = InputFormatDetector.binaryGISFormat(Array(bytes.prefix(4096))) {
+            throw EvaluateError.unreadable(
+                path: path,
+                reason:
+                    "the file is \(format), not GeoJSON, which this reads; convert it: ogr2ogr -f GeoJSON "
+                    + "regions.geojson \(path)")
+        }
         return try bytes.withUnsafeBufferPointer { buf throws(EvaluateError) in
             try RegionFeatureFile(path: path, bytes: buf)
         }

@@ -12,7 +12,7 @@
 /// - refused: bzip2, xz and zstd compression, Parquet, UTF-16 and UTF-32 text, and other binary
 ///   data — never read as delimited text;
 /// - anything else is delimited text (the delimiter is sniffed by ``DelimitedReader``).
-enum InputFormatDetector {
+public enum InputFormatDetector {
     /// How many leading bytes ``detect(_:path:)`` needs at most.
     static let prefixLength = 4096
 
@@ -74,6 +74,17 @@ enum InputFormatDetector {
 
     /// Checks that an explicitly chosen text format is not given a binary file (a GeoPackage
     /// named in an input with `format: "csv"`).
+    /// What a file of binary GIS data is (`a GeoPackage (SQLite) file`), by its first bytes; nil
+    /// for text and anything else: for the commands that read GeoJSON only, to say so.
+    public static func binaryGISFormat(_ prefix: [UInt8]) -> String? {
+        let sniffed = FormatSniffer.sniff(prefix)
+        switch sniffed {
+        case .geoPackage, .sqlite, .flatGeobuf, .shapefileMain, .zip, .osmPBF, .parquet:
+            return FormatSniffer.describe(sniffed)
+        default: return nil
+        }
+    }
+
     static func checkText(_ prefix: [UInt8], format: InputSpec.Format, path: String) throws(InputError) {
         let sniffed = FormatSniffer.sniff(prefix)
         switch sniffed {

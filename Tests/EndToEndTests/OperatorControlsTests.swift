@@ -38,6 +38,26 @@ final class OperatorControlsTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: f.root + "/bw/user"), r.output)
     }
 
+    /// A file as the benchmark's --work folder gave Foundation's raw error with exit 1, and an
+    /// empty preview --out wrote hidden `.png`, `.svg` and `.html` with exit 0: both are usage
+    /// errors now, said in words, with nothing written.
+    func testAFileAsTheBenchFolderAndAnEmptyPreviewStemAreRefused() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let bench = try f.tool(
+            ["--work", f.csvPath, "--sizes", "1000"], executable: PipelineFixture.toolDirectory + "/regionsearch-bench")
+        XCTAssertEqual(bench.status, 2, bench.output)
+        XCTAssertTrue(bench.output.contains("is a file, not a folder"), bench.output)
+        XCTAssertEqual(try f.run().status, 0)
+        for stem in ["", f.root + "/", f.root + "/out"] {
+            let r = try f.tool(["preview", f.outputPath, "--out", stem], executable: PipelineFixture.regionsearch)
+            XCTAssertEqual(r.status, 2, "\(stem): \(r.output)")
+            XCTAssertTrue(r.output.contains("expected a path stem that ends in a name"), r.output)
+        }
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: f.root + "/out").filter { $0.hasPrefix(".") }
+        XCTAssertFalse(hidden.contains(".png") || hidden.contains(".html"), "\(hidden)")
+    }
+
     /// An empty planted keyword planted clusters with no keyword to find (exit 0).
     func testGenerateRefusesAnEmptyKeyword() throws {
         let f = try PipelineFixture()

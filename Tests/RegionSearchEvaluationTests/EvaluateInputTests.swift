@@ -25,6 +25,20 @@ final class EvaluateInputTests: XCTestCase {
         }
     }
 
+    /// A GeoPackage given where GeoJSON is read was "not valid JSON: unexpected character 'S'":
+    /// it is said to be a GeoPackage, with the conversion.
+    func testABinaryGISFileIsNamedForWhatItIs() throws {
+        let path = TestSupport.temporaryDirectory() + "/regions.gpkg"
+        var bytes = Array("SQLite format 3\u{0}".utf8) + [UInt8](repeating: 0, count: 100)
+        bytes.replaceSubrange(68..<72, with: Array("GPKG".utf8))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try RegionFeatureFile.read(path: path)) { e in
+            XCTAssertTrue("\(e)".contains("the file is a GeoPackage"), "\(e)")
+            XCTAssertTrue("\(e)".contains("ogr2ogr -f GeoJSON"), "\(e)")
+            XCTAssertEqual((e as? EvaluateError)?.exitStatus, .inputData)
+        }
+    }
+
     func testUnsupportedGeometryNamesTheFeature() {
         let text = """
             {"type":"FeatureCollection","features":[
