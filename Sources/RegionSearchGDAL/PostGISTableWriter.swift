@@ -91,6 +91,20 @@ public final class PostGISTableWriter {
         }
     }
 
+    /// The largest value of the integer column `column` in `table` (in the schema tables go to);
+    /// nil when the table does not exist, has no such column or no rows. Reads only.
+    public func largestValue(of column: String, in table: String) throws(GDALError) -> Int? {
+        try Self.validate(table)
+        let dataset = try open()
+        defer { try? dataset.close() }
+        let name = QualifiedName(schema: try Self.schema(for: connection, in: dataset), table: table)
+        guard try exists(name, in: dataset), try columns(of: name, in: dataset).contains(column) else { return nil }
+        guard let result = try dataset.executeSQL("SELECT max(\(Self.quote(column)))::bigint FROM \(name.sql)"),
+            let row = try result.nextFeature(), case .integer(let n) = row.value(at: 0)
+        else { return nil }
+        return Int(n)
+    }
+
     /// The schema tables go to (see ``write(_:srs:history:)``).
     static func schema(for connection: String, in dataset: GDALDataset) throws(GDALError) -> String {
         guard let named = activeSchema(in: connection) else { return try targetSchema(in: dataset) }

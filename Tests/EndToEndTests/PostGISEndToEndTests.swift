@@ -470,6 +470,17 @@ final class PostGISEndToEndTests: XCTestCase {
                 + "AND b.valid_to IS NULL AND b.change = 'unchanged' AND a.level = 0 AND b.level = 0")
         XCTAssertGreaterThanOrEqual(Int(unchanged) ?? 0, 3, "the three untouched clusters pair by region_id")
         XCTAssertEqual(try psql("SELECT count(*) FROM nightly WHERE valid_to IS NULL AND change = 'merged'"), "1")
+
+        // The work directory lost (its lineage.json with it): the lineage starts anew, and its ids
+        // go above those the table holds, so a region_id is one place in the table's history.
+        // They had restarted at 1.
+        let issued = Int(try psql("SELECT max(region_id) FROM nightly")) ?? -1
+        try FileManager.default.removeItem(atPath: f.workPath)
+        let lost = try f.runOK(["--input", f.root + "/data/day2.csv"])
+        XCTAssertTrue(lost.output.contains("fresh") || lost.output.contains("new"), lost.output)
+        XCTAssertEqual(
+            try psql("SELECT min(region_id) > \(issued) FROM nightly WHERE valid_to IS NULL"), "t",
+            "a new lineage reused ids the table's history holds")
     }
 
     /// A table appended to by an earlier version lacks the fields added since (`kind` came after

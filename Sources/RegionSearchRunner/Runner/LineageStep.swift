@@ -1,4 +1,5 @@
 import RegionSearchCore
+import RegionSearchGDAL
 import RegionSearchLineage
 import RegionSearchMaps
 import RegionSearchModel
@@ -179,7 +180,14 @@ struct LineageStep {
         let result = hasher.finalize().description
 
         let tracking = manifest.lineage.enabled
-        let previous = try Self.previousState(manifest, fresh: fresh, adopt: adopt)
+        var previous = try Self.previousState(manifest, fresh: fresh, adopt: adopt)
+        // A lineage that starts anew (the first night, --fresh-lineage, a lost work directory)
+        // issues its ids above those a PostGIS table it appends to holds already: the table's
+        // history keeps one place per region_id. They had restarted at 1, and region 3's rows
+        // were three places.
+        if tracking && previous == nil, let issued = try Self.idsInAppendedTables(manifest), issued > 0 {
+            previous = LineageState(highWaterMark: issued, result: "", regions: [], previous: nil)
+        }
         // Keyed by the previous result the regions are matched against (not the file's bytes): a
         // rerun over its own published lineage file finds the same key.
         var keyHasher = ContentHasher()
@@ -202,6 +210,27 @@ struct LineageStep {
         return Plan(
             hulls: hulls, kinds: kinds, artifacts: artifacts, result: result, previous: previous, key: key,
             directory: folder + "/" + key)
+    }
+
+    /// The largest `region_id` in the PostGIS tables the regions are appended to; nil when there
+    /// are none (or they hold no rows).
+    static func idsInAppendedTables(_ manifest: Manifest) throws -> Int? {
+        var largest: Int?
+        for target in manifest.outputTargets
+        where target.format == .postgis && target.mode == .append && target.role == .regions {
+            do {
+                if let n = try PostGISTableWriter(connection: target.path).largestValue(
+                    of: "region_id", in: target.layer)
+                {
+                    largest = max(largest ?? 0, n)
+                }
+            } catch {
+                throw ToolFailure(
+                    "\(target.display): cannot read the region ids the table holds, above which a new lineage "
+                        + "numbers its regions: \(error)", status: .output)
+            }
+        }
+        return largest
     }
 
     /// The published lineage file's state, which tonight's regions are matched against: nil
