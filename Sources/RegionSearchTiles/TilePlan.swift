@@ -103,6 +103,12 @@ public struct TilePlan: Equatable {
         } catch {
             throw UsageError("\(path): not a plan written by 'regionsearch plan' (\(error))")
         }
+        // A manifest given for the plan (both are JSON): said as such.
+        if json["format"] == nil && (json["inputs"] != nil || json["output"] != nil || json["keywords"] != nil) {
+            throw UsageError(
+                "\(path): is a manifest, not a plan; give the plan.json that 'regionsearch plan \(path) DIR' writes "
+                    + "in DIR")
+        }
         guard json["format"]?.intValue == formatVersion, let manifest = json["manifest"]?.stringValue,
             let directory = json["directory"]?.stringValue, let tools = json["tool_directory"]?.stringValue,
             let tiles = json["tiles"]?.intValue, let halo = json["halo_cells"]?.intValue,

@@ -324,6 +324,10 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "0", "--emit", "sbatch", dir]).status, 2)
         XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "make", dir]).status, 2)
         XCTAssertEqual(try f.tool(["tile", "graph", "--plan", dir + "/plan.json"]).status, 2)
+        // A manifest given as the plan is named as a manifest (it read as a plan of another version).
+        let manifestAsPlan = try f.tool(["tile", "prepare", "--plan", f.manifestPath])
+        XCTAssertEqual(manifestAsPlan.status, 2, manifestAsPlan.output)
+        XCTAssertTrue(manifestAsPlan.output.contains("is a manifest, not a plan"), manifestAsPlan.output)
         // A plan edited beyond what 'regionsearch plan' writes is refused as it is read.
         let planText = try String(contentsOfFile: dir + "/plan.json", encoding: .utf8)
         let edited = planText.replacingOccurrences(

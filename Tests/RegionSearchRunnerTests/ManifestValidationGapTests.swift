@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import RegionSearchRunner
 @testable import RegionSearchTestSupport
 
 /// Values that passed the manifest check and failed only later (exit 7, "Argument list too
@@ -10,6 +11,21 @@ final class ManifestValidationGapTests: XCTestCase, ManifestParsing {
         {"inputs": [{"path": "a.csv"}], "work_dir": "w", "output": "o.geojson",
          "keywords": \(keywords)\(sections)}
         """
+    }
+
+    /// A manifest saved as UTF-16 read as "unexpected character '\\xff'": it is named UTF-16 now.
+    func testAUTF16ManifestIsNamedForWhatItIs() throws {
+        for bom: [UInt8] in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+            var bytes = bom
+            for unit in manifest().utf16 {
+                let (hi, lo) = (UInt8(unit >> 8), UInt8(unit & 0xFF))
+                bytes += bom[0] == 0xFF ? [lo, hi] : [hi, lo]
+            }
+            XCTAssertThrowsError(try Manifest(bytes: bytes, file: "m.json", directory: "/base")) { error in
+                XCTAssertTrue("\(error)".contains("UTF-16 text"), "\(error)")
+                XCTAssertTrue("\(error)".contains("save it as UTF-8"), "\(error)")
+            }
+        }
     }
 
     func testBadBboxIsRefused() {

@@ -162,6 +162,12 @@ public struct Manifest {
                 try JSONParser.parse(bytes: buf)
             }
         } catch {
+            // A manifest saved as UTF-16 (Windows editors' "Unicode") reads as a stray byte 0xFF.
+            if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+                throw ManifestError.syntax(
+                    file: file, line: 1, column: 1,
+                    reason: "the file is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8")
+            }
             throw ManifestError.syntax(file: file, line: error.line, column: error.column, reason: error.reason)
         }
         let locator = JSONKeyLocator(bytes: bytes)
