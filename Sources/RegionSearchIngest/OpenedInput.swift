@@ -78,6 +78,21 @@ public struct OpenedInput {
                     "has no .dbf beside it (the Shapefile's attributes: ids, names and keywords); copy the .dbf "
                     + "of the same name with the .shp")
         }
+        // A rollback journal beside an SQLite database: a writer's transaction is open, or was cut
+        // off (a hot journal, which only a writer rolls back); GDAL said "attempt to write a
+        // readonly database".
+        if format == .ogr, let log = DatabaseSnapshot.writeAheadLog(of: spec.path) {
+            let journal = String(log.dropLast(4)) + "-journal"
+            var st = stat()
+            if stat(journal, &st) == 0, st.st_size > 0 {
+                throw InputError.unsupported(
+                    path: spec.path,
+                    reason:
+                        "has a rollback journal (\(journal.split(separator: "/").last ?? "")): a writer's transaction "
+                        + "is open, or was cut off by a crash; run again when the writer is done, or open the file once "
+                        + "in a writer (QGIS, sqlite3), which rolls the cut-off transaction back")
+            }
+        }
         var snapshot: DatabaseSnapshot?
         if format == .ogr, let log = DatabaseSnapshot.committedLog(of: spec.path) {
             let copy: DatabaseSnapshot

@@ -208,6 +208,22 @@ final class OGRInputTests: XCTestCase {
         XCTAssertGreaterThan(saidByCount, 0, "a cut GDAL reads as a shorter layer")
     }
 
+    /// A GeoPackage with a rollback journal beside it (a writer's transaction open, or cut off by
+    /// a crash) is refused in words; GDAL said "attempt to write a readonly database". An empty
+    /// journal is none.
+    func testAGeoPackageWithARollbackJournalIsRefusedInWords() throws {
+        let source = scratch.write(Self.points, name: "j.geojson")
+        let gpkg = scratch.path("pois.db")
+        try GIS.ogr2ogr(["-f", "GPKG", gpkg, source])
+        try Data().write(to: URL(fileURLWithPath: gpkg + "-journal"))
+        XCTAssertNoThrow(try OpenedInput.open(spec(#"{"path": "\#(gpkg)"}"#)))
+        try Data(repeating: 0xD9, count: 512).write(to: URL(fileURLWithPath: gpkg + "-journal"))
+        XCTAssertThrowsError(try OpenedInput.open(spec(#"{"path": "\#(gpkg)"}"#))) { error in
+            XCTAssertTrue("\(error)".contains("has a rollback journal (pois.db-journal)"), "\(error)")
+            XCTAssertEqual((error as? ExitCoded)?.exitStatus, .inputData)
+        }
+    }
+
     func testRejectsNameTheFeatureAndTheCountsAddUp() throws {
         var features: [String] = []
         for i in 0..<20 {
