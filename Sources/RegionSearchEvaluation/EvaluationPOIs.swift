@@ -79,6 +79,16 @@ public struct EvaluationPOIs: Sendable {
         let rejects = try RejectsWriter(path: scratch + "/rejects.txt", style: RejectsWriter.style(for: inputs))
         defer { rejects.discard() }
         let result = try IngestDriver(settings: settings).run(inputs, rejects: rejects)
+        // As ingest refuses it: densities and maps from no POIs say nothing (exit 0 and "read 0").
+        guard result.table.count > 0 else {
+            let top = result.total.sortedReasons.prefix(3).map { "\($0.0) \(groupedCount($0.1))" }
+            throw EvaluateError.unreadable(
+                path: specs.map(\.path).joined(separator: " + "),
+                reason: result.total.read == 0
+                    ? "holds no POIs (no records)"
+                    : "holds no POIs: all \(groupedCount(result.total.read)) records were rejected ("
+                        + top.joined(separator: ", ") + ")")
+        }
         var pois = EvaluationPOIs(table: result.table, path: specs.map(\.path).joined(separator: " + "))
         pois.skipped = result.total.rejected
         pois.skipNotes = result.total.sortedReasons.prefix(5).map { "\(groupedCount($0.1)) record(s): \($0.0)" }

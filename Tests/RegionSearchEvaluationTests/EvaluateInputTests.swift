@@ -39,6 +39,21 @@ final class EvaluateInputTests: XCTestCase {
         }
     }
 
+    /// An empty POI file (preview --pois, evaluate) gave maps and densities of nothing with exit
+    /// 0; as ingest, it is refused with exit 3, and so is one whose every record is rejected.
+    func testAPOIFileWithNoPOIsIsRefused() throws {
+        let dir = TestSupport.temporaryDirectory()
+        try Data().write(to: URL(fileURLWithPath: dir + "/empty.csv"))
+        try "id,name,category,lon,lat\n1,a,cafe,x,y\n".write(
+            toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
+        for (file, said) in [("empty.csv", "holds no POIs (no records)"), ("bad.csv", "all 1 records were rejected")] {
+            XCTAssertThrowsError(try EvaluationPOIs.load(path: dir + "/" + file)) { e in
+                XCTAssertTrue("\(e)".contains(said), "\(e)")
+                XCTAssertEqual((e as? EvaluateError)?.exitStatus, .inputData)
+            }
+        }
+    }
+
     func testUnsupportedGeometryNamesTheFeature() {
         let text = """
             {"type":"FeatureCollection","features":[
