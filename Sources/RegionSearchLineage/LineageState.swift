@@ -140,7 +140,10 @@ public struct LineageState {
             throw .unreadable(path: path, reason: "not JSON: \(error)")
         }
         guard let lineage = document[Self.member], lineage.objectValue != nil else {
-            throw .unreadable(path: path, reason: "no '\(Self.member)' member: a region file, not a lineage file")
+            let what =
+                document["features"] != nil || document["type"]?.stringValue == "FeatureCollection"
+                ? "a region file, not a lineage file" : "not a lineage file (nor a region file)"
+            throw .unreadable(path: path, reason: "no '\(Self.member)' member: \(what)")
         }
         let format = lineage["format"]?.intValue ?? 0
         guard format >= 1 else { throw .unreadable(path: path, reason: "'\(Self.member).format' is missing") }

@@ -181,6 +181,14 @@ final class LineageTests: XCTestCase {
             XCTAssertTrue((error as? LineageError)?.lineageDescription.contains("--fresh-lineage") ?? false)
             XCTAssertFalse("\(error)".contains("--fresh-lineage"), "\(error)")
         }
+        // A region file is named one; other JSON (`{"x": 1}`) is not called a region file.
+        let regionFile = #"{"type":"FeatureCollection","features":[]}"#
+        XCTAssertThrowsError(try LineageState(bytes: Array(regionFile.utf8), path: "r.json")) { error in
+            XCTAssertTrue("\(error)".contains("a region file, not a lineage file"), "\(error)")
+        }
+        XCTAssertThrowsError(try LineageState(bytes: Array(#"{"x":1}"#.utf8), path: "x.json")) { error in
+            XCTAssertTrue("\(error)".contains("not a lineage file (nor a region file)"), "\(error)")
+        }
         // Two features with one id (a file merged by hand): refused, naming both.
         let once = LineageState(
             highWaterMark: 3, result: "r",
