@@ -361,8 +361,23 @@ public final class PostGISTableWriter {
         let comment = try statements(
             "SELECT format('COMMENT ON TABLE %s IS %L', \(target), obj_description(c.oid, 'pg_class')) \(from) "
                 + "AND obj_description(c.oid, 'pg_class') IS NOT NULL")
-        // Grants before the owner changes: granted by this session's role, they stay valid.
-        for statement in grants + comment + owner { try dataset.executeSQL(statement) }
+        // Grants before the owner changes: granted by this session's role, they stay valid. Each
+        // under a savepoint: one the server refuses (an owner role without CREATE on the schema,
+        // which PostgreSQL requires of a new owner) is said and left out, never the night's
+        // failure; the table is written either way.
+        for statement in grants + comment + owner {
+            try dataset.executeSQL("SAVEPOINT regionsearch_keep")
+            do throws(GDALError) {
+                try dataset.executeSQL(statement)
+                try dataset.executeSQL("RELEASE SAVEPOINT regionsearch_keep")
+            } catch {
+                try dataset.executeSQL("ROLLBACK TO SAVEPOINT regionsearch_keep")
+                Log.warning(
+                    "\(name.schema).\(name.table): the new table could not be given what the old one had "
+                        + "(\(statement.prefix(120))): \(error.messages.map(\.text).joined(separator: "; ")); "
+                        + "give it by hand")
+            }
+        }
     }
 
     /// Whether the table's current rows (`valid_to` null) are this run's and no other's: a rerun
