@@ -493,6 +493,26 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Int(unchanged) ?? 0, 3, "the three untouched clusters pair by region_id")
         XCTAssertEqual(try psql("SELECT count(*) FROM nightly WHERE valid_to IS NULL AND change = 'merged'"), "1")
 
+        // A night killed after its table's commit and before its lineage file: the retry numbers
+        // as the first attempt did (it had numbered above the attempt's own rows, closed them all
+        // and appended every region again under new ids).
+        try FileManager.default.removeItem(atPath: f.workPath)
+        let beforeKill = Int(try psql("SELECT count(*) FROM nightly")) ?? -1
+        let killed = try f.run(
+            ["--input", f.root + "/data/day2.csv", "--force"],
+            environment: [CrashPoint.environmentVariable: "run:lineage-files:1"])
+        XCTAssertNotEqual(killed.status, 0, killed.output)
+        let attempt = try psql(
+            "SELECT string_agg(region_id::text, ',' ORDER BY region_id) FROM nightly WHERE valid_to IS NULL")
+        let afterKill = Int(try psql("SELECT count(*) FROM nightly")) ?? -1
+        XCTAssertGreaterThan(afterKill, beforeKill, "the killed night's rows were committed")
+        let retry = try f.runOK(["--input", f.root + "/data/day2.csv"])
+        XCTAssertTrue(retry.output.contains("holds this run's rows already"), retry.output)
+        XCTAssertEqual(Int(try psql("SELECT count(*) FROM nightly")), afterKill, "the retry appended again")
+        XCTAssertEqual(
+            try psql("SELECT string_agg(region_id::text, ',' ORDER BY region_id) FROM nightly WHERE valid_to IS NULL"),
+            attempt)
+
         // The work directory lost (its lineage.json with it): the lineage starts anew, and its ids
         // go above those the table holds, so a region_id is one place in the table's history.
         // They had restarted at 1.

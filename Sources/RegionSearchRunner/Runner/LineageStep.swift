@@ -123,6 +123,7 @@ struct LineageStep {
         /// Writes ``files`` but those at `skipping` (published with the set) in place,
         /// atomically and only where the bytes differ; the paths written.
         func publish(skipping: [String] = []) throws -> [String] {
+            CrashPoint.reached("lineage-files")
             var written: [String] = []
             for (path, bytes) in files where !skipping.contains(path) {
                 if (try? FileSystem.read(path)) == bytes { continue }
@@ -156,7 +157,12 @@ struct LineageStep {
     static let names = ["regions.geojson", "changes.json", "lineage.json"]
 
     /// The inputs, the previous lineage and the key. `fresh`: ignore the lineage file.
-    func plan(_ completed: [String: StagePlanner.Completed], fresh: Bool, adopt: Bool = false) throws -> Plan {
+    ///
+    /// `readTables`: a lineage that starts anew may read the largest `region_id` of the PostGIS
+    /// tables it appends to (the run; `status` does not connect).
+    func plan(_ completed: [String: StagePlanner.Completed], fresh: Bool, adopt: Bool = false, readTables: Bool = false)
+        throws -> Plan
+    {
         let publisher = Publisher(manifest: manifest, work: work, planner: planner)
         func artifact(_ kind: ArtifactKind?) throws -> Publisher.Artifact {
             guard let a = publisher.artifact(kind, completed) else {
@@ -185,8 +191,22 @@ struct LineageStep {
         // issues its ids above those a PostGIS table it appends to holds already: the table's
         // history keeps one place per region_id. They had restarted at 1, and region 3's rows
         // were three places.
-        if tracking && previous == nil, let issued = try Self.idsInAppendedTables(manifest), issued > 0 {
-            previous = LineageState(highWaterMark: issued, result: "", regions: [], previous: nil)
+        // The floor is read from the tables once, before the night writes to them, and kept in
+        // published.json until the night has published: a retry after a failed publish (the
+        // regions table written, the lineage file not) numbers as the first attempt did, instead
+        // of above its own rows. `status` never connects: it uses the kept floor, if any.
+        if tracking && previous == nil {
+            var floor = publisher.savedLineageFloor()
+            if floor == nil && readTables, let found = try Self.idsInAppendedTables(manifest) {
+                publisher.saveLineageFloor(found)
+                floor = found
+            }
+            if let floor, floor > 0 {
+                previous = LineageState(
+                    highWaterMark: floor, result: "region ids up to \(floor) in the appended PostGIS tables",
+                    regions: [],
+                    previous: nil)
+            }
         }
         // Keyed by the previous result the regions are matched against (not the file's bytes): a
         // rerun over its own published lineage file finds the same key.
@@ -212,10 +232,15 @@ struct LineageStep {
             directory: folder + "/" + key)
     }
 
-    /// The largest `region_id` in the PostGIS tables the regions are appended to; nil when there
-    /// are none (or they hold no rows).
+    /// The largest `region_id` in the PostGIS tables the regions are appended to (0 when they
+    /// hold none, or do not exist yet); nil when the regions are appended to none.
     static func idsInAppendedTables(_ manifest: Manifest) throws -> Int? {
         var largest: Int?
+        if manifest.outputTargets.contains(where: {
+            $0.format == .postgis && $0.mode == .append && $0.role == .regions
+        }) {
+            largest = 0
+        }
         for target in manifest.outputTargets
         where target.format == .postgis && target.mode == .append && target.role == .regions {
             do {
@@ -328,7 +353,7 @@ struct LineageStep {
 
     /// Runs the step (or reuses its verified result). `fresh`: ignore the lineage file.
     func run(_ completed: [String: StagePlanner.Completed], fresh: Bool, adopt: Bool = false) throws -> Outcome {
-        let plan = try plan(completed, fresh: fresh, adopt: adopt)
+        let plan = try plan(completed, fresh: fresh, adopt: adopt, readTables: true)
         let (hulls, kinds, artifacts, result, previous) = (
             plan.hulls, plan.kinds, plan.artifacts, plan.result, plan.previous
         )

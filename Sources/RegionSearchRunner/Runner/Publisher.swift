@@ -749,6 +749,18 @@ struct Publisher {
         return out
     }
 
+    /// The region id a lineage that starts anew numbers above, kept from the tables between the
+    /// lineage step and the end of a successful publish (``LineageStep``); nil when none is kept.
+    func savedLineageFloor() -> Int? {
+        loadRecord().first(where: { $0.0 == "lineage_floor" })?.1.intValue
+    }
+
+    /// Keeps (or, nil, forgets) the floor of a lineage that starts anew.
+    func saveLineageFloor(_ floor: Int?) {
+        guard floor != savedLineageFloor() else { return }
+        saveRecord("lineage_floor", floor.map { .number(Double($0)) })
+    }
+
     private func recordDatabase(_ group: [OutputTarget], key: String) {
         var keys = databaseKeys()
         keys[Self.databaseName(group)] = key

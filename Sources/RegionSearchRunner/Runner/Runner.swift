@@ -294,6 +294,8 @@ public final class Runner {
                         (results.contains { $0.isLineage && $0.written } ? inSet : [])
                         + (try identified.publish(skipping: inSet))
                     outcome.outputWritten = outcome.outputWritten || !written.isEmpty
+                    // Published: the lineage file now carries the ids; a kept floor is done with.
+                    publisher.saveLineageFloor(nil)
                     Log.info(
                         "lineage: \(identified.summary)"
                             + (written.isEmpty

@@ -270,7 +270,7 @@ public struct WorkDirectory {
         case "run.json": return RunState(json: json) != nil
         case "published.json":
             return json["outputs"]?.objectValue != nil || json["set"]?.objectValue != nil
-                || json["databases"]?.objectValue != nil
+                || json["databases"]?.objectValue != nil || json["lineage_floor"]?.intValue != nil
         default: return json["version"] != nil && json["executables"]?.objectValue != nil
         }
     }
