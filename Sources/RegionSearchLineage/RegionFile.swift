@@ -69,7 +69,6 @@ public enum RegionFile {
             // Said as what it is, not as a damaged region file: the path is most likely mistyped.
             if error == ENOENT || error == ENOTDIR { throw .missing(path: path) }
             throw .cannotRead(path: path, reason: String(cString: strerror(error)))
-        case .failure(let failure): throw .cannotRead(path: path, reason: failure.reason)
         }
         guard let f = fdopen(fd, "rb") else {
             let error = errno

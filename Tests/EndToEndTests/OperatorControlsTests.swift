@@ -38,6 +38,34 @@ final class OperatorControlsTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: f.root + "/bw/user"), r.output)
     }
 
+    /// `regionsearch diff` on a named pipe no process has written to waited in the open for ever,
+    /// with no word: after 10 s it says what it waits for, and reads the pipe when it is written.
+    func testDiffOnANamedPipeSaysItWaitsForItsWriter() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        XCTAssertEqual(try f.run().status, 0)
+        let fifo = f.root + "/tonight.geojson"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let log = f.root + "/diff.log"
+        let diff = try ChildProcess(
+            executable: PipelineFixture.regionsearch,
+            arguments: ["diff", f.outputPath, fifo, "--json", f.root + "/d.json"],
+            output: .file(log))
+        var said = ""
+        for _ in 0..<300 where !said.contains("waiting for its writer") {
+            Thread.sleep(forTimeInterval: 0.1)
+            said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        }
+        XCTAssertTrue(said.contains("is a named pipe no process has written to yet; waiting for its writer"), said)
+        let fd = open(fifo, O_WRONLY)
+        let bytes = try f.output()
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        XCTAssertEqual(
+            "\(diff.wait())", "\(ChildProcess.Termination.exited(0))",
+            (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
     /// A file as the benchmark's --work folder gave Foundation's raw error with exit 1, and an
     /// empty preview --out wrote hidden `.png`, `.svg` and `.html` with exit 0: both are usage
     /// errors now, said in words, with nothing written.

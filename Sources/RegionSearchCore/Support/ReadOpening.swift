@@ -9,9 +9,11 @@ import Synchronization
 /// Opening a file to read it when it may be a named pipe.
 ///
 /// A plain `open` of a named pipe waits until some process opens it to write, for ever and
-/// without a word when none does (`regionsearch diff fifo x` hung). The pipe is opened without
-/// waiting, then given ``writerWait`` seconds for a writer to start writing (or to come and go);
-/// an unnamed pipe (`<(…)`), whose writer is there from the start, reads as it comes.
+/// without a word when none does (`regionsearch diff fifo x` hung with no message). The pipe is
+/// opened without waiting and given ``writerWait`` seconds for a writer to write (or to come and
+/// go); then a warning says what the command waits for, and it waits on: a writer that is there
+/// but slow (`(sleep 12; cat a.geojson) > fifo &`) is not refused. An unnamed pipe (`<(…)`),
+/// whose writer is there from the start, reads as it comes.
 public enum ReadOpening {
     /// Seconds a named pipe is given for a writer: 10, or what a test sets.
     public static var writerWait: Double {
@@ -24,16 +26,11 @@ public enum ReadOpening {
     public enum Failure: Error {
         /// `open` failed with this `errno`.
         case system(Int32)
-        /// A named pipe no process wrote to within ``writerWait`` seconds.
-        case noWriter(seconds: Double)
 
         /// The reason, for a message that names the path.
         public var reason: String {
             switch self {
             case .system(let code): return String(cString: strerror(code))
-            case .noWriter(let seconds):
-                return "is a named pipe that no process wrote to within \(Int(seconds)) s; start the writer first, or "
-                    + "give a file"
             }
         }
     }
@@ -49,10 +46,11 @@ public enum ReadOpening {
             free(real)
             // Ready once a writer has written or gone; until then (no writer yet) nothing is.
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let wait = writerWait
-            if poll(&entry, 1, Int32(wait * 1000)) == 0 {
-                close(fd)
-                return .failure(.noWriter(seconds: wait))
+            if poll(&entry, 1, Int32(writerWait * 1000)) == 0 {
+                Log.warning(
+                    "\(path) is a named pipe no process has written to yet; waiting for its writer (start it, or "
+                        + "stop this with Ctrl-C)")
+                while poll(&entry, 1, -1) < 0 && errno == EINTR {}
             }
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
