@@ -20,9 +20,9 @@ import RegionSearchCore
 /// before and after the copy, so a checkpoint by the writer in between (which rewrites the main
 /// file) is a changed input rather than a torn copy.
 ///
-/// The folder, `regionsearch-snapshot-<pid>-XXXXXX` in the temporary directory (`TMPDIR`), is
-/// removed when the snapshot goes away; one that a killed process left is removed by the next
-/// snapshot made in that directory once no process of its number runs.
+/// The folder, `regionsearch-snapshot-<pid>@<host>-XXXXXX` in the temporary directory (`TMPDIR`),
+/// is removed when the snapshot goes away; one that a killed process left is removed by the next
+/// snapshot made on that machine in that directory once no process of its number runs.
 public final class DatabaseSnapshot {
     /// Why a snapshot could not be made.
     public enum Failure: Error, CustomStringConvertible {
@@ -100,7 +100,7 @@ public final class DatabaseSnapshot {
     public init(copying path: String, log: String, stamps: [(path: String, stamp: FileSignature?)]) throws(Failure) {
         let parent = NSTemporaryDirectory()
         Self.removeAbandoned(in: parent)
-        var template = Array((parent + "/" + Self.prefix + "\(getpid())-XXXXXX").utf8CString)
+        var template = Array((parent + "/" + Self.prefix + "\(getpid())@\(Self.host)-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw .cannotCopy(
                 path: path,
@@ -130,6 +130,14 @@ public final class DatabaseSnapshot {
 
     static let prefix = "regionsearch-snapshot-"
 
+    /// This machine's name (with `/` and `@`, which a folder name cannot hold unambiguously, as `_`).
+    static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(cString: buffer).map { $0 == "/" || $0 == "@" ? "_" : $0 }
+        return name.isEmpty ? "localhost" : String(name)
+    }()
+
     /// A file's signature as a change check counts it: none for a missing file, and for an
     /// empty write-ahead log (one a reader made, holding nothing).
     public static func signature(of path: String) -> FileSignature? {
@@ -142,8 +150,11 @@ public final class DatabaseSnapshot {
     /// could remove its own).
     static func removeAbandoned(in parent: String) {
         for name in DirectoryListing.names(parent) where name.hasPrefix(prefix) {
+            // `<pid>@<host>-XXXXXX`: only this machine's (a TMPDIR shared between hosts or
+            // containers holds others' live snapshots under process numbers that mean nothing here).
             let rest = name.dropFirst(prefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid()
+            guard let at = rest.firstIndex(of: "@"), let pid = pid_t(rest[..<at]), pid > 0, pid != getpid(),
+                let dash = rest.lastIndex(of: "-"), dash > at, rest[rest.index(after: at)..<dash] == host
             else { continue }
             if kill(pid, 0) == 0 || errno == EPERM { continue }
             remove(parent + "/" + name)

@@ -1,8 +1,8 @@
 import Foundation
 import RegionSearchCore
-import RegionSearchGDAL
 import XCTest
 
+@testable import RegionSearchGDAL
 @testable import RegionSearchStages
 @testable import RegionSearchTestSupport
 
@@ -79,9 +79,11 @@ final class WriteAheadLogInputTests: XCTestCase {
         let finished = try ChildProcess(executable: "/bin/true", arguments: [])
         let deadPID = finished.pid
         _ = finished.wait()
-        let abandoned = tmp + "/regionsearch-snapshot-\(deadPID)-AbCdEf"
-        let live = tmp + "/regionsearch-snapshot-\(getpid())-GhIjKl"
-        for dir in [abandoned, live] {
+        let abandoned = tmp + "/regionsearch-snapshot-\(deadPID)@\(DatabaseSnapshot.host)-AbCdEf"
+        let live = tmp + "/regionsearch-snapshot-\(getpid())@\(DatabaseSnapshot.host)-GhIjKl"
+        // Another machine's (a shared TMPDIR), under a process number dead here: not this one's to remove.
+        let elsewhere = tmp + "/regionsearch-snapshot-\(deadPID)@another-host.example-MnOpQr"
+        for dir in [abandoned, live, elsewhere] {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: dir + "/city.gpkg"))
         }
@@ -89,7 +91,8 @@ final class WriteAheadLogInputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: abandoned))
         XCTAssertTrue(FileManager.default.fileExists(atPath: live + "/city.gpkg"))
         XCTAssertEqual(
-            try FileManager.default.contentsOfDirectory(atPath: tmp).sorted(), [(live as NSString).lastPathComponent])
+            try FileManager.default.contentsOfDirectory(atPath: tmp).sorted(),
+            [(elsewhere as NSString).lastPathComponent, (live as NSString).lastPathComponent].sorted())
     }
 
     /// `regionsearch diff` reads a regions GeoPackage that a killed writer left with commits in
