@@ -525,6 +525,48 @@ final class PostGISEndToEndTests: XCTestCase {
             "a new lineage reused ids the table's history holds")
     }
 
+    /// `status` does not connect to the database to number a new lineage: with the lineage file
+    /// gone and the database's server accepting but never answering, it had waited for ever (and
+    /// with it a nightly `status --check || run`).
+    func testStatusDoesNotWaitOnADatabaseThatDoesNotAnswer() throws {
+        let f = try appendingNights(to: "silent")
+        defer { f.remove() }
+        try f.runOK()
+        try FileManager.default.removeItem(atPath: f.workPath + "/lineage.json")
+        let portFile = f.root + "/port"
+        let listener = try ChildProcess(
+            executable: "/usr/bin/python3",
+            arguments: [
+                "-c",
+                "import socket, sys, time\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)\n"
+                    + "open(sys.argv[1] + '.tmp', 'w').write(str(s.getsockname()[1]))\n"
+                    + "import os; os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
+                    + "conns = []\nwhile True: conns.append(s.accept())",
+                portFile,
+            ])
+        defer {
+            listener.kill(SIGKILL)
+            _ = listener.wait()
+        }
+        var port = ""
+        for _ in 0..<100 where port.isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+            port = (try? String(contentsOfFile: portFile, encoding: .utf8)) ?? ""
+        }
+        XCTAssertFalse(port.isEmpty, "the listener did not start")
+        try f.writeManifest(
+            output: .object([
+                ("path", .string("PG:host=127.0.0.1 port=\(port) dbname=regionsearch user=postgres")),
+                ("layer", .string("silent")), ("mode", .string("append")),
+            ]),
+            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        let manifest = f.manifestPath
+        let outcome = TestSupport.finishing(within: 60) {
+            (try? f.tool(["status", manifest])).map { "\($0.status)" } ?? "failed"
+        }
+        XCTAssertNotNil(outcome, "status waited on the database")
+    }
+
     /// A table appended to by an earlier version lacks the fields added since (`kind` came after
     /// append mode): the next night adds them, of the types GDAL gives a new table, null on the
     /// old rows, instead of failing on the missing column.
