@@ -309,6 +309,22 @@ final class PostGISEndToEndTests: XCTestCase {
             }
         }
         XCTAssertEqual(stored, [], "no file of the work directory holds the password")
+
+        // An output's password neither (published.json keeps each database's last write).
+        let pg = try connection()
+        try f.writeManifest(
+            output: .object([("path", .string(pg + " password=OutPW789")), ("layer", .string("masked"))]),
+            sections: [("maps", .bool(false))])
+        try f.runOK()
+        var holding: [String] = []
+        if let walk = FileManager.default.enumerator(atPath: f.workPath) {
+            for case let name as String in walk {
+                let data = (try? Data(contentsOf: URL(fileURLWithPath: f.workPath + "/" + name))) ?? Data()
+                if data.range(of: Data("OutPW789".utf8)) != nil { holding.append(name) }
+            }
+        }
+        XCTAssertEqual(holding, [], "no file of the work directory holds the output's password")
+        XCTAssertTrue(try f.tool(["status", f.manifestPath]).output.contains("table masked: up to date"))
     }
 
     /// A pipeline whose manifest appends its regions to `table` with history and the lineage on,

@@ -735,7 +735,15 @@ struct Publisher {
     /// A database destination's name in `published.json`'s `databases`: the connection as
     /// ``OutputTarget`` compares them (no password) and its tables.
     static func databaseName(_ group: [OutputTarget]) -> String {
-        OutputTarget.connectionKey(group[0].path) + " " + group.map(\.layer).joined(separator: ",")
+        // The password is never stored in the work directory: its parameter is left out (a URI,
+        // compared as written, is masked).
+        let path = group[0].path
+        let text = path.hasPrefix("PG:") ? path.dropFirst(3) : Substring(path)
+        let items = ConnectionParameters(text).items.filter { $0.key.lowercased() != "password" }
+        let connection =
+            items.isEmpty || text.contains("://")
+            ? GDALLibrary.redacted(path) : items.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
+        return connection + " " + group.map(\.layer).joined(separator: ",")
     }
 
     /// The publish key each database destination was last written with, in full (its
