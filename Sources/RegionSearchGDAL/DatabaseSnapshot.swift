@@ -134,7 +134,9 @@ public final class DatabaseSnapshot {
     static let host: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(cString: buffer).map { $0 == "/" || $0 == "@" ? "_" : $0 }
+        let name = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.map {
+            $0 == "/" || $0 == "@" ? "_" : $0
+        }
         return name.isEmpty ? "localhost" : String(name)
     }()
 
