@@ -126,7 +126,13 @@ public final class DatabaseSnapshot {
         }
     }
 
-    deinit { Self.remove(directory) }
+    deinit { remove() }
+
+    /// Removes the copy now (again: nothing). A process ends without running deinitialisers, so
+    /// a command that exits after reading calls this when it has read (ingest does).
+    public func remove() {
+        Self.remove(directory)
+    }
 
     static let prefix = "regionsearch-snapshot-"
 

@@ -21,6 +21,9 @@ public struct OpenedInput {
     /// grown or replaced in between would give POIs that match neither the recorded hash nor any
     /// one state of the file.
     let stamps: [(path: String, stamp: FileSignature?)]
+    /// The private copy read instead of a database with a write-ahead log; removed by
+    /// ``checkUnchanged()``, which ends the reading.
+    let snapshot: DatabaseSnapshot?
 
     /// The delimiter in use, for delimited text.
     public var delimiter: UInt8? { (source as? DelimitedReader)?.delimiter }
@@ -44,7 +47,7 @@ public struct OpenedInput {
             let (hash, size) = try hashSource(spec.path)
             return OpenedInput(
                 spec: spec, format: .ogr, source: try OGRReader(spec: spec, fileSize: size), contentHash: hash,
-                fileSize: size, isGzip: false, stamps: stamps)
+                fileSize: size, isGzip: false, stamps: stamps, snapshot: nil)
         }
         let stamps = stamps(watchedFiles(spec.path))
         var (hash, size) = try hashFile(spec.path)
@@ -137,7 +140,7 @@ public struct OpenedInput {
         }
         return OpenedInput(
             spec: spec, format: format, source: source, contentHash: hash, fileSize: size, isGzip: isGzip,
-            stamps: stamps)
+            stamps: stamps, snapshot: snapshot)
     }
 
     static func stamps(_ files: [String]) -> [(path: String, stamp: FileSignature?)] {
@@ -155,6 +158,9 @@ public struct OpenedInput {
     /// truncated, grown or replaced while it was read): its POIs would match neither the hash
     /// recorded for it nor any one state of the file.
     public func checkUnchanged() throws {
+        // The reading is over: the copy goes now (a stage process exits without deinitialisers,
+        // and left a copy of the database in TMPDIR every night).
+        snapshot?.remove()
         for (path, stamp) in stamps where Self.stamp(of: path) != stamp {
             throw InputError.changedWhileRead(path: path)
         }
