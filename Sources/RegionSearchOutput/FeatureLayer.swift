@@ -114,6 +114,18 @@ public struct FeatureLayer {
 extension FeatureLayer {
     /// The layer with the history columns of an appended PostGIS table after its own fields:
     /// `run_id` and `valid_from` of this run, `valid_to` null (closed by the next run).
+    /// The layer with one more field holding `value` on every feature.
+    public func withConstant(_ field: Field, _ value: String) -> FeatureLayer {
+        let base = self
+        var copy = FeatureLayer(name: name, geometryType: geometryType, fields: fields + [field], count: count) { i in
+            var f = base.feature(i)
+            f.values.append(.string(value))
+            return f
+        }
+        copy.qgisStyle = qgisStyle
+        return copy
+    }
+
     public func withHistory(_ history: PostGISTableWriter.History) -> FeatureLayer {
         let extra: [Field] = [
             .init(

@@ -691,8 +691,15 @@ final class PostGISEndToEndTests: XCTestCase {
             poiOutput: .object([
                 ("path", .string(pg)), ("layer", .string("own_p")), ("mode", .string("append")),
                 ("select", .string("all")),
-            ]), keywords: ["cafe", "restaurant", "bank"], sections: [("maps", .bool(false))])
+            ]), keywords: ["restaurant", "cafe", "bank"], sections: [("maps", .bool(false))])
         try f.runOK()
+        // Each row says which keyword its numbered columns are: `match_1` was cafe's, and is
+        // restaurant's on the last night.
+        XCTAssertEqual(
+            try psql("SELECT string_agg(DISTINCT keyword_columns, ' | ') FROM own_p WHERE valid_to IS NOT NULL"),
+            #"["cafe"]"#)
+        XCTAssertEqual(
+            try psql("SELECT DISTINCT keyword_columns::jsonb ->> 0 FROM own_p WHERE valid_to IS NULL"), "restaurant")
         _ = try psql("DROP TABLE IF EXISTS own_r, own_p")
     }
 

@@ -591,7 +591,21 @@ struct Publisher {
         if first.format == .postgis {
             CrashPoint.reached("output")
             var tables: [(String, FeatureLayer, PostGISTableWriter.Mode)] = []
-            for t in group { tables.append((t.layer, try cache.layer(for: t), t.mode)) }
+            for t in group {
+                var layer = try cache.layer(for: t)
+                // An appended POI table's `score_k`, `match_k` and `region_k` follow each night's
+                // keyword order: every row names what its k columns are, so its history reads
+                // right after keywords are added, dropped or reordered.
+                if t.role == .pois && t.mode == .append {
+                    layer = layer.withConstant(
+                        .init(
+                            "keyword_columns", .string,
+                            "the keywords of this row's numbered columns, in order, as a JSON array (score_1, "
+                                + "match_1 and region_1 are its first): the query order of the run that wrote it"),
+                        JSONValue.array(manifest.keywords.map { .string($0) }).serialized())
+                }
+                tables.append((t.layer, layer, t.mode))
+            }
             // Appended tables keep history rows: this run's id (the content it publishes, so a
             // rerun appends nothing) and when it published.
             let history = history(group, regions: cache.regions.digest, completed)
