@@ -301,14 +301,18 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertFalse(r.output.contains("InPW123"), r.output)
         let status = try f.tool(["status", f.manifestPath, "--json"])
         XCTAssertFalse(status.output.contains("InPW123"), status.output)
-        var stored: [String] = []
-        if let walk = FileManager.default.enumerator(atPath: f.workPath) {
-            for case let name as String in walk {
-                let data = (try? Data(contentsOf: URL(fileURLWithPath: f.workPath + "/" + name))) ?? Data()
-                if data.range(of: Data("InPW123".utf8)) != nil { stored.append(name) }
+        /// The files of the work directory whose bytes hold `secret`.
+        func holding(_ secret: String) -> [String] {
+            var out: [String] = []
+            if let walk = FileManager.default.enumerator(atPath: f.workPath) {
+                for case let name as String in walk {
+                    let data = (try? Data(contentsOf: URL(fileURLWithPath: f.workPath + "/" + name))) ?? Data()
+                    if data.range(of: Data(secret.utf8)) != nil { out.append(name) }
+                }
             }
+            return out
         }
-        XCTAssertEqual(stored, [], "no file of the work directory holds the password")
+        XCTAssertEqual(holding("InPW123"), [], "no file of the work directory holds the password")
 
         // An output's password neither (published.json keeps each database's last write).
         let pg = try connection()
@@ -316,14 +320,7 @@ final class PostGISEndToEndTests: XCTestCase {
             output: .object([("path", .string(pg + " password=OutPW789")), ("layer", .string("masked"))]),
             sections: [("maps", .bool(false))])
         try f.runOK()
-        var holding: [String] = []
-        if let walk = FileManager.default.enumerator(atPath: f.workPath) {
-            for case let name as String in walk {
-                let data = (try? Data(contentsOf: URL(fileURLWithPath: f.workPath + "/" + name))) ?? Data()
-                if data.range(of: Data("OutPW789".utf8)) != nil { holding.append(name) }
-            }
-        }
-        XCTAssertEqual(holding, [], "no file of the work directory holds the output's password")
+        XCTAssertEqual(holding("OutPW789"), [], "no file of the work directory holds the output's password")
         XCTAssertTrue(try f.tool(["status", f.manifestPath]).output.contains("table masked: up to date"))
     }
 
