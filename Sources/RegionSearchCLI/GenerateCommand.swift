@@ -223,7 +223,7 @@ public enum GenerateCommand {
         let prefix = try cl.required(Self.outOption)
         // A prefix names files: `out/city` writes out/city.csv, out/city.truth.geojson, …. An empty
         // one, or a folder, would write hidden `.csv` and `.truth.geojson` files in it.
-        let stem = PathResolver.baseName(prefix)
+        let stem = AtomicFile.baseName(of: prefix)
         if stem.isEmpty || stem == "." || stem == ".." || prefix.hasSuffix("/") || FileSystem.isDirectory(prefix) {
             throw UsageError(
                 "--out \"\(prefix)\": expected a path prefix that ends in a name, e.g. out/city (writes out/city.csv, "

@@ -94,7 +94,7 @@ public enum PreviewCommand {
         // Before anything is read or drawn: no map may replace the regions or POI file.
         let stem = cl.value(outOption) ?? MapProducts.stem(of: regions)
         // A stem names files: an empty one, or a folder, wrote hidden `.png`, `.svg`, `.html`.
-        let name = stem.split(separator: "/").last.map(String.init) ?? ""
+        let name = AtomicFile.baseName(of: stem)
         var isFolder: ObjCBool = false
         let folder = FileManager.default.fileExists(atPath: stem, isDirectory: &isFolder) && isFolder.boolValue
         if name.isEmpty || name == "." || name == ".." || stem.hasSuffix("/") || folder {

@@ -89,7 +89,7 @@ public struct ExperimentStatus {
             if !outputCurrent {
                 return Combination(
                     combination: c, report: report, state: .outputOutOfDate,
-                    summary: "stages up to date; \(PathResolver.baseName(c.fileName)) "
+                    summary: "stages up to date; \(AtomicFile.baseName(of: c.fileName)) "
                         + (FileSystem.exists(manifest.output + "/" + c.fileName)
                             ? "differs from the result" : "is missing") + "; 'regionsearch run' writes it")
             }

@@ -43,7 +43,7 @@ public final class AtomicVectorFile {
     public init(_ destination: String, format: VectorFormat, temporaryParent: String? = nil) throws(GDALError) {
         self.destination = destination
         self.format = format
-        let name = Self.baseName(destination)
+        let name = AtomicFile.baseName(of: destination)
         let parent = temporaryParent ?? AtomicFile.directory(of: destination)
         let tmp =
             parent + "/." + name + AtomicFile.temporaryMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -108,14 +108,14 @@ public final class AtomicVectorFile {
             // The start and the end of a long message: GDAL quotes the whole value it cut.
             let text = PrintableText.of(warning.text, limit: 100_000)
             let shown = text.count <= 300 ? text : text.prefix(80) + "…" + text.suffix(160)
-            Log.warning("\(Self.baseName(destination)), layer \(layer.schema.name): GDAL: \(shown)")
+            Log.warning("\(AtomicFile.baseName(of: destination)), layer \(layer.schema.name): GDAL: \(shown)")
         }
     }
 
     /// The files the driver produced, main file last (call after closing).
     private func producedFiles() throws(GDALError) -> [String] {
         let produced = DirectoryListing.names(temporaryDirectory)
-        let main = Self.baseName(destination)
+        let main = AtomicFile.baseName(of: destination)
         guard produced.contains(main) else {
             throw .fileSystem("driver \(format.driver) produced \(produced), not \(main)")
         }
@@ -141,7 +141,7 @@ public final class AtomicVectorFile {
         // Sidecars of the previous output that the new one lacks (an old .qix), removed after
         // the new set is in place.
         if produced.count > 1 {
-            let stem = Self.stem(Self.baseName(destination))
+            let stem = Self.stem(AtomicFile.baseName(of: destination))
             for ext in Self.sidecarExtensions where !produced.contains(stem + ext) {
                 unlink(parent + "/" + stem + ext)
             }
@@ -160,7 +160,7 @@ public final class AtomicVectorFile {
     /// returns the main file's path there (for streaming it into a pipe or device).
     public func finishInPlace() throws(GDALError) -> String {
         try closeAndSync()
-        return temporaryDirectory + "/" + Self.baseName(destination)
+        return temporaryDirectory + "/" + AtomicFile.baseName(of: destination)
     }
 
     /// Deletes the temporary directory (after ``finishInPlace()``).
@@ -200,7 +200,7 @@ public final class AtomicVectorFile {
     /// Opens the closed dataset again with its driver and counts its features: a file the
     /// driver left short (LIBKML on a full disk ends mid-element) does not open, or holds fewer.
     private func readBack() throws(GDALError) {
-        let main = temporaryDirectory + "/" + Self.baseName(destination)
+        let main = temporaryDirectory + "/" + AtomicFile.baseName(of: destination)
         let reopened: GDALDataset
         do {
             reopened = try GDALDataset(openingVector: main, allowedDrivers: [format.driver])
@@ -244,10 +244,6 @@ public final class AtomicVectorFile {
         guard path.lowercased().hasSuffix(".shp") else { return [path] }
         let stem = String(path.dropLast(4))
         return [path] + sidecarExtensions.map { stem + $0 }
-    }
-
-    static func baseName(_ path: String) -> String {
-        String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
     }
 
     static func stem(_ name: String) -> String {

@@ -105,18 +105,18 @@ public final class DatabaseSnapshot {
             throw .cannotCopy(
                 path: path,
                 reason:
-                    "it has a write-ahead log (\(Self.baseName(log))) with commits in it, read from a copy, and no "
+                    "it has a write-ahead log (\(AtomicFile.baseName(of: log))) with commits in it, read from a copy, and no "
                     + "folder for the copy could be made in \(parent): \(String(cString: strerror(errno))); set TMPDIR "
                     + "to a writable folder")
         }
         directory = String(cString: made)
-        self.path = directory + "/" + Self.baseName(path)
+        self.path = directory + "/" + AtomicFile.baseName(of: path)
         if let failure = Self.copy(path, to: self.path) ?? Self.copy(log, to: self.path + "-wal") {
             Self.remove(directory)
             throw .cannotCopy(
                 path: path,
                 reason:
-                    "it has a write-ahead log (\(Self.baseName(log))) with commits in it, read from a copy in \(parent), "
+                    "it has a write-ahead log (\(AtomicFile.baseName(of: log))) with commits in it, read from a copy in \(parent), "
                     + "and the copy failed: \(failure); free space there or set TMPDIR to a folder with room for "
                     + "the database")
         }
@@ -167,10 +167,6 @@ public final class DatabaseSnapshot {
             if kill(pid, 0) == 0 || errno == EPERM { continue }
             remove(parent + "/" + name)
         }
-    }
-
-    private static func baseName(_ path: String) -> String {
-        path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
     }
 
     /// Copies the bytes of `source` to a new file `target` (mode 0600), checking every read and

@@ -91,7 +91,7 @@ public struct OpenedInput {
                 throw InputError.unsupported(
                     path: spec.path,
                     reason:
-                        "has a rollback journal (\(journal.split(separator: "/").last ?? "")): a writer's transaction "
+                        "has a rollback journal (\(AtomicFile.baseName(of: journal))): a writer's transaction "
                         + "is open, or was cut off by a crash; run again when the writer is done, or open the file once "
                         + "in a writer (QGIS, sqlite3), which rolls the cut-off transaction back")
             }
@@ -251,9 +251,8 @@ public struct OpenedInput {
     /// `<the input's name>-wal` (SQLite keeps it beside the file a link points to, under that
     /// file's name), so that the same bytes hash the same through a link and in a copy.
     public static func hashName(of file: String, input path: String) -> String {
-        let base = { (p: String) in p.split(separator: "/").last.map(String.init) ?? p }
-        return file != path && file.hasSuffix("-wal") && DatabaseSnapshot.writeAheadLog(of: path) == file
-            ? base(path) + "-wal" : base(file)
+        file != path && file.hasSuffix("-wal") && DatabaseSnapshot.writeAheadLog(of: path) == file
+            ? AtomicFile.baseName(of: path) + "-wal" : AtomicFile.baseName(of: file)
     }
 
     /// The hash of a file input with its sidecars (``sourceFiles(_:)``).

@@ -173,7 +173,7 @@ public struct MapData {
     }
 
     static func stem(of path: String) -> String {
-        let base = path.split(separator: "/").last.map(String.init) ?? path
+        let base = AtomicFile.baseName(of: path)
         guard let dot = base.firstIndex(of: "."), dot != base.startIndex else { return base }
         return String(base[..<dot])
     }

@@ -43,7 +43,7 @@ final class PublishedSetTests: XCTestCase {
         for member in record.members {
             for file in member.files {
                 guard let d = try? FileDigest.of(path: dir + "/" + file.name), d == file.digest else { return nil }
-                byName[PathResolver.baseName(file.path)] = "\(d.hash)"
+                byName[AtomicFile.baseName(of: file.path)] = "\(d.hash)"
             }
         }
         return names.map { byName[$0] }

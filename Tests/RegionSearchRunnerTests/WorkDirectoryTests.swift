@@ -195,6 +195,6 @@ final class WorkDirectoryTests: XCTestCase {
         XCTAssertEqual(PathResolver.absolute("./a//b/./c", relativeTo: "/base"), "/base/a/b/c")
         XCTAssertEqual(PathResolver.absolute("/abs/./x/../y", relativeTo: "/base"), "/abs/y")
         XCTAssertEqual(PathResolver.absolute("../../../..", relativeTo: "/a"), "/")
-        XCTAssertEqual(PathResolver.baseName("/a/b/c.json"), "c.json")
+        XCTAssertEqual(AtomicFile.baseName(of: "/a/b/c.json"), "c.json")
     }
 }

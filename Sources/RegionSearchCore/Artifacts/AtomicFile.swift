@@ -168,6 +168,11 @@ public final class AtomicFile {
         if !finished { discard() }
     }
 
+    /// The last component of a path ("" for "/" or ""; a trailing slash ends no component).
+    public static func baseName(of path: String) -> String {
+        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
+    }
+
     /// The directory part of a path ("." when there is none).
     public static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -204,7 +204,7 @@ public struct Manifest {
             return PathResolver.absolute(s, relativeTo: directory)
         }
 
-        let fileStem = PathResolver.baseName(file).split(separator: ".").first.map(String.init) ?? file
+        let fileStem = AtomicFile.baseName(of: file).split(separator: ".").first.map(String.init) ?? file
         name = try string("name", required: false) ?? fileStem
         description = try string("description", required: false) ?? ""
         workDirectory = try path("work_dir")

@@ -54,7 +54,7 @@ struct ManifestOwner {
     func path(relativeTo directory: String) -> String {
         PublishedSet.relativePath(
             from: PathResolver.resolvingLinks(directory),
-            to: PathResolver.resolvingLinks(AtomicFile.directory(of: path)) + "/" + PathResolver.baseName(path))
+            to: PathResolver.resolvingLinks(AtomicFile.directory(of: path)) + "/" + AtomicFile.baseName(of: path))
     }
 
     /// A recorded manifest path (relative to `directory`, or absolute) as an absolute path.

@@ -57,7 +57,7 @@ public enum OutputSafety {
     /// experiment), truth files, the manifest and the work directory's lock and run state.
     public static func protectedFiles(of manifest: Manifest) -> [Protected] {
         var out: [Protected] = [
-            Protected(path: manifest.directory + "/" + baseName(manifest.file), role: "the manifest")
+            Protected(path: manifest.directory + "/" + AtomicFile.baseName(of: manifest.file), role: "the manifest")
         ]
         var inputs = manifest.inputs
         if let experiment = manifest.experiment { inputs = experiment.inputSets.flatMap(\.inputs) }
@@ -77,10 +77,6 @@ public enum OutputSafety {
         out.append(Protected(path: work.lockFile, role: "the work directory's lock file"))
         out.append(Protected(path: work.runState, role: "the work directory's run state"))
         return out
-    }
-
-    private static func baseName(_ path: String) -> String {
-        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
     }
 
     /// A file's resolved path and, when it exists, its device and inode.

@@ -136,7 +136,7 @@ public struct OutputTarget: Sendable {
             target.format = given
         } else if let fromPath {
             target.format = fromPath
-        } else if raw == "-" || !PathResolver.baseName(raw).contains(".") {
+        } else if raw == "-" || !AtomicFile.baseName(of: raw).contains(".") {
             target.format = .geojson
         } else {
             target.formatProblem = (

@@ -60,13 +60,8 @@ public enum PathResolver {
                 return normalize(([base] + tail.reversed()).joined(separator: "/"))
             }
             guard head != "/" else { return normalize(path) }
-            tail.append(baseName(head))
+            tail.append(AtomicFile.baseName(of: head))
             head = AtomicFile.directory(of: head)
         }
-    }
-
-    /// The last component of a path.
-    public static func baseName(_ path: String) -> String {
-        String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
     }
 }

@@ -75,7 +75,7 @@ public struct RunInventory {
             for c in experiment.combinations {
                 out.append(Entry(path: dir + "/" + c.fileName, role: "combination \(c.name)'s GeoJSON"))
                 for map in MapPublisher(manifest: manifest.variant(for: c), work: WorkDirectory(path: "")).paths {
-                    out.append(Entry(path: map, role: "the map \(PathResolver.baseName(map))"))
+                    out.append(Entry(path: map, role: "the map \(AtomicFile.baseName(of: map))"))
                 }
             }
             for name in ["results.csv", "results.md"] { out.append(Entry(path: dir + "/" + name, role: name)) }
@@ -94,7 +94,7 @@ public struct RunInventory {
             guard !target.files.isEmpty else { continue }
             let main = target.format == .shapefile ? AtomicVectorFile.fileSet(of: target.path) : [target.path]
             for file in main {
-                let role = file == target.path ? key : "\(key)'s Shapefile sidecar \(PathResolver.baseName(file))"
+                let role = file == target.path ? key : "\(key)'s Shapefile sidecar \(AtomicFile.baseName(of: file))"
                 out.append(Entry(path: file, role: role))
             }
             if target.format.hasStyleSidecar && target.styleSidecar {
@@ -103,10 +103,10 @@ public struct RunInventory {
             if first == nil && !target.files.isEmpty { first = target }
         }
         for map in MapPublisher(manifest: manifest, work: WorkDirectory(path: "")).paths {
-            out.append(Entry(path: map, role: "the map \(PathResolver.baseName(map))"))
+            out.append(Entry(path: map, role: "the map \(AtomicFile.baseName(of: map))"))
         }
         for path in LineageStep.changesPaths(manifest) {
-            out.append(Entry(path: path, role: "the change report \(PathResolver.baseName(path))"))
+            out.append(Entry(path: path, role: "the change report \(AtomicFile.baseName(of: path))"))
         }
         if manifest.lineage.enabled {
             out.append(Entry(path: LineageStep.lineagePath(manifest), role: "the lineage file"))
@@ -114,7 +114,8 @@ public struct RunInventory {
         if let root = PublishedSet.root(of: manifest) {
             out.append(
                 Entry(
-                    path: root, role: "the published sets of \(PathResolver.baseName(first?.path ?? ""))", isTree: true)
+                    path: root, role: "the published sets of \(AtomicFile.baseName(of: first?.path ?? ""))",
+                    isTree: true)
             )
         }
         return out

@@ -66,8 +66,8 @@ public enum Cleaner {
                 var keepScores: Set<String> = []
                 for c in latest.flatMap({ $0.combinations ?? [] }) {
                     let path = work.combinationState(c.name)
-                    keepRuns.insert(PathResolver.baseName(path))
-                    if let key = c.scoreKey { keepScores.insert(PathResolver.baseName(work.scorePath(key))) }
+                    keepRuns.insert(AtomicFile.baseName(of: path))
+                    if let key = c.scoreKey { keepScores.insert(AtomicFile.baseName(of: work.scorePath(key))) }
                     if let s = RunState.load(path: path) { states.append(s) }
                 }
                 for s in states.flatMap(\.stages) {

@@ -46,7 +46,7 @@ public enum InputDigest {
         var size = 0
         for file in members {
             let d = try hashing(file)
-            let name = isDirectory ? PathResolver.baseName(file) : OpenedInput.hashName(of: file, input: path)
+            let name = isDirectory ? AtomicFile.baseName(of: file) : OpenedInput.hashName(of: file, input: path)
             let line = Array("\(name) \(d.hash) \(d.size)\n".utf8)
             line.withUnsafeBytes { hasher.update($0) }
             size += d.size

@@ -115,7 +115,8 @@ enum OutputPreflight {
                 } catch {
                     throw Failure(message: "\(at): cannot create its directory: \(error)")
                 }
-                let probe = dir + "/." + PathResolver.baseName(path) + AtomicFile.temporaryMarker + "\(getpid())-probe"
+                let probe =
+                    dir + "/." + AtomicFile.baseName(of: path) + AtomicFile.temporaryMarker + "\(getpid())-probe"
                 let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
                 guard fd >= 0 else {
                     throw Failure(
@@ -136,7 +137,7 @@ enum OutputPreflight {
         // In the set folder, files of one name are told apart by a prefix (`2-r.changes.json`).
         let inSet = Publisher.preparedNames(paths)
         for (path, setName) in zip(paths, inSet) {
-            let own = PathResolver.baseName(path)
+            let own = AtomicFile.baseName(of: path)
             let name = setName.utf8.count > own.utf8.count ? setName : own
             let temporary = "." + name + AtomicFile.temporaryMarker + "4194304-15"
             let directory = AtomicFile.directory(of: path)
@@ -162,7 +163,7 @@ enum OutputPreflight {
     /// (Linux's widest) and the writer's random 32-bit suffix at their widest.
     static func stagingPath(of target: OutputTarget, published path: String, among targets: [OutputTarget]) -> String {
         let absolute = PathResolver.absolute(path, relativeTo: PathResolver.currentDirectory())
-        let name = PathResolver.baseName(absolute)
+        let name = AtomicFile.baseName(of: absolute)
         let pid = "4194304"
         let temporary = "." + name + AtomicFile.temporaryMarker + pid + "-\(UInt32.max)/" + name
         guard PublishedSet.isPublished(target),

@@ -51,7 +51,7 @@ public struct PublishedSet {
 
     /// `<directory>/.<name>.published` for the file `path`.
     static func root(besides path: String) -> String {
-        AtomicFile.directory(of: path) + "/." + PathResolver.baseName(path) + suffix
+        AtomicFile.directory(of: path) + "/." + AtomicFile.baseName(of: path) + suffix
     }
 
     /// The set folder of a manifest's run: beside its first output that is a file (the regions,
@@ -257,7 +257,7 @@ public struct PublishedSet {
     /// `realpath` of the parent and the last component as it is.
     static func realPath(_ path: String) -> String {
         let dir = realDirectory(AtomicFile.directory(of: path))
-        return (dir == "/" ? "" : dir) + "/" + PathResolver.baseName(path)
+        return (dir == "/" ? "" : dir) + "/" + AtomicFile.baseName(of: path)
     }
 
     /// The relative path from directory `from` to `to` (both absolute, normalised).
@@ -435,7 +435,7 @@ public struct PublishedSet {
             guard let publisher = PublishedSet(root: otherRoot).current()?.record.manifest,
                 ManifestOwner(path: manifest).relation(to: publisher) == .other
             else { continue }
-            let folder = PathResolver.baseName(String(text[..<at.lowerBound]))
+            let folder = AtomicFile.baseName(of: String(text[..<at.lowerBound]))
             let other = folder.hasPrefix(".") ? String(folder.dropFirst()) : folder
             throw ToolFailure(
                 "\(file.path) belongs to the output \(other) that \(publisher) publishes in the same folder (it links "
@@ -453,7 +453,8 @@ public struct PublishedSet {
             let text = linkText(for: file.path, name: file.name)
             let dir = AtomicFile.directory(of: file.path)
             try FileSystem.createDirectories(dir)
-            let temporary = dir + "/." + PathResolver.baseName(file.path) + AtomicFile.temporaryMarker + "\(getpid())-0"
+            let temporary =
+                dir + "/." + AtomicFile.baseName(of: file.path) + AtomicFile.temporaryMarker + "\(getpid())-0"
             unlink(temporary)
             guard symlink(text, temporary) == 0 else {
                 throw FileSystem.Failure(

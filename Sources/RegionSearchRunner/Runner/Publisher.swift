@@ -186,7 +186,7 @@ struct Publisher {
     /// Each prepared file's name in its member's folder: its base name, numbered where two share
     /// one (change reports beside outputs of one stem in two folders).
     static func preparedNames(_ paths: [String]) -> [String] {
-        let names = paths.map(PathResolver.baseName)
+        let names = paths.map { AtomicFile.baseName(of: $0) }
         return names.enumerated().map { k, name in
             names.filter { $0 == name }.count > 1 ? "\(k + 1)-\(name)" : name
         }
@@ -332,7 +332,7 @@ struct Publisher {
                 return Result(
                     targets: plan.group ?? [], written: false, digest: m.files.last?.digest,
                     message: plan.group.map { "\($0[0].path) is up to date\(Self.names($0))" }
-                        ?? "\(plan.role) \(m.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")) "
+                        ?? "\(plan.role) \(m.files.map { AtomicFile.baseName(of: $0.path) }.joined(separator: ", ")) "
                         + "are up to date", isLineage: plan.prepared != nil)
             }
         }
@@ -349,7 +349,7 @@ struct Publisher {
                 if let (old, generation) = found {
                     for f in old.files { try set.carry(f, from: generation, into: staging) }
                     staging.members.append(old)
-                    let names = old.files.map { PathResolver.baseName($0.path) }.joined(separator: ", ")
+                    let names = old.files.map { AtomicFile.baseName(of: $0.path) }.joined(separator: ", ")
                     let again = generation != current?.generation
                     let state =
                         again
@@ -365,7 +365,7 @@ struct Publisher {
                 let t0 = monotonicSeconds()
                 let member = try write(plan, into: staging, completed, &cache)
                 staging.members.append(member)
-                let names = member.files.map { PathResolver.baseName($0.path) }
+                let names = member.files.map { AtomicFile.baseName(of: $0.path) }
                 if let group = plan.group {
                     results.append(
                         Result(
@@ -432,7 +432,7 @@ struct Publisher {
         var produced: [String] = []
         if let group = plan.group {
             let first = group[0]
-            let inSet = folder + "/" + PathResolver.baseName(plan.main)
+            let inSet = folder + "/" + AtomicFile.baseName(of: plan.main)
             if group.count == 1, first.role == .regions, first.format == .geojson {
                 // GeoJSON regions: the artifact's bytes, and the style beside them.
                 let bytes = try cache.regionBytes()
@@ -464,7 +464,7 @@ struct Publisher {
             }
             let files = try maps.render(regions: sources.regions.path, pois: sources.pois?.path)
             for (file, userPath) in zip(files, maps.paths) {
-                let inSet = folder + "/" + PathResolver.baseName(userPath)
+                let inSet = folder + "/" + AtomicFile.baseName(of: userPath)
                 do {
                     try AtomicFile.write(file.bytes, to: inSet)
                 } catch {
@@ -477,11 +477,11 @@ struct Publisher {
         let mapPaths = plan.group == nil ? MapPublisher(manifest: manifest, work: work).paths : []
         var files: [PublishedSet.File] = []
         for (i, path) in produced.enumerated() {
-            let name = plan.role + "/" + PathResolver.baseName(path)
+            let name = plan.role + "/" + AtomicFile.baseName(of: path)
             let user =
                 plan.group == nil
                 ? PublishedSet.publishedPath(mapPaths[i])
-                : AtomicFile.directory(of: plan.main) + "/" + PathResolver.baseName(path)
+                : AtomicFile.directory(of: plan.main) + "/" + AtomicFile.baseName(of: path)
             let digest: FileDigest
             do {
                 digest = try FileDigest.of(path: path)
@@ -505,13 +505,13 @@ struct Publisher {
             } else if let group = plan.group {
                 let dir = AtomicFile.directory(of: plan.main)
                 for file in group.flatMap(\.files) {
-                    let path = dir + "/" + PathResolver.baseName(file)
-                    candidates.append((plan.role, path, PathResolver.baseName(path)))
+                    let path = dir + "/" + AtomicFile.baseName(of: file)
+                    candidates.append((plan.role, path, AtomicFile.baseName(of: path)))
                 }
             } else {
                 for p in MapPublisher(manifest: manifest, work: work).paths {
                     let path = PublishedSet.publishedPath(p)
-                    candidates.append((plan.role, path, PathResolver.baseName(path)))
+                    candidates.append((plan.role, path, AtomicFile.baseName(of: path)))
                 }
             }
         }
@@ -563,14 +563,14 @@ struct Publisher {
         guard !publisher.paths.isEmpty, let sources = mapSources(completed) else { return nil }
         let t0 = monotonicSeconds()
         let result = try publisher.publish(regions: sources.regions, pois: sources.pois)
-        let names = result.paths.map { PathResolver.baseName($0) }.joined(separator: ", ")
+        let names = result.paths.map { AtomicFile.baseName(of: $0) }.joined(separator: ", ")
         let message: String
         if result.upToDate {
             message = "maps \(names) are up to date"
         } else if result.written.isEmpty {
             message = "maps \(names) rendered, unchanged (\(Runner.seconds(monotonicSeconds() - t0)))"
         } else {
-            let written = result.written.map { PathResolver.baseName($0) }.joined(separator: ", ")
+            let written = result.written.map { AtomicFile.baseName(of: $0) }.joined(separator: ", ")
             message =
                 "wrote maps \(written) in \(AtomicFile.directory(of: manifest.output)) "
                 + "(\(Runner.seconds(monotonicSeconds() - t0)))"

@@ -299,7 +299,8 @@ public final class Runner {
                     Log.info(
                         "lineage: \(identified.summary)"
                             + (written.isEmpty
-                                ? "" : "; wrote " + written.map(PathResolver.baseName).joined(separator: ", ")))
+                                ? "" : "; wrote " + written.map { AtomicFile.baseName(of: $0) }.joined(separator: ", "))
+                    )
                 }
             } catch {
                 // The stages succeeded: the failure is the publishing's, not the last stage's.

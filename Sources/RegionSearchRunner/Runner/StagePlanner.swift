@@ -191,7 +191,7 @@ public struct StagePlanner {
             }
             if old.digest != input.digest {
                 if let producer = input.producer {
-                    out.append("input \(input.name) (\(PathResolver.baseName(input.path)) from \(producer)) changed")
+                    out.append("input \(input.name) (\(AtomicFile.baseName(of: input.path)) from \(producer)) changed")
                 } else if ConnectionSecrets.redacted(old.path) != ConnectionSecrets.redacted(input.path) {
                     out.append(
                         "input \(input.name) is now \(ConnectionSecrets.redacted(input.path)) (was "

@@ -266,7 +266,7 @@ public struct WorkDirectory {
                 try JSONParser.parse(bytes: b)
             })
         else { return true }
-        switch PathResolver.baseName(path) {
+        switch AtomicFile.baseName(of: path) {
         case "run.json": return RunState(json: json) != nil
         case "published.json":
             return json["outputs"]?.objectValue != nil || json["set"]?.objectValue != nil
@@ -364,7 +364,7 @@ public struct WorkDirectory {
         throws(FileSystem.Failure) -> [String]
     {
         let dir = AtomicFile.directory(of: file)
-        let prefix = "." + PathResolver.baseName(file) + AtomicFile.temporaryMarker
+        let prefix = "." + AtomicFile.baseName(of: file) + AtomicFile.temporaryMarker
         var removed: [String] = []
         for name in FileSystem.list(dir) where name.hasPrefix(prefix) {
             guard let (_, pid) = temporary(name) else { continue }
