@@ -17,8 +17,9 @@ import RegionSearchCore
 /// sequence to the names a fresh table has. `append`: add the features to the existing table
 /// (created when missing). Until the commit other sessions see only the old tables; a killed
 /// writer's connection drops, the server rolls the transaction back, and neither a staging table
-/// nor any change remains. The old table is locked (ACCESS EXCLUSIVE, by the DROP) only from the
-/// swap to the commit.
+/// nor any change remains. The old table is locked (ACCESS EXCLUSIVE, taken just before the DROP)
+/// only from the swap to the commit; a wait for that lock ends after `lock_timeout` (see
+/// ``write(_:srs:history:)``).
 ///
 /// Each call opens its own connection and closes it at the end: the driver caches a connection's
 /// layer list and knows nothing of tables renamed through SQL, so a second overwrite on one
@@ -124,7 +125,8 @@ public final class PostGISTableWriter {
     }
 
     /// How long one attempt waits for a table's lock (`lock_timeout`, set for the transaction
-    /// unless the connection sets its own, in `options='-c lock_timeout=…'` or `PGOPTIONS`).
+    /// unless the connection sets its own: in `options='-c lock_timeout=…'` or `PGOPTIONS`, or a
+    /// value other than 0 that `ALTER ROLE` or `ALTER DATABASE … SET lock_timeout` gives).
     public static let lockTimeout = "10s"
     /// Attempts before a table held by another session fails the write, and the pause between
     /// two attempts, in seconds.
@@ -146,18 +148,19 @@ public final class PostGISTableWriter {
         for (table, _, _) in tables { try Self.validate(table) }
         let ownTimeout = !setsLockTimeout
         var attempt = 1
+        var waited = Self.lockTimeout
         while true {
             do throws(GDALError) {
-                return try writeOnce(tables, srs: srs, history: history, lockTimeout: ownTimeout)
+                return try writeOnce(tables, srs: srs, history: history, lockTimeout: ownTimeout, waited: &waited)
             } catch {
                 guard Self.isLockTimeout(error) else { throw error }
                 guard attempt < Self.lockAttempts else {
                     throw .tableInUse(
                         "another session holds a lock on \(tables.map(\.table).joined(separator: ", ")) (an open "
                             + "transaction that read it, or a long query); \(attempt) attempts each waited "
-                            + "\(ownTimeout ? Self.lockTimeout : "the connection's lock_timeout") for it, and the tables are "
-                            + "as they were. End that session (pg_stat_activity shows it) or run again later; to "
-                            + "wait longer, give options='-c lock_timeout=60s' in the PG: string")
+                            + "\(waited) (lock_timeout) for it, and the tables are as they were. End that session "
+                            + "(pg_stat_activity shows it) or run again later; to wait longer, give "
+                            + "options='-c lock_timeout=60s' in the PG: string")
                 }
                 attempt += 1
                 sleep(Self.lockPause)
@@ -174,14 +177,55 @@ public final class PostGISTableWriter {
         return options.contains("lock_timeout")
     }
 
-    /// Whether the server cancelled a statement for waiting longer than `lock_timeout` for a lock.
+    /// What ``lock(_:mode:in:)`` raises when the server gives up waiting for a table's lock.
+    static let lockTimeoutMarker = "regionsearch: lock_timeout waiting for table"
+
+    /// Whether the server cancelled a statement for waiting longer than `lock_timeout` for a lock:
+    /// ``lock(_:mode:in:)``'s own message, which the server's language does not change, or the
+    /// server's for a statement that waited on its own (English servers only).
     static func isLockTimeout(_ error: GDALError) -> Bool {
-        error.messages.contains { $0.text.contains("lock timeout") }
+        error.messages.contains { $0.text.contains(lockTimeoutMarker) || $0.text.contains("lock timeout") }
+    }
+
+    /// Takes `mode`'s lock on the table `name`, when it exists, waiting at most `lock_timeout`.
+    ///
+    /// The server words its errors in its own language (`lc_messages`): a German server's "lock
+    /// timeout" reads otherwise, and was not retried or explained. The lock is taken in a
+    /// PL/pgSQL block that catches the wait's SQLSTATE by its name (`lock_not_available`, 55P03)
+    /// and raises ``lockTimeoutMarker`` instead. The lock is the transaction's until it ends (a
+    /// block that completes keeps what it took).
+    private func lock(_ name: QualifiedName, mode: String, in dataset: GDALDataset) throws(GDALError) {
+        // The block's body is a quoted literal, not dollar-quoted: a schema's name may hold `$`.
+        let relation = Self.literal(name.sql)
+        let body =
+            "BEGIN IF to_regclass(\(relation)) IS NOT NULL THEN LOCK TABLE \(name.sql) IN \(mode) MODE; END IF; "
+            + "EXCEPTION WHEN lock_not_available THEN RAISE EXCEPTION '\(Self.lockTimeoutMarker) %', \(relation); END"
+        try dataset.executeSQL("DO " + Self.literal(body))
+    }
+
+    /// Limits the transaction's wait for a lock to ``lockTimeout`` unless the connection set a
+    /// `lock_timeout` (`own` false) or the role's or database's settings give one other than 0;
+    /// returns the limit in force, as the server shows it ("10s").
+    private func limitLockWait(own: Bool, in dataset: GDALDataset) throws(GDALError) -> String {
+        func value(_ sql: String) throws(GDALError) -> [String] {
+            guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return [] }
+            return (0..<2).compactMap { column -> String? in
+                if case .string(let text) = row.value(at: column) { return text }
+                return nil
+            }
+        }
+        if own {
+            let setting = try value("SELECT source, setting FROM pg_settings WHERE name = 'lock_timeout'")
+            if setting.count < 2 || setting[0] == "default" || setting[1] == "0" {
+                try dataset.executeSQL("SET LOCAL lock_timeout = \(Self.literal(Self.lockTimeout))")
+            }
+        }
+        return try value("SELECT current_setting('lock_timeout')").first ?? Self.lockTimeout
     }
 
     private func writeOnce(
         _ tables: [(table: String, layer: OutputLayer, mode: Mode)], srs: SpatialReference, history: History?,
-        lockTimeout: Bool
+        lockTimeout: Bool, waited: inout String
     ) throws(GDALError) -> [Int] {
         // COPY instead of one INSERT per feature (about 20× faster); GDAL uses COPY by default
         // only for tables it has just created.
@@ -190,7 +234,7 @@ public final class PostGISTableWriter {
             defer { try? dataset.close() }
             try dataset.startTransaction()
             do throws(GDALError) {
-                if lockTimeout { try dataset.executeSQL("SET LOCAL lock_timeout = \(Self.literal(Self.lockTimeout))") }
+                waited = try limitLockWait(own: lockTimeout, in: dataset)
                 // The schema active_schema names, when it exists, else the first of search_path
                 // that exists. PostgreSQL skips a search_path schema that does not exist: a misspelt
                 // active_schema wrote to `public`, where a table of that name was then replaced;
@@ -309,6 +353,7 @@ public final class PostGISTableWriter {
         try created.sync()  // ends the COPY and runs the deferred CREATE TABLE / CREATE INDEX
         try refuseDependentViews(of: name, in: dataset)
         try keepGrants(of: name, on: staging, in: dataset)
+        try lock(name, mode: "ACCESS EXCLUSIVE", in: dataset)
         try dataset.executeSQL("DROP TABLE IF EXISTS \(name.sql)")
         try dataset.executeSQL("ALTER TABLE \(staging.sql) RENAME TO \(Self.quote(name.table))")
         try renameDependents(of: name, from: staging.table, in: dataset)
@@ -437,6 +482,12 @@ public final class PostGISTableWriter {
             // old rows: null), of the types GDAL gives a new table, so that a nightly append goes
             // on after an upgrade.
             var present = try columns(of: name, in: dataset)
+            // Added columns need the table to itself; rows alone, only that nobody else changes
+            // it wholesale. Taken here, so that a wait for it is told as one in any language.
+            let altered =
+                layer.schema.fields.contains { !present.contains($0.name) }
+                || (history != nil && History.columns.contains { !present.contains($0) })
+            try lock(name, mode: altered ? "ACCESS EXCLUSIVE" : "ROW EXCLUSIVE", in: dataset)
             for field in layer.schema.fields where !present.contains(field.name) {
                 try dataset.executeSQL(
                     "ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(field.name)) \(Self.columnType(field.kind))")

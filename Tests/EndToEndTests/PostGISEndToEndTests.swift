@@ -356,29 +356,8 @@ final class PostGISEndToEndTests: XCTestCase {
         let content =
             "SELECT count(*) || ' ' || md5(string_agg(region_id || keyword, ',' ORDER BY region_id)) FROM held"
         let before = try psql(content)
-        let user = pg.components(separatedBy: "user=").last ?? "postgres"
-        let holder = try ChildProcess(
-            executable: "/usr/bin/psql",
-            arguments: [
-                "-h", Self.directory + "/sock", "-U", user, "-d", "regionsearch", "-XAtq", "-c",
-                "BEGIN; SELECT count(*) FROM held; SELECT pg_sleep(120); COMMIT;",
-            ], output: .file(Self.directory + "/holder.log"))
-        defer {
-            holder.kill(SIGTERM)
-            _ = holder.wait()
-            _ = try? psql(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120)%' "
-                    + "AND pid <> pg_backend_pid()")
-        }
-        var held = "0"
-        for _ in 0..<100 where held == "0" {
-            Thread.sleep(forTimeInterval: 0.05)
-            held = try psql(
-                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-                    + "WHERE c.relname = 'held' AND l.granted AND l.pid <> pg_backend_pid()")
-        }
-        XCTAssertNotEqual(held, "0", "the holder never read the table")
-
+        let holder = try holding("held")
+        defer { holder.end() }
         try f.writeManifest(
             output: .object([
                 ("path", .string(pg + " options='-c lock_timeout=300'")), ("layer", .string("held")),
@@ -401,16 +380,126 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertTrue(status.output.contains("its tables were not written with the current result"), status.output)
         XCTAssertTrue(status.output.contains("failed publishing the outputs (every stage succeeded)"), status.output)
 
-        // The holder's backend sleeps on after its client goes: end it on the server.
-        _ = try psql(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120)%' "
-                + "AND pid <> pg_backend_pid()")
-        _ = holder.wait()
+        holder.end()
         try f.runOK()
         XCTAssertNotEqual(try psql(content), before, "night 2 has other regions")
         let current = try f.tool(["status", f.manifestPath, "--check"])
         XCTAssertEqual(current.status, 0, current.output)
         XCTAssertEqual(try stagingTables(), "")
+    }
+
+    /// A session that read `table` in a transaction it keeps open (`pg_sleep(120)`), once the
+    /// server shows its lock; `end()` ends it on the server (its backend sleeps on after its client
+    /// goes).
+    private func holding(_ table: String) throws -> TableHolder {
+        let user = try connection().components(separatedBy: "user=").last ?? "postgres"
+        let process = try ChildProcess(
+            executable: "/usr/bin/psql",
+            arguments: [
+                "-h", Self.directory + "/sock", "-U", user, "-d", "regionsearch", "-XAtq", "-c",
+                "BEGIN; SELECT count(*) FROM \(table); SELECT pg_sleep(120); COMMIT;",
+            ], output: .file(Self.directory + "/holder.log"))
+        let holder = TableHolder(process: process) { [self] in
+            _ = try? psql(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120)%' "
+                    + "AND pid <> pg_backend_pid()")
+        }
+        var held = "0"
+        for _ in 0..<100 where held == "0" {
+            Thread.sleep(forTimeInterval: 0.05)
+            held = try psql(
+                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                    + "WHERE c.relname = '\(table)' AND l.granted AND l.pid <> pg_backend_pid()")
+        }
+        XCTAssertNotEqual(held, "0", "the holder never read the table")
+        return holder
+    }
+
+    /// A psql session holding a table, and how to end it.
+    private final class TableHolder {
+        let process: ChildProcess
+        let terminate: () -> Void
+        private var ended = false
+
+        init(process: ChildProcess, terminate: @escaping () -> Void) {
+            self.process = process
+            self.terminate = terminate
+        }
+
+        func end() {
+            guard !ended else { return }
+            ended = true
+            terminate()
+            process.kill(SIGTERM)
+            _ = process.wait()
+        }
+    }
+
+    /// A `lock_timeout` the database (or the role) sets is the one the night waits: the writer
+    /// had set its own 10 s over it, so a DBA's 250 ms became 3 waits of 10 s.
+    func testALockTimeoutTheDatabaseSetsIsTheOneEachAttemptWaits() throws {
+        _ = try connection()
+        let f = try appendingNights(to: "held_db", mode: "overwrite")
+        defer { f.remove() }
+        try f.runOK()
+        _ = try psql("ALTER DATABASE regionsearch SET lock_timeout = '250ms'")
+        defer { _ = try? psql("ALTER DATABASE regionsearch RESET lock_timeout") }
+        let holder = try holding("held_db")
+        defer { holder.end() }
+        let start = monotonicSeconds()
+        let blocked = try f.run()
+        XCTAssertEqual(blocked.status, 6, blocked.output)
+        XCTAssertLessThan(monotonicSeconds() - start, 25, "each attempt waited longer than the database's 250 ms")
+        XCTAssertTrue(blocked.output.contains("3 attempts each waited 250ms (lock_timeout)"), blocked.output)
+    }
+
+    /// A server that words its messages in German (`lc_messages`) says "lock timeout" otherwise:
+    /// the wait was neither retried nor explained (a raw GDAL error). The writer's own lock
+    /// block names it in any language.
+    func testALockWaitIsToldAsOneOnAServerThatSpeaksGerman() throws {
+        _ = try connection()
+        let f = try appendingNights(to: "held_de", mode: "overwrite")
+        defer { f.remove() }
+        try f.runOK()
+        let user = try connection().components(separatedBy: "user=").last ?? "postgres"
+        let log = Self.directory + "/lc-" + UUID().uuidString
+        defer { unlink(log) }
+        let set = try ChildProcess(
+            executable: "/usr/bin/psql",
+            arguments: [
+                "-h", Self.directory + "/sock", "-U", user, "-d", "regionsearch", "-XAtq", "-c",
+                "ALTER DATABASE regionsearch SET lc_messages = 'de_DE.UTF-8'",
+            ], output: .file(log)
+        ).wait()
+        guard "\(set)" == "\(ChildProcess.Termination.exited(0))" else {
+            // .ci/run makes the locale (localedef); a machine without it cannot run this.
+            throw XCTSkip(
+                "the server has no de_DE.UTF-8 locale: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        }
+        defer { _ = try? psql("ALTER DATABASE regionsearch RESET lc_messages") }
+        XCTAssertEqual(try psql("SHOW lc_messages"), "de_DE.UTF-8")
+        _ = try ChildProcess(
+            executable: "/usr/bin/psql",
+            arguments: ["-h", Self.directory + "/sock", "-U", user, "-d", "regionsearch", "-XAtq", "-c", "SELECT 1/0"],
+            output: .file(log)
+        ).wait()
+        let german = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        guard german.contains("Division durch Null") else {
+            throw XCTSkip("the server has no German messages (postgresql's translations): \(german)")
+        }
+        let holder = try holding("held_de")
+        defer { holder.end() }
+        try f.writeManifest(
+            output: .object([
+                ("path", .string(try connection() + " options='-c lock_timeout=200'")), ("layer", .string("held_de")),
+                ("mode", .string("overwrite")),
+            ]),
+            input: .object([("path", .string("../data/day2.csv")), ("format", .string("csv"))]),
+            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        let blocked = try f.run()
+        XCTAssertEqual(blocked.status, 6, blocked.output)
+        XCTAssertTrue(blocked.output.contains("another session holds a lock on held_de"), blocked.output)
+        XCTAssertTrue(blocked.output.contains("3 attempts"), blocked.output)
     }
 
     /// Overwrite builds a new table: the old one's grants (a web map's read-only role), owner and
