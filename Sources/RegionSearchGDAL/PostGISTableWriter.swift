@@ -376,8 +376,11 @@ public final class PostGISTableWriter {
     }
 
     /// Gives the staging table what the table it replaces was given: its owner, the privileges
-    /// granted on it (a web map's read-only role) and its comment. A new table has none of them:
-    /// the first night's swap took the readers' access away, with exit 0.
+    /// granted on it (a web map's read-only role) and on its columns, its row-level security and
+    /// policies (a role that sees only some rows), and its comment. A new table has none of them:
+    /// the first night's swap took the readers' access away, with exit 0, and a policy's rows
+    /// became every row. A column or a policy's expression the new table cannot take (a column it
+    /// no longer has) is said and left out.
     private func keepGrants(of name: QualifiedName, on staging: QualifiedName, in dataset: GDALDataset)
         throws(GDALError)
     {
@@ -403,6 +406,30 @@ public final class PostGISTableWriter {
                 + "FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee "
                 + "WHERE c.oid = to_regclass(\(Self.literal(name.sql))) AND a.grantee <> c.relowner "
                 + "ORDER BY r.rolname NULLS FIRST, a.privilege_type")
+        let old = "to_regclass(\(Self.literal(name.sql)))"
+        let columnGrants = try statements(
+            "SELECT format('GRANT %s (%I) ON %s TO %s%s', a.privilege_type, att.attname, \(target), "
+                + "CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END, "
+                + "CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END) "
+                + "FROM pg_attribute att CROSS JOIN LATERAL aclexplode(att.attacl) a "
+                + "LEFT JOIN pg_roles r ON r.oid = a.grantee "
+                + "WHERE att.attrelid = \(old) AND att.attnum > 0 AND NOT att.attisdropped "
+                + "ORDER BY att.attname, r.rolname NULLS FIRST, a.privilege_type")
+        let rowSecurity = try statements(
+            "SELECT format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', \(target)) \(from) AND c.relrowsecurity "
+                + "UNION ALL SELECT format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', \(target)) \(from) "
+                + "AND c.relforcerowsecurity")
+        let policies = try statements(
+            "SELECT format('CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s', p.polname, \(target), "
+                + "CASE WHEN p.polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END, "
+                + "CASE p.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' WHEN 'w' THEN 'UPDATE' "
+                + "WHEN 'd' THEN 'DELETE' ELSE 'ALL' END, "
+                + "(SELECT string_agg(CASE WHEN g = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g)) END, ', ' "
+                + "ORDER BY g) FROM unnest(p.polroles) g), "
+                + "CASE WHEN p.polqual IS NULL THEN '' ELSE ' USING (' || pg_get_expr(p.polqual, p.polrelid) || ')' END, "
+                + "CASE WHEN p.polwithcheck IS NULL THEN '' "
+                + "ELSE ' WITH CHECK (' || pg_get_expr(p.polwithcheck, p.polrelid) || ')' END) "
+                + "FROM pg_policy p WHERE p.polrelid = \(old) ORDER BY p.polname")
         let comment = try statements(
             "SELECT format('COMMENT ON TABLE %s IS %L', \(target), obj_description(c.oid, 'pg_class')) \(from) "
                 + "AND obj_description(c.oid, 'pg_class') IS NOT NULL")
@@ -410,7 +437,7 @@ public final class PostGISTableWriter {
         // under a savepoint: one the server refuses (an owner role without CREATE on the schema,
         // which PostgreSQL requires of a new owner) is said and left out, never the night's
         // failure; the table is written either way.
-        for statement in grants + comment + owner {
+        for statement in grants + columnGrants + rowSecurity + policies + comment + owner {
             try dataset.executeSQL("SAVEPOINT regionsearch_keep")
             do throws(GDALError) {
                 try dataset.executeSQL(statement)

@@ -563,6 +563,58 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try stagingTables(), "")
     }
 
+    /// What else a DBA gives a published table: a role that may read some columns only, and row-level
+    /// security with a policy (a role that sees some rows). Overwrite had dropped both: the column
+    /// grant was gone and the policy's role saw nothing (row security off: every row to its owner,
+    /// none granted to the role). Both are given to the new table; a policy on a column the new
+    /// table lacks is said and left out, the night written.
+    func testOverwriteKeepsColumnGrantsAndRowSecurity() throws {
+        _ = try connection()
+        let f = try appendingNights(to: "secured", mode: "overwrite")
+        defer { f.remove() }
+        try f.runOK()
+        _ = try psql(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'analyst') THEN "
+                + "CREATE ROLE analyst LOGIN; END IF; END $$; "
+                + "GRANT SELECT (region_id, keyword) ON public.secured TO analyst; "
+                + "ALTER TABLE public.secured ENABLE ROW LEVEL SECURITY; "
+                + "CREATE POLICY first_ones ON public.secured FOR SELECT TO analyst USING (region_id <= 2); "
+                + "ALTER TABLE public.secured ADD COLUMN note text; "
+                + "CREATE POLICY by_note ON public.secured FOR SELECT TO analyst USING (note IS NULL)")
+        defer { _ = try? psql("DROP OWNED BY analyst; DROP ROLE IF EXISTS analyst") }
+        func policies() throws -> String {
+            try psql(
+                "SELECT string_agg(polname || ':' || pg_get_expr(polqual, polrelid), ' ' ORDER BY polname) "
+                    + "FROM pg_policy WHERE polrelid = 'public.secured'::regclass")
+        }
+        XCTAssertEqual(try policies(), "by_note:(note IS NULL) first_ones:(region_id <= 2)")
+
+        try f.writeManifest(
+            output: .object([
+                ("path", .string(try connection())), ("layer", .string("secured")), ("mode", .string("overwrite")),
+            ]),
+            input: .object([("path", .string("../data/day2.csv")), ("format", .string("csv"))]),
+            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        let night = try f.run()
+        XCTAssertEqual(night.status, 0, night.output)
+        XCTAssertTrue(night.output.contains("could not be given what the old one had"), night.output)
+        XCTAssertTrue(night.output.contains("by_note"), night.output)
+        XCTAssertEqual(try psql("SELECT has_column_privilege('analyst', 'public.secured', 'region_id', 'SELECT')"), "t")
+        XCTAssertEqual(try psql("SELECT has_column_privilege('analyst', 'public.secured', 'keyword', 'SELECT')"), "t")
+        XCTAssertEqual(try psql("SELECT has_table_privilege('analyst', 'public.secured', 'SELECT')"), "f")
+        XCTAssertEqual(try psql("SELECT relrowsecurity FROM pg_class WHERE oid = 'public.secured'::regclass"), "t")
+        XCTAssertEqual(try policies(), "first_ones:(region_id <= 2)")
+        // What the analyst sees through the policy: the rows it allows, from the new table.
+        let seen = try psql(
+            "SET ROLE analyst; SELECT string_agg(region_id::text, ',' ORDER BY region_id) FROM public.secured; "
+                + "RESET ROLE")
+        let allowed = try psql(
+            "SELECT string_agg(region_id::text, ',' ORDER BY region_id) FROM public.secured WHERE region_id <= 2")
+        XCTAssertFalse(allowed.isEmpty)
+        XCTAssertEqual(seen, allowed)
+        XCTAssertEqual(try stagingTables(), "")
+    }
+
     /// `"mode": "append"` keeps every night: rows with run_id, valid_from and valid_to, the
     /// earlier night's rows closed by the next, a rerun appending nothing, and the lineage's ids,
     /// so the rows of a place join across nights by region_id.
