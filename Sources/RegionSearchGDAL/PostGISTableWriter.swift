@@ -106,6 +106,26 @@ public final class PostGISTableWriter {
         return Int(n)
     }
 
+    /// The largest value in `table`'s integer columns whose names `accept` takes (an appended POI
+    /// table's `region_1`, `region_2`, … of every night's keywords); nil when the table does not
+    /// exist, has no such column or no value in them. Reads only.
+    public func largestValue(inColumns accept: (String) -> Bool, of table: String) throws(GDALError) -> Int? {
+        try Self.validate(table)
+        let dataset = try open()
+        defer { try? dataset.close() }
+        let name = QualifiedName(schema: try Self.schema(for: connection, in: dataset), table: table)
+        guard try exists(name, in: dataset) else { return nil }
+        let chosen = try columns(of: name, in: dataset).filter(accept).sorted()
+        guard !chosen.isEmpty else { return nil }
+        let maxima = chosen.map { "max(\(Self.quote($0)))::bigint" }.joined(separator: ", ")
+        let sql =
+            chosen.count == 1 ? "SELECT \(maxima) FROM \(name.sql)" : "SELECT greatest(\(maxima)) FROM \(name.sql)"
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature(),
+            case .integer(let n) = row.value(at: 0)
+        else { return nil }
+        return Int(n)
+    }
+
     /// The schema tables go to (see ``write(_:srs:history:)``).
     static func schema(for connection: String, in dataset: GDALDataset) throws(GDALError) -> String {
         guard let named = activeSchema(in: connection) else { return try targetSchema(in: dataset) }

@@ -679,6 +679,35 @@ final class PostGISEndToEndTests: XCTestCase {
             "a new lineage reused ids the table's history holds")
     }
 
+    /// The regions go to a file and only the POIs are appended to PostGIS: the POI table's history
+    /// names regions by `region_<k>`. A lineage that starts anew (`--fresh-lineage`) numbered from 1
+    /// again, so the old rows' region ids became other places; it now numbers above the ids every
+    /// keyword's `region_<k>` column holds.
+    func testAFreshLineageNumbersAboveTheIdsOfAnAppendedPOITable() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        _ = try psql("DROP TABLE IF EXISTS floor_p")
+        defer { _ = try? psql("DROP TABLE IF EXISTS floor_p") }
+        try f.writeManifest(
+            output: .string("../out/regions.geojson"),
+            poiOutput: .object([("path", .string(pg)), ("layer", .string("floor_p")), ("mode", .string("append"))]),
+            keywords: ["cafe", "bank"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        try f.runOK()
+        let issued = Int(try psql("SELECT greatest(max(region_1), max(region_2)) FROM floor_p")) ?? -1
+        XCTAssertGreaterThan(issued, 0, "night 1 wrote no region ids to the POI table")
+        // A second keyword order: region_1 is bank's now, and still above every old id.
+        try f.writeManifest(
+            output: .string("../out/regions.geojson"),
+            poiOutput: .object([("path", .string(pg)), ("layer", .string("floor_p")), ("mode", .string("append"))]),
+            keywords: ["bank", "cafe"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        try f.runOK(["--fresh-lineage", "--input", f.root + "/data/city.csv"])
+        XCTAssertEqual(
+            try psql(
+                "SELECT least(min(region_1), min(region_2)) > \(issued) FROM floor_p WHERE valid_to IS NULL"), "t",
+            "a new lineage reused ids the POI table's history holds")
+    }
+
     /// `status` does not connect to the database to number a new lineage: with the lineage file
     /// gone and the database's server accepting but never answering, it had waited for ever (and
     /// with it a nightly `status --check || run`).

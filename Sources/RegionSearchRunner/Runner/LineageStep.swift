@@ -232,21 +232,23 @@ struct LineageStep {
             directory: folder + "/" + key)
     }
 
-    /// The largest `region_id` in the PostGIS tables the regions are appended to (0 when they
-    /// hold none, or do not exist yet); nil when the regions are appended to none.
+    /// The largest region id the PostGIS tables appended to hold: `region_id` in a regions table,
+    /// the `region_<k>` columns of every keyword a POI table was written with (0 when they hold
+    /// none, or do not exist yet); nil when neither is appended to. A POI table's history names
+    /// regions by id too: a new lineage numbering from 1 gave its old rows' ids to other places.
     static func idsInAppendedTables(_ manifest: Manifest) throws -> Int? {
-        var largest: Int?
-        if manifest.outputTargets.contains(where: {
-            $0.format == .postgis && $0.mode == .append && $0.role == .regions
-        }) {
-            largest = 0
+        let appended = manifest.outputTargets.filter {
+            $0.format == .postgis && $0.mode == .append && ($0.role == .regions || $0.role == .pois)
         }
-        for target in manifest.outputTargets
-        where target.format == .postgis && target.mode == .append && target.role == .regions {
+        var largest: Int? = appended.isEmpty ? nil : 0
+        for target in appended {
             do {
-                if let n = try PostGISTableWriter(connection: target.path).largestValue(
-                    of: "region_id", in: target.layer)
-                {
+                let writer = PostGISTableWriter(connection: target.path)
+                let n =
+                    target.role == .regions
+                    ? try writer.largestValue(of: "region_id", in: target.layer)
+                    : try writer.largestValue(inColumns: Self.isRegionColumn, of: target.layer)
+                if let n {
                     largest = max(largest ?? 0, n)
                 }
             } catch {
@@ -256,6 +258,13 @@ struct LineageStep {
             }
         }
         return largest
+    }
+
+    /// Whether a POI table's column is one keyword's finest region id, `region_<k>`.
+    static func isRegionColumn(_ name: String) -> Bool {
+        guard name.hasPrefix("region_") else { return false }
+        let k = name.dropFirst("region_".count)
+        return !k.isEmpty && k.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// The published lineage file's state, which tonight's regions are matched against: nil
