@@ -146,7 +146,8 @@ public final class PostGISTableWriter {
 
     /// How long one attempt waits for a table's lock (`lock_timeout`, set for the transaction
     /// unless the connection sets its own: in `options='-c lock_timeout=…'` or `PGOPTIONS`, or a
-    /// value other than 0 that `ALTER ROLE` or `ALTER DATABASE … SET lock_timeout` gives).
+    /// value other than 0 that the server's settings give, by `ALTER ROLE`/`ALTER DATABASE … SET
+    /// lock_timeout` or `postgresql.conf`).
     public static let lockTimeout = "10s"
     /// Attempts before a table held by another session fails the write, and the pause between
     /// two attempts, in seconds.
@@ -224,7 +225,8 @@ public final class PostGISTableWriter {
     }
 
     /// Limits the transaction's wait for a lock to ``lockTimeout`` unless the connection set a
-    /// `lock_timeout` (`own` false) or the role's or database's settings give one other than 0;
+    /// `lock_timeout` (`own` false) or the server's settings (the role's, the database's, its
+    /// configuration file) give one other than 0;
     /// returns the limit in force, as the server shows it ("10s").
     private func limitLockWait(own: Bool, in dataset: GDALDataset) throws(GDALError) -> String {
         func value(_ sql: String) throws(GDALError) -> [String] {
@@ -262,12 +264,16 @@ public final class PostGISTableWriter {
                 // the database's first schema.
                 let schema = try Self.schema(for: connection, in: dataset)
                 var counts: [Int] = []
+                var afterSwaps: [Kept] = []
                 for (table, layer, mode) in tables {
                     let name = QualifiedName(schema: schema, table: table)
                     switch mode {
-                    case .overwrite: try replace(name, with: layer, srs: srs, in: dataset)
+                    case .overwrite: afterSwaps += try replace(name, with: layer, srs: srs, in: dataset)
                     case .append:
                         let history = history?.forTable(table)
+                        // The lock before anything reads the table: a wait for it is then told as
+                        // one in any language (``lock(_:mode:in:)``).
+                        try lockForAppend(name, layer: layer, history: history, in: dataset)
                         if let history, try alreadyAppended(name, history, in: dataset) {
                             counts.append(0)
                             continue
@@ -276,6 +282,10 @@ public final class PostGISTableWriter {
                     }
                     counts.append(layer.count)
                 }
+                // Row security and policies once every table is in place: a policy names its own
+                // table (and may read another one written tonight) by name, which on a staging table
+                // named nothing yet, and tied the new table to the old one of the other name.
+                try give(afterSwaps, in: dataset)
                 CrashPoint.reached("postgis-written")
                 try dataset.commitTransaction()
                 return counts
@@ -354,8 +364,10 @@ public final class PostGISTableWriter {
                 + "table yourself")
     }
 
+    /// Returns what the new table is given once every table of the write is in place (its row
+    /// security and policies, ``keepGrants(of:on:in:)``).
     private func replace(_ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
-        throws(GDALError)
+        throws(GDALError) -> [Kept]
     {
         try refuseForeignTable(name, layer: layer, in: dataset)
         // pid + random: unique among concurrent writers of this and other processes. The table's
@@ -372,11 +384,12 @@ public final class PostGISTableWriter {
         try layer.write(to: created)
         try created.sync()  // ends the COPY and runs the deferred CREATE TABLE / CREATE INDEX
         try refuseDependentViews(of: name, in: dataset)
-        try keepGrants(of: name, on: staging, in: dataset)
+        let afterSwap = try keepGrants(of: name, on: staging, in: dataset)
         try lock(name, mode: "ACCESS EXCLUSIVE", in: dataset)
         try dataset.executeSQL("DROP TABLE IF EXISTS \(name.sql)")
         try dataset.executeSQL("ALTER TABLE \(staging.sql) RENAME TO \(Self.quote(name.table))")
         try renameDependents(of: name, from: staging.table, in: dataset)
+        return afterSwap
     }
 
     /// Refuses to replace a table a view reads: PostgreSQL drops no such table (GDAL's error
@@ -395,16 +408,25 @@ public final class PostGISTableWriter {
                 + "view over its current rows (WHERE valid_to IS NULL), or drop the view(s)")
     }
 
+    /// One statement that gives a new table what the old one had, and whether the write fails
+    /// when the server refuses it (a restrictive policy: left out, it would show rows it hid).
+    struct Kept {
+        var table: QualifiedName
+        var statement: String
+        var required = false
+    }
+
     /// Gives the staging table what the table it replaces was given: its owner, the privileges
-    /// granted on it (a web map's read-only role) and on its columns, its row-level security and
-    /// policies (a role that sees only some rows), and its comment. A new table has none of them:
-    /// the first night's swap took the readers' access away, with exit 0, and a policy's rows
-    /// became every row. A column or a policy's expression the new table cannot take (a column it
-    /// no longer has) is said and left out.
+    /// granted on it (a web map's read-only role) and on its columns, and its comment; returns
+    /// its row-level security and policies (a role that sees only some rows), made now from the
+    /// old table's catalogue for ``give(_:in:)`` to run once every table is in place. A new table
+    /// has none of them: the first night's swap took the readers' access away, with exit 0, and a
+    /// policy's rows became every row. A grant or a permissive policy the new table cannot take (a
+    /// column it no longer has) is said and left out, which shows less, never more.
     private func keepGrants(of name: QualifiedName, on staging: QualifiedName, in dataset: GDALDataset)
-        throws(GDALError)
+        throws(GDALError) -> [Kept]
     {
-        guard try exists(name, in: dataset) else { return }
+        guard try exists(name, in: dataset) else { return [] }
         let from = "FROM pg_class c WHERE c.oid = to_regclass(\(Self.literal(name.sql)))"
         let target = Self.literal(staging.sql)
         // The statements, made by the server (quote_ident, format's %L), one per row.
@@ -417,7 +439,7 @@ public final class PostGISTableWriter {
             return out
         }
         let owner = try statements(
-            "SELECT format('ALTER TABLE %s OWNER TO %I', \(target), pg_get_userbyid(c.relowner)) \(from) "
+            "SELECT format('ALTER TABLE %s OWNER TO %I', \(Self.literal(name.sql)), pg_get_userbyid(c.relowner)) \(from) "
                 + "AND pg_get_userbyid(c.relowner) <> current_user")
         let grants = try statements(
             "SELECT format('GRANT %s ON %s TO %s%s', a.privilege_type, \(target), "
@@ -427,6 +449,10 @@ public final class PostGISTableWriter {
                 + "WHERE c.oid = to_regclass(\(Self.literal(name.sql))) AND a.grantee <> c.relowner "
                 + "ORDER BY r.rolname NULLS FIRST, a.privilege_type")
         let old = "to_regclass(\(Self.literal(name.sql)))"
+        // Row security and policies name the table as it will be called: they are given after
+        // the swap, and `pg_get_expr` writes a column the policy compares with another table's as
+        // `<table>.<column>`.
+        let final = Self.literal(name.sql)
         let columnGrants = try statements(
             "SELECT format('GRANT %s (%I) ON %s TO %s%s', a.privilege_type, att.attname, \(target), "
                 + "CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END, "
@@ -436,37 +462,64 @@ public final class PostGISTableWriter {
                 + "WHERE att.attrelid = \(old) AND att.attnum > 0 AND NOT att.attisdropped "
                 + "ORDER BY att.attname, r.rolname NULLS FIRST, a.privilege_type")
         let rowSecurity = try statements(
-            "SELECT format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', \(target)) \(from) AND c.relrowsecurity "
-                + "UNION ALL SELECT format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', \(target)) \(from) "
+            "SELECT format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', \(final)) \(from) AND c.relrowsecurity "
+                + "UNION ALL SELECT format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', \(final)) \(from) "
                 + "AND c.relforcerowsecurity")
-        let policies = try statements(
-            "SELECT format('CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s', p.polname, \(target), "
-                + "CASE WHEN p.polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END, "
-                + "CASE p.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' WHEN 'w' THEN 'UPDATE' "
-                + "WHEN 'd' THEN 'DELETE' ELSE 'ALL' END, "
-                + "(SELECT string_agg(CASE WHEN g = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g)) END, ', ' "
-                + "ORDER BY g) FROM unnest(p.polroles) g), "
-                + "CASE WHEN p.polqual IS NULL THEN '' ELSE ' USING (' || pg_get_expr(p.polqual, p.polrelid) || ')' END, "
-                + "CASE WHEN p.polwithcheck IS NULL THEN '' "
-                + "ELSE ' WITH CHECK (' || pg_get_expr(p.polwithcheck, p.polrelid) || ')' END) "
-                + "FROM pg_policy p WHERE p.polrelid = \(old) ORDER BY p.polname")
+        let permissive = try statements(policySelect(old: old, final: final, permissive: true))
+        let restrictive = try statements(policySelect(old: old, final: final, permissive: false))
         let comment = try statements(
             "SELECT format('COMMENT ON TABLE %s IS %L', \(target), obj_description(c.oid, 'pg_class')) \(from) "
                 + "AND obj_description(c.oid, 'pg_class') IS NOT NULL")
-        // Grants before the owner changes: granted by this session's role, they stay valid. Each
-        // under a savepoint: one the server refuses (an owner role without CREATE on the schema,
-        // which PostgreSQL requires of a new owner) is said and left out, never the night's
-        // failure; the table is written either way.
-        for statement in grants + columnGrants + rowSecurity + policies + comment + owner {
+        // Grants now, before the owner changes (last, below): granted by this session's role, they
+        // stay valid. Each under a savepoint: one the server refuses is said and left out, never
+        // the night's failure; the table is written either way. So is a new owner the server
+        // refuses (an owner role without CREATE on the schema, which PostgreSQL requires of it).
+        try give((grants + columnGrants + comment).map { Kept(table: name, statement: $0) }, in: dataset)
+        // The owner last of all: row security and policies need the table's owner to give them,
+        // and the writer owns the new table until then.
+        return rowSecurity.map { Kept(table: name, statement: $0, required: true) }
+            + restrictive.map { Kept(table: name, statement: $0, required: true) }
+            + permissive.map { Kept(table: name, statement: $0) } + owner.map { Kept(table: name, statement: $0) }
+    }
+
+    /// A SELECT that makes a `CREATE POLICY` statement for each permissive (or restrictive) policy
+    /// of the table `old` (an SQL expression for its oid), on the table `final` (a literal).
+    private func policySelect(old: String, final: String, permissive: Bool) -> String {
+        "SELECT format('CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s', p.polname, \(final), "
+            + "CASE WHEN p.polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END, "
+            + "CASE p.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' WHEN 'w' THEN 'UPDATE' "
+            + "WHEN 'd' THEN 'DELETE' ELSE 'ALL' END, "
+            + "(SELECT string_agg(CASE WHEN g = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(g)) END, ', ' "
+            + "ORDER BY g) FROM unnest(p.polroles) g), "
+            + "CASE WHEN p.polqual IS NULL THEN '' ELSE ' USING (' || pg_get_expr(p.polqual, p.polrelid) || ')' END, "
+            + "CASE WHEN p.polwithcheck IS NULL THEN '' "
+            + "ELSE ' WITH CHECK (' || pg_get_expr(p.polwithcheck, p.polrelid) || ')' END) "
+            + "FROM pg_policy p WHERE p.polrelid = \(old) AND \(permissive ? "" : "NOT ")p.polpermissive "
+            + "ORDER BY p.polname"
+    }
+
+    /// Runs each statement under a savepoint. One the server refuses is said in a warning, whole,
+    /// and left out, and the write goes on; unless it is `required`: then the write fails and
+    /// every table is as it was (a restrictive policy left out would show rows it hid).
+    private func give(_ kept: [Kept], in dataset: GDALDataset) throws(GDALError) {
+        for item in kept {
             try dataset.executeSQL("SAVEPOINT regionsearch_keep")
             do throws(GDALError) {
-                try dataset.executeSQL(statement)
+                try dataset.executeSQL(item.statement)
                 try dataset.executeSQL("RELEASE SAVEPOINT regionsearch_keep")
             } catch {
                 try dataset.executeSQL("ROLLBACK TO SAVEPOINT regionsearch_keep")
+                let why = error.messages.map(\.text).joined(separator: "; ")
+                let statement = item.statement.split(whereSeparator: \.isNewline).joined(separator: " ")
+                let table = "\(item.table.schema).\(item.table.table)"
+                if item.required {
+                    throw .invalidArgument(
+                        "\(table): the new table cannot be given what the old one had, and without it would "
+                            + "show rows the old one hid (\(statement)): \(why); the tables are as they were. Change "
+                            + "or drop that on the old table, or write to another table")
+                }
                 Log.warning(
-                    "\(name.schema).\(name.table): the new table could not be given what the old one had "
-                        + "(\(statement.prefix(120))): \(error.messages.map(\.text).joined(separator: "; ")); "
+                    "\(table): the new table could not be given what the old one had (\(statement)): \(why); "
                         + "give it by hand")
             }
         }
@@ -518,6 +571,21 @@ public final class PostGISTableWriter {
         }
     }
 
+    /// Takes the lock an append needs, before anything reads the table: the table to itself when
+    /// columns must be added, else only that nobody changes it wholesale (readers go on). Taken
+    /// once, in the mode the whole append needs: a read first and a stronger lock later can
+    /// deadlock two appenders. The columns are read from the catalogue, which locks no table.
+    private func lockForAppend(
+        _ name: QualifiedName, layer: OutputLayer, history: History?, in dataset: GDALDataset
+    ) throws(GDALError) {
+        guard try exists(name, in: dataset) else { return }
+        let present = try columns(of: name, in: dataset)
+        let altered =
+            layer.schema.fields.contains { !present.contains($0.name) }
+            || (history != nil && History.columns.contains { !present.contains($0) })
+        try lock(name, mode: altered ? "ACCESS EXCLUSIVE" : "ROW EXCLUSIVE", in: dataset)
+    }
+
     private func append(
         _ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset,
         history: History?
@@ -529,12 +597,6 @@ public final class PostGISTableWriter {
             // old rows: null), of the types GDAL gives a new table, so that a nightly append goes
             // on after an upgrade.
             var present = try columns(of: name, in: dataset)
-            // Added columns need the table to itself; rows alone, only that nobody else changes
-            // it wholesale. Taken here, so that a wait for it is told as one in any language.
-            let altered =
-                layer.schema.fields.contains { !present.contains($0.name) }
-                || (history != nil && History.columns.contains { !present.contains($0) })
-            try lock(name, mode: altered ? "ACCESS EXCLUSIVE" : "ROW EXCLUSIVE", in: dataset)
             for field in layer.schema.fields where !present.contains(field.name) {
                 try dataset.executeSQL(
                     "ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(field.name)) \(Self.columnType(field.kind))")

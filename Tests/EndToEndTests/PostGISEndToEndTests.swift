@@ -388,16 +388,18 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try stagingTables(), "")
     }
 
-    /// A session that read `table` in a transaction it keeps open (`pg_sleep(120)`), once the
-    /// server shows its lock; `end()` ends it on the server (its backend sleeps on after its client
-    /// goes).
-    private func holding(_ table: String) throws -> TableHolder {
+    /// A session that read `table` in a transaction it keeps open (`pg_sleep(120)`), or took
+    /// `lockMode`'s lock on it, once the server shows its lock; `end()` ends it on the server (its
+    /// backend sleeps on after its client goes).
+    private func holding(_ table: String, lockMode: String? = nil) throws -> TableHolder {
         let user = try connection().components(separatedBy: "user=").last ?? "postgres"
         let process = try ChildProcess(
             executable: "/usr/bin/psql",
             arguments: [
                 "-h", Self.directory + "/sock", "-U", user, "-d", "regionsearch", "-XAtq", "-c",
-                "BEGIN; SELECT count(*) FROM \(table); SELECT pg_sleep(120); COMMIT;",
+                "BEGIN; "
+                    + (lockMode.map { "LOCK TABLE \(table) IN \($0) MODE;" } ?? "SELECT count(*) FROM \(table);")
+                    + " SELECT pg_sleep(120); COMMIT;",
             ], output: .file(Self.directory + "/holder.log"))
         let holder = TableHolder(process: process) { [self] in
             _ = try? psql(
@@ -500,6 +502,28 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(blocked.status, 6, blocked.output)
         XCTAssertTrue(blocked.output.contains("another session holds a lock on held_de"), blocked.output)
         XCTAssertTrue(blocked.output.contains("3 attempts"), blocked.output)
+        holder.end()
+
+        // An append waits where it first reads the table (whether tonight's rows are there): a
+        // session that holds the table to itself (a DBA's ALTER, a VACUUM FULL) is told the same.
+        func appendNight(_ csv: String) throws -> PipelineFixture.Result {
+            try f.writeManifest(
+                output: .object([
+                    ("path", .string(try connection() + " options='-c lock_timeout=200'")),
+                    ("layer", .string("held_de_a")), ("mode", .string("append")),
+                ]),
+                input: .object([("path", .string("../data/" + csv)), ("format", .string("csv"))]),
+                keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+            return try f.run()
+        }
+        defer { _ = try? psql("DROP TABLE IF EXISTS held_de_a") }
+        XCTAssertEqual(try appendNight("city.csv").status, 0)
+        let exclusive = try holding("held_de_a", lockMode: "ACCESS EXCLUSIVE")
+        defer { exclusive.end() }
+        let appending = try appendNight("day2.csv")
+        XCTAssertEqual(appending.status, 6, appending.output)
+        XCTAssertTrue(appending.output.contains("another session holds a lock on held_de_a"), appending.output)
+        XCTAssertTrue(appending.output.contains("3 attempts"), appending.output)
     }
 
     /// Overwrite builds a new table: the old one's grants (a web map's read-only role), owner and
@@ -579,15 +603,24 @@ final class PostGISEndToEndTests: XCTestCase {
                 + "GRANT SELECT (region_id, keyword) ON public.secured TO analyst; "
                 + "ALTER TABLE public.secured ENABLE ROW LEVEL SECURITY; "
                 + "CREATE POLICY first_ones ON public.secured FOR SELECT TO analyst USING (region_id <= 2); "
+                + "CREATE TABLE IF NOT EXISTS shown_keywords (keyword text); "
+                + "INSERT INTO shown_keywords VALUES ('restaurant'); GRANT SELECT ON shown_keywords TO analyst; "
+                + "CREATE POLICY listed ON public.secured FOR SELECT TO analyst USING (EXISTS (SELECT 1 FROM "
+                + "shown_keywords k WHERE k.keyword = secured.keyword)); "
                 + "ALTER TABLE public.secured ADD COLUMN note text; "
                 + "CREATE POLICY by_note ON public.secured FOR SELECT TO analyst USING (note IS NULL)")
-        defer { _ = try? psql("DROP OWNED BY analyst; DROP ROLE IF EXISTS analyst") }
+        defer {
+            _ = try? psql(
+                "DROP TABLE IF EXISTS shown_keywords CASCADE; DROP OWNED BY analyst; DROP ROLE IF EXISTS analyst")
+        }
         func policies() throws -> String {
             try psql(
-                "SELECT string_agg(polname || ':' || pg_get_expr(polqual, polrelid), ' ' ORDER BY polname) "
+                "SELECT string_agg(polname || ':' || regexp_replace(pg_get_expr(polqual, polrelid), '\\s+', ' ', 'g'), ' ' "
+                    + "ORDER BY polname) "
                     + "FROM pg_policy WHERE polrelid = 'public.secured'::regclass")
         }
-        XCTAssertEqual(try policies(), "by_note:(note IS NULL) first_ones:(region_id <= 2)")
+        let listed = "listed:(EXISTS ( SELECT 1 FROM shown_keywords k WHERE (k.keyword = (secured.keyword)::text)))"
+        XCTAssertEqual(try policies(), "by_note:(note IS NULL) first_ones:(region_id <= 2) " + listed)
 
         try f.writeManifest(
             output: .object([
@@ -603,15 +636,56 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try psql("SELECT has_column_privilege('analyst', 'public.secured', 'keyword', 'SELECT')"), "t")
         XCTAssertEqual(try psql("SELECT has_table_privilege('analyst', 'public.secured', 'SELECT')"), "f")
         XCTAssertEqual(try psql("SELECT relrowsecurity FROM pg_class WHERE oid = 'public.secured'::regclass"), "t")
-        XCTAssertEqual(try policies(), "first_ones:(region_id <= 2)")
+        XCTAssertEqual(try policies(), "first_ones:(region_id <= 2) " + listed)
         // What the analyst sees through the policy: the rows it allows, from the new table.
         let seen = try psql(
             "SET ROLE analyst; SELECT string_agg(region_id::text, ',' ORDER BY region_id) FROM public.secured; "
                 + "RESET ROLE")
         let allowed = try psql(
-            "SELECT string_agg(region_id::text, ',' ORDER BY region_id) FROM public.secured WHERE region_id <= 2")
+            "SELECT string_agg(region_id::text, ',' ORDER BY region_id) FROM public.secured WHERE region_id <= 2 "
+                + "OR keyword IN (SELECT keyword FROM shown_keywords)")
         XCTAssertFalse(allowed.isEmpty)
         XCTAssertEqual(seen, allowed)
+        XCTAssertEqual(try stagingTables(), "")
+
+        // A restrictive policy the new table cannot take would show the analyst rows it hid: the
+        // night fails and the table is as it was.
+        _ = try psql(
+            "ALTER TABLE public.secured ADD COLUMN tenant text; CREATE POLICY only_tenant ON public.secured AS "
+                + "RESTRICTIVE FOR SELECT TO analyst USING (tenant = 'b')")
+        let content =
+            "SELECT count(*) || ' ' || md5(string_agg(region_id || keyword, ',' ORDER BY region_id)) FROM secured"
+        let before = try psql(content)
+        let refused = try f.run(["--input", f.root + "/data/city.csv"])
+        XCTAssertEqual(refused.status, 6, refused.output)
+        XCTAssertTrue(refused.output.contains("without it would show rows the old one hid"), refused.output)
+        XCTAssertTrue(refused.output.contains("only_tenant"), refused.output)
+        XCTAssertEqual(try psql(content), before)
+        XCTAssertEqual(try stagingTables(), "")
+    }
+
+    /// A policy on the regions table that reads the POI table, both replaced in one night: the
+    /// new regions table's policy was made on the old POI table, which then could not be dropped
+    /// (exit 6 every night). Policies are given once both are in place, and read the new one.
+    func testAPolicyThatReadsTheOtherTableOfTheNightIsKept() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        defer { _ = try? psql("DROP TABLE IF EXISTS cross_r, cross_p") }
+        try f.writeManifest(
+            output: .object([("path", .string(pg)), ("layer", .string("cross_r")), ("mode", .string("overwrite"))]),
+            poiOutput: .object([("path", .string(pg)), ("layer", .string("cross_p")), ("mode", .string("overwrite"))]),
+            sections: [("maps", .bool(false))])
+        try f.runOK()
+        _ = try psql(
+            "ALTER TABLE cross_r ENABLE ROW LEVEL SECURITY; CREATE POLICY near_pois ON cross_r FOR SELECT USING "
+                + "(region_id IN (SELECT region_1 FROM cross_p WHERE match_1 = 1))")
+        let night = try f.run(["--input", f.root + "/data/city.csv", "--force"])
+        XCTAssertEqual(night.status, 0, night.output)
+        XCTAssertEqual(
+            try psql(
+                "SELECT pg_get_expr(polqual, polrelid) FROM pg_policy WHERE polrelid = 'cross_r'::regclass"),
+            "(region_id IN ( SELECT cross_p.region_1\n   FROM cross_p\n  WHERE (cross_p.match_1 = 1)))")
         XCTAssertEqual(try stagingTables(), "")
     }
 
