@@ -98,6 +98,8 @@ public final class PostGISTableWriter {
         try Self.validate(table)
         let dataset = try open()
         defer { try? dataset.close() }
+        // A table another session holds is waited for as long as a write waits, not for ever.
+        try limitLockWait(own: !setsLockTimeout, local: false, in: dataset)
         let name = QualifiedName(schema: try Self.schema(for: connection, in: dataset), table: table)
         guard try exists(name, in: dataset), try columns(of: name, in: dataset).contains(column) else { return nil }
         guard let result = try dataset.executeSQL("SELECT max(\(Self.quote(column)))::bigint FROM \(name.sql)"),
@@ -113,6 +115,8 @@ public final class PostGISTableWriter {
         try Self.validate(table)
         let dataset = try open()
         defer { try? dataset.close() }
+        // A table another session holds is waited for as long as a write waits, not for ever.
+        try limitLockWait(own: !setsLockTimeout, local: false, in: dataset)
         let name = QualifiedName(schema: try Self.schema(for: connection, in: dataset), table: table)
         guard try exists(name, in: dataset) else { return nil }
         let chosen = try columns(of: name, in: dataset).filter(accept).sorted()
@@ -228,7 +232,9 @@ public final class PostGISTableWriter {
     /// `lock_timeout` (`own` false) or the server's settings (the role's, the database's, its
     /// configuration file) give one other than 0;
     /// returns the limit in force, as the server shows it ("10s").
-    private func limitLockWait(own: Bool, in dataset: GDALDataset) throws(GDALError) -> String {
+    /// `local` false: for the session (a read outside a transaction).
+    @discardableResult
+    private func limitLockWait(own: Bool, local: Bool = true, in dataset: GDALDataset) throws(GDALError) -> String {
         func value(_ sql: String) throws(GDALError) -> [String] {
             guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return [] }
             return (0..<2).compactMap { column -> String? in
@@ -239,7 +245,7 @@ public final class PostGISTableWriter {
         if own {
             let setting = try value("SELECT source, setting FROM pg_settings WHERE name = 'lock_timeout'")
             if setting.count < 2 || setting[0] == "default" || setting[1] == "0" {
-                try dataset.executeSQL("SET LOCAL lock_timeout = \(Self.literal(Self.lockTimeout))")
+                try dataset.executeSQL("SET \(local ? "LOCAL " : "")lock_timeout = \(Self.literal(Self.lockTimeout))")
             }
         }
         return try value("SELECT current_setting('lock_timeout')").first ?? Self.lockTimeout
@@ -264,11 +270,16 @@ public final class PostGISTableWriter {
                 // the database's first schema.
                 let schema = try Self.schema(for: connection, in: dataset)
                 var counts: [Int] = []
-                var afterSwaps: [Kept] = []
+                // Every new table is built before any old one is dropped: what the old ones had is
+                // read while they are all there (a policy on one may read another).
+                let replaced = Set(tables.filter { $0.mode == .overwrite }.map(\.table))
+                var prepared: [Replacement] = []
                 for (table, layer, mode) in tables {
                     let name = QualifiedName(schema: schema, table: table)
                     switch mode {
-                    case .overwrite: afterSwaps += try replace(name, with: layer, srs: srs, in: dataset)
+                    case .overwrite:
+                        prepared.append(
+                            try prepareReplacement(name, with: layer, srs: srs, replaced: replaced, in: dataset))
                     case .append:
                         let history = history?.forTable(table)
                         // The lock before anything reads the table: a wait for it is then told as
@@ -282,10 +293,11 @@ public final class PostGISTableWriter {
                     }
                     counts.append(layer.count)
                 }
+                for replacement in prepared { try swap(replacement, in: dataset) }
                 // Row security and policies once every table is in place: a policy names its own
                 // table (and may read another one written tonight) by name, which on a staging table
                 // named nothing yet, and tied the new table to the old one of the other name.
-                try give(afterSwaps, in: dataset)
+                try give(prepared.flatMap(\.afterSwap), in: dataset)
                 CrashPoint.reached("postgis-written")
                 try dataset.commitTransaction()
                 return counts
@@ -364,11 +376,24 @@ public final class PostGISTableWriter {
                 + "table yourself")
     }
 
-    /// Returns what the new table is given once every table of the write is in place (its row
-    /// security and policies, ``keepGrants(of:on:in:)``).
-    private func replace(_ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset)
-        throws(GDALError) -> [Kept]
-    {
+    /// A table built beside the one it replaces, and what the swap must do.
+    struct Replacement {
+        var name: QualifiedName
+        var staging: QualifiedName
+        /// What the new table is given once every table of the write is in place (its row security
+        /// and policies, ``keepGrants(of:on:in:)``).
+        var afterSwap: [Kept]
+        /// Policies on other tables replaced in the same write that read this one: dropped before
+        /// it (PostgreSQL drops no table a policy reads), and made again on their new tables.
+        var readBy: [(table: QualifiedName, policy: String)]
+    }
+
+    /// Builds the new table beside `name` and reads what the swap needs; drops nothing.
+    /// `replaced`: the tables the write replaces.
+    private func prepareReplacement(
+        _ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, replaced: Set<String>,
+        in dataset: GDALDataset
+    ) throws(GDALError) -> Replacement {
         try refuseForeignTable(name, layer: layer, in: dataset)
         // pid + random: unique among concurrent writers of this and other processes. The table's
         // name is cut so that the staging table's index names (`_geom_geom_idx`, 14 bytes, the
@@ -384,12 +409,51 @@ public final class PostGISTableWriter {
         try layer.write(to: created)
         try created.sync()  // ends the COPY and runs the deferred CREATE TABLE / CREATE INDEX
         try refuseDependentViews(of: name, in: dataset)
+        let readBy = try policiesReading(name, in: dataset)
+        if let other = readBy.first(where: { $0.table.schema != name.schema || !replaced.contains($0.table.table) }) {
+            throw .invalidArgument(
+                "the policy \(other.policy) on table \(other.table.schema).\(other.table.table) reads table "
+                    + "\(name.schema).\(name.table), which \"mode\": \"overwrite\" replaces, and PostgreSQL drops no "
+                    + "table a policy reads; the tables are as they were. Use \"mode\": \"append\" (the policy "
+                    + "reading the rows WHERE valid_to IS NULL), or drop the policy")
+        }
         let afterSwap = try keepGrants(of: name, on: staging, in: dataset)
+        return Replacement(name: name, staging: staging, afterSwap: afterSwap, readBy: readBy)
+    }
+
+    /// Drops the old table and gives the new one its name (and its index, key and sequence the
+    /// names a fresh table has); first the policies of tonight's other tables that read it.
+    private func swap(_ replacement: Replacement, in dataset: GDALDataset) throws(GDALError) {
+        let name = replacement.name
+        for (table, policy) in replacement.readBy {
+            try lock(table, mode: "ACCESS EXCLUSIVE", in: dataset)
+            try dataset.executeSQL("DROP POLICY IF EXISTS \(Self.quote(policy)) ON \(table.sql)")
+        }
         try lock(name, mode: "ACCESS EXCLUSIVE", in: dataset)
         try dataset.executeSQL("DROP TABLE IF EXISTS \(name.sql)")
-        try dataset.executeSQL("ALTER TABLE \(staging.sql) RENAME TO \(Self.quote(name.table))")
-        try renameDependents(of: name, from: staging.table, in: dataset)
-        return afterSwap
+        try dataset.executeSQL("ALTER TABLE \(replacement.staging.sql) RENAME TO \(Self.quote(name.table))")
+        try renameDependents(of: name, from: replacement.staging.table, in: dataset)
+    }
+
+    /// The policies on other tables whose expressions read the table `name`: (their table, name).
+    private func policiesReading(_ name: QualifiedName, in dataset: GDALDataset) throws(GDALError)
+        -> [(table: QualifiedName, policy: String)]
+    {
+        let sql =
+            "SELECT DISTINCT n.nspname::text, c.relname::text, p.polname::text FROM pg_depend d "
+            + "JOIN pg_policy p ON d.classid = 'pg_policy'::regclass AND d.objid = p.oid "
+            + "JOIN pg_class c ON c.oid = p.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+            + "WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = to_regclass(\(Self.literal(name.sql))) "
+            + "AND p.polrelid <> d.refobjid ORDER BY 1, 2, 3"
+        var out: [(table: QualifiedName, policy: String)] = []
+        guard let result = try dataset.executeSQL(sql) else { return out }
+        while let row = try result.nextFeature() {
+            guard case .string(let schema) = row.value(at: 0), case .string(let table) = row.value(at: 1),
+                case .string(let policy) = row.value(at: 2)
+            else { continue }
+            out.append((QualifiedName(schema: schema, table: table), policy))
+        }
+        return out
     }
 
     /// Refuses to replace a table a view reads: PostgreSQL drops no such table (GDAL's error

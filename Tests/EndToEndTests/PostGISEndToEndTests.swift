@@ -677,15 +677,42 @@ final class PostGISEndToEndTests: XCTestCase {
             poiOutput: .object([("path", .string(pg)), ("layer", .string("cross_p")), ("mode", .string("overwrite"))]),
             sections: [("maps", .bool(false))])
         try f.runOK()
+        // Each reads the other: the regions' policy the POIs, the POIs' policy the regions.
         _ = try psql(
             "ALTER TABLE cross_r ENABLE ROW LEVEL SECURITY; CREATE POLICY near_pois ON cross_r FOR SELECT USING "
-                + "(region_id IN (SELECT region_1 FROM cross_p WHERE match_1 = 1))")
-        let night = try f.run(["--input", f.root + "/data/city.csv", "--force"])
-        XCTAssertEqual(night.status, 0, night.output)
-        XCTAssertEqual(
-            try psql(
-                "SELECT pg_get_expr(polqual, polrelid) FROM pg_policy WHERE polrelid = 'cross_r'::regclass"),
-            "(region_id IN ( SELECT cross_p.region_1\n   FROM cross_p\n  WHERE (cross_p.match_1 = 1)))")
+                + "(region_id IN (SELECT region_1 FROM cross_p WHERE match_1 = 1)); "
+                + "ALTER TABLE cross_p ENABLE ROW LEVEL SECURITY; CREATE POLICY in_regions ON cross_p FOR SELECT USING "
+                + "(region_1 IN (SELECT region_id FROM cross_r))")
+        for night in 1...2 {
+            let run = try f.run(["--input", f.root + "/data/city.csv", "--force"])
+            XCTAssertEqual(run.status, 0, "night \(night): " + run.output)
+            XCTAssertEqual(
+                try psql(
+                    "SELECT regexp_replace(pg_get_expr(polqual, polrelid), '\\s+', ' ', 'g') FROM pg_policy "
+                        + "WHERE polrelid = 'cross_r'::regclass"),
+                "(region_id IN ( SELECT cross_p.region_1 FROM cross_p WHERE (cross_p.match_1 = 1)))")
+            XCTAssertEqual(
+                try psql(
+                    "SELECT regexp_replace(pg_get_expr(polqual, polrelid), '\\s+', ' ', 'g') FROM pg_policy "
+                        + "WHERE polrelid = 'cross_p'::regclass"),
+                "(region_1 IN ( SELECT cross_r.region_id FROM cross_r))")
+            XCTAssertEqual(try stagingTables(), "")
+        }
+
+        // A policy on a table the night does not write, reading one it replaces: PostgreSQL drops
+        // no such table. Refused in words, the tables as they were (it had been GDAL's error).
+        _ = try psql(
+            "CREATE TABLE IF NOT EXISTS cross_other (id int); ALTER TABLE cross_other ENABLE ROW LEVEL SECURITY; "
+                + "CREATE POLICY by_regions ON cross_other USING (id IN (SELECT region_id FROM cross_r))")
+        defer { _ = try? psql("DROP TABLE IF EXISTS cross_other") }
+        let content = "SELECT count(*) || ' ' || md5(string_agg(region_id::text, ',' ORDER BY region_id)) FROM cross_r"
+        let before = try psql(content)
+        let refused = try f.run(["--input", f.root + "/data/city.csv", "--force", "--set", "regions.core_ratio=8"])
+        XCTAssertEqual(refused.status, 6, refused.output)
+        XCTAssertTrue(
+            refused.output.contains("the policy by_regions on table public.cross_other reads table public.cross_r"),
+            refused.output)
+        XCTAssertEqual(try psql(content), before)
         XCTAssertEqual(try stagingTables(), "")
     }
 
@@ -780,6 +807,20 @@ final class PostGISEndToEndTests: XCTestCase {
             try psql(
                 "SELECT least(min(region_1), min(region_2)) > \(issued) FROM floor_p WHERE valid_to IS NULL"), "t",
             "a new lineage reused ids the POI table's history holds")
+
+        // Reading those ids waits for a table another session holds as long as a write would
+        // (10 s), not for ever (it had hung before any stage).
+        try f.writeManifest(
+            output: .string("../out/regions.geojson"),
+            poiOutput: .object([("path", .string(pg)), ("layer", .string("floor_p")), ("mode", .string("append"))]),
+            keywords: ["bank", "cafe"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        let holder = try holding("floor_p", lockMode: "ACCESS EXCLUSIVE")
+        defer { holder.end() }
+        let start = monotonicSeconds()
+        let held = try f.run(["--fresh-lineage", "--input", f.root + "/data/city.csv"])
+        XCTAssertNotEqual(held.status, 0, held.output)
+        XCTAssertLessThan(monotonicSeconds() - start, 30, "the run waited for the holder")
+        XCTAssertTrue(held.output.contains("cannot read the region ids the table holds"), held.output)
     }
 
     /// `status` does not connect to the database to number a new lineage: with the lineage file
