@@ -284,12 +284,14 @@ public final class PostGISTableWriter {
                         let history = history?.forTable(table)
                         // The lock before anything reads the table: a wait for it is then told as
                         // one in any language (``lock(_:mode:in:)``).
-                        try lockForAppend(name, layer: layer, history: history, in: dataset)
+                        let lifted = try lockForAppend(name, layer: layer, history: history, in: dataset)
                         if let history, try alreadyAppended(name, history, in: dataset) {
+                            if lifted { try restoreRowSecurity(name, in: dataset) }
                             counts.append(0)
                             continue
                         }
                         try append(name, with: layer, srs: srs, in: dataset, history: history)
+                        if lifted { try restoreRowSecurity(name, in: dataset) }
                     }
                     counts.append(layer.count)
                 }
@@ -639,15 +641,55 @@ public final class PostGISTableWriter {
     /// columns must be added, else only that nobody changes it wholesale (readers go on). Taken
     /// once, in the mode the whole append needs: a read first and a stronger lock later can
     /// deadlock two appenders. The columns are read from the catalogue, which locks no table.
+    ///
+    /// Row-level security that applies to the writer (its policies would filter what the append
+    /// reads and updates, and PostgreSQL refuses COPY into such a table) is lifted for the
+    /// transaction where the writer owns the table and forced it on itself (`FORCE ROW LEVEL
+    /// SECURITY`, given back by ``restoreRowSecurity(_:in:)`` before the commit, so no other
+    /// session sees it lifted); for a writer that is not the owner the append is refused in words.
+    /// Returns whether it was lifted.
     private func lockForAppend(
         _ name: QualifiedName, layer: OutputLayer, history: History?, in dataset: GDALDataset
-    ) throws(GDALError) {
-        guard try exists(name, in: dataset) else { return }
+    ) throws(GDALError) -> Bool {
+        guard try exists(name, in: dataset) else { return false }
         let present = try columns(of: name, in: dataset)
         let altered =
             layer.schema.fields.contains { !present.contains($0.name) }
             || (history != nil && History.columns.contains { !present.contains($0) })
-        try lock(name, mode: altered ? "ACCESS EXCLUSIVE" : "ROW EXCLUSIVE", in: dataset)
+        // 'owner': the writer is the owner or a member of its role, which row security spares
+        // unless forced; 'exempt': a superuser or a role with BYPASSRLS, which it always spares.
+        let sql =
+            "SELECT CASE WHEN NOT c.relrowsecurity OR r.rolsuper OR r.rolbypassrls THEN 'exempt' "
+            + "WHEN pg_has_role(current_user, c.relowner, 'USAGE') THEN "
+            + "CASE WHEN c.relforcerowsecurity THEN 'forced' ELSE 'exempt' END ELSE 'applies' END "
+            + "FROM pg_class c, pg_roles r WHERE c.oid = to_regclass(\(Self.literal(name.sql))) "
+            + "AND r.rolname = current_user"
+        var security = "exempt"
+        if let result = try dataset.executeSQL(sql), let row = try result.nextFeature(),
+            case .string(let text) = row.value(at: 0)
+        {
+            security = text
+        }
+        switch security {
+        case "applies":
+            throw .invalidArgument(
+                "table \(name.schema).\(name.table) has row-level security that applies to this connection's role, and "
+                    + "PostgreSQL appends no rows through it (COPY); append as the table's owner or a role with "
+                    + "BYPASSRLS, or write to another table")
+        case "forced":
+            try lock(name, mode: "ACCESS EXCLUSIVE", in: dataset)
+            try dataset.executeSQL("ALTER TABLE \(name.sql) NO FORCE ROW LEVEL SECURITY")
+            return true
+        default:
+            try lock(name, mode: altered ? "ACCESS EXCLUSIVE" : "ROW EXCLUSIVE", in: dataset)
+            return false
+        }
+    }
+
+    /// Forces row-level security on the table again, as ``lockForAppend(_:layer:history:in:)``
+    /// found it.
+    private func restoreRowSecurity(_ name: QualifiedName, in dataset: GDALDataset) throws(GDALError) {
+        try dataset.executeSQL("ALTER TABLE \(name.sql) FORCE ROW LEVEL SECURITY")
     }
 
     private func append(

@@ -664,6 +664,59 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try stagingTables(), "")
     }
 
+    /// Row-level security on an appended table: forced on its owner (the writer), its policies
+    /// hid the table's rows from the append and PostgreSQL refused the COPY ("COPY FROM not
+    /// supported with row-level security"), every night. It is lifted for the transaction and
+    /// forced again before the commit. A writer it applies to as a non-owner is refused in words.
+    func testAnAppendThroughForcedRowSecurity() throws {
+        let pg = try connection()
+        let f = try appendingNights(to: "forced")
+        defer { f.remove() }
+        defer {
+            _ = try? psql(
+                "DROP TABLE IF EXISTS forced; DROP OWNED BY appender; DROP ROLE IF EXISTS appender; "
+                    + "DROP OWNED BY forcer; DROP ROLE IF EXISTS forcer")
+        }
+        try f.runOK()
+        let first = Int(try psql("SELECT count(*) FROM forced")) ?? -1
+        // Owned by a role that is no superuser (a superuser passes every policy).
+        _ = try psql(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'forcer') THEN "
+                + "CREATE ROLE forcer LOGIN; END IF; END $$; GRANT CREATE, USAGE ON SCHEMA public TO forcer; "
+                + "ALTER TABLE forced OWNER TO forcer; "
+                + "ALTER TABLE forced ENABLE ROW LEVEL SECURITY; ALTER TABLE forced FORCE ROW LEVEL SECURITY; "
+                + "CREATE POLICY nothing ON forced USING (false)")
+        func manifest(as user: String, _ csv: String) throws {
+            try f.writeManifest(
+                output: .object([
+                    ("path", .string(pg.replacingOccurrences(of: "user=postgres", with: "user=" + user))),
+                    ("layer", .string("forced")), ("mode", .string("append")),
+                ]),
+                input: .object([("path", .string("../data/" + csv)), ("format", .string("csv"))]),
+                keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        }
+        try manifest(as: "forcer", "day2.csv")
+        let night = try f.run()
+        XCTAssertEqual(night.status, 0, night.output)
+        XCTAssertGreaterThan(Int(try psql("SELECT count(*) FROM forced")) ?? -1, first)
+        XCTAssertEqual(
+            try psql("SELECT count(DISTINCT run_id) FROM forced WHERE valid_to IS NULL"), "1",
+            "night 1's rows were not closed")
+        XCTAssertEqual(try psql("SELECT relforcerowsecurity FROM pg_class WHERE oid = 'forced'::regclass"), "t")
+
+        _ = try psql(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'appender') THEN "
+                + "CREATE ROLE appender LOGIN; END IF; END $$; GRANT SELECT, INSERT, UPDATE ON forced TO appender; "
+                + "GRANT USAGE ON SEQUENCE forced_fid_seq TO appender")
+        try manifest(as: "appender", "city.csv")
+        let rows = try psql("SELECT count(*) FROM forced")
+        let refused = try f.run()
+        XCTAssertEqual(refused.status, 6, refused.output)
+        XCTAssertTrue(
+            refused.output.contains("row-level security that applies to this connection's role"), refused.output)
+        XCTAssertEqual(try psql("SELECT count(*) FROM forced"), rows)
+    }
+
     /// A policy on the regions table that reads the POI table, both replaced in one night: the
     /// new regions table's policy was made on the old POI table, which then could not be dropped
     /// (exit 6 every night). Policies are given once both are in place, and read the new one.
