@@ -482,10 +482,10 @@ public final class PostGISTableWriter {
         var required = false
     }
 
-    /// Gives the staging table what the table it replaces was given: its owner, the privileges
-    /// granted on it (a web map's read-only role) and on its columns, and its comment; returns
-    /// its row-level security and policies (a role that sees only some rows), made now from the
-    /// old table's catalogue for ``give(_:in:)`` to run once every table is in place. A new table
+    /// Gives the staging table what the table it replaces was given: the privileges granted on it
+    /// (a web map's read-only role) and on its columns, and its comment; returns its row-level
+    /// security, policies (a role that sees only some rows) and owner, made now from the old
+    /// table's catalogue for ``give(_:in:)`` to run once every table is in place. A new table
     /// has none of them: the first night's swap took the readers' access away, with exit 0, and a
     /// policy's rows became every row. A grant or a permissive policy the new table cannot take (a
     /// column it no longer has) is said and left out, which shows less, never more.
