@@ -180,8 +180,9 @@ public final class PostGISTableWriter {
             } catch {
                 guard Self.isLockTimeout(error) else { throw error }
                 guard attempt < Self.lockAttempts else {
+                    let held = Self.heldTable(in: error) ?? tables.map(\.table).joined(separator: ", ")
                     throw .tableInUse(
-                        "another session holds a lock on \(tables.map(\.table).joined(separator: ", ")) (an open "
+                        "another session holds a lock on \(held) (an open "
                             + "transaction that read it, or a long query); \(attempt) attempts each waited "
                             + "\(waited) (lock_timeout) for it, and the tables are as they were. End that session "
                             + "(pg_stat_activity shows it) or run again later; to wait longer, give "
@@ -210,6 +211,21 @@ public final class PostGISTableWriter {
     /// server's for a statement that waited on its own (English servers only).
     static func isLockTimeout(_ error: GDALError) -> Bool {
         error.messages.contains { $0.text.contains(lockTimeoutMarker) || $0.text.contains("lock timeout") }
+    }
+
+    /// The table ``lock(_:mode:in:)`` waited for, from its message (`schema.table`, unquoted);
+    /// nil for a wait the server told in its own words, which name no table.
+    static func heldTable(in error: GDALError) -> String? {
+        for message in error.messages {
+            guard let marker = message.text.range(of: lockTimeoutMarker + " ") else { continue }
+            // `"schema"."table"` as ``QualifiedName/sql`` writes it: a table's name holds no quote
+            // (``validate(_:limit:)``), a schema's may hold anything.
+            let line = message.text[marker.upperBound...].prefix { $0 != "\n" }
+            guard let dot = line.range(of: "\".\"", options: .backwards) else { return nil }
+            let table = line[dot.upperBound...].prefix { $0 != "\"" }
+            return table.isEmpty ? nil : String(table)
+        }
+        return nil
     }
 
     /// Takes `mode`'s lock on the table `name`, when it exists, waiting at most `lock_timeout`.

@@ -437,6 +437,38 @@ final class PostGISEndToEndTests: XCTestCase {
         }
     }
 
+    /// Of the night's tables, the one another session holds is named: the message had named
+    /// every table of the write (regions and POIs) whichever was held.
+    func testALockWaitNamesTheTableHeld() throws {
+        let pg = try connection() + " options='-c lock_timeout=200'"
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        defer { _ = try? psql("DROP TABLE IF EXISTS named_r, named_p") }
+        try f.writeManifest(
+            output: .object([("path", .string(pg)), ("layer", .string("named_r")), ("mode", .string("overwrite"))]),
+            poiOutput: .object([("path", .string(pg)), ("layer", .string("named_p")), ("mode", .string("overwrite"))]),
+            sections: [("maps", .bool(false))])
+        try f.runOK()
+        let holder = try holding("named_p")
+        defer { holder.end() }
+        let blocked = try f.run(["--force"])
+        XCTAssertEqual(blocked.status, 6, blocked.output)
+        XCTAssertTrue(blocked.output.contains("another session holds a lock on named_p ("), blocked.output)
+        // A wait the server told in its own words names no table: all of them are named.
+        let english = GDALError.operationFailed(
+            operation: "ExecuteSQL", code: 6,
+            messages: [GDALMessage(level: .failure, code: 1, text: "ERROR:  canceling statement due to lock timeout")])
+        XCTAssertNil(PostGISTableWriter.heldTable(in: english))
+        let marked = GDALError.operationFailed(
+            operation: "ExecuteSQL", code: 6,
+            messages: [
+                GDALMessage(
+                    level: .failure, code: 1,
+                    text: "FEHLER:  \(PostGISTableWriter.lockTimeoutMarker) \"my \"\".schema\".\"named_p\"\nKONTEXT: …")
+            ])
+        XCTAssertEqual(PostGISTableWriter.heldTable(in: marked), "named_p")
+    }
+
     /// A `lock_timeout` the database (or the role) sets is the one the night waits: the writer
     /// had set its own 10 s over it, so a DBA's 250 ms became 3 waits of 10 s.
     func testALockTimeoutTheDatabaseSetsIsTheOneEachAttemptWaits() throws {
