@@ -387,6 +387,15 @@ public final class PostGISTableWriter {
         let present = try columns(of: name, in: dataset)
         let core = ["geom", "fid"] + fields
         guard !core.allSatisfy(present.contains) else { return }
+        // information_schema lists only the columns this role holds a privilege on: none seen is
+        // a table it may not read, not one of no columns.
+        if present.isEmpty {
+            throw .invalidArgument(
+                "table \(name.schema).\(name.table) exists, and this connection's role has no privilege on any of "
+                    + "its columns, so it cannot tell whether RegionSearch wrote it; it is left as it is: connect as "
+                    + "its owner (or a role granted SELECT, INSERT and UPDATE on it), or name another table (\"layer\")"
+            )
+        }
         throw .invalidArgument(
             "table \(name.schema).\(name.table) exists and is not one RegionSearch wrote (its columns: "
                 + present.sorted().prefix(12).joined(separator: ", ")

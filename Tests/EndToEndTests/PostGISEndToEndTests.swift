@@ -1091,6 +1091,21 @@ final class PostGISEndToEndTests: XCTestCase {
             XCTAssertEqual(try psql("SELECT email FROM customers"), "a", mode)
         }
         XCTAssertEqual(try stagingTables(), "")
+
+        // A table this role may not read shows no columns: said as such, not "its columns: )".
+        _ = try psql(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'stranger') THEN "
+                + "CREATE ROLE stranger LOGIN; END IF; END $$; GRANT CREATE, USAGE ON SCHEMA public TO stranger")
+        defer { _ = try? psql("DROP OWNED BY stranger; DROP ROLE IF EXISTS stranger") }
+        try f.writeManifest(
+            output: .object([
+                ("path", .string(pg.replacingOccurrences(of: "user=postgres", with: "user=stranger"))),
+                ("layer", .string("customers")),
+            ]), sections: [("maps", .bool(false))])
+        let unseen = try f.run()
+        XCTAssertEqual(unseen.status, 6, unseen.output)
+        XCTAssertTrue(unseen.output.contains("has no privilege on any of its columns"), unseen.output)
+        XCTAssertEqual(try psql("SELECT email FROM customers"), "a")
     }
 
     /// An active_schema that does not exist is refused (exit 6), in either spelling of the key:
