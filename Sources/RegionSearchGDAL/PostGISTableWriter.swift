@@ -95,17 +95,7 @@ public final class PostGISTableWriter {
     /// The largest value of the integer column `column` in `table` (in the schema tables go to);
     /// nil when the table does not exist, has no such column or no rows. Reads only.
     public func largestValue(of column: String, in table: String) throws(GDALError) -> Int? {
-        try Self.validate(table)
-        let dataset = try open()
-        defer { try? dataset.close() }
-        // A table another session holds is waited for as long as a write waits, not for ever.
-        try limitLockWait(own: !setsLockTimeout, local: false, in: dataset)
-        let name = QualifiedName(schema: try Self.schema(for: connection, in: dataset), table: table)
-        guard try exists(name, in: dataset), try columns(of: name, in: dataset).contains(column) else { return nil }
-        guard let result = try dataset.executeSQL("SELECT max(\(Self.quote(column)))::bigint FROM \(name.sql)"),
-            let row = try result.nextFeature(), case .integer(let n) = row.value(at: 0)
-        else { return nil }
-        return Int(n)
+        try largestValue(inColumns: { $0 == column }, of: table)
     }
 
     /// The largest value in `table`'s integer columns whose names `accept` takes (an appended POI

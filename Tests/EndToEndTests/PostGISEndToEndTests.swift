@@ -437,18 +437,33 @@ final class PostGISEndToEndTests: XCTestCase {
         }
     }
 
+    /// A fixture whose regions and POIs overwrite the tables `regions` and `pois` over
+    /// `connection`, after its first night.
+    private func overwritingBoth(_ regions: String, _ pois: String, connection: String) throws -> PipelineFixture {
+        let f = try PipelineFixture()
+        do {
+            try f.writeManifest(
+                output: .object([
+                    ("path", .string(connection)), ("layer", .string(regions)), ("mode", .string("overwrite")),
+                ]),
+                poiOutput: .object([
+                    ("path", .string(connection)), ("layer", .string(pois)), ("mode", .string("overwrite")),
+                ]), sections: [("maps", .bool(false))])
+            try f.runOK()
+        } catch {
+            f.remove()
+            throw error
+        }
+        return f
+    }
+
     /// Of the night's tables, the one another session holds is named: the message had named
     /// every table of the write (regions and POIs) whichever was held.
     func testALockWaitNamesTheTableHeld() throws {
-        let pg = try connection() + " options='-c lock_timeout=200'"
-        let f = try PipelineFixture()
+        let f = try overwritingBoth(
+            "named_r", "named_p", connection: try connection() + " options='-c lock_timeout=200'")
         defer { f.remove() }
         defer { _ = try? psql("DROP TABLE IF EXISTS named_r, named_p") }
-        try f.writeManifest(
-            output: .object([("path", .string(pg)), ("layer", .string("named_r")), ("mode", .string("overwrite"))]),
-            poiOutput: .object([("path", .string(pg)), ("layer", .string("named_p")), ("mode", .string("overwrite"))]),
-            sections: [("maps", .bool(false))])
-        try f.runOK()
         let holder = try holding("named_p")
         defer { holder.end() }
         let blocked = try f.run(["--force"])
@@ -753,15 +768,9 @@ final class PostGISEndToEndTests: XCTestCase {
     /// new regions table's policy was made on the old POI table, which then could not be dropped
     /// (exit 6 every night). Policies are given once both are in place, and read the new one.
     func testAPolicyThatReadsTheOtherTableOfTheNightIsKept() throws {
-        let pg = try connection()
-        let f = try PipelineFixture()
+        let f = try overwritingBoth("cross_r", "cross_p", connection: try connection())
         defer { f.remove() }
         defer { _ = try? psql("DROP TABLE IF EXISTS cross_r, cross_p") }
-        try f.writeManifest(
-            output: .object([("path", .string(pg)), ("layer", .string("cross_r")), ("mode", .string("overwrite"))]),
-            poiOutput: .object([("path", .string(pg)), ("layer", .string("cross_p")), ("mode", .string("overwrite"))]),
-            sections: [("maps", .bool(false))])
-        try f.runOK()
         // Each reads the other: the regions' policy the POIs, the POIs' policy the regions.
         _ = try psql(
             "ALTER TABLE cross_r ENABLE ROW LEVEL SECURITY; CREATE POLICY near_pois ON cross_r FOR SELECT USING "
