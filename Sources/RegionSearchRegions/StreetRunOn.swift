@@ -34,7 +34,11 @@ import RegionSearchModel
 /// from the last POI taken, in the band's direction. A keyword POI the POI graph does not reach
 /// from the end without leaving the reach (across a river, or past a gap in a street) is taken only
 /// through POIs of any kind all along the way, never by the gap alone, and is otherwise passed
-/// over. A run of fewer than `minimumRun` POIs is given back.
+/// over. Where a step's band holds too few POIs to be significant, the street's whole leg ahead
+/// is judged as one window instead (``leg(_:set:kg:setGap:claimed:support:stamp:round:)``): its
+/// keyword POIs, taken by the same hops, significantly denser than the keyword around and than
+/// the bands beside them; a street's restaurants that thin out for good along its last leg stand
+/// out together, not one step at a time. A run of fewer than `minimumRun` POIs is given back.
 ///
 /// A run that reaches a member of another set the same way, the hop within that set's own gap as
 /// well (a sparse street that ends at a far denser place has not found more of itself: a chain of
@@ -452,7 +456,22 @@ struct StreetRunOn {
             let background = Double(near.count) / (Double.pi * run.reach * run.reach)
             let expected = background * run.reach * 2 * run.halfWidth
             let p = Significance.densityPValue(k: best.count, expected: expected, windows: directions)
-            guard best.count > 0, p <= Self.alpha else { return }
+            guard best.count > 0, p <= Self.alpha else {
+                // Too few POIs ahead for one step: the street's whole leg may still stand out.
+                guard
+                    let leg = leg(
+                        run, set: set, kg: kg, setGap: setGap, claimed: claimed, support: &support, stamp: &stamp,
+                        round: &round)
+                else { return }
+                for q in leg.taken {
+                    claimed[Int(q)] = set
+                    run.added.append(q)
+                    run.edges.append((Int32(run.from), q))
+                    run.from = Int(q)
+                }
+                run.heading = leg.heading
+                continue
+            }
             let heading = run.heading + Double(best.turn) * Self.turnStep
             let (ux, uy) = (cos(heading), sin(heading))
             // The keyword POIs in the band, in order along it (position breaks ties).
@@ -547,7 +566,7 @@ struct StreetRunOn {
     /// Marks with a new `round` in `stamp` the POIs within `radius` of (cx, cy) that the POI
     /// graph reaches from `start` without leaving that disc (a river the graph does not cross
     /// keeps the far bank out).
-    private func markLinked(
+    func markLinked(
         around start: Int, _ cx: Double, _ cy: Double, radius: Double, stamp: inout [UInt32], round: inout UInt32
     ) {
         round &+= 1

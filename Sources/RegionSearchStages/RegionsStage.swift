@@ -68,7 +68,9 @@ public enum RegionsStage {
         //     where a grid of blocks has its frontages a few metres apart).
         // 26: streets are searched in bands of three widths, each √2 times the one before
         //     (`street_widths`): a wide avenue's two frontages are one street.
-        version: 26,
+        // 27: where a street's run finds too few POIs for one step, the street's whole leg ahead
+        //     is judged as one window (`StreetRunOn.leg`).
+        version: 27,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),
