@@ -53,6 +53,34 @@ final class SignalForwardingTests: XCTestCase {
         XCTAssertTrue(ended, "the stage \(stage) still runs after its runner was terminated")
     }
 
+    /// SIGTERM in the moment between the stage's start and the runner's knowing its pid
+    /// (`REGIONSEARCH_SIGNAL_AT=run:spawned:1`): the runner holds the signal until it knows the
+    /// pid, passes it on, and ends by it; the stage, in its process group, ends too. With the stage started first and
+    /// the forwarding set up after (before this test), the runner died by the default action and
+    /// the stage slept on, orphaned — `testATerminatedRunnerTakesItsStageWithIt` failed so once
+    /// in a while on a loaded machine.
+    func testASignalWhileTheStageStartsStillReachesIt() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let tools = try standInIngest(f, script: "#!/bin/sh\nexec sleep 60\n")
+        var environment = ProcessInfo.processInfo.environment
+        environment["REGIONSEARCH_SIGNAL_AT"] = "run:spawned:1"
+        let runner = try ChildProcess(
+            executable: tools + "/regionsearch", arguments: ["run", f.manifestPath, "--quiet"],
+            environment: environment,
+            newProcessGroup: true, output: .file(f.root + "/run.log"))
+        XCTAssertEqual(runner.wait(), .signaled(SIGTERM), "the runner ends by the signal")
+        // The stage ran in the runner's process group: within 5 s, not after its 60 s, nothing
+        // is left in that group.
+        var left = true
+        for _ in 0..<100 where left {
+            left = kill(-runner.pid, 0) == 0
+            if left { usleep(50_000) }
+        }
+        if left { kill(-runner.pid, SIGKILL) }
+        XCTAssertFalse(left, "the stage still runs after its runner was terminated while starting it")
+    }
+
     /// A run started ignoring SIGHUP (`nohup`) keeps ignoring it, and so do its stages: a hangup
     /// sent to the job's process group while a stage runs ends neither. (The runner used to
     /// install its forwarding handler over the ignore, and start stages with SIGHUP reset.)

@@ -30,15 +30,38 @@ public enum CrashPoint {
         var occurrence: Int
     }
 
-    private static let target: Target? = {
-        guard let spec = ProcessInfo.processInfo.environment[environmentVariable], !spec.isEmpty else { return nil }
+    private static let target: Target? = parse(environmentVariable)
+
+    /// The environment variable naming the point at which this process sends itself SIGTERM
+    /// (``signalIfDue(_:)``).
+    static let signalVariable = "REGIONSEARCH_SIGNAL_AT"
+    private static let signalTarget: Target? = parse(signalVariable)
+    /// Arrivals per point at the points ``signalIfDue(_:)`` counts.
+    private static let signalCounts = Mutex<[String: Int]>([:])
+
+    /// `<scope>:<point>:<n>` from the environment variable `variable`; nil when unset or malformed.
+    private static func parse(_ variable: String) -> Target? {
+        guard let spec = ProcessInfo.processInfo.environment[variable], !spec.isEmpty else { return nil }
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, let n = Int(parts[2]), n >= 1 else {
-            Log.warning("ignoring \(environmentVariable)=\(spec): expected <scope>:<point>:<n>")
+            Log.warning("ignoring \(variable)=\(spec): expected <scope>:<point>:<n>")
             return nil
         }
         return Target(scope: parts[0], point: parts[1], occurrence: n)
-    }()
+    }
+
+    /// With `REGIONSEARCH_SIGNAL_AT=<scope>:<point>:<n>`, the n-th arrival at `point` sends this
+    /// process SIGTERM, as a service manager stopping the job at that moment would (the signal
+    /// tests). Without the variable a single load.
+    public static func signalIfDue(_ point: String) {
+        guard let signalTarget, signalTarget.point == point, signalTarget.scope == scope else { return }
+        let n = signalCounts.withLock { counts in
+            let n = (counts[point] ?? 0) + 1
+            counts[point] = n
+            return n
+        }
+        if n == signalTarget.occurrence { kill(getpid(), SIGTERM) }
+    }
 
     private static let traceFile: String? = {
         guard let path = ProcessInfo.processInfo.environment[traceVariable], !path.isEmpty else { return nil }

@@ -14,18 +14,48 @@ import Synchronization
 /// service manager that signals the main process) did not: the stage ran on to its end,
 /// orphaned, writing into a staging folder nothing would read.
 public enum SignalForwarding {
-    /// Runs `body` with `pid` as the process the three signals are passed to.
-    public static func forwarding<T, E: Error>(to pid: pid_t, _ body: () throws(E) -> T) throws(E) -> T {
+    /// Starts a child with `spawn` and runs `body` with it, the three signals passed on to it
+    /// meanwhile.
+    ///
+    /// The handlers are in place before the child starts, and a signal that arrives while it is
+    /// being started is held until its pid is known, then passed on: with the child started first
+    /// and the handlers installed after (as before), a SIGTERM in between ended the runner by the
+    /// default action and left the stage running, orphaned (`SignalForwardingTests` failed so on
+    /// a loaded machine). A signal that arrives when `spawn` fails ends this process all the same.
+    public static func forwarding<T, E: Error>(
+        spawn: () throws(E) -> ChildProcess, _ body: (ChildProcess) -> T
+    ) throws(E) -> T {
         // Stored before the handlers are installed: the handler never initialises the global.
-        forwardedChild.store(pid, ordering: .sequentiallyConsistent)
-        defer { forwardedChild.store(0, ordering: .sequentiallyConsistent) }
+        forwardedChild.store(spawningMarker, ordering: .sequentiallyConsistent)
         installed.withLock { done in
             guard !done else { return }
             let ignored = ignoredAtStart
             for s in [SIGTERM, SIGINT, SIGHUP] where !ignored.contains(s) { signal(s, forwardAndEnd) }
             done = true
         }
-        return try body()
+        let child: ChildProcess
+        do {
+            child = try spawn()
+        } catch {
+            forwardedChild.store(0, ordering: .sequentiallyConsistent)
+            endIfSignalled(forwardingTo: 0)
+            throw error
+        }
+        // The moment a signal used to orphan the child: started, its pid not stored yet.
+        CrashPoint.signalIfDue("spawned")
+        forwardedChild.store(child.pid, ordering: .sequentiallyConsistent)
+        endIfSignalled(forwardingTo: child.pid)
+        defer { forwardedChild.store(0, ordering: .sequentiallyConsistent) }
+        return body(child)
+    }
+
+    /// Passes on and ends by a signal that the handler held while a child was being started.
+    private static func endIfSignalled(forwardingTo pid: pid_t) {
+        let held = pendingSignal.exchange(0, ordering: .sequentiallyConsistent)
+        guard held != 0 else { return }
+        if pid > 0 { _ = kill(pid, held) }
+        _ = signal(held, SIG_DFL)
+        _ = raise(held)
     }
 
     private static let installed = Mutex(false)
@@ -52,12 +82,24 @@ public enum SignalForwarding {
     }
 }
 
-/// The child the signals go to (0: none).
+/// The child the signals go to (0: none; ``spawningMarker``: one is being started).
 private let forwardedChild = Atomic<Int32>(0)
+/// A child is being started: its pid is not known yet.
+private let spawningMarker: Int32 = -1
+/// A signal the handler held while a child was being started (0: none).
+private let pendingSignal = Atomic<Int32>(0)
 
-/// The handler: only async-signal-safe calls (an atomic load, kill, signal, raise).
+/// The handler: only async-signal-safe calls (atomic loads and stores, kill, signal, raise).
+/// While a child is being started the signal is held for the starting thread; if that thread
+/// has moved on meanwhile (the child's pid stored, or none), the handler acts itself — both may
+/// act, and a second kill of the child or raise of this process changes nothing.
 private func forwardAndEnd(_ number: Int32) {
-    let pid = forwardedChild.load(ordering: .sequentiallyConsistent)
+    var pid = forwardedChild.load(ordering: .sequentiallyConsistent)
+    if pid == spawningMarker {
+        pendingSignal.store(number, ordering: .sequentiallyConsistent)
+        pid = forwardedChild.load(ordering: .sequentiallyConsistent)
+        if pid == spawningMarker { return }
+    }
     if pid > 0 { _ = kill(pid, number) }
     _ = signal(number, SIG_DFL)
     _ = raise(number)

@@ -29,16 +29,18 @@ public struct ProcessStageLauncher: StageLauncher {
     public func launch(stage: StageDefinition, executable: String, arguments: [String]) throws(RunnerError)
         -> StageLaunch
     {
-        let child: ChildProcess
-        do {
-            child = try ChildProcess(
+        // Started inside the signal forwarding: a SIGTERM while it starts still reaches it.
+        func start() throws(ChildProcess.SpawnError) -> ChildProcess {
+            try ChildProcess(
                 executable: executable, arguments: arguments, environment: StageEnvironment.forStage(stage.name),
-                output: .tee(tail: 1 << 16)
-            )
+                output: .tee(tail: 1 << 16))
+        }
+        do throws(ChildProcess.SpawnError) {
+            return try SignalForwarding.forwarding(spawn: start) { child in
+                StageLaunch(termination: child.wait(), errorLines: child.errorLines)
+            }
         } catch {
             throw RunnerError.spawnFailed(executable: executable, reason: error.reason)
         }
-        let termination = SignalForwarding.forwarding(to: child.pid) { child.wait() }
-        return StageLaunch(termination: termination, errorLines: child.errorLines)
     }
 }
