@@ -32,12 +32,13 @@ extension StreetRunOn {
     /// (``continuous(from:to:kg:near:halfWidth:spacing:linked:support:)``, a step's test for its
     /// longer hops; a hop within the gap alone is not enough here: a line of cafés 120 m apart in
     /// open ground, with no street under it, is no street going on) — never across a river or a
-    /// park — up to the first that is not, or the first member of another set (left to the
-    /// run's next step, which may reach it and join the two). Each prefix of at least
+    /// park — passing over a keyword POI the POI graph does not link to the end that is not
+    /// along the street (as a step does), up to the first linked one that is not, or the first
+    /// member of another set (left to the run's next step, which may reach it and join the two). Each prefix of at least
     /// ``legMinimum`` is judged: its count against the keyword's density over the band's area up
     /// to its last POI must reach ``alpha`` (Poisson; the directions that do not overlap at that
     /// length and the lengths tried counted as windows). The keyword's density is its reference
-    /// at the end (1 / typical spacing²) or, where higher, that of its POIs around within the
+    /// where the run started (1 / typical spacing², the run's reach) or, where higher, that of its POIs around within the
     /// leg's reach that the set does not hold: a leg must stand out from the ground it crosses,
     /// not only from the city (judged against the reference alone, legs along the restaurants of
     /// a district gave blocks s301 four finer regions more, and an earlier form of this search
@@ -52,7 +53,8 @@ extension StreetRunOn {
         stamp: inout [UInt32], round: inout UInt32
     ) -> (taken: [Int32], heading: Double)? {
         let halfWidth = run.halfWidth
-        guard halfWidth <= Self.legHalfWidth else { return nil }
+        // A band of no width (a perfectly straight street where `min_spacing_m` is 0) holds nothing.
+        guard halfWidth > 0, halfWidth <= Self.legHalfWidth else { return nil }
         let geometry = kg.geometry
         let typical = run.reach / Self.reach
         let length = Self.legReach * run.reach
@@ -82,6 +84,10 @@ extension StreetRunOn {
         // The smaller turn first, then the keyword position: on a tie in p the first found wins.
         directions.sort { ($0.turn, $0.position) < ($1.turn, $1.position) }
         var best: (p: Double, heading: Double, taken: [Int32])? = nil
+        // Whether a hop is along the street depends only on its two ends here (the band, the
+        // spacing and the POIs around are the leg's): each is judged once, not in every direction
+        // that holds it.
+        var alongStreetCache: [UInt64: Bool] = [:]
         for (_, _, heading) in directions {
             let (ux, uy) = (cos(heading), sin(heading))
             var ahead: [(along: Double, position: Int32)] = []
@@ -99,11 +105,18 @@ extension StreetRunOn {
                 let hop = hypot(qx - lx, qy - ly)
                 let limit = claimed[Int(q)] >= 0 ? min(run.gap, setGap[Int(claimed[Int(q)])]) : run.gap
                 let linked = stamp[Int(geometry.subset[Int(q)])] == round
-                let alongStreet =
-                    hop <= min(run.reach, Self.streetGap * limit)
-                    && continuous(
-                        from: last, to: q, kg: kg, near: near, halfWidth: halfWidth, spacing: spacing,
-                        linked: linked, support: &support)
+                let key = UInt64(UInt32(bitPattern: last)) << 32 | UInt64(UInt32(bitPattern: q))
+                let alongStreet: Bool
+                if let known = alongStreetCache[key] {
+                    alongStreet = known
+                } else {
+                    alongStreet =
+                        hop <= min(run.reach, Self.streetGap * limit)
+                        && continuous(
+                            from: last, to: q, kg: kg, near: near, halfWidth: halfWidth, spacing: spacing,
+                            linked: linked, support: &support)
+                    alongStreetCache[key] = alongStreet
+                }
                 if !alongStreet && !linked { continue }
                 // A member of another set ends the leg before it (the run's next step may reach it).
                 guard alongStreet, claimed[Int(q)] < 0 else { break }

@@ -36,9 +36,9 @@ import RegionSearchModel
 /// through POIs of any kind all along the way, never by the gap alone, and is otherwise passed
 /// over. Where a step's band holds too few POIs to be significant, the street's whole leg ahead
 /// is judged as one window instead (``leg(_:set:kg:setGap:claimed:support:stamp:round:)``): its
-/// keyword POIs, taken by the same hops, significantly denser than the keyword around and than
-/// the bands beside them; a street's restaurants that thin out for good along its last leg stand
-/// out together, not one step at a time. A run of fewer than `minimumRun` POIs is given back.
+/// keyword POIs, each hop through POIs of any kind all along the way, significantly denser than
+/// the keyword around; a street's restaurants that thin out for good along its last leg stand out
+/// together, not one step at a time. A run of fewer than `minimumRun` POIs is given back.
 ///
 /// A run that reaches a member of another set the same way, the hop within that set's own gap as
 /// well (a sparse street that ends at a far denser place has not found more of itself: a chain of
@@ -423,6 +423,9 @@ struct StreetRunOn {
         support: inout PathSupport, stamp: inout [UInt32], round: inout UInt32
     ) {
         let geometry = kg.geometry
+        // A band of no width (a perfectly straight street where `min_spacing_m` is 0) holds
+        // nothing, and would count as infinitely many directions.
+        guard run.halfWidth > 0 else { return }
         let turns = Int((Self.maxTurn / Self.turnStep).rounded())
         // Bands of this width seen from half the reach are this many radians wide: the number of
         // directions that do not overlap, counted as windows of the test.

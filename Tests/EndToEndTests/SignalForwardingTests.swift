@@ -71,10 +71,21 @@ final class SignalForwardingTests: XCTestCase {
             newProcessGroup: true, output: .file(f.root + "/run.log"))
         XCTAssertEqual(runner.wait(), .signaled(SIGTERM), "the runner ends by the signal")
         // The stage ran in the runner's process group: within 5 s, not after its 60 s, nothing
-        // is left in that group.
+        // is left running in that group (a zombie waiting for init to reap it has ended).
+        func running(inGroup group: pid_t) -> Bool {
+            for name in DirectoryListing.names("/proc") where Int32(name) != nil {
+                guard let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { continue }
+                // After "pid (comm)": state, ppid, pgrp.
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                if fields.count > 2, fields[0] != "Z", pid_t(fields[2]) == group { return true }
+            }
+            return false
+        }
         var left = true
         for _ in 0..<100 where left {
-            left = kill(-runner.pid, 0) == 0
+            left = running(inGroup: runner.pid)
             if left { usleep(50_000) }
         }
         if left { kill(-runner.pid, SIGKILL) }

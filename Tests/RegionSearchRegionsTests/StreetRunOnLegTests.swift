@@ -32,7 +32,7 @@ final class StreetRunOnLegTests: XCTestCase {
     /// leg (20…170 m along it), and the leg's first two cafés stand at 180 and 200 m. `ground`:
     /// more cafés spread evenly within 1.8 km. The run stands at the street's last café, heading east, with the street's
     /// half-width `halfWidth`, a reach of 600 m (a typical spacing of 400 m) and a gap of 120 m.
-    func leg(ground: Int = 0, halfWidth: Double = 5, river: Bool = false) throws -> Leg {
+    func leg(ground: Int = 0, halfWidth: Double = 5, river: Bool = false, otherSetHolds: Int? = nil) throws -> Leg {
         var rng = SeededRandom(seed: 21)
         var cafes: [(Double, Double)] = (0..<30).map { (Double($0 - 29) * 15, rng.uniform(-2, 2)) }
         let along = river ? [180.0, 200, 240, 320, 400, 480] : [80.0, 160, 240, 320, 400, 480]
@@ -70,13 +70,14 @@ final class StreetRunOnLegTests: XCTestCase {
         let position = { (poi: Int) -> Int32 in Int32(kg.geometry.position(of: UInt32(poi))!) }
         var claimed = [Int32](repeating: -1, count: kg.count)
         for i in 0..<30 { claimed[Int(position(i))] = 0 }
+        if let i = otherSetHolds { claimed[Int(position(legStart + i))] = 1 }
         let runOn = StreetRunOn(gap: 3, aspect: 4, x: x, y: y, graph: graph)
         var support = PathSupport(graph: graph, x: x, y: y)
         var stamp = [UInt32](repeating: 0, count: px.count)
         var round: UInt32 = 0
         let walk = StreetRunOn.Walk(from: Int(position(29)), heading: 0, halfWidth: halfWidth, reach: 600, gap: 120)
         let found = runOn.leg(
-            walk, set: 0, kg: kg, setGap: [120], claimed: claimed, support: &support, stamp: &stamp, round: &round)
+            walk, set: 0, kg: kg, setGap: [120, 120], claimed: claimed, support: &support, stamp: &stamp, round: &round)
         return Leg(taken: found?.taken, heading: found?.heading, legCafes: (legStart..<legStart + 6).map(position))
     }
 
@@ -87,6 +88,13 @@ final class StreetRunOnLegTests: XCTestCase {
         XCTAssertEqual(leg.heading ?? 0, Self.heading, accuracy: 1 * Double.pi / 180)
         // A street wider than a street takes no leg.
         XCTAssertNil(try self.leg(halfWidth: 60).taken)
+    }
+
+    /// The leg's fourth café a member of another set: the leg ends before it, with the three
+    /// before it (the run's next step may reach the other set and join it).
+    func testALegEndsBeforeAMemberOfAnotherSet() throws {
+        let leg = try leg(otherSetHolds: 3)
+        XCTAssertEqual(leg.taken, Array(leg.legCafes.prefix(3)))
     }
 
     /// With 2,000 cafés spread evenly within 1.8 km (196 per km², 30 times the reference) the six

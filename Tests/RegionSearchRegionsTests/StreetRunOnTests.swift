@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import RegionSearchCore
+@testable import RegionSearchGraph
 @testable import RegionSearchModel
 @testable import RegionSearchRegions
 
@@ -450,5 +451,35 @@ final class StreetRunOnTests: XCTestCase {
             for column in 0..<5 { withSquare.append((450 + Double(column) * 15, Double(row - 2) * 15)) }
         }
         XCTAssertEqual(ends(withSquare).map(\.position), [0])
+    }
+
+    /// A perfectly straight café street (30 cafés 15 m apart, exactly on y = 0) with no spacing
+    /// floor (`min_spacing_m` 0): its half-width is 0, and a band of no width counted as
+    /// infinitely many directions, which trapped converting that to an integer. Its run now runs
+    /// on nowhere: no step or leg takes the cafés further along the line.
+    func testAStreetOfNoWidthRunsOnNowhere() throws {
+        var px: [Double] = (0..<30).map { Double($0) * 15 } + [480, 540, 600]
+        var py = [Double](repeating: 0, count: 33)
+        for i in 0..<40 {
+            for j in 0..<40 where j != 20 {
+                px.append(Double(i) * 25 - 400)
+                py.append(Double(j - 20) * 25)
+            }
+        }
+        let (graph, _) = try px.withUnsafeBufferPointer { bx in
+            try py.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
+        }
+        let (x, y) = (Column(px), Column(py))
+        let kg = KeywordGraph(
+            keywordPoints: (0..<33).map { UInt32($0) }, x: x, y: y, rules: KeywordGraph.Rules(minSpacing: 0))
+        let street = (0..<Int32(30)).map { Int32(kg.geometry.position(of: UInt32($0))!) }.sorted()
+        XCTAssertEqual(
+            StreetRunOn.spine(street, edges: kg.geometry.edges.indices.filter { kg.geometry.lengths[$0] > 0 }, kg: kg)?
+                .halfWidth, 0)
+        var support = PathSupport(graph: graph, x: x, y: y)
+        let runs = StreetRunOn(gap: 3, aspect: 4, x: x, y: y, graph: graph).extend(
+            [street], kg: kg, reference: { _ in 1e-5 }, eligible: { _ in true }, support: &support)
+        XCTAssertEqual(runs.count, 1)
+        XCTAssertEqual(runs.first?.added ?? [-1], [])
     }
 }

@@ -36,9 +36,13 @@ public struct ProcessStageLauncher: StageLauncher {
                 output: .tee(tail: 1 << 16))
         }
         do throws(ChildProcess.SpawnError) {
-            return try SignalForwarding.forwarding(spawn: start) { child in
-                StageLaunch(termination: child.wait(), errorLines: child.errorLines)
+            // The forwarding ends as soon as the stage is reaped: its pid may be another's then.
+            var child: ChildProcess?
+            let termination = try SignalForwarding.forwarding(spawn: start) { started in
+                child = started
+                return started.wait()
             }
+            return StageLaunch(termination: termination, errorLines: child?.errorLines ?? [])
         } catch {
             throw RunnerError.spawnFailed(executable: executable, reason: error.reason)
         }
