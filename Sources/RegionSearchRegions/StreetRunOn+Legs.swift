@@ -32,17 +32,18 @@ extension StreetRunOn {
     /// (``continuous(from:to:kg:near:halfWidth:spacing:linked:support:)``, a step's test for its
     /// longer hops; a hop within the gap alone is not enough here: a line of cafés 120 m apart in
     /// open ground, with no street under it, is no street going on) — never across a river or a
-    /// park — passing over a keyword POI the POI graph does not link to the end that is not
-    /// along the street (as a step does), up to the first linked one that is not, or the first
-    /// member of another set (left to the run's next step, which may reach it and join the two). Each prefix of at least
-    /// ``legMinimum`` is judged: its count against the keyword's density over the band's area up
-    /// to its last POI must reach ``alpha`` (Poisson; the directions that do not overlap at that
-    /// length and the lengths tried counted as windows). The keyword's density is its reference
-    /// where the run started (1 / typical spacing², the run's reach) or, where higher, that of its POIs around within the
-    /// leg's reach that the set does not hold: a leg must stand out from the ground it crosses,
-    /// not only from the city (judged against the reference alone, legs along the restaurants of
-    /// a district gave blocks s301 four finer regions more, and an earlier form of this search
-    /// took a line of seven background restaurants 50° aside from a strip's end, strips s11).
+    /// park — passing over a keyword POI the POI graph does not link to the end that is not along
+    /// the street (as a step does), up to the first linked one that is not, or the first member of
+    /// another set (left to the run's next step, which may reach it and join the two). Each prefix
+    /// of at least ``legMinimum`` is judged: its count against the keyword's density over the
+    /// band's area up to its last POI must reach ``alpha`` (Poisson; the directions that do not
+    /// overlap at that length and the lengths tried counted as windows). The keyword's density is
+    /// its reference where the run started (1 / typical spacing², the run's reach) or, where
+    /// higher, that of its POIs around within the leg's reach that the set does not hold: a leg
+    /// must stand out from the ground it crosses, not only from the city (judged against the
+    /// reference alone, legs along the restaurants of a district gave blocks s301 four finer
+    /// regions more, and an earlier form of this search took a line of seven background restaurants
+    /// 50° aside from a strip's end, strips s11).
     ///
     /// Only from a street at most ``legHalfWidth`` wide. Returns the most significant leg (on a
     /// tie, the one in the direction of the smaller turn, then of the POI first in the keyword
