@@ -87,6 +87,19 @@ final class DensityRegionFinderTests: XCTestCase {
         return (kg, kg.geometry.edges)
     }
 
+    /// The POI graph of points (px, py) in metres, their columns, and the keyword graph of the
+    /// first `keywordCount` of them (the keyword POIs first, the other POIs after).
+    static func cityGraphs(
+        _ px: [Double], _ py: [Double], keywordCount: Int, rules: KeywordGraph.Rules = KeywordGraph.Rules()
+    ) throws -> (graph: AdjacencyGraph, x: Column<Double>, y: Column<Double>, kg: KeywordGraph) {
+        let (graph, _) = try px.withUnsafeBufferPointer { bx in
+            try py.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
+        }
+        let (x, y) = (Column(px), Column(py))
+        let kg = KeywordGraph(keywordPoints: (0..<UInt32(keywordCount)).map { $0 }, x: x, y: y, rules: rules)
+        return (graph, x, y, kg)
+    }
+
     /// The ring test's count inside a candidate's hull (``DensityRegionFinder/contrast``): the set
     /// is a 100 m square's four corners and its centre, with one more keyword POI inside that is
     /// not in the set, two stacked at one corner, and POIs of other kinds on a 25 m grid around
@@ -104,12 +117,7 @@ final class DensityRegionFinderTests: XCTestCase {
                 py.append(Double(j) * 25 + 12.5)
             }
         }
-        let (graph, _) = try px.withUnsafeBufferPointer { bx in
-            try py.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
-        }
-        let (x, y) = (Column(px), Column(py))
-        let kg = KeywordGraph(
-            keywordPoints: (0..<keywordPOIs).map { UInt32($0) }, x: x, y: y, rules: KeywordGraph.Rules())
+        let (graph, x, y, kg) = try Self.cityGraphs(px, py, keywordCount: keywordPOIs)
         let finder = DensityRegionFinder(x: x, y: y, graph: graph, occupiedArea: 1e6)
         var isKeyword = [UInt64](repeating: 0, count: (px.count + 63) / 64)
         for v in 0..<keywordPOIs { isKeyword[v >> 6] |= 1 << UInt64(v & 63) }

@@ -49,12 +49,7 @@ final class KeywordGraphGapTests: XCTestCase {
                 py.append(y)
             }
         }
-        let (graph, _) = try px.withUnsafeBufferPointer { bx in
-            try py.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
-        }
-        let (x, y) = (Column(px), Column(py))
-        let kg = KeywordGraph(
-            keywordPoints: (0..<UInt32(keywordCount)).map { $0 }, x: x, y: y, rules: KeywordGraph.Rules())
+        let (graph, x, y, kg) = try DensityRegionFinderTests.cityGraphs(px, py, keywordCount: keywordCount)
         let crossing = kg.geometry.edges.indices.filter { e in
             let (a, b) = kg.geometry.edges[e]
             let (i, j) = (Int(kg.geometry.subset[Int(a)]), Int(kg.geometry.subset[Int(b)]))

@@ -1,7 +1,6 @@
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchGraph
 @testable import RegionSearchModel
 @testable import RegionSearchRegions
 
@@ -61,12 +60,7 @@ final class StreetRunOnLegTests: XCTestCase {
                 py.append(sy)
             }
         }
-        let (graph, _) = try px.withUnsafeBufferPointer { bx in
-            try py.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
-        }
-        let (x, y) = (Column(px), Column(py))
-        let kg = KeywordGraph(
-            keywordPoints: (0..<cafes.count).map { UInt32($0) }, x: x, y: y, rules: KeywordGraph.Rules())
+        let (graph, x, y, kg) = try DensityRegionFinderTests.cityGraphs(px, py, keywordCount: cafes.count)
         let position = { (poi: Int) -> Int32 in Int32(kg.geometry.position(of: UInt32(poi))!) }
         var claimed = [Int32](repeating: -1, count: kg.count)
         for i in 0..<30 { claimed[Int(position(i))] = 0 }

@@ -1,7 +1,6 @@
 import XCTest
 
 @testable import RegionSearchCore
-@testable import RegionSearchGraph
 @testable import RegionSearchModel
 @testable import RegionSearchRegions
 
@@ -466,12 +465,8 @@ final class StreetRunOnTests: XCTestCase {
                 py.append(Double(j - 20) * 25)
             }
         }
-        let (graph, _) = try px.withUnsafeBufferPointer { bx in
-            try py.withUnsafeBufferPointer { by in try GraphBuilder.build(x: bx, y: by, options: GraphOptions()) }
-        }
-        let (x, y) = (Column(px), Column(py))
-        let kg = KeywordGraph(
-            keywordPoints: (0..<33).map { UInt32($0) }, x: x, y: y, rules: KeywordGraph.Rules(minSpacing: 0))
+        let (graph, x, y, kg) = try DensityRegionFinderTests.cityGraphs(
+            px, py, keywordCount: 33, rules: KeywordGraph.Rules(minSpacing: 0))
         let street = (0..<Int32(30)).map { Int32(kg.geometry.position(of: UInt32($0))!) }.sorted()
         XCTAssertEqual(
             StreetRunOn.spine(street, edges: kg.geometry.edges.indices.filter { kg.geometry.lengths[$0] > 0 }, kg: kg)?

@@ -55,12 +55,7 @@ public enum CrashPoint {
     /// tests). Without the variable a single load.
     public static func signalIfDue(_ point: String) {
         guard let signalTarget, signalTarget.point == point, signalTarget.scope == scope else { return }
-        let n = signalCounts.withLock { counts in
-            let n = (counts[point] ?? 0) + 1
-            counts[point] = n
-            return n
-        }
-        if n == signalTarget.occurrence { kill(getpid(), SIGTERM) }
+        if arrival(at: point, in: signalCounts) == signalTarget.occurrence { kill(getpid(), SIGTERM) }
     }
 
     private static let traceFile: String? = {
@@ -81,17 +76,22 @@ public enum CrashPoint {
         return "run"
     }
 
+    /// Counts one arrival at `point` in `counts` and returns its number (1-based).
+    private static func arrival(at point: String, in counts: borrowing Mutex<[String: Int]>) -> Int {
+        counts.withLock { counts in
+            let n = (counts[point] ?? 0) + 1
+            counts[point] = n
+            return n
+        }
+    }
+
     /// Counts one arrival at `point` and reports whether this is the arrival to crash at.
     /// Callers that must do something first (write half a block) call ``crash()`` themselves.
     static func isDue(_ point: String) -> Bool {
         guard isArmed else { return false }
         let scope = self.scope
         if let target, target.point != point || target.scope != scope { return false }
-        let n = counts.withLock { counts in
-            let n = (counts[point] ?? 0) + 1
-            counts[point] = n
-            return n
-        }
+        let n = arrival(at: point, in: counts)
         if let traceFile {
             // One short O_APPEND write per line, so lines of concurrent processes never interleave.
             let fd = open(traceFile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
