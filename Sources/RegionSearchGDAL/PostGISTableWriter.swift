@@ -804,7 +804,13 @@ public final class PostGISTableWriter {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// `text` as an SQL string constant, the same value whatever the server's settings.
+    ///
+    /// An escape string (`E'…'`) with backslashes and quotes doubled: a plain `'…'` reads a
+    /// backslash as an escape where `standard_conforming_strings` is off (a role's or database's
+    /// setting), so a schema named `x\' OR 1=1; --` ended the constant early and the rest ran as
+    /// SQL. An escape string reads backslashes the same way under either setting.
     static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        "E'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

@@ -1180,6 +1180,46 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try psql("SELECT count(*) FROM pg_tables WHERE tablename = 'dotted'"), "0")
     }
 
+    /// A database (or role) with `standard_conforming_strings` off reads a backslash in a plain
+    /// string constant as an escape: the writer's constants quoted only the quote, so a schema
+    /// named `x\' OR 1=1; --` ended one early and ran the rest as SQL (the table check read every
+    /// table's columns and refused the night). Its constants are escape strings now: the night
+    /// writes, replaces and appends in that schema and touches no other.
+    func testASchemaNameIsNotSQLWhereBackslashesEscape() throws {
+        let pg = try connection()
+        let schema = #"x\' OR 1=1; --"#
+        let quotedSchema = "\"" + schema + "\""
+        _ = try psql("CREATE SCHEMA \(quotedSchema)")
+        _ = try psql("ALTER DATABASE regionsearch SET standard_conforming_strings = off")
+        defer {
+            _ = try? psql("ALTER DATABASE regionsearch RESET standard_conforming_strings")
+            _ = try? psql("DROP SCHEMA IF EXISTS \(quotedSchema) CASCADE")
+        }
+        XCTAssertEqual(try psql("SHOW standard_conforming_strings"), "off")
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        // libpq's quoting of a connection parameter: backslash and quote escaped by a backslash.
+        let parameter =
+            "'"
+            + schema.replacingOccurrences(of: #"\"#, with: #"\\"#)
+            .replacingOccurrences(of: "'", with: #"\'"#) + "'"
+        for mode in ["overwrite", "overwrite", "append"] {
+            try f.writeManifest(
+                output: .object([
+                    ("path", .string(pg + " active_schema=" + parameter)), ("layer", .string("escaped")),
+                    ("mode", .string(mode)),
+                ]), sections: [("maps", .bool(false))])
+            let r = try f.run(["--force"])
+            XCTAssertEqual(r.status, 0, "\(mode): \(r.output)")
+        }
+        XCTAssertEqual(
+            try psql("SELECT string_agg(schemaname, ',') FROM pg_tables WHERE tablename = 'escaped'"), schema)
+        let rows = Int(try psql("SELECT count(*) FROM \(quotedSchema).escaped")) ?? 0
+        let current = Int(try psql("SELECT count(*) FROM \(quotedSchema).escaped WHERE valid_to IS NULL")) ?? 0
+        XCTAssertGreaterThan(current, 0)
+        XCTAssertEqual(rows, 2 * current, "the append adds tonight's rows and closes last night's")
+    }
+
     /// The writer sets its own lock_timeout only where the connection sets none.
     func testALockTimeoutTheConnectionSetsIsKept() {
         XCTAssertFalse(PostGISTableWriter(connection: "PG:host=/s dbname=d").setsLockTimeout)
