@@ -112,8 +112,6 @@ public struct FeatureLayer {
 }
 
 extension FeatureLayer {
-    /// The layer with the history columns of an appended PostGIS table after its own fields:
-    /// `run_id` and `valid_from` of this run, `valid_to` null (closed by the next run).
     /// The layer with one more field holding `value` on every feature.
     public func withConstant(_ field: Field, _ value: String) -> FeatureLayer {
         let base = self
@@ -126,6 +124,8 @@ extension FeatureLayer {
         return copy
     }
 
+    /// The layer with the history columns of an appended PostGIS table after its own fields:
+    /// `run_id` and `valid_from` of this run, `valid_to` null (closed by the next run).
     public func withHistory(_ history: PostGISTableWriter.History) -> FeatureLayer {
         let extra: [Field] = [
             .init(

@@ -381,6 +381,54 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertTrue(hulls.output.contains("this stage writes GeoJSON"), hulls.output)
     }
 
+    /// The maps and a style are published with the set by renaming a link over their paths: a map
+    /// path that was (or linked to) a device or pipe was replaced by a link (exit 0; a link to
+    /// /dev/null replaced /dev/null), a link to a folder failed after the new set was current, and
+    /// a link into a missing folder had it created. Each is refused before any stage, naming the
+    /// path, and yesterday's set stays current.
+    func testAMapOrStyleThatIsAPipeAFolderOrABrokenLinkIsRefusedBeforeTheStages() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        try f.runOK(["--quiet"])
+        let out = f.root + "/out"
+        let current = out + "/.test.geojson.published/current"
+        let yesterday = try FileManager.default.destinationOfSymbolicLink(atPath: current)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/test.svg"), "the fixture draws an SVG map")
+        let pipe = f.root + "/pipe"
+        XCTAssertEqual(mkfifo(pipe, 0o600), 0)
+        try FileManager.default.createDirectory(atPath: f.root + "/folder", withIntermediateDirectories: false)
+        let cases: [(file: String, make: () -> Int32, message: String)] = [
+            ("test.svg", { mkfifo(out + "/test.svg", 0o600) }, "test.svg is a pipe or device"),
+            ("test.png", { symlink(pipe, out + "/test.png") }, "test.png (a symbolic link to \(pipe)) is a pipe"),
+            ("test.html", { symlink(f.root + "/folder", out + "/test.html") }, "is a directory"),
+            (
+                "test.qml", { symlink(f.root + "/missing/test.qml", out + "/test.qml") },
+                "in a folder that does not exist (\(f.root)/missing)"
+            ),
+        ]
+        for (file, make, message) in cases {
+            let path = out + "/" + file
+            let saved = try FileManager.default.destinationOfSymbolicLink(atPath: path)
+            XCTAssertEqual(unlink(path), 0)
+            XCTAssertEqual(make(), 0, file)
+            let r = try f.run(["--force"])
+            XCTAssertEqual(r.status, 6, "\(file): \(r.output)")
+            XCTAssertTrue(r.output.contains(message), "\(file): \(r.output)")
+            XCTAssertFalse(r.output.contains("[1/6] ingest"), "\(file): no stage ran: \(r.output)")
+            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: current), yesterday, file)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/missing"), "no folder made for a link")
+            var st = stat()
+            XCTAssertEqual(lstat(pipe, &st), 0)
+            XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "the pipe is still a pipe")
+            XCTAssertEqual(unlink(path), 0)
+            XCTAssertEqual(symlink(saved, path), 0)
+        }
+        var st = stat()
+        XCTAssertEqual(stat(f.root + "/folder", &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFDIR, "the folder is still a folder")
+        try f.runOK(["--quiet", "--force"])
+    }
+
     func testAGeoPackageInputGivesTheRegionsOfTheCSV() throws {
         let f = try PipelineFixture()
         defer { f.remove() }

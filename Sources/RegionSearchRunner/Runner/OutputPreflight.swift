@@ -129,6 +129,39 @@ enum OutputPreflight {
         }
     }
 
+    /// Checks the paths a published set links to its files — the maps, the outputs' other files
+    /// (styles, a Shapefile's parts), the lineage file — as ``check(_:)`` checks an output's own:
+    /// each must be a file, nothing yet, or a set's link, and a user's link to it must lead
+    /// into a folder that exists. Publishing renames a link over what a path leads to, so a map
+    /// path linked to a device (`x.png -> /dev/null`) replaced the device with a link (exit 0),
+    /// a link to a folder failed only after the new set was made current, and a link into a
+    /// missing folder had that folder created.
+    static func checkSetMembers(_ paths: [String]) throws(Failure) {
+        for path in paths {
+            let published = PublishedSet.publishedPath(path)
+            if PublishedSet.isSetLink(published) { continue }
+            let via = published == path ? "" : " (a symbolic link to \(published))"
+            let kind: AtomicFile.Target
+            do {
+                kind = try AtomicFile.Target(published)
+            } catch {
+                throw Failure(message: "\(path)\(via): cannot publish there: \(error)")
+            }
+            guard case .replace(let file) = kind else {
+                throw Failure(
+                    message: "\(path)\(via) is a pipe or device: the run publishes this file with its regions, "
+                        + "by renaming a link over the path, and never replaces a pipe or device; remove it or "
+                        + "point it at a file (for a map not wanted, leave its format out of \"maps\")")
+            }
+            let dir = AtomicFile.directory(of: file)
+            if file != path && !FileSystem.exists(dir) {
+                throw Failure(
+                    message: "\(path): is a symbolic link to \(file), in a folder that does not exist (\(dir)); "
+                        + "create the folder or fix the link")
+            }
+        }
+    }
+
     /// Checks that files the run writes beside its outputs (the lineage file and change reports,
     /// whose names are longer than the output's: `<stem>.changes.json`) can be created under their
     /// temporary names (`.<name>.tmp-<pid>-<n>`): a name the file system cannot hold would fail

@@ -78,6 +78,7 @@ public final class Runner {
         if try options.window().until == Pipeline.stages.count - 1 {
             try OutputPreflight.check(manifest.outputTargets)
             try OutputPreflight.checkNames(LineageStep.publishedPaths(manifest))
+            try OutputPreflight.checkSetMembers(setMemberPaths)
             _ = try LineageStep.previousState(manifest, fresh: options.freshLineage, adopt: options.adoptLineage)
         }
         return try runLocked(options, statePath: work.runState)
