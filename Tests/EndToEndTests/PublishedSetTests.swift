@@ -49,6 +49,25 @@ final class PublishedSetTests: XCTestCase {
         return names.map { byName[$0] }
     }
 
+    /// What a set's link may replace, checked again when the set is committed and linked (after
+    /// the run's preflight): a file, a link or nothing, never a pipe or folder.
+    func testASetsLinkReplacesOnlyAFileALinkOrNothing() throws {
+        let dir = NSTemporaryDirectory() + "regionsearch-nonfile-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir + "/folder", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        XCTAssertEqual(mkfifo(dir + "/pipe", 0o600), 0)
+        try "x".write(toFile: dir + "/file", atomically: false, encoding: .utf8)
+        XCTAssertEqual(symlink(dir + "/pipe", dir + "/link"), 0)
+        for replaceable in ["file", "link", "nothing"] {
+            XCTAssertNoThrow(try PublishedSet.refuseNonFile(dir + "/" + replaceable), replaceable)
+        }
+        for kept in ["pipe", "folder"] {
+            XCTAssertThrowsError(try PublishedSet.refuseNonFile(dir + "/" + kept), kept) { error in
+                XCTAssertTrue("\(error)".contains("a pipe, device or folder is never replaced"), "\(error)")
+            }
+        }
+    }
+
     func testEveryReaderSeesOneCompleteSetAcrossKills() throws {
         let f = try setUpFixture()
         defer { f.remove() }

@@ -313,6 +313,7 @@ public struct PublishedSet {
         let record = Record(
             generation: staging.generation, published: Timestamp.now(), manifest: manifest, members: staging.members)
         try refuseOtherSetsLinks(record, manifest: manifest)
+        for file in record.members.flatMap(\.files) { try Self.refuseNonFile(file.path) }
         try AtomicFile.write(
             record.json.serialized(sortedKeys: false, pretty: true) + "\n",
             to: staging.directory + "/" + Self.recordName, durable: true)
@@ -445,11 +446,26 @@ public struct PublishedSet {
         }
     }
 
+    /// Throws unless `path` is a file, a link or nothing: the only things a set's link replaces,
+    /// whatever changed since the run's checks (``OutputPreflight/checkSetMembers(_:)``) — never a
+    /// device, pipe or folder.
+    static func refuseNonFile(_ path: String) throws(FileSystem.Failure) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        let type = st.st_mode & S_IFMT
+        if type != S_IFREG && type != S_IFLNK {
+            throw FileSystem.Failure(
+                path: path, operation: "publish",
+                reason: "is not a file; a pipe, device or folder is never replaced (remove it and run again)")
+        }
+    }
+
     /// Makes every path of `record` this set's link to its file (a path already linked is left
     /// alone; a plain file or nothing is replaced by a new link renamed over it).
     func linkPaths(_ record: Record) throws {
         var directories: Set<String> = []
         for file in record.members.flatMap(\.files) where !isLink(file.path, to: file.name) {
+            try Self.refuseNonFile(file.path)
             let text = linkText(for: file.path, name: file.name)
             let dir = AtomicFile.directory(of: file.path)
             try FileSystem.createDirectories(dir)
