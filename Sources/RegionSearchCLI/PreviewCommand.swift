@@ -2,6 +2,7 @@ import Foundation
 import RegionSearchCore
 import RegionSearchIngest
 import RegionSearchMaps
+import RegionSearchRunner
 
 /// `regionsearch-preview` (`regionsearch preview`): the static map (PNG, SVG, PDF) and the
 /// offline web map of any region GeoJSON, with the POIs it was found in.
@@ -17,7 +18,10 @@ public enum PreviewCommand {
         "bbox", .text, default: .computed("the POIs and every region"), placeholder: "W,S,E,N",
         help: "Show this extent, degrees.")
     static let outOption = CommandSpec.Option(
-        "out", .path, default: .computed("the regions file's path without its extension"), placeholder: "STEM",
+        "out", .path,
+        default: .computed(
+            "the regions file's path without its extension; + \".preview\" where a run published its maps there"),
+        placeholder: "STEM",
         help: "Write STEM.png, STEM.svg, ….")
     static let formatsOption = CommandSpec.Option(
         "formats", .list(.choice(MapFormat.allCases.map(\.rawValue))),
@@ -92,7 +96,17 @@ public enum PreviewCommand {
         options.basemapAttribution = cl.value(basemapAttributionOption)
         let keywords = cl.all(keywordOption)
         // Before anything is read or drawn: no map may replace the regions or POI file.
-        let stem = cl.value(outOption) ?? MapProducts.stem(of: regions)
+        var stem = cl.value(outOption) ?? MapProducts.stem(of: regions)
+        // A run's output has its maps at the default stem's names, published with its set (a
+        // preview written through them changed the set's files under its record): by default the
+        // preview goes beside them as `<stem>.preview.png`, ….
+        let published = { (stem: String) in
+            options.formats.map { MapProducts.path(stem: stem, $0) }.filter(PublishedSet.isPublishedFile)
+        }
+        if cl.value(outOption) == nil, let first = published(stem).first {
+            Log.info("\(first) is a map 'regionsearch run' published; writing \(stem).preview.* instead")
+            stem += ".preview"
+        }
         // A stem names files: an empty one, or a folder, wrote hidden `.png`, `.svg`, `.html`.
         let name = AtomicFile.baseName(of: stem)
         var isFolder: ObjCBool = false
@@ -101,6 +115,11 @@ public enum PreviewCommand {
             throw UsageError(
                 "--out \"\(stem)\": expected a path stem that ends in a name, e.g. out/preview (writes "
                     + "out/preview.png, out/preview.html, …)")
+        }
+        if let path = published(stem).first {
+            throw UsageError(
+                "--out \"\(stem)\": \(path) is a map that 'regionsearch run' published with its regions, and only a "
+                    + "run replaces it; give --out another stem, e.g. --out \(AtomicFile.directory(of: stem))/preview")
         }
         try OutputCollision.check(
             outputs: options.formats.map {

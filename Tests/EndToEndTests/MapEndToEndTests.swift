@@ -47,6 +47,11 @@ final class MapEndToEndTests: XCTestCase {
         // are published again, in a new set.
         let svg = try Data(contentsOf: URL(fileURLWithPath: out + "/test.svg"))
         try Data("x".utf8).write(to: URL(fileURLWithPath: out + "/test.svg"))
+        // `status` tells it as `run` does (it had said "up to date").
+        let status = try f.tool(["status", f.manifestPath, "--check"])
+        XCTAssertNotEqual(status.status, 0, status.output)
+        let told = try f.tool(["status", f.manifestPath]).output
+        XCTAssertTrue(told.contains("maps test.png, test.svg, test.html: differ"), told)
         let fourth = try f.run()
         XCTAssertTrue(fourth.output.contains("wrote maps test.png, test.svg, test.html"), fourth.output)
         XCTAssertTrue(fourth.output.contains("test.geojson is up to date"), fourth.output)
@@ -61,6 +66,21 @@ final class MapEndToEndTests: XCTestCase {
         XCTAssertEqual(preview.status, 0, preview.output)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: f.root + "/preview.png")), png)
         XCTAssertEqual(try String(contentsOfFile: f.root + "/preview.html", encoding: .utf8), html)
+        // By default a preview of the run's output goes beside the maps the run published
+        // (`test.preview.png`, …): written through their links, it had changed the published
+        // set's files under its record. Named outright, they are refused.
+        let setBefore = try Data(contentsOf: URL(fileURLWithPath: out + "/.test.geojson.published/current/SET.json"))
+        let beside = try f.tool(["preview", f.outputPath, "--pois", pois, "--title", "test"])
+        XCTAssertEqual(beside.status, 0, beside.output)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/test.preview.png")), png)
+        let named = try f.tool(["preview", f.outputPath, "--out", out + "/test"])
+        XCTAssertEqual(named.status, 2, named.output)
+        XCTAssertTrue(named.output.contains("is a map that 'regionsearch run' published"), named.output)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/test.png")), png)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: out + "/.test.geojson.published/current/SET.json")), setBefore)
+        let after = try f.tool(["status", f.manifestPath, "--check"])
+        XCTAssertEqual(after.status, 0, "the published set is as it was: \(after.output)")
     }
 
     func testManifestTurnsMapsOffOrChoosesFormats() throws {

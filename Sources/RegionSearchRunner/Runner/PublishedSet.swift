@@ -220,6 +220,11 @@ public struct PublishedSet {
         return p
     }
 
+    /// Whether `path` (through a user's links) is a published set's link: a file a run published,
+    /// which only a run replaces. Writing through it (a map drawn by hand at the run's map's
+    /// name) would change the current set's file under its record.
+    public static func isPublishedFile(_ path: String) -> Bool { isSetLink(publishedPath(path)) }
+
     /// Whether `path` is a set's own link (into its folder, through `current`), whether or not
     /// what it shows is there.
     static func isSetLink(_ path: String) -> Bool {

@@ -715,6 +715,20 @@ struct Publisher {
         return member.files.allSatisfy { set.isLink($0.path, to: $0.name) && FileSystem.targetExists($0.path) }
     }
 
+    /// Whether the maps a run would publish now are the current set's, each path its link and
+    /// each file as published (for `status`); nil when the run publishes no maps with a set.
+    /// A map written over by hand (through its link) differs: `run` draws the maps again.
+    func areMapsUpToDate(_ completed: [String: StagePlanner.Completed]) -> Bool? {
+        let maps = MapPublisher(manifest: manifest, work: work)
+        guard !maps.paths.isEmpty, let root = PublishedSet.root(of: manifest) else { return nil }
+        let set = PublishedSet(root: root)
+        let plan = Plan(role: "maps", key: "", group: nil, main: "")
+        guard let current = set.current(), let member = current.record.member(plan.role),
+            member.key == memberKey(plan, completed), verify(member, in: set, generation: current.generation)
+        else { return false }
+        return member.files.allSatisfy { set.isLink($0.path, to: $0.name) && FileSystem.targetExists($0.path) }
+    }
+
     /// `published.json` as it is (empty when missing or damaged).
     private func loadRecord() -> [(String, JSONValue)] {
         guard let bytes = try? FileSystem.read(memoPath),

@@ -187,6 +187,19 @@ public struct StatusReport {
             case .none: lines.append("\(at): written on every run")
             }
         }
+        if let final = Pipeline.stages.last, completed[final.name] != nil,
+            let maps = publisher.areMapsUpToDate(completed)
+        {
+            let names = MapPublisher(manifest: manifest, work: work).paths.map { AtomicFile.baseName(of: $0) }
+            if maps {
+                lines.append("maps \(names.joined(separator: ", ")): up to date")
+            } else {
+                lines.append(
+                    "maps \(names.joined(separator: ", ")): differ from the current result or are missing; "
+                        + "'regionsearch run' draws them")
+                note(.differs)
+            }
+        }
         output = lines.joined(separator: "\n        ")
         outputState = worst
     }
