@@ -26,6 +26,9 @@ public struct RegionIdentity {
         public var labeler: RegionLabeler
         /// Each POI row's street (`addr:street`), when the data has them.
         public var streets: StringColumn?
+        /// Whether an id names a POI within its own input only (`ingest.id_scope: input`): the
+        /// POIs' keys then name their input (``POIKey``).
+        public var idsPerInput = false
 
         public init(
             hulls: [UInt8], regions: RegionTable, keywords: [String], projected: ProjectedPoints, pois: POITable,
@@ -133,7 +136,10 @@ public struct RegionIdentity {
                 guard poi < inputs.pois.count else {
                     throw Mismatch(description: "projected row \(poi) is not a POI; rerun the pipeline")
                 }
-                keys.append(POIKey.key(id: inputs.pois.ids[poi], lon: inputs.pois.lon[poi], lat: inputs.pois.lat[poi]))
+                keys.append(
+                    POIKey.key(
+                        id: inputs.pois.ids[poi], lon: inputs.pois.lon[poi], lat: inputs.pois.lat[poi],
+                        input: inputs.idsPerInput ? Int(inputs.pois.source[poi]) : nil))
                 names.append(inputs.pois.names[poi])
                 streets.append(inputs.streets.map { $0[poi] } ?? "")
             }

@@ -232,6 +232,50 @@ final class LineageEndToEndTests: XCTestCase {
 
     /// Day 1 then day 2 with one thread, with two, and day 2 as a tiled run: the same regions,
     /// ids, split and merge, byte for byte.
+    /// Two inputs that number their records on their own (`id_scope: input`): one id names a POI
+    /// of each. The lineage named POIs by their bare ids, so a region of one input and the region
+    /// of the other with the same ids, 20 km apart, had the same members, and when one cluster
+    /// closed, every region of the night was called merged. Keys now name their input.
+    func testIdsOfTwoInputsThatNumberTheirOwnRecordsNameDifferentPOIs() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        var rng = SeededRandom(seed: 3)
+        let background: [POI] = (0..<1_500).map { ("b\($0)", rng.uniform(0, 6_000), rng.uniform(0, 6_000), "shop") }
+        let first = background + Self.cluster("c", 1500, 1500, 40, 150, 1) + Self.cluster("d", 4500, 4500, 40, 150, 2)
+        // The other input: the same ids, 20 km east.
+        let second = first.map { ($0.id, $0.x + 20_000, $0.y, $0.category) }
+        func write(_ first: [POI]) throws {
+            try Self.csv(first).write(toFile: f.root + "/data/a.csv", atomically: true, encoding: .utf8)
+            try Self.csv(second).write(toFile: f.root + "/data/b.csv", atomically: true, encoding: .utf8)
+        }
+        try write(first)
+        try JSONValue.object([
+            ("name", .string("test")),
+            (
+                "inputs",
+                .array([.object([("path", .string("../data/a.csv"))]), .object([("path", .string("../data/b.csv"))])])
+            ),
+            ("work_dir", .string("../work")), ("output", .string("../out/test.geojson")),
+            ("keywords", .array([.string("restaurant")])), ("maps", .bool(false)), ("lineage", .bool(true)),
+            ("ingest", .object([("id_scope", .string("input"))])),
+        ]).serialized(pretty: true).write(toFile: f.manifestPath, atomically: true, encoding: .utf8)
+        try f.runOK()
+        let lineage = try read(f.root + "/out/test.lineage.json")
+        let members = (lineage["features"]?.arrayValue ?? []).map {
+            ($0["properties"]?["members"]?.arrayValue ?? []).compactMap(\.stringValue)
+        }
+        XCTAssertEqual(members.count, 4, "two clusters in each input")
+        XCTAssertEqual(Set(members).count, 4, "no two regions share their members: \(members)")
+        XCTAssertTrue(members.contains { $0.first?.hasPrefix("inputs[1]:") == true }, "\(members)")
+        // Night 2: the first input's cluster c closes.
+        try write(first.map { $0.id.hasPrefix("c") ? ($0.id, $0.x, $0.y, "shop") : $0 })
+        try f.runOK()
+        let changes = try read(f.root + "/out/test.changes.json")
+        XCTAssertEqual(changes["counts"]?["unchanged"]?.intValue, 3, "\(changes["summary"] ?? .null)")
+        XCTAssertEqual(changes["counts"]?["retired"]?.intValue, 1, "\(changes["summary"] ?? .null)")
+        XCTAssertEqual(changes["counts"]?["merged"]?.intValue, 0, "\(changes["summary"] ?? .null)")
+    }
+
     func testSplitAndMergeResolveTheSameWayOnAnyThreadAndTileCount() throws {
         var outputs: [[Data]] = []
         let files = ["test.geojson", "test.changes.json", "test.lineage.json"]

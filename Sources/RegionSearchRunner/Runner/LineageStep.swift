@@ -1,5 +1,6 @@
 import RegionSearchCore
 import RegionSearchGDAL
+import RegionSearchIngest
 import RegionSearchLineage
 import RegionSearchMaps
 import RegionSearchModel
@@ -24,8 +25,15 @@ import Synchronization
 /// `<output stem>.changes.json` beside every file output and the lineage file
 /// (``LineageStep/Outcome/publish()``).
 struct LineageStep {
-    /// Bumped when the step's output can change for the same inputs (the matching rule, labels).
-    static let version = 1
+    /// Bumped when the step's output can change for the same inputs (the matching rule, labels;
+    /// 2: POI keys name their input under `id_scope: input`).
+    static let version = 2
+
+    /// Whether an id names a POI within its own input only (`ingest.id_scope: input`; parameters
+    /// ingest has checked already, as its stage ran with them).
+    static func idsPerInput(_ manifest: Manifest) -> Bool {
+        (try? IngestSettings(manifest.parameters(for: IngestStage.definition.name)))?.idScope == .input
+    }
 
     let manifest: Manifest
     let work: WorkDirectory
@@ -181,6 +189,7 @@ struct LineageStep {
             ("hulls", .string("\(hulls.digest.hash)")),
         ]
         for (k, a) in zip(kinds, artifacts) { members.append((k.description, .string("\(a.digest.hash)"))) }
+        if Self.idsPerInput(manifest) { members.append(("ids_per_input", .bool(true))) }
         var hasher = ContentHasher()
         hasher.update(JSONValue.object(members).serialized())
         let result = hasher.finalize().description
@@ -391,12 +400,13 @@ struct LineageStep {
         let keywords = (try regionsFile.meta("keywords").arrayValue ?? []).map { $0["query"]?.stringValue ?? "" }
         let pois = try POITable(artifact: files[2])
         let scores = try ScoreTable(artifact: files[3])
-        let inputs = RegionIdentity.Inputs(
+        var inputs = RegionIdentity.Inputs(
             hulls: hullsBytes, regions: try RegionTable(artifact: regionsFile), keywords: keywords,
             projected: try ProjectedPoints(artifact: files[1]), pois: pois, matches: scores.matches,
             labeler: RegionLabeler(
                 places: pois.places.map { RegionLabeler.Place(name: $0.name, kind: $0.kind, lon: $0.lon, lat: $0.lat) }),
             streets: pois.streets)
+        inputs.idsPerInput = Self.idsPerInput(manifest)
         let output: RegionIdentity.Output
         do {
             output = try RegionIdentity.identify(inputs, previous: previous, result: result, tracking: tracking)
