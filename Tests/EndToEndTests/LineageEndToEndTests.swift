@@ -276,6 +276,25 @@ final class LineageEndToEndTests: XCTestCase {
         XCTAssertEqual(changes["counts"]?["merged"]?.intValue, 0, "\(changes["summary"] ?? .null)")
     }
 
+    /// The outputs' folder removed (`rm -rf out`) with the work directory kept: the night had
+    /// started a fresh lineage without a word, giving ids consumers knew to other places and
+    /// retired ids out again. It stops (exit 3) and says how to go on; `--fresh-lineage` starts over.
+    func testOutputsRemovedWithTheirSetStopTheNightUnlessAFreshLineageIsAskedFor() throws {
+        let f = try fixture()
+        defer { f.remove() }
+        try f.runOK()
+        try FileManager.default.removeItem(atPath: f.root + "/out")
+        let stopped = try f.run(day2(f))
+        XCTAssertEqual(stopped.status, 3, stopped.output)
+        XCTAssertTrue(
+            stopped.output.contains("and so is the set this work directory published its outputs in"), stopped.output)
+        XCTAssertFalse(stopped.output.contains("[1/6]"), "stopped before the stages: \(stopped.output)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/out/test.geojson"))
+        let fresh = try f.run(day2(f) + ["--fresh-lineage"])
+        XCTAssertEqual(fresh.status, 0, fresh.output)
+        XCTAssertEqual(try read(f.root + "/out/test.changes.json")["basis"]?.stringValue, "none")
+    }
+
     func testSplitAndMergeResolveTheSameWayOnAnyThreadAndTileCount() throws {
         var outputs: [[Data]] = []
         let files = ["test.geojson", "test.changes.json", "test.lineage.json"]

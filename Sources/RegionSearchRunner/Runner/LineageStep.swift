@@ -298,6 +298,16 @@ struct LineageStep {
                             + "beside it holds the lineage; restore the set folder from a backup, or start a fresh "
                             + "lineage with --fresh-lineage (every region then gets a new id)", status: .inputData)
                 }
+                // The outputs and their set were removed (`rm -rf out`), but this work directory
+                // published a set there: a fresh lineage now would give other places the ids
+                // consumers know and retired ids out again, without a word.
+                if let set = publishedSetGone(manifest) {
+                    throw ToolFailure(
+                        "\(path) is missing, and so is the set this work directory published its outputs in "
+                            + "(\(set)); restore that folder from a backup to go on with the regions' ids, or start a "
+                            + "fresh lineage with --fresh-lineage (every region then gets a new id, and ids consumers "
+                            + "know may name other places)", status: .inputData)
+                }
                 return nil
             }
             // Said once, though the runner reads the file before the stages and again after them.
@@ -337,6 +347,21 @@ struct LineageStep {
     }
 
     private static let warnedMissing = Mutex<Set<String>>([])
+
+    /// The set folder this manifest's work directory last published in (`published.json`), when
+    /// that folder or its current set is gone; nil otherwise.
+    static func publishedSetGone(_ manifest: Manifest) -> String? {
+        let memo = Publisher.memoPath(WorkDirectory(path: manifest.workDirectory))
+        guard let root = PublishedSet.root(of: manifest), let bytes = try? FileSystem.read(memo),
+            let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(bytes: b)
+            }),
+            let recorded = json["set"]?["root"]?.stringValue,
+            PathResolver.absolute(recorded, relativeTo: PathResolver.currentDirectory())
+                == PathResolver.absolute(root, relativeTo: PathResolver.currentDirectory())
+        else { return nil }
+        return PublishedSet(root: root).current() == nil ? recorded : nil
+    }
 
     /// The lineage file `path` as the current published set holds it, when the outputs are
     /// published as a set and it has one.
