@@ -15,7 +15,8 @@ enum InputError: Error, CustomStringConvertible, ExitCoded {
 
     public var description: String {
         switch self {
-        case .cannotOpen(let path, let reason): return "\(path): cannot open input: \(reason)"
+        case .cannotOpen(let path, let reason):
+            return "\(path): cannot open input: \(reason); check the path and that it is a readable file"
         case .readFailed(let path, let reason): return "\(path): read failed: \(reason)"
         case .corruptCompression(let path, let offset, let reason):
             return

@@ -78,6 +78,12 @@ public final class OGRReader: RecordSource, RecordSourceDiagnostics {
             if case .layerNotFound(let what) = e {
                 throw UsageError("\(spec.context).layer: no layer \(what)")
             }
+            if case .openFailed = e, OpenedInput.isDirectory(spec.path) {
+                throw InputError.unsupported(
+                    path: display,
+                    reason: "is a folder, which GDAL reads as one dataset (a folder of Shapefiles, a FileGDB), and it "
+                        + "is none (\(Self.plain(e))); name the file to read, or each file as an input of its own")
+            }
             throw InputError.unsupported(path: display, reason: Self.plain(e))
         }
         driverName = dataset.driverName

@@ -13,7 +13,10 @@ public enum TileArtifacts {
         "tile", .integer(0...(maxTiles - 1)), placeholder: "I",
         help: "Tiled runs: compute only tile I (0-based) of --tiles, into a tile part at --output.")
     public static let tilesOption = CommandSpec.Option(
-        "tiles", .integer(1...maxTiles), help: "Tiled runs: the number of tiles (with --tile or --from-tiles).")
+        "tiles", .integer(1...maxTiles),
+        help:
+            "Tiled runs: the number of tiles (with the stage's tile option: --tile or --from-tiles for graph, --window or --write-windows for propagate)."
+    )
     public static let fromTilesOption = CommandSpec.Option(
         "from-tiles", .path, placeholder: "DIR",
         help: "Tiled runs: gather the --tiles parts in DIR into the stage's usual output (the same bytes as one run).")

@@ -89,6 +89,13 @@ final class IngestExecutableTests: XCTestCase {
         r = try run([scratch.path("missing.csv"), "--output", out, "--rejects", rejects])
         XCTAssertEqual(r.status, 3)
         XCTAssertTrue(r.stderr.contains("cannot open input"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("check the path"), r.stderr)
+        // A folder that is no GDAL dataset: said in words, not only GDAL's.
+        let folder = scratch.path("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        r = try run([folder, "--output", out, "--rejects", rejects])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains("is a folder, which GDAL reads as one dataset"), r.stderr)
 
         // --help lists the parameters with their manifest keys.
         r = try run(["--help"])

@@ -259,7 +259,10 @@ final class ManifestTests: XCTestCase, ManifestParsing {
 
     func testUnreadableFile() {
         XCTAssertThrowsError(try Manifest.load(path: "/nonexistent-dir/m.json")) { error in
-            XCTAssertEqual("\(error)", "/nonexistent-dir/m.json: cannot read manifest: No such file or directory")
+            XCTAssertEqual(
+                "\(error)",
+                "/nonexistent-dir/m.json: cannot read manifest: No such file or directory; check the path (the shipped "
+                    + "manifests are in pipelines/)")
         }
     }
 

@@ -135,7 +135,8 @@ public enum ArtifactError: Error, CustomStringConvertible {
         let hint = "; rerun the stage that writes it (regionsearch run redoes it automatically)"
         switch self {
         case .cannotOpen(let path, let reason):
-            return "\(path): cannot open artifact: \(reason)"
+            return
+                "\(path): cannot open artifact: \(reason); check the path (a stage's inputs are the artifacts the stage before wrote, WORK/objects/<stage>-<key>/; regionsearch run finds them itself)"
         case .truncated(let path, let detail):
             return "\(path): artifact is truncated or was not completely written (\(detail))" + hint
         case .badMagic(let path):

@@ -15,7 +15,9 @@ public enum ManifestError: ExitCoded, Equatable {
     public var description: String {
         switch self {
         case .unreadable(let file, let reason):
-            return "\(file): cannot read manifest: \(reason)"
+            // A missing file says where manifests are; the other reasons say what to give already.
+            let hint = reason.contains(";") ? "" : "; check the path (the shipped manifests are in pipelines/)"
+            return "\(file): cannot read manifest: \(reason)" + hint
         case .syntax(let file, let line, let column, let reason):
             return "\(file):\(line):\(column): invalid JSON: \(reason)"
         case .invalid(let file, let key, let position, let reason):
