@@ -250,5 +250,16 @@ final class OperatorControlsTests: XCTestCase {
         XCTAssertTrue(
             events.contains { $0["tool"]?.stringValue == "regionsearch-graph" && $0["stage"]?.stringValue == "graph" })
         XCTAssertEqual(try f.run(["--log-format", "xml"]).status, 2)
+        // A command line that does not parse still reports in JSON when it asks for JSON (the
+        // error had come in the human format).
+        for arguments in [["--log-format", "json", "--bogus"], ["--bogus", "--log-format=json"]] {
+            let bad = try f.run(arguments)
+            XCTAssertEqual(bad.status, 2, bad.output)
+            let lines = bad.output.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, bad.output)
+            let event = try JSONParser.parse(String(lines.first ?? ""))
+            XCTAssertEqual(event["level"]?.stringValue, "error")
+            XCTAssertEqual(event["message"]?.stringValue, "unknown option '--bogus'")
+        }
     }
 }

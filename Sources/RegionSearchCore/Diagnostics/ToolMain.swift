@@ -56,8 +56,11 @@ public enum ToolMain {
         do {
             parsed = try spec.parse(arguments)
         } catch {
+            // The command line did not parse, but a `--log-format json` on it still holds: a
+            // program reading JSON events gets the error as one.
+            if Self.asksForJSON(arguments) { Log.format = .json }
             Log.error(error.message)
-            Log.write("Run '\(spec.name) --help' for usage.\n")
+            if Log.format == .human { Log.write("Run '\(spec.name) --help' for usage.\n") }
             return .usage
         }
         if parsed.flag(.help) {
@@ -72,6 +75,13 @@ public enum ToolMain {
         }
         Log.configure(parsed)
         return execute { try body(parsed) }
+    }
+
+    /// Whether `arguments` hold `--log-format json` (or `--log-format=json`), read without the
+    /// rest of the command line.
+    static func asksForJSON(_ arguments: [String]) -> Bool {
+        zip(arguments, arguments.dropFirst()).contains { $0 == "--log-format" && $1 == Log.Format.json.rawValue }
+            || arguments.contains("--log-format=" + Log.Format.json.rawValue)
     }
 
     /// Runs `body`, prints any error, and returns the exit status it maps to.
