@@ -14,12 +14,13 @@ import RegionSearchCore
 /// table's name cut to fit its index names in 63 bytes),
 /// `COPY` the features into it, build its GiST index, `DROP TABLE <table>`, `ALTER TABLE
 /// <staging> RENAME TO <table>`, and rename the staging table's index, primary key and FID
-/// sequence to the names a fresh table has. `append`: add the features to the existing table
-/// (created when missing). Until the commit other sessions see only the old tables; a killed
-/// writer's connection drops, the server rolls the transaction back, and neither a staging table
-/// nor any change remains. The old table is locked (ACCESS EXCLUSIVE, taken just before the DROP)
-/// only from the swap to the commit; a wait for that lock ends after `lock_timeout` (see
-/// ``write(_:srs:history:)``).
+/// sequence to the names a fresh table has (or, where another relation holds one, the first free
+/// name after it: `<name>1`, `<name>2`, …). `append`: add the features to the existing table
+/// (created when missing, as overwrite builds one). Until the commit other sessions see only the
+/// old tables; a killed writer's connection drops, the server rolls the transaction back, and
+/// neither a staging table nor any change remains. The old table is locked (ACCESS EXCLUSIVE,
+/// taken just before the DROP) only from the swap to the commit; a wait for that lock ends after
+/// `lock_timeout` (see ``write(_:srs:history:)``).
 ///
 /// Each call opens its own connection and closes it at the end: the driver caches a connection's
 /// layer list and knows nothing of tables renamed through SQL, so a second overwrite on one
@@ -412,6 +413,27 @@ public final class PostGISTableWriter {
         in dataset: GDALDataset
     ) throws(GDALError) -> Replacement {
         try refuseForeignTable(name, layer: layer, in: dataset)
+        let staging = try buildStaging(name, with: layer, srs: srs, in: dataset)
+        try refuseDependentViews(of: name, in: dataset)
+        let readBy = try policiesReading(name, in: dataset)
+        if let other = readBy.first(where: { $0.table.schema != name.schema || !replaced.contains($0.table.table) }) {
+            throw .invalidArgument(
+                "the policy \(other.policy) on table \(other.table.schema).\(other.table.table) reads table "
+                    + "\(name.schema).\(name.table), which \"mode\": \"overwrite\" replaces, and PostgreSQL drops no "
+                    + "table a policy reads; the tables are as they were. Use \"mode\": \"append\" (the policy "
+                    + "reading the rows WHERE valid_to IS NULL), or drop the policy")
+        }
+        let afterSwap = try keepGrants(of: name, on: staging, in: dataset)
+        return Replacement(name: name, staging: staging, afterSwap: afterSwap, readBy: readBy)
+    }
+
+    /// Creates the table `name` will be under a staging name, with the layer's features, and
+    /// returns that name. Its index, primary key and sequence are named after the staging table,
+    /// so none collides with a name another relation holds; ``renameDependents(of:from:in:)``
+    /// gives them their final names once the table has its own.
+    private func buildStaging(
+        _ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset
+    ) throws(GDALError) -> QualifiedName {
         // pid + random: unique among concurrent writers of this and other processes. The table's
         // name is cut so that the staging table's index names (`_geom_geom_idx`, 14 bytes, the
         // longest) fit in PostgreSQL's 63 bytes: cut short by the server, they kept their staging
@@ -425,17 +447,7 @@ public final class PostGISTableWriter {
             schema, srs: srs, options: Self.layerOptions + ["SCHEMA=\(name.schema)"])
         try layer.write(to: created)
         try created.sync()  // ends the COPY and runs the deferred CREATE TABLE / CREATE INDEX
-        try refuseDependentViews(of: name, in: dataset)
-        let readBy = try policiesReading(name, in: dataset)
-        if let other = readBy.first(where: { $0.table.schema != name.schema || !replaced.contains($0.table.table) }) {
-            throw .invalidArgument(
-                "the policy \(other.policy) on table \(other.table.schema).\(other.table.table) reads table "
-                    + "\(name.schema).\(name.table), which \"mode\": \"overwrite\" replaces, and PostgreSQL drops no "
-                    + "table a policy reads; the tables are as they were. Use \"mode\": \"append\" (the policy "
-                    + "reading the rows WHERE valid_to IS NULL), or drop the policy")
-        }
-        let afterSwap = try keepGrants(of: name, on: staging, in: dataset)
-        return Replacement(name: name, staging: staging, afterSwap: afterSwap, readBy: readBy)
+        return staging
     }
 
     /// Drops the old table and gives the new one its name (and its index, key and sequence the
@@ -711,39 +723,41 @@ public final class PostGISTableWriter {
         _ name: QualifiedName, with layer: OutputLayer, srs: SpatialReference, in dataset: GDALDataset,
         history: History?
     ) throws(GDALError) {
-        let target: GDALLayer
         try refuseForeignTable(name, layer: layer, in: dataset)
-        if try exists(name, in: dataset) {
-            // A table an earlier version made lacks the fields added since: they are added (its
-            // old rows: null), of the types GDAL gives a new table, so that a nightly append goes
-            // on after an upgrade.
-            var present = try columns(of: name, in: dataset)
-            for field in layer.schema.fields where !present.contains(field.name) {
-                try dataset.executeSQL(
-                    "ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(field.name)) \(Self.columnType(field.kind))")
-                present.insert(field.name)
-            }
-            if let history {
-                // A table appended to before history rows gets the columns (its old rows: null), when
-                // the layer did not bring them (the runner's do: `FeatureLayer.withHistory`).
-                for column in History.columns where !present.contains(column) {
-                    try dataset.executeSQL("ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(column)) varchar")
-                }
-                // Every current row: this run's rows are appended whole, also when some of its
-                // rows were current beside another's (``alreadyAppended(_:_:in:)``).
-                try dataset.executeSQL(
-                    "UPDATE \(name.sql) SET valid_to = \(Self.literal(history.time)) WHERE valid_to IS NULL")
-            }
-            // Always "schema.table": GDAL names a bare table from the connection's current schema,
-            // which need not be `public` (active_schema=public with search_path = gis, public
-            // appended to gis.t while the other statements went to public.t).
-            target = try dataset.layer(named: "\(name.schema).\(name.table)")
-            try target.bindFields(layer.schema)
-        } else {
-            var schema = layer.schema
-            schema.name = name.table
-            target = try dataset.createLayer(schema, srs: srs, options: Self.layerOptions + ["SCHEMA=\(name.schema)"])
+        guard try exists(name, in: dataset) else {
+            // Built as overwrite builds a table, then renamed: GDAL names the new table's GiST index
+            // `<table>_geom_geom_idx` itself, and a table a DBA renamed away (`regions_2025`)
+            // still holds that name, so the CREATE INDEX failed every night.
+            let staging = try buildStaging(name, with: layer, srs: srs, in: dataset)
+            try dataset.executeSQL("ALTER TABLE \(staging.sql) RENAME TO \(Self.quote(name.table))")
+            try renameDependents(of: name, from: staging.table, in: dataset)
+            return
         }
+        // A table an earlier version made lacks the fields added since: they are added (its
+        // old rows: null), of the types GDAL gives a new table, so that a nightly append goes
+        // on after an upgrade.
+        var present = try columns(of: name, in: dataset)
+        for field in layer.schema.fields where !present.contains(field.name) {
+            try dataset.executeSQL(
+                "ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(field.name)) \(Self.columnType(field.kind))")
+            present.insert(field.name)
+        }
+        if let history {
+            // A table appended to before history rows gets the columns (its old rows: null), when
+            // the layer did not bring them (the runner's do: `FeatureLayer.withHistory`).
+            for column in History.columns where !present.contains(column) {
+                try dataset.executeSQL("ALTER TABLE \(name.sql) ADD COLUMN \(Self.quote(column)) varchar")
+            }
+            // Every current row: this run's rows are appended whole, also when some of its
+            // rows were current beside another's (``alreadyAppended(_:_:in:)``).
+            try dataset.executeSQL(
+                "UPDATE \(name.sql) SET valid_to = \(Self.literal(history.time)) WHERE valid_to IS NULL")
+        }
+        // Always "schema.table": GDAL names a bare table from the connection's current schema,
+        // which need not be `public` (active_schema=public with search_path = gis, public
+        // appended to gis.t while the other statements went to public.t).
+        let target = try dataset.layer(named: "\(name.schema).\(name.table)")
+        try target.bindFields(layer.schema)
         try layer.write(to: target)
         try target.sync()
     }
@@ -760,13 +774,21 @@ public final class PostGISTableWriter {
     /// Indexes, constraints and sequences keep their names across `ALTER TABLE … RENAME`; rename
     /// the ones derived from the staging name (`<staging>_pkey`, `<staging>_geom_geom_idx`,
     /// `<staging>_fid_seq`). Renaming a constraint's index renames the constraint too.
+    ///
+    /// A name another relation of the schema holds is not taken: a table a DBA renamed away
+    /// (`ALTER TABLE regions RENAME TO regions_2025`) keeps `regions_pkey`, `regions_fid_seq` and
+    /// `regions_geom_geom_idx`, and the rename failed every later night. The first free name of
+    /// `<name>`, `<name>1`, `<name>2`, … is taken, as PostgreSQL chooses a name of its own, so the
+    /// same names come back night after night; the choice is said in a log line.
     private func renameDependents(of name: QualifiedName, from staging: String, in dataset: GDALDataset)
         throws(GDALError)
     {
+        let namespace = "(SELECT oid FROM pg_namespace WHERE nspname = \(Self.literal(name.schema)))"
         let sql = """
             SELECT c.relname, c.relkind FROM pg_class c
-            WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = \(Self.literal(name.schema)))
+            WHERE c.relnamespace = \(namespace)
               AND c.relkind IN ('i', 'S') AND starts_with(c.relname, \(Self.literal(staging)))
+            ORDER BY c.relname
             """
         var renames: [(String, String, String)] = []
         if let result = try dataset.executeSQL(sql) {
@@ -776,10 +798,38 @@ public final class PostGISTableWriter {
                 }
             }
         }
-        for (old, new, kind) in renames {
-            try dataset.executeSQL(
-                "ALTER \(kind) \(name.sibling(old).sql) RENAME TO \(Self.quote(String(new.prefix(63))))")
+        for (old, wanted, kind) in renames {
+            var new = String(wanted.prefix(63))
+            if let holder = try relationHolding(new, in: namespace, dataset: dataset) {
+                var suffix = 0
+                repeat {
+                    suffix += 1
+                    new = String(wanted.prefix(63 - String(suffix).utf8.count)) + String(suffix)
+                } while try relationHolding(new, in: namespace, dataset: dataset) != nil
+                Log.info(
+                    "\(name.schema).\(name.table): the name \(String(wanted.prefix(63))) is taken (\(holder)), so "
+                        + "the new table's \(kind.lowercased()) is named \(new)")
+            }
+            try dataset.executeSQL("ALTER \(kind) \(name.sibling(old).sql) RENAME TO \(Self.quote(new))")
         }
+    }
+
+    /// What holds the relation name `relation` in the schema `namespace` (an SQL expression for
+    /// its oid), in words for a log line ("an index of table regions_2025"); nil when the name is
+    /// free.
+    private func relationHolding(_ relation: String, in namespace: String, dataset: GDALDataset)
+        throws(GDALError) -> String?
+    {
+        let sql =
+            "SELECT coalesce((SELECT 'an index of table ' || i.indrelid::regclass FROM pg_index i "
+            + "WHERE i.indexrelid = c.oid), (SELECT 'a sequence of table ' || d.refobjid::regclass FROM pg_depend d "
+            + "WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.refclassid = 'pg_class'::regclass "
+            + "AND d.deptype IN ('a', 'i') LIMIT 1), 'the relation ' || c.oid::regclass) "
+            + "FROM pg_class c WHERE c.relnamespace = \(namespace) "
+            + "AND c.relname = \(Self.literal(relation))"
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return nil }
+        if case .string(let holder) = row.value(at: 0) { return holder }
+        return "another relation"
     }
 
     /// Longest table name: the staging suffix (`__tmp_<pid>_<8 hex>`, at most 24 bytes) must fit

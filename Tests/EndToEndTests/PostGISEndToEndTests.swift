@@ -1295,4 +1295,59 @@ final class PostGISEndToEndTests: XCTestCase {
         }
         XCTAssertEqual(try stagingTables(), "")
     }
+
+    /// A DBA archives last year's table (`ALTER TABLE … RENAME TO …_2025`); the archived table keeps
+    /// its primary key, sequence and GiST index names. Every later night had failed (exit 6):
+    /// overwrite renaming the staging table's sequence to the name the archive holds, append at
+    /// GDAL's `CREATE INDEX` of that name. Both now write a new table, whose names are the first
+    /// free ones (`…1`, as PostgreSQL chooses), said in a log line; the archive is untouched.
+    func testATableRenamedAwayLeavesItsNamesAndTheNightsGoOn() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        defer { _ = try? psql("DROP TABLE IF EXISTS archived, archived_2025") }
+        func night(_ mode: String) throws -> PipelineFixture.Result {
+            try f.writeManifest(
+                output: .object([("path", .string(pg)), ("layer", .string("archived")), ("mode", .string(mode))]),
+                sections: [("maps", .bool(false))])
+            return try f.run(["--force"])
+        }
+        func names(_ table: String) throws -> String {
+            try psql(
+                "SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE oid IN (SELECT indexrelid "
+                    + "FROM pg_index WHERE indrelid = '\(table)'::regclass UNION SELECT objid FROM pg_depend WHERE "
+                    + "refobjid = '\(table)'::regclass AND classid = 'pg_class'::regclass AND deptype = 'a')")
+        }
+        let gist =
+            "SELECT count(*) FROM pg_indexes WHERE tablename = 'archived' AND indexdef LIKE '%USING gist (geom)%'"
+        XCTAssertEqual(try night("overwrite").status, 0)
+        _ = try psql("ALTER TABLE archived RENAME TO archived_2025")
+        let content = "SELECT count(*) || ' ' || md5(string_agg(region_id || keyword, ',' ORDER BY fid)) FROM "
+        let archive = try psql(content + "archived_2025")
+        XCTAssertEqual(try names("archived_2025"), "archived_fid_seq,archived_geom_geom_idx,archived_pkey")
+
+        for _ in 0..<2 {
+            let overwrite = try night("overwrite")
+            XCTAssertEqual(overwrite.status, 0, overwrite.output)
+            XCTAssertTrue(
+                overwrite.output.contains(
+                    "the name archived_fid_seq is taken (a sequence of table archived_2025), so the new table's "
+                        + "sequence is named archived_fid_seq1"), overwrite.output)
+            XCTAssertEqual(try names("archived"), "archived_fid_seq1,archived_geom_geom_idx1,archived_pkey1")
+            XCTAssertEqual(try psql(gist), "1")
+        }
+        XCTAssertEqual(try psql(content + "archived"), archive, "the same night's regions")
+
+        // Append to a table that is not there any more: created beside the archive.
+        _ = try psql("DROP TABLE archived")
+        let append = try night("append")
+        XCTAssertEqual(append.status, 0, append.output)
+        XCTAssertEqual(try names("archived"), "archived_fid_seq1,archived_geom_geom_idx1,archived_pkey1")
+        XCTAssertEqual(try psql(gist), "1")
+        XCTAssertEqual(try psql("SELECT count(*) FROM archived"), archive.split(separator: " ").first.map(String.init))
+
+        XCTAssertEqual(try psql(content + "archived_2025"), archive, "the archive is untouched")
+        XCTAssertEqual(try names("archived_2025"), "archived_fid_seq,archived_geom_geom_idx,archived_pkey")
+        XCTAssertEqual(try stagingTables(), "")
+    }
 }
