@@ -79,18 +79,94 @@ public final class PostGISTableWriter {
     }
 
     /// Opens the connection once, for update: the check made before a run's stages start. With
-    /// `tables` (each table's first two fields, ``refuseForeignTable(_:layer:in:)``), also the
-    /// checks ``write(_:srs:history:)`` would fail on after the stages: the schema active_schema
-    /// names exists, and no table of these names is a user's. Reads only.
-    public func checkConnection(tables: [(table: String, firstFields: [String])] = []) throws(GDALError) {
+    /// `tables` (each table's first two fields, ``refuseForeignTable(_:layer:in:)``, and its
+    /// mode), also the checks ``write(_:srs:history:)`` would fail on after the stages: the
+    /// connection may write (a hot standby, or `default_transaction_read_only` set for the
+    /// database or role, refuses every write), the schema active_schema names exists, the role
+    /// may create a table in it where one is made (every overwrite, an append to a missing
+    /// table), no table of these names is a user's, and a table overwrite replaces is the role's
+    /// (only its owner may drop it). Those failed after an hour of stages, in GDAL's or the
+    /// server's words; now before them, saying what to do. Reads only.
+    public func checkConnection(tables: [(table: String, firstFields: [String], mode: Mode)] = [])
+        throws(GDALError)
+    {
         let dataset = try open()
         defer { try? dataset.close() }
         guard !tables.isEmpty else { return }
+        try refuseReadOnly(in: dataset)
         let schema = try Self.schema(for: connection, in: dataset)
-        for (table, fields) in tables {
+        for (table, fields, mode) in tables {
             try Self.validate(table)
-            try refuseForeignTable(QualifiedName(schema: schema, table: table), core: fields, in: dataset)
+            let name = QualifiedName(schema: schema, table: table)
+            try refuseForeignTable(name, core: fields, in: dataset)
+            let present = try exists(name, in: dataset)
+            if mode == .overwrite || !present { try refuseWithoutCreate(name, in: dataset) }
+            if mode == .overwrite && present { try refuseForeignOwner(name, in: dataset) }
         }
+    }
+
+    /// The first `count` columns of the first row of `sql`, as text (a null: ""); nil for no
+    /// row. Columns, not one joined string: a role's name may hold any character. Each column
+    /// needs a name of its own (`AS`): GDAL keeps one of two columns of one name, empty.
+    private func texts(_ sql: String, count: Int, in dataset: GDALDataset) throws(GDALError) -> [String]? {
+        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return nil }
+        return (0..<count).map { column -> String in
+            if case .string(let text) = row.value(at: column) { return text }
+            return ""
+        }
+    }
+
+    /// Refuses a connection whose transactions are read-only: a standby in recovery, or
+    /// `default_transaction_read_only` on (the database's, the role's or the connection's).
+    private func refuseReadOnly(in dataset: GDALDataset) throws(GDALError) {
+        let sql = "SELECT current_setting('transaction_read_only') AS read_only, pg_is_in_recovery()::text AS standby"
+        guard let state = try texts(sql, count: 2, in: dataset), state[0] == "on" else { return }
+        if state[1] == "true" {
+            throw .invalidArgument(
+                "the connection is read-only (transaction_read_only = on): the server is a standby in recovery, "
+                    + "which takes no writes; connect to the primary")
+        }
+        throw .invalidArgument(
+            "the connection is read-only (transaction_read_only = on, from default_transaction_read_only of the "
+                + "database, the role or the connection); connect to a database that takes writes, or turn it off: "
+                + "ALTER DATABASE … RESET default_transaction_read_only (or ALTER ROLE …), or "
+                + "options='-c default_transaction_read_only=off' in the PG: string")
+    }
+
+    /// Refuses to write where the role may not create the table: its schema lacks CREATE (and
+    /// USAGE, without which nothing in it can be reached) for the role.
+    private func refuseWithoutCreate(_ name: QualifiedName, in dataset: GDALDataset) throws(GDALError) {
+        let schema = Self.literal(name.schema)
+        let sql =
+            "SELECT current_user::text AS role, has_schema_privilege(current_user, \(schema), 'CREATE')::text AS "
+            + "can_create, has_schema_privilege(current_user, \(schema), 'USAGE')::text AS can_use"
+        guard let parts = try texts(sql, count: 3, in: dataset), parts[1] != "true" || parts[2] != "true" else {
+            return
+        }
+        let role = parts[0]
+        let missing = [parts[1] == "true" ? nil : "CREATE", parts[2] == "true" ? nil : "USAGE"].compactMap { $0 }
+            .joined(separator: ", ")
+        throw .invalidArgument(
+            "role \(role) has no \(missing) privilege on schema \(name.schema), and writing table \(name.table) "
+                + "creates a table there (overwrite always, append when it is missing): GRANT \(missing) ON SCHEMA "
+                + "\(Self.quote(name.schema)) TO \(Self.quote(role)), connect as a role that has it, or name a schema "
+                + "it may create in (active_schema=)")
+    }
+
+    /// Refuses to overwrite a table the role does not own (nor is a member of its owner role):
+    /// PostgreSQL lets only the owner drop it.
+    private func refuseForeignOwner(_ name: QualifiedName, in dataset: GDALDataset) throws(GDALError) {
+        let sql =
+            "SELECT pg_get_userbyid(c.relowner)::text AS owner, current_user::text AS role FROM pg_class c "
+            + "WHERE c.oid = to_regclass(\(Self.literal(name.sql))) "
+            + "AND NOT pg_has_role(current_user, c.relowner, 'USAGE')"
+        guard let parts = try texts(sql, count: 2, in: dataset) else { return }
+        let (owner, role) = (parts[0], parts[1])
+        throw .invalidArgument(
+            "table \(name.schema).\(name.table) is owned by \(owner), not by role \(role): \"mode\": \"overwrite\" "
+                + "replaces the table, which only its owner (or a member of \(owner)) may do; connect as \(owner), "
+                + "GRANT \(Self.quote(owner)) TO \(Self.quote(role)), or use \"mode\": \"append\" (with INSERT and "
+                + "UPDATE granted on it)")
     }
 
     /// The largest value of the integer column `column` in `table` (in the schema tables go to);

@@ -1350,4 +1350,76 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertEqual(try names("archived_2025"), "archived_fid_seq,archived_geom_geom_idx,archived_pkey")
         XCTAssertEqual(try stagingTables(), "")
     }
+
+    /// A connection that cannot write the tables failed only after every stage had run, in the
+    /// server's words: a read-only database (`default_transaction_read_only`, as on a hot standby),
+    /// a role without CREATE on the schema, and (overwrite) a role that does not own the table.
+    /// Each is now refused before the first stage (exit 6), saying what is missing and what to do.
+    func testAConnectionThatCannotWriteIsRefusedBeforeTheStages() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        defer {
+            _ = try? psql(
+                "DROP TABLE IF EXISTS guarded; DROP OWNED BY creator; DROP ROLE IF EXISTS creator; "
+                    + "DROP OWNED BY visitor; DROP ROLE IF EXISTS visitor")
+        }
+        func night(_ mode: String, as user: String = "postgres", table: String = "guarded") throws
+            -> PipelineFixture.Result
+        {
+            try f.writeManifest(
+                output: .object([
+                    ("path", .string(pg.replacingOccurrences(of: "user=postgres", with: "user=" + user))),
+                    ("layer", .string(table)), ("mode", .string(mode)),
+                ]), sections: [("maps", .bool(false))])
+            return try f.run(["--force"])
+        }
+        func assertRefused(
+            _ r: PipelineFixture.Result, _ message: String, file: StaticString = #filePath, line: UInt = #line
+        ) {
+            XCTAssertEqual(r.status, 6, r.output, file: file, line: line)
+            XCTAssertTrue(r.output.contains(message), r.output, file: file, line: line)
+            XCTAssertFalse(r.output.contains("[1/6]"), "refused before any stage: \(r.output)", file: file, line: line)
+        }
+        let first = try night("overwrite")
+        XCTAssertEqual(first.status, 0, first.output)
+        XCTAssertTrue(first.output.contains("[1/6]"), first.output)
+        let content = "SELECT count(*) || ' ' || md5(string_agg(region_id || keyword, ',' ORDER BY fid)) FROM guarded"
+        let before = try psql(content)
+
+        _ = try psql("ALTER DATABASE regionsearch SET default_transaction_read_only = on")
+        let resetReadOnly =
+            "BEGIN READ WRITE; ALTER DATABASE regionsearch RESET default_transaction_read_only; COMMIT"
+        defer { _ = try? psql(resetReadOnly) }
+        for mode in ["overwrite", "append"] {
+            assertRefused(
+                try night(mode),
+                "the connection is read-only (transaction_read_only = on, from default_transaction_read_only")
+        }
+        _ = try psql(resetReadOnly)
+
+        _ = try psql(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'visitor') THEN "
+                + "CREATE ROLE visitor LOGIN; END IF; IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'creator') "
+                + "THEN CREATE ROLE creator LOGIN; END IF; END $$; GRANT CREATE ON SCHEMA public TO creator; GRANT SELECT, INSERT, UPDATE ON guarded TO visitor, creator"
+        )
+        // PostgreSQL 15 and later grant no CREATE on schema public to every role.
+        XCTAssertEqual(try psql("SELECT has_schema_privilege('visitor', 'public', 'CREATE')"), "f")
+        for (mode, table) in [("overwrite", "guarded"), ("append", "unmade")] {
+            assertRefused(
+                try night(mode, as: "visitor", table: table),
+                "role visitor has no CREATE privilege on schema public, and writing table \(table) creates a table "
+                    + "there")
+        }
+        assertRefused(
+            try night("overwrite", as: "creator"),
+            "table public.guarded is owned by postgres, not by role creator: \"mode\": \"overwrite\" replaces the "
+                + "table, which only its owner (or a member of postgres) may do")
+        XCTAssertEqual(try psql(content), before)
+        XCTAssertEqual(try psql("SELECT count(*) FROM pg_tables WHERE tablename = 'unmade'"), "0")
+        XCTAssertEqual(try stagingTables(), "")
+        // What is refused stops nothing it should not: the owner overwrites.
+        let owner = try night("overwrite")
+        XCTAssertEqual(owner.status, 0, owner.output)
+    }
 }

@@ -18,7 +18,8 @@ import RegionSearchOutput
 ///   read-only or special file system).
 /// - A pipe or device: it must be writable (it is not opened: a pipe would block).
 /// - Standard output: a Shapefile, being several files, cannot go there.
-/// - PostGIS: the connection is opened once for update.
+/// - PostGIS: the connection is opened once for update and asked whether this role may write
+///   the tables (``PostGISTableWriter/checkConnection(tables:)``).
 /// - Any format but GeoJSON: GDAL, which writes it, can be loaded.
 enum OutputPreflight {
     /// An output that cannot be written (exit status 6).
@@ -42,19 +43,23 @@ enum OutputPreflight {
             if target.format == .postgis {
                 do {
                     // The tables of this database in this manifest, with the fields that tell a
-                    // RegionSearch table from a user's: refused now, not after the stages.
+                    // RegionSearch table from a user's and their modes: a user's table, a
+                    // read-only connection or a missing privilege is refused now, not after the
+                    // stages.
                     let tables = targets.filter { $0.format == .postgis && $0.sharesDestination(with: target) }.map {
                         t in
                         (
                             table: t.layer,
                             firstFields: t.role == .regions
                                 ? RegionFeatureSchema.fields.prefix(2).map(\.name)
-                                : POIFeatureSchema.fields(keywords: []).prefix(2).map(\.name)
+                                : POIFeatureSchema.fields(keywords: []).prefix(2).map(\.name),
+                            mode: t.mode
                         )
                     }
                     try PostGISTableWriter(connection: target.path).checkConnection(tables: tables)
                 } catch {
-                    // A missing schema or a user's table says what to do itself.
+                    // A missing schema or privilege, a read-only connection or a user's table says
+                    // what to do itself.
                     if case .invalidArgument = error {
                         throw Failure(message: "\(at): cannot write: \(error)")
                     }
