@@ -56,6 +56,19 @@ final class OutputTargetTests: XCTestCase, ManifestParsing {
         XCTAssertEqual(Publisher.destinations(apart.outputTargets).map(\.count), [1, 1])
     }
 
+    /// One database spelt with and without its default port is one destination (one
+    /// transaction); another port, database or host is another.
+    func testOneDatabaseWithOrWithoutItsDefaultPortIsOneDestination() {
+        let key = { (s: String, env: [String: String]) in OutputTarget.connectionKey(s, environment: env) }
+        let plain = "PG:host=/s dbname=d user=u"
+        XCTAssertEqual(key(plain, [:]), key("PG:dbname=d host=/s port=5432 user=u", [:]))
+        XCTAssertEqual(key(plain, ["PGPORT": "6543"]), key("PG:host=/s port=6543 dbname=d user=u", ["PGPORT": "6543"]))
+        XCTAssertNotEqual(
+            key(plain, ["PGPORT": "6543"]), key("PG:host=/s port=5432 dbname=d user=u", ["PGPORT": "6543"]))
+        XCTAssertNotEqual(key(plain, [:]), key("PG:host=/s port=5433 dbname=d user=u", [:]))
+        XCTAssertNotEqual(key(plain, [:]), key("PG:host=/s dbname=e user=u", [:]))
+    }
+
     func testMistakesAreRefusedBeforeAnythingRuns() {
         let cases: [(String, String?, String)] = [
             (

@@ -1,3 +1,4 @@
+import Foundation
 import RegionSearchCore
 import RegionSearchGDAL
 import RegionSearchIngest
@@ -188,12 +189,18 @@ public struct OutputTarget: Sendable {
 
     /// A `PG:` string's parameters in one order: `PG:host=/s dbname=d` and `PG:dbname=d host=/s`
     /// name one database, whose tables are then written in one transaction (as spelt apart, the
-    /// regions table was committed and the POI table's failure left yesterday's beside it).
-    static func connectionKey(_ connection: String) -> String {
+    /// regions table was committed and the POI table's failure left yesterday's beside it). A
+    /// `port` that is libpq's default (`PGPORT`, else 5432) is the port left out, so
+    /// `host=/s port=5432 dbname=d` is that database too.
+    static func connectionKey(_ connection: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
         let text = connection.hasPrefix("PG:") ? connection.dropFirst(3) : Substring(connection)
         let items = ConnectionParameters(text).items
         // A URI (`postgresql://…`) is compared as written.
         guard !items.isEmpty, !text.contains("://") else { return connection }
-        return items.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")
+        let defaultPort = environment["PGPORT"].flatMap { $0.isEmpty ? nil : $0 } ?? "5432"
+        return items.filter { !($0.key == "port" && $0.value == defaultPort) }.map { "\($0.key)=\($0.value)" }
+            .sorted().joined(separator: "\n")
     }
 }
