@@ -130,7 +130,8 @@ public enum Driver {
     /// Runs one command line (without the program name) and returns its exit status.
     public static func run(_ arguments: [String]) -> ExitStatus {
         guard let command = arguments.first else {
-            print(overview, terminator: "")
+            // A usage error (no command): the overview goes where errors go, as the exit says.
+            Log.write(overview)
             return .usage
         }
         let rest = Array(arguments.dropFirst())
@@ -310,9 +311,18 @@ public enum Driver {
     }
 
     static func help(_ arguments: [String]) -> ExitStatus {
-        guard let topic = arguments.first else {
+        guard let topic = arguments.first, !["--help", "-h"].contains(topic) else {
             print(overview, terminator: "")
             return .success
+        }
+        if topic == "--version" {
+            print("regionsearch \(RegionSearchVersion.current)")
+            return .success
+        }
+        guard arguments.count == 1 else {
+            Log.error("help takes one topic, got \(arguments.count): \(arguments.joined(separator: " "))")
+            Log.write("Run 'regionsearch help' for the list of topics.\n")
+            return .usage
         }
         if let spec = commands.first(where: { $0.0 == topic })?.1 {
             print(spec.helpText, terminator: "")

@@ -558,6 +558,20 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(
             unknown.output.contains("'grpah' is not a command or stage (did you mean 'graph'?)"), unknown.output)
+        // `help --help` is help; extra topics are a usage error (they were ignored).
+        XCTAssertEqual(try f.tool(["help", "--help"]).status, 0)
+        let extra = try f.tool(["help", "run", "extra"])
+        XCTAssertEqual(extra.status, 2, extra.output)
+        XCTAssertTrue(extra.output.contains("help takes one topic"), extra.output)
+        // No command at all is a usage error: the overview goes to standard error, not output.
+        let out = f.root + "/none.out"
+        let err = f.root + "/none.err"
+        let bare = try ChildProcess(
+            executable: PipelineFixture.regionsearch, arguments: [], output: .files(stdout: out, stderr: err)
+        ).wait()
+        XCTAssertEqual("\(bare)", "\(ChildProcess.Termination.exited(2))")
+        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), "")
+        XCTAssertTrue(try String(contentsOfFile: err, encoding: .utf8).contains("Usage:"))
     }
 }
 
