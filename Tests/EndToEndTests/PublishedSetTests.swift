@@ -68,6 +68,29 @@ final class PublishedSetTests: XCTestCase {
         }
     }
 
+    /// `published.json` names the current set. A write of it that failed after the flip (a full
+    /// work directory) left it naming yesterday's set, and no later run mended it; a run with
+    /// nothing to do mends it now, and leaves a right one untouched.
+    func testARunWithNothingToDoMendsTheRecordOfTheCurrentSet() throws {
+        let f = try setUpFixture()
+        defer { f.remove() }
+        try f.runOK(["--quiet"])
+        let memo = f.workPath + "/published.json"
+        let right = try String(contentsOfFile: memo, encoding: .utf8)
+        XCTAssertTrue(right.contains("g000000"), right)
+        let stale = right.replacingOccurrences(of: "\"generation\" : 0", with: "\"generation\" : 7")
+            .replacingOccurrences(of: "g000000", with: "g000007")
+        XCTAssertNotEqual(stale, right)
+        try stale.write(toFile: memo, atomically: true, encoding: .utf8)
+        try f.runOK(["--quiet"])
+        XCTAssertEqual(try String(contentsOfFile: memo, encoding: .utf8), right)
+        let before = try FileManager.default.attributesOfItem(atPath: memo)[.modificationDate] as? Date
+        usleep(20_000)
+        try f.runOK(["--quiet"])
+        let after = try FileManager.default.attributesOfItem(atPath: memo)[.modificationDate] as? Date
+        XCTAssertEqual(before, after, "a run with nothing to do writes nothing")
+    }
+
     func testEveryReaderSeesOneCompleteSetAcrossKills() throws {
         let f = try setUpFixture()
         defer { f.remove() }

@@ -324,9 +324,11 @@ struct Publisher {
         if let current, carried.allSatisfy({ $0?.generation == current.generation }),
             current.record.members.count == plans.count
         {
-            // Nothing to publish; a link a user removed is made again.
+            // Nothing to publish; a link a user removed is made again, and a record of the set
+            // that a failed write left behind (a full disk after the flip) is mended.
             try set.restoreCurrentLink(current.generation)
             try set.linkPaths(current.record)
+            saveSetRecord(set)
             return plans.map { plan in
                 let m = current.record.member(plan.role)!
                 return Result(
@@ -546,15 +548,16 @@ struct Publisher {
     }
 
     /// `published.json`: which set is current, for `status` and people.
+    /// Written only where it differs, so that a run with nothing to do writes nothing.
     private func saveSetRecord(_ set: PublishedSet) {
         guard let current = set.current() else { return }
-        saveRecord(
-            "set",
-            .object([
-                ("root", .string(set.root)), ("generation", .number(Double(current.generation))),
-                ("directory", .string(set.directory(current.generation))),
-                ("published", .string(current.record.published)),
-            ]))
+        let value = JSONValue.object([
+            ("root", .string(set.root)), ("generation", .number(Double(current.generation))),
+            ("directory", .string(set.directory(current.generation))),
+            ("published", .string(current.record.published)),
+        ])
+        if loadRecord().first(where: { $0.0 == "set" })?.1 == value { return }
+        saveRecord("set", value)
     }
 
     /// An experiment combination's maps, written beside its GeoJSON.
@@ -746,7 +749,14 @@ struct Publisher {
         var members = loadRecord().filter { $0.0 != name }
         if let value { members.append((name, value)) }
         members.sort { $0.0 < $1.0 }
-        try? AtomicFile.write(JSONValue.object(members).serialized(pretty: true) + "\n", to: memoPath)
+        do {
+            try AtomicFile.write(JSONValue.object(members).serialized(pretty: true) + "\n", to: memoPath)
+        } catch {
+            // The outputs are published; this record only tells `status` and people about them.
+            Log.warning(
+                "\(memoPath): cannot update the record of what was published (\(error)); the outputs are "
+                    + "published, and the next run that can write it mends it")
+        }
     }
 
     private func loadMemo() -> [String: JSONValue] {
