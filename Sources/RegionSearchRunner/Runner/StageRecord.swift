@@ -161,7 +161,15 @@ public struct StageRecord {
         do {
             try AtomicFile.write(json.serialized(sortedKeys: false, pretty: true) + "\n", to: path, durable: false)
         } catch let e as ArtifactError {
-            throw RunnerError.fileSystem(.init(path: path, operation: "write run record", reason: "\(e)"))
+            // The reason alone: the error's own text repeats the path and its advice, which the
+            // failure adds again.
+            var reason = "\(e)"
+            if case .writeFailed(_, let why) = e { reason = why }
+            throw RunnerError.fileSystem(
+                .init(
+                    path: path, operation: "write run record",
+                    reason: reason + " (the stage's output is kept without a record: the next run does the stage again)"
+                ))
         } catch {
             throw RunnerError.fileSystem(.init(path: path, operation: "write run record", reason: "\(error)"))
         }
