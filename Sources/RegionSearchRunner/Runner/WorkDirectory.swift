@@ -68,8 +68,17 @@ public struct WorkDirectory {
         guard let state = RunState.load(self), let bytes = try? FileSystem.read(runState),
             mayWrite(manifestState(for: state.manifest))
         else { return }
-        try? FileSystem.createDirectories(manifestStates)
-        try? AtomicFile.write(bytes, to: manifestState(for: state.manifest))
+        do {
+            try FileSystem.createDirectories(manifestStates)
+            try AtomicFile.write(bytes, to: manifestState(for: state.manifest))
+        } catch {
+            // Not silent: `clean --unused` keeps the objects each manifest's state names, so a
+            // state not kept can cost this manifest's current objects in a shared work directory.
+            Log.warning(
+                "\(manifestState(for: state.manifest)): cannot keep this manifest's run state (\(error)); "
+                    + "'regionsearch clean --unused' by another manifest sharing this work directory may remove this "
+                    + "run's objects until a run keeps it")
+        }
     }
 
     /// The run state of one experiment combination.
