@@ -85,7 +85,8 @@ public final class PostGISTableWriter {
     /// database or role, refuses every write), the schema active_schema names exists, the role
     /// may create a table in it where one is made (every overwrite, an append to a missing
     /// table), no table of these names is a user's, and a table overwrite replaces is the role's
-    /// (only its owner may drop it). Those failed after an hour of stages, in GDAL's or the
+    /// (only its owner may drop it) and nothing outside it depends on it (a view, another table's
+    /// foreign key, a function: ``refuseDependents(of:in:)``). Those failed after an hour of stages, in GDAL's or the
     /// server's words; now before them, saying what to do. Reads only.
     public func checkConnection(tables: [(table: String, firstFields: [String], mode: Mode)] = [])
         throws(GDALError)
@@ -101,7 +102,10 @@ public final class PostGISTableWriter {
             try refuseForeignTable(name, core: fields, in: dataset)
             let present = try exists(name, in: dataset)
             if mode == .overwrite || !present { try refuseWithoutCreate(name, in: dataset) }
-            if mode == .overwrite && present { try refuseForeignOwner(name, in: dataset) }
+            if mode == .overwrite && present {
+                try refuseForeignOwner(name, in: dataset)
+                try refuseDependents(of: name, in: dataset)
+            }
         }
     }
 
@@ -490,7 +494,7 @@ public final class PostGISTableWriter {
     ) throws(GDALError) -> Replacement {
         try refuseForeignTable(name, layer: layer, in: dataset)
         let staging = try buildStaging(name, with: layer, srs: srs, in: dataset)
-        try refuseDependentViews(of: name, in: dataset)
+        try refuseDependents(of: name, in: dataset)
         let readBy = try policiesReading(name, in: dataset)
         if let other = readBy.first(where: { $0.table.schema != name.schema || !replaced.contains($0.table.table) }) {
             throw .invalidArgument(
@@ -575,6 +579,40 @@ public final class PostGISTableWriter {
             "the view(s) \(views) read table \(name.schema).\(name.table), which \"mode\": \"overwrite\" replaces, and "
                 + "PostgreSQL drops no table a view reads; the table is as it was. Use \"mode\": \"append\" with a "
                 + "view over its current rows (WHERE valid_to IS NULL), or drop the view(s)")
+    }
+
+    /// Refuses to replace a table that objects outside it depend on: a view, a foreign key of
+    /// another table, a function whose SQL body (`BEGIN ATOMIC`) reads it or that takes its row
+    /// type, another table's default drawing on its sequence. PostgreSQL drops no such table, and
+    /// the swap failed after every stage in the server's words, whose hint (`DROP … CASCADE`)
+    /// would drop the user's objects. Asked before the stages (``checkConnection(tables:)``) and
+    /// again before the swap. The dependents are those that depend, normally, on the table, its
+    /// row type or what goes with the table (its indexes, sequence, constraints, column
+    /// defaults); a policy of another table that reads it is ``policiesReading(_:in:)``'s.
+    private func refuseDependents(of name: QualifiedName, in dataset: GDALDataset) throws(GDALError) {
+        try refuseDependentViews(of: name, in: dataset)
+        let table = "to_regclass(\(Self.literal(name.sql)))"
+        // In a subquery: GDAL reads the rows of a statement that starts with SELECT.
+        let sql = """
+            SELECT dependents FROM (WITH RECURSIVE own(classid, objid) AS (
+              SELECT 'pg_class'::regclass::oid, c.oid FROM pg_class c WHERE c.oid = \(table)
+              UNION SELECT 'pg_type'::regclass::oid, c.reltype FROM pg_class c WHERE c.oid = \(table)
+              UNION SELECT d.classid, d.objid FROM pg_depend d
+                JOIN own o ON d.refclassid = o.classid AND d.refobjid = o.objid WHERE d.deptype IN ('a', 'i'))
+            SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, 0), ', ') AS dependents
+            FROM pg_depend d JOIN own o ON d.refclassid = o.classid AND d.refobjid = o.objid
+            WHERE d.deptype = 'n' AND d.classid <> 'pg_policy'::regclass
+              AND NOT EXISTS (SELECT 1 FROM own x WHERE x.classid = d.classid AND x.objid = d.objid)
+              AND NOT EXISTS (SELECT 1 FROM pg_rewrite w JOIN pg_class v ON v.oid = w.ev_class
+                WHERE d.classid = 'pg_rewrite'::regclass AND w.oid = d.objid AND v.relkind IN ('v', 'm'))) q
+            """
+        guard let found = try texts(sql, count: 1, in: dataset), !found[0].isEmpty else { return }
+        throw .invalidArgument(
+            "table \(name.schema).\(name.table) cannot be replaced: \(found[0]) depend(s) on it, and "
+                + "\"mode\": \"overwrite\" drops the table and makes a new one, which PostgreSQL does not do while "
+                + "another object depends on it; the table is as it was. Use \"mode\": \"append\", or drop that "
+                + "dependency (a foreign key: ALTER TABLE … DROP CONSTRAINT …; a function: DROP FUNCTION …) and make "
+                + "it again after the run")
     }
 
     /// One statement that gives a new table what the old one had, and whether the write fails

@@ -1422,4 +1422,48 @@ final class PostGISEndToEndTests: XCTestCase {
         let owner = try night("overwrite")
         XCTAssertEqual(owner.status, 0, owner.output)
     }
+
+    /// A foreign key of another table, or a function whose SQL body reads the table, keeps
+    /// PostgreSQL from dropping it: overwrite ran every stage and failed at the swap, in the
+    /// server's words with its hint to DROP … CASCADE (which would drop the user's objects). Now
+    /// refused before the first stage (exit 6), naming the dependent objects and what to do; the
+    /// table as it was. Without them the night passes.
+    func testOverwriteRefusesATableAForeignKeyOrFunctionNeedsBeforeTheStages() throws {
+        let pg = try connection()
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        defer {
+            _ = try? psql(
+                "DROP TABLE IF EXISTS visits; DROP FUNCTION IF EXISTS referenced_count(); "
+                    + "DROP TABLE IF EXISTS referenced")
+        }
+        try f.writeManifest(
+            output: .object([("path", .string(pg)), ("layer", .string("referenced")), ("mode", .string("overwrite"))]),
+            sections: [("maps", .bool(false))])
+        try f.runOK()
+        let content =
+            "SELECT count(*) || ' ' || md5(string_agg(region_id || keyword, ',' ORDER BY fid)) FROM referenced"
+        let before = try psql(content)
+        func assertRefused(_ names: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+            let r = try f.run(["--force"])
+            XCTAssertEqual(r.status, 6, r.output, file: file, line: line)
+            XCTAssertTrue(
+                r.output.contains("table public.referenced cannot be replaced"), r.output, file: file, line: line)
+            for name in names { XCTAssertTrue(r.output.contains(name), r.output, file: file, line: line) }
+            XCTAssertTrue(r.output.contains("\"mode\": \"append\""), r.output, file: file, line: line)
+            XCTAssertFalse(r.output.contains("CASCADE"), r.output, file: file, line: line)
+            XCTAssertFalse(r.output.contains("[1/6]"), "refused before any stage: \(r.output)", file: file, line: line)
+            XCTAssertEqual(try psql(content), before, file: file, line: line)
+            XCTAssertEqual(try stagingTables(), "", file: file, line: line)
+        }
+        _ = try psql("CREATE TABLE visits (id int, region_fid int REFERENCES referenced (fid))")
+        try assertRefused(["constraint visits_region_fid_fkey on table visits"])
+        _ = try psql(
+            "CREATE FUNCTION referenced_count() RETURNS bigint LANGUAGE sql BEGIN ATOMIC "
+                + "SELECT count(*) FROM referenced; END")
+        try assertRefused(["constraint visits_region_fid_fkey on table visits", "function referenced_count()"])
+        _ = try psql("ALTER TABLE visits DROP CONSTRAINT visits_region_fid_fkey; DROP FUNCTION referenced_count()")
+        let night = try f.run(["--force"])
+        XCTAssertEqual(night.status, 0, night.output)
+    }
 }
