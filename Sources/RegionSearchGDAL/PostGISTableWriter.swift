@@ -386,9 +386,21 @@ public final class PostGISTableWriter {
                 // Row security and policies once every table is in place: a policy names its own
                 // table (and may read another one written tonight) by name, which on a staging table
                 // named nothing yet, and tied the new table to the old one of the other name.
-                try give(prepared.flatMap(\.afterSwap), in: dataset)
+                let given = try give(prepared.flatMap(\.afterSwap), in: dataset)
                 CrashPoint.reached("postgis-written")
                 try dataset.commitTransaction()
+                for case (let item, true) in zip(prepared.flatMap(\.afterSwap), given) {
+                    if let note = item.noteWhenGiven { Log.warning(note) }
+                }
+                for replacement in prepared {
+                    for what in replacement.lost {
+                        Log.warning(
+                            "\(replacement.name.schema).\(replacement.name.table): the old table's \(what) is not on "
+                                + "the new one: \"mode\": \"overwrite\" builds a new table, and carries no triggers, "
+                                + "rules, constraints but its key, statistics objects or storage settings; make it "
+                                + "again after the run, or use \"mode\": \"append\"")
+                    }
+                }
                 return counts
             } catch {
                 try? dataset.rollbackTransaction()
@@ -484,6 +496,9 @@ public final class PostGISTableWriter {
         /// Policies on other tables replaced in the same write that read this one: dropped before
         /// it (PostgreSQL drops no table a policy reads), and made again on their new tables.
         var readBy: [(table: QualifiedName, policy: String)]
+        /// What the old table had that the new one does not get (``keepAdditions(of:on:in:)``), in
+        /// words, each said in a warning once the write is committed.
+        var lost: [String] = []
     }
 
     /// Builds the new table beside `name` and reads what the swap needs; drops nothing.
@@ -504,7 +519,10 @@ public final class PostGISTableWriter {
                     + "reading the rows WHERE valid_to IS NULL), or drop the policy")
         }
         let afterSwap = try keepGrants(of: name, on: staging, in: dataset)
-        return Replacement(name: name, staging: staging, afterSwap: afterSwap, readBy: readBy)
+        let additions = try keepAdditions(of: name, on: staging, in: dataset)
+        return Replacement(
+            name: name, staging: staging, afterSwap: additions.afterSwap + afterSwap, readBy: readBy,
+            lost: additions.lost)
     }
 
     /// Creates the table `name` will be under a staging name, with the layer's features, and
@@ -621,6 +639,11 @@ public final class PostGISTableWriter {
         var table: QualifiedName
         var statement: String
         var required = false
+        /// What the statement gives, in words for a warning when the server refuses it (instead of
+        /// the statement, which names a temporary index).
+        var about: String? = nil
+        /// A warning once the write is committed, when the statement was run.
+        var noteWhenGiven: String? = nil
     }
 
     /// Gives the staging table what the table it replaces was given: the privileges granted on it
@@ -677,16 +700,150 @@ public final class PostGISTableWriter {
         let comment = try statements(
             "SELECT format('COMMENT ON TABLE %s IS %L', \(target), obj_description(c.oid, 'pg_class')) \(from) "
                 + "AND obj_description(c.oid, 'pg_class') IS NOT NULL")
+        // Comments on the columns the new table has (one it lacks goes with its column).
+        let columnComments = try statements(
+            "SELECT format('COMMENT ON COLUMN %s.%I IS %L', \(target), a.attname, col_description(a.attrelid, a.attnum)) "
+                + "FROM pg_attribute a WHERE a.attrelid = \(old) AND a.attnum > 0 AND NOT a.attisdropped "
+                + "AND col_description(a.attrelid, a.attnum) IS NOT NULL AND EXISTS (SELECT 1 FROM pg_attribute s "
+                + "WHERE s.attrelid = to_regclass(\(target)) AND s.attname = a.attname AND s.attnum > 0 "
+                + "AND NOT s.attisdropped) ORDER BY a.attnum")
         // Grants now, before the owner changes (last, below): granted by this session's role, they
         // stay valid. Each under a savepoint: one the server refuses is said and left out, never
         // the night's failure; the table is written either way. So is a new owner the server
         // refuses (an owner role without CREATE on the schema, which PostgreSQL requires of it).
-        try give((grants + columnGrants + comment).map { Kept(table: name, statement: $0) }, in: dataset)
+        try give(
+            (grants + columnGrants + comment + columnComments).map { Kept(table: name, statement: $0) }, in: dataset)
         // The owner last of all: row security and policies need the table's owner to give them,
         // and the writer owns the new table until then.
         return rowSecurity.map { Kept(table: name, statement: $0, required: true) }
             + restrictive.map { Kept(table: name, statement: $0, required: true) }
             + permissive.map { Kept(table: name, statement: $0) } + owner.map { Kept(table: name, statement: $0) }
+    }
+
+    /// Gives the staging table what a user added to the table it replaces, where that can be done
+    /// safely, and names the rest; overwrite had dropped all of it without a word. Carried: the
+    /// indexes a user made (built now on the staging table under a temporary name, and given their
+    /// names once the old table is gone; one the new table cannot take, such as on a column it
+    /// lacks, is a warning) and the table's publications (`ALTER PUBLICATION … ADD TABLE`, with
+    /// their column lists and row filters, after the swap; with a warning that replication sends
+    /// none of the new table's rows). Named in ``Replacement/lost``: triggers, rules, constraints
+    /// other than the key, statistics objects, storage options, replica identity and tablespace,
+    /// whose definitions name the table or its functions in ways not rewritten safely here.
+    private func keepAdditions(of name: QualifiedName, on staging: QualifiedName, in dataset: GDALDataset)
+        throws(GDALError) -> (afterSwap: [Kept], lost: [String])
+    {
+        guard try exists(name, in: dataset) else { return ([], []) }
+        let old = "to_regclass(\(Self.literal(name.sql)))"
+        var afterSwap: [Kept] = []
+        var lost: [String] = []
+        // The new table's own indexes (its key's, its GiST index) stand for an old one of the same
+        // definition; the rest are the user's.
+        let made = Set(
+            try indexes(of: "to_regclass(\(Self.literal(staging.sql)))", in: dataset).map { $0.unique + $0.tail })
+        for index in try indexes(of: old, in: dataset) where !made.contains(index.unique + index.tail) {
+            guard !index.tail.isEmpty else {
+                lost.append("index \(index.name) (its definition could not be read)")
+                continue
+            }
+            let temporary = name.sibling(
+                "regionsearch_index_\(getpid())_\(String(UInt32.random(in: 0...UInt32.max), radix: 16))")
+            let create =
+                "CREATE \(index.unique == "true" ? "UNIQUE " : "")INDEX \(Self.quote(temporary.table)) ON "
+                + "\(staging.sql) USING \(index.tail)"
+            let built = try give([Kept(table: name, statement: create, about: "index \(index.name)")], in: dataset)
+            if built == [true] {
+                afterSwap.append(
+                    Kept(
+                        table: name, statement: "ALTER INDEX \(temporary.sql) RENAME TO \(Self.quote(index.name))",
+                        about: "the name \(index.name) of its index"))
+            }
+        }
+        // Publications: a column list and a row filter (PostgreSQL 15 and later) go with the table.
+        let version = try texts("SELECT current_setting('server_version_num') AS version", count: 1, in: dataset)
+        let filtered = (version.flatMap { Int($0[0]) } ?? 0) >= 150000
+        let columns =
+            filtered
+            ? "CASE WHEN r.prattrs IS NULL THEN '' ELSE ' (' || (SELECT string_agg(quote_ident(a.attname), ', ' "
+                + "ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = r.prrelid "
+                + "AND a.attnum = ANY (r.prattrs::int2[])) || ')' END" : "''"
+        let filter =
+            filtered
+            ? "CASE WHEN r.prqual IS NULL THEN '' ELSE ' WHERE (' || pg_get_expr(r.prqual, r.prrelid) || ')' END"
+            : "''"
+        let publications =
+            "SELECT format('ALTER PUBLICATION %I ADD TABLE %s%s%s', p.pubname, \(Self.literal(name.sql)), "
+            + "\(columns), \(filter)) AS statement, p.pubname::text AS publication FROM pg_publication_rel r "
+            + "JOIN pg_publication p ON p.oid = r.prpubid WHERE r.prrelid = \(old) ORDER BY p.pubname"
+        if let result = try dataset.executeSQL(publications) {
+            while let row = try result.nextFeature() {
+                guard case .string(let statement) = row.value(at: 0), case .string(let publication) = row.value(at: 1)
+                else { continue }
+                afterSwap.append(
+                    Kept(
+                        table: name, statement: statement, about: "its place in publication \(publication)",
+                        noteWhenGiven: "\(name.schema).\(name.table) is in publication \(publication) again, but "
+                            + "logical replication sent none of the new table's rows (it was filled before it joined "
+                            + "the publication), so subscribers keep the old ones; use \"mode\": \"append\" for a "
+                            + "replicated table"))
+            }
+        }
+        let notCarried = """
+            SELECT what FROM (
+              SELECT 1 AS kind, 'trigger ' || quote_ident(t.tgname) AS what FROM pg_trigger t
+                WHERE t.tgrelid = \(old) AND NOT t.tgisinternal
+              UNION ALL SELECT 2, 'rule ' || quote_ident(r.rulename) FROM pg_rewrite r
+                WHERE r.ev_class = \(old) AND r.rulename <> '_RETURN'
+              UNION ALL SELECT 3, 'constraint ' || quote_ident(k.conname) || ' (' || pg_get_constraintdef(k.oid) || ')'
+                FROM pg_constraint k WHERE k.conrelid = \(old) AND k.contype NOT IN ('p', 'n')
+              UNION ALL SELECT 4, 'statistics object ' || quote_ident(x.stxname) FROM pg_statistic_ext x
+                WHERE x.stxrelid = \(old)
+              UNION ALL SELECT 5, 'storage options (' || array_to_string(c.reloptions, ', ') || ')' FROM pg_class c
+                WHERE c.oid = \(old) AND c.reloptions IS NOT NULL
+              UNION ALL SELECT 6, 'replica identity ' || CASE c.relreplident WHEN 'f' THEN 'FULL'
+                WHEN 'n' THEN 'NOTHING' ELSE 'USING INDEX' END FROM pg_class c
+                WHERE c.oid = \(old) AND c.relreplident <> 'd'
+              UNION ALL SELECT 7, 'tablespace ' || quote_ident(s.spcname) FROM pg_class c
+                JOIN pg_tablespace s ON s.oid = c.reltablespace WHERE c.oid = \(old)) q
+            ORDER BY kind, what
+            """
+        if let result = try dataset.executeSQL(notCarried) {
+            while let row = try result.nextFeature() {
+                if case .string(let what) = row.value(at: 0) { lost.append(what) }
+            }
+        }
+        return (afterSwap, lost)
+    }
+
+    /// The indexes of the table `relation` (an SQL expression for its oid) that back no
+    /// constraint: name, whether unique ("true"), and the definition after `USING` (method,
+    /// columns, options, predicate: `btree (keyword)`), which names no table. Cut from
+    /// `pg_get_indexdef` by position (the length of the `CREATE … ON schema.table USING ` it
+    /// begins with, made from the catalogue), not by looking for `USING`, which a quoted name may
+    /// hold; "" where it does not begin so (a partitioned table's `ON ONLY`).
+    private func indexes(of relation: String, in dataset: GDALDataset) throws(GDALError)
+        -> [(name: String, unique: String, tail: String)]
+    {
+        let sql =
+            "SELECT x.relname::text AS name, x.uniq::text AS uniq, CASE WHEN starts_with(x.def, x.prefix) "
+            + "THEN substr(x.def, length(x.prefix) + 1) ELSE '' END AS tail FROM (SELECT ic.relname, "
+            + "i.indisunique AS uniq, pg_get_indexdef(i.indexrelid) AS def, 'CREATE ' || CASE WHEN i.indisunique "
+            + "THEN 'UNIQUE ' ELSE '' END || 'INDEX ' || quote_ident(ic.relname) || ' ON ' || quote_ident(n.nspname) "
+            + "|| '.' || quote_ident(t.relname) || ' USING ' AS prefix FROM pg_index i "
+            + "JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid "
+            + "JOIN pg_namespace n ON n.oid = t.relnamespace WHERE i.indrelid = \(relation) "
+            + "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid "
+            + "AND k.conrelid = i.indrelid)) x ORDER BY 1"
+        var out: [(name: String, unique: String, tail: String)] = []
+        guard let result = try dataset.executeSQL(sql) else { return out }
+        while let row = try result.nextFeature() {
+            guard case .string(let index) = row.value(at: 0), case .string(let unique) = row.value(at: 1) else {
+                continue
+            }
+            var tail = ""
+            if case .string(let text) = row.value(at: 2) { tail = text }
+            out.append((index, unique, tail))
+        }
+        return out
     }
 
     /// A SELECT that makes a `CREATE POLICY` statement for each permissive (or restrictive) policy
@@ -708,16 +865,22 @@ public final class PostGISTableWriter {
     /// Runs each statement under a savepoint. One the server refuses is said in a warning, whole,
     /// and left out, and the write goes on; unless it is `required`: then the write fails and
     /// every table is as it was (a restrictive policy left out would show rows it hid).
-    private func give(_ kept: [Kept], in dataset: GDALDataset) throws(GDALError) {
+    /// Returns, per statement, whether it was run.
+    @discardableResult
+    private func give(_ kept: [Kept], in dataset: GDALDataset) throws(GDALError) -> [Bool] {
+        var given: [Bool] = []
         for item in kept {
             try dataset.executeSQL("SAVEPOINT regionsearch_keep")
             do throws(GDALError) {
                 try dataset.executeSQL(item.statement)
                 try dataset.executeSQL("RELEASE SAVEPOINT regionsearch_keep")
+                given.append(true)
             } catch {
+                given.append(false)
                 try dataset.executeSQL("ROLLBACK TO SAVEPOINT regionsearch_keep")
                 let why = error.messages.map(\.text).joined(separator: "; ")
-                let statement = item.statement.split(whereSeparator: \.isNewline).joined(separator: " ")
+                let statement =
+                    item.about ?? item.statement.split(whereSeparator: \.isNewline).joined(separator: " ")
                 let table = "\(item.table.schema).\(item.table.table)"
                 if item.required {
                     throw .invalidArgument(
@@ -730,6 +893,7 @@ public final class PostGISTableWriter {
                         + "give it by hand")
             }
         }
+        return given
     }
 
     /// Whether the table's current rows (`valid_to` null) are this run's and no other's: a rerun

@@ -1466,4 +1466,61 @@ final class PostGISEndToEndTests: XCTestCase {
         let night = try f.run(["--force"])
         XCTAssertEqual(night.status, 0, night.output)
     }
+
+    /// What a user adds to a published table: an index, a column comment, a publication for
+    /// logical replication, a trigger, storage options. Overwrite dropped them all without a word.
+    /// Now the index (on a column the new table has), the comment and the publication are given to
+    /// the new table, and each of the others is named in a warning; the night passes.
+    func testOverwriteKeepsAUsersIndexesCommentsAndPublicationsAndNamesWhatItCannot() throws {
+        let f = try appendingNights(to: "kept", mode: "overwrite")
+        defer { f.remove() }
+        defer {
+            _ = try? psql(
+                "DROP PUBLICATION IF EXISTS kept_maps; DROP TABLE IF EXISTS kept; DROP TABLE IF EXISTS kept_audit; "
+                    + "DROP FUNCTION IF EXISTS kept_audit_fn()")
+        }
+        try f.runOK()
+        _ = try psql(
+            "CREATE INDEX kept_keyword_idx ON public.kept (lower(keyword)) WHERE region_id > 0; "
+                + "ALTER TABLE public.kept ADD COLUMN note text; CREATE INDEX kept_note_idx ON public.kept (note); "
+                + "COMMENT ON COLUMN public.kept.keyword IS 'the query''s keyword'; "
+                + "CREATE PUBLICATION kept_maps FOR TABLE public.kept; "
+                + "CREATE TABLE kept_audit (op text); CREATE FUNCTION kept_audit_fn() RETURNS trigger "
+                + "LANGUAGE plpgsql AS $$BEGIN INSERT INTO kept_audit VALUES (TG_OP); RETURN NULL; END$$; "
+                + "CREATE TRIGGER kept_audit AFTER INSERT ON public.kept FOR EACH STATEMENT "
+                + "EXECUTE FUNCTION kept_audit_fn(); ALTER TABLE public.kept SET (fillfactor = 70)")
+        let indexes =
+            "SELECT string_agg(pg_get_indexdef(indexrelid), '; ' ORDER BY indexrelid::regclass::text) FROM pg_index "
+            + "WHERE indrelid = 'public.kept'::regclass"
+        let before = try psql(indexes)
+
+        try f.writeManifest(
+            output: .object([
+                ("path", .string(try connection())), ("layer", .string("kept")), ("mode", .string("overwrite")),
+            ]),
+            input: .object([("path", .string("../data/day2.csv")), ("format", .string("csv"))]),
+            keywords: ["restaurant"], sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        let night = try f.run()
+        XCTAssertEqual(night.status, 0, night.output)
+        XCTAssertEqual(
+            try psql(
+                "SELECT count(*) FROM information_schema.columns WHERE table_name = 'kept' "
+                    + "AND column_name = 'note'"), "0", "a new table")
+        XCTAssertEqual(
+            try psql(indexes),
+            before.replacingOccurrences(of: "; CREATE INDEX kept_note_idx ON public.kept USING btree (note)", with: ""))
+        XCTAssertEqual(
+            try psql(
+                "SELECT col_description(attrelid, attnum) FROM pg_attribute WHERE attrelid = "
+                    + "'public.kept'::regclass AND attname = 'keyword'"), "the query's keyword")
+        XCTAssertEqual(
+            try psql("SELECT string_agg(tablename, ',') FROM pg_publication_tables WHERE pubname = 'kept_maps'"), "kept"
+        )
+        XCTAssertTrue(night.output.contains("public.kept is in publication kept_maps again"), night.output)
+        XCTAssertTrue(night.output.contains("index kept_note_idx"), night.output)
+        XCTAssertTrue(night.output.contains("the old table's trigger kept_audit is not on the new one"), night.output)
+        XCTAssertTrue(night.output.contains("the old table's storage options (fillfactor=70)"), night.output)
+        XCTAssertEqual(try psql("SELECT count(*) FROM pg_class WHERE relname LIKE 'regionsearch_index_%'"), "0")
+        XCTAssertEqual(try stagingTables(), "")
+    }
 }
