@@ -558,6 +558,10 @@ final class RunnerEndToEndTests: XCTestCase {
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(
             unknown.output.contains("'grpah' is not a command or stage (did you mean 'graph'?)"), unknown.output)
+        // A command's usage error points at the command's own help.
+        let noManifest = try f.tool(["run"])
+        XCTAssertEqual(noManifest.status, 2, noManifest.output)
+        XCTAssertTrue(noManifest.output.contains("Run 'regionsearch run --help' for usage."), noManifest.output)
         // `help --help` is help; extra topics are a usage error (they were ignored).
         XCTAssertEqual(try f.tool(["help", "--help"]).status, 0)
         let extra = try f.tool(["help", "run", "extra"])

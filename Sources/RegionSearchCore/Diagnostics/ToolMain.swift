@@ -74,7 +74,7 @@ public enum ToolMain {
             return flushed(.success)
         }
         Log.configure(parsed)
-        return execute { try body(parsed) }
+        return execute(usage: spec.name) { try body(parsed) }
     }
 
     /// Whether `arguments` hold `--log-format json` (or `--log-format=json`), read without the
@@ -84,8 +84,9 @@ public enum ToolMain {
             || arguments.contains("--log-format=" + Log.Format.json.rawValue)
     }
 
-    /// Runs `body`, prints any error, and returns the exit status it maps to.
-    public static func execute(_ body: () throws -> Void) -> ExitStatus {
+    /// Runs `body`, prints any error, and returns the exit status it maps to; a usage error
+    /// points at `usage --help` (the command's own, `regionsearch run --help`, where given).
+    public static func execute(usage: String? = nil, _ body: () throws -> Void) -> ExitStatus {
         do {
             try body()
             return flushed(.success)
@@ -93,7 +94,7 @@ public enum ToolMain {
             return flushed(e.exitStatus)
         } catch let e as UsageError {
             Log.error(e.message)
-            if Log.format == .human { Log.write("Run '\(Log.toolName) --help' for usage.\n") }
+            if Log.format == .human { Log.write("Run '\(usage ?? Log.toolName) --help' for usage.\n") }
             return .usage
         } catch let e as ExitCoded {
             Log.error(e.description)
