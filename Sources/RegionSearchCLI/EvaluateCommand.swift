@@ -132,7 +132,8 @@ public enum EvaluateCommand {
     static func run(_ cl: ParsedCommandLine) throws {
         guard let mode = cl.positionals.first else { throw UsageError("missing mode: 'truth' or 'compare'") }
         guard mode == "truth" || mode == "compare" else {
-            throw UsageError("unknown mode '\(mode)': expected 'truth' or 'compare'")
+            let hint = closestMatch(mode, in: ["truth", "compare"]).map { " (did you mean '\($0)'?)" } ?? ""
+            throw UsageError("unknown mode '\(mode)'\(hint): expected 'truth' or 'compare'")
         }
         guard cl.positionals.count == 3 || (mode == "truth" && cl.positionals.count > 3) else {
             let names = mode == "truth" ? "REGIONS.geojson TRUTH.geojson..." : "A.geojson B.geojson"

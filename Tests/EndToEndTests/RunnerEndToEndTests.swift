@@ -562,6 +562,9 @@ final class RunnerEndToEndTests: XCTestCase {
         let noManifest = try f.tool(["run"])
         XCTAssertEqual(noManifest.status, 2, noManifest.output)
         XCTAssertTrue(noManifest.output.contains("Run 'regionsearch run --help' for usage."), noManifest.output)
+        let mode = try f.tool(["evaluate", "trut", "a.geojson", "b.geojson"])
+        XCTAssertEqual(mode.status, 2, mode.output)
+        XCTAssertTrue(mode.output.contains("unknown mode 'trut' (did you mean 'truth'?)"), mode.output)
         // `help --help` is help; extra topics are a usage error (they were ignored).
         XCTAssertEqual(try f.tool(["help", "--help"]).status, 0)
         let extra = try f.tool(["help", "run", "extra"])
