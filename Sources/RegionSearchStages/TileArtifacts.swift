@@ -159,8 +159,27 @@ public enum TileArtifacts {
         try w.write(to: path)
     }
 
+    /// A part that is truncated or fails its checksums, said for a tiled run: the artifact error's
+    /// own advice ("rerun the stage that writes it") is wrong there, as the workflow reruns the
+    /// gather, not the tile job whose part exists; the part is to be deleted.
+    static func damaged(_ path: String, _ error: ArtifactError) -> ToolFailure {
+        let generic = "; rerun the stage that writes it (regionsearch run redoes it automatically)"
+        return ToolFailure(
+            "\(error)".replacingOccurrences(of: generic, with: "")
+                + "; this tile part is damaged: delete it and rerun the workflow, which then runs its tile job again",
+            status: .artifact)
+    }
+
     /// Reads a graph part, checked against `expected`; the file stays mapped by the part's columns.
     static func readGraphPart(_ path: String, expected: Identity) throws -> GraphTilePart {
+        do {
+            return try readGraphPartUnchecked(path, expected: expected)
+        } catch let error as ArtifactError {
+            throw damaged(path, error)
+        }
+    }
+
+    private static func readGraphPartUnchecked(_ path: String, expected: Identity) throws -> GraphTilePart {
         let file = try ArtifactFile(path: path, expected: .graph)
         let meta = file.metadata["tile_part"]
         try check(try Identity(meta, path: path), expected: expected, path: path)
@@ -260,6 +279,16 @@ public enum TileArtifacts {
     }
 
     static func readScoresPart(_ path: String, expected: Identity, columns k: Int) throws -> PropagationTilePart {
+        do {
+            return try readScoresPartUnchecked(path, expected: expected, columns: k)
+        } catch let error as ArtifactError {
+            throw damaged(path, error)
+        }
+    }
+
+    private static func readScoresPartUnchecked(_ path: String, expected: Identity, columns k: Int) throws
+        -> PropagationTilePart
+    {
         let file = try ArtifactFile(path: path, expected: .scores)
         let meta = file.metadata["tile_part"]
         try check(try Identity(meta, path: path), expected: expected, path: path)

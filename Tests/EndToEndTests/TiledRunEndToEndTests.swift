@@ -207,6 +207,29 @@ final class TiledRunEndToEndTests: XCTestCase {
         // A workflow's step resumes by rerunning the workflow, not by a single run.
         XCTAssertTrue(r.output.contains("rerun the workflow (snakemake reruns the gather-graph step"), r.output)
         XCTAssertFalse(r.output.contains("'regionsearch run' resumes"), r.output)
+
+        // A damaged part (a byte flipped after its tile job ran): the advice had been to rerun the
+        // stage that writes it, which a workflow never does while the part exists.
+        try tiled.writeManifest(sections: [("maps", .bool(false))], keywords: ["cafe"])
+        // The graph stage's result gone, so that the gather reads the parts again.
+        for folder in [tiled.workPath + "/objects", tiled.workPath + "/records"] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix("graph-") {
+                try FileManager.default.removeItem(atPath: folder + "/" + name)
+            }
+        }
+        let part = tiled.root + "/wf/graph/graph-part-0001.rsa"
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: part))
+        try handle.seek(toOffset: 100)
+        let byte = try XCTUnwrap(handle.readData(ofLength: 1).first)
+        try handle.seek(toOffset: 100)
+        handle.write(Data([byte ^ 0x55]))
+        try handle.close()
+        let damaged = try tiled.tool(["tile", "gather-graph", "--plan", plan])
+        XCTAssertEqual(damaged.status, 4, damaged.output)
+        XCTAssertTrue(damaged.output.contains("graph-part-0001.rsa"), damaged.output)
+        XCTAssertTrue(
+            damaged.output.contains("this tile part is damaged: delete it and rerun the workflow"), damaged.output)
+        XCTAssertFalse(damaged.output.contains("regionsearch run redoes it"), damaged.output)
     }
 
     /// What killed tile jobs left beside their parts (`.graph-part-0000.rsa.tmp-<pid>-<n>`, up to
