@@ -405,6 +405,8 @@ final class FormatsEndToEndTests: XCTestCase {
                 "test.qml", { symlink(f.root + "/missing/test.qml", out + "/test.qml") },
                 "in a folder that does not exist (\(f.root)/missing)"
             ),
+            // A link to the run's own standard output leads wherever the shell sent it.
+            ("test.svg", { symlink("/dev/stdout", out + "/test.svg") }, "test.svg leads to /dev/stdout"),
         ]
         for (file, make, message) in cases {
             let path = out + "/" + file
@@ -427,6 +429,23 @@ final class FormatsEndToEndTests: XCTestCase {
         XCTAssertEqual(stat(f.root + "/folder", &st), 0)
         XCTAssertEqual(st.st_mode & S_IFMT, S_IFDIR, "the folder is still a folder")
         try f.runOK(["--quiet", "--force"])
+
+        // An output given as a link to a file elsewhere has its style published beside that file
+        // (named after it):
+        // a pipe there is refused before the stages; one beside the link is not in the way.
+        let real = f.root + "/real"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: false)
+        XCTAssertEqual(symlink(real + "/r.geojson", out + "/linked.geojson"), 0)
+        XCTAssertEqual(mkfifo(real + "/r.qml", 0o600), 0)
+        try f.writeManifest(output: .string("../out/linked.geojson"))
+        let elsewhere = try f.run()
+        XCTAssertEqual(elsewhere.status, 6, elsewhere.output)
+        XCTAssertTrue(elsewhere.output.contains("\(real)/r.qml"), elsewhere.output)
+        XCTAssertFalse(elsewhere.output.contains("[1/6] ingest"), elsewhere.output)
+        XCTAssertEqual(unlink(real + "/r.qml"), 0)
+        XCTAssertEqual(mkfifo(out + "/linked.qml", 0o600), 0)
+        try f.runOK(["--quiet"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: real + "/r.qml"))
     }
 
     func testAGeoPackageInputGivesTheRegionsOfTheCSV() throws {

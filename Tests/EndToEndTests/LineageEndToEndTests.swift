@@ -293,6 +293,17 @@ final class LineageEndToEndTests: XCTestCase {
         let fresh = try f.run(day2(f) + ["--fresh-lineage"])
         XCTAssertEqual(fresh.status, 0, fresh.output)
         XCTAssertEqual(try read(f.root + "/out/test.changes.json")["basis"]?.stringValue, "none")
+
+        // A set published without a lineage gave no ids out: removed, the first night with a
+        // lineage starts one without a word.
+        let plain = try PipelineFixture()
+        defer { plain.remove() }
+        try plain.writeManifest(sections: [("maps", .bool(false)), ("lineage", .bool(false))])
+        try plain.runOK()
+        try FileManager.default.removeItem(atPath: plain.root + "/out")
+        try FileManager.default.createDirectory(atPath: plain.root + "/out", withIntermediateDirectories: false)
+        try plain.writeManifest(sections: [("maps", .bool(false)), ("lineage", .bool(true))])
+        try plain.runOK()
     }
 
     func testSplitAndMergeResolveTheSameWayOnAnyThreadAndTileCount() throws {

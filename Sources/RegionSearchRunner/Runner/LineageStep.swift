@@ -349,14 +349,15 @@ struct LineageStep {
     private static let warnedMissing = Mutex<Set<String>>([])
 
     /// The set folder this manifest's work directory last published in (`published.json`), when
-    /// that folder or its current set is gone; nil otherwise.
+    /// that set held a lineage file and the folder or its current set is gone; nil otherwise (a
+    /// set published without a lineage gave no ids out).
     static func publishedSetGone(_ manifest: Manifest) -> String? {
         let memo = Publisher.memoPath(WorkDirectory(path: manifest.workDirectory))
         guard let root = PublishedSet.root(of: manifest), let bytes = try? FileSystem.read(memo),
             let json = try? bytes.withUnsafeBufferPointer({ (b) throws(JSONParseError) -> JSONValue in
                 try JSONParser.parse(bytes: b)
             }),
-            let recorded = json["set"]?["root"]?.stringValue,
+            let recorded = json["set"]?["root"]?.stringValue, json["set"]?["lineage"] == .bool(true),
             PathResolver.absolute(recorded, relativeTo: PathResolver.currentDirectory())
                 == PathResolver.absolute(root, relativeTo: PathResolver.currentDirectory())
         else { return nil }

@@ -143,6 +143,21 @@ enum OutputPreflight {
     /// missing folder had that folder created.
     static func checkSetMembers(_ paths: [String]) throws(Failure) {
         for path in paths {
+            // A link into /dev or /proc (`x.svg -> /dev/stdout`) leads wherever the shell's
+            // descriptor does (a log file, which publishing then replaced, or a pipe): a file of
+            // the set is never there.
+            var hop = path
+            for _ in 0..<40 {
+                let absolute = PathResolver.absolute(hop, relativeTo: PathResolver.currentDirectory())
+                if absolute.hasPrefix("/dev/") || absolute.hasPrefix("/proc/") {
+                    throw Failure(
+                        message: "\(path) leads to \(absolute): the run publishes this file with its regions, by "
+                            + "renaming a link over the path, and never into /dev or /proc; remove the link or point "
+                            + "it at a file (for a map not wanted, leave its format out of \"maps\")")
+                }
+                guard let text = PublishedSet.linkText(hop), !PublishedSet.isSetLink(hop) else { break }
+                hop = PathResolver.absolute(text, relativeTo: PublishedSet.realDirectory(AtomicFile.directory(of: hop)))
+            }
             let published = PublishedSet.publishedPath(path)
             if PublishedSet.isSetLink(published) { continue }
             let via = published == path ? "" : " (a symbolic link to \(published))"

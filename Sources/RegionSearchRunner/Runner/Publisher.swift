@@ -328,7 +328,7 @@ struct Publisher {
             // that a failed write left behind (a full disk after the flip) is mended.
             try set.restoreCurrentLink(current.generation)
             try set.linkPaths(current.record)
-            saveSetRecord(set)
+            saveSetRecord(set, mendingOnly: true)
             return plans.map { plan in
                 let m = current.record.member(plan.role)!
                 return Result(
@@ -548,15 +548,21 @@ struct Publisher {
     }
 
     /// `published.json`: which set is current, for `status` and people.
-    /// Written only where it differs, so that a run with nothing to do writes nothing.
-    private func saveSetRecord(_ set: PublishedSet) {
+    /// Written only where it differs, so that a run with nothing to do writes nothing; with
+    /// `mendingOnly` (a run that published nothing), only a record of this same set is mended,
+    /// not one another manifest sharing the work directory wrote. `lineage`: whether the set holds
+    /// a lineage file (``LineageStep/publishedSetGone(_:)``).
+    private func saveSetRecord(_ set: PublishedSet, mendingOnly: Bool = false) {
         guard let current = set.current() else { return }
         let value = JSONValue.object([
             ("root", .string(set.root)), ("generation", .number(Double(current.generation))),
             ("directory", .string(set.directory(current.generation))),
             ("published", .string(current.record.published)),
+            ("lineage", .bool(current.record.member(Self.lineageRole) != nil)),
         ])
-        if loadRecord().first(where: { $0.0 == "set" })?.1 == value { return }
+        let recorded = loadRecord().first(where: { $0.0 == "set" })?.1
+        if recorded == value { return }
+        if mendingOnly, let root = recorded?["root"]?.stringValue, root != set.root { return }
         saveRecord("set", value)
     }
 

@@ -10,7 +10,13 @@ extension Runner {
     /// no output is a file of a set.
     var setMemberPaths: [String] {
         guard PublishedSet.root(of: manifest) != nil else { return [] }
-        let outputs = manifest.outputTargets.filter(PublishedSet.isPublished).flatMap(\.files)
+        // Named after the file the output's path leads to, as ``Publisher`` publishes them: a
+        // style or a Shapefile's parts go beside the resolved main file, not beside a user's link.
+        let outputs = manifest.outputTargets.filter(PublishedSet.isPublished).flatMap { target in
+            var resolved = target
+            resolved.path = PublishedSet.publishedPath(target.path)
+            return resolved.files
+        }
         let lineage = LineageStep.isPublishedAsSet(manifest) ? LineageStep.publishedPaths(manifest) : []
         return outputs + mapPaths + lineage
     }
