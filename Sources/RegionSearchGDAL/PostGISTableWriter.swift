@@ -396,8 +396,8 @@ public final class PostGISTableWriter {
                     for what in replacement.lost {
                         Log.warning(
                             "\(replacement.name.schema).\(replacement.name.table): the old table's \(what) is not on "
-                                + "the new one: \"mode\": \"overwrite\" builds a new table, and carries no triggers, "
-                                + "rules, constraints but its key, statistics objects or storage settings; make it "
+                                + "the new one: \"mode\": \"overwrite\" builds a new table, and carries no columns but "
+                                + "its own, triggers, rules, constraints but its key, statistics objects or storage settings; make it "
                                 + "again after the run, or use \"mode\": \"append\"")
                     }
                 }
@@ -803,7 +803,12 @@ public final class PostGISTableWriter {
                 WHEN 'n' THEN 'NOTHING' ELSE 'USING INDEX' END FROM pg_class c
                 WHERE c.oid = \(old) AND c.relreplident <> 'd'
               UNION ALL SELECT 7, 'tablespace ' || quote_ident(s.spcname) FROM pg_class c
-                JOIN pg_tablespace s ON s.oid = c.reltablespace WHERE c.oid = \(old)) q
+                JOIN pg_tablespace s ON s.oid = c.reltablespace WHERE c.oid = \(old)
+              UNION ALL SELECT 8, 'column ' || quote_ident(a.attname) || ' (with its values)' FROM pg_attribute a
+                WHERE a.attrelid = \(old) AND a.attnum > 0 AND NOT a.attisdropped
+                  AND NOT EXISTS (SELECT 1 FROM pg_attribute s WHERE s.attrelid = to_regclass(\(Self.literal(staging.sql)))
+                    AND s.attname = a.attname AND s.attnum > 0 AND NOT s.attisdropped)
+                  AND a.attname !~ \(Self.literal(Self.keywordColumnPattern))) q
             ORDER BY kind, what
             """
         if let result = try dataset.executeSQL(notCarried) {
@@ -813,6 +818,11 @@ public final class PostGISTableWriter {
         }
         return (afterSwap, lost)
     }
+
+    /// A POI table's per-keyword columns (`score_2`, `match_2`, `region_2`, `region_2_level`,
+    /// `region_2_path`): they come and go with the manifest's keywords, so one the new table lacks
+    /// is no user's column lost (a POSIX regular expression, for `!~`).
+    static let keywordColumnPattern = "^(score|match|region)_[0-9]+(_level|_path)?$"
 
     /// The indexes of the table `relation` (an SQL expression for its oid) that back no
     /// constraint: name, whether unique ("true"), and the definition after `USING` (method,

@@ -1520,6 +1520,9 @@ final class PostGISEndToEndTests: XCTestCase {
         XCTAssertTrue(night.output.contains("index kept_note_idx"), night.output)
         XCTAssertTrue(night.output.contains("the old table's trigger kept_audit is not on the new one"), night.output)
         XCTAssertTrue(night.output.contains("the old table's storage options (fillfactor=70)"), night.output)
+        // The column the user added goes with the old table, said so (it had gone without a word).
+        XCTAssertTrue(night.output.contains("the old table's column note (with its values) is not on"), night.output)
+        XCTAssertFalse(night.output.contains("column score_"), night.output)
         XCTAssertEqual(try psql("SELECT count(*) FROM pg_class WHERE relname LIKE 'regionsearch_index_%'"), "0")
         XCTAssertEqual(try stagingTables(), "")
     }
