@@ -98,6 +98,13 @@ public enum TilePlanner {
                 "\(error.role) \(error.path) \(what) \(error.other.role) (\(error.other.path)); choose another "
                     + "directory for the plan")
         }
+        // A file of those names that a plan did not write (a user's own submit.sh or Snakefile)
+        // was replaced without a word: only a plan's own files are written over.
+        for path in workflowFiles where FileSystem.exists(path) && !WorkflowWriter.isPlanFile(path) {
+            throw UsageError(
+                "\(path) is not a file 'regionsearch plan' wrote, and planning writes a file of that name; choose "
+                    + "a new or empty folder for the plan, or move that file away")
+        }
         try plan.write()
         let files = try WorkflowWriter.write(plan, engine: request.engine)
         return (plan, [plan.planPath] + files)

@@ -120,6 +120,14 @@ public enum WorkflowWriter {
         return paths
     }
 
+    /// Whether the file at `path` is one a plan wrote: its header (``header(_:comment:)``), or
+    /// plan.json's `written_by`, within its first 4 KiB.
+    static func isPlanFile(_ path: String) -> Bool {
+        guard let bytes = try? FileSystem.read(path) else { return false }
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        return head.contains("Written by 'regionsearch plan'") || head.contains("\"written_by\": \"regionsearch ")
+    }
+
     /// The comment at the top of every file. It names no path: paths are data (plan.json), never
     /// text a reader of the file could take for code.
     static func header(_ plan: TilePlan, comment: String) -> String {

@@ -284,7 +284,17 @@ final class TiledRunEndToEndTests: XCTestCase {
         XCTAssertTrue(refused.output.contains("graph/figure1.txt"), refused.output)
         XCTAssertFalse(fm.fileExists(atPath: dir + "/submit.sh"))
 
+        // A user's own file of a workflow file's name is not written over (it was, exit 0).
         try fm.removeItem(atPath: dir)
+        try write("submit.sh")
+        let mine = try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "sbatch", dir])
+        XCTAssertEqual(mine.status, 2, mine.output)
+        XCTAssertTrue(mine.output.contains("submit.sh is not a file 'regionsearch plan' wrote"), mine.output)
+        XCTAssertEqual(try String(contentsOfFile: dir + "/submit.sh", encoding: .utf8), "x")
+
+        try fm.removeItem(atPath: dir)
+        XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "sbatch", dir]).status, 0)
+        // Planned again into its own folder: its own files are written over.
         XCTAssertEqual(try f.tool(["plan", f.manifestPath, "--tiles", "2", "--emit", "sbatch", dir]).status, 0)
         let steps = [
             "state/prepared.json", "state/graph.json", "state/finished.json", "state/inputs.json",
