@@ -91,6 +91,28 @@ final class PublishedSetTests: XCTestCase {
         XCTAssertEqual(before, after, "a run with nothing to do writes nothing")
     }
 
+    /// An old set is removed by what its record lists: a file someone put in its folder stays,
+    /// said in a warning (the whole folder had been removed with it).
+    func testAnOldSetKeepsWhatItsRecordDoesNotList() throws {
+        let f = try setUpFixture()
+        defer { f.remove() }
+        try f.runOK(["--quiet"])
+        let old = f.root + "/out/.test.geojson.published/g000000"
+        try "mine".write(toFile: old + "/mine.txt", atomically: false, encoding: .utf8)
+        try f.runOK(Self.today + ["--quiet"])
+        let third = try f.runOK(["--set", "hulls.margin_m=30"])
+        XCTAssertTrue(
+            third.output.contains(
+                "g000000: the old published set is removed but for what RegionSearch did not put "
+                    + "there (mine.txt)"), third.output)
+        XCTAssertEqual(FileSystem.list(old), ["mine.txt"])
+        XCTAssertEqual(try String(contentsOfFile: old + "/mine.txt", encoding: .utf8), "mine")
+        // Once it is moved away, the next run removes the folder.
+        XCTAssertEqual(unlink(old + "/mine.txt"), 0)
+        try f.runOK(["--set", "hulls.margin_m=40", "--quiet"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old))
+    }
+
     func testEveryReaderSeesOneCompleteSetAcrossKills() throws {
         let f = try setUpFixture()
         defer { f.remove() }

@@ -343,8 +343,28 @@ public struct PublishedSet {
             }
         }
         for g in generations where g != staging.generation && g != previous?.generation && !linkWasMissing {
-            try? FileSystem.removeTree(directory(g))
+            removeSet(g)
         }
+    }
+
+    /// Removes an old set: the files its record lists, the record, and the folders they leave
+    /// empty. A file someone else put in the set's folder stays, with a warning (the whole folder
+    /// had been removed, with it).
+    func removeSet(_ generation: Int) {
+        let dir = directory(generation)
+        // Without its record (what a run removed before, leaving someone else's files) only what
+        // is left is told again.
+        if let record = Record.load(dir + "/" + Self.recordName) {
+            for file in record.members.flatMap(\.files) { unlink(dir + "/" + file.name) }
+            unlink(dir + "/" + Self.recordName)
+            for role in Set(record.members.map(\.role)).sorted() { rmdir(dir + "/" + role) }
+        }
+        guard rmdir(dir) != 0, errno != ENOENT else { return }
+        let left = FileSystem.list(dir)
+        let shown = left.prefix(3).joined(separator: ", ") + (left.count > 3 ? ", …" : "")
+        Log.warning(
+            "\(dir): the old published set is removed but for what RegionSearch did not put there (\(shown)); "
+                + "it is kept: move it away and remove the folder")
     }
 
     /// The set folder's lock, held until ``release()`` (or until it is freed): `flock` on the
