@@ -123,7 +123,11 @@ public enum WorkflowWriter {
     /// Whether the file at `path` is one a plan wrote: its header (``header(_:comment:)``), or
     /// plan.json's `written_by`, within its first 4 KiB.
     static func isPlanFile(_ path: String) -> Bool {
-        guard let bytes = try? FileSystem.read(path) else { return false }
+        // A regular file only (a pipe of that name would block the read; it is no plan's).
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, let bytes = try? FileSystem.read(path) else {
+            return false
+        }
         let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
         return head.contains("Written by 'regionsearch plan'") || head.contains("\"written_by\": \"regionsearch ")
     }

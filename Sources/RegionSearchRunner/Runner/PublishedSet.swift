@@ -355,7 +355,11 @@ public struct PublishedSet {
         // Without its record (what a run removed before, leaving someone else's files) only what
         // is left is told again.
         if let record = Record.load(dir + "/" + Self.recordName) {
-            for file in record.members.flatMap(\.files) { unlink(dir + "/" + file.name) }
+            // Only names inside the folder: a record edited to name `../x` removes nothing outside.
+            for file in record.members.flatMap(\.files)
+            where !file.name.hasPrefix("/") && !file.name.split(separator: "/").contains("..") {
+                unlink(dir + "/" + file.name)
+            }
             unlink(dir + "/" + Self.recordName)
             for role in Set(record.members.map(\.role)).sorted() { rmdir(dir + "/" + role) }
         }
