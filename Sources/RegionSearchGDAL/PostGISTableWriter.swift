@@ -322,20 +322,15 @@ public final class PostGISTableWriter {
     /// `local` false: for the session (a read outside a transaction).
     @discardableResult
     private func limitLockWait(own: Bool, local: Bool = true, in dataset: GDALDataset) throws(GDALError) -> String {
-        func value(_ sql: String) throws(GDALError) -> [String] {
-            guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return [] }
-            return (0..<2).compactMap { column -> String? in
-                if case .string(let text) = row.value(at: column) { return text }
-                return nil
-            }
-        }
         if own {
-            let setting = try value("SELECT source, setting FROM pg_settings WHERE name = 'lock_timeout'")
-            if setting.count < 2 || setting[0] == "default" || setting[1] == "0" {
+            let setting = try texts(
+                "SELECT source, setting FROM pg_settings WHERE name = 'lock_timeout'", count: 2, in: dataset)
+            if setting == nil || setting?[0] == "default" || setting?[1] == "0" {
                 try dataset.executeSQL("SET \(local ? "LOCAL " : "")lock_timeout = \(Self.literal(Self.lockTimeout))")
             }
         }
-        return try value("SELECT current_setting('lock_timeout')").first ?? Self.lockTimeout
+        let limit = try texts("SELECT current_setting('lock_timeout') AS lock_timeout", count: 1, in: dataset)?[0]
+        return limit.flatMap { $0.isEmpty ? nil : $0 } ?? Self.lockTimeout
     }
 
     private func writeOnce(
@@ -1115,9 +1110,8 @@ public final class PostGISTableWriter {
             + "AND d.deptype IN ('a', 'i') LIMIT 1), 'the relation ' || c.oid::regclass) "
             + "FROM pg_class c WHERE c.relnamespace = \(namespace) "
             + "AND c.relname = \(Self.literal(relation))"
-        guard let result = try dataset.executeSQL(sql), let row = try result.nextFeature() else { return nil }
-        if case .string(let holder) = row.value(at: 0) { return holder }
-        return "another relation"
+        guard let holder = try texts(sql, count: 1, in: dataset) else { return nil }
+        return holder[0].isEmpty ? "another relation" : holder[0]
     }
 
     /// Longest table name: the staging suffix (`__tmp_<pid>_<8 hex>`, at most 24 bytes) must fit

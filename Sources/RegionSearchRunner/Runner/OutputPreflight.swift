@@ -146,8 +146,8 @@ enum OutputPreflight {
             // A link into /dev or /proc (`x.svg -> /dev/stdout`) leads wherever the shell's
             // descriptor does (a log file, which publishing then replaced, or a pipe): a file of
             // the set is never there.
-            var hop = path
-            for _ in 0..<40 {
+            let hops = PublishedSet.linkHops(path)
+            for hop in hops {
                 let absolute = PathResolver.absolute(hop, relativeTo: PathResolver.currentDirectory())
                 if absolute.hasPrefix("/dev/") || absolute.hasPrefix("/proc/") {
                     throw Failure(
@@ -155,10 +155,8 @@ enum OutputPreflight {
                             + "renaming a link over the path, and never into /dev or /proc; remove the link or point "
                             + "it at a file (for a map not wanted, leave its format out of \"maps\")")
                 }
-                guard let text = PublishedSet.linkText(hop), !PublishedSet.isSetLink(hop) else { break }
-                hop = PathResolver.absolute(text, relativeTo: PublishedSet.realDirectory(AtomicFile.directory(of: hop)))
             }
-            let published = PublishedSet.publishedPath(path)
+            let published = hops[hops.count - 1]
             if PublishedSet.isSetLink(published) { continue }
             let via = published == path ? "" : " (a symbolic link to \(published))"
             let kind: AtomicFile.Target

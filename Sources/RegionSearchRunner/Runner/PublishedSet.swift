@@ -208,16 +208,20 @@ public struct PublishedSet {
     /// The path a file is published at for a manifest's `path`: a symbolic link the user made
     /// is followed (written through, the link kept) to the first path that is not a link, or is
     /// one of the set's own links.
-    static func publishedPath(_ path: String) -> String {
-        var p = path
+    static func publishedPath(_ path: String) -> String { linkHops(path).last ?? path }
+
+    /// `path` and each path its user's links lead to in turn, up to ``publishedPath(_:)`` (the
+    /// first that is not a link, or is one of the set's own links; at most 40 links followed).
+    static func linkHops(_ path: String) -> [String] {
+        var hops = [path]
         for _ in 0..<40 {
-            guard let target = linkText(p) else { return p }
-            if target.contains(suffix + "/current/") { return p }
+            let p = hops[hops.count - 1]
+            guard let target = linkText(p), !target.contains(suffix + "/current/") else { break }
             // From the folder the link really lies in, as the kernel follows it: `..` in a link
             // inside a folder that is itself a link leads out of where that folder points.
-            p = PathResolver.absolute(target, relativeTo: realDirectory(AtomicFile.directory(of: p)))
+            hops.append(PathResolver.absolute(target, relativeTo: realDirectory(AtomicFile.directory(of: p))))
         }
-        return p
+        return hops
     }
 
     /// Whether `path` (through a user's links) is a published set's link: a file a run published,

@@ -715,12 +715,16 @@ struct Publisher {
             return (try? FileDigest.of(path: target.path)) == regions.digest
         }
         guard PublishedSet.isPublished(group[0]) else { return nil }
-        let set = PublishedSet(root: root)
         let plan = Plan(role: first.role.rawValue, key: "", group: group, main: PublishedSet.publishedPath(first.path))
+        return isCurrent(plan, in: PublishedSet(root: root), completed)
+    }
+
+    /// Whether the current set holds `plan`'s member as a run now would publish it, every file
+    /// as recorded, and each path the set's link showing its file (not with `current` gone).
+    private func isCurrent(_ plan: Plan, in set: PublishedSet, _ completed: [String: StagePlanner.Completed]) -> Bool {
         guard let current = set.current(), let member = current.record.member(plan.role),
             member.key == memberKey(plan, completed), verify(member, in: set, generation: current.generation)
         else { return false }
-        // Each path this set's link, and showing its file (not with `current` gone).
         return member.files.allSatisfy { set.isLink($0.path, to: $0.name) && FileSystem.targetExists($0.path) }
     }
 
@@ -730,12 +734,7 @@ struct Publisher {
     func areMapsUpToDate(_ completed: [String: StagePlanner.Completed]) -> Bool? {
         let maps = MapPublisher(manifest: manifest, work: work)
         guard !maps.paths.isEmpty, let root = PublishedSet.root(of: manifest) else { return nil }
-        let set = PublishedSet(root: root)
-        let plan = Plan(role: "maps", key: "", group: nil, main: "")
-        guard let current = set.current(), let member = current.record.member(plan.role),
-            member.key == memberKey(plan, completed), verify(member, in: set, generation: current.generation)
-        else { return false }
-        return member.files.allSatisfy { set.isLink($0.path, to: $0.name) && FileSystem.targetExists($0.path) }
+        return isCurrent(Plan(role: "maps", key: "", group: nil, main: ""), in: PublishedSet(root: root), completed)
     }
 
     /// `published.json` as it is (empty when missing or damaged).
