@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The sliding window that the streaming readers — delimited text (``DelimitedParser``), GeoJSON

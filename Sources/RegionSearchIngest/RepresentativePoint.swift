@@ -334,4 +334,6 @@ enum RepresentativePoint {
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif

@@ -3,6 +3,8 @@ import RegionSearchRunner
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Writes the engine files of a ``TilePlan``: a Snakefile with a Slurm profile

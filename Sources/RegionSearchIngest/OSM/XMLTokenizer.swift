@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A small streaming XML tokenizer: start tags with attributes (entities decoded), end tags,

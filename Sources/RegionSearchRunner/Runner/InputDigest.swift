@@ -3,6 +3,8 @@ import RegionSearchIngest
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The digest that keys a raw input in ingest's stage key.

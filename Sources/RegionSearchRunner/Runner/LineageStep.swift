@@ -10,6 +10,8 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The runner's step between the stages and publishing: the hulls stage's regions get their
