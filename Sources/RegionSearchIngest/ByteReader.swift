@@ -3,6 +3,8 @@ import RegionSearchCore
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Why an input file could not be read at all (as opposed to one bad record in it).
@@ -104,7 +106,7 @@ public final class ByteReader {
     private func refill() throws {
         if inputPos < inputFill || sawEOF { return }
         while true {
-            let n = Glibc.read(fd, input, ByteReader.inputSize)
+            let n = systemRead(fd, input, ByteReader.inputSize)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw InputError.readFailed(path: path, reason: String(cString: strerror(errno)))
@@ -122,7 +124,7 @@ public final class ByteReader {
         guard buffer.count > 0 else { return 0 }
         if !isGzip {
             while true {
-                let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                let n = systemRead(fd, buffer.baseAddress, buffer.count)
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw InputError.readFailed(path: path, reason: String(cString: strerror(errno)))
@@ -194,4 +196,15 @@ func zlibInflate(_ data: UnsafeRawBufferPointer, expectedSize: Int) -> [UInt8]? 
     }
     guard rc == Z_OK, Int(destLen) == expectedSize else { return nil }
     return out
+}
+
+/// `read(2)`, named apart from ``ByteReader/read(into:)`` (the C library's module differs: Glibc on
+/// Linux, Darwin on macOS).
+@inline(__always)
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.read(fd, buffer, count)
+    #else
+        Darwin.read(fd, buffer, count)
+    #endif
 }

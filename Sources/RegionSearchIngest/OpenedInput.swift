@@ -3,6 +3,8 @@ import RegionSearchGDAL
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// An input file opened for reading: its resolved format and the reader over it.
@@ -275,7 +277,11 @@ public struct OpenedInput {
     /// stage run by hand refuses what `regionsearch run` refuses (exit 3) instead of reading
     /// forever. Opened non-blocking, so a FIFO without a writer does not hang the check.
     public static func hashFile(_ path: String) throws -> (ContentHash, UInt64) {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        #if canImport(Glibc)
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        #else
+            let fd = Darwin.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        #endif
         guard fd >= 0 else { throw InputError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = stat()

@@ -220,7 +220,11 @@ public final class AtomicFile {
         defer { if crashAfterWrite { CrashPoint.crash() } }
         var offset = 0
         while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            #if canImport(Glibc)
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            #else
+                let n = Darwin.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            #endif
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ArtifactError.writeFailed(path: path, reason: String(cString: strerror(errno)))

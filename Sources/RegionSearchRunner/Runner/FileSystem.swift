@@ -86,7 +86,12 @@ public enum FileSystem {
 
     /// Renames `from` to `to` (same file system; replaces a file or an empty directory).
     public static func rename(_ from: String, to: String) throws(Failure) {
-        if Glibc.rename(from, to) != 0 { throw failure(from, "rename to \(to)") }
+        #if canImport(Glibc)
+            let result = Glibc.rename(from, to)
+        #else
+            let result = Darwin.rename(from, to)
+        #endif
+        if result != 0 { throw failure(from, "rename to \(to)") }
     }
 
     /// Reads a whole file.
