@@ -233,9 +233,20 @@ public struct ProgressReporter {
 /// Peak resident set size of this process in bytes (from getrusage).
 func peakResidentBytes() -> Int {
     var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return Int(usage.ru_maxrss) * 1024
+    #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #else
+        getrusage(RUSAGE_SELF, &usage)
+    #endif
+    return Int(usage.ru_maxrss) * maxRSSUnit
 }
+
+/// The unit of `ru_maxrss` in bytes: kilobytes on Linux, bytes on macOS (getrusage(2) there).
+#if canImport(Darwin)
+    let maxRSSUnit = 1
+#else
+    let maxRSSUnit = 1024
+#endif
 
 /// Formats a count with thousands separators: 1234567 → "1,234,567".
 public func groupedCount(_ n: Int) -> String {

@@ -2,6 +2,12 @@
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
+
+    /// The address of `environ`, which Darwin's headers do not declare for a program to use
+    /// (environ(7): `_NSGetEnviron()` in <crt_externs.h>), declared here as the Swift runtime's own
+    /// tests declare it.
+    @_silgen_name("_NSGetEnviron")
+    private func darwinEnviron() -> UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
 #endif
 
 /// A child process started with `posix_spawn`: the stage executables the runner starts, the
@@ -28,6 +34,7 @@ public final class ChildProcess {
         /// User plus system CPU seconds (all threads, and reaped grandchildren).
         public var cpu: Double
         /// `ru_maxrss` in bytes (see `MeasuredProcess` for why a benchmark may prefer GNU time's).
+        /// Linux gives it in KiB, macOS in bytes (``maxRSSUnit``).
         public var peakRSS: Int
     }
 
@@ -86,10 +93,16 @@ public final class ChildProcess {
         newProcessGroup: Bool = false, output: Output = .inherit
     ) throws(SpawnError) {
         self.executable = executable
-        var actions = posix_spawn_file_actions_t()
+        // Darwin declares both as opaque pointers (imported as optionals), glibc as structs.
+        #if canImport(Darwin)
+            var actions: posix_spawn_file_actions_t? = nil
+            var attributes: posix_spawnattr_t? = nil
+        #else
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
 
@@ -152,7 +165,11 @@ public final class ChildProcess {
         if var envStrings {
             rc = posix_spawn(&child, executable, &actions, &attributes, argv, &envStrings)
         } else {
-            rc = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+            #if canImport(Darwin)
+                rc = posix_spawn(&child, executable, &actions, &attributes, argv, darwinEnviron().pointee)
+            #else
+                rc = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+            #endif
         }
         if pipeFD >= 0 {
             close(pipeFD)
@@ -212,14 +229,18 @@ public final class ChildProcess {
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
         usage = Usage(
             wall: monotonicSeconds() - started, cpu: seconds(resources.ru_utime) + seconds(resources.ru_stime),
-            peakRSS: Int(resources.ru_maxrss) * 1024)
+            peakRSS: Int(resources.ru_maxrss) * maxRSSUnit)
         termination = result
         return result
     }
 
     /// Sends `signal` to the child, or to its whole process group.
     public func kill(_ signal: Int32, group: Bool = false) {
-        _ = Glibc.kill(group ? -pid : pid, signal)
+        #if canImport(Glibc)
+            _ = Glibc.kill(group ? -pid : pid, signal)
+        #else
+            _ = Darwin.kill(group ? -pid : pid, signal)
+        #endif
     }
 
     /// The lines of the `.tee` tail that carry an error (`…: error: …`), or its last line.
