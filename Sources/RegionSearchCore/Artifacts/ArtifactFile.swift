@@ -223,15 +223,17 @@ public final class ArtifactFile {
         if verified.withLock({ $0[index] }) { return }
         let info = columns[index]
         let start = storage.baseAddress! + info.offset
-        if mapped && info.length >= 1 << 16 {
-            // Fault the column's pages in one call rather than one page at a time (Linux ≥ 5.14;
-            // elsewhere the hash below faults them).
-            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-            let lo = info.offset / page * page
-            _ = madvise(
-                UnsafeMutableRawPointer(mutating: storage.baseAddress! + lo), info.offset + info.length - lo,
-                MADV_POPULATE_READ)
-        }
+        #if os(Linux)
+            if mapped && info.length >= 1 << 16 {
+                // Fault the column's pages in one call rather than one page at a time (Linux ≥ 5.14;
+                // elsewhere, and on macOS, which has no MADV_POPULATE_READ, the hash below faults them).
+                let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+                let lo = info.offset / page * page
+                _ = madvise(
+                    UnsafeMutableRawPointer(mutating: storage.baseAddress! + lo), info.offset + info.length - lo,
+                    MADV_POPULATE_READ)
+            }
+        #endif
         let computed = XXHash64.hash(UnsafeRawBufferPointer(start: start, count: info.length))
         guard computed == info.checksum else {
             throw ArtifactError.checksumMismatch(

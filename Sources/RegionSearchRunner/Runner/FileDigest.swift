@@ -99,10 +99,15 @@ public struct FileDigest: Equatable, Sendable, CustomStringConvertible {
 }
 
 extension FileSignature {
-    /// The kernel's coarse wall clock (the clock file times come from), nanoseconds.
+    /// The kernel's coarse wall clock (the clock file times come from), nanoseconds. macOS has no
+    /// coarse clock; its file times come from the wall clock.
     static func now() -> Int64 {
         var ts = timespec()
-        clock_gettime(CLOCK_REALTIME_COARSE, &ts)
+        #if os(Linux)
+            clock_gettime(CLOCK_REALTIME_COARSE, &ts)
+        #else
+            clock_gettime(CLOCK_REALTIME, &ts)
+        #endif
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
