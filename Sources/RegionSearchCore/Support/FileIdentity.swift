@@ -18,7 +18,9 @@ public struct FileIdentity: Hashable, Sendable {
     public init?(path: String) {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        device = UInt64(st.st_dev)
+        // dev_t is signed on Darwin (network volumes give negative ones, which UInt64(_:) would
+        // trap on), unsigned on Linux: as FileSignature reads it.
+        device = UInt64(truncatingIfNeeded: st.st_dev)
         inode = UInt64(st.st_ino)
         isRegularFile = (st.st_mode & S_IFMT) == S_IFREG
     }

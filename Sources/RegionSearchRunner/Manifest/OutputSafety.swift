@@ -87,7 +87,8 @@ public enum OutputSafety {
         init(of path: String) {
             var st = stat()
             if stat(path, &st) == 0 {
-                inode = (UInt64(st.st_dev), UInt64(st.st_ino))
+                // dev_t is signed on Darwin (FileSignature), unsigned on Linux.
+                inode = (UInt64(truncatingIfNeeded: st.st_dev), UInt64(st.st_ino))
             }
             // A published path is a link into its set's folder: it stands where it is (the
             // file it shows is still compared by inode). A user's link to a published path (the
