@@ -177,7 +177,13 @@ public struct BenchmarkReport {
         var u = utsname()
         uname(&u)
         let release = withUnsafeBytes(of: &u.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        lines.append("Kernel: Linux \(release); \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        #if os(Linux)
+            let kernel = "Linux"
+        #else
+            // Darwin on macOS (whose /proc/cpuinfo is missing too: no CPU line there).
+            let kernel = withUnsafeBytes(of: &u.sysname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        #endif
+        lines.append("Kernel: \(kernel) \(release); \(ProcessInfo.processInfo.operatingSystemVersionString)")
         lines.append("PROJ \(PROJContext.release), GEOS \(GEOSContext.version)")
         return lines
     }

@@ -255,9 +255,15 @@ public struct BenchmarkRunner {
     }
 
     static func loadAverage() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-            let first = text.split(separator: " ").first, let v = Double(first)
-        else { return .nan }
-        return v
+        #if os(Linux)
+            guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+                let first = text.split(separator: " ").first, let v = Double(first)
+            else { return .nan }
+            return v
+        #else
+            // No /proc on macOS: the same 1-minute average from getloadavg(3).
+            var load = [0.0]
+            return getloadavg(&load, 1) == 1 ? load[0] : .nan
+        #endif
     }
 }
