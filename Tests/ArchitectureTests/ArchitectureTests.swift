@@ -178,4 +178,120 @@ final class ArchitectureTests: XCTestCase {
         }
         XCTAssertGreaterThan(checked, 300)
     }
+
+    /// Identifiers that exist only in Linux's C library (or its Swift module): each must stand in
+    /// a Linux branch (`#if os(Linux)`, `#if canImport(Glibc)`, or the `#else` of a Darwin
+    /// condition), since macOS has none of them and the package is written for it too (README,
+    /// Platforms). Each is a whole word of the code, comments left out.
+    static let linuxOnly = [
+        "Glibc.", "MADV_HUGEPAGE", "MADV_NOHUGEPAGE", "MADV_POPULATE_READ", "MADV_POPULATE_WRITE",
+        "CLOCK_REALTIME_COARSE", "CLOCK_MONOTONIC_COARSE", "CLOCK_BOOTTIME", "posix_fadvise", "POSIX_FADV_",
+        "__rusage_who_t", "__sigaction_handler", "st_mtim", "st_ctim", "st_atim", "environ", "O_TMPFILE", "O_PATH",
+        "O_DIRECT", "O_NOATIME", "MAP_POPULATE", "MAP_HUGETLB", "malloc_trim", "malloc_usable_size", "mallopt",
+        "sched_getaffinity", "get_nprocs", "pipe2", "dup3", "accept4", "copy_file_range", "sendfile", "fallocate",
+        "prctl", "signalfd", "epoll_create1", "epoll_wait", "inotify_init1", "memfd_create", "statx", "renameat2",
+        "SOCK_CLOEXEC", "MSG_NOSIGNAL", "sysinfo",
+        // Structs in glibc, opaque pointers (optionals in Swift) on Darwin.
+        "posix_spawn_file_actions_t()", "posix_spawnattr_t()",
+    ]
+    /// Identifiers that exist only on Darwin: each must stand in a Darwin branch.
+    static let darwinOnly = [
+        "Darwin.", "st_mtimespec", "st_ctimespec", "__sigaction_u", "_NSGetEnviron", "F_FULLFSYNC",
+    ]
+
+    /// The lines of Swift `text` that use an identifier of `linuxOnly` outside a Linux branch or
+    /// one of `darwinOnly` outside a Darwin branch (as "line: identifier").
+    static func unguardedPlatformCalls(_ text: String) -> [String] {
+        struct Branch {
+            var linux: Bool
+            var darwin: Bool
+        }
+        func branch(_ condition: Substring, negated: Bool) -> Branch {
+            let isLinux = condition.contains("os(Linux)") || condition.contains("canImport(Glibc)")
+            let isDarwin = condition.contains("canImport(Darwin)") || condition.contains("os(macOS)")
+            return negated
+                ? Branch(linux: isDarwin, darwin: isLinux) : Branch(linux: isLinux, darwin: isDarwin)
+        }
+        func uses(_ code: Substring, _ word: String) -> Bool {
+            var rest = code[...]
+            while let r = rest.range(of: word) {
+                let before = r.lowerBound == code.startIndex ? nil : code[code.index(before: r.lowerBound)]
+                let after = r.upperBound == code.endIndex ? nil : code[r.upperBound]
+                let isPart = { (c: Character?) in c.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false }
+                if !isPart(before) && (word.hasSuffix(".") || word.hasSuffix("_") || !isPart(after)) { return true }
+                rest = code[r.upperBound...]
+            }
+            return false
+        }
+        var stack: [(condition: Substring, branch: Branch)] = []
+        var found: [String] = []
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.drop(while: { $0 == " " })
+            if line.hasPrefix("#if ") {
+                let condition = line.dropFirst(4)
+                stack.append((condition, branch(condition, negated: false)))
+                continue
+            }
+            if line.hasPrefix("#elseif "), !stack.isEmpty {
+                let condition = line.dropFirst(8)
+                stack[stack.count - 1] = (condition, branch(condition, negated: false))
+                continue
+            }
+            if line.hasPrefix("#else"), !stack.isEmpty {
+                stack[stack.count - 1].branch = branch(stack[stack.count - 1].condition, negated: true)
+                continue
+            }
+            if line.hasPrefix("#endif") {
+                _ = stack.popLast()
+                continue
+            }
+            let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line
+            let inLinux = stack.contains { $0.branch.linux }
+            let inDarwin = stack.contains { $0.branch.darwin }
+            for word in linuxOnly where !inLinux && uses(code, word) { found.append("\(number + 1): \(word)") }
+            for word in darwinOnly where !inDarwin && uses(code, word) { found.append("\(number + 1): \(word)") }
+        }
+        return found
+    }
+
+    /// The Swift sources compile on macOS as on Linux, as far as a Linux build can tell: a file
+    /// that imports Glibc also imports Darwin (or Foundation, which brings it), and the
+    /// identifiers only one C library has stand in that platform's branch.
+    func testLinuxOnlyAndDarwinOnlyCallsStandInTheirBranch() throws {
+        let walker = FileManager.default.enumerator(atPath: Self.root + "/Sources")
+        var checked = 0
+        while let f = walker?.nextObject() as? String {
+            guard f.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOfFile: Self.root + "/Sources/" + f, encoding: .utf8)
+            if text.contains("import Glibc") {
+                XCTAssertTrue(
+                    text.contains("import Darwin") || text.contains("import Foundation"),
+                    "Sources/\(f) imports Glibc but not Darwin: its C library calls would not be found on macOS")
+            }
+            for use in Self.unguardedPlatformCalls(text) {
+                XCTFail("Sources/\(f):\(use) is outside that platform's #if branch")
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 300)
+    }
+
+    /// The branch tracking of ``unguardedPlatformCalls(_:)`` on its own.
+    func testUnguardedPlatformCallsSeesBranches() {
+        let text = """
+            let a = environ
+            #if canImport(Glibc)
+                let b = Glibc.read(fd, p, n)
+            #else
+                let c = Darwin.read(fd, p, n)
+                let d = st.st_mtim
+            #endif
+            #if os(Linux)
+                _ = posix_fadvise(fd, 0, 0, 2)
+            #endif
+            let e = st.st_mtimespec  // st_mtim in a comment
+            let f = environment
+            """
+        XCTAssertEqual(Self.unguardedPlatformCalls(text), ["1: environ", "6: st_mtim", "11: st_mtimespec"])
+    }
 }
