@@ -162,6 +162,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertThrowsError(try q.required(Self.mode))
     }
 
+    /// An integer option whose range reaches Int.max (a seed, a repeat count) took any 19-digit
+    /// value, then trapped reading it back (`regionsearch-generate --seed 9223372036854775807`):
+    /// values are carried as JSON numbers, exact only below 9e15.
+    func testIntegerOptionsRefuseWhatTheyCannotCarryExactly() throws {
+        let seed = CommandSpec.Option("seed", .integer(0...Int.max), default: .value(.number(42)), help: "Seed.")
+        let spec = CommandSpec(name: "tool", abstract: "a test tool", options: [seed, Self.sizes])
+        XCTAssertEqual(try spec.parse(["--seed", "8999999999999999"]).integer(seed), 8_999_999_999_999_999)
+        for big in ["9000000000000000", "9007199254740993", "9223372036854775807"] {
+            XCTAssertThrowsError(try spec.parse(["--seed", big]), big) { error in
+                XCTAssertEqual(
+                    (error as? UsageError)?.description,
+                    "--seed: expected an integer ≥ 0, at most 8999999999999999 in magnitude (larger integers are not "
+                        + "carried exactly), got \"\(big)\"")
+            }
+        }
+        XCTAssertThrowsError(try spec.parse(["--sizes", "1,9223372036854775807"]))
+    }
+
     func testOneNumberSyntax() {
         XCTAssertEqual(ValueSyntax.number(" 1e-6 "), 1e-6)
         XCTAssertEqual(ValueSyntax.number("-.5"), -0.5)

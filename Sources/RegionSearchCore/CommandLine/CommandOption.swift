@@ -174,6 +174,10 @@ extension CommandSpec.Option.Domain {
         }
     }
 
+    /// The largest integer an ``integer(_:)`` option takes whatever its range: every integer up to
+    /// it is carried exactly by a JSON number and read back by ``JSONValue/intValue``.
+    static let largestInteger = 8_999_999_999_999_999
+
     /// Reads one value, or says what it should have been.
     func read(_ text: String) -> Result<JSONValue, DomainMismatch> {
         switch self {
@@ -181,6 +185,15 @@ extension CommandSpec.Option.Domain {
         case .integer(let range):
             guard let n = ValueSyntax.integer(text), range.contains(n) else {
                 return .failure(DomainMismatch(description))
+            }
+            // The value is carried as a JSON number (a Double), which ``JSONValue/intValue`` reads
+            // back only below 9e15: a larger one (a seed of 2^63 − 1) would be rounded, then fail
+            // to read as an integer at all.
+            guard n.magnitude <= Self.largestInteger else {
+                return .failure(
+                    DomainMismatch(
+                        "\(description), at most \(Self.largestInteger) in magnitude (larger integers are not "
+                            + "carried exactly)"))
             }
             return .success(.number(Double(n)))
         case .number(let lo, let hi, let exclusive):
