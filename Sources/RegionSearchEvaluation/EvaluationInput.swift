@@ -33,6 +33,15 @@ public struct EvaluationInput: Sendable, Equatable {
         if layer.nullGeometries > 0 { notes.append("\(layer.nullGeometries) feature(s) without geometry skipped") }
     }
 
+    /// A file that was not measured because no input had a coordinate (no CRS was chosen): its
+    /// features are all without geometry or with empty ones, and all are counted as skipped.
+    init(role: String, unmeasured file: RegionFeatureFile) {
+        self.init(role: role, path: file.path, count: 0)
+        skipped = file.nullGeometries + file.features.count
+        if file.nullGeometries > 0 { notes.append("\(file.nullGeometries) feature(s) without geometry skipped") }
+        if !file.features.isEmpty { notes.append("\(file.features.count) feature(s) with empty geometry skipped") }
+    }
+
     var json: JSONValue {
         .object([
             ("path", .string(path)), ("count", .number(Double(count))), ("repaired", .number(Double(repaired))),

@@ -100,9 +100,9 @@ public struct Evaluator: Sendable {
         let R = regionLayer?.items ?? []
         var inputs = [
             truthLayer.map { EvaluationInput(role: "truth", layer: $0) }
-                ?? EvaluationInput(role: "truth", path: truthFile.path, count: 0),
+                ?? EvaluationInput(role: "truth", unmeasured: truthFile),
             regionLayer.map { EvaluationInput(role: "regions", layer: $0) }
-                ?? EvaluationInput(role: "regions", path: regionFile.path, count: 0),
+                ?? EvaluationInput(role: "regions", unmeasured: regionFile),
         ]
         var notes: [String] = []
 
@@ -410,9 +410,9 @@ public struct Evaluator: Sendable {
         let B = bLayer?.items ?? []
         var inputs = [
             aLayer.map { EvaluationInput(role: "a", layer: $0) }
-                ?? EvaluationInput(role: "a", path: aFile.path, count: 0),
+                ?? EvaluationInput(role: "a", unmeasured: aFile),
             bLayer.map { EvaluationInput(role: "b", layer: $0) }
-                ?? EvaluationInput(role: "b", path: bFile.path, count: 0),
+                ?? EvaluationInput(role: "b", unmeasured: bFile),
         ]
         var notes: [String] = []
         var located: LocatedPOIs?
@@ -521,8 +521,10 @@ public struct Evaluator: Sendable {
             }
             return CRSChoice(definition: crs, explanation: "\(d.name) (\(crs)), as given", isLocal: true)
         }
-        for file in files where !file.features.isEmpty {
+        for file in files {
+            // A file whose features all have empty geometries (`"coordinates": []`) has no extent.
             let (lon, lat) = file.allCoordinates
+            if lon.isEmpty { continue }
             let extent = lon.withUnsafeBufferPointer { lo in
                 lat.withUnsafeBufferPointer { GeographicExtent(lon: lo, lat: $0) }
             }

@@ -108,6 +108,50 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertEqual(layer.nullGeometries, 1)
     }
 
+    /// A truth file whose features all had empty geometries (`"coordinates": []`, which the
+    /// generator wrote for clusters of radius below a centimetre) trapped in the automatic CRS
+    /// choice: there was a feature but no coordinate to take an extent of. The CRS is taken from
+    /// the file that has coordinates, and the empty features match nothing.
+    func testFeaturesWithEmptyGeometriesDoNotStopTheCRSChoice() throws {
+        let empty = try RegionFeatureFile(
+            path: "t",
+            text: """
+                {"type":"FeatureCollection","features":[
+                {"type":"Feature","geometry":{"type":"MultiPolygon","coordinates":[]},"properties":{"cluster_id":0,"keyword":"bank"}}]}
+                """)
+        let square = try RegionFeatureFile(
+            path: "r",
+            text: """
+                {"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Polygon",
+                "coordinates":[[[13,52],[13.01,52],[13.01,52.01],[13,52.01],[13,52]]]},"properties":{"keyword":"bank"}}]}
+                """)
+        let score = try Evaluator().scoreTruth(regions: square, truth: empty)
+        XCTAssertEqual(score.crs?.definition, "EPSG:32633")
+        XCTAssertEqual(score.truths.count, 1)
+        XCTAssertEqual(score.overall.meanBestIoU, 0)
+        XCTAssertEqual(score.inputs.first { $0.role == "truth" }?.degenerate, 1)
+        // Nothing anywhere to measure: no CRS, and the features are counted as skipped, not lost.
+        let both = try Evaluator().scoreTruth(regions: empty, truth: empty)
+        XCTAssertNil(both.crs)
+        XCTAssertEqual(both.inputs.map(\.skipped), [1, 1])
+        let compared = try Evaluator().compare(empty, empty)
+        XCTAssertEqual(compared.inputs.map(\.skipped), [1, 1])
+    }
+
+    /// A file of null geometries only was reported as 0 features, 0 skipped: the skipped count
+    /// was lost when no CRS could be chosen.
+    func testNullGeometriesAreCountedWhenNothingIsMeasured() throws {
+        let nulls = try RegionFeatureFile(
+            path: "n",
+            text: """
+                {"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{}},
+                {"type":"Feature","geometry":null,"properties":{}}]}
+                """)
+        let score = try Evaluator().scoreTruth(regions: nulls, truth: nulls)
+        XCTAssertEqual(score.inputs.map(\.skipped), [2, 2])
+        XCTAssertEqual(score.inputs[0].notes, ["2 feature(s) without geometry skipped"])
+    }
+
     func testMembersCSV() throws {
         let text = "\u{FEFF}id,cluster_id\r\n1,0\r\n\"x,1\",2\r\n\"say \"\"hi\"\"\",3\n\n"
         let m = try PlantedMembers(path: "m.csv", bytes: Array(text.utf8))
