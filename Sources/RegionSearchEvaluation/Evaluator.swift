@@ -191,6 +191,21 @@ public struct Evaluator: Sendable {
                         "\(result.unknownClusters.count) cluster id(s) of the members file name no truth feature "
                             + "(\(shown)\(result.unknownClusters.count > 5 ? ", …" : ""))")
                 }
+                // Member rows name a truth by its id: two truths of one id (two generator files
+                // scored as one truth, both numbered from 0) each got the other's members.
+                var seenIDs = Set<String>()
+                var repeated: [String] = []
+                for t in T {
+                    let id = TruthScore.idText(t.id)
+                    if !seenIDs.insert(id).inserted && !repeated.contains(id) { repeated.append(id) }
+                }
+                if !repeated.isEmpty {
+                    let shown = repeated.prefix(5).joined(separator: ", ")
+                    notes.append(
+                        "\(repeated.count) truth id(s) name more than one truth feature (\(shown)"
+                            + "\(repeated.count > 5 ? ", …" : "")): each of those features is scored with every member "
+                            + "row of its id; give each truth feature its own cluster_id")
+                }
                 let empty = T.indices.filter { outcomes[$0]?.members == 0 }.count
                 if empty > 0 {
                     notes.append(

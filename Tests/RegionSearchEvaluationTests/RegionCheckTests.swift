@@ -326,6 +326,13 @@ final class RegionCheckTests: XCTestCase {
         XCTAssertEqual(s.memberGroups[1].recall, MemberRecall(items: 3, found: 3, fragmentSum: 4))
         // The unknown id is a missing member; cluster Z names no truth.
         XCTAssertTrue(s.notes.contains { $0.contains("name no truth feature (Z)") }, "\(s.notes)")
+        XCTAssertFalse(s.notes.contains { $0.contains("more than one truth feature") }, "\(s.notes)")
+        // Two truths of one id (two truth files numbered alike) share its member rows: said in a note.
+        var twice = truth
+        twice[2].id = .string("A")
+        let d = try score(regions: regions, truth: twice, pois: pois, members: members(rows))
+        XCTAssertTrue(
+            d.notes.contains { $0.hasPrefix("1 truth id(s) name more than one truth feature (A): ") }, "\(d.notes)")
         XCTAssertEqual(s.inputs.first { $0.role == "members" }?.skipped, 2)
 
         // Two more D POIs in region 5 (5 of 30 members) would still be one more fragment; with one
