@@ -524,8 +524,15 @@ public struct Evaluator: Sendable {
                 message: "\(error.message) (intersecting feature \(a.id.serialized()) with \(b.id.serialized()))")
         }
         let union = a.area + b.area - inter
-        return union > 0 ? min(1, inter / union) : 0
+        let value = union > 0 ? min(1, inter / union) : 0
+        // The intersection of a polygon with itself is computed anew and its area differs from the
+        // polygon's in the last bits: a truth scored against itself missed `--thresholds 1`. Two
+        // polygons whose symmetric difference is a billionth of their union are one polygon.
+        return value > 1 - Self.iouTolerance ? 1 : value
     }
+
+    /// How close to 1 an IoU is taken for 1 (see ``iou(_:_:)``).
+    static let iouTolerance = 1e-9
 
     /// The metric CRS: the given one, or the automatic choice for the first non-empty file's extent.
     package func chooseCRS(_ files: [RegionFeatureFile], proj: PROJContext) throws -> CRSChoice? {

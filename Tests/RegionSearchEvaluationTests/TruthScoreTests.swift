@@ -46,6 +46,19 @@ final class TruthScoreTests: XCTestCase {
         XCTAssertEqual(identical.overall.f1, [1, 1])
     }
 
+    /// A truth file scored against itself with `--thresholds 1` had recall 0.65: the IoU of a
+    /// polygon with itself came out a rounding error below 1 for 7 of the generator's 20 discs.
+    func testAPolygonMatchesItselfAtThresholdOne() throws {
+        let discs = (0..<20).map { k in
+            F.feature(
+                k, "bank", F.disc(Double(k) * 1700.3 + 0.123, Double(k % 7) * 913.7, radius: 150 + Double(k) * 33.1))
+        }
+        let s = try score(regions: discs, truth: discs, thresholds: [1])
+        XCTAssertEqual(s.truths.map(\.bestIoU), Array(repeating: 1, count: 20))
+        XCTAssertEqual(s.overall.recall, [1])
+        XCTAssertEqual(s.overall.precision, [1])
+    }
+
     func testRegionCoveringHalfATruthDisc() throws {
         // The upper half of the same 128-gon: exactly half its area, entirely inside it.
         let truth = [F.feature(7, "咖啡", F.disc(0, 0, radius: 500))]
