@@ -163,6 +163,12 @@ public enum EvaluateCommand {
         evaluator.checks = checks
         evaluator.riverTolerance = cl.number(Self.riverToleranceOption)
         let membersPaths = cl.all(Self.membersOption)
+        // A members file named twice was read twice: every planted id counted double.
+        if let (first, repeated) = FileIdentity.firstRepeat(membersPaths) {
+            throw UsageError(
+                "--members '\(membersPaths[repeated])' is the same file as '\(membersPaths[first])'; name each members "
+                    + "file once")
+        }
         let poiSources = [Self.poisOption, Self.inputSpecOption, Self.manifestOption].filter {
             !cl.all($0).isEmpty
         }

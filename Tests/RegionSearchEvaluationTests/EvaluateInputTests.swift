@@ -266,6 +266,10 @@ final class EvaluateInputTests: XCTestCase {
         XCTAssertEqual(p["poi_precision"], .number(1))
         XCTAssertEqual(
             run(["truth", regions, truth, "--pois", dir + "/nothing.csv", "--members", members]), .inputData)
+        // A members file named twice (here once through a link) was read twice.
+        let link = dir + "/m-link.csv"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: members)
+        XCTAssertEqual(run(["truth", regions, truth, "--pois", pois, "--members", members, "--members", link]), .usage)
     }
 
     /// Real-data style: POIs with their own column names read through --input-spec or --manifest,
