@@ -24,6 +24,8 @@ public enum GenerateCommand {
 
     /// The largest `--extent-km`: a metro with the towns around it, on a plane round the centre.
     static let maximumExtentKm = 2000.0
+    /// The smallest minor semi-axis of a planted cluster (--min-radius-m / --aspect), metres.
+    static let minimumMinorAxisM = 1.0
     /// How far beyond the extent the towns scenario places its towns (at most 100 km from the
     /// metro's edge, with their spread).
     static let townReachKm = 150.0
@@ -63,7 +65,8 @@ public enum GenerateCommand {
         help: "Cluster elongation, major/minor axis (1 = discs).")
     static let minRadiusMOption = CommandSpec.Option(
         "min-radius-m", .number(min: 0, minExclusive: true), default: byScenario({ format($0.minRadius) }),
-        placeholder: "M", help: "Smallest planted cluster radius (semi-major axis) in metres.")
+        placeholder: "M",
+        help: "Smallest planted cluster radius (semi-major axis) in metres; divided by --aspect, at least 1 m.")
     static let maxRadiusMOption = CommandSpec.Option(
         "max-radius-m", .number(min: 0, minExclusive: true), default: byScenario({ format($0.maxRadius) }),
         placeholder: "M", help: "Largest planted cluster radius in metres.")
@@ -219,6 +222,17 @@ public enum GenerateCommand {
             }
             config.emptyBands.append(
                 .init(minX: min(p[0], p[2]), minY: min(p[1], p[3]), maxX: max(p[0], p[2]), maxY: max(p[1], p[3])))
+        }
+        // A cluster is written as a 128-gon to 7 decimals of a degree (about 1 cm): one whose
+        // minor semi-axis is a few centimetres collapses to a truth polygon without area, which
+        // nothing can match (--min-radius-m 1e-3 wrote 20 empty MultiPolygons).
+        let minorAxis = config.minRadius / config.aspect
+        guard minorAxis >= Self.minimumMinorAxisM else {
+            throw UsageError(
+                "--min-radius-m \(Self.format(config.minRadius)) with --aspect \(Self.format(config.aspect)): the smallest "
+                    + "cluster would be \(Self.format(minorAxis)) m across its minor semi-axis; it must be at least "
+                    + "\(Self.format(Self.minimumMinorAxisM)) m (truth polygons are written to about 1 cm): give a larger "
+                    + "--min-radius-m or a smaller --aspect")
         }
         let prefix = try cl.required(Self.outOption)
         // A prefix names files: `out/city` writes out/city.csv, out/city.truth.geojson, …. An empty

@@ -266,6 +266,21 @@ final class SyntheticScenarioTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/.csv"))
     }
 
+    /// Clusters whose minor semi-axis is below a metre were written as truth polygons without area
+    /// (coordinates to 7 decimals): 20 empty MultiPolygons that nothing can match.
+    func testGenerateRefusesClustersTooSmallToWrite() {
+        let dir = TestSupport.temporaryDirectory()
+        func run(_ args: [String]) -> ExitStatus {
+            ToolMain.execute(GenerateCommand.spec, args + ["--quiet", "--out", dir + "/x"]) {
+                try GenerateCommand.run($0)
+            }
+        }
+        XCTAssertEqual(run(["--n", "100", "--min-radius-m", "0.001", "--max-radius-m", "0.001"]), .usage)
+        XCTAssertEqual(run(["--n", "100", "--aspect", "1000"]), .usage)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/x.truth.geojson"))
+        XCTAssertEqual(run(["--n", "100", "--min-radius-m", "1", "--max-radius-m", "1"]), .success)
+    }
+
     /// The polyline's grid answers "within r?" as the exact distance to its segments does.
     func testPolylineIsWithinMatchesTheDistance() {
         var rng = SeededRandom(seed: 3)
