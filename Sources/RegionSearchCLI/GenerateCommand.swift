@@ -88,7 +88,9 @@ public enum GenerateCommand {
             polygon per planted item, with its keyword, kind and cluster_id), PREFIX.truth_members.csv
             (id,cluster_id) and, for the scenarios with areas regions must avoid, PREFIX.must_not.geojson
             (kind void or sparse; `regionsearch-evaluate truth --must-not`). The output depends only on
-            the options.
+            the options. The files replace those of an earlier run as one set (none is replaced when one
+            cannot be written), and a PREFIX.must_not.geojson an earlier run wrote is removed when the
+            scenario has none.
 
             Scenarios (--scenario):
               clusters   the default. Background: 60 % uniform over the extent, 40 % in five Gaussian
@@ -150,6 +152,16 @@ public enum GenerateCommand {
             Self.emptyBandOption,
             Self.formatOption,
         ])
+
+    /// Whether `path` is a file this command wrote (its first bytes are the generator's).
+    static func isGeneratorOutput(_ path: String) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, let handle = FileHandle(forReadingAtPath: path)
+        else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 64)) ?? Data()
+        return head.starts(with: Array("{\"type\":\"FeatureCollection\",\"generator\":".utf8))
+    }
 
     public static func main() -> Never {
         ToolMain.run(spec) { cl in try run(cl) }
@@ -245,14 +257,36 @@ public enum GenerateCommand {
         }
         let format = cl.string(Self.formatOption)
         let city = try SyntheticCity(config)
+        // The files are one city: all of them are written and flushed before any replaces the
+        // file of that name, so a full disk leaves the previous set whole (a new PREFIX.csv beside
+        // the old truth scored one city against another's clusters).
+        let pois = try AtomicFile(path: prefix + "." + format)
         if format == "csv" {
-            try city.writeCSV(to: prefix + ".csv")
+            try city.writeCSV(into: pois)
         } else {
-            try city.writeGeoJSON(to: prefix + ".geojson")
+            try city.writeGeoJSON(into: pois)
         }
-        try AtomicFile.write(city.truthGeoJSON(), to: prefix + ".truth.geojson")
-        try AtomicFile.write(city.truthMembersCSV(), to: prefix + ".truth_members.csv")
-        if let mustNot = city.mustNotGeoJSON() { try AtomicFile.write(mustNot, to: prefix + ".must_not.geojson") }
+        var files = [pois]
+        let mustNotPath = prefix + ".must_not.geojson"
+        let others: [(String, String?)] = [
+            (prefix + ".truth.geojson", city.truthGeoJSON()), (prefix + ".truth_members.csv", city.truthMembersCSV()),
+            (mustNotPath, city.mustNotGeoJSON()),
+        ]
+        for (path, text) in others {
+            guard let text else { continue }
+            let file = try AtomicFile(path: path)
+            try file.write(text)
+            files.append(file)
+        }
+        for file in files { try file.flush() }
+        for file in files { try file.commit() }
+        // A must-not file an earlier run of another scenario left under this prefix would be
+        // scored as this city's.
+        if city.mustNot.isEmpty, Self.isGeneratorOutput(mustNotPath) {
+            if unlink(mustNotPath) == 0 {
+                Log.info("removed \(mustNotPath), which an earlier run wrote: this scenario has no must-not areas")
+            }
+        }
         let planted = city.clusterOf.filter { $0 >= 0 }.count
         let kinds = Set(city.truths.map(\.kind)).sorted()
         let kind =

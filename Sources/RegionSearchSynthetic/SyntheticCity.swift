@@ -382,6 +382,12 @@ public struct SyntheticCity {
     /// Writes `id,name,category,lon,lat` with a header, RFC 4180 quoting, 7-decimal coordinates.
     public func writeCSV(to path: String) throws {
         let file = try AtomicFile(path: path)
+        try writeCSV(into: file)
+        try file.commit()
+    }
+
+    /// Writes the CSV into `file` without committing it.
+    public func writeCSV(into file: AtomicFile) throws {
         var out = "id,name,category,lon,lat\n"
         for i in 0..<count {
             out +=
@@ -392,12 +398,17 @@ public struct SyntheticCity {
             }
         }
         try file.write(out)
-        try file.commit()
     }
 
     /// Writes a GeoJSON FeatureCollection of Point features with id, name and category properties.
     public func writeGeoJSON(to path: String) throws {
         let file = try AtomicFile(path: path)
+        try writeGeoJSON(into: file)
+        try file.commit()
+    }
+
+    /// Writes the GeoJSON into `file` without committing it.
+    public func writeGeoJSON(into file: AtomicFile) throws {
         var out = "{\"type\":\"FeatureCollection\",\"features\":["
         for i in 0..<count {
             out += i == 0 ? "\n" : ",\n"
@@ -414,7 +425,6 @@ public struct SyntheticCity {
         }
         out += "\n]}\n"
         try file.write(out)
-        try file.commit()
     }
 
     /// Truth polygons as GeoJSON: `cluster_id` (the members' cluster id), `keyword`, `kind`

@@ -266,6 +266,38 @@ final class SyntheticScenarioTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/.csv"))
     }
 
+    /// The files of one city are replaced as a set: when one of them cannot be written (a full
+    /// disk; here its temporary file cannot be created), the previous set stays whole. The POI
+    /// file used to be replaced first, leaving a new city beside the old city's truth.
+    func testGenerateReplacesTheFilesOfACityAsOneSet() throws {
+        let dir = TestSupport.temporaryDirectory()
+        func run(_ args: [String]) -> ExitStatus {
+            ToolMain.execute(GenerateCommand.spec, args + ["--quiet"]) { try GenerateCommand.run($0) }
+        }
+        let prefix = dir + "/x"
+        XCTAssertEqual(run(["--n", "1", "--seed", "1", "--out", prefix]), .success)
+        let names = [".csv", ".truth.geojson", ".truth_members.csv"]
+        func contents() throws -> [Data] { try names.map { try Data(contentsOf: URL(fileURLWithPath: prefix + $0)) } }
+        let before = try contents()
+        // Every temporary name AtomicFile tries for the truth file is taken.
+        let blockers = (0..<16).map { dir + "/.x.truth.geojson" + AtomicFile.temporaryMarker + "\(getpid())-\($0)" }
+        for b in blockers { XCTAssertTrue(FileManager.default.createFile(atPath: b, contents: Data())) }
+        XCTAssertNotEqual(run(["--n", "1", "--seed", "2", "--out", prefix]), .success)
+        XCTAssertEqual(try contents(), before, "the previous city is left as it was")
+        for b in blockers { try FileManager.default.removeItem(atPath: b) }
+        XCTAssertEqual(run(["--n", "1", "--seed", "2", "--out", prefix]), .success)
+        XCTAssertNotEqual(try contents()[0], before[0])
+        // A must-not file of an earlier scenario under the prefix is not left beside this city.
+        XCTAssertEqual(run(["--scenario", "downtowns", "--n", "100", "--out", prefix]), .success)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: prefix + ".must_not.geojson"))
+        XCTAssertEqual(run(["--n", "100", "--out", prefix]), .success)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: prefix + ".must_not.geojson"))
+        // One written by someone else is not the generator's to remove.
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: prefix + ".must_not.geojson"))
+        XCTAssertEqual(run(["--n", "100", "--out", prefix]), .success)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: prefix + ".must_not.geojson"))
+    }
+
     /// Clusters whose minor semi-axis is below a metre were written as truth polygons without area
     /// (coordinates to 7 decimals): 20 empty MultiPolygons that nothing can match.
     func testGenerateRefusesClustersTooSmallToWrite() {

@@ -203,6 +203,13 @@ public final class AtomicFile {
         try s.withUTF8 { (buf) throws in try write(UnsafeRawBufferPointer(buf)) }
     }
 
+    /// Writes the buffered bytes to the temporary file, so that a full disk fails here rather
+    /// than in ``commit()``: a command that replaces several files as one set writes and flushes
+    /// them all before it commits any.
+    public func flush() throws {
+        try flushBuffer()
+    }
+
     private func flushBuffer() throws {
         if buffer.isEmpty { return }
         try buffer.withUnsafeBytes { (raw) throws in try writeAll(raw) }
