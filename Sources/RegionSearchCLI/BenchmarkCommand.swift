@@ -231,6 +231,19 @@ public enum BenchmarkCommand {
         try FileManager.default.createDirectory(atPath: options.workDirectory, withIntermediateDirectories: true)
         let markdownPath = cl.value(Self.markdownOption) ?? options.workDirectory + "/benchmark.md"
         let jsonPath = cl.value(Self.jsonOption) ?? options.workDirectory + "/benchmark.json"
+        // Checked before the hours of measuring, not after: the report written over the other
+        // (`--markdown r --json r` kept only the JSON and said both were written), or over what
+        // the benchmark reads (its cached cities in WORK/inputs, the reference's scripts).
+        let inputsFolder = options.workDirectory + "/inputs"
+        let cached = ((try? FileManager.default.contentsOfDirectory(atPath: inputsFolder)) ?? []).sorted().map {
+            ("the cached input", inputsFolder + "/" + $0)
+        }
+        let tools = [
+            ("--reference-python", options.referencePython), ("--reference-script", options.referenceScript),
+            ("--reference-generator", options.referenceGenerator),
+        ].compactMap { label, path in path.map { (label, $0) } }
+        try OutputCollision.check(
+            outputs: [("--markdown", markdownPath), ("--json", jsonPath)], inputs: cached + tools)
         let floor = MeasuredProcess.rssFloor()
         let commandLine = (["regionsearch-bench"] + CommandLine.arguments.dropFirst()).map(shellQuoted).joined(
             separator: " ")

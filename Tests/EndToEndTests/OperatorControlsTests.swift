@@ -86,6 +86,30 @@ final class OperatorControlsTests: XCTestCase {
         XCTAssertFalse(hidden.contains(".png") || hidden.contains(".html"), "\(hidden)")
     }
 
+    /// `regionsearch-bench --markdown r --json r` measured for as long as it took, then wrote the
+    /// JSON over the Markdown and said both were written; `--json` naming a city the benchmark had
+    /// cached in WORK/inputs replaced it, and every later run with that work folder failed. Both
+    /// are refused before anything is measured.
+    func testTheBenchmarkReportsReplaceNeitherEachOtherNorItsInputs() throws {
+        let f = try PipelineFixture()
+        defer { f.remove() }
+        let bench = PipelineFixture.toolDirectory + "/regionsearch-bench"
+        let work = f.root + "/bw"
+        let same = try f.tool(
+            ["--work", work, "--sizes", "1000", "--markdown", f.root + "/r", "--json", f.root + "/r"],
+            executable: bench)
+        XCTAssertEqual(same.status, 2, same.output)
+        XCTAssertTrue(same.output.contains("--json and --markdown both name"), same.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.root + "/r"))
+        try FileManager.default.createDirectory(atPath: work + "/inputs", withIntermediateDirectories: true)
+        let city = work + "/inputs/city_1000_seed42.csv"
+        try "id,name,category,lon,lat\n".write(toFile: city, atomically: true, encoding: .utf8)
+        let over = try f.tool(["--work", work, "--sizes", "1000", "--json", city], executable: bench)
+        XCTAssertEqual(over.status, 2, over.output)
+        XCTAssertTrue(over.output.contains("which is read"), over.output)
+        XCTAssertEqual(try String(contentsOfFile: city, encoding: .utf8), "id,name,category,lon,lat\n")
+    }
+
     /// An empty planted keyword planted clusters with no keyword to find (exit 0).
     func testGenerateRefusesAnEmptyKeyword() throws {
         let f = try PipelineFixture()
