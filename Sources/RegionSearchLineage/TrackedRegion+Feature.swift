@@ -28,9 +28,18 @@ extension TrackedRegion {
             }
         }
         members = Self.canonicalMembers(members)
+        // A level that is not a whole number ≥ 0 (1.5, -1, "1") was read as 0, or kept negative,
+        // and the region matched against the wrong level's regions without a word.
+        var level = 0
+        if let v = p["level"], v != .null {
+            guard let l = v.intValue, l >= 0 else {
+                throw FeatureProblem(reason: "'level' must be a whole number ≥ 0, found \(v.serialized())")
+            }
+            level = l
+        }
         let counted = p["n_keyword_pois"]?.intValue ?? p["member_pois"]?.intValue ?? 0
         self.init(
-            id: id, keyword: keyword, level: p["level"]?.intValue ?? 0, rank: p["rank"]?.intValue ?? 0,
+            id: id, keyword: keyword, level: level, rank: p["rank"]?.intValue ?? 0,
             parentID: p["parent_id"]?.intValue, members: members,
             keywordPOIs: members.isEmpty ? counted : members.count, areaM2: p["area_m2"]?.doubleValue ?? 0,
             polygons: polygons, label: p["label"]?.stringValue, labelRule: p["label_rule"]?.stringValue)

@@ -58,6 +58,23 @@ final class LineageTests: XCTestCase {
 
     /// A stream or a wrong file is read only up to a limit: `yes '{' | regionsearch diff a -`
     /// trapped when an allocation of 2 GB failed.
+    /// `regionsearch diff` read a region whose `level` was 1.5 or "1" as level 0, and -1 as -1,
+    /// and matched it among the wrong level's regions without a word.
+    func testALevelThatIsNoWholeNumberIsRefused() throws {
+        func region(_ level: JSONValue) throws -> TrackedRegion {
+            try TrackedRegion(
+                properties: .object([("region_id", .number(1)), ("keyword", .string("cafe")), ("level", level)]),
+                polygons: F.square(east: 0, north: 0, side: 100))
+        }
+        XCTAssertEqual(try region(.number(2)).level, 2)
+        XCTAssertEqual(try region(.null).level, 0)
+        for bad: JSONValue in [.number(1.5), .number(-1), .string("1")] {
+            XCTAssertThrowsError(try region(bad), bad.serialized()) { error in
+                XCTAssertTrue("\(error)".contains("'level' must be a whole number ≥ 0"), "\(error)")
+            }
+        }
+    }
+
     func testARegionFileIsReadOnlyUpToItsLimit() throws {
         let dir = TestSupport.temporaryDirectory()
         let path = dir + "/big.geojson"
