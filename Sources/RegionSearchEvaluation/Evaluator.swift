@@ -114,8 +114,16 @@ public struct Evaluator: Sendable {
         var truthBestByLevel = [[Int: Double]](repeating: [:], count: T.count)
         var regionBestByKind = [[String: Double]](repeating: [:], count: R.count)
         let scored = R.map { r in T.contains { Self.compatible($0.keyword, r.keyword) } }
+        // Pairs whose envelopes do not meet have IoU 0, which changes no best value (an absent
+        // level or kind reads as 0): they are passed over on plain envelopes, without touching
+        // the items, whose geometries would be retained and released for every pair.
+        let regionEnvelopes = R.map { $0.area > 0 ? $0.envelope : nil }
+        let regionKeywords = R.map(\.keyword)
         for (i, t) in T.enumerated() {
-            for (j, r) in R.enumerated() where Self.compatible(t.keyword, r.keyword) {
+            guard t.area > 0, let et = t.envelope else { continue }
+            for j in R.indices where regionEnvelopes[j]?.intersects(et) == true {
+                guard Self.compatible(t.keyword, regionKeywords[j]) else { continue }
+                let r = R[j]
                 let v = try Self.iou(t, r)
                 if v > truthBest[i] {
                     truthBest[i] = v
@@ -127,17 +135,19 @@ public struct Evaluator: Sendable {
             }
         }
 
-        // Share of each scored region's area inside the union of its compatible truths.
+        // Share of each scored region's area inside the union of its compatible truths: of the
+        // truths whose envelopes meet the region's, as the others cannot overlap it. Intersecting
+        // each region with the union of every truth clipped that whole union once per region:
+        // 10,000 regions against 10,000 truths took 50 s, growing with the square of the count.
         var inside = [Double](repeating: 0, count: R.count)
-        var truthUnions: [String: GEOSGeometry] = [:]
+        let truthEnvelopes = T.map { $0.area > 0 ? $0.envelope : nil }
         for (j, r) in R.enumerated() where scored[j] && r.area > 0 {
-            let key = r.keywordLabel
-            if truthUnions[key] == nil {
-                truthUnions[key] = try geos.unionAll(
-                    T.filter { Self.compatible($0.keyword, r.keyword) }.map(\.geometry))
-            }
-            let u = truthUnions[key]!
-            guard let eu = u.envelope, let er = r.envelope, eu.intersects(er) else { continue }
+            guard let er = r.envelope else { continue }
+            let near = T.indices.filter {
+                truthEnvelopes[$0]?.intersects(er) == true && Self.compatible(T[$0].keyword, r.keyword)
+            }.map { T[$0] }
+            if near.isEmpty { continue }
+            let u = near.count == 1 ? near[0].geometry : try geos.unionAll(near.map(\.geometry))
             inside[j] = try r.geometry.intersection(u).area / r.area
         }
 
