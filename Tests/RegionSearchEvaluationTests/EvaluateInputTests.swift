@@ -324,6 +324,11 @@ final class EvaluateInputTests: XCTestCase {
         ]
         let out1 = dir + "/spec.json"
         XCTAssertEqual(run(common + ["--input-spec", spec, "--json", out1]), .success)
+        // The same file named twice (here once through a link) would count every POI twice.
+        let poiLink = dir + "/pois-link.csv"
+        try FileManager.default.createSymbolicLink(atPath: poiLink, withDestinationPath: poiPath)
+        let linkSpec = spec.replacingOccurrences(of: poiPath, with: poiLink)
+        XCTAssertEqual(run(common + ["--input-spec", spec, "--input-spec", linkSpec]), .usage)
         let manifest = write(
             #"{"name": "m", "inputs": [\#(spec)], "work_dir": "w", "output": "o.geojson", "#
                 + #""keywords": ["restaurant", "bar"]}"#, "m.json", in: dir)
