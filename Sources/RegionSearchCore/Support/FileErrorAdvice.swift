@@ -28,6 +28,12 @@ public enum FileErrorAdvice {
         if reason.contains(text(EIO)) {
             return "; the device reported an I/O error: check the disk"
         }
+        if reason.contains(text(EISDIR)) {
+            return "; a folder stands at that name: give a file path (or move the folder away)"
+        }
+        if reason.contains(text(EPIPE)) {
+            return "; the reader at the other end (a pipe, `| head`) closed it before everything was written"
+        }
         return "; check free disk space and permissions"
     }
 }
