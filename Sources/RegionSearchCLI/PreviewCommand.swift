@@ -81,7 +81,7 @@ public enum PreviewCommand {
         options.formats = cl.list(formatsOption).compactMap { $0.stringValue.flatMap(MapFormat.init(rawValue:)) }
         options.width = cl.integer(widthOption)
         if let text = cl.value(bboxOption) {
-            switch GeoBox.parse(text) {
+            switch GeoBox.parseMapExtent(text) {
             case .success(let b): options.bbox = b
             case .failure(let e): throw UsageError("--bbox: \(e.message)")
             }

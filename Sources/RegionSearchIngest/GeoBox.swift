@@ -35,6 +35,30 @@ public struct GeoBox: Sendable, Equatable, CustomStringConvertible {
         return .success(b)
     }
 
+    /// Parses a map's extent (`maps.bbox`, `regionsearch preview --bbox`): as ``parse(_:)``, and
+    /// with some width and height, west of east. A map is drawn on a plane round its centre, so a
+    /// box across the antimeridian (west > east, which an ingest filter takes) or one without width
+    /// or height had drawn a map of some other extent without a word.
+    public static func parseMapExtent(_ text: String) -> Result<GeoBox, UsageError> {
+        switch parse(text) {
+        case .failure(let e): return .failure(e)
+        case .success(let b):
+            guard b.west < b.east else {
+                return .failure(
+                    UsageError(
+                        "west (\(JSONValue.formatNumber(b.west))) must be west of east (\(JSONValue.formatNumber(b.east))): "
+                            + "a map's extent has some width and does not cross the antimeridian, got \"\(text)\""))
+            }
+            guard b.south < b.north else {
+                return .failure(
+                    UsageError(
+                        "south and north are both \(JSONValue.formatNumber(b.south)): a map's extent has some height, "
+                            + "got \"\(text)\""))
+            }
+            return .success(b)
+        }
+    }
+
     @inline(__always)
     public func contains(lon: Double, lat: Double) -> Bool {
         guard lat >= south && lat <= north else { return false }

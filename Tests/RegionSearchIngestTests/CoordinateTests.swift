@@ -130,6 +130,15 @@ final class CoordinateTests: XCTestCase {
         for bad in ["1,2,3", "a,b,c,d", "0,10,1,5", "0,0,190,1", "1,2,3,4,5"] {
             XCTAssertThrowsError(try GeoBox.parse(bad).get(), bad)
         }
+        // An ingest filter may cross the antimeridian; a map's extent may not, and needs an area.
+        XCTAssertEqual(try GeoBox.parse("170,-20,-170,-10").get().west, 170)
+        XCTAssertEqual(
+            try GeoBox.parseMapExtent("24.92,60.16,24.96,60.18").get(),
+            GeoBox(west: 24.92, south: 60.16, east: 24.96, north: 60.18))
+        for bad in ["170,-20,-170,-10", "24.96,60.16,24.93,60.17", "24.94,60.16,24.94,60.17", "24.9,60.2,25,60.2", "a"]
+        {
+            XCTAssertThrowsError(try GeoBox.parseMapExtent(bad).get(), bad)
+        }
     }
 }
 

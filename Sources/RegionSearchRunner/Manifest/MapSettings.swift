@@ -67,7 +67,7 @@ public struct MapSettings: Equatable, Sendable {
                 guard let text = v.stringValue else {
                     throw invalid(at, "expected \"west,south,east,north\" in degrees, got \(v.typeName)")
                 }
-                switch GeoBox.parse(text) {
+                switch GeoBox.parseMapExtent(text) {
                 case .success(let b): options.bbox = b
                 case .failure(let e): throw invalid(at, e.message)
                 }
