@@ -313,6 +313,19 @@ final class SyntheticScenarioTests: XCTestCase {
         XCTAssertEqual(run(["--n", "100", "--min-radius-m", "1", "--max-radius-m", "1"]), .success)
     }
 
+    /// A city larger than the machine's memory is refused before anything is generated.
+    func testGenerateRefusesACityLargerThanMemory() {
+        let gib: UInt64 = 1 << 30
+        XCTAssertNil(GenerateCommand.memoryRefusal(n: 10_000_000, physicalMemory: 24 * gib))
+        XCTAssertNil(GenerateCommand.memoryRefusal(n: 100_000_000, physicalMemory: 24 * gib))
+        let refusal = GenerateCommand.memoryRefusal(n: 1_000_000_000, physicalMemory: 24 * gib)
+        XCTAssertEqual(
+            refusal,
+            "--n 1000000000 would need about 170.0 GB of memory (about 170 bytes a POI) and this machine has 25.8 GB: "
+                + "give a smaller --n")
+        XCTAssertNotNil(GenerateCommand.memoryRefusal(n: 1_000_000, physicalMemory: 100_000_000))
+    }
+
     /// The polyline's grid answers "within r?" as the exact distance to its segments does.
     func testPolylineIsWithinMatchesTheDistance() {
         var rng = SeededRandom(seed: 3)
