@@ -232,12 +232,7 @@ public enum EvaluateCommand {
             try Self.checkJSONOutput(cl, against: specs.enumerated().map { ("--input-spec #\($0 + 1)", $1.path) })
             // One file named twice (a path and a link to it) would count every POI twice, as the
             // ingest stage refuses for its inputs.
-            if let (first, repeated) = FileIdentity.firstRepeat(
-                specs.map { InputSpec.isConnectionString($0.path) ? "" : $0.path },
-                reads: specs.map {
-                    [$0.ogr.layer ?? "", $0.ogr.sql ?? "", $0.ogr.whereClause ?? ""].joined(separator: "\u{0}")
-                })
-            {
+            if let (first, repeated) = InputSpec.firstRepeatedFile(specs) {
                 throw UsageError(
                     "--input-spec #\(repeated + 1) (\(specs[repeated].displayPath)) is the same file as --input-spec "
                         + "#\(first + 1) (\(specs[first].displayPath)); name each file once, or its POIs are counted twice"

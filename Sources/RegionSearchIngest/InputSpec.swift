@@ -294,6 +294,18 @@ public struct InputSpec: Sendable {
     /// never made absolute or hashed as a file.
     public static func isConnectionString(_ path: String) -> Bool { path.hasPrefix("PG:") }
 
+    /// The first pair of `specs` (indices, earlier first) that read one file the same way (a path
+    /// and a link to it, or two spellings of it): its POIs would count twice. One file read two
+    /// ways (two layers, SQL statements or filters of a GeoPackage) is no repeat; connection
+    /// strings are not files.
+    public static func firstRepeatedFile(_ specs: [InputSpec]) -> (first: Int, repeated: Int)? {
+        FileIdentity.firstRepeat(
+            specs.map { isConnectionString($0.path) ? "" : $0.path },
+            reads: specs.map {
+                [$0.ogr.layer ?? "", $0.ogr.sql ?? "", $0.ogr.whereClause ?? ""].joined(separator: "\u{0}")
+            })
+    }
+
     /// The path for messages, the rejects file and metadata: a connection string's password
     /// replaced by `***`.
     public var displayPath: String { GDALLibrary.redacted(path) }

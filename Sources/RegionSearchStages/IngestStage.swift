@@ -182,12 +182,7 @@ public enum IngestStage {
                 InputSpec.isConnectionString(spec.path) ? nil : ("input \(k + 1)", spec.path)
             })
         // One file named twice (a path and a link to it) would count every POI twice.
-        if let (first, repeated) = FileIdentity.firstRepeat(
-            specs.map { InputSpec.isConnectionString($0.path) ? "" : $0.path },
-            reads: specs.map {
-                [$0.ogr.layer ?? "", $0.ogr.sql ?? "", $0.ogr.whereClause ?? ""].joined(separator: "\u{0}")
-            })
-        {
+        if let (first, repeated) = InputSpec.firstRepeatedFile(specs) {
             throw UsageError(
                 "input \(repeated + 1) (\(specs[repeated].displayPath)) is the same file as input \(first + 1) "
                     + "(\(specs[first].displayPath)), through a link or another spelling of its path; name each file "
