@@ -40,7 +40,7 @@ public enum GenerateCommand {
         "n", .integer(1...1_000_000_000), default: .value(.number(Double(defaults.n))),
         help:
             "Total POIs; at least the planted clusters' own (each about max(20, N/1000)), so a small N writes more. "
-            + "About 170 bytes of memory a POI: more than the machine has is refused.")
+            + "About \(bytesPerPOI) bytes of memory a POI: more than the machine has is refused.")
     static let seedOption = CommandSpec.Option(
         "seed", .integer(0...Int.max), default: .value(.number(Double(defaults.seed))), placeholder: "S",
         help: "Random seed.")
@@ -169,9 +169,13 @@ public enum GenerateCommand {
         ToolMain.run(spec) { cl in try run(cl) }
     }
 
-    /// Memory a city of `n` POIs takes to generate, bytes: measured at 200k and 1M POIs (69 and
-    /// 201 MB peak), about 170 bytes a POI on 40 MB.
-    static func memoryEstimate(n: Int) -> Double { 40e6 + 170 * Double(n) }
+    /// Memory a city takes to generate per POI, bytes, on ``baseMemory``: measured at 200k and 1M
+    /// POIs (69 and 201 MB peak).
+    static let bytesPerPOI = 170
+    static let baseMemory = 40e6
+
+    /// Memory a city of `n` POIs takes to generate, bytes.
+    static func memoryEstimate(n: Int) -> Double { baseMemory + Double(bytesPerPOI) * Double(n) }
 
     /// Why `n` POIs cannot be generated on a machine of `physicalMemory` bytes; nil when they can.
     /// Checked before anything is generated: `--n 1000000000` was accepted and would have run for
@@ -180,7 +184,8 @@ public enum GenerateCommand {
         let needed = memoryEstimate(n: n)
         guard needed > Double(physicalMemory) else { return nil }
         func gb(_ bytes: Double) -> String { String(format: "%.1f GB", bytes / 1e9) }
-        return "--n \(n) would need about \(gb(needed)) of memory (about 170 bytes a POI) and this machine has "
+        return
+            "--n \(n) would need about \(gb(needed)) of memory (about \(bytesPerPOI) bytes a POI) and this machine has "
             + "\(gb(Double(physicalMemory))): give a smaller --n"
     }
 
