@@ -100,4 +100,75 @@ final class VoidPruningTests: XCTestCase {
             XCTAssertLessThan(m.lost, grid ? 0.05 : 0.15)
         }
     }
+
+    /// A street of POIs across a park: a line through a wide void, its POIs 30–50 m apart with two
+    /// clumps on it (eight restaurants 40 m across), the way OpenStreetMap often has a dining
+    /// street through empty ground. Every triangle beside the line is empty, so the line's edges
+    /// are edges of void triangles on both sides, and the clumps' smaller spacings pull σ̄ of the
+    /// two POIs between them below their 50 m gap. An edge no longer than the own σ of each end
+    /// is among both ends' nearest locations, normal for both, and crosses no ground that is empty
+    /// for them: the street must stay one piece while the park is still not crossed. (Graph stage
+    /// version 3 cut it at that gap; D.C.'s 14th Street at P Street was cut this way.)
+    func testAStreetThroughAParkStaysInOnePiece() throws {
+        var r = GraphTestRandom(seed: 41)
+        var p = PointSet()
+        // A jittered 25 m grid over 2 km (a dense old town) with a park 1,000 m wide and 1,400 m
+        // tall left empty.
+        for k in 0..<(80 * 80) {
+            let x = (Double(k % 80) + 0.5 + (r.uniform() - 0.5) * 0.6) * 25
+            let y = (Double(k / 80) + 0.5 + (r.uniform() - 0.5) * 0.6) * 25
+            if x > 500 && x < 1500 && y > 300 && y < 1700 { continue }
+            p.x.append(PointSet.originX + x)
+            p.y.append(PointSet.originY + y)
+        }
+        // The street at x ≈ 1,000 m from one side of the park to the other: POIs 40 m apart, and
+        // in the middle two clumps of eight restaurants (40 m across) 170 m apart, with two POIs
+        // and a 50 m gap between them.
+        var street: [(x: Double, y: Double)] = []
+        var y = 300.0
+        while y <= 880 {
+            street.append((1000, y))
+            y += 40
+        }
+        for (cy, sign) in [(920.0, 1.0), (1090.0, -1.0)] {
+            for k in 0..<8 {
+                let angle = Double(k) * Double.pi / 4
+                street.append((1000 + 20 * cos(angle), cy + 20 * sin(angle) * sign))
+            }
+        }
+        street += [(1000, 950), (1000, 980), (1000, 1030), (1000, 1060)]
+        y = 1130
+        while y <= 1700 {
+            street.append((1000, y))
+            y += 40
+        }
+        let first = p.count
+        for (i, s) in street.enumerated() {
+            p.x.append(PointSet.originX + s.x + (i % 2 == 0 ? 2 : -2) + (r.uniform() - 0.5) * 2)
+            p.y.append(PointSet.originY + s.y)
+        }
+        // Edges across the park: from the street to the field beside it (the park is 500 m wide
+        // on each side of the street, the street's own gaps at most 50 m).
+        func acrossThePark(_ g: AdjacencyGraph) -> Int {
+            g.edgeList.filter { (a, b) in
+                (Int(a) >= first) != (Int(b) >= first) && abs(p.x[Int(a)] - p.x[Int(b)]) > 200
+            }.count
+        }
+        for method in GraphMethod.allCases {
+            let g = try GraphBuilderTests.build(p, GraphOptions(method: method)).graph
+            // The street's POIs joined by edges among themselves: one component.
+            var parent = Array(0..<p.count)
+            func find(_ v: Int) -> Int {
+                var v = v
+                while parent[v] != v { v = parent[v] }
+                return v
+            }
+            for (a, b) in g.edgeList where Int(a) >= first && Int(b) >= first { parent[find(Int(a))] = find(Int(b)) }
+            let pieces = Set((first..<p.count).map(find)).count
+            XCTAssertEqual(pieces, 1, "\(method): the street through the park is cut into \(pieces) pieces")
+            XCTAssertEqual(acrossThePark(g), 0, "\(method): edges cross the park")
+        }
+        let unpruned = try GraphBuilderTests.build(p, GraphOptions(pruneFactor: 0, voidRadius: 0, farFactor: 0)).graph
+        XCTAssertGreaterThan(acrossThePark(unpruned), 20, "the triangulation does not cross the park")
+    }
 }
