@@ -19,13 +19,18 @@ extension DensityRegionFinder {
     /// parted when at least ``streetPartShare`` of it, but not all, is on the street, and the
     /// street part is one piece over the keyword graph, a candidate, a street by its spine
     /// (``StreetSpine``, `aspect` times as long as wide, not turning back as round a block) and
-    /// `significant` on its own.
+    /// `significant` on its own, and every other piece that is a candidate is `significant` on its
+    /// own too.
     ///
     /// Why: a dining street with a few of the city's restaurants grouped beside it, dense without
     /// it (`besideStreet` keeps them), was one region drawn round both, an area with arms where a
     /// person draws the street as a street-wide band. The significance condition keeps a short
     /// row of restaurants whole when the few beside it are what it stands out with: parted, they
-    /// would be in its contrast ring.
+    /// would be in its contrast ring. The same holds the other way round: a group beside the
+    /// street that stands out only with it (the street in its ring) would be dropped with its
+    /// members, which the whole set had found: Chicago's Halsted Street bars beside Clark
+    /// Street's (regions stage version 28 and before parted them; on graph stage version 4, 8
+    /// bars were lost that way).
     static func streetParts(
         _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double, aspect: Double,
         candidate: ([Int32]) -> Bool, significant: ([Int32]) -> Bool
@@ -69,7 +74,8 @@ extension DensityRegionFinder {
             ).map { $0.map { set[Int($0)] } }
             let streets = pieces.filter { part[Int($0[0])] }
             guard streets.count == 1, candidate(streets[0]),
-                isStreet(streets[0], kg: kg, edges: edgesOf[Int32(i)] ?? [], aspect: aspect), significant(streets[0])
+                isStreet(streets[0], kg: kg, edges: edgesOf[Int32(i)] ?? [], aspect: aspect), significant(streets[0]),
+                pieces.allSatisfy({ part[Int($0[0])] || !candidate($0) || significant($0) })
             else {
                 out.append(set)
                 continue

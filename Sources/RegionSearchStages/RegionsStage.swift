@@ -72,7 +72,7 @@ public enum RegionsStage {
         //     is judged as one window (`StreetRunOn.leg`).
         // 28: `lift`'s test leaves the hull's corners out of its counts (they match by
         //     construction) and bounds over 2 shapes per keyword POI instead of 10.
-        version: 28,
+        version: 29,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
             GraphStage.definition.provides("output", as: "graph"),

@@ -253,8 +253,9 @@ final class DensityRegionFinderTests: XCTestCase {
     /// of (150, 60), joined to it (every edge of their triangulation): one set, 71 % of it on the
     /// street. The street is parted from the cluster (two sets, in order of their smallest
     /// position) when it is a candidate and significant on its own; not when it is not
-    /// significant, nor when the candidate test refuses the set, nor when it is less than 70 % of
-    /// the set (68 %, with 14 cafés in the cluster).
+    /// significant, nor when the candidate test refuses the set, nor when the cluster is a
+    /// candidate that is not significant on its own, nor when it is less than 70 % of the set
+    /// (68 %, with 14 cafés in the cluster).
     func testAStreetIsPartedFromAClusterBesideItWhereItStandsOutOnItsOwn() {
         func city(cluster: Int) -> [(Double, Double)] {
             var points = (0..<30).map { (Double($0) * 10, Double($0 % 3) - 1) }
@@ -280,6 +281,17 @@ final class DensityRegionFinderTests: XCTestCase {
             DensityRegionFinder.streetParts(
                 [all], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { _ in false },
                 significant: { _ in true }), [all])
+        // The cluster is a candidate that does not stand out without the street (the street would
+        // be in its contrast ring): parted, its 12 members would be lost with it.
+        XCTAssertEqual(
+            DensityRegionFinder.streetParts(
+                [all], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { $0.count >= 8 },
+                significant: { $0.count >= 30 }), [all], "a cluster that does not stand out alone keeps the set whole")
+        // A piece too small to be a candidate does not hold the parting back.
+        XCTAssertEqual(
+            DensityRegionFinder.streetParts(
+                [all], kg: kg, edges: edges, factor: 3, aspect: 4, candidate: { $0.count >= 13 },
+                significant: { $0.count >= 30 }), [street, (30..<42).map { Int32($0) }])
         let (larger, largerEdges) = Self.keywordGraph(city(cluster: 14))
         let both = (0..<44).map { Int32($0) }
         XCTAssertEqual(
