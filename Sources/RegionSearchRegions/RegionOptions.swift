@@ -214,7 +214,8 @@ public struct RegionOptions: StageOptions, Equatable {
             + "restaurant around the corner from a dining street is dense by its neighbours, which are the street, "
             + "but a person draws the street without it. A set at least 70 % on a street is parted into the street "
             + "and the rest when the street is one piece, a candidate, a street by its spine and significant on its "
-            + "own (Bonferroni over the candidate sets at fdr). 0 keeps every member and parts nothing.")
+            + "own (Bonferroni over the candidate sets at fdr), and so is every piece of the rest that is a candidate. "
+            + "0 keeps every member and parts nothing.")
     static let besideStreetSpec = ParameterSpec(
         "beside_street", .number(min: 0, max: 1000), default: .number(defaults.density.besideStreet),
         help:

@@ -8,6 +8,8 @@ public enum GraphStage {
     public static let definition = StageDefinition(
         name: "graph",
         abstract: "join projected points into a neighbourhood graph (Delaunay or kNN) and prune long jumps",
+        // 4: an edge of a void triangle within the own spacing of both its ends is kept (a
+        //    street of POIs through a park; 3: the smoothed spacing alone decided).
         version: 4,
         inputs: [ProjectStage.definition.provides("output", as: "input")],
         outputs: [.init(option: "output", fileName: "graph.rsa", kind: .graph)],

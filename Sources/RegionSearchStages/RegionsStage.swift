@@ -72,6 +72,9 @@ public enum RegionsStage {
         //     is judged as one window (`StreetRunOn.leg`).
         // 28: `lift`'s test leaves the hull's corners out of its counts (they match by
         //     construction) and bounds over 2 shapes per keyword POI instead of 10.
+        // 29: a set mostly on a street is parted from the street only where every other piece
+        //     that is a candidate stands out on its own too (`off_street`): a group that stands
+        //     out only with the street is not dropped with its members.
         version: 29,
         inputs: [
             ProjectStage.definition.provides("output", as: "projected"),
