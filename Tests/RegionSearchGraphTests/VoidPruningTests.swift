@@ -157,14 +157,9 @@ final class VoidPruningTests: XCTestCase {
         for method in GraphMethod.allCases {
             let g = try GraphBuilderTests.build(p, GraphOptions(method: method)).graph
             // The street's POIs joined by edges among themselves: one component.
-            var parent = Array(0..<p.count)
-            func find(_ v: Int) -> Int {
-                var v = v
-                while parent[v] != v { v = parent[v] }
-                return v
-            }
-            for (a, b) in g.edgeList where Int(a) >= first && Int(b) >= first { parent[find(Int(a))] = find(Int(b)) }
-            let pieces = Set((first..<p.count).map(find)).count
+            var sets = UnionFind(count: p.count)
+            for (a, b) in g.edgeList where Int(a) >= first && Int(b) >= first { sets.union(Int32(a), Int32(b)) }
+            let pieces = Set((first..<p.count).map { sets.find(Int32($0)) }).count
             XCTAssertEqual(pieces, 1, "\(method): the street through the park is cut into \(pieces) pieces")
             XCTAssertEqual(acrossThePark(g), 0, "\(method): edges cross the park")
         }
