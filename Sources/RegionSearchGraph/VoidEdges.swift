@@ -15,15 +15,8 @@ import RegionSearchModel
 ///    clumps look empty) and from swelling at a bank (whose nearest locations lie on one side only,
 ///    which inflates σ by up to √2);
 /// 2. empty triangles sharing an edge form groups; a group of at least `minTriangles` is a void;
-/// 3. an edge of a void triangle is dropped when it is longer than the mean σ̄ of its two ends,
-///    unless it is within the own σ of both ends — the edges across the void go; the short edges
-///    along its banks stay. An edge within both ends' own σ is among the nearest locations of
-///    each, normal for both: a street of POIs through a park, whose triangles are empty on both
-///    sides, keeps a gap between two of its POIs near tight clumps, where σ̄ (the clumps'
-///    spacing, smoothed in) is shorter than the gap (graph stage version 3 and before: σ̄
-///    alone, which cut such a street in pieces). A river 2.5 spacings wide is still cut: its
-///    banks' σ is at most about 1.8 spacings (a 5th-nearest distance of about 1.25 spacings,
-///    inflated by up to √2 at a bank).
+/// 3. an edge of a void triangle is dropped when it is longer than the mean σ̄ of its two ends —
+///    the edges across the void; the short edges along its banks stay.
 ///
 /// On evenly spread points (a jittered grid) about 1.5 % of edges are dropped, on a Poisson
 /// pattern about 5 % (its chance gaps cluster); meandering bands of 2.5–4 spacings keep no
@@ -106,7 +99,7 @@ enum VoidEdges {
     }
 
     /// 3. Flags the CSR entries of the edges of `void` triangles that are longer than the mean σ̄
-    /// of their two ends and than the own σ (`graph.scale`) of at least one.
+    /// of their two ends.
     static func mark(
         _ dt: TriangleMesh, void: [Bool], unique: [UInt32], x: UnsafeBufferPointer<Double>,
         y: UnsafeBufferPointer<Double>, graph: AdjacencyGraph, smoothed: [Float]
@@ -114,20 +107,18 @@ enum VoidEdges {
         var flags = [UInt8](repeating: 0, count: graph.neighbors.count)
         dt.triangles.withUnsafeBufferPointer { tri in
             smoothed.withUnsafeBufferPointer { scale in
-                graph.scale.withUnsafeBufferPointer { own in
-                    graph.offsets.withUnsafeBufferPointer { offsets in
-                        graph.neighbors.withUnsafeBufferPointer { nb in
-                            func mark(_ u: Int, _ v: Int) {
-                                if let e = Self.entry(u, v, offsets: offsets, neighbors: nb) { flags[e] = 1 }
-                            }
-                            for k in 0..<dt.triangleCount where void[k] {
-                                for e in (3 * k)..<(3 * k + 3) {
-                                    let u = Int(unique[Int(tri[e])])
-                                    let v = Int(unique[Int(tri[TriangleMesh.next(e)])])
-                                    guard Self.crosses(u, v, x: x, y: y, smoothed: scale, own: own) else { continue }
-                                    mark(u, v)
-                                    mark(v, u)
-                                }
+                graph.offsets.withUnsafeBufferPointer { offsets in
+                    graph.neighbors.withUnsafeBufferPointer { nb in
+                        func mark(_ u: Int, _ v: Int) {
+                            if let e = Self.entry(u, v, offsets: offsets, neighbors: nb) { flags[e] = 1 }
+                        }
+                        for k in 0..<dt.triangleCount where void[k] {
+                            for e in (3 * k)..<(3 * k + 3) {
+                                let u = Int(unique[Int(tri[e])])
+                                let v = Int(unique[Int(tri[TriangleMesh.next(e)])])
+                                guard Self.crosses(u, v, x: x, y: y, smoothed: scale) else { continue }
+                                mark(u, v)
+                                mark(v, u)
                             }
                         }
                     }
@@ -137,19 +128,17 @@ enum VoidEdges {
         return flags
     }
 
-    /// Whether edge {u, v} of a void triangle is one across the void: longer than the mean σ̄
-    /// (`smoothed`) of its ends, and not within the own σ (`own`) of both.
+    /// Whether edge {u, v} of a void triangle is one across the void: longer than the mean σ̄ of
+    /// its ends.
     @inline(__always)
     static func crosses(
         _ u: Int, _ v: Int, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>,
-        smoothed scale: UnsafeBufferPointer<Float>, own: UnsafeBufferPointer<Float>
+        smoothed scale: UnsafeBufferPointer<Float>
     ) -> Bool {
         let dx = x[u] - x[v]
         let dy = y[u] - y[v]
-        let d2 = dx * dx + dy * dy
         let sigma = 0.5 * (Double(scale[u]) + Double(scale[v]))
-        let near = Double(min(own[u], own[v]))
-        return d2 > sigma * sigma && d2 > near * near
+        return dx * dx + dy * dy > sigma * sigma
     }
 
     /// The CSR entry of v in row u, by binary search.

@@ -29,8 +29,8 @@ extension DensityRegionFinder {
     /// would be in its contrast ring. The same holds the other way round: a group beside the
     /// street that stands out only with it (the street in its ring) would be dropped with its
     /// members, which the whole set had found: Chicago's Halsted Street bars beside Clark
-    /// Street's (regions stage version 28 and before parted them; on graph stage version 4, 8
-    /// bars were lost that way).
+    /// Street's, 8 of them, were lost that way on a graph that kept Clark Street in one piece
+    /// (regions stage version 28 and before).
     static func streetParts(
         _ sets: [[Int32]], kg: KeywordGraph, edges: [(a: Int32, b: Int32)], factor: Double, aspect: Double,
         candidate: ([Int32]) -> Bool, significant: ([Int32]) -> Bool

@@ -8,9 +8,7 @@ public enum GraphStage {
     public static let definition = StageDefinition(
         name: "graph",
         abstract: "join projected points into a neighbourhood graph (Delaunay or kNN) and prune long jumps",
-        // 4: an edge of a void triangle within the own spacing of both its ends is kept (a
-        //    street of POIs through a park; 3: the smoothed spacing alone decided).
-        version: 4,
+        version: 3,
         inputs: [ProjectStage.definition.provides("output", as: "input")],
         outputs: [.init(option: "output", fileName: "graph.rsa", kind: .graph)],
         options: GraphOptions.self)
@@ -44,9 +42,7 @@ public enum GraphStage {
         spacing of its corners (the median spacing over two edges around a point, at least its own
         spacing / sqrt 2); empty triangles connected in groups of at least --void-min-triangles are a
         void — a river, park, lake or rail yard, wide for the POIs on both sides — and the edges
-        across it (longer than the smoothed spacing of their ends) are dropped, except an edge
-        within the own spacing of both ends, normal for both: a gap in a street of POIs through a
-        park, between POIs whose smoothed spacing tight clumps pull down. A chance gap between evenly
+        across it (longer than the spacing of their ends) are dropped. A chance gap between evenly
         spread POIs is a lone empty triangle; a river is a chain of them. Zero-length edges between
         coincident points are never dropped. Points may end up isolated; their number is reported.
 
