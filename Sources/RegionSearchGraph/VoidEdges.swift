@@ -16,7 +16,9 @@ import RegionSearchModel
 ///    which inflates σ by up to √2);
 /// 2. empty triangles sharing an edge form groups; a group of at least `minTriangles` is a void;
 /// 3. an edge of a void triangle is dropped when it is longer than the mean σ̄ of its two ends —
-///    the edges across the void; the short edges along its banks stay.
+///    the edges across the void; the short edges along its banks stay, and so does a gap in a
+///    line of POIs that runs along the void rather than across it, a street through a park
+///    (``runsAlong(_:_:_:_:x:y:smoothed:own:offsets:neighbors:)``).
 ///
 /// On evenly spread points (a jittered grid) about 1.5 % of edges are dropped, on a Poisson
 /// pattern about 5 % (its chance gaps cluster); meandering bands of 2.5–4 spacings keep no
@@ -99,7 +101,7 @@ enum VoidEdges {
     }
 
     /// 3. Flags the CSR entries of the edges of `void` triangles that are longer than the mean σ̄
-    /// of their two ends.
+    /// of their two ends and do not run along the void.
     static func mark(
         _ dt: TriangleMesh, void: [Bool], unique: [UInt32], x: UnsafeBufferPointer<Double>,
         y: UnsafeBufferPointer<Double>, graph: AdjacencyGraph, smoothed: [Float]
@@ -112,13 +114,26 @@ enum VoidEdges {
                         func mark(_ u: Int, _ v: Int) {
                             if let e = Self.entry(u, v, offsets: offsets, neighbors: nb) { flags[e] = 1 }
                         }
-                        for k in 0..<dt.triangleCount where void[k] {
-                            for e in (3 * k)..<(3 * k + 3) {
-                                let u = Int(unique[Int(tri[e])])
-                                let v = Int(unique[Int(tri[TriangleMesh.next(e)])])
-                                guard Self.crosses(u, v, x: x, y: y, smoothed: scale) else { continue }
-                                mark(u, v)
-                                mark(v, u)
+                        graph.scale.withUnsafeBufferPointer { own in
+                            dt.halfedges.withUnsafeBufferPointer { half in
+                                for k in 0..<dt.triangleCount where void[k] {
+                                    for e in (3 * k)..<(3 * k + 3) {
+                                        let u = Int(unique[Int(tri[e])])
+                                        let v = Int(unique[Int(tri[TriangleMesh.next(e)])])
+                                        guard Self.crosses(u, v, x: x, y: y, smoothed: scale) else { continue }
+                                        let twin = Int(half[e])
+                                        let w1 = Int(unique[Int(tri[TriangleMesh.previous(e)])])
+                                        let w2 = twin < 0 ? nil : Int(unique[Int(tri[TriangleMesh.previous(twin)])])
+                                        if Self.runsAlong(
+                                            u, v, w1, w2, x: x, y: y, smoothed: scale, own: own, offsets: offsets,
+                                            neighbors: nb)
+                                        {
+                                            continue
+                                        }
+                                        mark(u, v)
+                                        mark(v, u)
+                                    }
+                                }
                             }
                         }
                     }
@@ -126,6 +141,78 @@ enum VoidEdges {
             }
         }
         return flags
+    }
+
+    /// How long, in mean σ̄ of its ends, an edge that
+    /// ``runsAlong(_:_:_:_:x:y:smoothed:own:offsets:neighbors:)`` a void may be and stay: a
+    /// street's gap between POIs, not a sparse path across a park between two dense districts
+    /// (whose POIs' σ̄ is far smaller than its gaps).
+    static let alongLimit = 1.5
+
+    /// Whether edge {u, v} of a void triangle is a gap in a line of POIs that runs *along* the void
+    /// rather than across it — a street of POIs through a park, with nothing on either side:
+    /// 1. it is short for its ends: at most ``alongLimit`` × the mean σ̄ of its ends, and no longer
+    ///    than the own σ of either end (among both ends' `scale_k` nearest locations);
+    /// 2. it is the shortest side of both triangles it borders (u v w1 and, unless {u, v} is on
+    ///    the hull, u v w2), except that a third corner on the edge's own line beyond one of its
+    ///    ends (within 30°) does not count: the sliver triangles of nearly collinear POIs;
+    /// 3. the line goes on at both ends: each end has another neighbour on its far side, within
+    ///    30° of the edge's line and at most 1.5 × the edge's length away.
+    ///
+    /// A street through a park has void triangles on both sides of every edge between two of its
+    /// POIs, and tight clumps of restaurants on it pull σ̄ below its other gaps; each of those
+    /// triangles has its third corner far off across the park (or on the street beyond the edge).
+    /// An edge across a river is none of this: the triangle it borders on each side has a side
+    /// along a bank, off the edge's line and shorter than the river is wide. Rules 1 (own σ) and 3
+    /// keep pairs of scattered POIs in sparse country (heliports 20–50 km around a city) from
+    /// passing for a line.
+    @inline(__always)
+    static func runsAlong(
+        _ u: Int, _ v: Int, _ w1: Int, _ w2: Int?, x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>,
+        smoothed scale: UnsafeBufferPointer<Float>, own: UnsafeBufferPointer<Float>,
+        offsets: UnsafeBufferPointer<UInt64>, neighbors nb: UnsafeBufferPointer<UInt32>
+    ) -> Bool {
+        let ex = x[v] - x[u]
+        let ey = y[v] - y[u]
+        let edge = ex * ex + ey * ey
+        let limit = min(
+            alongLimit * 0.5 * (Double(scale[u]) + Double(scale[v])), Double(own[u]), Double(own[v]))
+        guard edge <= limit * limit else { return false }
+        // cos² 30°: w lies on the edge's line beyond an end when the angle at that end between
+        // the edge and w is over 150°.
+        let cos2 = 0.75
+        @inline(__always) func fits(_ w: Int) -> Bool {
+            let ux = x[w] - x[u]
+            let uy = y[w] - y[u]
+            let vx = x[w] - x[v]
+            let vy = y[w] - y[v]
+            let du = ux * ux + uy * uy
+            let dv = vx * vx + vy * vy
+            if du >= edge && dv >= edge { return true }
+            // Beyond u: the angle at u between u→v and u→w is over 150°; beyond v likewise.
+            let atU = ux * ex + uy * ey
+            if atU < 0 && atU * atU >= cos2 * du * edge { return true }
+            let atV = -(vx * ex + vy * ey)
+            return atV < 0 && atV * atV >= cos2 * dv * edge
+        }
+        guard fits(w1), w2.map(fits) ?? true else { return false }
+        // 3. A neighbour of `a` beyond it, on the line from `b` through `a`.
+        @inline(__always) func goesOn(_ a: Int, from b: Int) -> Bool {
+            let dx = x[b] - x[a]
+            let dy = y[b] - y[a]
+            for f in Int(offsets[a])..<Int(offsets[a + 1]) {
+                let w = Int(nb[f])
+                guard w != b else { continue }
+                let wx = x[w] - x[a]
+                let wy = y[w] - y[a]
+                let distance = wx * wx + wy * wy
+                guard distance > 0, distance <= 2.25 * edge else { continue }
+                let dot = wx * dx + wy * dy
+                if dot < 0 && dot * dot >= cos2 * distance * edge { return true }
+            }
+            return false
+        }
+        return goesOn(u, from: v) && goesOn(v, from: u)
     }
 
     /// Whether edge {u, v} of a void triangle is one across the void: longer than the mean σ̄ of

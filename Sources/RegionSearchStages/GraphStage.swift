@@ -8,7 +8,7 @@ public enum GraphStage {
     public static let definition = StageDefinition(
         name: "graph",
         abstract: "join projected points into a neighbourhood graph (Delaunay or kNN) and prune long jumps",
-        version: 3,
+        version: 5,
         inputs: [ProjectStage.definition.provides("output", as: "input")],
         outputs: [.init(option: "output", fileName: "graph.rsa", kind: .graph)],
         options: GraphOptions.self)
@@ -42,7 +42,11 @@ public enum GraphStage {
         spacing of its corners (the median spacing over two edges around a point, at least its own
         spacing / sqrt 2); empty triangles connected in groups of at least --void-min-triangles are a
         void — a river, park, lake or rail yard, wide for the POIs on both sides — and the edges
-        across it (longer than the spacing of their ends) are dropped. A chance gap between evenly
+        across it (longer than the spacing of their ends) are dropped. A gap in a line of POIs that
+        runs along a void stays: the shortest side of the triangles on both its sides, at most 1.5
+        times the smoothed spacing and no more than the own spacing of its ends, the line going on
+        past both ends — a street of POIs through a park with nothing on either side. An edge
+        across a river is longer than the bank's own edges beside it. A chance gap between evenly
         spread POIs is a lone empty triangle; a river is a chain of them. Zero-length edges between
         coincident points are never dropped. Points may end up isolated; their number is reported.
 
