@@ -106,9 +106,9 @@ final class VoidPruningTests: XCTestCase {
     /// street through empty ground. Every triangle beside the line is empty, so the line's edges
     /// are edges of void triangles on both sides, and the clumps' smaller spacings pull σ̄ of the
     /// two POIs between them below their 50 m gap. That gap is the shortest side of the triangles
-    /// on both of its sides (their third corners are across the park) and within 1.5 σ̄: it runs
-    /// along the void, not across it, so the street must stay one piece while the park is still
-    /// not crossed. (Graph stage version 3 cut it at that gap; D.C.'s 14th Street at P Street was
+    /// on both of its sides (their third corners are across the park), within 1.5 σ̄ and both
+    /// ends' own σ, and the street goes on past both its ends: it runs along the void, not across
+    /// it, so the street must stay one piece while the park is still not crossed. (Graph stage version 3 cut it at that gap; D.C.'s 14th Street at P Street was
     /// cut this way.)
     func testAStreetThroughAParkStaysInOnePiece() throws {
         var r = GraphTestRandom(seed: 41)
@@ -183,7 +183,7 @@ final class VoidPruningTests: XCTestCase {
         let n = x.count
         func along(
             _ u: Int, _ v: Int, _ w1: Int, _ w2: Int?, rows: [[UInt32]], smoothed: Float = 40,
-            own: [Float] = Array(repeating: 60, count: 13)
+            own: [Float] = Array(repeating: 60, count: 13)  // one per point
         ) -> Bool {
             var offsets: [UInt64] = [0]
             for row in rows { offsets.append(offsets.last! + UInt64(row.count)) }
