@@ -181,34 +181,30 @@ enum VoidEdges {
         // cos² 30°: w lies on the edge's line beyond an end when the angle at that end between
         // the edge and w is over 150°.
         let cos2 = 0.75
+        /// Whether w lies beyond end `a` on the line from the other end `b` through it (within 30°).
+        @inline(__always) func beyond(_ w: Int, _ a: Int, from b: Int) -> Bool {
+            let wx = x[w] - x[a]
+            let wy = y[w] - y[a]
+            let dot = wx * (x[b] - x[a]) + wy * (y[b] - y[a])
+            return dot < 0 && dot * dot >= cos2 * (wx * wx + wy * wy) * edge
+        }
+        @inline(__always) func distance2(_ a: Int, _ b: Int) -> Double {
+            let dx = x[a] - x[b]
+            let dy = y[a] - y[b]
+            return dx * dx + dy * dy
+        }
+        // 2. The edge is the triangle's shortest side, or its third corner is beyond an end.
         @inline(__always) func fits(_ w: Int) -> Bool {
-            let ux = x[w] - x[u]
-            let uy = y[w] - y[u]
-            let vx = x[w] - x[v]
-            let vy = y[w] - y[v]
-            let du = ux * ux + uy * uy
-            let dv = vx * vx + vy * vy
-            if du >= edge && dv >= edge { return true }
-            // Beyond u: the angle at u between u→v and u→w is over 150°; beyond v likewise.
-            let atU = ux * ex + uy * ey
-            if atU < 0 && atU * atU >= cos2 * du * edge { return true }
-            let atV = -(vx * ex + vy * ey)
-            return atV < 0 && atV * atV >= cos2 * dv * edge
+            (distance2(w, u) >= edge && distance2(w, v) >= edge) || beyond(w, u, from: v) || beyond(w, v, from: u)
         }
         guard fits(w1), w2.map(fits) ?? true else { return false }
-        // 3. A neighbour of `a` beyond it, on the line from `b` through `a`.
+        // 3. A neighbour of `a` beyond it, at most 1.5 × the edge away.
         @inline(__always) func goesOn(_ a: Int, from b: Int) -> Bool {
-            let dx = x[b] - x[a]
-            let dy = y[b] - y[a]
             for f in Int(offsets[a])..<Int(offsets[a + 1]) {
                 let w = Int(nb[f])
                 guard w != b else { continue }
-                let wx = x[w] - x[a]
-                let wy = y[w] - y[a]
-                let distance = wx * wx + wy * wy
-                guard distance > 0, distance <= 2.25 * edge else { continue }
-                let dot = wx * dx + wy * dy
-                if dot < 0 && dot * dot >= cos2 * distance * edge { return true }
+                let distance = distance2(w, a)
+                if distance > 0 && distance <= 2.25 * edge && beyond(w, a, from: b) { return true }
             }
             return false
         }
